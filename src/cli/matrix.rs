@@ -1,0 +1,972 @@
+//! `rocmcheck matrix`: show, query, validate, export, version (and `sync`, in `sync.rs`).
+
+use super::Globals;
+use crate::exit::ExitStatus;
+use crate::facts::{
+    EnvVar, Facts, KernelFacts, Origin, RocmFrom, RocmInstall, Sourced, Subject, Target, TargetReason, TorchFacts,
+    TorchFrom,
+};
+use crate::finding::{Confidence, Severity};
+use crate::matrix::{Channel, GfxSupport, Matrix, Stream};
+use crate::policy::Policy;
+use crate::rules::{self, Scope};
+use crate::version::{Gfx, RocmVersion, TorchVersion, Version, nearest};
+use anyhow::Context as _;
+use clap::Subcommand;
+use comfy_table::{Table, presets};
+use std::io::Write;
+
+/// Arguments of `rocmcheck matrix`.
+#[derive(Debug, clap::Args)]
+pub struct MatrixArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: Action,
+}
+
+/// `matrix` actions.
+#[derive(Debug, Subcommand)]
+pub enum Action {
+    /// Readable tables: ROCm × gfx support, torch × ROCm wheels, GPUs, images, known issues.
+    Show(ShowArgs),
+    /// Answer "what should I run on gfx…?" or "is this stack OK?".
+    Query(QueryArgs),
+    /// Check the matrix: schema, references, sources, duplicates (errors with file:line:col).
+    Validate,
+    /// Export the matrix as JSON or as a GitHub Actions strategy matrix.
+    Export(ExportArgs),
+    /// Print the schema and data versions.
+    Version,
+}
+
+/// Sections of `matrix show`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Section {
+    /// ROCm releases × gfx support.
+    Rocm,
+    /// Torch × ROCm wheel variants.
+    Torch,
+    /// gfx targets and products.
+    Gpus,
+    /// Base image repositories.
+    Images,
+    /// Known issues.
+    Issues,
+    /// Kernel driver ↔ user space.
+    Driver,
+}
+
+/// List formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    /// Tables.
+    Human,
+    /// JSON.
+    Json,
+    /// Markdown tables.
+    Markdown,
+}
+
+/// `matrix show`.
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// Sections to show (default: rocm, torch, gpus).
+    #[arg(value_enum)]
+    pub sections: Vec<Section>,
+    /// Only this gfx target.
+    #[arg(long)]
+    pub gfx: Option<String>,
+    /// Only this ROCm version or line.
+    #[arg(long)]
+    pub rocm: Option<String>,
+    /// Only this torch version.
+    #[arg(long)]
+    pub torch: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+    pub format: ListFormat,
+}
+
+/// `matrix query`.
+#[derive(Debug, clap::Args)]
+pub struct QueryArgs {
+    /// The GPU's gfx target (`gfx1100`).
+    #[arg(long)]
+    pub gfx: String,
+    /// A torch version to check (`2.5.1+rocm6.2`); without it, recommend stacks.
+    #[arg(long)]
+    pub torch: Option<String>,
+    /// The ROCm user space in the image or on the host (`6.3`).
+    #[arg(long)]
+    pub rocm: Option<String>,
+    /// The host kernel driver, in AMD's numbering (`6.3`, `30.10`).
+    #[arg(long)]
+    pub driver: Option<String>,
+    /// The host kernel release (`6.8.0-45-generic`).
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Environment variables in force (`HSA_OVERRIDE_GFX_VERSION=11.0.0`), repeatable.
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// How many recommendations to show.
+    #[arg(long, default_value_t = 5)]
+    pub limit: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+    pub format: ListFormat,
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// The whole matrix as JSON (`export_schema` versioned).
+    Json,
+    /// `{"include": [...]}` for a GitHub Actions `strategy.matrix` via `fromJSON`.
+    GithubMatrix,
+}
+
+/// `matrix export`.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// Format.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
+    pub format: ExportFormat,
+    /// github-matrix: only candidates for these gfx targets (repeatable).
+    #[arg(long)]
+    pub gfx: Vec<String>,
+    /// github-matrix: include only the newest N torch releases.
+    #[arg(long, default_value_t = 3)]
+    pub latest: usize,
+}
+
+/// Runs `rocmcheck matrix`.
+pub fn run(g: &Globals, a: MatrixArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    if let Action::Validate = a.action {
+        return validate(g, out, err);
+    }
+    let m = match g.matrix(err) {
+        Ok(m) => m,
+        Err(s) => return Ok(s),
+    };
+    match a.action {
+        Action::Show(s) => show(&m, s, out, err),
+        Action::Query(q) => query(&m, q, out, err),
+        Action::Export(e) => export(&m, e, out, err),
+        Action::Version => {
+            writeln!(out, "schema {}\ndata {}", m.schema, m.data)?;
+            Ok(ExitStatus::Success)
+        }
+        Action::Validate => unreachable!(),
+    }
+}
+
+fn validate(g: &Globals, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    let result = match &g.matrix_dir {
+        None => crate::matrix::embedded::load(),
+        Some(d) => Matrix::from_dir(d),
+    };
+    match result {
+        Ok(m) => {
+            let counts = format!(
+                "{} ROCm releases, {} driver rows, {} torch release groups, {} arch lists, {} gfx targets, {} image repositories, {} known issues",
+                m.rocm.len(),
+                m.drivers.len(),
+                m.torch.wheels.len(),
+                m.torch.arch_lists.len(),
+                m.gpus.len(),
+                m.images.len(),
+                m.issues.len()
+            );
+            writeln!(out, "matrix OK (schema {}, data {}): {counts}", m.schema, m.data)?;
+            Ok(ExitStatus::Success)
+        }
+        Err(diags) => {
+            for d in &diags {
+                writeln!(out, "{d}")?;
+            }
+            writeln!(err, "error: {} problem(s) in the matrix", diags.len())?;
+            Ok(ExitStatus::Error)
+        }
+    }
+}
+
+/// Parses a gfx name given on the command line, suggesting the nearest known one.
+pub fn parse_gfx_arg(m: &Matrix, s: &str) -> Result<String, String> {
+    let hint = |s: &str| {
+        nearest(s, m.gfx_names())
+            .map(|n| format!(" (did you mean `{n}`?)"))
+            .unwrap_or_default()
+    };
+    match Gfx::parse(s) {
+        Ok(g) if m.gpu(g.as_str()).is_some() => Ok(g.as_str().to_string()),
+        Ok(g) => Err(format!(
+            "unknown gfx target `{}`{}; `rocmcheck matrix show gpus` lists the known ones",
+            g,
+            hint(g.as_str())
+        )),
+        Err(e) => Err(format!("{e}{}", hint(&s.to_ascii_lowercase()))),
+    }
+}
+
+fn rocm_arg(m: &Matrix, s: &str) -> Result<Version, String> {
+    let v = RocmVersion::parse(s).map_err(|e| e.to_string())?.version;
+    if m.rocm_release(&v).is_none() {
+        let names: Vec<String> = m.rocm.iter().map(|r| r.version.to_string()).collect();
+        let hint = nearest(&v.to_string(), names.iter().map(String::as_str))
+            .map(|n| format!(" (nearest known: {n})"))
+            .unwrap_or_default();
+        return Err(format!("ROCm {v} is not in the matrix{hint}"));
+    }
+    Ok(v)
+}
+
+fn table(format: ListFormat) -> Table {
+    let mut t = Table::new();
+    match format {
+        ListFormat::Markdown => {
+            t.load_style(presets::ASCII_MARKDOWN);
+        }
+        _ => {
+            t.load_style(presets::UTF8_FULL_CONDENSED);
+            t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
+        }
+    }
+    t
+}
+
+fn show(m: &Matrix, a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    let gfx = match a.gfx.as_deref().map(|g| parse_gfx_arg(m, g)).transpose() {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(err, "error: --gfx: {e}")?;
+            return Ok(ExitStatus::Error);
+        }
+    };
+    let rocm = match a.rocm.as_deref().map(|r| rocm_arg(m, r)).transpose() {
+        Ok(r) => r,
+        Err(e) => {
+            writeln!(err, "error: --rocm: {e}")?;
+            return Ok(ExitStatus::Error);
+        }
+    };
+    let torch = match a.torch.as_deref().map(TorchVersion::parse).transpose() {
+        Ok(t) => t,
+        Err(e) => {
+            writeln!(err, "error: --torch: {e}")?;
+            return Ok(ExitStatus::Error);
+        }
+    };
+    let sections = if a.sections.is_empty() {
+        vec![Section::Rocm, Section::Torch, Section::Gpus]
+    } else {
+        a.sections
+    };
+    if a.format == ListFormat::Json {
+        let mut v = serde_json::Map::new();
+        for s in &sections {
+            let (k, val) = match s {
+                Section::Rocm => (
+                    "rocm",
+                    serde_json::to_value(
+                        m.rocm
+                            .iter()
+                            .filter(|r| rocm.as_ref().is_none_or(|v| r.covers(v)))
+                            .filter(|r| gfx.as_ref().is_none_or(|g| r.gfx.contains_key(g)))
+                            .collect::<Vec<_>>(),
+                    )?,
+                ),
+                Section::Torch => (
+                    "torch",
+                    serde_json::to_value(
+                        m.torch
+                            .wheels
+                            .iter()
+                            .filter(|w| {
+                                torch
+                                    .as_ref()
+                                    .is_none_or(|t| m.torch_release(&t.public).is_some_and(|r| std::ptr::eq(r, *w)))
+                            })
+                            .collect::<Vec<_>>(),
+                    )?,
+                ),
+                Section::Gpus => (
+                    "gpus",
+                    serde_json::to_value(
+                        m.gpus
+                            .iter()
+                            .filter(|t| gfx.as_ref().is_none_or(|g| &t.gfx == g))
+                            .collect::<Vec<_>>(),
+                    )?,
+                ),
+                Section::Images => ("images", serde_json::to_value(&m.images)?),
+                Section::Issues => (
+                    "issues",
+                    serde_json::to_value(
+                        m.issues
+                            .iter()
+                            .filter(|i| {
+                                gfx.as_ref()
+                                    .is_none_or(|g| i.when.gfx.is_empty() || i.when.gfx.contains(g))
+                            })
+                            .collect::<Vec<_>>(),
+                    )?,
+                ),
+                Section::Driver => (
+                    "driver",
+                    serde_json::json!({"policies": m.driver_policies, "drivers": m.drivers}),
+                ),
+            };
+            v.insert(k.into(), val);
+        }
+        serde_json::to_writer_pretty(&mut *out, &v)?;
+        writeln!(out)?;
+        return Ok(ExitStatus::Success);
+    }
+    let md = a.format == ListFormat::Markdown;
+    let heading = |out: &mut dyn Write, s: &str| -> std::io::Result<()> {
+        if md {
+            writeln!(out, "### {s}\n")
+        } else {
+            writeln!(out, "{s}")
+        }
+    };
+    for s in sections {
+        match s {
+            Section::Rocm => {
+                heading(out, "ROCm releases × gfx targets (AMD's Linux support lists)")?;
+                let releases: Vec<_> = m
+                    .rocm
+                    .iter()
+                    .filter(|r| rocm.as_ref().is_none_or(|v| r.covers(v)))
+                    .collect();
+                let mut cols: Vec<String> = Vec::new();
+                for r in &releases {
+                    for gk in r.gfx.keys() {
+                        if !cols.contains(gk) && gfx.as_ref().is_none_or(|g| g == gk) {
+                            cols.push(gk.clone());
+                        }
+                    }
+                }
+                cols.sort_by_key(|c| m.gpus.iter().position(|g| &g.gfx == c));
+                let mut t = table(a.format);
+                let mut head = vec!["ROCm".to_string(), "stream".into(), "status".into(), "released".into()];
+                head.extend(cols.iter().cloned());
+                t.set_header(head);
+                for r in releases {
+                    let mut row = vec![
+                        r.version.to_string()
+                            + if r.confidence == Confidence::Unconfirmed {
+                                " (?)"
+                            } else {
+                                ""
+                            },
+                        format!("{:?}", r.stream).to_lowercase(),
+                        format!("{:?}", r.status).to_lowercase(),
+                        r.released.clone().unwrap_or_default(),
+                    ];
+                    for c in &cols {
+                        row.push(
+                            match r.gfx.get(c) {
+                                Some(GfxSupport::Supported) => "yes",
+                                Some(GfxSupport::Deprecated) => "deprecated",
+                                Some(GfxSupport::Unsupported) => "no",
+                                None => "·",
+                            }
+                            .into(),
+                        );
+                    }
+                    t.add_row(row);
+                }
+                writeln!(out, "{t}\n(·: not listed; (?): unconfirmed entry)\n")?;
+            }
+            Section::Torch => {
+                heading(
+                    out,
+                    "PyTorch wheels on the official index (download.pytorch.org/whl/rocmX.Y)",
+                )?;
+                let mut t = table(a.format);
+                t.set_header(["torch", "channel", "ROCm variants", "Python", "gfx in wheel"]);
+                for w in &m.torch.wheels {
+                    if let Some(tv) = &torch {
+                        if !w.torch.iter().any(|v| tv.public.release().is_within(v)) {
+                            continue;
+                        }
+                    }
+                    let variants: Vec<String> = w
+                        .variants
+                        .iter()
+                        .filter(|v| {
+                            rocm.as_ref()
+                                .is_none_or(|r| v.rocm.is_within(&r.line()) || r.is_within(&v.rocm))
+                        })
+                        .map(|v| {
+                            format!(
+                                "rocm{}{}",
+                                v.rocm,
+                                if v.confidence == Confidence::Unconfirmed {
+                                    " (?)"
+                                } else {
+                                    ""
+                                }
+                            )
+                        })
+                        .collect();
+                    if variants.is_empty() {
+                        continue;
+                    }
+                    let arch: Vec<String> = w
+                        .variants
+                        .iter()
+                        .map(|v| v.arch.clone())
+                        .collect::<std::collections::BTreeSet<_>>()
+                        .into_iter()
+                        .collect();
+                    let gfx_col = arch
+                        .iter()
+                        .filter_map(|id| m.arch_list(id))
+                        .map(|a| match &gfx {
+                            Some(g) => format!("{}: {}", a.id, if a.gfx.contains(g) { "yes" } else { "no" }),
+                            None => a.gfx.join(" "),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" | ");
+                    if let Some(g) = &gfx {
+                        let _ = g;
+                    }
+                    t.add_row([
+                        w.torch.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
+                        format!("{:?}", w.channel).to_lowercase(),
+                        variants.join(", "),
+                        w.python.join(" "),
+                        gfx_col,
+                    ]);
+                }
+                writeln!(out, "{t}\n")?;
+            }
+            Section::Gpus => {
+                heading(out, "gfx targets")?;
+                let mut t = table(a.format);
+                t.set_header(["gfx", "family", "kind", "xnack", "override", "products (PCI ids)"]);
+                for gt in m.gpus.iter().filter(|t| gfx.as_ref().is_none_or(|g| &t.gfx == g)) {
+                    let products = gt
+                        .products
+                        .iter()
+                        .map(|p| {
+                            if p.pci.is_empty() {
+                                p.name.clone()
+                            } else {
+                                format!(
+                                    "{} ({})",
+                                    p.name,
+                                    p.pci.iter().map(|i| format!("{i:#06x}")).collect::<Vec<_>>().join(", ")
+                                )
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join("; ");
+                    t.add_row([
+                        gt.gfx.clone(),
+                        gt.family.clone(),
+                        format!("{:?}", gt.kind).to_lowercase(),
+                        format!("{:?}", gt.xnack).to_lowercase(),
+                        gt.override_version.clone().unwrap_or_default(),
+                        products,
+                    ]);
+                }
+                writeln!(out, "{t}\n")?;
+            }
+            Section::Images => {
+                heading(out, "Base image repositories")?;
+                let mut t = table(a.format);
+                t.set_header(["repository", "os", "torch", "moving tags", "known tags"]);
+                for r in &m.images {
+                    t.add_row([
+                        r.repo.clone(),
+                        r.os.clone().unwrap_or_default(),
+                        if r.torch_from_image {
+                            "AMD build in image".into()
+                        } else {
+                            String::new()
+                        },
+                        r.moving.join(" "),
+                        r.known.len().to_string(),
+                    ]);
+                }
+                writeln!(out, "{t}\n")?;
+            }
+            Section::Issues => {
+                heading(out, "Known issues")?;
+                let mut t = table(a.format);
+                t.set_header(["id", "severity", "title", "gfx"]);
+                for i in m.issues.iter().filter(|i| {
+                    gfx.as_ref()
+                        .is_none_or(|g| i.when.gfx.is_empty() || i.when.gfx.contains(g))
+                }) {
+                    t.add_row([
+                        i.id.clone(),
+                        i.severity.to_string()
+                            + if i.confidence == Confidence::Unconfirmed {
+                                " (?)"
+                            } else {
+                                ""
+                            },
+                        i.title.clone(),
+                        i.when.gfx.join(" "),
+                    ]);
+                }
+                writeln!(out, "{t}\n")?;
+            }
+            Section::Driver => {
+                heading(out, "Kernel driver ↔ ROCm user space")?;
+                let mut t = table(a.format);
+                t.set_header(["driver", "shipped with", "tested user space"]);
+                for d in &m.drivers {
+                    t.add_row([
+                        d.driver.to_string(),
+                        d.era.as_ref().map(|e| e.to_string()).unwrap_or_default(),
+                        d.userspace.iter().map(|u| u.to_string()).collect::<Vec<_>>().join(", "),
+                    ]);
+                }
+                writeln!(out, "{t}\n")?;
+                for p in &m.driver_policies {
+                    writeln!(out, "user space {}: {:?}", p.userspace, p.window)?;
+                }
+                writeln!(out)?;
+            }
+        }
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// One recommended stack.
+#[derive(Debug, serde::Serialize)]
+struct Recommendation {
+    torch: String,
+    rocm: String,
+    index_url: String,
+    install: String,
+    base_images: Vec<String>,
+    reasons: Vec<String>,
+    caveats: Vec<String>,
+    sources: Vec<String>,
+}
+
+fn facts_for(
+    m: &Matrix,
+    gfx: &str,
+    torch: Option<&str>,
+    rocm: Option<&str>,
+    driver: Option<&str>,
+    kernel: Option<&str>,
+    env: &[(String, String)],
+) -> Facts {
+    let mut f = Facts::new(Subject::Unknown);
+    let effective = env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "HSA_OVERRIDE_GFX_VERSION")
+        .and_then(|(_, v)| Gfx::from_override(v).ok())
+        .map(|g| g.as_str().to_string())
+        .filter(|e| e != gfx);
+    f.targets.push(Sourced::new(
+        Target {
+            gfx: gfx.into(),
+            effective,
+            reason: TargetReason::Requested,
+            gpu: None,
+        },
+        Origin::Config { key: "--gfx".into() },
+    ));
+    if let Some(t) = torch {
+        let tv = TorchVersion::parse(t).ok();
+        let index_urls = tv
+            .as_ref()
+            .and_then(|t| t.rocm().map(|r| m.index_url(r, None)))
+            .into_iter()
+            .collect();
+        f.torch = Some(Sourced::new(
+            TorchFacts {
+                version: Some(t.into()),
+                from: Some(TorchFrom::PipInstall),
+                index_urls,
+                ..TorchFacts::default()
+            },
+            Origin::Config { key: "--torch".into() },
+        ));
+    }
+    if let Some(r) = rocm {
+        f.rocm.push(Sourced::new(
+            RocmInstall {
+                version: r.into(),
+                from: RocmFrom::Installed,
+                path: None,
+                rocblas_gfx: vec![],
+                hipblaslt_gfx: vec![],
+            },
+            Origin::Config { key: "--rocm".into() },
+        ));
+    }
+    if driver.is_some() || kernel.is_some() {
+        f.kernel = Some(KernelFacts {
+            driver: driver.map(Into::into),
+            release: kernel.map(Into::into),
+            ..KernelFacts::default()
+        });
+    }
+    for (k, v) in env {
+        f.env.push(Sourced::new(
+            EnvVar {
+                name: k.clone(),
+                value: v.clone(),
+            },
+            Origin::Env { var: k.clone() },
+        ));
+    }
+    f
+}
+
+fn query(m: &Matrix, q: QueryArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    let gfx = match parse_gfx_arg(m, &q.gfx) {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(err, "error: --gfx: {e}")?;
+            return Ok(ExitStatus::Error);
+        }
+    };
+    let mut env = Vec::new();
+    for e in &q.env {
+        match e.split_once('=') {
+            Some((k, v)) if !k.is_empty() => env.push((k.to_string(), v.to_string())),
+            _ => {
+                writeln!(err, "error: --env `{e}`: expected KEY=VALUE")?;
+                return Ok(ExitStatus::Error);
+            }
+        }
+    }
+    if let Some(r) = &q.rocm {
+        if let Err(e) = rocm_arg(m, r) {
+            writeln!(err, "error: --rocm: {e}")?;
+            return Ok(ExitStatus::Error);
+        }
+    }
+    if let Some(t) = &q.torch {
+        if let Err(e) = TorchVersion::parse(t) {
+            writeln!(err, "error: --torch: {e}")?;
+            return Ok(ExitStatus::Error);
+        }
+        return check_stack(m, &gfx, &q, &env, out);
+    }
+    recommend(m, &gfx, &q, &env, out)
+}
+
+fn check_stack(
+    m: &Matrix,
+    gfx: &str,
+    q: &QueryArgs,
+    env: &[(String, String)],
+    out: &mut dyn Write,
+) -> anyhow::Result<ExitStatus> {
+    let facts = facts_for(
+        m,
+        gfx,
+        q.torch.as_deref(),
+        q.rocm.as_deref(),
+        q.driver.as_deref(),
+        q.kernel.as_deref(),
+        env,
+    );
+    let findings = Policy::default().apply(rules::run(Scope::Both, &facts, m), &|_| false);
+    let mut report = crate::report::Report::new("matrix query", m);
+    let mut header = vec![("target".to_string(), describe_gfx(m, gfx))];
+    header.push(("torch".into(), q.torch.clone().unwrap_or_default()));
+    if let Some(r) = &q.rocm {
+        header.push(("ROCm user space".into(), r.clone()));
+    }
+    if let Some(d) = &q.driver {
+        header.push(("host driver".into(), d.clone()));
+    }
+    report.subjects.push(crate::report::SubjectReport {
+        name: "query".into(),
+        header,
+        findings,
+        errors: vec![],
+        source: None,
+    });
+    let format = match q.format {
+        ListFormat::Human => crate::report::Format::Human,
+        ListFormat::Json => crate::report::Format::Json,
+        ListFormat::Markdown => crate::report::Format::Markdown,
+    };
+    crate::report::renderer(format, false).render(&report, out)?;
+    let worst = report.findings().map(|f| f.severity).max();
+    Ok(if worst == Some(Severity::Error) {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    })
+}
+
+fn describe_gfx(m: &Matrix, gfx: &str) -> String {
+    match m.gpu(gfx) {
+        Some(g) => {
+            let names: Vec<&str> = g.products.iter().map(|p| p.name.as_str()).take(3).collect();
+            format!(
+                "{gfx} ({}, {}{})",
+                g.family,
+                format!("{:?}", g.kind).to_lowercase(),
+                if names.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {}", names.join(", "))
+                }
+            )
+        }
+        None => gfx.to_string(),
+    }
+}
+
+fn recommend(
+    m: &Matrix,
+    gfx: &str,
+    q: &QueryArgs,
+    env: &[(String, String)],
+    out: &mut dyn Write,
+) -> anyhow::Result<ExitStatus> {
+    let mut recs: Vec<(i64, Recommendation)> = Vec::new();
+    for (wi, w) in m.torch.wheels.iter().enumerate() {
+        for v in &w.variants {
+            let Some(arch) = m.arch_list(&v.arch) else { continue };
+            if !arch.gfx.iter().any(|g| g == gfx) {
+                continue;
+            }
+            let Some(newest) = w.torch.iter().max() else { continue };
+            let torch = format!("{newest}+rocm{}", v.rocm);
+            let release = m.rocm_release(&v.rocm);
+            let mut reasons = vec![format!(
+                "{gfx} is compiled into the torch {newest} rocm{} wheel (arch list `{}`{})",
+                v.rocm,
+                arch.id,
+                if arch.confidence == Confidence::Unconfirmed || v.confidence == Confidence::Unconfirmed {
+                    ", unconfirmed"
+                } else {
+                    ""
+                }
+            )];
+            let mut score: i64 = 1000 - (wi as i64) * 10;
+            let mut sources: Vec<String> = w.sources.iter().chain(arch.sources.iter()).cloned().collect();
+            if w.channel == Channel::Test {
+                score -= 500;
+                reasons.push("test channel (release candidate): whl/test".into());
+            }
+            match release {
+                Some(r) => {
+                    match r.gfx.get(gfx) {
+                        Some(GfxSupport::Supported) => {
+                            score += 100;
+                            reasons.push(format!("AMD lists {gfx} as supported in ROCm {}", r.version));
+                        }
+                        Some(GfxSupport::Deprecated) => reasons.push(format!("AMD lists {gfx} as deprecated in ROCm {}", r.version)),
+                        Some(GfxSupport::Unsupported) => {
+                            score -= 100;
+                            reasons.push(format!("AMD lists {gfx} as unsupported in ROCm {}", r.version));
+                        }
+                        None => reasons.push(format!("{gfx} is not in AMD's Linux support list for ROCm {} (the wheel still carries its kernels)", r.version)),
+                    }
+                    if r.stream != Stream::Production {
+                        score -= 300;
+                        reasons.push(format!("ROCm {} is a {:?} stream release", r.version, r.stream));
+                    }
+                    sources.extend(r.sources.iter().take(1).cloned());
+                }
+                None => reasons.push(format!("ROCm {} is not in the matrix", v.rocm)),
+            }
+            let facts = facts_for(
+                m,
+                gfx,
+                Some(&torch),
+                None,
+                q.driver.as_deref(),
+                q.kernel.as_deref(),
+                env,
+            );
+            let findings = Policy::default().apply(rules::run(Scope::Both, &facts, m), &|_| false);
+            let mut caveats = Vec::new();
+            for f in &findings {
+                score -= match f.severity {
+                    Severity::Error => 400,
+                    Severity::Warning => 50,
+                    _ => 0,
+                };
+                caveats.push(format!("{}[{}] {}", f.severity, f.code, f.title));
+                sources.extend(f.refs.iter().take(1).cloned());
+            }
+            let line = v.rocm.line();
+            let mut base_images: Vec<String> = Vec::new();
+            for repo in &m.images {
+                for tag in &repo.known {
+                    if let Some(im) = m.parse_image(&repo.repo, Some(tag)) {
+                        let Some(r) = im.rocm.as_deref().and_then(|r| Version::parse(r).ok()) else {
+                            continue;
+                        };
+                        if im.torch_from_image {
+                            continue;
+                        }
+                        if r.is_within(&line) && base_images.len() < 2 {
+                            base_images.push(format!("{}:{}", repo.repo, tag));
+                        }
+                    }
+                }
+            }
+            let index_url = m.index_url(&v.rocm, if w.channel == Channel::Test { Some("test") } else { None });
+            sources.sort();
+            sources.dedup();
+            recs.push((
+                score,
+                Recommendation {
+                    install: format!("pip install torch=={newest} --index-url {index_url}"),
+                    torch,
+                    rocm: v.rocm.to_string(),
+                    index_url,
+                    base_images,
+                    reasons,
+                    caveats,
+                    sources,
+                },
+            ));
+        }
+    }
+    recs.sort_by(|a, b| b.0.cmp(&a.0));
+    let total = recs.len();
+    let recs: Vec<Recommendation> = recs.into_iter().take(q.limit).map(|(_, r)| r).collect();
+    // AMD's own images whose ROCm lists the target (valid pairings pytorch.org never shipped).
+    let mut amd_images = Vec::new();
+    for repo in m.images.iter().filter(|r| r.torch_from_image) {
+        for tag in &repo.known {
+            let Some(im) = m.parse_image(&repo.repo, Some(tag)) else {
+                continue;
+            };
+            let Some(rv) = im.rocm.as_deref().and_then(|r| Version::parse(r).ok()) else {
+                continue;
+            };
+            if let Some(r) = m.rocm_release(&rv) {
+                if r.gfx.get(gfx) == Some(&GfxSupport::Supported) && im.gfx.as_deref().is_none_or(|g| g == gfx) {
+                    amd_images.push((rv, format!("{}:{}", repo.repo, tag)));
+                }
+            }
+        }
+    }
+    amd_images.sort_by(|a, b| b.0.cmp(&a.0));
+    let amd_images: Vec<String> = amd_images.into_iter().take(3).map(|x| x.1).collect();
+    match q.format {
+        ListFormat::Json => {
+            serde_json::to_writer_pretty(
+                &mut *out,
+                &serde_json::json!({"gfx": gfx, "matrix_data": m.data, "recommendations": recs, "amd_images": amd_images}),
+            )?;
+            writeln!(out)?;
+        }
+        _ => {
+            writeln!(out, "What to run on {}\n", describe_gfx(m, gfx))?;
+            if recs.is_empty() {
+                writeln!(
+                    out,
+                    "No official PyTorch wheel in the matrix carries kernels for {gfx}."
+                )?;
+                if let Some(o) = m.gpu(gfx).and_then(|g| g.override_version.as_ref()) {
+                    writeln!(
+                        out,
+                        "Its family is known to run with HSA_OVERRIDE_GFX_VERSION={o} (the runtime then presents gfx{}).",
+                        Gfx::from_override(o)
+                            .map(|g| g.as_str()[3..].to_string())
+                            .unwrap_or_default()
+                    )?;
+                }
+            }
+            for (i, r) in recs.iter().enumerate() {
+                writeln!(out, "{}. torch {}  (index {})", i + 1, r.torch, r.index_url)?;
+                writeln!(out, "   install: {}", r.install)?;
+                if !r.base_images.is_empty() {
+                    writeln!(
+                        out,
+                        "   base image (optional: the wheel bundles its own ROCm user space): {}",
+                        r.base_images.join(", ")
+                    )?;
+                }
+                for why in &r.reasons {
+                    writeln!(out, "   + {why}")?;
+                }
+                for c in &r.caveats {
+                    writeln!(out, "   ! {c}")?;
+                }
+                for s in &r.sources {
+                    writeln!(out, "   source: {s}")?;
+                }
+                writeln!(out)?;
+            }
+            if total > recs.len() {
+                writeln!(out, "({} more; --limit {total} shows all)", total - recs.len())?;
+            }
+            if !amd_images.is_empty() {
+                writeln!(
+                    out,
+                    "AMD's own images with torch built in, whose ROCm lists {gfx}: {}",
+                    amd_images.join(", ")
+                )?;
+            }
+            writeln!(out, "matrix data {}", m.data)?;
+        }
+    }
+    Ok(ExitStatus::Success)
+}
+
+fn export(m: &Matrix, e: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    match e.format {
+        ExportFormat::Json => {
+            let v = serde_json::json!({"export_schema": 1, "matrix": m});
+            serde_json::to_writer_pretty(&mut *out, &v).context("writing JSON")?;
+            writeln!(out)?;
+        }
+        ExportFormat::GithubMatrix => {
+            let mut gfxs = Vec::new();
+            for g in &e.gfx {
+                match parse_gfx_arg(m, g) {
+                    Ok(g) => gfxs.push(g),
+                    Err(msg) => {
+                        writeln!(err, "error: --gfx: {msg}")?;
+                        return Ok(ExitStatus::Error);
+                    }
+                }
+            }
+            let mut include = Vec::new();
+            let releases: Vec<_> = m
+                .torch
+                .wheels
+                .iter()
+                .filter(|w| w.channel == Channel::Release)
+                .collect();
+            let mut sorted = releases.clone();
+            sorted.sort_by(|a, b| b.torch.iter().max().cmp(&a.torch.iter().max()));
+            for w in sorted.into_iter().take(e.latest) {
+                let Some(t) = w.torch.iter().max() else { continue };
+                for v in &w.variants {
+                    let Some(arch) = m.arch_list(&v.arch) else { continue };
+                    for g in arch.gfx.iter().filter(|g| gfxs.is_empty() || gfxs.contains(g)) {
+                        let id = format!("torch{t}-rocm{}-{g}", v.rocm);
+                        include.push(serde_json::json!({
+                            "id": id,
+                            "torch": t.to_string(),
+                            "rocm": v.rocm.to_string(),
+                            "gfx": g,
+                            "index_url": m.index_url(&v.rocm, None),
+                            "runner": format!("gpu-{g}"),
+                            "matrix_data": m.data,
+                        }));
+                    }
+                }
+            }
+            serde_json::to_writer(&mut *out, &serde_json::json!({"include": include}))?;
+            writeln!(out)?;
+        }
+    }
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,1 @@
+//! docker (being built; see the issue tracker).

@@ -1,0 +1,1 @@
+//! dockerfile (being built; see the issue tracker).

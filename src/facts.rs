@@ -1,0 +1,436 @@
+//! `Facts`: typed observations with their provenance, and nothing else.
+//!
+//! Probes (`rocmcheck env`) and the Dockerfile resolver (`rocmcheck lint`) turn the world into
+//! `Facts`; rules turn `Facts` plus the matrix into findings. Nothing here judges, reads files or
+//! runs processes. `rocmcheck env --facts` prints this as JSON and `--from FILE` reads it back, so
+//! every type here is serialisable both ways.
+
+use serde::{Deserialize, Serialize};
+
+/// Where an observation was made: what a finding points at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Origin {
+    /// A position in a text file (Dockerfile, devcontainer.json, compose file). 1-based.
+    File {
+        /// Path as the user gave it.
+        path: String,
+        /// Line (1-based).
+        line: u32,
+        /// Column (1-based, in characters).
+        col: u32,
+        /// End line, inclusive (for multi-line instructions).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        end_line: Option<u32>,
+        /// End column, exclusive.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        end_col: Option<u32>,
+    },
+    /// A file read by a probe (sysfs, /proc, /opt/rocm…), as its path on the probed machine.
+    Path {
+        /// Path on the probed machine (without the `--root` prefix).
+        path: String,
+    },
+    /// A process environment variable.
+    Env {
+        /// Variable name.
+        var: String,
+    },
+    /// The output of a command run by a probe.
+    Command {
+        /// The command line.
+        command: String,
+    },
+    /// A command-line flag or configuration key given to rocmcheck.
+    Config {
+        /// Flag or key (`--gfx`, `.rocmcheck.yaml: targets`).
+        key: String,
+    },
+    /// The observation as a whole (no single place).
+    #[default]
+    General,
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sourced<T> {
+    /// The value.
+    pub value: T,
+    /// Where it was observed.
+    pub origin: Origin,
+}
+
+impl<T> Sourced<T> {
+    /// Wraps a value with its origin.
+    pub fn new(value: T, origin: Origin) -> Self {
+        Sourced { value, origin }
+    }
+}
+
+/// What is being checked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Subject {
+    /// A Dockerfile (one final stage of it).
+    Dockerfile {
+        /// Path as given.
+        path: String,
+        /// The stage whose image is checked (name or index).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stage: Option<String>,
+    },
+    /// A devcontainer.json or compose file (GPU access settings only).
+    ContainerConfig {
+        /// Path as given.
+        path: String,
+    },
+    /// The running machine (or a captured root).
+    Host {
+        /// The root the probes read under (`/` normally).
+        root: String,
+    },
+    /// Nothing yet.
+    #[default]
+    Unknown,
+}
+
+/// Why a gfx target is in scope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TargetReason {
+    /// A GPU detected on the machine (index into `Facts::gpus`).
+    Detected,
+    /// `--gfx` on the command line or `targets:` in `.rocmcheck.yaml`.
+    Requested,
+    /// `PYTORCH_ROCM_ARCH`, `AMDGPU_TARGETS`, `GPU_TARGETS` in the image.
+    BuildTargets,
+    /// Implied by an image tag (`rocm/vllm:…_gfx1151_…`).
+    ImageTag,
+}
+
+/// A gfx target the checked stack must run on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Target {
+    /// The target as the hardware (or the user) names it, e.g. `gfx1031`.
+    pub gfx: String,
+    /// The target the runtime will present after `HSA_OVERRIDE_GFX_VERSION` (None = no override).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effective: Option<String>,
+    /// Why it is in scope.
+    pub reason: TargetReason,
+    /// Index into `Facts::gpus` for detected targets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<usize>,
+}
+
+impl Target {
+    /// The target code objects must exist for (the override's, if any).
+    pub fn runtime_gfx(&self) -> &str {
+        self.effective.as_deref().unwrap_or(&self.gfx)
+    }
+}
+
+/// An environment variable as the checked process or image will see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvVar {
+    /// Name.
+    pub name: String,
+    /// Value (after ARG/ENV substitution for Dockerfiles).
+    pub value: String,
+}
+
+/// How ROCm user space came to be in the image or on the machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RocmFrom {
+    /// The base image's tag says so (`rocm/dev-ubuntu-22.04:6.2`).
+    BaseImage,
+    /// `repo.radeon.com/rocm/apt/<v>` or `amdgpu-install_<v>` in a RUN.
+    AmdRepo,
+    /// The distribution's own packages (Debian/Ubuntu `rocm-*`, `libamdhip64-*`).
+    DistroPackages,
+    /// `/opt/rocm*/.info/version` on the machine.
+    Installed,
+    /// `ROCM_PATH` / `HIP_PATH`.
+    EnvVar,
+}
+
+/// One ROCm user-space installation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RocmInstall {
+    /// The version text as found (`6.2.4`, `6.2.41133-dd7f95766`).
+    pub version: String,
+    /// How it was found.
+    pub from: RocmFrom,
+    /// Install path (`/opt/rocm-6.2.4`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// gfx targets rocBLAS ships kernels for (from `library/` file names), when probed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rocblas_gfx: Vec<String>,
+    /// gfx targets hipBLASLt ships kernels for, when probed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hipblaslt_gfx: Vec<String>,
+}
+
+/// The base image of a Dockerfile stage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaseImage {
+    /// The reference after ARG substitution (`rocm/dev-ubuntu-22.04:6.2`).
+    pub reference: String,
+    /// Repository part (`rocm/dev-ubuntu-22.04`, registry and `docker.io/library/` removed).
+    pub repository: String,
+    /// Tag, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// Digest, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// An ARG in the reference had no value (the reference is then partly unknown).
+    #[serde(default)]
+    pub unresolved: bool,
+}
+
+/// How torch got into the stack.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TorchFrom {
+    /// A `pip install` (or `uv pip install`) in a RUN.
+    PipInstall,
+    /// A requirements file read from the build context.
+    Requirements,
+    /// The base image carries it (AMD's `rocm/pytorch`).
+    BaseImage,
+    /// Imported by the Python probe.
+    Imported,
+}
+
+/// A PyTorch build, installed or to be installed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct TorchFacts {
+    /// The version text (`2.5.1+rocm6.2`, `2.5.1` when pinned without local tag), None if unpinned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// How it got there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<TorchFrom>,
+    /// `--index-url` / `--extra-index-url` values in effect, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub index_urls: Vec<String>,
+    /// `torch.version.hip` (`6.2.41133-dd7f95766`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hip: Option<String>,
+    /// `torch.version.cuda`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuda: Option<String>,
+    /// `torch.cuda.get_arch_list()`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arch_list: Vec<String>,
+    /// gfx targets of the rocBLAS/hipBLASLt kernel files bundled in the wheel.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bundled_gfx: Vec<String>,
+    /// `--pre` was given (nightlies).
+    #[serde(default)]
+    pub pre: bool,
+}
+
+/// One GPU as the probes saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Gpu {
+    /// KFD topology node index.
+    pub node: u32,
+    /// gfx target decoded from `gfx_target_version`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gfx: Option<String>,
+    /// Raw `gfx_target_version`.
+    pub gfx_target_version: u32,
+    /// PCI vendor id.
+    pub vendor_id: u32,
+    /// PCI device id.
+    pub device_id: u32,
+    /// Marketing name from the matrix (by PCI id), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// PCI address (`0000:03:00.0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pci_address: Option<String>,
+    /// DRM render minor (`renderD128` → 128).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub render_minor: Option<u32>,
+    /// SIMD count.
+    #[serde(default)]
+    pub simd_count: u32,
+    /// Bytes of VRAM (`mem_info_vram_total`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vram_total: Option<u64>,
+    /// Bytes of GTT (`mem_info_gtt_total`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gtt_total: Option<u64>,
+    /// Bytes of CPU-visible VRAM.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vis_vram_total: Option<u64>,
+    /// An APU / integrated GPU (from the matrix or from memory layout).
+    #[serde(default)]
+    pub apu: bool,
+}
+
+/// Facts about the running kernel and its GPU driver.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct KernelFacts {
+    /// `uname -r` / `/proc/sys/kernel/osrelease`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
+    /// `/sys/module/amdgpu/version` (present only for AMD's DKMS driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amdgpu_version: Option<String>,
+    /// The kernel driver's release in AMD's numbering (`6.3`, `30.10`), when known (the user's
+    /// `--driver`, or a DKMS version that maps to one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+    /// The amdgpu module is loaded.
+    #[serde(default)]
+    pub amdgpu_loaded: bool,
+    /// amdgpu parameters read (`gttsize`, `vm_size`, `no_system_mem_limit`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub amdgpu_params: std::collections::BTreeMap<String, String>,
+    /// `/sys/module/ttm/parameters/pages_limit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttm_pages_limit: Option<u64>,
+    /// `/sys/module/amdttm/parameters/pages_limit` (DKMS driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amdttm_pages_limit: Option<u64>,
+    /// `MemTotal` from `/proc/meminfo`, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_total: Option<u64>,
+    /// `/sys/kernel/debug/dri` is reachable.
+    #[serde(default)]
+    pub debugfs_dri: bool,
+}
+
+/// Access to the GPU device nodes from this process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct DeviceAccess {
+    /// `/dev/kfd` exists.
+    pub kfd_present: bool,
+    /// `/dev/kfd` opens read-write.
+    pub kfd_rw: bool,
+    /// Render nodes present (`/dev/dri/renderD128` …) with read-write access and owning gid.
+    #[serde(default)]
+    pub render_nodes: Vec<RenderNode>,
+    /// The process's groups (numeric), and names when resolvable.
+    #[serde(default)]
+    pub groups: Vec<Group>,
+    /// Running inside a container (and which kind: docker, podman, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    /// Effective uid.
+    #[serde(default)]
+    pub uid: u32,
+}
+
+/// One `/dev/dri/renderD*` node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenderNode {
+    /// Path.
+    pub path: String,
+    /// Owning group id.
+    pub gid: u32,
+    /// Opens read-write for this process.
+    pub rw: bool,
+}
+
+/// A group the process is in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Group {
+    /// Numeric id.
+    pub gid: u32,
+    /// Name from `/etc/group`, when it resolves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// The Python interpreter the torch probe used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PythonFacts {
+    /// Path of the interpreter.
+    pub path: String,
+    /// `X.Y.Z`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Whether the probe finished, timed out or crashed (`ok`, `timeout`, `crash: signal 11` …).
+    pub status: String,
+}
+
+/// A probe or parser that could not read something: reported, never fatal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeProblem {
+    /// Where.
+    pub origin: Origin,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Everything known about the checked stack.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Facts {
+    /// The facts format version (bump when a field changes meaning).
+    #[serde(default = "facts_version")]
+    pub facts_version: u32,
+    /// What is being checked.
+    pub subject: Subject,
+    /// GPUs detected (env only).
+    #[serde(default)]
+    pub gpus: Vec<Gpu>,
+    /// gfx targets in scope, with overrides applied.
+    #[serde(default)]
+    pub targets: Vec<Sourced<Target>>,
+    /// ROCm user space installations.
+    #[serde(default)]
+    pub rocm: Vec<Sourced<RocmInstall>>,
+    /// Base image (lint only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_image: Option<Sourced<BaseImage>>,
+    /// PyTorch build.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torch: Option<Sourced<TorchFacts>>,
+    /// Environment variables relevant to ROCm/PyTorch (all of them, in order; later wins).
+    #[serde(default)]
+    pub env: Vec<Sourced<EnvVar>>,
+    /// Kernel and driver (env only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<KernelFacts>,
+    /// Device node access (env only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub devices: Option<DeviceAccess>,
+    /// Python used by the torch probe (env only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<PythonFacts>,
+    /// Things that could not be read.
+    #[serde(default)]
+    pub problems: Vec<ProbeProblem>,
+}
+
+fn facts_version() -> u32 {
+    1
+}
+
+impl Facts {
+    /// Empty facts about a subject.
+    pub fn new(subject: Subject) -> Facts {
+        Facts {
+            facts_version: facts_version(),
+            subject,
+            ..Facts::default()
+        }
+    }
+
+    /// The value of an environment variable (the last setting wins, as in a Dockerfile).
+    pub fn env_var(&self, name: &str) -> Option<&Sourced<EnvVar>> {
+        self.env.iter().rev().find(|e| e.value.name == name)
+    }
+
+    /// True if the variable is set to a non-empty value.
+    pub fn env_set(&self, name: &str) -> bool {
+        self.env_var(name).is_some_and(|e| !e.value.value.is_empty())
+    }
+}

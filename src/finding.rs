@@ -1,0 +1,136 @@
+//! The one finding type every check produces and every output format renders.
+//!
+//! A finding is data: it never prints itself and never changes its own severity (that happens in
+//! [`crate::policy`], once, after all rules ran).
+
+use crate::facts::Origin;
+use serde::Serialize;
+use std::fmt;
+
+/// How bad a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Severity {
+    /// Worth knowing; never fails a run unless `--fail-on info`.
+    Info,
+    /// Likely to cost time; fails a run with `--fail-on warning`.
+    Warning,
+    /// Will not work as intended.
+    Error,
+}
+
+impl Severity {
+    /// Parses `error|warning|info` (also `warn`).
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s.to_ascii_lowercase().as_str() {
+            "error" => Some(Severity::Error),
+            "warning" | "warn" => Some(Severity::Warning),
+            "info" | "note" => Some(Severity::Info),
+            _ => None,
+        }
+    }
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Whether the facts behind a finding were confirmed at a primary source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    /// Verified against a primary source.
+    #[default]
+    Confirmed,
+    /// Rests on an UNCONFIRMED matrix entry: informs, never more than `info`.
+    Unconfirmed,
+}
+
+/// One problem found, with everything a report needs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// Stable rule code (`RC101`).
+    pub code: &'static str,
+    /// Stable kebab-case rule name (`torch-wheel-missing-gfx`).
+    pub rule: &'static str,
+    /// Severity after policy.
+    pub severity: Severity,
+    /// One line.
+    pub title: String,
+    /// Where it was seen.
+    pub origin: Origin,
+    /// What was seen (the evidence, in words).
+    pub evidence: String,
+    /// Why it matters.
+    pub why: String,
+    /// How to fix it: a command or an edit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+    /// References (matrix sources, docs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refs: Vec<String>,
+    /// Confidence of the facts behind it.
+    pub confidence: Confidence,
+}
+
+impl Finding {
+    /// Starts a finding for a rule; fill the rest with the builder methods.
+    pub fn new(meta: &crate::rules::RuleMeta, title: impl Into<String>, origin: Origin) -> Finding {
+        Finding {
+            code: meta.code,
+            rule: meta.name,
+            severity: meta.severity,
+            title: title.into(),
+            origin,
+            evidence: String::new(),
+            why: String::new(),
+            fix: None,
+            refs: Vec::new(),
+            confidence: Confidence::Confirmed,
+        }
+    }
+    /// Sets the evidence text.
+    pub fn evidence(mut self, s: impl Into<String>) -> Self {
+        self.evidence = s.into();
+        self
+    }
+    /// Sets why it matters.
+    pub fn why(mut self, s: impl Into<String>) -> Self {
+        self.why = s.into();
+        self
+    }
+    /// Sets the fix.
+    pub fn fix(mut self, s: impl Into<String>) -> Self {
+        self.fix = Some(s.into());
+        self
+    }
+    /// Adds references.
+    pub fn refs<I: IntoIterator<Item = S>, S: Into<String>>(mut self, r: I) -> Self {
+        self.refs.extend(r.into_iter().map(Into::into));
+        self
+    }
+    /// Overrides the rule's default severity for this finding (a rule may pick a severity from
+    /// the matrix, e.g. a known issue's; the policy may still change it afterwards).
+    pub fn severity(mut self, s: Severity) -> Self {
+        self.severity = s;
+        self
+    }
+    /// Marks the finding as resting on unconfirmed facts (the policy caps it at `info`).
+    pub fn unconfirmed(mut self, yes: bool) -> Self {
+        if yes {
+            self.confidence = Confidence::Unconfirmed;
+        }
+        self
+    }
+}

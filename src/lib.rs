@@ -1,0 +1,31 @@
+//! rocmcheck: find ROCm / PyTorch / gfx-target mismatches before they cost a day.
+//!
+//! Data flow:
+//!
+//! ```text
+//! matrix/*.yaml ──► Matrix (validated, embedded; --matrix DIR overrides)
+//!   probe (files under --root, one Python subprocess) ──► Facts ─┐
+//!   Dockerfile parser + resolver ──► Facts ─────────────────────┤
+//!                                                               ▼
+//!                                  rules (pure) ──► Findings ──► policy ──► report (formats)
+//!   matrix entries ──► candidates ──► docker build ──► smoke run ──► SmokeResult ──► report
+//! ```
+//!
+//! Probes never judge; rules never read files or run processes; only [`policy`] changes
+//! severities; renderers only render.
+#![deny(missing_docs)]
+
+pub mod cli;
+pub mod config;
+pub mod docker;
+pub mod dockerfile;
+pub mod exit;
+pub mod facts;
+pub mod finding;
+pub mod matrix;
+pub mod policy;
+pub mod probe;
+pub mod report;
+pub mod rules;
+pub mod smoke;
+pub mod version;

@@ -1,0 +1,35 @@
+//! The `rocmcheck` binary: parse arguments, run, map the outcome to an exit code. Nothing else.
+
+use clap::Parser;
+use rocmcheck::{cli, exit::ExitStatus};
+use std::io::Write;
+use std::process::ExitCode;
+
+#[allow(clippy::disallowed_macros)]
+fn main() -> ExitCode {
+    let args = cli::Args::parse();
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr().lock();
+    let status = match cli::run(args, &mut out, &mut err) {
+        Ok(s) => s,
+        Err(e) if is_broken_pipe(&e) => ExitStatus::Success,
+        Err(e) => {
+            let _ = writeln!(err, "rocmcheck failed: {e:#}");
+            ExitStatus::Error
+        }
+    };
+    if let Err(e) = out.flush() {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            let _ = writeln!(err, "rocmcheck failed: {e}");
+            return ExitCode::from(ExitStatus::Error.code());
+        }
+    }
+    ExitCode::from(status.code())
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,44 @@
+//! The matrix files compiled into the binary, so rocmcheck works with no files on disk.
+
+use super::{Matrix, validate};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// `(file name, text)` of every matrix file, as built.
+pub const FILES: &[(&str, &str)] = &[
+    ("matrix.yaml", include_str!("../../matrix/matrix.yaml")),
+    ("rocm.yaml", include_str!("../../matrix/rocm.yaml")),
+    ("driver.yaml", include_str!("../../matrix/driver.yaml")),
+    ("torch.yaml", include_str!("../../matrix/torch.yaml")),
+    ("gpus.yaml", include_str!("../../matrix/gpus.yaml")),
+    ("images.yaml", include_str!("../../matrix/images.yaml")),
+    ("issues.yaml", include_str!("../../matrix/issues.yaml")),
+];
+
+/// The embedded files as a map.
+pub fn files() -> BTreeMap<String, String> {
+    FILES
+        .iter()
+        .map(|(n, t)| ((*n).to_string(), (*t).to_string()))
+        .collect()
+}
+
+/// Validates the embedded matrix.
+pub fn load() -> Result<Matrix, Vec<validate::MatrixDiagnostic>> {
+    validate::load("<embedded>", &files())
+}
+
+/// The embedded matrix, validated once.
+///
+/// # Panics
+/// If the embedded matrix is invalid. The test suite validates it, so a release cannot ship one.
+pub fn get() -> &'static Matrix {
+    static M: OnceLock<Matrix> = OnceLock::new();
+    M.get_or_init(|| match load() {
+        Ok(m) => m,
+        Err(d) => {
+            let msgs: Vec<String> = d.iter().map(|d| d.to_string()).collect();
+            panic!("the embedded matrix is invalid (a build bug):\n{}", msgs.join("\n"))
+        }
+    })
+}

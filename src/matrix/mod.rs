@@ -1,0 +1,584 @@
+//! `Matrix`: the validated, read-only compatibility knowledge and its query API.
+//!
+//! Loaded from `matrix/*.yaml` (embedded in the binary, or `--matrix DIR`) through
+//! [`validate::load`]. Everything rocmcheck knows about ROCm releases, wheels, targets, images
+//! and known issues is asked of this type; no other module holds such facts.
+
+pub mod embedded;
+pub(crate) mod raw;
+pub mod validate;
+
+use crate::finding::{Confidence, Severity};
+use crate::version::{Range, Version};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub use validate::{MatrixDiagnostic, SCHEMA};
+
+/// Which release stream a ROCm version belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stream {
+    /// The classic production stream (5.x, 6.x, 7.0–7.2.x).
+    Production,
+    /// TheRock technology previews (7.9–7.14): not successors of the production stream.
+    Preview,
+    /// ROCm Core SDK (10.x).
+    CoreSdk,
+}
+
+/// Support status of a release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Supported.
+    Supported,
+    /// Maintenance only.
+    Maintenance,
+    /// End of life.
+    Eol,
+    /// A preview.
+    Preview,
+}
+
+/// How a release supports a gfx target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GfxSupport {
+    /// Listed as supported.
+    Supported,
+    /// Listed as deprecated / maintenance.
+    Deprecated,
+    /// Listed as unsupported.
+    Unsupported,
+}
+
+/// One ROCm release (or minor line).
+#[derive(Debug, Clone, Serialize)]
+pub struct RocmRelease {
+    /// The release or line.
+    pub version: Version,
+    /// Stream.
+    pub stream: Stream,
+    /// Status.
+    pub status: Status,
+    /// Release date as precise as the source.
+    pub released: Option<String>,
+    /// Patch releases covered.
+    pub patches: Vec<Version>,
+    /// AMD's Linux support list.
+    pub gfx: BTreeMap<String, GfxSupport>,
+    /// Supported distributions.
+    pub distros: Vec<String>,
+    /// Confidence.
+    pub confidence: Confidence,
+    /// Note.
+    pub note: Option<String>,
+    /// Sources.
+    pub sources: Vec<String>,
+}
+
+impl RocmRelease {
+    /// Does this entry cover version `v` (exact patch, the entry's own version, or its line)?
+    pub fn covers(&self, v: &Version) -> bool {
+        self.patches.iter().any(|p| v.is_within(p) || p.is_within(v))
+            || v.is_within(&self.version)
+            || (v.precision() < self.version.precision() && self.version.is_within(v))
+    }
+}
+
+/// AMD's general driver ↔ user-space promise.
+#[derive(Debug, Clone, Serialize)]
+pub struct DriverPolicy {
+    /// User-space versions it applies to.
+    #[serde(serialize_with = "ser_display")]
+    pub userspace: Range,
+    /// The window.
+    pub window: DriverWindow,
+    /// Note.
+    pub note: Option<String>,
+    /// Confidence.
+    pub confidence: Confidence,
+    /// Sources.
+    pub sources: Vec<String>,
+}
+
+/// The size of the driver compatibility window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DriverWindow {
+    /// ± this many minor releases.
+    Minors(u32),
+    /// Releases up to this many months apart.
+    Months(u32),
+}
+
+/// One row of AMD's kernel driver table.
+#[derive(Debug, Clone, Serialize)]
+pub struct Driver {
+    /// Driver version (30.30, or 6.4 for pre-7.0 drivers).
+    pub driver: Version,
+    /// ROCm release it shipped with.
+    pub era: Option<Version>,
+    /// Tested user-space lines.
+    pub userspace: Vec<Version>,
+    /// Confidence.
+    pub confidence: Confidence,
+    /// Note.
+    pub note: Option<String>,
+    /// Sources.
+    pub sources: Vec<String>,
+}
+
+/// Wheel channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Channel {
+    /// `whl/rocmX.Y`.
+    Release,
+    /// `whl/test/rocmX.Y` (release candidates).
+    Test,
+}
+
+/// Where a torch build came from, as far as its version string and the matrix tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TorchBuild {
+    /// A pytorch.org release wheel.
+    Release,
+    /// A pytorch.org nightly (`.devYYYYMMDD`).
+    Nightly,
+    /// AMD's own build (repo.radeon.com, `rocm/pytorch` images; `.lw.git…` local tags).
+    Amd,
+    /// TheRock / Core SDK builds (`a0` versions, preview-stream ROCm).
+    TheRock,
+}
+
+/// A named gfx list compiled into wheels.
+#[derive(Debug, Clone, Serialize)]
+pub struct ArchList {
+    /// Id.
+    pub id: String,
+    /// Targets.
+    pub gfx: Vec<String>,
+    /// Confidence.
+    pub confidence: Confidence,
+    /// Note.
+    pub note: Option<String>,
+    /// Sources.
+    pub sources: Vec<String>,
+}
+
+/// One `rocmX.Y` variant of a torch release.
+#[derive(Debug, Clone, Serialize)]
+pub struct WheelVariant {
+    /// The ROCm of the index (`rocm6.2` → 6.2).
+    pub rocm: Version,
+    /// Arch list id.
+    pub arch: String,
+    /// ROCm patch release the wheel was built on.
+    pub built_on: Option<Version>,
+    /// Confidence.
+    pub confidence: Confidence,
+    /// Note.
+    pub note: Option<String>,
+}
+
+/// Official wheels of one or more torch releases.
+#[derive(Debug, Clone, Serialize)]
+pub struct TorchRelease {
+    /// Torch versions covered.
+    pub torch: Vec<Version>,
+    /// Channel.
+    pub channel: Channel,
+    /// Release date.
+    pub released: Option<String>,
+    /// Python versions.
+    pub python: Vec<String>,
+    /// ROCm variants.
+    pub variants: Vec<WheelVariant>,
+    /// Confidence.
+    pub confidence: Confidence,
+    /// Note.
+    pub note: Option<String>,
+    /// Sources.
+    pub sources: Vec<String>,
+}
+
+/// The torch section.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct TorchTable {
+    /// Index base URL.
+    pub index: String,
+    /// Arch lists.
+    pub arch_lists: Vec<ArchList>,
+    /// Wheels.
+    pub wheels: Vec<TorchRelease>,
+}
+
+/// GPU kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GpuKind {
+    /// A discrete consumer/workstation card.
+    Discrete,
+    /// An APU / integrated GPU (memory is system RAM through GTT).
+    Apu,
+    /// A datacenter accelerator.
+    Datacenter,
+}
+
+/// XNACK capability.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Xnack {
+    /// Switchable (`HSA_XNACK=1` can enable it).
+    Any,
+    /// Not supported.
+    Unsupported,
+}
+
+/// A product.
+#[derive(Debug, Clone, Serialize)]
+pub struct Product {
+    /// Marketing name.
+    pub name: String,
+    /// PCI device ids.
+    pub pci: Vec<u32>,
+}
+
+/// A gfx target.
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuTarget {
+    /// Name.
+    pub gfx: String,
+    /// Family (`rdna3`, `cdna3`, …).
+    pub family: String,
+    /// Kind.
+    pub kind: GpuKind,
+    /// XNACK.
+    pub xnack: Xnack,
+    /// The `HSA_OVERRIDE_GFX_VERSION` known to work for it, if any.
+    #[serde(rename = "override")]
+    pub override_version: Option<String>,
+    /// Products.
+    pub products: Vec<Product>,
+    /// Confidence.
+    pub confidence: Confidence,
+    /// Note.
+    pub note: Option<String>,
+    /// Sources.
+    pub sources: Vec<String>,
+}
+
+/// An image repository and its tag grammar.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageRepo {
+    /// `rocm/dev-ubuntu-22.04`.
+    pub repo: String,
+    /// OS.
+    pub os: Option<String>,
+    /// Tag grammar.
+    #[serde(serialize_with = "ser_display")]
+    pub grammar: regex::Regex,
+    /// The image carries AMD's torch build.
+    pub torch_from_image: bool,
+    /// Moving tags.
+    pub moving: Vec<String>,
+    /// Known tags.
+    pub known: Vec<String>,
+    /// Confidence.
+    pub confidence: Confidence,
+    /// Note.
+    pub note: Option<String>,
+    /// Sources.
+    pub sources: Vec<String>,
+}
+
+/// The conditions of a known issue; all given ones must hold.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Condition {
+    /// Any of these targets.
+    pub gfx: Vec<String>,
+    /// Torch version range.
+    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none")]
+    pub torch: Option<Range>,
+    /// Range over the wheel's ROCm.
+    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none")]
+    pub torch_rocm: Option<Range>,
+    /// Range over the user-space ROCm.
+    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none")]
+    pub rocm: Option<Range>,
+    /// Kind of torch build.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub torch_build: Option<TorchBuild>,
+    /// Range over the kernel release.
+    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<Range>,
+    /// APU only / discrete only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub apu: Option<bool>,
+    /// Variables that must be set.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env_set: Vec<String>,
+    /// Variables that must not be set.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env_unset: Vec<String>,
+}
+
+/// A known issue.
+#[derive(Debug, Clone, Serialize)]
+pub struct KnownIssue {
+    /// Stable id.
+    pub id: String,
+    /// Severity.
+    pub severity: Severity,
+    /// Confidence.
+    pub confidence: Confidence,
+    /// Title.
+    pub title: String,
+    /// Message.
+    pub message: String,
+    /// Fix.
+    pub fix: Option<String>,
+    /// Conditions.
+    pub when: Condition,
+    /// Sources.
+    pub sources: Vec<String>,
+}
+
+/// What an image reference means, by the matrix's grammars.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ImageMatch {
+    /// Repository.
+    pub repo: String,
+    /// Tag.
+    pub tag: String,
+    /// The tag is a moving one (`latest`).
+    pub moving: bool,
+    /// The tag is among the known tags.
+    pub known: bool,
+    /// ROCm version from the tag.
+    pub rocm: Option<String>,
+    /// OS (from the tag, else the repository).
+    pub os: Option<String>,
+    /// Python from the tag.
+    pub python: Option<String>,
+    /// Torch from the tag (AMD's build).
+    pub torch: Option<String>,
+    /// gfx from the tag.
+    pub gfx: Option<String>,
+    /// The image carries AMD's torch build.
+    pub torch_from_image: bool,
+}
+
+/// The validated matrix.
+#[derive(Debug, Clone, Serialize)]
+pub struct Matrix {
+    /// Layout version.
+    pub schema: u32,
+    /// Data version (date).
+    pub data: String,
+    /// ROCm releases.
+    pub rocm: Vec<RocmRelease>,
+    /// Driver policies.
+    pub driver_policies: Vec<DriverPolicy>,
+    /// Driver table.
+    pub drivers: Vec<Driver>,
+    /// Torch wheels.
+    pub torch: TorchTable,
+    /// gfx targets.
+    pub gpus: Vec<GpuTarget>,
+    /// Images.
+    pub images: Vec<ImageRepo>,
+    /// Known issues.
+    pub issues: Vec<KnownIssue>,
+}
+
+fn ser_display<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
+}
+fn ser_opt_display<T: std::fmt::Display, S: serde::Serializer>(v: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.collect_str(v),
+        None => s.serialize_none(),
+    }
+}
+
+impl Matrix {
+    /// The matrix embedded in this binary (validated once; a broken embedded matrix is a bug
+    /// caught by the test suite).
+    pub fn embedded() -> &'static Matrix {
+        embedded::get()
+    }
+
+    /// Loads and validates the matrix in a directory.
+    pub fn from_dir(dir: &std::path::Path) -> Result<Matrix, Vec<MatrixDiagnostic>> {
+        let mut files = BTreeMap::new();
+        for name in validate::FILES {
+            match std::fs::read_to_string(dir.join(name)) {
+                Ok(t) => {
+                    files.insert((*name).to_string(), t);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(vec![MatrixDiagnostic {
+                        code: "M009",
+                        file: dir.join(name).display().to_string(),
+                        line: 1,
+                        col: 1,
+                        message: format!("cannot read: {e}"),
+                    }]);
+                }
+            }
+        }
+        validate::load(&dir.display().to_string(), &files)
+    }
+
+    /// The release entry covering a ROCm version: exact patch first, then its line.
+    pub fn rocm_release(&self, v: &Version) -> Option<&RocmRelease> {
+        self.rocm
+            .iter()
+            .find(|r| {
+                r.patches.iter().any(|p| p == v && p.precision() == v.precision())
+                    || (r.version == *v && r.version.precision() == v.precision())
+            })
+            .or_else(|| self.rocm.iter().find(|r| r.patches.iter().any(|p| v.is_within(p))))
+            .or_else(|| {
+                self.rocm
+                    .iter()
+                    .filter(|r| r.covers(v))
+                    .max_by(|a, b| a.version.cmp(&b.version))
+            })
+    }
+
+    /// A gfx target by name.
+    pub fn gpu(&self, gfx: &str) -> Option<&GpuTarget> {
+        self.gpus.iter().find(|g| g.gfx == gfx)
+    }
+
+    /// A product by PCI device id (vendor 0x1002).
+    pub fn gpu_by_pci(&self, device_id: u32) -> Option<(&GpuTarget, &Product)> {
+        self.gpus
+            .iter()
+            .find_map(|g| g.products.iter().find(|p| p.pci.contains(&device_id)).map(|p| (g, p)))
+    }
+
+    /// All gfx names the matrix knows.
+    pub fn gfx_names(&self) -> impl Iterator<Item = &str> {
+        self.gpus.iter().map(|g| g.gfx.as_str())
+    }
+
+    /// The official wheels entry for a torch version (by its public version, pre-release dropped).
+    pub fn torch_release(&self, torch: &Version) -> Option<&TorchRelease> {
+        let rel = torch.release();
+        self.torch.wheels.iter().find(|w| {
+            w.torch
+                .iter()
+                .any(|t| rel.is_within(t) || (rel.precision() < 3 && t.is_within(&rel)))
+        })
+    }
+
+    /// The official wheel of `torch` for ROCm `rocm` (index `rocmX.Y[.Z]`), if it exists.
+    pub fn wheel(&self, torch: &Version, rocm: &Version) -> Option<(&TorchRelease, &WheelVariant)> {
+        let rel = self.torch_release(torch)?;
+        let v = rel
+            .variants
+            .iter()
+            .find(|v| v.rocm == *rocm && v.rocm.precision() == rocm.precision())
+            .or_else(|| {
+                rel.variants
+                    .iter()
+                    .find(|v| v.rocm.is_within(rocm) && rocm.precision() >= 2 && v.rocm.precision() == rocm.precision())
+            })?;
+        Some((rel, v))
+    }
+
+    /// An arch list by id.
+    pub fn arch_list(&self, id: &str) -> Option<&ArchList> {
+        self.torch.arch_lists.iter().find(|a| a.id == id)
+    }
+
+    /// The wheel index URL for a ROCm variant (`<index>/rocm6.2`, nightly `<index>/nightly/rocm6.2`).
+    pub fn index_url(&self, rocm: &Version, channel: Option<&str>) -> String {
+        match channel {
+            Some(c) => format!("{}/{c}/rocm{rocm}", self.torch.index),
+            None => format!("{}/rocm{rocm}", self.torch.index),
+        }
+    }
+
+    /// Reads a wheel index URL (`https://download.pytorch.org/whl/nightly/rocm6.2/`) into its
+    /// channel (None = release) and ROCm version. None if it is not the official index.
+    pub fn parse_index_url(&self, url: &str) -> Option<(Option<String>, Version)> {
+        let base = self
+            .torch
+            .index
+            .trim_start_matches("https://")
+            .trim_start_matches("http://");
+        let u = url.trim().trim_start_matches("https://").trim_start_matches("http://");
+        let rest = u.strip_prefix(base)?.trim_matches('/');
+        let (channel, last) = match rest.rsplit_once('/') {
+            Some((c, l)) => (Some(c.to_string()), l),
+            None => (None, rest),
+        };
+        let v = last.strip_prefix("rocm")?;
+        Version::parse(v).ok().map(|v| (channel, v))
+    }
+
+    /// Interprets an image reference (`rocm/dev-ubuntu-22.04:6.2`, `docker.io/rocm/pytorch:…`).
+    /// None when the repository is not in the matrix.
+    pub fn parse_image(&self, repository: &str, tag: Option<&str>) -> Option<ImageMatch> {
+        let repo = normalise_repo(repository);
+        let r = self.images.iter().find(|r| r.repo == repo)?;
+        let tag = tag.unwrap_or("latest");
+        let caps = r.grammar.captures(tag);
+        let get = |n: &str| caps.as_ref().and_then(|c| c.name(n)).map(|m| m.as_str().to_string());
+        Some(ImageMatch {
+            repo: r.repo.clone(),
+            tag: tag.to_string(),
+            moving: r.moving.iter().any(|m| m == tag),
+            known: r.known.iter().any(|k| k == tag),
+            rocm: get("rocm"),
+            os: get("os").map(|o| format!("ubuntu {o}")).or_else(|| r.os.clone()),
+            python: get("python"),
+            torch: get("torch"),
+            gfx: get("gfx"),
+            torch_from_image: r.torch_from_image,
+        })
+    }
+
+    /// Classifies a torch build from its parsed version and the ROCm streams.
+    pub fn torch_build(&self, t: &crate::version::TorchVersion) -> TorchBuild {
+        if t.is_nightly() {
+            return TorchBuild::Nightly;
+        }
+        if let crate::version::TorchLocal::Rocm { rocm, extra } = &t.local {
+            if self.rocm_release(rocm).is_some_and(|r| r.stream != Stream::Production)
+                || rocm.is_prerelease()
+                || t.public.is_prerelease()
+            {
+                return TorchBuild::TheRock;
+            }
+            if extra.is_some() || rocm.precision() == 3 && self.wheel(&t.public, rocm).is_none() {
+                return TorchBuild::Amd;
+            }
+        }
+        TorchBuild::Release
+    }
+}
+
+/// `docker.io/library/x` → `x`, `docker.io/rocm/x` → `rocm/x`, `registry-1.docker.io/…` too.
+pub fn normalise_repo(r: &str) -> String {
+    let r = r.trim().to_ascii_lowercase();
+    for p in [
+        "docker.io/library/",
+        "docker.io/",
+        "index.docker.io/",
+        "registry-1.docker.io/",
+    ] {
+        if let Some(rest) = r.strip_prefix(p) {
+            return rest.to_string();
+        }
+    }
+    r
+}

@@ -1,0 +1,829 @@
+//! Raw YAML → the checked [`Matrix`]. Every problem becomes a located [`MatrixDiagnostic`]
+//! (file:line:col), and all problems are reported, not just the first.
+
+use super::raw;
+use super::*;
+use crate::finding::Confidence;
+use crate::version::{Gfx, Range, Version};
+use std::collections::{BTreeMap, HashSet};
+
+/// The layout version this build of rocmcheck understands.
+pub const SCHEMA: u32 = 1;
+
+/// The files a matrix consists of, in load order.
+pub const FILES: &[&str] = &[
+    "matrix.yaml",
+    "rocm.yaml",
+    "driver.yaml",
+    "torch.yaml",
+    "gpus.yaml",
+    "images.yaml",
+    "issues.yaml",
+];
+
+/// A problem in the matrix, with its place.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct MatrixDiagnostic {
+    /// Stable code: M001 syntax/unknown key, M002 schema, M003 missing source, M004 duplicate,
+    /// M005 dangling reference, M006 invalid value, M007 unconfirmed entry above info,
+    /// M008 known tag outside its grammar, M009 missing file.
+    pub code: &'static str,
+    /// File (as given: `matrix/rocm.yaml`, or `<embedded>/rocm.yaml`).
+    pub file: String,
+    /// Line, 1-based.
+    pub line: u32,
+    /// Column, 1-based.
+    pub col: u32,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+impl std::fmt::Display for MatrixDiagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {} {}",
+            self.file, self.line, self.col, self.code, self.message
+        )
+    }
+}
+
+struct Ctx<'a> {
+    dir: &'a str,
+    diags: Vec<MatrixDiagnostic>,
+}
+
+/// Text of one file with helpers to find where an entry is.
+struct Src<'a> {
+    name: &'a str,
+    text: &'a str,
+}
+
+impl Src<'_> {
+    /// Line/col of the `index`-th list item that starts with `- key:`.
+    fn entry(&self, key: &str, index: usize) -> (u32, u32) {
+        let pat = format!("- {key}:");
+        let mut seen = 0;
+        for (i, line) in self.text.lines().enumerate() {
+            if let Some(pos) = line.find(&pat) {
+                if line[..pos].trim().is_empty() {
+                    if seen == index {
+                        return (i as u32 + 1, pos as u32 + 1);
+                    }
+                    seen += 1;
+                }
+            }
+        }
+        (1, 1)
+    }
+    /// Line/col of `field:` at or after `from` line (1-based) — the field inside an entry.
+    fn field(&self, from: (u32, u32), field: &str) -> (u32, u32) {
+        let pat = format!("{field}:");
+        for (i, line) in self.text.lines().enumerate().skip(from.0 as usize - 1) {
+            if let Some(pos) = line.find(&pat) {
+                let before = &line[..pos];
+                if before.trim().is_empty() || before.trim() == "-" {
+                    return (i as u32 + 1, pos as u32 + 1);
+                }
+            }
+        }
+        from
+    }
+    /// Line/col of `value` at or after `from`.
+    fn value(&self, from: (u32, u32), value: &str) -> (u32, u32) {
+        for (i, line) in self.text.lines().enumerate().skip(from.0 as usize - 1) {
+            if let Some(pos) = line.find(value) {
+                return (i as u32 + 1, pos as u32 + 1);
+            }
+        }
+        from
+    }
+}
+
+impl Ctx<'_> {
+    fn push(&mut self, code: &'static str, src: &Src, at: (u32, u32), message: impl Into<String>) {
+        self.diags.push(MatrixDiagnostic {
+            code,
+            file: format!("{}/{}", self.dir, src.name),
+            line: at.0,
+            col: at.1,
+            message: message.into(),
+        });
+    }
+
+    fn parse<T: serde::de::DeserializeOwned>(&mut self, src: &Src) -> Option<T> {
+        match serde_yaml::from_str::<T>(src.text) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                let (line, col) = e
+                    .location()
+                    .map(|l| (l.line() as u32, l.column() as u32))
+                    .unwrap_or((1, 1));
+                let msg = e.to_string();
+                // serde_yaml appends " at line N column M"; the location is in the prefix.
+                let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+                self.push("M001", src, (line, col), msg);
+                None
+            }
+        }
+    }
+
+    fn version(&mut self, src: &Src, at: (u32, u32), s: &str, what: &str) -> Option<Version> {
+        match Version::parse(s) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.push("M006", src, src.value(at, s), format!("{what}: {}", e));
+                None
+            }
+        }
+    }
+
+    fn range(&mut self, src: &Src, at: (u32, u32), s: &Option<String>, what: &str) -> Option<Range> {
+        let s = s.as_ref()?;
+        match Range::parse(s) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                self.push("M006", src, src.value(at, s), format!("{what}: {e}"));
+                None
+            }
+        }
+    }
+
+    fn confidence(&mut self, src: &Src, at: (u32, u32), c: &Option<String>) -> Confidence {
+        match c.as_deref() {
+            None | Some("confirmed") => Confidence::Confirmed,
+            Some("unconfirmed") => Confidence::Unconfirmed,
+            Some(other) => {
+                self.push(
+                    "M006",
+                    src,
+                    src.field(at, "confidence"),
+                    format!("confidence `{other}`: expected `confirmed` or `unconfirmed`"),
+                );
+                Confidence::Confirmed
+            }
+        }
+    }
+
+    fn sources(&mut self, src: &Src, at: (u32, u32), what: &str, s: &[String]) -> Vec<String> {
+        if s.iter().all(|x| x.trim().is_empty()) {
+            self.push(
+                "M003",
+                src,
+                at,
+                format!("{what} has no `sources:`; every fact needs its primary source"),
+            );
+        }
+        s.to_vec()
+    }
+
+    fn gfx(&mut self, src: &Src, at: (u32, u32), s: &str) -> Option<String> {
+        match Gfx::parse(s) {
+            Ok(g) => Some(g.as_str().to_string()),
+            Err(e) => {
+                self.push("M006", src, src.value(at, s), e.to_string());
+                None
+            }
+        }
+    }
+}
+
+fn one_of<T: Copy>(value: &str, options: &[(&str, T)]) -> Result<T, String> {
+    options
+        .iter()
+        .find(|(k, _)| *k == value)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = options.iter().map(|(k, _)| *k).collect();
+            format!("`{value}`: expected one of {}", names.join(", "))
+        })
+}
+
+/// Validates the matrix files (name → text) into a [`Matrix`]. `dir` names the origin in messages.
+pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<MatrixDiagnostic>> {
+    let mut cx = Ctx { dir, diags: Vec::new() };
+    let empty = String::new();
+    let get = |cx: &mut Ctx, name: &'static str| -> Option<Src<'_>> {
+        let _ = cx;
+        files.get(name).map(|t| Src { name, text: t.as_str() })
+    };
+    for name in FILES {
+        if !files.contains_key(*name) {
+            cx.diags.push(MatrixDiagnostic {
+                code: "M009",
+                file: format!("{dir}/{name}"),
+                line: 1,
+                col: 1,
+                message: format!("missing file {name} (a matrix has {})", FILES.join(", ")),
+            });
+        }
+    }
+    let fallback = |name: &'static str| Src { name, text: &empty };
+
+    // matrix.yaml
+    let src = get(&mut cx, "matrix.yaml").unwrap_or_else(|| fallback("matrix.yaml"));
+    let stamp: Option<raw::Stamp> = if src.text.is_empty() { None } else { cx.parse(&src) };
+    if let Some(s) = &stamp {
+        if s.schema > SCHEMA {
+            cx.push(
+                "M002",
+                &src,
+                src.field((1, 1), "schema"),
+                format!(
+                    "schema {} is newer than this rocmcheck understands (schema {SCHEMA}); upgrade rocmcheck or use a matrix of schema {SCHEMA}",
+                    s.schema
+                ),
+            );
+        } else if s.schema == 0 {
+            cx.push(
+                "M002",
+                &src,
+                src.field((1, 1), "schema"),
+                "schema 0 does not exist; expected 1",
+            );
+        }
+        if !is_date(&s.data) {
+            cx.push(
+                "M006",
+                &src,
+                src.field((1, 1), "data"),
+                format!("data `{}`: expected a date YYYY-MM-DD", s.data),
+            );
+        }
+    }
+
+    // rocm.yaml
+    let mut rocm = Vec::new();
+    if let Some(src) = get(&mut cx, "rocm.yaml") {
+        if let Some(f) = cx.parse::<raw::RocmFile>(&src) {
+            let mut seen = HashSet::new();
+            for (i, r) in f.releases.iter().enumerate() {
+                let at = src.entry("version", i);
+                let Some(version) = cx.version(&src, at, &r.version, "ROCm version") else {
+                    continue;
+                };
+                let stream = one_of(
+                    &r.stream,
+                    &[
+                        ("production", Stream::Production),
+                        ("preview", Stream::Preview),
+                        ("core-sdk", Stream::CoreSdk),
+                    ],
+                );
+                let status = one_of(
+                    &r.status,
+                    &[
+                        ("supported", Status::Supported),
+                        ("maintenance", Status::Maintenance),
+                        ("eol", Status::Eol),
+                        ("preview", Status::Preview),
+                    ],
+                );
+                let (stream, status) = match (stream, status) {
+                    (Ok(a), Ok(b)) => (a, b),
+                    (a, b) => {
+                        for e in [a.err(), b.err()].into_iter().flatten() {
+                            cx.push("M006", &src, at, format!("release {}: {e}", r.version));
+                        }
+                        continue;
+                    }
+                };
+                let mut patches = Vec::new();
+                for p in &r.patches {
+                    if let Some(v) = cx.version(&src, at, p, "patch release") {
+                        if !v.is_within(&version.line()) {
+                            cx.push(
+                                "M006",
+                                &src,
+                                src.value(at, p),
+                                format!("patch {p} is not in the {} line", version.line()),
+                            );
+                        }
+                        if !seen.insert(v.to_string()) {
+                            cx.push(
+                                "M004",
+                                &src,
+                                src.value(at, p),
+                                format!("ROCm {p} appears in two releases"),
+                            );
+                        }
+                        patches.push(v);
+                    }
+                }
+                if !seen.insert(version.to_string()) && !r.patches.iter().any(|p| p == &r.version) {
+                    cx.push("M004", &src, at, format!("duplicate ROCm release {}", r.version));
+                }
+                let mut gfx = BTreeMap::new();
+                for (g, s) in &r.gfx {
+                    let Some(name) = cx.gfx(&src, at, g) else { continue };
+                    match one_of(
+                        s,
+                        &[
+                            ("supported", GfxSupport::Supported),
+                            ("deprecated", GfxSupport::Deprecated),
+                            ("unsupported", GfxSupport::Unsupported),
+                        ],
+                    ) {
+                        Ok(v) => {
+                            gfx.insert(name, v);
+                        }
+                        Err(e) => cx.push("M006", &src, src.value(at, g), format!("{g}: {e}")),
+                    }
+                }
+                let confidence = cx.confidence(&src, at, &r.confidence);
+                let sources = cx.sources(&src, at, &format!("ROCm release {}", r.version), &r.sources);
+                rocm.push(RocmRelease {
+                    version,
+                    stream,
+                    status,
+                    released: r.released.clone(),
+                    patches,
+                    gfx,
+                    distros: r.distros.clone(),
+                    confidence,
+                    note: r.note.clone(),
+                    sources,
+                });
+            }
+        }
+    }
+
+    // driver.yaml
+    let mut policies = Vec::new();
+    let mut drivers = Vec::new();
+    if let Some(src) = get(&mut cx, "driver.yaml") {
+        if let Some(f) = cx.parse::<raw::DriverFile>(&src) {
+            for (i, p) in f.policies.iter().enumerate() {
+                let at = src.entry("userspace", i);
+                let Some(range) = cx.range(&src, at, &Some(p.userspace.clone()), "userspace range") else {
+                    continue;
+                };
+                let window = match (p.window_minors, p.window_months) {
+                    (Some(n), None) => DriverWindow::Minors(n),
+                    (None, Some(n)) => DriverWindow::Months(n),
+                    _ => {
+                        cx.push(
+                            "M006",
+                            &src,
+                            at,
+                            "a policy needs exactly one of window_minors, window_months",
+                        );
+                        continue;
+                    }
+                };
+                let confidence = cx.confidence(&src, at, &p.confidence);
+                let sources = cx.sources(&src, at, "driver policy", &p.sources);
+                policies.push(DriverPolicy {
+                    userspace: range,
+                    window,
+                    note: p.note.clone(),
+                    confidence,
+                    sources,
+                });
+            }
+            let mut seen = HashSet::new();
+            for (i, d) in f.drivers.iter().enumerate() {
+                let at = src.entry("driver", i);
+                let Some(driver) = cx.version(&src, at, &d.driver, "driver version") else {
+                    continue;
+                };
+                if !seen.insert(driver.to_string()) {
+                    cx.push("M004", &src, at, format!("duplicate driver {}", d.driver));
+                }
+                let era = d.era.as_ref().and_then(|e| cx.version(&src, at, e, "era"));
+                let userspace = d
+                    .userspace
+                    .iter()
+                    .filter_map(|u| cx.version(&src, at, u, "userspace"))
+                    .collect();
+                let confidence = cx.confidence(&src, at, &d.confidence);
+                let sources = cx.sources(&src, at, &format!("driver {}", d.driver), &d.sources);
+                drivers.push(Driver {
+                    driver,
+                    era,
+                    userspace,
+                    confidence,
+                    note: d.note.clone(),
+                    sources,
+                });
+            }
+        }
+    }
+
+    // gpus.yaml
+    let mut gpus = Vec::new();
+    if let Some(src) = get(&mut cx, "gpus.yaml") {
+        if let Some(f) = cx.parse::<raw::GpuFile>(&src) {
+            let mut seen = HashSet::new();
+            let mut pcis: HashSet<String> = HashSet::new();
+            for (i, g) in f.targets.iter().enumerate() {
+                let at = src.entry("gfx", i);
+                let Some(gfx) = cx.gfx(&src, at, &g.gfx) else { continue };
+                if !seen.insert(gfx.clone()) {
+                    cx.push("M004", &src, at, format!("duplicate target {gfx}"));
+                }
+                let kind = match one_of(
+                    &g.kind,
+                    &[
+                        ("discrete", GpuKind::Discrete),
+                        ("apu", GpuKind::Apu),
+                        ("datacenter", GpuKind::Datacenter),
+                    ],
+                ) {
+                    Ok(k) => k,
+                    Err(e) => {
+                        cx.push("M006", &src, src.field(at, "kind"), format!("{gfx}: kind {e}"));
+                        continue;
+                    }
+                };
+                let xnack = match one_of(&g.xnack, &[("any", Xnack::Any), ("unsupported", Xnack::Unsupported)]) {
+                    Ok(k) => k,
+                    Err(e) => {
+                        cx.push("M006", &src, src.field(at, "xnack"), format!("{gfx}: xnack {e}"));
+                        continue;
+                    }
+                };
+                const FAMILIES: &[&str] = &[
+                    "gcn5", "cdna1", "cdna2", "cdna3", "cdna4", "rdna1", "rdna2", "rdna3", "rdna3.5", "rdna4",
+                    "gfx12.5",
+                ];
+                if !FAMILIES.contains(&g.family.as_str()) {
+                    cx.push(
+                        "M006",
+                        &src,
+                        src.field(at, "family"),
+                        format!("{gfx}: family `{}`: expected one of {}", g.family, FAMILIES.join(", ")),
+                    );
+                }
+                let over = match &g.r#override {
+                    Some(o) => match Gfx::from_override(o) {
+                        Ok(_) => Some(o.clone()),
+                        Err(e) => {
+                            cx.push("M006", &src, src.field(at, "override"), e.to_string());
+                            None
+                        }
+                    },
+                    None => None,
+                };
+                let mut products = Vec::new();
+                for p in &g.products {
+                    let mut ids = Vec::new();
+                    for id in &p.pci {
+                        match parse_hex(id) {
+                            Some(n) => {
+                                if !pcis.insert(id.to_ascii_lowercase()) {
+                                    cx.push("M004", &src, src.value(at, id), format!("PCI id {id} listed twice"));
+                                }
+                                ids.push(n);
+                            }
+                            None => cx.push(
+                                "M006",
+                                &src,
+                                src.value(at, id),
+                                format!("PCI id `{id}`: expected hex like 0x744c"),
+                            ),
+                        }
+                    }
+                    products.push(Product {
+                        name: p.name.clone(),
+                        pci: ids,
+                    });
+                }
+                let confidence = cx.confidence(&src, at, &g.confidence);
+                let sources = cx.sources(&src, at, &format!("target {gfx}"), &g.sources);
+                gpus.push(GpuTarget {
+                    gfx,
+                    family: g.family.clone(),
+                    kind,
+                    xnack,
+                    override_version: over,
+                    products,
+                    confidence,
+                    note: g.note.clone(),
+                    sources,
+                });
+            }
+        }
+    }
+    let known_gfx: HashSet<String> = gpus.iter().map(|g| g.gfx.clone()).collect();
+
+    // cross-check rocm gfx names
+    if let Some(src) = get(&mut cx, "rocm.yaml") {
+        for (i, r) in rocm.iter().enumerate() {
+            for g in r.gfx.keys() {
+                if !known_gfx.contains(g) && !known_gfx.is_empty() {
+                    let at = src.entry("version", i);
+                    cx.push(
+                        "M005",
+                        &src,
+                        src.value(at, g),
+                        format!("{g} is not a target in gpus.yaml"),
+                    );
+                }
+            }
+        }
+    }
+
+    // torch.yaml
+    let mut torch = TorchTable::default();
+    if let Some(src) = get(&mut cx, "torch.yaml") {
+        if let Some(f) = cx.parse::<raw::TorchFile>(&src) {
+            torch.index = f.index.trim_end_matches('/').to_string();
+            let mut ids = HashSet::new();
+            for (i, a) in f.arch_lists.iter().enumerate() {
+                let at = src.entry("id", i);
+                if !ids.insert(a.id.clone()) {
+                    cx.push("M004", &src, at, format!("duplicate arch list {}", a.id));
+                }
+                let mut gfx = Vec::new();
+                for g in &a.gfx {
+                    if let Some(n) = cx.gfx(&src, at, g) {
+                        if !known_gfx.contains(&n) && !known_gfx.is_empty() {
+                            cx.push(
+                                "M005",
+                                &src,
+                                src.value(at, g),
+                                format!("{n} is not a target in gpus.yaml"),
+                            );
+                        }
+                        gfx.push(n);
+                    }
+                }
+                let confidence = cx.confidence(&src, at, &a.confidence);
+                let sources = cx.sources(&src, at, &format!("arch list {}", a.id), &a.sources);
+                torch.arch_lists.push(ArchList {
+                    id: a.id.clone(),
+                    gfx,
+                    confidence,
+                    note: a.note.clone(),
+                    sources,
+                });
+            }
+            let mut seen = HashSet::new();
+            for (i, w) in f.wheels.iter().enumerate() {
+                let at = src.entry("torch", i);
+                let channel = match one_of(&w.channel, &[("release", Channel::Release), ("test", Channel::Test)]) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        cx.push("M006", &src, src.field(at, "channel"), e);
+                        continue;
+                    }
+                };
+                let versions: Vec<Version> = w
+                    .torch
+                    .iter()
+                    .filter_map(|t| cx.version(&src, at, t, "torch version"))
+                    .collect();
+                for v in &versions {
+                    if !seen.insert(v.to_string()) {
+                        cx.push(
+                            "M004",
+                            &src,
+                            src.value(at, &v.to_string()),
+                            format!("torch {v} listed twice"),
+                        );
+                    }
+                }
+                let mut variants = Vec::new();
+                for v in &w.variants {
+                    let vat = src.value(at, &format!("rocm: \"{}\"", v.rocm));
+                    let Some(rv) = cx.version(&src, vat, &v.rocm, "wheel ROCm") else {
+                        continue;
+                    };
+                    if !rocm.is_empty() && !rocm.iter().any(|r| r.covers(&rv)) {
+                        cx.push(
+                            "M005",
+                            &src,
+                            src.value(vat, &v.rocm),
+                            format!("wheel variant rocm{} names a ROCm release not in rocm.yaml", v.rocm),
+                        );
+                    }
+                    if !ids.contains(&v.arch) {
+                        cx.push(
+                            "M005",
+                            &src,
+                            src.value(vat, &v.arch),
+                            format!("arch list `{}` is not defined in arch_lists", v.arch),
+                        );
+                    }
+                    let built_on = v.built_on.as_ref().and_then(|b| cx.version(&src, vat, b, "built_on"));
+                    let confidence = cx.confidence(&src, vat, &v.confidence);
+                    variants.push(WheelVariant {
+                        rocm: rv,
+                        arch: v.arch.clone(),
+                        built_on,
+                        confidence,
+                        note: v.note.clone(),
+                    });
+                }
+                let confidence = cx.confidence(&src, at, &w.confidence);
+                let sources = cx.sources(&src, at, &format!("torch {}", w.torch.join("/")), &w.sources);
+                torch.wheels.push(TorchRelease {
+                    torch: versions,
+                    channel,
+                    released: w.released.clone(),
+                    python: w.python.clone(),
+                    variants,
+                    confidence,
+                    note: w.note.clone(),
+                    sources,
+                });
+            }
+        }
+    }
+
+    // images.yaml
+    let mut images = Vec::new();
+    if let Some(src) = get(&mut cx, "images.yaml") {
+        if let Some(f) = cx.parse::<raw::ImageFile>(&src) {
+            let mut seen = HashSet::new();
+            for (i, r) in f.repositories.iter().enumerate() {
+                let at = src.entry("repo", i);
+                if !seen.insert(r.repo.clone()) {
+                    cx.push("M004", &src, at, format!("duplicate repository {}", r.repo));
+                }
+                let grammar = match regex::Regex::new(&r.grammar) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        cx.push(
+                            "M006",
+                            &src,
+                            src.field(at, "grammar"),
+                            format!("grammar is not a valid regex: {e}"),
+                        );
+                        continue;
+                    }
+                };
+                for name in grammar.capture_names().flatten() {
+                    if !["rocm", "os", "python", "torch", "gfx", "variant"].contains(&name) {
+                        cx.push(
+                            "M006",
+                            &src,
+                            src.field(at, "grammar"),
+                            format!("unknown capture group `{name}` (expected rocm, os, python, torch, gfx, variant)"),
+                        );
+                    }
+                }
+                for k in &r.known {
+                    if !grammar.is_match(k) && !r.moving.contains(k) {
+                        cx.push(
+                            "M008",
+                            &src,
+                            src.value(at, k),
+                            format!("known tag `{k}` does not match the grammar of {}", r.repo),
+                        );
+                    }
+                }
+                let torch_from_image = match r.torch_from.as_deref() {
+                    None | Some("none") => false,
+                    Some("image") => true,
+                    Some(o) => {
+                        cx.push(
+                            "M006",
+                            &src,
+                            src.field(at, "torch_from"),
+                            format!("torch_from `{o}`: expected none or image"),
+                        );
+                        false
+                    }
+                };
+                let confidence = cx.confidence(&src, at, &r.confidence);
+                let sources = cx.sources(&src, at, &format!("repository {}", r.repo), &r.sources);
+                images.push(ImageRepo {
+                    repo: r.repo.clone(),
+                    os: r.os.clone(),
+                    grammar,
+                    torch_from_image,
+                    moving: r.moving.clone(),
+                    known: r.known.clone(),
+                    confidence,
+                    note: r.note.clone(),
+                    sources,
+                });
+            }
+        }
+    }
+
+    // issues.yaml
+    let mut issues = Vec::new();
+    if let Some(src) = get(&mut cx, "issues.yaml") {
+        if let Some(f) = cx.parse::<raw::IssueFile>(&src) {
+            let mut seen = HashSet::new();
+            let id_re = regex::Regex::new("^[a-z0-9]+(-[a-z0-9.]+)*$").expect("static regex");
+            for (i, k) in f.issues.iter().enumerate() {
+                let at = src.entry("id", i);
+                if !seen.insert(k.id.clone()) {
+                    cx.push("M004", &src, at, format!("duplicate known issue id {}", k.id));
+                }
+                if !id_re.is_match(&k.id) {
+                    cx.push("M006", &src, at, format!("id `{}`: expected kebab-case", k.id));
+                }
+                let Some(severity) = Severity::parse(&k.severity) else {
+                    cx.push(
+                        "M006",
+                        &src,
+                        src.field(at, "severity"),
+                        format!("severity `{}`: expected error, warning or info", k.severity),
+                    );
+                    continue;
+                };
+                let confidence = cx.confidence(&src, at, &k.confidence);
+                if confidence == Confidence::Unconfirmed && severity > Severity::Info {
+                    cx.push(
+                        "M007",
+                        &src,
+                        src.field(at, "severity"),
+                        format!("known issue {} is unconfirmed but has severity {severity}; an unconfirmed fact may only inform (severity: info)", k.id),
+                    );
+                }
+                let w = &k.when;
+                let mut gfx = Vec::new();
+                for g in &w.gfx {
+                    if let Some(n) = cx.gfx(&src, at, g) {
+                        if !known_gfx.contains(&n) && !known_gfx.is_empty() {
+                            cx.push(
+                                "M005",
+                                &src,
+                                src.value(at, g),
+                                format!("{n} is not a target in gpus.yaml"),
+                            );
+                        }
+                        gfx.push(n);
+                    }
+                }
+                let torch_build = match &w.torch_build {
+                    None => None,
+                    Some(b) => match one_of(
+                        b,
+                        &[
+                            ("release", TorchBuild::Release),
+                            ("nightly", TorchBuild::Nightly),
+                            ("amd", TorchBuild::Amd),
+                            ("therock", TorchBuild::TheRock),
+                        ],
+                    ) {
+                        Ok(b) => Some(b),
+                        Err(e) => {
+                            cx.push("M006", &src, src.field(at, "torch_build"), e);
+                            None
+                        }
+                    },
+                };
+                let when = Condition {
+                    gfx,
+                    torch: cx.range(&src, at, &w.torch, "torch range"),
+                    torch_rocm: cx.range(&src, at, &w.torch_rocm, "torch_rocm range"),
+                    rocm: cx.range(&src, at, &w.rocm, "rocm range"),
+                    torch_build,
+                    kernel: cx.range(&src, at, &w.kernel, "kernel range"),
+                    apu: w.apu,
+                    env_set: w.env_set.clone(),
+                    env_unset: w.env_unset.clone(),
+                };
+                let sources = cx.sources(&src, at, &format!("known issue {}", k.id), &k.sources);
+                issues.push(KnownIssue {
+                    id: k.id.clone(),
+                    severity,
+                    confidence,
+                    title: k.title.clone(),
+                    message: k.message.clone(),
+                    fix: k.fix.clone(),
+                    when,
+                    sources,
+                });
+            }
+        }
+    }
+
+    if !cx.diags.is_empty() {
+        return Err(cx.diags);
+    }
+    let stamp = stamp.expect("no diagnostics means matrix.yaml parsed");
+    Ok(Matrix {
+        schema: stamp.schema,
+        data: stamp.data,
+        rocm,
+        driver_policies: policies,
+        drivers,
+        torch,
+        gpus,
+        images,
+        issues,
+    })
+}
+
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+fn parse_hex(s: &str) -> Option<u32> {
+    let t = s.trim().to_ascii_lowercase();
+    let t = t.strip_prefix("0x")?;
+    u32::from_str_radix(t, 16).ok()
+}

@@ -1,0 +1,1 @@
+//! probe (being built; see the issue tracker).

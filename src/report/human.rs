@@ -1,0 +1,159 @@
+//! Human output: `file:line:col: severity[CODE] title`, the source line with a caret, the
+//! evidence, why, the fix and references; a summary line. Colour only when asked (the CLI
+//! decides: a terminal and no `NO_COLOR`).
+
+use super::{Renderer, Report};
+use crate::facts::Origin;
+use crate::finding::Severity;
+use std::io::{self, Write};
+
+/// Human renderer.
+pub struct Human {
+    /// Emit ANSI colours.
+    pub color: bool,
+}
+
+/// Short text for an origin (`Dockerfile:3:5`, `/sys/…`, `$VAR`).
+pub fn origin_text(o: &Origin) -> String {
+    match o {
+        Origin::File { path, line, col, .. } => format!("{path}:{line}:{col}"),
+        Origin::Path { path } => path.clone(),
+        Origin::Env { var } => format!("${var}"),
+        Origin::Command { command } => format!("`{command}`"),
+        Origin::Config { key } => key.clone(),
+        Origin::General => String::new(),
+    }
+}
+
+impl Human {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    fn sev(&self, s: Severity) -> String {
+        match s {
+            Severity::Error => self.paint("1;31", "error"),
+            Severity::Warning => self.paint("1;33", "warning"),
+            _ => self.paint("1;36", "info"),
+        }
+    }
+}
+
+impl Renderer for Human {
+    fn render(&self, r: &Report, out: &mut dyn Write) -> io::Result<()> {
+        for s in &r.subjects {
+            if !s.header.is_empty() {
+                let width = s.header.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
+                for (k, v) in &s.header {
+                    writeln!(
+                        out,
+                        "{:width$}  {}",
+                        self.paint("1", k),
+                        v,
+                        width = if self.color { width + 8 } else { width }
+                    )?;
+                }
+                writeln!(out)?;
+            }
+            for e in &s.errors {
+                let at = origin_text(&e.origin);
+                writeln!(
+                    out,
+                    "{}: {}: {}",
+                    if at.is_empty() { s.name.clone() } else { at },
+                    self.paint("1;31", "input error"),
+                    e.message
+                )?;
+            }
+            for f in &s.findings {
+                let at = origin_text(&f.origin);
+                let prefix = if at.is_empty() {
+                    String::new()
+                } else {
+                    format!("{at}: ")
+                };
+                writeln!(
+                    out,
+                    "{}{}[{}] {}",
+                    prefix,
+                    self.sev(f.severity),
+                    self.paint("1", f.code),
+                    f.title
+                )?;
+                if let (
+                    Origin::File {
+                        line,
+                        col,
+                        end_col,
+                        end_line,
+                        ..
+                    },
+                    Some(src),
+                ) = (&f.origin, &s.source)
+                {
+                    if let Some(text) = src.lines().nth(*line as usize - 1) {
+                        let n = line.to_string();
+                        writeln!(out, "  {} | {}", n, text)?;
+                        let start = (*col as usize).saturating_sub(1);
+                        let len = match (end_col, end_line) {
+                            (Some(e), None) => (*e as usize).saturating_sub(*col as usize).max(1),
+                            (Some(e), Some(l)) if l == line => (*e as usize).saturating_sub(*col as usize).max(1),
+                            _ => text.chars().count().saturating_sub(start).max(1),
+                        };
+                        writeln!(
+                            out,
+                            "  {} | {}{}",
+                            " ".repeat(n.len()),
+                            " ".repeat(start),
+                            self.paint("1;31", &"^".repeat(len.min(120)))
+                        )?;
+                    }
+                }
+                if !f.evidence.is_empty() {
+                    writeln!(out, "  = seen: {}", f.evidence)?;
+                }
+                if !f.why.is_empty() {
+                    writeln!(out, "  = why: {}", f.why)?;
+                }
+                if let Some(fix) = &f.fix {
+                    writeln!(out, "  = {}: {}", self.paint("1;32", "fix"), fix)?;
+                }
+                if f.confidence == crate::finding::Confidence::Unconfirmed {
+                    writeln!(out, "  = note: rests on an unconfirmed fact; informational only")?;
+                }
+                for r in &f.refs {
+                    writeln!(out, "  = see: {r}")?;
+                }
+            }
+        }
+        let (e, w, i) = r.counts();
+        if e + w + i == 0 && !r.has_input_errors() {
+            writeln!(out, "{}", self.paint("1;32", "No findings."))?;
+        } else {
+            writeln!(
+                out,
+                "{e} error(s), {w} warning(s), {i} info (matrix data {})",
+                r.stamp.matrix_data
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn snapshot() {
+        let mut buf = Vec::new();
+        super::Renderer::render(
+            &super::Human { color: false },
+            &crate::report::sample::report(),
+            &mut buf,
+        )
+        .unwrap();
+        insta::assert_snapshot!(String::from_utf8(buf).unwrap());
+    }
+}

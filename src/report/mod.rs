@@ -1,0 +1,171 @@
+//! Reports: findings per subject plus the stamps (tool version, matrix schema and data version),
+//! and one [`Renderer`] per output format. Renderers only render: they take a finished
+//! [`Report`] and a writer, compute nothing and never touch files.
+
+pub mod human;
+pub mod json;
+pub mod markdown;
+
+use crate::finding::{Finding, Severity};
+use crate::matrix::Matrix;
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// The version of the JSON report layout.
+pub const REPORT_SCHEMA: u32 = 1;
+
+/// Identifies the producer of a report.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Stamp {
+    /// rocmcheck's version.
+    pub rocmcheck: String,
+    /// Matrix layout version.
+    pub matrix_schema: u32,
+    /// Matrix data version.
+    pub matrix_data: String,
+}
+
+impl Stamp {
+    /// The stamp for this binary and a matrix.
+    pub fn new(matrix: &Matrix) -> Stamp {
+        Stamp {
+            rocmcheck: env!("CARGO_PKG_VERSION").to_string(),
+            matrix_schema: matrix.schema,
+            matrix_data: matrix.data.clone(),
+        }
+    }
+}
+
+/// A problem with an input (unreadable file, parse error): reported per subject, exit 2.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct InputError {
+    /// Where.
+    pub origin: crate::facts::Origin,
+    /// What.
+    pub message: String,
+}
+
+/// The findings about one subject (a file, the host).
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct SubjectReport {
+    /// Path, `-` for stdin, or `host`.
+    pub name: String,
+    /// Summary lines shown before the findings (`GPU 0: …`), as key/value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub header: Vec<(String, String)>,
+    /// Findings after policy.
+    pub findings: Vec<Finding>,
+    /// Input errors.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<InputError>,
+    /// The subject's text, for source snippets in human output.
+    #[serde(skip)]
+    pub source: Option<String>,
+}
+
+/// A whole report.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Report {
+    /// Layout version.
+    pub report_schema: u32,
+    /// Producer.
+    pub stamp: Stamp,
+    /// The command (`lint`, `env`).
+    pub command: String,
+    /// Per subject.
+    pub subjects: Vec<SubjectReport>,
+}
+
+impl Report {
+    /// An empty report.
+    pub fn new(command: &str, matrix: &Matrix) -> Report {
+        Report {
+            report_schema: REPORT_SCHEMA,
+            stamp: Stamp::new(matrix),
+            command: command.to_string(),
+            subjects: Vec::new(),
+        }
+    }
+    /// All findings.
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+        self.subjects.iter().flat_map(|s| s.findings.iter())
+    }
+    /// Count per severity (errors, warnings, infos).
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let mut c = (0, 0, 0);
+        for f in self.findings() {
+            match f.severity {
+                Severity::Error => c.0 += 1,
+                Severity::Warning => c.1 += 1,
+                _ => c.2 += 1,
+            }
+        }
+        c
+    }
+    /// Any input errors?
+    pub fn has_input_errors(&self) -> bool {
+        self.subjects.iter().any(|s| !s.errors.is_empty())
+    }
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[non_exhaustive]
+pub enum Format {
+    /// Human-readable, coloured on a terminal.
+    Human,
+    /// JSON (schema-versioned).
+    Json,
+    /// Markdown.
+    Markdown,
+}
+
+/// Renders a report.
+pub trait Renderer {
+    /// Writes the report.
+    fn render(&self, report: &Report, out: &mut dyn Write) -> io::Result<()>;
+}
+
+/// The renderer for a format.
+pub fn renderer(format: Format, color: bool) -> Box<dyn Renderer> {
+    match format {
+        Format::Human => Box::new(human::Human { color }),
+        Format::Json => Box::new(json::Json),
+        Format::Markdown => Box::new(markdown::Markdown),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod sample {
+    //! The one sample report every format's snapshot renders.
+    use super::*;
+    use crate::facts::Origin;
+    use crate::rules::stack::KnownIssueMatches;
+
+    pub fn report() -> Report {
+        let m = crate::matrix::Matrix::embedded();
+        let mut r = Report::new("lint", m);
+        r.stamp.rocmcheck = "0.0.0-test".into();
+        r.stamp.matrix_data = "2000-01-01".into();
+        let src = "FROM rocm/dev-ubuntu-22.04:6.2\nRUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.2\n";
+        r.subjects.push(SubjectReport {
+            name: "Dockerfile".into(),
+            header: vec![],
+            findings: vec![
+                Finding::new(&KnownIssueMatches::META, "PyTorch does not use hipBLASLt on this target", Origin::File { path: "Dockerfile".into(), line: 2, col: 5, end_line: None, end_col: Some(28) })
+                    .evidence("torch 2.5.1 built for ROCm 6.2; target gfx1100")
+                    .why("PyTorch enables hipBLASLt on gfx1100 only in builds against ROCm >= 6.3; it falls back to hipBLAS.")
+                    .fix("use a wheel built for ROCm >= 6.3 (torch >= 2.7 from whl/rocm6.3)")
+                    .refs(["https://github.com/pytorch/pytorch/issues/138067"]),
+                Finding::new(&KnownIssueMatches::META, "unconfirmed note", Origin::Env { var: "HSA_OVERRIDE_GFX_VERSION".into() })
+                    .severity(Severity::Info)
+                    .evidence("HSA_OVERRIDE_GFX_VERSION=11.0.0")
+                    .why("informational")
+                    .unconfirmed(true),
+            ],
+            errors: vec![InputError { origin: Origin::File { path: "bad.Dockerfile".into(), line: 3, col: 1, end_line: None, end_col: None }, message: "unterminated heredoc".into() }],
+            source: Some(src.into()),
+        });
+        r
+    }
+}

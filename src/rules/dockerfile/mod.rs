@@ -1,0 +1,6 @@
+//! dockerfile rules (see the module list in `rules/mod.rs` for what each area covers).
+
+use super::Rule;
+
+/// The dockerfile rules.
+pub static RULES: &[&dyn Rule] = &[];

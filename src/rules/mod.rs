@@ -1,0 +1,266 @@
+//! Rules: pure functions of [`Facts`] + [`Matrix`] → [`Finding`]s.
+//!
+//! One file per rule, each declared with [`declare_rule!`] so that its doc comment is its help
+//! page (`rocmcheck rules --explain CODE`, `docs/rules/`, the README table). The registry is
+//! [`all`]: the per-area slices `stack::RULES` (torch/ROCm/gfx, shared by `lint` and `env`),
+//! `env::RULES` (environment variables, shared too), `host::RULES` (devices, kernel, memory:
+//! `env` only) and `dockerfile::RULES` (images and container settings: `lint` only).
+//!
+//! Rules never read files, run processes, print, or change severities beyond choosing one from
+//! the matrix: overrides, ignores and the threshold are [`crate::policy`]'s.
+//!
+//! Code ranges (never reused; a removed rule stays listed in [`REMOVED`]):
+//! RC1xx stack, RC2xx environment variables, RC3xx host, RC4xx Dockerfile/image, RC5xx
+//! devcontainer/compose.
+
+pub mod dockerfile;
+pub mod env;
+pub mod host;
+pub mod stack;
+
+use crate::facts::{Facts, Origin, Target};
+use crate::finding::{Finding, Severity};
+use crate::matrix::{Matrix, TorchBuild};
+use crate::version::{RocmVersion, TorchVersion, Version};
+
+/// Where a rule applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// `rocmcheck env` only.
+    Env,
+    /// `rocmcheck lint` only.
+    Lint,
+    /// Both.
+    Both,
+}
+
+impl Scope {
+    /// Does a rule of this scope run for `run`?
+    pub fn includes(self, run: Scope) -> bool {
+        self == Scope::Both || self == run
+    }
+}
+
+/// A rule's static description.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RuleMeta {
+    /// Stable code (`RC101`).
+    pub code: &'static str,
+    /// Stable kebab-case name, naming the problem (`torch-wheel-missing-gfx`).
+    pub name: &'static str,
+    /// Default severity.
+    pub severity: Severity,
+    /// Where it runs.
+    pub scope: Scope,
+    /// One line.
+    pub summary: &'static str,
+    /// The help page (the rule's doc comment, Markdown).
+    #[serde(skip)]
+    pub doc: &'static str,
+}
+
+/// The facts and the matrix a rule looks at, with derived views every rule needs.
+pub struct Context<'a> {
+    /// Facts.
+    pub facts: &'a Facts,
+    /// Matrix.
+    pub matrix: &'a Matrix,
+}
+
+/// A check.
+pub trait Rule: Sync {
+    /// The rule's description.
+    fn meta(&self) -> &'static RuleMeta;
+    /// Appends findings.
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>);
+}
+
+/// Declares a rule struct whose doc comment becomes its help page.
+///
+/// ```ignore
+/// declare_rule! {
+///     /// ## What it checks
+///     /// …
+///     pub struct KfdMissing {
+///         code: "RC301", name: "kfd-missing", severity: Error, scope: Env,
+///         summary: "/dev/kfd is missing",
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])*
+        pub struct $name:ident {
+            code: $code:literal,
+            name: $kebab:literal,
+            severity: $sev:ident,
+            scope: $scope:ident,
+            summary: $summary:literal $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        pub struct $name;
+        impl $name {
+            /// This rule's description.
+            pub const META: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
+                code: $code,
+                name: $kebab,
+                severity: $crate::finding::Severity::$sev,
+                scope: $crate::rules::Scope::$scope,
+                summary: $summary,
+                doc: concat!($($doc, "\n"),*),
+            };
+        }
+    };
+}
+
+/// Codes of removed rules: never reused.
+pub const REMOVED: &[&str] = &[];
+
+/// Every rule, in code order.
+pub fn all() -> Vec<&'static dyn Rule> {
+    let mut v: Vec<&'static dyn Rule> = Vec::new();
+    v.extend_from_slice(stack::RULES);
+    v.extend_from_slice(env::RULES);
+    v.extend_from_slice(host::RULES);
+    v.extend_from_slice(dockerfile::RULES);
+    v.sort_by_key(|r| r.meta().code);
+    v
+}
+
+/// Finds a rule by code or name.
+pub fn find(code_or_name: &str) -> Option<&'static dyn Rule> {
+    all()
+        .into_iter()
+        .find(|r| r.meta().code.eq_ignore_ascii_case(code_or_name) || r.meta().name == code_or_name)
+}
+
+/// Runs every rule of a scope over the facts.
+pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
+    let cx = Context { facts, matrix };
+    let mut out = Vec::new();
+    for r in all() {
+        if r.meta().scope.includes(scope) {
+            r.check(&cx, &mut out);
+        }
+    }
+    out
+}
+
+impl Context<'_> {
+    /// The torch version, parsed (None when unknown or unparsable).
+    pub fn torch_version(&self) -> Option<TorchVersion> {
+        let t = self.facts.torch.as_ref()?;
+        TorchVersion::parse(t.value.version.as_deref()?).ok()
+    }
+
+    /// The ROCm the torch wheel was built for: its `+rocmX.Y` tag, else the official index it is
+    /// installed from, else `torch.version.hip`.
+    pub fn torch_rocm(&self) -> Option<Version> {
+        if let Some(r) = self.torch_version().and_then(|t| t.rocm().cloned()) {
+            return Some(r);
+        }
+        let t = &self.facts.torch.as_ref()?.value;
+        if let Some(v) = t
+            .index_urls
+            .iter()
+            .find_map(|u| self.matrix.parse_index_url(u).map(|(_, v)| v))
+        {
+            return Some(v);
+        }
+        t.hip
+            .as_deref()
+            .and_then(|h| RocmVersion::parse(h).ok())
+            .map(|r| r.version)
+    }
+
+    /// The torch build kind.
+    pub fn torch_build(&self) -> Option<TorchBuild> {
+        let t = self.torch_version()?;
+        if t.rocm().is_none() {
+            let facts = &self.facts.torch.as_ref()?.value;
+            if let Some((channel, _)) = facts.index_urls.iter().find_map(|u| self.matrix.parse_index_url(u)) {
+                return Some(if channel.as_deref() == Some("nightly") {
+                    TorchBuild::Nightly
+                } else {
+                    TorchBuild::Release
+                });
+            }
+            if matches!(facts.from, Some(crate::facts::TorchFrom::BaseImage)) {
+                return Some(TorchBuild::Amd);
+            }
+            return None;
+        }
+        Some(self.matrix.torch_build(&t))
+    }
+
+    /// The ROCm user space (the newest install found; None when none).
+    pub fn rocm_userspace(&self) -> Option<(Version, &Origin)> {
+        self.facts
+            .rocm
+            .iter()
+            .filter_map(|r| {
+                RocmVersion::parse(&r.value.version)
+                    .ok()
+                    .map(|v| (v.version, &r.origin))
+            })
+            .max_by(|a, b| a.0.cmp(&b.0))
+    }
+
+    /// Targets in scope.
+    pub fn targets(&self) -> impl Iterator<Item = (&Target, &Origin)> {
+        self.facts.targets.iter().map(|t| (&t.value, &t.origin))
+    }
+
+    /// The running kernel's version (`6.8.0-45-generic` → 6.8.0).
+    pub fn kernel_version(&self) -> Option<Version> {
+        let r = self.facts.kernel.as_ref()?.release.as_deref()?;
+        let end = r.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(r.len());
+        Version::parse(r[..end].trim_end_matches('.')).ok()
+    }
+
+    /// The origin to point at for the torch install.
+    pub fn torch_origin(&self) -> Origin {
+        self.facts.torch.as_ref().map(|t| t.origin.clone()).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn codes_and_names_are_unique_and_documented() {
+        let mut codes = HashSet::new();
+        let mut names = HashSet::new();
+        for r in all() {
+            let m = r.meta();
+            assert!(codes.insert(m.code), "duplicate code {}", m.code);
+            assert!(names.insert(m.name), "duplicate name {}", m.name);
+            assert!(!REMOVED.contains(&m.code), "{} reuses a removed code", m.code);
+            assert!(
+                m.code.starts_with("RC") && m.code.len() == 5,
+                "{}: codes are RCnnn",
+                m.code
+            );
+            assert!(
+                m.name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{}: kebab-case",
+                m.name
+            );
+            assert!(
+                !m.name.starts_with("no-") && !m.name.starts_with("disallow-"),
+                "{}: name the problem, not the fix",
+                m.name
+            );
+            for section in ["## What it checks", "## Why it matters", "## Fix"] {
+                assert!(m.doc.contains(section), "{} doc lacks `{section}`", m.code);
+            }
+        }
+    }
+}

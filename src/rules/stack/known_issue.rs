@@ -1,0 +1,137 @@
+//! RC100 known-issue: a known issue from the matrix matches the stack.
+
+use crate::declare_rule;
+use crate::facts::Origin;
+use crate::finding::{Confidence, Finding};
+use crate::matrix::{Condition, KnownIssue};
+use crate::rules::{Context, Rule};
+
+declare_rule! {
+    /// ## What it checks
+    /// Every known issue in the matrix (`matrix/issues.yaml`) has conditions over the torch
+    /// version and build, the ROCm the wheel was built for, the ROCm user space, the gfx targets
+    /// (after `HSA_OVERRIDE_GFX_VERSION`), the kernel, APU or not, and environment variables.
+    /// When all conditions of an issue hold for the checked stack, this rule reports it with the
+    /// issue's own severity, message, fix and sources.
+    ///
+    /// ## Why it matters
+    /// These are the failures people lost days to: hipBLASLt gated off on RDNA3 by the ROCm the
+    /// wheel was built against, nightly builds that raise on an unsupported architecture, APUs
+    /// whose GPU memory is capped by TTM at half of RAM.
+    ///
+    /// ## Example
+    /// torch `2.5.1+rocm6.2` on gfx1100: PyTorch does not use hipBLASLt (gated on ROCm ≥ 6.3
+    /// builds) and falls back to hipBLAS.
+    ///
+    /// ## Fix
+    /// The fix each issue names, usually a torch wheel built for a newer ROCm, or an
+    /// environment variable.
+    ///
+    /// ## References
+    /// Each finding carries the issue's sources.
+    pub struct KnownIssueMatches {
+        code: "RC100",
+        name: "known-issue",
+        severity: Warning,
+        scope: Both,
+        summary: "A known issue from the matrix applies to this stack",
+    }
+}
+
+impl Rule for KnownIssueMatches {
+    fn meta(&self) -> &'static crate::rules::RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        for issue in &cx.matrix.issues {
+            if let Some((origin, evidence)) = matches(cx, &issue.when) {
+                out.push(finding(issue, origin, evidence));
+            }
+        }
+    }
+}
+
+fn finding(issue: &KnownIssue, origin: Origin, evidence: Vec<String>) -> Finding {
+    let mut f = Finding::new(&KnownIssueMatches::META, issue.title.clone(), origin)
+        .severity(issue.severity)
+        .evidence(format!("[{}] {}", issue.id, evidence.join("; ")))
+        .why(issue.message.clone())
+        .refs(issue.sources.iter().cloned())
+        .unconfirmed(issue.confidence == Confidence::Unconfirmed);
+    if let Some(fix) = &issue.fix {
+        f = f.fix(fix.clone());
+    }
+    f
+}
+
+/// Evaluates a condition: Some((where to point, what matched)) when every given part holds.
+/// A condition over something unknown (no torch, no kernel) does not hold.
+pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String>)> {
+    let mut ev = Vec::new();
+    let mut origin: Option<Origin> = None;
+    if !w.gfx.is_empty() {
+        let (t, o) = cx
+            .targets()
+            .find(|(t, _)| w.gfx.iter().any(|g| g == t.runtime_gfx() || g == &t.gfx))?;
+        ev.push(format!("target {}", t.gfx));
+        origin.get_or_insert_with(|| o.clone());
+    }
+    if let Some(r) = &w.torch {
+        let t = cx.torch_version()?;
+        if !r.contains(&t.public) {
+            return None;
+        }
+        ev.push(format!("torch {}", t.raw));
+        origin = Some(cx.torch_origin());
+    }
+    if let Some(r) = &w.torch_rocm {
+        let v = cx.torch_rocm()?;
+        if !r.contains(&v) {
+            return None;
+        }
+        ev.push(format!("torch built for ROCm {v}"));
+        origin = Some(cx.torch_origin());
+    }
+    if let Some(b) = w.torch_build {
+        if cx.torch_build()? != b {
+            return None;
+        }
+    }
+    if let Some(r) = &w.rocm {
+        let (v, o) = cx.rocm_userspace()?;
+        if !r.contains(&v) {
+            return None;
+        }
+        ev.push(format!("ROCm user space {v}"));
+        origin.get_or_insert_with(|| o.clone());
+    }
+    if let Some(r) = &w.kernel {
+        let k = cx.kernel_version()?;
+        if !r.contains(&k) {
+            return None;
+        }
+        ev.push(format!("kernel {k}"));
+    }
+    if let Some(apu) = w.apu {
+        let is_apu = cx.targets().any(|(t, _)| {
+            cx.matrix
+                .gpu(&t.gfx)
+                .is_some_and(|g| g.kind == crate::matrix::GpuKind::Apu)
+        });
+        if is_apu != apu {
+            return None;
+        }
+    }
+    for v in &w.env_set {
+        let e = cx.facts.env_var(v).filter(|e| !e.value.value.is_empty())?;
+        ev.push(format!("{}={}", v, e.value.value));
+        origin = Some(e.origin.clone());
+    }
+    for v in &w.env_unset {
+        if cx.facts.env_set(v) {
+            return None;
+        }
+    }
+    Some((origin.unwrap_or_default(), ev))
+}

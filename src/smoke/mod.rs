@@ -1,0 +1,1 @@
+//! smoke (being built; see the issue tracker).
