@@ -80,9 +80,13 @@ mod tests {
     use crate::rules::stack::KnownIssueMatches;
 
     fn f(sev: Severity, unconfirmed: bool) -> Finding {
-        Finding::new(&KnownIssueMatches::META, "t", Origin::General)
-            .severity(sev)
-            .unconfirmed(unconfirmed)
+        Finding::new(
+            &KnownIssueMatches::META,
+            format!("{sev} {unconfirmed}"),
+            Origin::General,
+        )
+        .severity(sev)
+        .unconfirmed(unconfirmed)
     }
 
     #[test]
@@ -90,7 +94,9 @@ mod tests {
         let mut p = Policy::default();
         p.severity.insert("RC100".into(), Severity::Error);
         let out = p.apply(vec![f(Severity::Warning, true), f(Severity::Info, false)], &|_| false);
-        assert!(out.iter().all(|x| x.severity <= Severity::Error));
+        assert_eq!(out.len(), 2);
+        // the confirmed one takes the override, the unconfirmed one stays capped at info
+        assert_eq!(out.iter().filter(|x| x.severity == Severity::Error).count(), 1);
         assert_eq!(out.iter().filter(|x| x.severity == Severity::Info).count(), 1);
         assert_eq!(p.exit_status(&out), ExitStatus::Findings);
     }

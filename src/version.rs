@@ -51,7 +51,7 @@ pub enum PreKind {
 /// Stored as a [`semver::Version`] (major.minor.patch) whose pre-release identifiers encode the
 /// PEP 440 kind as a leading number so that semver's ordering is the PEP 440 one, plus the number
 /// of components the text gave (`6.3` has precision 2 and stands for the whole 6.3 line in ranges).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone)]
 pub struct Version {
     sem: semver::Version,
     precision: u8,
@@ -186,6 +186,20 @@ fn parse_pre(rest: &str) -> Option<(PreKind, u64)> {
         return None;
     }
     digits.parse().ok().map(|n| (kind, n))
+}
+
+// Equality is numeric (`6.3 == 6.3.0`), consistent with `Ord`; compare `precision()` too
+// where the written form matters.
+impl PartialEq for Version {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Version {}
+impl std::hash::Hash for Version {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (self.sem.major, self.sem.minor, self.sem.patch, self.pre).hash(h);
+    }
 }
 
 impl Ord for Version {
@@ -600,7 +614,13 @@ pub fn nearest<'a>(input: &str, known: impl IntoIterator<Item = &'a str>) -> Opt
         .into_iter()
         .map(|k| (levenshtein(input, k), k))
         .filter(|(d, k)| *d <= (k.len().max(3) / 2))
-        .min_by_key(|(d, _)| *d)
+        // ties go to the longest common prefix (`gfx110` → gfx1100, not gfx1010)
+        .min_by_key(|(d, k)| {
+            (
+                *d,
+                usize::MAX - input.chars().zip(k.chars()).take_while(|(a, b)| a == b).count(),
+            )
+        })
         .map(|(_, k)| k)
 }
 
@@ -786,5 +806,6 @@ mod tests {
     fn nearest_suggests() {
         assert_eq!(nearest("gfx110", ["gfx1100", "gfx942"]), Some("gfx1100"));
         assert_eq!(nearest("zzzzzzzz", ["gfx1100"]), None);
+        assert_eq!(nearest("gfx110", ["gfx1010", "gfx1100"]), Some("gfx1100"));
     }
 }

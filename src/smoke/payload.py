@@ -1309,8 +1309,14 @@ def step_torch(rec, args, st, report):
     rec.update(got)
     rec["child_exit"] = rc
     if rc < 0:
+        parts = ["import", "info", "devices", "blas_handle", "gemm", "allocator"]
+        done = [k for k in parts if k in got]
         rec["status"] = "crash"
-        rec["error"] = "torch child died of %s" % signal_name(rc)
+        rec["error"] = "torch child died of %s (last part done: %s)" % (
+            signal_name(rc), done[-1] if done else "nothing")
+        earlier = torch_errors(got)
+        if earlier:
+            rec["error"] += "; earlier: " + "; ".join(earlier)
         return
     imp = got.get("import")
     if imp is None:
@@ -1328,19 +1334,36 @@ def step_torch(rec, args, st, report):
         rec["error"] = "torch.cuda.is_available() is False" + (
             " (%s)" % info["is_available_error"] if info.get("is_available_error") else "")
         raise StepFailed(rec["error"])
-    errs = []
-    bh = got.get("blas_handle", {})
-    if not bh.get("ok"):
-        errs.append("BLAS handle: %s" % bh.get("error"))
-    for g in got.get("gemm", {}).get("results", []):
-        if not g.get("ok"):
-            errs.append("GEMM %s: %s" % (g["dtype"], g.get("error") or (
-                "max_rel_err %.3g > %.3g" % (g.get("max_rel_err", float("nan")), g["rel_tol"]))))
+    errs = torch_errors(got)
+    if "blas_handle" in got and not got["blas_handle"].get("ok") and not got["blas_handle"].get("error"):
+        errs.append("BLAS handle: null")
     if "gemm" not in got or "allocator" not in got:
         errs.append("torch child stopped early (exit %d)" % rc)
     if errs:
         rec["error"] = "; ".join(errs)
         raise StepFailed(rec["error"])
+
+
+def torch_errors(got):
+    """Error strings the torch child reported, in order."""
+    errs = []
+    info = got.get("info", {})
+    for k in ("is_available_error", "device_count_error"):
+        if info.get(k):
+            errs.append("%s: %s" % (k, info[k]))
+    for d in got.get("devices", []):
+        if d.get("error"):
+            errs.append("device %s properties: %s" % (d.get("index"), d["error"]))
+    bh = got.get("blas_handle", {})
+    if bh.get("error"):
+        errs.append("BLAS handle: %s" % bh["error"])
+    for g in got.get("gemm", {}).get("results", []):
+        if not g.get("ok"):
+            errs.append("GEMM %s: %s" % (g["dtype"], g.get("error") or (
+                "max_rel_err %.3g > %.3g" % (g.get("max_rel_err") or float("nan"), g["rel_tol"]))))
+    if got.get("allocator", {}).get("error"):
+        errs.append("allocator stats: %s" % got["allocator"]["error"])
+    return errs
 
 
 def free_port():
