@@ -502,10 +502,10 @@ fn into_facts(cx: &Ctx, st: Stage, idx: usize) -> Facts {
         }
     }
     for t in &mut targets {
-        if let Some(g) = &override_gfx {
-            if *g != t.value.gfx {
-                t.value.effective = Some(g.clone());
-            }
+        if let Some(g) = &override_gfx
+            && *g != t.value.gfx
+        {
+            t.value.effective = Some(g.clone());
         }
     }
     facts.targets = targets;
@@ -543,17 +543,17 @@ fn base_stage(cx: &Ctx, image: &str, unresolved: bool, span: &std::ops::Range<us
                 origin.clone(),
             ));
         }
-        if m.torch_from_image {
-            if let Some(t) = &m.torch {
-                st.torch = Some(Sourced::new(
-                    TorchFacts {
-                        version: Some(t.clone()),
-                        from: Some(TorchFrom::BaseImage),
-                        ..TorchFacts::default()
-                    },
-                    origin.clone(),
-                ));
-            }
+        if m.torch_from_image
+            && let Some(t) = &m.torch
+        {
+            st.torch = Some(Sourced::new(
+                TorchFacts {
+                    version: Some(t.clone()),
+                    from: Some(TorchFrom::BaseImage),
+                    ..TorchFacts::default()
+                },
+                origin.clone(),
+            ));
         }
         if let Some(g) = &m.gfx {
             st.image_targets.push(Sourced::new(
@@ -582,10 +582,11 @@ fn base_stage(cx: &Ctx, image: &str, unresolved: bool, span: &std::ops::Range<us
 
 /// Drops a registry host (`ghcr.io/…`, `localhost:5000/…`) that the matrix would not know.
 fn strip_registry(r: &str) -> String {
-    if let Some((first, rest)) = r.split_once('/') {
-        if (first.contains('.') || first.contains(':') || first == "localhost") && rest.contains('/') {
-            return rest.to_string();
-        }
+    if let Some((first, rest)) = r.split_once('/')
+        && (first.contains('.') || first.contains(':') || first == "localhost")
+        && rest.contains('/')
+    {
+        return rest.to_string();
     }
     r.to_string()
 }
@@ -652,40 +653,38 @@ fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) {
         );
         rocm_seen = true;
     }
-    if !rocm_seen {
-        if let Some(c) = amdgpu.captures(&sub) {
-            let v = if let Some(v) = c.get(1) {
-                v.as_str().to_string()
+    if !rocm_seen && let Some(c) = amdgpu.captures(&sub) {
+        let v = if let Some(v) = c.get(1) {
+            v.as_str().to_string()
+        } else {
+            let (a, b, p): (u64, u64, u64) = (
+                c[2].parse().unwrap_or(0),
+                c[3].parse().unwrap_or(0),
+                c[4].parse().unwrap_or(0),
+            );
+            // amdgpu-install_6.2.60204-1: the third field encodes 6.02.04
+            if p >= 10000 {
+                format!("{a}.{b}.{}", p % 100)
             } else {
-                let (a, b, p): (u64, u64, u64) = (
-                    c[2].parse().unwrap_or(0),
-                    c[3].parse().unwrap_or(0),
-                    c[4].parse().unwrap_or(0),
-                );
-                // amdgpu-install_6.2.60204-1: the third field encodes 6.02.04
-                if p >= 10000 {
-                    format!("{a}.{b}.{}", p % 100)
-                } else {
-                    format!("{a}.{b}")
-                }
-            };
-            push_rocm(cx, st, base + raw_find(text, "amdgpu-install"), v, RocmFrom::AmdRepo);
-            rocm_seen = true;
-        }
-    }
-    if !rocm_seen && (sub.contains("apt-get install") || sub.contains("apt install") || sub.contains("dnf install")) {
-        if let Some(m) = distro.find(&sub) {
-            if !st.rocm.iter().any(|r| r.value.from == RocmFrom::DistroPackages) {
-                // the version is the distribution's; it is not in the text
-                push_rocm(
-                    cx,
-                    st,
-                    base + raw_find(text, m.as_str()),
-                    String::new(),
-                    RocmFrom::DistroPackages,
-                );
+                format!("{a}.{b}")
             }
-        }
+        };
+        push_rocm(cx, st, base + raw_find(text, "amdgpu-install"), v, RocmFrom::AmdRepo);
+        rocm_seen = true;
+    }
+    if !rocm_seen
+        && (sub.contains("apt-get install") || sub.contains("apt install") || sub.contains("dnf install"))
+        && let Some(m) = distro.find(&sub)
+        && !st.rocm.iter().any(|r| r.value.from == RocmFrom::DistroPackages)
+    {
+        // the version is the distribution's; it is not in the text
+        push_rocm(
+            cx,
+            st,
+            base + raw_find(text, m.as_str()),
+            String::new(),
+            RocmFrom::DistroPackages,
+        );
     }
     // commands
     let words = shell_words_ops(text);
@@ -887,10 +886,11 @@ fn torch_spec(w: &str) -> Option<Option<TorchSpec>> {
         rest = rest.split_once(']').map_or("", |(_, r)| r);
     }
     let rest = rest.split(';').next().unwrap_or("").trim();
-    if let Some(v) = rest.strip_prefix("===").or_else(|| rest.strip_prefix("==")) {
-        if !v.contains('*') && !v.contains(',') {
-            return Some(Some(TorchSpec::Pinned(v.trim().to_string())));
-        }
+    if let Some(v) = rest.strip_prefix("===").or_else(|| rest.strip_prefix("=="))
+        && !v.contains('*')
+        && !v.contains(',')
+    {
+        return Some(Some(TorchSpec::Pinned(v.trim().to_string())));
     }
     Some(None)
 }
