@@ -220,3 +220,40 @@ fn merge_cli_rejects_duplicates_and_bad_files() {
     assert!(err.contains("truncated.json:2:"), "{err}");
     assert!(err.contains("1 of 2 result file(s) could not be read"), "{err}");
 }
+
+/// What `rocmcheck smoke` writes (the smoke module's `SmokeResult`, as JSON) is read the same
+/// way as the converted type: the report does not depend on which shape a job uploads.
+#[test]
+fn smoke_module_results_are_read() {
+    use rocmcheck::smoke::result::{Classification, SmokeResult};
+    let stdout = std::fs::read_to_string(fixture("smoke/h100-hang-memory.json")).unwrap();
+    let hang = SmokeResult::from_output(
+        "rocmcheck/candidate:torch2.9.0-rocm6.4-gfx942",
+        &stdout,
+        "",
+        Some(0),
+        None,
+    );
+    assert_eq!(hang.classification, Classification::Hang);
+    let built = SmokeResult::outcome(
+        "torch2.9.0-rocm6.4-gfx1100",
+        Classification::BuildFailed,
+        Some("pip: no matching distribution".into()),
+    );
+    let json = serde_json::to_string(&vec![&hang, &built]).unwrap();
+    let read = results::parse(&json, "smoke.json", "smoke").unwrap();
+    let converted: Vec<results::CandidateResult> = [&hang, &built].into_iter().map(Into::into).collect();
+    assert_eq!(read, converted);
+    assert_eq!(read[0].id, "rocmcheck/candidate:torch2.9.0-rocm6.4-gfx942");
+    assert_eq!(
+        read[0].image.as_deref(),
+        Some("rocmcheck/candidate:torch2.9.0-rocm6.4-gfx942")
+    );
+    assert_eq!(read[0].failing_step().unwrap().name, "memory");
+    assert_eq!(read[0].total_ms, Some(5421.3));
+    assert_eq!(read[1].classification, "build-failed");
+    assert_eq!(read[1].detail.as_deref(), Some("pip: no matching distribution"));
+    // Wrapped as `{"results": [...]}` too.
+    let wrapped = format!("{{\"results\": {json}}}");
+    assert_eq!(results::parse(&wrapped, "w.json", "w").unwrap(), converted);
+}

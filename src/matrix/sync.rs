@@ -262,12 +262,12 @@ impl Fetcher {
         }
         let cap = self.opts.max_bytes;
         let declared = resp.content_length();
-        if let Some(n) = declared {
-            if n > cap as u64 {
-                return Err(Attempt::Fail(format!(
-                    "response too large: Content-Length {n} bytes exceeds the {cap}-byte cap"
-                )));
-            }
+        if let Some(n) = declared
+            && n > cap as u64
+        {
+            return Err(Attempt::Fail(format!(
+                "response too large: Content-Length {n} bytes exceeds the {cap}-byte cap"
+            )));
         }
         let mut resp = resp;
         let mut body = Vec::new();
@@ -301,13 +301,13 @@ impl Fetcher {
                 }
             }
         }
-        if let Some(n) = declared {
-            if (body.len() as u64) < n {
-                return Err(Attempt::Retry(
-                    format!("truncated response: {} of {n} bytes", body.len()),
-                    None,
-                ));
-            }
+        if let Some(n) = declared
+            && (body.len() as u64) < n
+        {
+            return Err(Attempt::Retry(
+                format!("truncated response: {} of {n} bytes", body.len()),
+                None,
+            ));
         }
         Ok(Some(body))
     }

@@ -216,7 +216,7 @@ fn candidate(v: &Value, fallback_id: Option<&str>) -> Result<CandidateResult, St
     };
     let get = |keys: &[&str]| str_field(o, keys).or_else(|| payload.and_then(|p| str_field(p, keys)));
     let candidate_obj = o.get("candidate").and_then(Value::as_object);
-    let id = str_field(o, &["id", "candidate_id", "name"])
+    let id = str_field(o, &["id", "candidate_id", "name", "subject"])
         .or_else(|| str_field(o, &["candidate"]))
         .or_else(|| candidate_obj.and_then(|c| str_field(c, &["id"])))
         .or_else(|| fallback_id.map(str::to_string))
@@ -251,9 +251,14 @@ fn candidate(v: &Value, fallback_id: Option<&str>) -> Result<CandidateResult, St
     let total_ms = o
         .get("total_ms")
         .or_else(|| payload.and_then(|p| p.get("total_ms")))
+        .or_else(|| o.get("wall_ms"))
         .and_then(Value::as_f64);
+    // The smoke module's `SmokeResult` names the image (or candidate id) `subject`.
+    let subject_image = str_field(o, &["subject"]).filter(|s| s.contains(':') || s.contains('/'));
     Ok(CandidateResult {
-        image: get(&["image", "tag"]).or_else(|| candidate_obj.and_then(|c| str_field(c, &["image", "tag"]))),
+        image: get(&["image", "tag"])
+            .or(subject_image)
+            .or_else(|| candidate_obj.and_then(|c| str_field(c, &["image", "tag"]))),
         detail: get(&["detail", "classification_detail"]),
         runtime: get(&["runtime"]),
         gfx: get(&["gfx"]).or_else(|| candidate_obj.and_then(|c| str_field(c, &["gfx"]))),
@@ -279,6 +284,44 @@ fn step(name: &str, v: &Value) -> Result<StepResult, String> {
             Some(other) => Some(other.to_string()),
         },
     })
+}
+
+impl From<&crate::smoke::result::SmokeResult> for CandidateResult {
+    /// A result of `rocmcheck smoke` (one image or candidate).
+    fn from(r: &crate::smoke::result::SmokeResult) -> CandidateResult {
+        let mut steps: Vec<StepResult> = r
+            .steps
+            .iter()
+            .map(|(name, s)| StepResult {
+                name: name.clone(),
+                status: s.status.clone(),
+                ms: s.ms,
+                error: s.error.clone(),
+            })
+            .collect();
+        steps.sort_by_key(|s| {
+            (
+                STEP_ORDER.iter().position(|n| *n == s.name).unwrap_or(STEP_ORDER.len()),
+                s.name.clone(),
+            )
+        });
+        let total_ms = r
+            .payload
+            .as_ref()
+            .and_then(|p| p.get("total_ms"))
+            .and_then(Value::as_f64)
+            .or(r.wall_ms);
+        CandidateResult {
+            id: r.subject.clone(),
+            image: (r.subject.contains(':') || r.subject.contains('/')).then(|| r.subject.clone()),
+            classification: r.classification.as_str().to_string(),
+            detail: r.detail.clone(),
+            runtime: r.runtime.clone(),
+            gfx: None,
+            total_ms,
+            steps,
+        }
+    }
 }
 
 /// Two results of different files for one candidate id.
