@@ -741,7 +741,7 @@ fn recommend(
             }
             let Some(newest) = w.torch.iter().max() else { continue };
             let torch = format!("{newest}+rocm{}", v.rocm);
-            let release = m.rocm_release(&v.rocm);
+            let release = m.rocm_release(v.built_on.as_ref().unwrap_or(&v.rocm));
             let mut reasons = vec![format!(
                 "{gfx} is compiled into the torch {newest} rocm{} wheel (arch list `{}`{})",
                 v.rocm,
@@ -752,7 +752,8 @@ fn recommend(
                     ""
                 }
             )];
-            let mut score: i64 = 1000 - (wi as i64) * 10;
+            // newer torch releases first (the wheels list is oldest → newest)
+            let mut score: i64 = (wi as i64) * 10;
             let mut sources: Vec<String> = w.sources.iter().chain(arch.sources.iter()).cloned().collect();
             if w.channel == Channel::Test {
                 score -= 500;
@@ -761,6 +762,10 @@ fn recommend(
             match release {
                 Some(r) => {
                     match r.gfx.get(gfx) {
+                        Some(GfxSupport::Supported) if r.confidence == Confidence::Unconfirmed => {
+                            score += 30;
+                            reasons.push(format!("AMD lists {gfx} as supported in ROCm {} (unconfirmed in the matrix)", r.version));
+                        }
                         Some(GfxSupport::Supported) => {
                             score += 100;
                             reasons.push(format!("AMD lists {gfx} as supported in ROCm {}", r.version));
@@ -795,7 +800,7 @@ fn recommend(
                 score -= match f.severity {
                     Severity::Error => 400,
                     Severity::Warning => 50,
-                    _ => 0,
+                    _ => 15,
                 };
                 caveats.push(format!("{}[{}] {}", f.severity, f.code, f.title));
                 sources.extend(f.refs.iter().take(1).cloned());
@@ -835,7 +840,7 @@ fn recommend(
             ));
         }
     }
-    recs.sort_by(|a, b| b.0.cmp(&a.0));
+    recs.sort_by_key(|r| std::cmp::Reverse(r.0));
     let total = recs.len();
     let recs: Vec<Recommendation> = recs.into_iter().take(q.limit).map(|(_, r)| r).collect();
     // AMD's own images whose ROCm lists the target (valid pairings pytorch.org never shipped).
@@ -848,9 +853,22 @@ fn recommend(
             let Some(rv) = im.rocm.as_deref().and_then(|r| Version::parse(r).ok()) else {
                 continue;
             };
+            // a family-specific tag (`…_cdna_…`, `…_rdna…`) must match the target's family
+            let family = m.gpu(gfx).map(|g| g.family.as_str()).unwrap_or("");
+            let fam_ok = ["cdna", "rdna"]
+                .iter()
+                .all(|f| !tag.contains(&format!("_{f}")) || family.starts_with(f));
             if let Some(r) = m.rocm_release(&rv) {
-                if r.gfx.get(gfx) == Some(&GfxSupport::Supported) && im.gfx.as_deref().is_none_or(|g| g == gfx) {
-                    amd_images.push((rv, format!("{}:{}", repo.repo, tag)));
+                if r.gfx.get(gfx) == Some(&GfxSupport::Supported)
+                    && im.gfx.as_deref().is_none_or(|g| g == gfx)
+                    && fam_ok
+                {
+                    let label = if r.stream == Stream::Production {
+                        format!("{}:{}", repo.repo, tag)
+                    } else {
+                        format!("{}:{} (preview stream)", repo.repo, tag)
+                    };
+                    amd_images.push(((r.stream == Stream::Production, rv), label));
                 }
             }
         }

@@ -1,0 +1,544 @@
+//! Candidates and their builds.
+//!
+//! A candidate is one image to build: a template from `dockerfiles/` (embedded in the binary),
+//! build args (base image, torch version, wheel index) and the labels that say what it is. The
+//! default set comes from the matrix (every official wheel variant on a ROCm base image, every
+//! known AMD `rocm/pytorch` tag); a candidates file (YAML) names an explicit set instead. Each
+//! candidate is rendered into an in-memory tar context and built; a failed build is a result for
+//! that candidate and the others go on.
+
+use super::{BuildOutcome, BuildRequest, Engine, EngineError, base_labels};
+use crate::matrix::{Channel, Matrix};
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The templates shipped in `dockerfiles/`, by name.
+pub const TEMPLATES: &[(&str, &str)] = &[
+    ("rocm-base", include_str!("../../dockerfiles/rocm-base.Dockerfile")),
+    (
+        "rocm-pytorch",
+        include_str!("../../dockerfiles/rocm-pytorch.Dockerfile"),
+    ),
+    (
+        "rocm-torch-wheel",
+        include_str!("../../dockerfiles/rocm-torch-wheel.Dockerfile"),
+    ),
+    ("test-debian", include_str!("../../dockerfiles/test-debian.Dockerfile")),
+];
+
+/// The default tag repository of candidate images.
+pub const DEFAULT_TAG_PREFIX: &str = "rocmcheck/candidate";
+
+/// One image to build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Candidate {
+    /// Stable id (`torch2.9.1-rocm6.4-dev-ubuntu-24.04`).
+    pub id: String,
+    /// Template name (or the Dockerfile path of a candidates file entry).
+    pub template: String,
+    /// The Dockerfile text.
+    #[serde(skip)]
+    pub dockerfile: String,
+    /// Build args.
+    pub build_args: BTreeMap<String, String>,
+    /// ROCm version, if known.
+    pub rocm: Option<String>,
+    /// torch version, if any.
+    pub torch: Option<String>,
+    /// gfx targets the torch build covers (or the one asked for).
+    pub gfx: Vec<String>,
+    /// The image tag.
+    pub tag: String,
+    /// Labels for the image.
+    pub labels: BTreeMap<String, String>,
+}
+
+/// A candidates file: an explicit candidate set.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CandidatesFile {
+    /// Entries.
+    pub candidates: Vec<CandidateEntry>,
+}
+
+/// One entry of a candidates file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CandidateEntry {
+    /// Id.
+    pub id: String,
+    /// An embedded template name…
+    #[serde(default)]
+    pub template: Option<String>,
+    /// …or a Dockerfile path, relative to the candidates file.
+    #[serde(default)]
+    pub dockerfile: Option<PathBuf>,
+    /// Build args.
+    #[serde(default)]
+    pub build_args: BTreeMap<String, String>,
+    /// ROCm.
+    #[serde(default)]
+    pub rocm: Option<String>,
+    /// torch.
+    #[serde(default)]
+    pub torch: Option<String>,
+    /// gfx targets.
+    #[serde(default)]
+    pub gfx: Vec<String>,
+}
+
+/// Makes a string safe as a Docker tag (`[A-Za-z0-9_.-]`, at most 128 characters).
+pub fn tag_safe(s: &str) -> String {
+    let t: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let t = t.trim_start_matches(['.', '-']).to_string();
+    t.chars().take(128).collect()
+}
+
+fn template(name: &str) -> Option<&'static str> {
+    TEMPLATES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn candidate(
+    m: &Matrix,
+    prefix: &str,
+    id: String,
+    template: String,
+    dockerfile: String,
+    build_args: BTreeMap<String, String>,
+    rocm: Option<String>,
+    torch: Option<String>,
+    gfx: Vec<String>,
+) -> Candidate {
+    let id = tag_safe(&id);
+    let mut labels = base_labels();
+    labels.insert("org.rocmcheck.entry".into(), id.clone());
+    labels.insert("org.rocmcheck.matrix-data".into(), m.data.clone());
+    labels.insert("org.rocmcheck.rocm".into(), rocm.clone().unwrap_or_default());
+    labels.insert("org.rocmcheck.torch".into(), torch.clone().unwrap_or_default());
+    labels.insert("org.rocmcheck.gfx".into(), gfx.join(","));
+    Candidate {
+        tag: format!("{prefix}:{id}"),
+        id,
+        template,
+        dockerfile,
+        build_args,
+        rocm,
+        torch,
+        gfx,
+        labels,
+    }
+}
+
+/// The default candidate set from the matrix: every release wheel variant on a ROCm base image
+/// whose tag is that ROCm, and every known tag of an image that carries AMD's torch.
+pub fn from_matrix(m: &Matrix, prefix: &str) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    let wheel_tpl = template("rocm-torch-wheel").unwrap_or_default();
+    // Base repositories without torch, Ubuntu first, newest OS first.
+    let mut bases: Vec<_> = m
+        .images
+        .iter()
+        .filter(|r| !r.torch_from_image && r.os.is_some())
+        .collect();
+    bases.sort_by(|a, b| {
+        let ua = a.os.as_deref().is_some_and(|o| o.starts_with("ubuntu"));
+        let ub = b.os.as_deref().is_some_and(|o| o.starts_with("ubuntu"));
+        ub.cmp(&ua).then(b.os.cmp(&a.os))
+    });
+    for rel in m.torch.wheels.iter().filter(|r| r.channel == Channel::Release) {
+        for torch in &rel.torch {
+            for v in &rel.variants {
+                let rocm_tag = v.built_on.as_ref().unwrap_or(&v.rocm).to_string();
+                // Prefer a repository that lists the tag as known, else any whose grammar fits.
+                let base = bases
+                    .iter()
+                    .find(|r| r.known.iter().any(|k| k == &rocm_tag))
+                    .or_else(|| bases.iter().find(|r| r.grammar.is_match(&rocm_tag)));
+                let Some(base) = base else { continue };
+                let gfx = m.arch_list(&v.arch).map(|a| a.gfx.clone()).unwrap_or_default();
+                let mut args = BTreeMap::new();
+                args.insert("BASE_IMAGE".into(), format!("{}:{rocm_tag}", base.repo));
+                args.insert("TORCH_VERSION".into(), torch.to_string());
+                args.insert("TORCH_INDEX_URL".into(), m.index_url(&v.rocm, None));
+                let os = base.repo.rsplit('/').next().unwrap_or(&base.repo).to_string();
+                out.push(candidate(
+                    m,
+                    prefix,
+                    format!("torch{torch}-rocm{}-{os}", v.rocm),
+                    "rocm-torch-wheel".into(),
+                    wheel_tpl.to_string(),
+                    args,
+                    Some(rocm_tag),
+                    Some(torch.to_string()),
+                    gfx,
+                ));
+            }
+        }
+    }
+    let amd_tpl = template("rocm-pytorch").unwrap_or_default();
+    for r in m.images.iter().filter(|r| r.torch_from_image) {
+        for tag in &r.known {
+            let im = m.parse_image(&r.repo, Some(tag));
+            let mut args = BTreeMap::new();
+            args.insert("BASE_IMAGE".into(), format!("{}:{tag}", r.repo));
+            out.push(candidate(
+                m,
+                prefix,
+                format!("{}-{tag}", r.repo.rsplit('/').next().unwrap_or(&r.repo)),
+                "rocm-pytorch".into(),
+                amd_tpl.to_string(),
+                args,
+                im.as_ref().and_then(|i| i.rocm.clone()),
+                im.as_ref().and_then(|i| i.torch.clone()),
+                im.and_then(|i| i.gfx).into_iter().collect(),
+            ));
+        }
+    }
+    out
+}
+
+/// Reads a candidates file. Errors name the file and what was wrong.
+pub fn from_file(m: &Matrix, path: &Path, prefix: &str) -> Result<Vec<Candidate>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let f: CandidatesFile = serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut out = Vec::new();
+    for e in f.candidates {
+        let (name, text) = match (&e.template, &e.dockerfile) {
+            (Some(t), None) => {
+                let text = template(t).ok_or_else(|| {
+                    let names: Vec<_> = TEMPLATES.iter().map(|(n, _)| *n).collect();
+                    format!(
+                        "{}: candidate {}: unknown template {t:?} (known: {})",
+                        path.display(),
+                        e.id,
+                        names.join(", ")
+                    )
+                })?;
+                (t.clone(), text.to_string())
+            }
+            (None, Some(p)) => {
+                let full = dir.join(p);
+                let text = std::fs::read_to_string(&full)
+                    .map_err(|err| format!("{}: candidate {}: {}: {err}", path.display(), e.id, full.display()))?;
+                (p.display().to_string(), text)
+            }
+            _ => {
+                return Err(format!(
+                    "{}: candidate {}: give exactly one of `template` or `dockerfile`",
+                    path.display(),
+                    e.id
+                ));
+            }
+        };
+        out.push(candidate(
+            m,
+            prefix,
+            e.id,
+            name,
+            text,
+            e.build_args,
+            e.rocm,
+            e.torch,
+            e.gfx,
+        ));
+    }
+    Ok(out)
+}
+
+/// A `--filter KEY=VALUE` over candidates. Keys: `id` (substring), `template`, `torch` and
+/// `rocm` (version prefix: `torch=2.9` matches 2.9.1), `gfx` (the target is covered).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filter {
+    key: String,
+    value: String,
+}
+
+impl std::str::FromStr for Filter {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Filter, String> {
+        let (k, v) = s
+            .split_once('=')
+            .ok_or_else(|| format!("filter {s:?}: expected KEY=VALUE (keys: id, template, torch, rocm, gfx)"))?;
+        if !matches!(k, "id" | "template" | "torch" | "rocm" | "gfx") {
+            return Err(format!(
+                "filter {s:?}: unknown key {k:?} (keys: id, template, torch, rocm, gfx)"
+            ));
+        }
+        Ok(Filter {
+            key: k.to_string(),
+            value: v.to_string(),
+        })
+    }
+}
+
+fn version_prefix(have: Option<&str>, want: &str) -> bool {
+    have.is_some_and(|h| h == want || h.starts_with(&format!("{want}.")) || h.starts_with(&format!("{want}+")))
+}
+
+impl Filter {
+    /// Whether a candidate passes.
+    pub fn matches(&self, c: &Candidate) -> bool {
+        match self.key.as_str() {
+            "id" => c.id.contains(&self.value),
+            "template" => c.template == self.value,
+            "torch" => version_prefix(c.torch.as_deref(), &self.value),
+            "rocm" => version_prefix(c.rocm.as_deref(), &self.value),
+            "gfx" => c.gfx.iter().any(|g| g == &self.value),
+            _ => false,
+        }
+    }
+}
+
+/// Keeps the candidates that pass every filter.
+pub fn filter(cands: Vec<Candidate>, filters: &[Filter]) -> Vec<Candidate> {
+    cands
+        .into_iter()
+        .filter(|c| filters.iter().all(|f| f.matches(c)))
+        .collect()
+}
+
+/// The build context of a candidate: just its Dockerfile (the payload goes in at run time).
+pub fn context(c: &Candidate) -> std::io::Result<Vec<u8>> {
+    super::tar_of(&[("Dockerfile", c.dockerfile.as_bytes())])
+}
+
+/// What became of one candidate's build.
+#[derive(Debug, Clone, Serialize)]
+pub struct BuildResult {
+    /// Candidate id.
+    pub id: String,
+    /// Image tag.
+    pub tag: String,
+    /// Built or not.
+    pub ok: bool,
+    /// The daemon's error when the build failed.
+    pub error: Option<String>,
+    /// Image id when built.
+    pub image_id: Option<String>,
+    /// The build log file.
+    pub log: Option<PathBuf>,
+    /// Wall-clock milliseconds.
+    pub wall_ms: f64,
+}
+
+/// Options of a build run.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// `--no-cache`.
+    pub no_cache: bool,
+    /// Parallel builds.
+    pub jobs: usize,
+    /// Where per-candidate logs go (created if needed); None: no log files.
+    pub log_dir: Option<PathBuf>,
+}
+
+/// Builds one candidate, writing its log. Docker failures (daemon gone) are `Err`.
+pub async fn build_one<E: Engine>(engine: &E, c: &Candidate, opts: &BuildOptions) -> Result<BuildResult, EngineError> {
+    let start = Instant::now();
+    let log_path = opts.log_dir.as_ref().map(|d| d.join(format!("{}.log", c.id)));
+    let mut file = match &log_path {
+        Some(p) => Some(std::fs::File::create(p).map_err(|e| EngineError::Api(format!("{}: {e}", p.display())))?),
+        None => None,
+    };
+    let req = BuildRequest {
+        context: context(c).map_err(|e| EngineError::Api(e.to_string()))?,
+        dockerfile: "Dockerfile".into(),
+        tag: c.tag.clone(),
+        build_args: c.build_args.clone(),
+        labels: c.labels.clone(),
+        no_cache: opts.no_cache,
+    };
+    let mut log = |line: &str| {
+        if let Some(f) = file.as_mut() {
+            let _ = std::io::Write::write_all(f, format!("{line}\n").as_bytes());
+        }
+    };
+    let outcome = engine.build(&req, &mut log).await?;
+    let wall_ms = start.elapsed().as_secs_f64() * 1000.0;
+    Ok(match outcome {
+        BuildOutcome::Built { image_id } => BuildResult {
+            id: c.id.clone(),
+            tag: c.tag.clone(),
+            ok: true,
+            error: None,
+            image_id,
+            log: log_path,
+            wall_ms,
+        },
+        BuildOutcome::Failed { error } => BuildResult {
+            id: c.id.clone(),
+            tag: c.tag.clone(),
+            ok: false,
+            error: Some(error),
+            image_id: None,
+            log: log_path,
+            wall_ms,
+        },
+    })
+}
+
+/// Builds all candidates, `opts.jobs` at a time; `done` is called as each finishes. Results come
+/// back in candidate order. A daemon failure on one candidate is recorded as its error and the
+/// run stops early only if the daemon is unreachable.
+pub async fn build_all<E: Engine>(
+    engine: &E,
+    cands: &[Candidate],
+    opts: &BuildOptions,
+    mut done: impl FnMut(&BuildResult),
+) -> Result<Vec<BuildResult>, EngineError> {
+    if let Some(d) = &opts.log_dir {
+        std::fs::create_dir_all(d).map_err(|e| EngineError::Api(format!("{}: {e}", d.display())))?;
+    }
+    let mut stream = futures_util::stream::iter(cands.iter().enumerate())
+        .map(|(i, c)| async move { (i, build_one(engine, c, opts).await) })
+        .buffer_unordered(opts.jobs.max(1));
+    let mut results: Vec<Option<BuildResult>> = vec![None; cands.len()];
+    while let Some((i, r)) = stream.next().await {
+        let r = match r {
+            Ok(r) => r,
+            Err(e @ EngineError::Unreachable { .. }) => return Err(e),
+            Err(e) => BuildResult {
+                id: cands[i].id.clone(),
+                tag: cands[i].tag.clone(),
+                ok: false,
+                error: Some(e.to_string()),
+                image_id: None,
+                log: None,
+                wall_ms: 0.0,
+            },
+        };
+        done(&r);
+        results[i] = Some(r);
+    }
+    Ok(results.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::docker::fake::FakeEngine;
+
+    fn m() -> &'static Matrix {
+        Matrix::embedded()
+    }
+
+    #[test]
+    fn matrix_candidates_are_rendered_with_args_and_labels() {
+        let c = from_matrix(m(), DEFAULT_TAG_PREFIX);
+        assert!(!c.is_empty());
+        let wheel = c
+            .iter()
+            .find(|c| c.template == "rocm-torch-wheel")
+            .expect("a wheel candidate");
+        for k in ["BASE_IMAGE", "TORCH_VERSION", "TORCH_INDEX_URL"] {
+            assert!(wheel.build_args.contains_key(k), "{k} missing in {wheel:?}");
+        }
+        assert!(wheel.build_args["TORCH_INDEX_URL"].contains("rocm"));
+        assert_eq!(wheel.labels["org.rocmcheck.entry"], wheel.id);
+        assert_eq!(wheel.labels["org.rocmcheck.matrix-data"], m().data);
+        assert_eq!(wheel.labels["org.rocmcheck.managed"], "1");
+        assert!(wheel.tag.starts_with("rocmcheck/candidate:"));
+        assert!(wheel.dockerfile.contains("ARG TORCH_VERSION"));
+        let mut ids: Vec<_> = c.iter().map(|c| &c.id).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), c.len(), "candidate ids are unique");
+    }
+
+    #[test]
+    fn filters_select_by_version_prefix_and_gfx() {
+        let all = from_matrix(m(), DEFAULT_TAG_PREFIX);
+        let some = &all.iter().find(|c| c.torch.is_some() && !c.gfx.is_empty()).unwrap();
+        let t = some.torch.clone().unwrap();
+        let minor: String = t.split('.').take(2).collect::<Vec<_>>().join(".");
+        let f: Vec<Filter> = vec![format!("torch={minor}").parse().unwrap()];
+        let sel = filter(all.clone(), &f);
+        assert!(!sel.is_empty() && sel.len() < all.len());
+        assert!(sel.iter().all(|c| version_prefix(c.torch.as_deref(), &minor)));
+        let g = some.gfx[0].clone();
+        let sel = filter(all.clone(), &[format!("gfx={g}").parse().unwrap()]);
+        assert!(sel.iter().all(|c| c.gfx.contains(&g)));
+        assert!(!version_prefix(Some("2.10.0"), "2.1"));
+        assert!("nokey".parse::<Filter>().is_err());
+        assert!("colour=red".parse::<Filter>().unwrap_err().contains("unknown key"));
+    }
+
+    #[test]
+    fn candidates_file_errors_name_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c.yaml");
+        std::fs::write(&p, "candidates:\n  - id: a\n    template: nope\n").unwrap();
+        let e = from_file(m(), &p, "t").unwrap_err();
+        assert!(e.contains("c.yaml") && e.contains("unknown template"), "{e}");
+        std::fs::write(&p, "candidates:\n  - id: a b\n    dockerfile: x.Dockerfile\n").unwrap();
+        std::fs::write(dir.path().join("x.Dockerfile"), "FROM scratch\n").unwrap();
+        let c = from_file(m(), &p, "t").unwrap();
+        assert_eq!(c[0].id, "a-b");
+        assert_eq!(c[0].tag, "t:a-b");
+        assert_eq!(c[0].dockerfile, "FROM scratch\n");
+        std::fs::write(&p, "candidates:\n  - id: a\n    typo: 1\n").unwrap();
+        assert!(from_file(m(), &p, "t").is_err());
+    }
+
+    #[tokio::test]
+    async fn a_failed_build_is_a_result_and_the_others_go_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c.yaml");
+        std::fs::write(
+            &p,
+            "candidates:\n  - {id: good, template: test-debian}\n  - {id: bad, template: test-debian}\n  - {id: good2, template: test-debian}\n",
+        )
+        .unwrap();
+        let cands = from_file(m(), &p, "t").unwrap();
+        let mut fake = FakeEngine::default();
+        fake.builds.insert(
+            "t:bad".into(),
+            BuildOutcome::Failed {
+                error: "RUN false: exit 1".into(),
+            },
+        );
+        let opts = BuildOptions {
+            no_cache: true,
+            jobs: 2,
+            log_dir: Some(dir.path().join("logs")),
+        };
+        let mut seen = 0;
+        let r = build_all(&fake, &cands, &opts, |_| seen += 1).await.unwrap();
+        assert_eq!(seen, 3);
+        assert_eq!(
+            r.iter().map(|r| (r.id.as_str(), r.ok)).collect::<Vec<_>>(),
+            [("good", true), ("bad", false), ("good2", true)]
+        );
+        let log = std::fs::read_to_string(r[1].log.as_ref().unwrap()).unwrap();
+        assert!(log.contains("ERROR: RUN false: exit 1"), "{log}");
+        assert!(
+            fake.built
+                .lock()
+                .unwrap()
+                .iter()
+                .all(|b| b.no_cache && !b.labels["org.rocmcheck.entry"].is_empty())
+        );
+        let unreachable = FakeEngine {
+            unreachable: true,
+            ..Default::default()
+        };
+        assert!(matches!(
+            build_all(&unreachable, &cands, &opts, |_| {}).await,
+            Err(EngineError::Unreachable { .. })
+        ));
+    }
+}

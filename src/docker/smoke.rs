@@ -1,0 +1,372 @@
+//! Running the smoke payload in an image: create, copy the payload in, start, wait with a hard
+//! timeout, read the JSON, and always remove the container.
+//!
+//! The container gets `/dev/kfd` and the render nodes (`--gpus`), the host's `video` and
+//! `render` groups by numeric id (names inside an image may map to other ids), the
+//! `seccomp=unconfined` security option AMD documents for ROCm containers, shared memory for
+//! PyTorch, no network, and labels so that anything left behind can be found and removed.
+
+use super::{ContainerSpec, Engine, EngineError, LABEL_RUN, UploadFile, base_labels};
+use crate::smoke::result::{Classification, SmokeResult, signal_from_exit};
+use crate::smoke::{PAYLOAD, PAYLOAD_PATH};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// `--gpus`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GpuSelection {
+    /// `/dev/kfd` and every render node.
+    All,
+    /// No devices.
+    None,
+    /// `/dev/kfd` and the render nodes with these indices (in `renderD128…` order).
+    Indices(Vec<usize>),
+}
+
+impl std::str::FromStr for GpuSelection {
+    type Err = String;
+    fn from_str(s: &str) -> Result<GpuSelection, String> {
+        match s {
+            "all" => Ok(GpuSelection::All),
+            "none" => Ok(GpuSelection::None),
+            _ => s
+                .split(',')
+                .map(|p| {
+                    p.trim()
+                        .parse::<usize>()
+                        .map_err(|_| format!("--gpus {s:?}: expected all, none or indices like 0,1"))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(GpuSelection::Indices),
+        }
+    }
+}
+
+/// Device paths and group ids a container gets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostAccess {
+    /// Device nodes.
+    pub devices: Vec<String>,
+    /// Numeric group ids (`video`, `render`) from the host's `/etc/group`.
+    pub groups: Vec<String>,
+}
+
+/// Reads the devices and groups for `sel` from the host rooted at `root` (`/` normally). An index
+/// that names no render node is an error (a usage problem, said clearly).
+pub fn host_access(sel: &GpuSelection, root: &Path) -> Result<HostAccess, String> {
+    let mut a = HostAccess::default();
+    if let Ok(text) = std::fs::read_to_string(root.join("etc/group")) {
+        for line in text.lines() {
+            let f: Vec<&str> = line.split(':').collect();
+            if f.len() >= 3 && (f[0] == "video" || f[0] == "render") && f[2].parse::<u32>().is_ok() {
+                a.groups.push(f[2].to_string());
+            }
+        }
+    }
+    if *sel == GpuSelection::None {
+        return Ok(a);
+    }
+    let mut nodes: Vec<(u32, String)> = std::fs::read_dir(root.join("dev/dri"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    n.strip_prefix("renderD")
+                        .and_then(|d| d.parse().ok())
+                        .map(|d| (d, format!("/dev/dri/{n}")))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    nodes.sort();
+    let kfd = root.join("dev/kfd");
+    if kfd.exists() {
+        a.devices.push("/dev/kfd".into());
+    }
+    match sel {
+        GpuSelection::All => a.devices.extend(nodes.into_iter().map(|(_, p)| p)),
+        GpuSelection::Indices(ix) => {
+            for &i in ix {
+                let (_, p) = nodes.get(i).ok_or_else(|| {
+                    format!(
+                        "--gpus: GPU {i} does not exist on this host ({} render node(s) under /dev/dri)",
+                        nodes.len()
+                    )
+                })?;
+                a.devices.push(p.clone());
+            }
+        }
+        GpuSelection::None => {}
+    }
+    Ok(a)
+}
+
+/// Options of a smoke run.
+#[derive(Debug, Clone)]
+pub struct SmokeOptions {
+    /// Hard limit per image (create to removal).
+    pub timeout: Duration,
+    /// Devices and groups.
+    pub access: HostAccess,
+    /// Add `seccomp=unconfined`.
+    pub seccomp_unconfined: bool,
+    /// `/dev/shm` size in bytes.
+    pub shm_size: i64,
+    /// Arguments for the payload.
+    pub payload_args: Vec<String>,
+    /// Extra `KEY=VALUE` environment.
+    pub env: Vec<String>,
+    /// This run's id (label [`LABEL_RUN`]).
+    pub run_id: String,
+}
+
+/// The container spec for one image.
+pub fn spec(image: &str, opts: &SmokeOptions) -> ContainerSpec {
+    let mut labels = base_labels();
+    labels.insert(LABEL_RUN.to_string(), opts.run_id.clone());
+    let mut cmd = vec![PAYLOAD_PATH.to_string()];
+    cmd.extend(opts.payload_args.iter().cloned());
+    ContainerSpec {
+        image: image.to_string(),
+        entrypoint: vec!["python3".into()],
+        cmd,
+        env: opts.env.clone(),
+        devices: opts.access.devices.clone(),
+        group_add: opts.access.groups.clone(),
+        security_opt: if opts.seccomp_unconfined {
+            vec!["seccomp=unconfined".into()]
+        } else {
+            vec![]
+        },
+        shm_size: Some(opts.shm_size),
+        network_disabled: true,
+        labels,
+        files: vec![UploadFile {
+            path: PAYLOAD_PATH.to_string(),
+            content: PAYLOAD.as_bytes().to_vec(),
+        }],
+    }
+}
+
+/// Smokes one image. Every outcome of the image is a [`SmokeResult`]; only a daemon failure
+/// (unreachable, API error) is `Err`. The container is removed on every path that returns; if
+/// the future is dropped (Ctrl-C), the caller removes containers by [`LABEL_RUN`].
+pub async fn smoke_image<E: Engine>(engine: &E, image: &str, opts: &SmokeOptions) -> Result<SmokeResult, EngineError> {
+    let start = Instant::now();
+    let finish = |mut r: SmokeResult| {
+        r.wall_ms = Some(start.elapsed().as_secs_f64() * 1000.0);
+        r
+    };
+    if !engine.image_exists(image).await? {
+        return Ok(finish(SmokeResult::outcome(
+            image,
+            Classification::ImageMissing,
+            Some(format!(
+                "image {image} does not exist on the Docker host (build it first, or pull it)"
+            )),
+        )));
+    }
+    let id = match engine.create(&spec(image, opts)).await {
+        Ok(id) => id,
+        Err(EngineError::ImageMissing(_)) => {
+            return Ok(finish(SmokeResult::outcome(
+                image,
+                Classification::ImageMissing,
+                Some(format!("image {image} does not exist")),
+            )));
+        }
+        Err(e) => return Err(e),
+    };
+    let r = run_created(engine, image, &id, opts).await;
+    let removed = engine.remove(&id).await;
+    let r = r?;
+    removed?;
+    Ok(finish(r))
+}
+
+async fn run_created<E: Engine>(
+    engine: &E,
+    image: &str,
+    id: &str,
+    opts: &SmokeOptions,
+) -> Result<SmokeResult, EngineError> {
+    match engine.start(id).await {
+        Ok(()) => {}
+        Err(EngineError::StartFailed(msg)) => {
+            let detail = if msg.contains("executable file not found") || msg.contains("no such file") {
+                format!("python3 not found in the image: {msg}")
+            } else {
+                format!("container did not start: {msg}")
+            };
+            return Ok(SmokeResult::outcome(image, Classification::Crash, Some(detail)));
+        }
+        Err(e) => return Err(e),
+    }
+    match tokio::time::timeout(opts.timeout, engine.wait(id)).await {
+        Ok(code) => {
+            let code = code?;
+            let (out, err) = engine.logs(id).await?;
+            let mut r = SmokeResult::from_output(image, &out, &err, Some(code), signal_from_exit(code));
+            if code != 0 && r.payload.is_some() && r.classification == Classification::Pass {
+                r.classification = Classification::Crash;
+                r.detail = Some(format!("the payload passed but the container exited with code {code}"));
+            }
+            Ok(r)
+        }
+        Err(_) => {
+            // bollard's timeout does not bound a wait: ours did. Kill, keep what was printed.
+            engine.kill(id).await?;
+            let (out, err) = engine.logs(id).await.unwrap_or_default();
+            let mut r = SmokeResult::from_output(image, &out, &err, None, None);
+            if r.classification != Classification::Hang {
+                r.classification = Classification::Hang;
+                r.detail = Some(format!(
+                    "no result within {} s; container killed",
+                    opts.timeout.as_secs_f64()
+                ));
+                r.payload = None;
+            }
+            Ok(r)
+        }
+    }
+}
+
+/// A fresh run id (time and pid; unique enough to scope a cleanup).
+pub fn new_run_id() -> String {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    format!("{}-{}", t.as_millis(), std::process::id())
+}
+
+/// The default host root for [`host_access`].
+pub fn host_root() -> PathBuf {
+    PathBuf::from("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::docker::fake::{FakeEngine, FakeRun};
+
+    const NODEVICE: &str = include_str!("../../tests/fixtures/smoke/debian-hip-trixie-nodevice.json");
+
+    fn opts(timeout_ms: u64) -> SmokeOptions {
+        SmokeOptions {
+            timeout: Duration::from_millis(timeout_ms),
+            access: HostAccess {
+                devices: vec!["/dev/kfd".into()],
+                groups: vec!["44".into()],
+            },
+            seccomp_unconfined: true,
+            shm_size: 1 << 30,
+            payload_args: vec!["--no-torch".into()],
+            env: vec![],
+            run_id: "r1".into(),
+        }
+    }
+
+    fn fake(runs: &[(&str, FakeRun)]) -> FakeEngine {
+        let f = FakeEngine {
+            runs: runs.iter().map(|(i, r)| (i.to_string(), r.clone())).collect(),
+            ..Default::default()
+        };
+        f.images.lock().unwrap().extend(runs.iter().map(|(i, _)| i.to_string()));
+        f
+    }
+
+    #[tokio::test]
+    async fn no_device_document_is_classified_and_container_removed() {
+        let f = fake(&[(
+            "hip",
+            FakeRun::Exit {
+                stdout: NODEVICE.into(),
+                stderr: String::new(),
+                code: 0,
+            },
+        )]);
+        let r = smoke_image(&f, "hip", &opts(5000)).await.unwrap();
+        assert_eq!(r.classification, Classification::NoDevice);
+        assert!(f.containers.lock().unwrap().is_empty());
+        let s = &f.created.lock().unwrap()[0];
+        assert_eq!(s.entrypoint, ["python3"]);
+        assert_eq!(s.cmd, [PAYLOAD_PATH, "--no-torch"]);
+        assert_eq!(s.security_opt, ["seccomp=unconfined"]);
+        assert!(s.network_disabled);
+        assert_eq!(s.labels[LABEL_RUN], "r1");
+        assert_eq!(s.files[0].content, PAYLOAD.as_bytes());
+    }
+
+    #[tokio::test]
+    async fn hang_is_killed_within_the_timeout() {
+        let f = fake(&[("stuck", FakeRun::Hang)]);
+        let t = Instant::now();
+        let r = smoke_image(&f, "stuck", &opts(100)).await.unwrap();
+        assert_eq!(r.classification, Classification::Hang);
+        assert!(t.elapsed() < Duration::from_secs(5));
+        assert!(f.containers.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn crash_missing_image_and_missing_python() {
+        let f = fake(&[
+            (
+                "segv",
+                FakeRun::Exit {
+                    stdout: String::new(),
+                    stderr: "Segmentation fault".into(),
+                    code: 139,
+                },
+            ),
+            (
+                "nopy",
+                FakeRun::StartFails("exec: \"python3\": executable file not found in $PATH".into()),
+            ),
+        ]);
+        let r = smoke_image(&f, "segv", &opts(5000)).await.unwrap();
+        assert_eq!(r.classification, Classification::Crash);
+        assert!(r.detail.unwrap().contains("SIGSEGV"));
+        let r = smoke_image(&f, "nopy", &opts(5000)).await.unwrap();
+        assert_eq!(r.classification, Classification::Crash);
+        assert!(r.detail.unwrap().contains("python3 not found"));
+        let r = smoke_image(&f, "ghost", &opts(5000)).await.unwrap();
+        assert_eq!(r.classification, Classification::ImageMissing);
+        assert!(f.containers.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn unreachable_daemon_is_an_error() {
+        let f = FakeEngine {
+            unreachable: true,
+            ..Default::default()
+        };
+        assert!(matches!(
+            smoke_image(&f, "x", &opts(100)).await,
+            Err(EngineError::Unreachable { .. })
+        ));
+    }
+
+    #[test]
+    fn host_access_reads_groups_and_render_nodes() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("etc")).unwrap();
+        std::fs::create_dir_all(d.path().join("dev/dri")).unwrap();
+        std::fs::write(d.path().join("etc/group"), "root:x:0:\nvideo:x:44:\nrender:x:992:\n").unwrap();
+        for n in ["renderD129", "renderD128", "card0"] {
+            std::fs::write(d.path().join("dev/dri").join(n), "").unwrap();
+        }
+        std::fs::write(d.path().join("dev/kfd"), "").unwrap();
+        let a = host_access(&GpuSelection::All, d.path()).unwrap();
+        assert_eq!(a.groups, ["44", "992"]);
+        assert_eq!(a.devices, ["/dev/kfd", "/dev/dri/renderD128", "/dev/dri/renderD129"]);
+        let a = host_access(&"1".parse().unwrap(), d.path()).unwrap();
+        assert_eq!(a.devices, ["/dev/kfd", "/dev/dri/renderD129"]);
+        assert!(
+            host_access(&"0,5".parse().unwrap(), d.path())
+                .unwrap_err()
+                .contains("GPU 5 does not exist")
+        );
+        assert!(host_access(&GpuSelection::None, d.path()).unwrap().devices.is_empty());
+        assert!("x".parse::<GpuSelection>().is_err());
+    }
+}
