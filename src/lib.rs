@@ -14,6 +14,8 @@
 //! Probes never judge; rules never read files or run processes; only [`policy`] changes
 //! severities; renderers only render.
 #![deny(missing_docs)]
+// Nested `if let` reads better than let-chains in the validation and probing code.
+#![allow(clippy::collapsible_if)]
 
 pub mod cli;
 pub mod config;

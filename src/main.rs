@@ -18,11 +18,11 @@ fn main() -> ExitCode {
             ExitStatus::Error
         }
     };
-    if let Err(e) = out.flush() {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            let _ = writeln!(err, "rocmcheck failed: {e}");
-            return ExitCode::from(ExitStatus::Error.code());
-        }
+    if let Err(e) = out.flush()
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        let _ = writeln!(err, "rocmcheck failed: {e}");
+        return ExitCode::from(ExitStatus::Error.code());
     }
     ExitCode::from(status.code())
 }

@@ -37,6 +37,8 @@ pub enum Action {
     Export(ExportArgs),
     /// Print the schema and data versions.
     Version,
+    /// Read the PyTorch wheel index and Docker Hub tags; propose matrix additions (never writes).
+    Sync(SyncArgs),
 }
 
 /// Sections of `matrix show`.
@@ -156,6 +158,7 @@ pub fn run(g: &Globals, a: MatrixArgs, out: &mut dyn Write, err: &mut dyn Write)
             writeln!(out, "schema {}\ndata {}", m.schema, m.data)?;
             Ok(ExitStatus::Success)
         }
+        Action::Sync(a) => sync(&m, a, out, err),
         Action::Validate => unreachable!(),
     }
 }
@@ -741,7 +744,7 @@ fn recommend(
             }
             let Some(newest) = w.torch.iter().max() else { continue };
             let torch = format!("{newest}+rocm{}", v.rocm);
-            let release = m.rocm_release(&v.rocm);
+            let release = m.rocm_release(v.built_on.as_ref().unwrap_or(&v.rocm));
             let mut reasons = vec![format!(
                 "{gfx} is compiled into the torch {newest} rocm{} wheel (arch list `{}`{})",
                 v.rocm,
@@ -752,7 +755,8 @@ fn recommend(
                     ""
                 }
             )];
-            let mut score: i64 = 1000 - (wi as i64) * 10;
+            // newer torch releases first (the wheels list is oldest → newest)
+            let mut score: i64 = (wi as i64) * 10;
             let mut sources: Vec<String> = w.sources.iter().chain(arch.sources.iter()).cloned().collect();
             if w.channel == Channel::Test {
                 score -= 500;
@@ -761,6 +765,10 @@ fn recommend(
             match release {
                 Some(r) => {
                     match r.gfx.get(gfx) {
+                        Some(GfxSupport::Supported) if r.confidence == Confidence::Unconfirmed => {
+                            score += 30;
+                            reasons.push(format!("AMD lists {gfx} as supported in ROCm {} (unconfirmed in the matrix)", r.version));
+                        }
                         Some(GfxSupport::Supported) => {
                             score += 100;
                             reasons.push(format!("AMD lists {gfx} as supported in ROCm {}", r.version));
@@ -795,7 +803,7 @@ fn recommend(
                 score -= match f.severity {
                     Severity::Error => 400,
                     Severity::Warning => 50,
-                    _ => 0,
+                    _ => 15,
                 };
                 caveats.push(format!("{}[{}] {}", f.severity, f.code, f.title));
                 sources.extend(f.refs.iter().take(1).cloned());
@@ -835,7 +843,7 @@ fn recommend(
             ));
         }
     }
-    recs.sort_by(|a, b| b.0.cmp(&a.0));
+    recs.sort_by_key(|r| std::cmp::Reverse(r.0));
     let total = recs.len();
     let recs: Vec<Recommendation> = recs.into_iter().take(q.limit).map(|(_, r)| r).collect();
     // AMD's own images whose ROCm lists the target (valid pairings pytorch.org never shipped).
@@ -848,9 +856,22 @@ fn recommend(
             let Some(rv) = im.rocm.as_deref().and_then(|r| Version::parse(r).ok()) else {
                 continue;
             };
+            // a family-specific tag (`…_cdna_…`, `…_rdna…`) must match the target's family
+            let family = m.gpu(gfx).map(|g| g.family.as_str()).unwrap_or("");
+            let fam_ok = ["cdna", "rdna"]
+                .iter()
+                .all(|f| !tag.contains(&format!("_{f}")) || family.starts_with(f));
             if let Some(r) = m.rocm_release(&rv) {
-                if r.gfx.get(gfx) == Some(&GfxSupport::Supported) && im.gfx.as_deref().is_none_or(|g| g == gfx) {
-                    amd_images.push((rv, format!("{}:{}", repo.repo, tag)));
+                if r.gfx.get(gfx) == Some(&GfxSupport::Supported)
+                    && im.gfx.as_deref().is_none_or(|g| g == gfx)
+                    && fam_ok
+                {
+                    let label = if r.stream == Stream::Production {
+                        format!("{}:{}", repo.repo, tag)
+                    } else {
+                        format!("{}:{} (preview stream)", repo.repo, tag)
+                    };
+                    amd_images.push(((r.stream == Stream::Production, rv), label));
                 }
             }
         }
@@ -969,4 +990,103 @@ fn export(m: &Matrix, e: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// Proposal formats of `matrix sync`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SyncFormat {
+    /// A readable diff against the matrix files, each line with its source URL.
+    Diff,
+    /// A YAML patch (a list of additions, each with its source URL).
+    Yaml,
+    /// JSON.
+    Json,
+}
+
+/// `matrix sync`.
+#[derive(Debug, clap::Args)]
+pub struct SyncArgs {
+    /// The wheel index root (default: the matrix's, `https://download.pytorch.org/whl`).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Docker Hub's API root.
+    #[arg(long, value_name = "URL", default_value = crate::matrix::sync::DOCKER_HUB)]
+    pub docker_hub_url: String,
+    /// Docker Hub repositories to read (repeatable; default: rocm/dev-ubuntu-22.04,
+    /// rocm/dev-ubuntu-24.04, rocm/pytorch).
+    #[arg(long = "repo", value_name = "REPO")]
+    pub repos: Vec<String>,
+    /// Skip the wheel index.
+    #[arg(long)]
+    pub no_wheels: bool,
+    /// Skip Docker Hub.
+    #[arg(long)]
+    pub no_images: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SyncFormat::Diff)]
+    pub format: SyncFormat,
+    /// Timeout of one request, in seconds.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    pub timeout: f64,
+    /// Retries after a failed request (connection error, timeout, truncated body, 5xx, 429).
+    #[arg(long, default_value_t = 3)]
+    pub retries: u32,
+    /// The first retry's backoff in milliseconds (doubled on each retry).
+    #[arg(long, default_value_t = 500, value_name = "MS")]
+    pub backoff_ms: u64,
+    /// The largest response accepted, in bytes.
+    #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
+    pub max_bytes: usize,
+}
+
+fn sync(m: &Matrix, a: SyncArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    use crate::matrix::sync;
+    if !(a.timeout.is_finite() && a.timeout > 0.0) {
+        writeln!(err, "error: --timeout must be a positive number of seconds")?;
+        return Ok(ExitStatus::Error);
+    }
+    let mut opts = sync::Options::new(m);
+    if let Some(b) = a.base_url {
+        opts.base_url = b;
+    }
+    opts.docker_hub_url = a.docker_hub_url;
+    if !a.repos.is_empty() {
+        opts.repos = a.repos;
+    }
+    opts.wheels = !a.no_wheels;
+    opts.images = !a.no_images;
+    opts.timeout = std::time::Duration::from_secs_f64(a.timeout);
+    opts.retries = a.retries;
+    opts.backoff = std::time::Duration::from_millis(a.backoff_ms);
+    opts.max_bytes = a.max_bytes;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let o = rt.block_on(sync::sync(m, &opts));
+    match a.format {
+        SyncFormat::Diff => sync::render_diff(m, &o, out)?,
+        SyncFormat::Yaml => sync::render_yaml(m, &o, out)?,
+        SyncFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &o)?;
+            writeln!(out)?;
+        }
+    }
+    for e in &o.errors {
+        writeln!(err, "error: {e}")?;
+    }
+    writeln!(
+        err,
+        "matrix sync: {} page(s) read, {} proposal(s), {} error(s); the matrix was not changed",
+        o.fetched.len(),
+        o.proposals.len(),
+        o.errors.len()
+    )?;
+    Ok(if !o.errors.is_empty() {
+        ExitStatus::Error
+    } else if !o.proposals.is_empty() {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    })
 }

@@ -6,6 +6,7 @@
 
 pub mod embedded;
 pub(crate) mod raw;
+pub mod sync;
 pub mod validate;
 
 use crate::finding::{Confidence, Severity};
@@ -70,7 +71,9 @@ pub struct RocmRelease {
     pub gfx: BTreeMap<String, GfxSupport>,
     /// Supported distributions.
     pub distros: Vec<String>,
-    /// Confidence.
+    /// Confidence of the `status` alone (EOL readings are often policy, not a dated notice).
+    pub status_confidence: Confidence,
+    /// Confidence of the gfx and distro lists.
     pub confidence: Confidence,
     /// Note.
     pub note: Option<String>,
@@ -324,6 +327,30 @@ pub struct Condition {
     /// Variables that must not be set.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub env_unset: Vec<String>,
+    /// Variables that must have exactly these values.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub env_value: BTreeMap<String, String>,
+    /// An allocator option (`expandable_segments:True`) in force in the allocator settings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alloc_option: Option<String>,
+}
+
+impl Condition {
+    /// True when the condition names nothing: such an issue is documentation for a dedicated
+    /// rule and is not matched by `known-issue` (it would otherwise match every stack).
+    pub fn is_empty(&self) -> bool {
+        self.gfx.is_empty()
+            && self.torch.is_none()
+            && self.torch_rocm.is_none()
+            && self.rocm.is_none()
+            && self.torch_build.is_none()
+            && self.kernel.is_none()
+            && self.apu.is_none()
+            && self.env_set.is_empty()
+            && self.env_unset.is_empty()
+            && self.env_value.is_empty()
+            && self.alloc_option.is_none()
+    }
 }
 
 /// A known issue.
@@ -497,6 +524,11 @@ impl Matrix {
     /// An arch list by id.
     pub fn arch_list(&self, id: &str) -> Option<&ArchList> {
         self.torch.arch_lists.iter().find(|a| a.id == id)
+    }
+
+    /// A known issue by id (rules that implement an issue take its text and sources from here).
+    pub fn issue(&self, id: &str) -> Option<&KnownIssue> {
+        self.issues.iter().find(|i| i.id == id)
     }
 
     /// The wheel index URL for a ROCm variant (`<index>/rocm6.2`, nightly `<index>/nightly/rocm6.2`).

@@ -40,6 +40,8 @@ pub struct RocmRelease {
     #[serde(default)]
     pub confidence: Option<String>,
     #[serde(default)]
+    pub status_confidence: Option<String>,
+    #[serde(default)]
     pub note: Option<String>,
     #[serde(default)]
     pub sources: Vec<String>,
@@ -244,4 +246,8 @@ pub struct When {
     pub env_set: Vec<String>,
     #[serde(default)]
     pub env_unset: Vec<String>,
+    #[serde(default)]
+    pub env_value: BTreeMap<String, String>,
+    #[serde(default)]
+    pub alloc_option: Option<String>,
 }

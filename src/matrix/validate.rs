@@ -331,6 +331,7 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
                     }
                 }
                 let confidence = cx.confidence(&src, at, &r.confidence);
+                let status_confidence = cx.confidence(&src, at, &r.status_confidence);
                 let sources = cx.sources(&src, at, &format!("ROCm release {}", r.version), &r.sources);
                 rocm.push(RocmRelease {
                     version,
@@ -340,6 +341,7 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
                     patches,
                     gfx,
                     distros: r.distros.clone(),
+                    status_confidence,
                     confidence,
                     note: r.note.clone(),
                     sources,
@@ -779,7 +781,19 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
                     apu: w.apu,
                     env_set: w.env_set.clone(),
                     env_unset: w.env_unset.clone(),
+                    env_value: w.env_value.clone(),
+                    alloc_option: w.alloc_option.clone(),
                 };
+                if let Some(o) = &w.alloc_option {
+                    if !o.contains(':') {
+                        cx.push(
+                            "M006",
+                            &src,
+                            src.value(at, o),
+                            format!("alloc_option `{o}`: expected key:value, e.g. expandable_segments:True"),
+                        );
+                    }
+                }
                 let sources = cx.sources(&src, at, &format!("known issue {}", k.id), &k.sources);
                 issues.push(KnownIssue {
                     id: k.id.clone(),

@@ -264,3 +264,121 @@ mod tests {
         }
     }
 }
+
+/// A small builder of `Facts` for rule table tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::facts::*;
+    use crate::matrix::Matrix;
+
+    #[derive(Default)]
+    pub struct F(pub Facts);
+
+    pub fn facts() -> F {
+        F(Facts::new(Subject::Host { root: "/".into() }))
+    }
+    pub fn dockerfile() -> F {
+        F(Facts::new(Subject::Dockerfile {
+            path: "Dockerfile".into(),
+            stage: None,
+        }))
+    }
+
+    impl F {
+        pub fn gfx(mut self, g: &str) -> Self {
+            self.0.targets.push(Sourced::new(
+                Target {
+                    gfx: g.into(),
+                    effective: None,
+                    reason: TargetReason::Requested,
+                    gpu: None,
+                },
+                Origin::Config { key: "--gfx".into() },
+            ));
+            self
+        }
+        /// Adds an env var; `HSA_OVERRIDE_GFX_VERSION` also sets the targets' effective gfx.
+        pub fn env(mut self, k: &str, v: &str) -> Self {
+            if k == "HSA_OVERRIDE_GFX_VERSION" {
+                if let Ok(g) = crate::version::Gfx::from_override(v) {
+                    for t in &mut self.0.targets {
+                        if t.value.gfx != g.as_str() {
+                            t.value.effective = Some(g.as_str().into());
+                        }
+                    }
+                }
+            }
+            self.0.env.push(Sourced::new(
+                EnvVar {
+                    name: k.into(),
+                    value: v.into(),
+                },
+                Origin::Env { var: k.into() },
+            ));
+            self
+        }
+        pub fn torch(mut self, v: &str) -> Self {
+            self.0.torch = Some(Sourced::new(
+                TorchFacts {
+                    version: Some(v.into()),
+                    from: Some(TorchFrom::PipInstall),
+                    ..TorchFacts::default()
+                },
+                Origin::General,
+            ));
+            self
+        }
+        pub fn torch_index(mut self, v: &str, index: &str) -> Self {
+            self = self.torch(v);
+            self.0.torch.as_mut().unwrap().value.index_urls.push(index.into());
+            self
+        }
+        pub fn imported_torch(mut self, v: &str, arch: &[&str]) -> Self {
+            self.0.torch = Some(Sourced::new(
+                TorchFacts {
+                    version: Some(v.into()),
+                    from: Some(TorchFrom::Imported),
+                    arch_list: arch.iter().map(|s| s.to_string()).collect(),
+                    ..TorchFacts::default()
+                },
+                Origin::General,
+            ));
+            self
+        }
+        pub fn rocm(mut self, v: &str) -> Self {
+            self.0.rocm.push(Sourced::new(
+                RocmInstall {
+                    version: v.into(),
+                    from: RocmFrom::Installed,
+                    path: None,
+                    rocblas_gfx: vec![],
+                    hipblaslt_gfx: vec![],
+                },
+                Origin::Path {
+                    path: "/opt/rocm/.info/version".into(),
+                },
+            ));
+            self
+        }
+        pub fn driver(mut self, d: &str) -> Self {
+            self.0.kernel.get_or_insert_with(KernelFacts::default).driver = Some(d.into());
+            self
+        }
+        pub fn kernel(mut self, k: &str) -> Self {
+            self.0.kernel.get_or_insert_with(KernelFacts::default).release = Some(k.into());
+            self
+        }
+        /// Codes of the findings of all rules of `scope`, sorted, with duplicates.
+        pub fn codes(&self, scope: super::Scope) -> Vec<&'static str> {
+            let mut c: Vec<&str> = super::run(scope, &self.0, Matrix::embedded())
+                .iter()
+                .map(|f| f.code)
+                .collect();
+            c.sort();
+            c
+        }
+        pub fn findings(&self, scope: super::Scope) -> Vec<crate::finding::Finding> {
+            super::run(scope, &self.0, Matrix::embedded())
+        }
+    }
+}

@@ -1,6 +1,184 @@
-//! env rules (see the module list in `rules/mod.rs` for what each area covers).
+//! Environment-variable rules (RC2xx), shared by `lint` (ENV in an image) and `env` (the
+//! process environment): one implementation for both.
+
+pub mod alloc_conf;
+mod alloc_settings;
+mod debug_settings;
+mod hsa_override;
+
+pub use alloc_settings::{AllocConfContradiction, AllocConfInvalid, AllocConfSeveral};
+pub use debug_settings::{DebugSettingLeftOn, VisibleDevicesBakedIn};
+pub use hsa_override::{HsaOverrideCrossFamily, HsaOverrideInvalid, HsaOverrideMasksSupported};
 
 use super::Rule;
 
-/// The env rules.
-pub static RULES: &[&dyn Rule] = &[];
+/// The environment-variable rules.
+pub static RULES: &[&dyn Rule] = &[
+    &HsaOverrideInvalid,
+    &HsaOverrideCrossFamily,
+    &HsaOverrideMasksSupported,
+    &AllocConfInvalid,
+    &AllocConfContradiction,
+    &AllocConfSeveral,
+    &DebugSettingLeftOn,
+    &VisibleDevicesBakedIn,
+];
+
+/// Names of `HSA_OVERRIDE_GFX_VERSION` and its per-node forms present in the facts.
+pub(crate) fn override_vars(facts: &crate::facts::Facts) -> Vec<&crate::facts::Sourced<crate::facts::EnvVar>> {
+    let mut seen = std::collections::BTreeSet::new();
+    facts
+        .env
+        .iter()
+        .rev()
+        .filter(|e| {
+            let n = &e.value.name;
+            (n == "HSA_OVERRIDE_GFX_VERSION"
+                || n.strip_prefix("HSA_OVERRIDE_GFX_VERSION_")
+                    .is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())))
+                && seen.insert(n.clone())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::finding::Severity;
+    use crate::rules::Scope::{Env, Lint};
+    use crate::rules::testing::{dockerfile, facts};
+
+    #[test]
+    fn hsa_override() {
+        assert!(
+            facts()
+                .gfx("gfx1031")
+                .env("HSA_OVERRIDE_GFX_VERSION", "gfx1030")
+                .codes(Env)
+                .contains(&"RC201")
+        );
+        assert!(
+            facts()
+                .env("HSA_OVERRIDE_GFX_VERSION_1", "11.0")
+                .codes(Env)
+                .contains(&"RC201")
+        );
+        assert!(
+            !facts()
+                .gfx("gfx1031")
+                .env("HSA_OVERRIDE_GFX_VERSION", "10.3.0")
+                .codes(Env)
+                .contains(&"RC201")
+        );
+        // RDNA2 card presented as RDNA3
+        assert!(
+            facts()
+                .gfx("gfx1031")
+                .env("HSA_OVERRIDE_GFX_VERSION", "11.0.0")
+                .codes(Env)
+                .contains(&"RC202")
+        );
+        assert!(
+            !facts()
+                .gfx("gfx1031")
+                .env("HSA_OVERRIDE_GFX_VERSION", "10.3.0")
+                .codes(Env)
+                .contains(&"RC202")
+        );
+        // baked into an image without targets: info only
+        let fs = dockerfile().env("HSA_OVERRIDE_GFX_VERSION", "11.0.0").findings(Lint);
+        assert_eq!(fs.iter().find(|f| f.code == "RC202").unwrap().severity, Severity::Info);
+        // gfx1102 is in torch 2.7 wheels: the override only hides it
+        assert!(
+            facts()
+                .gfx("gfx1102")
+                .env("HSA_OVERRIDE_GFX_VERSION", "11.0.0")
+                .torch("2.7.0+rocm6.3")
+                .codes(Env)
+                .contains(&"RC203")
+        );
+        assert!(
+            !facts()
+                .gfx("gfx1102")
+                .env("HSA_OVERRIDE_GFX_VERSION", "11.0.0")
+                .torch("2.6.0+rocm6.2.4")
+                .codes(Env)
+                .contains(&"RC203")
+        );
+    }
+
+    #[test]
+    fn allocator() {
+        let c = facts()
+            .env("PYTORCH_HIP_ALLOC_CONF", "expandable_segment:True")
+            .codes(Env);
+        assert!(c.contains(&"RC204"), "{c:?}");
+        assert!(
+            !facts()
+                .env("PYTORCH_HIP_ALLOC_CONF", "expandable_segments:True")
+                .codes(Env)
+                .contains(&"RC204")
+        );
+        let c = facts()
+            .env("PYTORCH_HIP_ALLOC_CONF", "expandable_segments:True")
+            .env("PYTORCH_NO_HIP_MEMORY_CACHING", "1")
+            .codes(Env);
+        assert!(c.contains(&"RC205"), "{c:?}");
+        assert!(
+            !facts()
+                .env("PYTORCH_HIP_ALLOC_CONF", "expandable_segments:True")
+                .env("PYTORCH_NO_HIP_MEMORY_CACHING", "0")
+                .codes(Env)
+                .contains(&"RC205")
+        );
+        assert!(
+            facts()
+                .env("PYTORCH_HIP_ALLOC_CONF", "backend:hipMallocAsync,max_split_size_mb:128")
+                .codes(Env)
+                .contains(&"RC205")
+        );
+        assert!(
+            facts()
+                .env("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:512")
+                .env("PYTORCH_HIP_ALLOC_CONF", "expandable_segments:True")
+                .codes(Env)
+                .contains(&"RC206")
+        );
+        assert!(
+            !facts()
+                .env("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:512")
+                .env("PYTORCH_HIP_ALLOC_CONF", "max_split_size_mb:512")
+                .codes(Env)
+                .contains(&"RC206")
+        );
+    }
+
+    #[test]
+    fn debug_and_visibility() {
+        let fs = dockerfile().env("AMD_SERIALIZE_KERNEL", "3").findings(Lint);
+        assert_eq!(
+            fs.iter().find(|f| f.code == "RC207").unwrap().severity,
+            Severity::Warning
+        );
+        assert_eq!(
+            facts()
+                .env("AMD_LOG_LEVEL", "4")
+                .findings(Env)
+                .iter()
+                .find(|f| f.code == "RC207")
+                .unwrap()
+                .severity,
+            Severity::Info
+        );
+        assert!(!facts().env("AMD_LOG_LEVEL", "0").codes(Env).contains(&"RC207"));
+        assert!(
+            dockerfile()
+                .env("HIP_VISIBLE_DEVICES", "0")
+                .codes(Lint)
+                .contains(&"RC208")
+        );
+        assert!(
+            !facts().env("HIP_VISIBLE_DEVICES", "0").codes(Env).contains(&"RC208"),
+            "lint only"
+        );
+    }
+}

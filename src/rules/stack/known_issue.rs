@@ -44,7 +44,7 @@ impl Rule for KnownIssueMatches {
     }
 
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
-        for issue in &cx.matrix.issues {
+        for issue in cx.matrix.issues.iter().filter(|i| !i.when.is_empty()) {
             if let Some((origin, evidence)) = matches(cx, &issue.when) {
                 out.push(finding(issue, origin, evidence));
             }
@@ -132,6 +132,24 @@ pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String
         if cx.facts.env_set(v) {
             return None;
         }
+    }
+    for (k, want) in &w.env_value {
+        let e = cx.facts.env_var(k).filter(|e| e.value.value.trim() == want)?;
+        ev.push(format!("{k}={want}"));
+        origin = Some(e.origin.clone());
+    }
+    if let Some(opt) = &w.alloc_option {
+        let (k, v) = opt.split_once(':').unwrap_or((opt, ""));
+        let (var, origin_here) = crate::rules::env::alloc_conf::settings(cx.facts)
+            .into_iter()
+            .find_map(|s| {
+                s.options
+                    .iter()
+                    .any(|o| o.key == k && o.value.eq_ignore_ascii_case(v))
+                    .then_some((s.var, s.origin))
+            })?;
+        ev.push(format!("{var} has {opt}"));
+        origin = Some(origin_here);
     }
     Some((origin.unwrap_or_default(), ev))
 }

@@ -1,10 +1,225 @@
-//! Stack rules: torch wheel × ROCm × gfx × known issues. Shared by `lint` and `env`.
+//! Stack rules (RC1xx): torch wheel × ROCm × gfx × driver × known issues. Shared by `lint` and
+//! `env`.
 
 mod known_issue;
+mod rocm_release;
+mod torch_wheel;
 
 pub use known_issue::KnownIssueMatches;
+pub use rocm_release::{DriverWindow, RocmEol, RocmGfxUnsupported, RocmPreviewStream, RocmUnknown};
+pub use torch_wheel::{TorchRocmMismatch, TorchWheelMissingGfx, TorchWheelNotOnIndex};
 
-use super::Rule;
+use super::{Context, Rule};
+use crate::finding::Confidence;
 
 /// The stack rules.
-pub static RULES: &[&dyn Rule] = &[&KnownIssueMatches];
+pub static RULES: &[&dyn Rule] = &[
+    &KnownIssueMatches,
+    &TorchWheelNotOnIndex,
+    &TorchWheelMissingGfx,
+    &RocmGfxUnsupported,
+    &TorchRocmMismatch,
+    &DriverWindow,
+    &RocmPreviewStream,
+    &RocmEol,
+    &RocmUnknown,
+];
+
+/// The gfx targets the torch build carries kernels for: `torch.cuda.get_arch_list()` when the
+/// probe saw it, else the official wheel's arch list from the matrix. Returns (targets,
+/// unconfirmed, a description of where the list comes from).
+pub(crate) fn wheel_arch(cx: &Context) -> Option<(Vec<String>, bool, String)> {
+    let t = cx.facts.torch.as_ref()?;
+    let gfx_from_probe: Vec<String> = t
+        .value
+        .arch_list
+        .iter()
+        .filter_map(|a| crate::version::Gfx::parse(a).ok())
+        .map(|g| g.as_str().to_string())
+        .collect();
+    if !gfx_from_probe.is_empty() {
+        return Some((gfx_from_probe, false, "torch.cuda.get_arch_list()".into()));
+    }
+    let tv = cx.torch_version()?;
+    if cx.torch_build()? != crate::matrix::TorchBuild::Release {
+        return None;
+    }
+    let rocm = cx.torch_rocm()?;
+    let (rel, variant) = cx.matrix.wheel(&tv.public, &rocm)?;
+    let arch = cx.matrix.arch_list(&variant.arch)?;
+    let unconfirmed = arch.confidence == Confidence::Unconfirmed
+        || variant.confidence == Confidence::Unconfirmed
+        || rel.confidence == Confidence::Unconfirmed;
+    Some((
+        arch.gfx.clone(),
+        unconfirmed,
+        format!("the torch {} rocm{} wheel", tv.public, variant.rocm),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::finding::Severity;
+    use crate::rules::Scope::{Env, Lint};
+    use crate::rules::testing::{dockerfile, facts};
+
+    fn has(codes: &[&str], c: &str) -> bool {
+        codes.contains(&c)
+    }
+
+    #[test]
+    fn wheel_not_on_index() {
+        // 2.5.1 was built for rocm6.1 and rocm6.2 only (the popular "2.5.1 on ROCm 6.3" is false).
+        assert!(has(&facts().gfx("gfx1100").torch("2.5.1+rocm6.3").codes(Env), "RC101"));
+        assert!(!has(&facts().gfx("gfx1100").torch("2.5.1+rocm6.2").codes(Env), "RC101"));
+        assert!(has(
+            &dockerfile()
+                .torch_index("2.5.1", "https://download.pytorch.org/whl/rocm6.3")
+                .codes(Lint),
+            "RC101"
+        ));
+        assert!(!has(
+            &dockerfile()
+                .torch_index("2.6.0", "https://download.pytorch.org/whl/rocm6.2.4/")
+                .codes(Lint),
+            "RC101"
+        ));
+        // 2.6.0 exists for 6.2.4 but not for the 6.2 index
+        assert!(has(
+            &dockerfile()
+                .torch_index("2.6.0", "https://download.pytorch.org/whl/rocm6.2")
+                .codes(Lint),
+            "RC101"
+        ));
+        // nightlies and AMD builds are not judged against the release index
+        assert!(!has(&facts().torch("2.7.0.dev20250301+rocm6.2.4").codes(Env), "RC101"));
+        assert!(!has(
+            &facts().torch("2.8.0+rocm7.1.0.lw.git7a520360").codes(Env),
+            "RC101"
+        ));
+    }
+
+    #[test]
+    fn wheel_missing_gfx() {
+        // gfx1151 entered official wheels with the ROCm 7 builds (torch 2.10)
+        let f = facts().gfx("gfx1151").torch("2.9.0+rocm6.4");
+        assert!(has(&f.codes(Env), "RC102"));
+        assert!(!has(
+            &facts().gfx("gfx1151").torch("2.10.0+rocm7.0").codes(Env),
+            "RC102"
+        ));
+        assert!(!has(&facts().gfx("gfx1100").torch("2.5.1+rocm6.2").codes(Env), "RC102"));
+        // gfx1031 is in no wheel; with the RDNA2 override the runtime presents gfx1030, which is
+        let f = facts().gfx("gfx1031").torch("2.5.1+rocm6.2");
+        let fs = f.findings(Env);
+        let missing = fs.iter().find(|x| x.code == "RC102").expect("gfx1031 not in wheel");
+        assert!(
+            missing
+                .fix
+                .as_deref()
+                .unwrap()
+                .contains("HSA_OVERRIDE_GFX_VERSION=10.3.0"),
+            "{missing:?}"
+        );
+        assert!(!has(
+            &facts()
+                .gfx("gfx1031")
+                .env("HSA_OVERRIDE_GFX_VERSION", "10.3.0")
+                .torch("2.5.1+rocm6.2")
+                .codes(Env),
+            "RC102"
+        ));
+        // an installed torch's own arch list wins over the matrix
+        assert!(has(
+            &facts()
+                .gfx("gfx1100")
+                .imported_torch("2.5.1+rocm6.2", &["gfx90a", "gfx942"])
+                .codes(Env),
+            "RC102"
+        ));
+    }
+
+    #[test]
+    fn rocm_mismatch_explained_with_window() {
+        let fs = dockerfile().torch("2.5.1+rocm6.2").rocm("6.3").findings(Lint);
+        let f = fs.iter().find(|x| x.code == "RC104").expect("mismatch");
+        assert!(f.why.contains("bundles its own ROCm"));
+        assert_eq!(f.severity, Severity::Info, "6.2 vs 6.3 is within ±2 minors");
+        let fs = dockerfile().torch("2.5.1+rocm6.2").rocm("7.2").findings(Lint);
+        assert_eq!(
+            fs.iter().find(|x| x.code == "RC104").unwrap().severity,
+            Severity::Warning
+        );
+        assert!(!has(
+            &dockerfile().torch("2.5.1+rocm6.2").rocm("6.2.4").codes(Lint),
+            "RC104"
+        ));
+    }
+
+    #[test]
+    fn rocm_support_lists() {
+        let fs = facts().gfx("gfx906").rocm("6.1.2").findings(Env);
+        assert!(
+            fs.iter().any(|f| f.code == "RC103" && f.title.contains("deprecated")),
+            "{fs:#?}"
+        );
+        assert!(!has(&facts().gfx("gfx1100").rocm("6.2.4").codes(Env), "RC103"));
+        assert!(has(&dockerfile().rocm("7.11.0").codes(Lint), "RC106"));
+        assert!(has(&facts().rocm("6.22").codes(Env), "RC108"));
+        assert!(!has(&facts().rocm("7.2.1").codes(Env), "RC108"));
+    }
+
+    #[test]
+    fn driver_window() {
+        // ROCm 7.2 user space on a 6.1 driver: AMD's table for 6.1 lists 5.7–6.4 only
+        assert!(has(&facts().rocm("7.2").driver("6.1").codes(Env), "RC105"));
+        assert!(!has(&facts().rocm("6.3").driver("30.30").codes(Env), "RC105"));
+        // a known-issue condition over the kernel: gfx1151 needs kernel fixes (mainline 6.18.4)
+        let fs = facts().gfx("gfx1151").kernel("6.11.0-29-generic").findings(Env);
+        assert!(fs.iter().any(|f| f.evidence.contains("gfx1151-kernel")), "{fs:#?}");
+    }
+
+    #[test]
+    fn known_issues() {
+        // hipBLASLt gated on ROCm >= 6.3 builds for gfx1100
+        let fs = facts().gfx("gfx1100").torch("2.5.1+rocm6.2").findings(Env);
+        assert!(
+            fs.iter()
+                .any(|f| f.code == "RC100" && f.evidence.contains("hipblaslt-gated")),
+            "{fs:#?}"
+        );
+        assert!(
+            !facts()
+                .gfx("gfx1100")
+                .torch("2.7.0+rocm6.3")
+                .findings(Env)
+                .iter()
+                .any(|f| f.evidence.contains("hipblaslt-gated"))
+        );
+        // XNACK on RDNA: HSA_XNACK=1 only, not =0
+        assert!(
+            facts()
+                .gfx("gfx1100")
+                .env("HSA_XNACK", "1")
+                .findings(Env)
+                .iter()
+                .any(|f| f.evidence.contains("xnack"))
+        );
+        assert!(
+            !facts()
+                .gfx("gfx1100")
+                .env("HSA_XNACK", "0")
+                .findings(Env)
+                .iter()
+                .any(|f| f.evidence.contains("xnack"))
+        );
+        // expandable_segments on a pre-ROCm-7 build
+        let fs = facts()
+            .torch("2.5.1+rocm6.2")
+            .env("PYTORCH_HIP_ALLOC_CONF", "expandable_segments:True")
+            .findings(Env);
+        assert!(fs.iter().any(|f| f.evidence.contains("expandable-segments")), "{fs:#?}");
+        // an empty `when` (documentation for a dedicated rule) never matches by itself
+        assert!(!facts().findings(Env).iter().any(|f| f.code == "RC100"));
+    }
+}

@@ -1,0 +1,210 @@
+//! RC201–RC203: `HSA_OVERRIDE_GFX_VERSION` (and the per-node `HSA_OVERRIDE_GFX_VERSION_<n>`).
+
+use super::override_vars;
+use crate::declare_rule;
+use crate::facts::Subject;
+use crate::finding::{Finding, Severity};
+use crate::rules::{Context, Rule, RuleMeta};
+use crate::version::Gfx;
+
+const LIBHSAKMT: &str = "https://github.com/ROCm/ROCR-Runtime/blob/master/libhsakmt/src/topology.c";
+
+declare_rule! {
+    /// ## What it checks
+    /// `HSA_OVERRIDE_GFX_VERSION` (or a per-node `HSA_OVERRIDE_GFX_VERSION_<n>`) is three decimal
+    /// numbers, `major.minor.stepping`, as libhsakmt parses it (`11.0.0`, `10.3.0`, `9.0.10`).
+    ///
+    /// ## Why it matters
+    /// libhsakmt rejects any other form ("HSA_OVERRIDE_GFX_VERSION … is invalid") and the GPU is
+    /// not usable; a gfx name (`gfx1100`) or two numbers (`11.0`) are common mistakes.
+    ///
+    /// ## Example
+    /// `ENV HSA_OVERRIDE_GFX_VERSION=gfx1030`
+    ///
+    /// ## Fix
+    /// Write the target as numbers: gfx1030 → `10.3.0`, gfx1100 → `11.0.0`, gfx90a → `9.0.10`.
+    ///
+    /// ## References
+    /// - ROCm/ROCR-Runtime libhsakmt/src/topology.c (override parsing)
+    pub struct HsaOverrideInvalid {
+        code: "RC201",
+        name: "hsa-override-invalid",
+        severity: Error,
+        scope: Both,
+        summary: "HSA_OVERRIDE_GFX_VERSION is not major.minor.stepping",
+    }
+}
+
+impl Rule for HsaOverrideInvalid {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        for e in override_vars(cx.facts) {
+            if let Err(err) = Gfx::from_override(&e.value.value) {
+                let hint = Gfx::parse(&e.value.value)
+                    .map(|g| format!(" (for {g}: {})", g.override_string()))
+                    .unwrap_or_default();
+                out.push(
+                    Finding::new(
+                        &Self::META,
+                        format!("{} is not a valid override", e.value.name),
+                        e.origin.clone(),
+                    )
+                    .evidence(format!("{}={}", e.value.name, e.value.value))
+                    .why(format!(
+                        "{}. libhsakmt refuses the value and the GPU cannot be used.",
+                        err.reason
+                    ))
+                    .fix(format!("set {} to major.minor.stepping{hint}", e.value.name))
+                    .refs([LIBHSAKMT]),
+                );
+            }
+        }
+    }
+}
+
+declare_rule! {
+    /// ## What it checks
+    /// The target an `HSA_OVERRIDE_GFX_VERSION` presents belongs to the same family as the GPU it
+    /// applies to (RDNA2 → 10.3.0, RDNA3 → 11.0.0). In a Dockerfile without `--gfx` targets, an
+    /// override baked into the image is reported as information: the image then only suits that
+    /// family.
+    ///
+    /// ## Why it matters
+    /// The override makes the runtime load code objects for another ISA; nothing is translated.
+    /// Across families the kernels do not run (invalid device function, hangs, memory faults).
+    ///
+    /// ## Example
+    /// An RX 6700 XT (gfx1031, RDNA2) with `HSA_OVERRIDE_GFX_VERSION=11.0.0`.
+    ///
+    /// ## Fix
+    /// Use the family's override (`10.3.0` for RDNA2, `11.0.0` for RDNA3) or a build that carries
+    /// kernels for the GPU; set the variable per container, not in a shared image.
+    ///
+    /// ## References
+    /// - ROCm/ROCR-Runtime libhsakmt/src/topology.c
+    /// - ollama/ollama docs/gpu.mdx (override examples)
+    pub struct HsaOverrideCrossFamily {
+        code: "RC202",
+        name: "hsa-override-cross-family",
+        severity: Error,
+        scope: Both,
+        summary: "HSA_OVERRIDE_GFX_VERSION presents a target of another family",
+    }
+}
+
+impl Rule for HsaOverrideCrossFamily {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        for e in override_vars(cx.facts) {
+            let Ok(over) = Gfx::from_override(&e.value.value) else {
+                continue;
+            };
+            let over_family = cx.matrix.gpu(over.as_str()).map(|g| g.family.as_str());
+            let targets: Vec<_> = cx.targets().map(|(t, _)| t).collect();
+            if targets.is_empty() {
+                if matches!(cx.facts.subject, Subject::Dockerfile { .. }) {
+                    out.push(
+                        Finding::new(&Self::META, format!("{} is baked into the image", e.value.name), e.origin.clone())
+                            .severity(Severity::Info)
+                            .evidence(format!("{}={} presents {}", e.value.name, e.value.value, over))
+                            .why(format!(
+                                "Every container of this image presents its GPU as {over}{}; on a GPU of another family kernels will not run. Pass --gfx to check the targets this image is for.",
+                                over_family.map(|f| format!(" ({f})")).unwrap_or_default()
+                            ))
+                            .fix("set the override at run time (docker run -e HSA_OVERRIDE_GFX_VERSION=…) for the machines that need it")
+                            .refs([LIBHSAKMT]),
+                    );
+                }
+                continue;
+            }
+            for t in targets {
+                if t.gfx == over.as_str() {
+                    continue;
+                }
+                let fam = cx.matrix.gpu(&t.gfx).map(|g| g.family.as_str());
+                match (fam, over_family) {
+                    (Some(a), Some(b)) if a != b => {
+                        let good = cx.matrix.gpu(&t.gfx).and_then(|g| g.override_version.clone());
+                        out.push(
+                            Finding::new(&Self::META, format!("{} makes {} ({a}) pretend to be {over} ({b})", e.value.name, t.gfx), e.origin.clone())
+                                .evidence(format!("{}={}; GPU {}", e.value.name, e.value.value, t.gfx))
+                                .why("The runtime loads code objects built for the presented ISA; across families they do not run (invalid device function, hangs, memory faults).")
+                                .fix(match good {
+                                    Some(g) => format!("use HSA_OVERRIDE_GFX_VERSION={g} (the {a} override), or unset it if the torch build carries {}", t.gfx),
+                                    None => format!("unset {}; use a build with kernels for {}", e.value.name, t.gfx),
+                                })
+                                .refs([LIBHSAKMT]),
+                        );
+                    }
+                    (Some(a), None) => out.push(
+                        Finding::new(&Self::META, format!("{} presents {over}, a target the matrix does not know", e.value.name), e.origin.clone())
+                            .severity(Severity::Warning)
+                            .evidence(format!("{}={}; GPU {} ({a})", e.value.name, e.value.value, t.gfx))
+                            .why("An override to an unknown ISA is almost always a typo; the runtime will not find code objects for it.")
+                            .fix(cx.matrix.gpu(&t.gfx).and_then(|g| g.override_version.clone()).map(|g| format!("use HSA_OVERRIDE_GFX_VERSION={g}")).unwrap_or_else(|| "unset it".into()))
+                            .refs([LIBHSAKMT]),
+                    ),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+declare_rule! {
+    /// ## What it checks
+    /// An `HSA_OVERRIDE_GFX_VERSION` is set although the torch wheel already carries kernels for
+    /// the GPU's own target (its arch list, from the matrix or from `torch.cuda.get_arch_list()`).
+    ///
+    /// ## Why it matters
+    /// The override then only hides the real target: libraries gate features on the presented
+    /// ISA (hipBLASLt, tuned rocBLAS kernels), and the wrong code objects may be chosen.
+    ///
+    /// ## Example
+    /// An RX 7600 (gfx1102) with `HSA_OVERRIDE_GFX_VERSION=11.0.0` and torch 2.7+, whose wheels
+    /// contain gfx1102.
+    ///
+    /// ## Fix
+    /// Unset the override.
+    ///
+    /// ## References
+    /// - pytorch/pytorch PRs #141667, #147761, #167299 (targets added to wheels)
+    pub struct HsaOverrideMasksSupported {
+        code: "RC203",
+        name: "hsa-override-masks-supported",
+        severity: Warning,
+        scope: Both,
+        summary: "HSA_OVERRIDE_GFX_VERSION hides a target the torch build already supports",
+    }
+}
+
+impl Rule for HsaOverrideMasksSupported {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        let Some((arch, unconfirmed, what)) = crate::rules::stack::wheel_arch(cx) else {
+            return;
+        };
+        for (t, _) in cx.targets() {
+            let Some(eff) = &t.effective else { continue };
+            if eff == &t.gfx || !arch.iter().any(|g| g == &t.gfx) {
+                continue;
+            }
+            let Some(e) = override_vars(cx.facts).into_iter().next() else {
+                continue;
+            };
+            out.push(
+                Finding::new(&Self::META, format!("the override hides {}, which {what} supports", t.gfx), e.origin.clone())
+                    .evidence(format!("{}={}; GPU {}; {what} carries {}", e.value.name, e.value.value, t.gfx, t.gfx))
+                    .why(format!("The runtime presents {eff} instead of {}: libraries choose kernels and features (hipBLASLt, tuned GEMMs) for the wrong ISA.", t.gfx))
+                    .fix(format!("unset {}", e.value.name))
+                    .unconfirmed(unconfirmed),
+            );
+        }
+    }
+}

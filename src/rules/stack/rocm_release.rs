@@ -1,0 +1,360 @@
+//! RC103, RC105–RC108: the ROCm release(s) in the stack against AMD's lists.
+
+use super::torch_wheel::within_window;
+use crate::declare_rule;
+use crate::facts::{Origin, Subject};
+use crate::finding::{Confidence, Finding, Severity};
+use crate::matrix::{GfxSupport, RocmRelease, Status, Stream};
+use crate::rules::{Context, Rule, RuleMeta};
+use crate::version::{RocmVersion, Version};
+
+/// The ROCm versions in the stack: user space installs, and the torch wheel's ROCm.
+fn rocm_versions(cx: &Context) -> Vec<(Version, Origin, &'static str)> {
+    let mut v: Vec<(Version, Origin, &'static str)> = cx
+        .facts
+        .rocm
+        .iter()
+        .filter_map(|r| {
+            RocmVersion::parse(&r.value.version)
+                .ok()
+                .map(|x| (x.version, r.origin.clone(), "ROCm user space"))
+        })
+        .collect();
+    if let Some(t) = cx.torch_rocm() {
+        if !v.iter().any(|(x, _, _)| x.line() == t.line()) {
+            v.push((t, cx.torch_origin(), "the torch wheel's ROCm"));
+        }
+    }
+    v
+}
+
+fn source(r: &RocmRelease) -> Vec<String> {
+    r.sources.iter().take(2).cloned().collect()
+}
+
+declare_rule! {
+    /// ## What it checks
+    /// AMD's Linux support list of the ROCm release in the stack (user space, and the torch
+    /// wheel's ROCm) names each target in scope. Unsupported is a warning; deprecated and "not
+    /// listed" are information.
+    ///
+    /// ## Why it matters
+    /// A target outside the list may work (consumer RDNA2 cards share gfx1030 with the listed Pro
+    /// W6800) but is not tested by AMD: library kernels can be missing and bugs are not fixed.
+    ///
+    /// ## Example
+    /// gfx906 (MI50, Radeon VII) on ROCm 6.3, whose support matrix no longer lists it.
+    ///
+    /// ## Fix
+    /// A ROCm release that lists the target (`rocmcheck matrix show rocm --gfx …`).
+    ///
+    /// ## References
+    /// - AMD ROCm compatibility matrix / system requirements (per release)
+    pub struct RocmGfxUnsupported {
+        code: "RC103",
+        name: "rocm-gfx-unsupported",
+        severity: Warning,
+        scope: Both,
+        summary: "The ROCm release does not list the target as supported",
+    }
+}
+
+impl Rule for RocmGfxUnsupported {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        for (v, origin, what) in rocm_versions(cx) {
+            let Some(rel) = cx.matrix.rocm_release(&v) else {
+                continue;
+            };
+            if rel.gfx.is_empty() {
+                continue; // no list known for this release: nothing to say
+            }
+            for (t, _) in cx.targets() {
+                let (sev, state) = match rel.gfx.get(&t.gfx) {
+                    Some(GfxSupport::Supported) => continue,
+                    Some(GfxSupport::Unsupported) => (Severity::Warning, "unsupported"),
+                    Some(GfxSupport::Deprecated) => (Severity::Info, "deprecated"),
+                    None => (Severity::Info, "not listed"),
+                };
+                let supported: Vec<&str> = rel
+                    .gfx
+                    .iter()
+                    .filter(|(_, s)| **s == GfxSupport::Supported)
+                    .map(|(g, _)| g.as_str())
+                    .collect();
+                out.push(
+                    Finding::new(&Self::META, format!("{} is {state} in ROCm {} ({what})", t.gfx, rel.version), origin.clone())
+                        .severity(sev)
+                        .evidence(format!("ROCm {} lists as supported: {}", rel.version, supported.join(" ")))
+                        .why("AMD does not test this release on this target: library kernels may be missing and bugs are not fixed for it.")
+                        .fix(format!("a ROCm release that lists {} (`rocmcheck matrix show rocm --gfx {}`)", t.gfx, t.gfx))
+                        .refs(source(rel))
+                        .unconfirmed(rel.confidence == Confidence::Unconfirmed),
+                );
+            }
+        }
+    }
+}
+
+declare_rule! {
+    /// ## What it checks
+    /// The host's kernel driver (amdgpu, in AMD's numbering: `6.3`, `30.10`) against the ROCm user
+    /// space and the torch wheel's ROCm: AMD's tested table first, then the general promise (±2
+    /// minor releases before ROCm 6.4, releases up to a year apart from 6.4).
+    ///
+    /// ## Why it matters
+    /// Outside the window the runtime may not initialise (`rocminfo` prints "HSA Error") or fail
+    /// later in ways that look like application bugs.
+    ///
+    /// ## Example
+    /// ROCm 7.2 user space on a 6.1 kernel driver.
+    ///
+    /// ## Fix
+    /// Upgrade the host driver (amdgpu-install / the matching amdgpu DKMS) or use an image whose
+    /// ROCm is within the window.
+    ///
+    /// ## References
+    /// - https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/user-kernel-space-compat-matrix.html
+    pub struct DriverWindow {
+        code: "RC105",
+        name: "driver-userspace-window",
+        severity: Warning,
+        scope: Both,
+        summary: "The kernel driver and the ROCm user space are outside AMD's compatibility window",
+    }
+}
+
+impl Rule for DriverWindow {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        let Some(driver) = cx
+            .facts
+            .kernel
+            .as_ref()
+            .and_then(|k| k.driver.as_deref())
+            .and_then(|d| Version::parse(d).ok())
+        else {
+            return;
+        };
+        for (u, origin, what) in rocm_versions(cx) {
+            let row = cx
+                .matrix
+                .drivers
+                .iter()
+                .find(|d| driver.is_within(&d.driver.line()) || d.driver == driver);
+            let (ok, basis, refs) = match row {
+                Some(d) => (
+                    d.userspace.iter().any(|x| u.is_within(&x.line())),
+                    format!(
+                        "AMD's table for driver {} lists user space {}",
+                        d.driver,
+                        d.userspace.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+                    ),
+                    d.sources.clone(),
+                ),
+                None => match within_window(cx, &u, &driver) {
+                    Some(ok) => (
+                        ok,
+                        "AMD's general window".to_string(),
+                        cx.matrix
+                            .driver_policies
+                            .iter()
+                            .flat_map(|p| p.sources.clone())
+                            .collect(),
+                    ),
+                    None => continue,
+                },
+            };
+            if ok {
+                continue;
+            }
+            out.push(
+                Finding::new(&Self::META, format!("{what} {u} is outside the window of the host driver {driver}"), origin.clone())
+                    .evidence(basis)
+                    .why("Outside AMD's tested window the runtime may fail to initialise (\"HSA Error\" from rocminfo) or fail later in ways that look like application bugs.")
+                    .fix(format!("upgrade the host's amdgpu driver to one whose table lists ROCm {}, or use an image of a ROCm within the driver's window", u.line()))
+                    .refs(refs),
+            );
+        }
+    }
+}
+
+declare_rule! {
+    /// ## What it checks
+    /// A ROCm release of the technology-preview stream (TheRock 7.9–7.14) or the Core SDK in the
+    /// stack. In a Dockerfile this is a warning; on a running machine, information.
+    ///
+    /// ## Why it matters
+    /// Preview versions are not newer releases of the production stream (7.0–7.2.x): there is no
+    /// upgrade path between them, their wheels come from other indexes, and fixes land differently.
+    /// A production image built on a preview is a surprise for whoever maintains it.
+    ///
+    /// ## Example
+    /// `FROM rocm/dev-ubuntu-24.04:7.11.0-complete` in a production image.
+    ///
+    /// ## Fix
+    /// Use a production release (7.2.x) unless the preview is deliberate; then silence the rule
+    /// for that file.
+    ///
+    /// ## References
+    /// - https://github.com/ROCm/legacy-rocm-build/releases/tag/therock-7.9.0
+    pub struct RocmPreviewStream {
+        code: "RC106",
+        name: "rocm-preview-stream",
+        severity: Warning,
+        scope: Both,
+        summary: "A technology-preview ROCm release is used",
+    }
+}
+
+impl Rule for RocmPreviewStream {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        let image = matches!(cx.facts.subject, Subject::Dockerfile { .. });
+        for (v, origin, what) in rocm_versions(cx) {
+            let Some(rel) = cx.matrix.rocm_release(&v) else {
+                continue;
+            };
+            if rel.stream == Stream::Production {
+                continue;
+            }
+            let stream = if rel.stream == Stream::Preview {
+                "technology-preview (TheRock)"
+            } else {
+                "Core SDK"
+            };
+            out.push(
+                Finding::new(&Self::META, format!("{what} {v} is a {stream} release"), origin.clone())
+                    .severity(if image { Severity::Warning } else { Severity::Info })
+                    .evidence(format!("ROCm {} stream: {stream}", rel.version))
+                    .why("Preview releases are not successors of the production 7.2.x line; there is no upgrade path between the streams and their wheels come from other indexes.")
+                    .fix("use the production line unless the preview is deliberate (then ignore this rule for the file)")
+                    .refs(source(rel))
+                    .unconfirmed(rel.confidence == Confidence::Unconfirmed),
+            );
+        }
+    }
+}
+
+declare_rule! {
+    /// ## What it checks
+    /// The ROCm user space is a release the matrix marks end-of-life.
+    ///
+    /// ## Why it matters
+    /// No fixes arrive for it; newer torch wheels are not built for it.
+    ///
+    /// ## Example
+    /// `FROM rocm/dev-ubuntu-22.04:5.7`
+    ///
+    /// ## Fix
+    /// Move to a supported release (`rocmcheck matrix show rocm`).
+    ///
+    /// ## References
+    /// - AMD ROCm release notes
+    pub struct RocmEol {
+        code: "RC107",
+        name: "rocm-eol",
+        severity: Warning,
+        scope: Both,
+        summary: "The ROCm release is end-of-life",
+    }
+}
+
+impl Rule for RocmEol {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        for r in &cx.facts.rocm {
+            let Ok(v) = RocmVersion::parse(&r.value.version) else {
+                continue;
+            };
+            let Some(rel) = cx.matrix.rocm_release(&v.version) else {
+                continue;
+            };
+            if rel.status != Status::Eol {
+                continue;
+            }
+            let newest = cx
+                .matrix
+                .rocm
+                .iter()
+                .filter(|x| x.stream == Stream::Production && x.status == Status::Supported)
+                .map(|x| x.version.to_string())
+                .collect::<Vec<_>>();
+            out.push(
+                Finding::new(
+                    &Self::META,
+                    format!("ROCm {} is end-of-life", v.version),
+                    r.origin.clone(),
+                )
+                .evidence(format!(
+                    "matrix: ROCm {} status eol{}",
+                    rel.version,
+                    rel.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
+                ))
+                .why("No fixes arrive for an end-of-life release, and new torch wheels are not built for it.")
+                .fix(if newest.is_empty() {
+                    "move to a supported release".into()
+                } else {
+                    format!("move to ROCm {}", newest.join(" / "))
+                })
+                .refs(source(rel))
+                .unconfirmed(rel.status_confidence == Confidence::Unconfirmed),
+            );
+        }
+    }
+}
+
+declare_rule! {
+    /// ## What it checks
+    /// A ROCm version in the stack that the matrix does not know.
+    ///
+    /// ## Why it matters
+    /// rocmcheck cannot check what it does not know; a typo (`6.22`) also lands here.
+    ///
+    /// ## Example
+    /// `FROM rocm/dev-ubuntu-22.04:6.22`
+    ///
+    /// ## Fix
+    /// Check the version; update rocmcheck or its matrix (`rocmcheck matrix sync`).
+    ///
+    /// ## References
+    /// - `matrix/rocm.yaml`
+    pub struct RocmUnknown {
+        code: "RC108",
+        name: "rocm-unknown",
+        severity: Info,
+        scope: Both,
+        summary: "A ROCm version the matrix does not know",
+    }
+}
+
+impl Rule for RocmUnknown {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        for (v, origin, what) in rocm_versions(cx) {
+            if cx.matrix.rocm_release(&v).is_some() {
+                continue;
+            }
+            let known: Vec<String> = cx.matrix.rocm.iter().map(|r| r.version.to_string()).collect();
+            let hint = crate::version::nearest(&v.to_string(), known.iter().map(String::as_str))
+                .map(|n| format!(" (nearest known: {n})"))
+                .unwrap_or_default();
+            out.push(
+                Finding::new(&Self::META, format!("{what} {v} is not in the matrix{hint}"), origin)
+                    .evidence(format!("matrix data {}", cx.matrix.data))
+                    .why("rocmcheck cannot check a release it does not know.")
+                    .fix("check the version; update rocmcheck or run `rocmcheck matrix sync`"),
+            );
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! `matrix validate` on the embedded matrix and on broken copies: every problem located.
+
+use rocmcheck::matrix::Matrix;
+use std::path::Path;
+
+fn copy_matrix(dir: &Path) {
+    for name in [
+        "matrix.yaml",
+        "rocm.yaml",
+        "driver.yaml",
+        "torch.yaml",
+        "gpus.yaml",
+        "images.yaml",
+        "issues.yaml",
+    ] {
+        std::fs::copy(Path::new("matrix").join(name), dir.join(name)).unwrap();
+    }
+}
+
+/// Applies `edit` to one file of a fresh copy and returns the diagnostics as text.
+fn broken(file: &str, edit: impl Fn(String) -> String) -> Vec<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_matrix(tmp.path());
+    let p = tmp.path().join(file);
+    let text = std::fs::read_to_string(&p).unwrap();
+    let new = edit(text.clone());
+    assert_ne!(new, text, "the edit must change {file}");
+    std::fs::write(&p, new).unwrap();
+    match Matrix::from_dir(tmp.path()) {
+        Ok(_) => panic!("broken {file} was accepted"),
+        Err(d) => d
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}:{}:{} {} {}",
+                    Path::new(&d.file).file_name().unwrap().to_string_lossy(),
+                    d.line,
+                    d.col,
+                    d.code,
+                    d.message
+                )
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn embedded_matrix_is_valid() {
+    let m = rocmcheck::matrix::embedded::load().expect("embedded matrix validates");
+    assert!(m.rocm.len() >= 15 && m.gpus.len() >= 20 && !m.issues.is_empty());
+    // every fact carries a source
+    assert!(m.rocm.iter().all(|r| !r.sources.is_empty()));
+    assert!(m.torch.wheels.iter().all(|w| !w.sources.is_empty()));
+    assert!(m.issues.iter().all(|i| !i.sources.is_empty()));
+    // the facts the issue calls out as popular errors stay refuted
+    let v = |s: &str| rocmcheck::version::Version::parse(s).unwrap();
+    assert!(
+        m.wheel(&v("2.5.1"), &v("6.3")).is_none(),
+        "no torch 2.5.x wheel was ever built for ROCm 6.3"
+    );
+    assert!(m.wheel(&v("2.5.1"), &v("6.2")).is_some());
+}
+
+#[test]
+fn unknown_key_is_located() {
+    let d = broken("gpus.yaml", |t| t.replacen("    family:", "    famly:", 1));
+    assert!(
+        d[0].starts_with("gpus.yaml:") && d[0].contains("M001") && d[0].contains("famly"),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn yaml_syntax_error_is_located() {
+    let d = broken("rocm.yaml", |t| t.replacen("releases:", "releases: [", 1));
+    assert!(d[0].contains("M001"), "{d:?}");
+}
+
+#[test]
+fn missing_source_is_refused() {
+    let d = broken("driver.yaml", |t| {
+        let i = t.find("  - driver:").unwrap();
+        let j = t[i..].find("sources:").unwrap() + i;
+        let k = t[j..].find("\n  - ").map(|k| k + j).unwrap_or(t.len());
+        format!("{}sources: []\n{}", &t[..j], &t[k..])
+    });
+    assert!(
+        d.iter().any(|x| x.contains("M003") && x.starts_with("driver.yaml:")),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn dangling_reference_and_duplicates() {
+    let d = broken("torch.yaml", |t| t.replacen("arch: ", "arch: no-such-list-", 1));
+    assert!(
+        d.iter().any(|x| x.contains("M005") && x.contains("no-such-list")),
+        "{d:?}"
+    );
+    let d = broken("gpus.yaml", |t| {
+        let i = t.find("  - gfx: gfx1100").unwrap();
+        format!(
+            "{}  - gfx: gfx1100\n    family: rdna3\n    kind: discrete\n    xnack: unsupported\n    sources: [\"x\"]\n{}",
+            &t[..i],
+            &t[i..]
+        )
+    });
+    assert!(d.iter().any(|x| x.contains("M004") && x.contains("gfx1100")), "{d:?}");
+}
+
+#[test]
+fn newer_schema_is_refused_clearly() {
+    let d = broken("matrix.yaml", |t| t.replace("schema: 1", "schema: 99"));
+    assert!(
+        d[0].starts_with("matrix.yaml:2:1 M002") || d[0].contains("M002"),
+        "{d:?}"
+    );
+    assert!(d[0].contains("newer than this rocmcheck understands"), "{d:?}");
+}
+
+#[test]
+fn unconfirmed_issue_cannot_warn() {
+    let d = broken("issues.yaml", |t| {
+        // the first entry that is unconfirmed: raise its severity
+        let c = t.find("confidence: unconfirmed").expect("an unconfirmed issue exists");
+        let start = t[..c].rfind("  - id:").unwrap();
+        let entry = t[start..c].replacen("severity: info", "severity: warning", 1);
+        format!("{}{}{}", &t[..start], entry, &t[c..])
+    });
+    assert!(
+        d.iter().any(|x| x.contains("M007") && x.contains("unconfirmed")),
+        "{d:?}"
+    );
+}
