@@ -68,7 +68,7 @@ fn every_lint_rule_has_a_catching_and_a_passing_fixture() {
         assert!(!codes(&good).contains(m.code), "{} flags {}", m.code, good.display());
         checked.insert(m.code);
     }
-    assert!(checked.len() >= 11, "only {checked:?}");
+    assert!(checked.len() >= 9, "only {checked:?}");
 }
 
 fn listed(text: &str, key: &str) -> BTreeSet<String> {

@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1.7
 # Modelled on: BuildKit heredoc RUNs as used in newer ROCm images (e.g. ROCm/TheRock dockerfiles).
-# expect: RC406
-# expect-not: RC405
+# expect: RC404
+# expect-not: RC403
 FROM rocm/dev-ubuntu-24.04:7.2
 RUN <<EOF
 set -eux

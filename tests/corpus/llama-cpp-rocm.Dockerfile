@@ -1,7 +1,7 @@
 # Modelled on: llama.cpp's .devops/rocm.Dockerfile (ggml-org/llama.cpp) — an ARG'd
 # rocm/dev-ubuntu base, GPU targets passed as a build arg, hipcc build with cmake.
-# expect: RC404
-# expect-not: RC401 RC402 RC405 RC406
+# expect: RC107
+# expect-not: RC401 RC402 RC403 RC404
 ARG UBUNTU_VERSION=24.04
 ARG ROCM_VERSION=6.4
 ARG BASE_ROCM_DEV_CONTAINER=rocm/dev-ubuntu-${UBUNTU_VERSION}:${ROCM_VERSION}-complete

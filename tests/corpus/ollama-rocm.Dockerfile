@@ -1,7 +1,7 @@
 # Modelled on: Ollama's Dockerfile (ollama/ollama) — a rocm/dev-almalinux-8 build stage with
 # AMDGPU_TARGETS, and a plain ubuntu runtime stage that copies the ROCm libraries in.
 # expect:
-# expect-not: RC401 RC402 RC404 RC405 RC406
+# expect-not: RC401 RC402 RC107 RC403 RC404
 ARG ROCMVERSION=7.2.1
 FROM rocm/dev-almalinux-8:${ROCMVERSION}-complete AS base-amd64
 RUN yum install -y yum-utils && dnf install -y ccache

@@ -1,7 +1,7 @@
 # Modelled on: text-generation-inference's Dockerfile_amd (huggingface/text-generation-inference)
 # — ubuntu base, ROCm from repo.radeon.com, torch from the ROCm wheel index, PYTORCH_ROCM_ARCH.
-# expect: RC404
-# expect-not: RC401 RC405 RC406
+# expect: RC107
+# expect-not: RC401 RC403 RC404
 FROM ubuntu:22.04 AS base
 ARG ROCM=6.3.1
 RUN apt-get update && apt-get install -y wget gnupg \

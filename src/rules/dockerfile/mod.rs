@@ -1,8 +1,7 @@
 //! Dockerfile / image rules (RC4xx) and devcontainer / compose GPU-access rules (RC5xx).
-//! `lint` only.
+//! `lint` only. Preview-stream and end-of-life ROCm are the stack rules RC106/RC107 (shared with
+//! `env`), which see the image's ROCm through the same facts.
 
-mod base_rocm_eol;
-mod base_rocm_preview;
 mod base_tag_moving;
 mod base_tag_unknown;
 mod container_dri_missing;
@@ -13,8 +12,6 @@ mod container_shm_default;
 mod torch_pypi_cuda_wheel;
 mod torch_unpinned;
 
-pub use base_rocm_eol::BaseRocmEol;
-pub use base_rocm_preview::BaseRocmPreview;
 pub use base_tag_moving::BaseTagMoving;
 pub use base_tag_unknown::BaseTagUnknown;
 pub use container_dri_missing::ContainerDriMissing;
@@ -26,16 +23,13 @@ pub use torch_pypi_cuda_wheel::TorchPypiCudaWheel;
 pub use torch_unpinned::TorchUnpinned;
 
 use super::{Context, Rule};
-use crate::facts::{ContainerGpu, Origin, RocmFrom, Sourced};
-use crate::matrix::{ImageMatch, RocmRelease};
-use crate::version::{RocmVersion, Version};
+use crate::facts::{ContainerGpu, Origin, Sourced};
+use crate::matrix::ImageMatch;
 
 /// The dockerfile rules.
 pub static RULES: &[&dyn Rule] = &[
     &BaseTagMoving,
     &BaseTagUnknown,
-    &BaseRocmPreview,
-    &BaseRocmEol,
     &TorchUnpinned,
     &TorchPypiCudaWheel,
     &ContainerKfdMissing,
@@ -53,20 +47,6 @@ fn base_match<'a>(cx: &'a Context) -> Option<(ImageMatch, &'a Origin)> {
     }
     let m = cx.matrix.parse_image(&b.value.repository, b.value.tag.as_deref())?;
     Some((m, &b.origin))
-}
-
-/// ROCm installs from the base image or AMD's repository, with their release entry.
-fn rocm_releases<'a>(cx: &'a Context) -> Vec<(Version, &'a RocmRelease, &'a Origin, &'a RocmFrom)> {
-    cx.facts
-        .rocm
-        .iter()
-        .filter(|r| matches!(r.value.from, RocmFrom::BaseImage | RocmFrom::AmdRepo))
-        .filter_map(|r| {
-            let v = RocmVersion::parse(&r.value.version).ok()?.version;
-            let rel = cx.matrix.rocm_release(&v)?;
-            Some((v, rel, &r.origin, &r.value.from))
-        })
-        .collect()
 }
 
 /// Containers that mean to use an AMD GPU and are not privileged.

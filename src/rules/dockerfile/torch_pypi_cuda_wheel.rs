@@ -1,4 +1,4 @@
-//! RC406 torch-pypi-cuda-wheel: torch from PyPI, without a ROCm index.
+//! RC404 torch-pypi-cuda-wheel: torch from PyPI, without a ROCm index.
 
 use crate::declare_rule;
 use crate::facts::TorchFrom;
@@ -26,7 +26,7 @@ declare_rule! {
     /// ## References
     /// https://pytorch.org/get-started/locally/
     pub struct TorchPypiCudaWheel {
-        code: "RC406",
+        code: "RC404",
         name: "torch-pypi-cuda-wheel",
         severity: Error,
         scope: Lint,

@@ -1,4 +1,4 @@
-//! RC405 torch-unpinned: torch installed without a pinned version.
+//! RC403 torch-unpinned: torch installed without a pinned version.
 
 use crate::declare_rule;
 use crate::facts::TorchFrom;
@@ -25,7 +25,7 @@ declare_rule! {
     /// ## References
     /// https://pytorch.org/get-started/previous-versions/
     pub struct TorchUnpinned {
-        code: "RC405",
+        code: "RC403",
         name: "torch-unpinned",
         severity: Warning,
         scope: Lint,
