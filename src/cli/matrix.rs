@@ -37,6 +37,8 @@ pub enum Action {
     Export(ExportArgs),
     /// Print the schema and data versions.
     Version,
+    /// Read the PyTorch wheel index and Docker Hub tags; propose matrix additions (never writes).
+    Sync(SyncArgs),
 }
 
 /// Sections of `matrix show`.
@@ -156,6 +158,7 @@ pub fn run(g: &Globals, a: MatrixArgs, out: &mut dyn Write, err: &mut dyn Write)
             writeln!(out, "schema {}\ndata {}", m.schema, m.data)?;
             Ok(ExitStatus::Success)
         }
+        Action::Sync(a) => sync(&m, a, out, err),
         Action::Validate => unreachable!(),
     }
 }
@@ -987,4 +990,103 @@ fn export(m: &Matrix, e: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// Proposal formats of `matrix sync`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SyncFormat {
+    /// A readable diff against the matrix files, each line with its source URL.
+    Diff,
+    /// A YAML patch (a list of additions, each with its source URL).
+    Yaml,
+    /// JSON.
+    Json,
+}
+
+/// `matrix sync`.
+#[derive(Debug, clap::Args)]
+pub struct SyncArgs {
+    /// The wheel index root (default: the matrix's, `https://download.pytorch.org/whl`).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Docker Hub's API root.
+    #[arg(long, value_name = "URL", default_value = crate::matrix::sync::DOCKER_HUB)]
+    pub docker_hub_url: String,
+    /// Docker Hub repositories to read (repeatable; default: rocm/dev-ubuntu-22.04,
+    /// rocm/dev-ubuntu-24.04, rocm/pytorch).
+    #[arg(long = "repo", value_name = "REPO")]
+    pub repos: Vec<String>,
+    /// Skip the wheel index.
+    #[arg(long)]
+    pub no_wheels: bool,
+    /// Skip Docker Hub.
+    #[arg(long)]
+    pub no_images: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SyncFormat::Diff)]
+    pub format: SyncFormat,
+    /// Timeout of one request, in seconds.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    pub timeout: f64,
+    /// Retries after a failed request (connection error, timeout, truncated body, 5xx, 429).
+    #[arg(long, default_value_t = 3)]
+    pub retries: u32,
+    /// The first retry's backoff in milliseconds (doubled on each retry).
+    #[arg(long, default_value_t = 500, value_name = "MS")]
+    pub backoff_ms: u64,
+    /// The largest response accepted, in bytes.
+    #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
+    pub max_bytes: usize,
+}
+
+fn sync(m: &Matrix, a: SyncArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    use crate::matrix::sync;
+    if !(a.timeout.is_finite() && a.timeout > 0.0) {
+        writeln!(err, "error: --timeout must be a positive number of seconds")?;
+        return Ok(ExitStatus::Error);
+    }
+    let mut opts = sync::Options::new(m);
+    if let Some(b) = a.base_url {
+        opts.base_url = b;
+    }
+    opts.docker_hub_url = a.docker_hub_url;
+    if !a.repos.is_empty() {
+        opts.repos = a.repos;
+    }
+    opts.wheels = !a.no_wheels;
+    opts.images = !a.no_images;
+    opts.timeout = std::time::Duration::from_secs_f64(a.timeout);
+    opts.retries = a.retries;
+    opts.backoff = std::time::Duration::from_millis(a.backoff_ms);
+    opts.max_bytes = a.max_bytes;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let o = rt.block_on(sync::sync(m, &opts));
+    match a.format {
+        SyncFormat::Diff => sync::render_diff(m, &o, out)?,
+        SyncFormat::Yaml => sync::render_yaml(m, &o, out)?,
+        SyncFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &o)?;
+            writeln!(out)?;
+        }
+    }
+    for e in &o.errors {
+        writeln!(err, "error: {e}")?;
+    }
+    writeln!(
+        err,
+        "matrix sync: {} page(s) read, {} proposal(s), {} error(s); the matrix was not changed",
+        o.fetched.len(),
+        o.proposals.len(),
+        o.errors.len()
+    )?;
+    Ok(if !o.errors.is_empty() {
+        ExitStatus::Error
+    } else if !o.proposals.is_empty() {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    })
 }

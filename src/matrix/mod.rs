@@ -6,6 +6,7 @@
 
 pub mod embedded;
 pub(crate) mod raw;
+pub mod sync;
 pub mod validate;
 
 use crate::finding::{Confidence, Severity};

@@ -5,6 +5,7 @@
 pub mod human;
 pub mod json;
 pub mod markdown;
+pub mod results;
 
 use crate::finding::{Finding, Severity};
 use crate::matrix::Matrix;

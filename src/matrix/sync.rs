@@ -1,0 +1,875 @@
+//! `rocmcheck matrix sync`: read the upstream sources and propose matrix updates for review.
+//!
+//! Sources:
+//! - the official PyTorch wheel index, one PEP 503 simple-index page per ROCm line
+//!   (`<base>/rocm6.4/torch/`), listing files such as
+//!   `torch-2.9.0+rocm6.4-cp312-cp312-manylinux_2_28_x86_64.whl` → torch releases, ROCm variants
+//!   and Python tags the matrix does not have;
+//! - Docker Hub tag listings (`<hub>/v2/repositories/<repo>/tags?page_size=100`, paginated JSON
+//!   with `next`) → tags the matrix does not list, read through the repository's tag grammar.
+//!
+//! Every proposed line carries the URL it came from. Nothing here writes the matrix: support
+//! claims are a person's decision. Network behaviour: a timeout per request, retries with
+//! exponential backoff on connection errors, timeouts, truncated bodies and 5xx, `Retry-After`
+//! honoured on 429, a cap on every response's size, and a clear error for a truncated, malformed
+//! or oversized response. One failing source does not stop the others.
+
+use super::{Channel, Matrix};
+use crate::version::Version;
+use regex::Regex;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::sync::LazyLock;
+use std::time::Duration;
+
+/// Docker Hub's API root.
+pub const DOCKER_HUB: &str = "https://hub.docker.com";
+
+/// The repositories whose tags are read by default.
+pub const DEFAULT_REPOS: &[&str] = &["rocm/dev-ubuntu-22.04", "rocm/dev-ubuntu-24.04", "rocm/pytorch"];
+
+/// How sync talks to the network.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The wheel index root (`https://download.pytorch.org/whl`); default: the matrix's.
+    pub base_url: String,
+    /// Docker Hub's API root.
+    pub docker_hub_url: String,
+    /// Docker Hub repositories to read.
+    pub repos: Vec<String>,
+    /// Timeout of one request (connect + headers + body).
+    pub timeout: Duration,
+    /// Retries after the first attempt.
+    pub retries: u32,
+    /// The first backoff; doubled on each retry.
+    pub backoff: Duration,
+    /// The longest `Retry-After` that is waited for.
+    pub max_retry_after: Duration,
+    /// The largest response accepted, in bytes.
+    pub max_bytes: usize,
+    /// The most tag pages read per repository.
+    pub max_pages: usize,
+    /// Read the wheel index.
+    pub wheels: bool,
+    /// Read Docker Hub.
+    pub images: bool,
+}
+
+impl Options {
+    /// Defaults for the real sources.
+    pub fn new(m: &Matrix) -> Options {
+        Options {
+            base_url: m.torch.index.clone(),
+            docker_hub_url: DOCKER_HUB.into(),
+            repos: DEFAULT_REPOS.iter().map(|s| s.to_string()).collect(),
+            timeout: Duration::from_secs(30),
+            retries: 3,
+            backoff: Duration::from_millis(500),
+            max_retry_after: Duration::from_secs(120),
+            max_bytes: 16 << 20,
+            max_pages: 100,
+            wheels: true,
+            images: true,
+        }
+    }
+}
+
+/// Where a proposal goes.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Change {
+    /// A torch release the matrix has no wheel entry for.
+    TorchRelease {
+        /// The torch version.
+        torch: String,
+        /// The ROCm variant it was seen for.
+        rocm: String,
+        /// Python tags seen (`3.12`, `3.13t`).
+        python: Vec<String>,
+    },
+    /// A ROCm variant missing from a known torch release.
+    WheelVariant {
+        /// The torch version (as listed in the matrix group).
+        torch: String,
+        /// The new ROCm variant.
+        rocm: String,
+        /// Python tags seen.
+        python: Vec<String>,
+    },
+    /// Python tags missing from a known torch release.
+    Python {
+        /// The torch version.
+        torch: String,
+        /// The ROCm variant they were seen for.
+        rocm: String,
+        /// The new Python tags.
+        python: Vec<String>,
+    },
+    /// A tag missing from an image repository's known tags.
+    ImageTag {
+        /// `rocm/dev-ubuntu-24.04`.
+        repo: String,
+        /// The tag.
+        tag: String,
+        /// What the tag grammar read from it (`rocm 7.2.5`, `python 3.12`).
+        parsed: Vec<(String, String)>,
+        /// The tag's ROCm is not among the matrix's ROCm releases.
+        unknown_rocm: bool,
+    },
+}
+
+/// One proposed matrix line with its source.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Proposal {
+    /// What to add.
+    #[serde(flatten)]
+    pub change: Change,
+    /// The URL it was read from.
+    pub source: String,
+}
+
+/// A tag the repository's grammar does not read (reported, not proposed).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Unparsed {
+    /// Repository.
+    pub repo: String,
+    /// Tag.
+    pub tag: String,
+    /// The page it was on.
+    pub source: String,
+}
+
+/// A failed fetch or an unreadable response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SyncError {
+    /// The URL.
+    pub url: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl fmt::Display for SyncError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.url, self.message)
+    }
+}
+
+/// What a sync found.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Outcome {
+    /// Proposed additions, sorted.
+    pub proposals: Vec<Proposal>,
+    /// Tags not read by their repository's grammar.
+    pub unparsed: Vec<Unparsed>,
+    /// Sources that could not be read.
+    pub errors: Vec<SyncError>,
+    /// URLs read successfully.
+    pub fetched: Vec<String>,
+}
+
+// ----------------------------------------------------------------------------------- HTTP
+
+struct Fetcher {
+    client: reqwest::Client,
+    opts: Options,
+}
+
+enum Attempt {
+    Retry(String, Option<Duration>),
+    Fail(String),
+}
+
+impl Fetcher {
+    fn new(opts: &Options) -> Result<Fetcher, String> {
+        // reqwest is built without a default crypto provider; install ring once per process.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .timeout(opts.timeout)
+            .connect_timeout(opts.timeout)
+            .user_agent(concat!("rocmcheck/", env!("CARGO_PKG_VERSION"), " (matrix sync)"))
+            .redirect(reqwest::redirect::Policy::limited(5))
+            .build()
+            .map_err(|e| format!("cannot create the HTTP client: {e}"))?;
+        Ok(Fetcher {
+            client,
+            opts: opts.clone(),
+        })
+    }
+
+    /// GETs `url`; Ok(None) for 404. Retries what may pass on a second try.
+    async fn get(&self, url: &str) -> Result<Option<Vec<u8>>, String> {
+        let mut attempt = 0u32;
+        loop {
+            let failure = match self.try_get(url).await {
+                Ok(body) => return Ok(body),
+                Err(f) => f,
+            };
+            let (message, wait) = match failure {
+                Attempt::Fail(m) => return Err(m),
+                Attempt::Retry(m, wait) => (m, wait),
+            };
+            if attempt >= self.opts.retries {
+                return Err(if attempt == 0 {
+                    message
+                } else {
+                    format!("{message} (gave up after {} attempts)", attempt + 1)
+                });
+            }
+            let backoff = self.opts.backoff * 2u32.saturating_pow(attempt);
+            tokio::time::sleep(wait.unwrap_or(backoff)).await;
+            attempt += 1;
+        }
+    }
+
+    async fn try_get(&self, url: &str) -> Result<Option<Vec<u8>>, Attempt> {
+        let resp = match self.client.get(url).send().await {
+            Ok(r) => r,
+            Err(e) if e.is_timeout() => {
+                return Err(Attempt::Retry(format!("timed out after {:?}", self.opts.timeout), None));
+            }
+            Err(e) if e.is_builder() => return Err(Attempt::Fail(format!("invalid URL: {e}"))),
+            Err(e) => return Err(Attempt::Retry(format!("request failed: {}", chain(&e)), None)),
+        };
+        let status = resp.status();
+        if status == reqwest::StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
+        if status == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            let after = resp
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map(Duration::from_secs);
+            return match after {
+                Some(d) if d > self.opts.max_retry_after => Err(Attempt::Fail(format!(
+                    "HTTP 429 Too Many Requests; Retry-After {} s is longer than the {} s this waits",
+                    d.as_secs(),
+                    self.opts.max_retry_after.as_secs()
+                ))),
+                _ => Err(Attempt::Retry(
+                    "HTTP 429 Too Many Requests (rate limited)".into(),
+                    after,
+                )),
+            };
+        }
+        if status.is_server_error() {
+            return Err(Attempt::Retry(format!("HTTP {status}"), None));
+        }
+        if !status.is_success() {
+            return Err(Attempt::Fail(format!("HTTP {status}")));
+        }
+        let cap = self.opts.max_bytes;
+        let declared = resp.content_length();
+        if let Some(n) = declared
+            && n > cap as u64
+        {
+            return Err(Attempt::Fail(format!(
+                "response too large: Content-Length {n} bytes exceeds the {cap}-byte cap"
+            )));
+        }
+        let mut resp = resp;
+        let mut body = Vec::new();
+        loop {
+            match resp.chunk().await {
+                Ok(Some(c)) => {
+                    if body.len() + c.len() > cap {
+                        return Err(Attempt::Fail(format!(
+                            "response too large: more than the {cap}-byte cap"
+                        )));
+                    }
+                    body.extend_from_slice(&c);
+                }
+                Ok(None) => break,
+                Err(e) if e.is_timeout() => {
+                    return Err(Attempt::Retry(
+                        format!("timed out reading the body after {} bytes", body.len()),
+                        None,
+                    ));
+                }
+                Err(e) => {
+                    return Err(Attempt::Retry(
+                        format!(
+                            "truncated response: the connection ended after {} of {} bytes ({})",
+                            body.len(),
+                            declared.map(|n| n.to_string()).unwrap_or_else(|| "?".into()),
+                            chain(&e)
+                        ),
+                        None,
+                    ));
+                }
+            }
+        }
+        if let Some(n) = declared
+            && (body.len() as u64) < n
+        {
+            return Err(Attempt::Retry(
+                format!("truncated response: {} of {n} bytes", body.len()),
+                None,
+            ));
+        }
+        Ok(Some(body))
+    }
+}
+
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(inner) = src {
+        let t = inner.to_string();
+        if !s.contains(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        src = inner.source();
+    }
+    s
+}
+
+// ----------------------------------------------------------------------------------- parsing
+
+/// One torch wheel file name, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WheelFile {
+    /// `2.9.0`.
+    pub torch: String,
+    /// `6.4` (the `+rocm…` local version).
+    pub rocm: String,
+    /// `3.12`, or `3.13t` for a free-threaded build.
+    pub python: String,
+}
+
+static WHEEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^torch-(?P<torch>\d+\.\d+\.\d+)\+rocm(?P<rocm>\d+(?:\.\d+)+)-cp(?P<py>\d)(?P<pyminor>\d+)-(?P<abi>[a-z0-9_]+)-(?P<plat>[a-z0-9_.]+)\.whl$",
+    )
+    .expect("valid regex")
+});
+static ANCHOR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"(?is)<a\s[^>]*href\s*=\s*["']([^"']*)["'][^>]*>(.*?)</a>"#).expect("valid regex"));
+
+/// Reads a torch wheel file name; None for other files, other platforms and non-ROCm builds.
+pub fn parse_wheel(name: &str) -> Option<WheelFile> {
+    let c = WHEEL.captures(name)?;
+    let plat = &c["plat"];
+    if !plat.ends_with("x86_64") || !(plat.starts_with("manylinux") || plat.starts_with("linux")) {
+        return None;
+    }
+    let abi = &c["abi"];
+    let free_threaded = abi.ends_with('t') && abi.starts_with("cp");
+    Some(WheelFile {
+        torch: c["torch"].to_string(),
+        rocm: c["rocm"].to_string(),
+        python: format!("{}.{}{}", &c["py"], &c["pyminor"], if free_threaded { "t" } else { "" }),
+    })
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = |c: u8| (c as char).to_digit(16);
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Reads a PEP 503 simple-index page into the torch wheel files it lists. Errors on a page that
+/// is not a simple index or ends early.
+pub fn parse_index_page(html: &str) -> Result<Vec<WheelFile>, String> {
+    let lower = html.to_ascii_lowercase();
+    if !lower.contains("<html") && !lower.contains("<a ") {
+        return Err("not an HTML simple-index page (no <html> or <a> element)".into());
+    }
+    if !lower.trim_end().ends_with("</html>") {
+        return Err("truncated page: the simple index does not end with </html>".into());
+    }
+    let mut out = Vec::new();
+    for c in ANCHOR.captures_iter(html) {
+        let text = c[2].trim();
+        let from_href = || {
+            let href = c[1].split(['#', '?']).next().unwrap_or("");
+            percent_decode(href.rsplit('/').next().unwrap_or(""))
+        };
+        let name = if text.ends_with(".whl") {
+            text.to_string()
+        } else {
+            from_href()
+        };
+        if let Some(w) = parse_wheel(&name) {
+            out.push(w);
+        }
+    }
+    Ok(out)
+}
+
+/// One page of a Docker Hub tag listing.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct TagPage {
+    /// Total tags.
+    #[serde(default)]
+    pub count: Option<u64>,
+    /// The next page's URL.
+    #[serde(default)]
+    pub next: Option<String>,
+    /// Tags on this page.
+    pub results: Vec<TagEntry>,
+}
+
+/// One tag.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct TagEntry {
+    /// The tag.
+    pub name: String,
+}
+
+/// Reads a Docker Hub tag page.
+pub fn parse_tag_page(body: &[u8]) -> Result<TagPage, String> {
+    serde_json::from_slice(body).map_err(|e| {
+        let what = if e.is_eof() {
+            "truncated JSON"
+        } else if e.is_data() {
+            "unexpected JSON shape (expected {\"count\", \"next\", \"results\": [{\"name\": …}]})"
+        } else {
+            "malformed JSON"
+        };
+        format!("{what} at line {} column {}: {e}", e.line(), e.column())
+    })
+}
+
+fn origin(url: &str) -> &str {
+    let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
+    let host_len = rest.find('/').unwrap_or(rest.len());
+    &url[..url.len() - rest.len() + host_len]
+}
+
+// ----------------------------------------------------------------------------------- sync
+
+/// Reads the sources and proposes additions. Never writes anything.
+pub async fn sync(m: &Matrix, opts: &Options) -> Outcome {
+    let mut out = Outcome::default();
+    let f = match Fetcher::new(opts) {
+        Ok(f) => f,
+        Err(e) => {
+            out.errors.push(SyncError {
+                url: opts.base_url.clone(),
+                message: e,
+            });
+            return out;
+        }
+    };
+    let mut rocm_lines: BTreeSet<String> = BTreeSet::new();
+    if opts.images {
+        for repo in &opts.repos {
+            images(m, &f, repo, &mut out, &mut rocm_lines).await;
+        }
+    }
+    if opts.wheels {
+        for r in &m.rocm {
+            rocm_lines.insert(r.version.line().to_string());
+        }
+        for w in &m.torch.wheels {
+            for v in &w.variants {
+                rocm_lines.insert(v.rocm.to_string());
+            }
+        }
+        wheels(m, &f, &rocm_lines, &mut out).await;
+    }
+    out.proposals.sort();
+    out.proposals.dedup();
+    out.unparsed.sort();
+    out
+}
+
+async fn images(m: &Matrix, f: &Fetcher, repo: &str, out: &mut Outcome, rocm_lines: &mut BTreeSet<String>) {
+    let hub = f.opts.docker_hub_url.trim_end_matches('/');
+    let Some(known) = m.images.iter().find(|r| r.repo == repo) else {
+        out.errors.push(SyncError {
+            url: repo.to_string(),
+            message: "the repository is not in the matrix (images.yaml): no tag grammar to read its tags".into(),
+        });
+        return;
+    };
+    let mut url = format!("{hub}/v2/repositories/{repo}/tags?page_size=100");
+    let mut pages = 0;
+    loop {
+        pages += 1;
+        let body = match f.get(&url).await {
+            Ok(Some(b)) => b,
+            Ok(None) => {
+                out.errors.push(SyncError {
+                    url,
+                    message: "HTTP 404: no such repository".into(),
+                });
+                return;
+            }
+            Err(e) => {
+                out.errors.push(SyncError { url, message: e });
+                return;
+            }
+        };
+        let page = match parse_tag_page(&body) {
+            Ok(p) => p,
+            Err(e) => {
+                out.errors.push(SyncError { url, message: e });
+                return;
+            }
+        };
+        out.fetched.push(url.clone());
+        for t in &page.results {
+            let tag = t.name.as_str();
+            if known.known.iter().any(|k| k == tag) || known.moving.iter().any(|k| k == tag) {
+                continue;
+            }
+            let Some(im) = m.parse_image(repo, Some(tag)) else {
+                continue;
+            };
+            if !known.grammar.is_match(tag) {
+                out.unparsed.push(Unparsed {
+                    repo: repo.to_string(),
+                    tag: tag.to_string(),
+                    source: url.clone(),
+                });
+                continue;
+            }
+            let mut parsed = Vec::new();
+            let mut unknown_rocm = false;
+            if let Some(r) = &im.rocm {
+                parsed.push(("rocm".to_string(), r.clone()));
+                match Version::parse(r) {
+                    Ok(v) => {
+                        unknown_rocm = m.rocm_release(&v).is_none();
+                        rocm_lines.insert(v.line().to_string());
+                    }
+                    Err(_) => unknown_rocm = true,
+                }
+            }
+            for (k, v) in [
+                ("os", &im.os),
+                ("python", &im.python),
+                ("torch", &im.torch),
+                ("gfx", &im.gfx),
+            ] {
+                if let Some(v) = v {
+                    if k == "os" && known.os.as_ref() == Some(v) {
+                        continue;
+                    }
+                    parsed.push((k.to_string(), v.clone()));
+                }
+            }
+            out.proposals.push(Proposal {
+                change: Change::ImageTag {
+                    repo: repo.to_string(),
+                    tag: tag.to_string(),
+                    parsed,
+                    unknown_rocm,
+                },
+                source: url.clone(),
+            });
+        }
+        match page.next {
+            Some(next) if !next.is_empty() => {
+                if origin(&next) != origin(&url) {
+                    out.errors.push(SyncError {
+                        url: url.clone(),
+                        message: format!("refusing to follow `next` to another host: {next}"),
+                    });
+                    return;
+                }
+                if pages >= f.opts.max_pages {
+                    out.errors.push(SyncError {
+                        url: next,
+                        message: format!("stopped after {pages} pages (the page limit); the rest was not read"),
+                    });
+                    return;
+                }
+                url = next;
+            }
+            _ => return,
+        }
+    }
+}
+
+async fn wheels(m: &Matrix, f: &Fetcher, rocm_lines: &BTreeSet<String>, out: &mut Outcome) {
+    let base = f.opts.base_url.trim_end_matches('/');
+    // (torch, rocm) → (python tags, source)
+    let mut seen: BTreeMap<(String, String), (BTreeSet<String>, String)> = BTreeMap::new();
+    for line in rocm_lines {
+        let url = format!("{base}/rocm{line}/torch/");
+        let body = match f.get(&url).await {
+            Ok(Some(b)) => b,
+            Ok(None) => continue, // no wheels for this ROCm line
+            Err(e) => {
+                out.errors.push(SyncError { url, message: e });
+                continue;
+            }
+        };
+        let text = match String::from_utf8(body) {
+            Ok(t) => t,
+            Err(_) => {
+                out.errors.push(SyncError {
+                    url,
+                    message: "the page is not UTF-8".into(),
+                });
+                continue;
+            }
+        };
+        match parse_index_page(&text) {
+            Ok(files) => {
+                out.fetched.push(url.clone());
+                for w in files.into_iter().filter(|w| &w.rocm == line) {
+                    let e = seen
+                        .entry((w.torch.clone(), w.rocm.clone()))
+                        .or_insert_with(|| (BTreeSet::new(), url.clone()));
+                    e.0.insert(w.python);
+                }
+            }
+            Err(e) => out.errors.push(SyncError { url, message: e }),
+        }
+    }
+    for ((torch, rocm), (pythons, source)) in seen {
+        let (Ok(tv), Ok(rv)) = (Version::parse(&torch), Version::parse(&rocm)) else {
+            continue;
+        };
+        let group = m
+            .torch
+            .wheels
+            .iter()
+            .filter(|w| w.channel == Channel::Release)
+            .find(|w| w.torch.contains(&tv));
+        let python: Vec<String> = pythons.iter().cloned().collect();
+        let change = match group {
+            None => Change::TorchRelease { torch, rocm, python },
+            Some(g) => {
+                if !g.variants.iter().any(|v| v.rocm == rv) {
+                    Change::WheelVariant { torch, rocm, python }
+                } else {
+                    let missing: Vec<String> = python.into_iter().filter(|p| !g.python.contains(p)).collect();
+                    // An empty python list in the matrix means "not recorded": propose them all.
+                    if missing.is_empty() {
+                        continue;
+                    }
+                    Change::Python {
+                        torch,
+                        rocm,
+                        python: missing,
+                    }
+                }
+            }
+        };
+        out.proposals.push(Proposal { change, source });
+    }
+}
+
+// ----------------------------------------------------------------------------------- output
+
+fn quote_list(v: &[String]) -> String {
+    let q: Vec<String> = v.iter().map(|s| format!("\"{s}\"")).collect();
+    format!("[{}]", q.join(", "))
+}
+
+/// Writes the proposal as a readable diff against the matrix files.
+pub fn render_diff(m: &Matrix, o: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "# rocmcheck matrix sync: {} proposed addition(s) to matrix data {} (nothing was written; review each line)",
+        o.proposals.len(),
+        m.data
+    )?;
+    let torch: Vec<&Proposal> = o
+        .proposals
+        .iter()
+        .filter(|p| !matches!(p.change, Change::ImageTag { .. }))
+        .collect();
+    let images: Vec<&Proposal> = o
+        .proposals
+        .iter()
+        .filter(|p| matches!(p.change, Change::ImageTag { .. }))
+        .collect();
+    if !torch.is_empty() {
+        writeln!(out, "--- matrix/torch.yaml\n+++ matrix/torch.yaml (proposed)")?;
+        for p in torch {
+            match &p.change {
+                Change::TorchRelease { torch, rocm, python } => writeln!(
+                    out,
+                    "+ wheels: torch {torch} (new release) variant rocm {rocm}, python {}\n#   source: {}",
+                    quote_list(python),
+                    p.source
+                )?,
+                Change::WheelVariant { torch, rocm, python } => writeln!(
+                    out,
+                    "+ wheels[torch {torch}].variants: rocm {rocm} (python {})\n#   source: {}",
+                    quote_list(python),
+                    p.source
+                )?,
+                Change::Python { torch, rocm, python } => writeln!(
+                    out,
+                    "+ wheels[torch {torch}].python: {} (seen for rocm {rocm})\n#   source: {}",
+                    quote_list(python),
+                    p.source
+                )?,
+                Change::ImageTag { .. } => {}
+            }
+        }
+    }
+    if !images.is_empty() {
+        writeln!(out, "--- matrix/images.yaml\n+++ matrix/images.yaml (proposed)")?;
+        for p in images {
+            if let Change::ImageTag {
+                repo,
+                tag,
+                parsed,
+                unknown_rocm,
+            } = &p.change
+            {
+                let fields: Vec<String> = parsed.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                writeln!(
+                    out,
+                    "+ images[{repo}].known: \"{tag}\" ({}{})\n#   source: {}",
+                    fields.join(", "),
+                    if *unknown_rocm {
+                        "; this ROCm is not in rocm.yaml"
+                    } else {
+                        ""
+                    },
+                    p.source
+                )?;
+            }
+        }
+    }
+    if !o.unparsed.is_empty() {
+        writeln!(out, "# tags the repository's grammar does not read (not proposed):")?;
+        for u in &o.unparsed {
+            writeln!(out, "#   {}:{}  ({})", u.repo, u.tag, u.source)?;
+        }
+    }
+    Ok(())
+}
+
+fn yaml_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+}
+
+/// Writes the proposal as a YAML patch: a list of `add` operations, each with its source.
+pub fn render_yaml(m: &Matrix, o: &Outcome, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    writeln!(out, "# rocmcheck matrix sync proposal against matrix data {}.", m.data)?;
+    writeln!(out, "# Nothing was written: apply by hand after review.")?;
+    writeln!(out, "matrix_data: {}", yaml_str(&m.data))?;
+    writeln!(out, "proposals:")?;
+    if o.proposals.is_empty() {
+        writeln!(out, "  []")?;
+    }
+    for p in &o.proposals {
+        match &p.change {
+            Change::TorchRelease { torch, rocm, python } => {
+                writeln!(out, "  - file: torch.yaml\n    op: add-release")?;
+                writeln!(
+                    out,
+                    "    value:\n      torch: [{}]\n      channel: release",
+                    yaml_str(torch)
+                )?;
+                writeln!(out, "      python: {}", quote_list(python))?;
+                writeln!(out, "      variants:\n        - rocm: {}", yaml_str(rocm))?;
+            }
+            Change::WheelVariant { torch, rocm, python } => {
+                writeln!(
+                    out,
+                    "  - file: torch.yaml\n    op: add-variant\n    torch: {}",
+                    yaml_str(torch)
+                )?;
+                writeln!(out, "    value:\n      rocm: {}", yaml_str(rocm))?;
+                writeln!(out, "    python_seen: {}", quote_list(python))?;
+            }
+            Change::Python { torch, rocm, python } => {
+                writeln!(
+                    out,
+                    "  - file: torch.yaml\n    op: add-python\n    torch: {}",
+                    yaml_str(torch)
+                )?;
+                writeln!(out, "    rocm: {}\n    value: {}", yaml_str(rocm), quote_list(python))?;
+            }
+            Change::ImageTag {
+                repo,
+                tag,
+                parsed,
+                unknown_rocm,
+            } => {
+                writeln!(
+                    out,
+                    "  - file: images.yaml\n    op: add-known-tag\n    repo: {}",
+                    yaml_str(repo)
+                )?;
+                writeln!(out, "    value: {}", yaml_str(tag))?;
+                if !parsed.is_empty() {
+                    writeln!(out, "    parsed:")?;
+                    for (k, v) in parsed {
+                        writeln!(out, "      {k}: {}", yaml_str(v))?;
+                    }
+                }
+                if *unknown_rocm {
+                    writeln!(out, "    note: this ROCm is not in rocm.yaml")?;
+                }
+            }
+        }
+        writeln!(out, "    source: {}", yaml_str(&p.source))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wheel_names() {
+        let w = parse_wheel("torch-2.9.0+rocm6.4-cp312-cp312-manylinux_2_28_x86_64.whl").unwrap();
+        assert_eq!(
+            (w.torch.as_str(), w.rocm.as_str(), w.python.as_str()),
+            ("2.9.0", "6.4", "3.12")
+        );
+        let w = parse_wheel("torch-2.9.0+rocm6.4-cp313-cp313t-manylinux_2_28_x86_64.whl").unwrap();
+        assert_eq!(w.python, "3.13t");
+        let w = parse_wheel("torch-2.6.0+rocm6.2.4-cp310-cp310-linux_x86_64.whl").unwrap();
+        assert_eq!(w.rocm, "6.2.4");
+        assert!(parse_wheel("torch-2.9.0+cu128-cp312-cp312-manylinux_2_28_x86_64.whl").is_none());
+        assert!(parse_wheel("torch-2.9.0+rocm6.4-cp312-cp312-manylinux_2_28_aarch64.whl").is_none());
+        assert!(parse_wheel("torchvision-0.24.0+rocm6.4-cp312-cp312-manylinux_2_28_x86_64.whl").is_none());
+    }
+
+    #[test]
+    fn index_page_reads_href_when_text_is_not_a_file_name() {
+        let html = r#"<!DOCTYPE html><html><body><h1>Links for torch</h1>
+<a href="/whl/rocm6.4/torch-2.8.0%2Brocm6.4-cp311-cp311-manylinux_2_28_x86_64.whl#sha256=ab">link</a><br/>
+</body></html>"#;
+        let w = parse_index_page(html).unwrap();
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].python, "3.11");
+        assert!(
+            parse_index_page(&html[..html.len() - 10])
+                .unwrap_err()
+                .contains("truncated")
+        );
+        assert!(parse_index_page("{\"not\": \"html\"}").is_err());
+    }
+
+    #[test]
+    fn origin_of_urls() {
+        assert_eq!(origin("http://127.0.0.1:80/v2/x?page=2"), "http://127.0.0.1:80");
+        assert_eq!(origin("https://hub.docker.com"), "https://hub.docker.com");
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("a%2Bb%2"), "a+b%2");
+    }
+}

@@ -1,0 +1,772 @@
+//! Smoke results of a run: one [`CandidateResult`] per candidate image, merged from the per-job
+//! JSON files of a nightly run, compared night to night, and rendered as Markdown, JUnit or JSON.
+//!
+//! The loader is tolerant of what produces the files: a run file written by `rocmcheck report
+//! merge` (`results_schema`), a raw smoke payload document (`payload_schema`, one candidate named
+//! after its file), a JSON array of candidate results, or an object holding one under
+//! `candidates` / `results`. A candidate result may carry its payload document under `payload`;
+//! steps may be a map (`{"runtime": {"status": "ok", …}}`, as the payload prints them) or a list
+//! of `{name, status, ms, error}`. Unknown fields are ignored.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// The version of the run file layout.
+pub const RESULTS_SCHEMA: u32 = 1;
+
+/// The classification of a candidate that passed.
+pub const PASS: &str = "pass";
+
+/// Payload steps in the order the payload runs them; others follow alphabetically.
+const STEP_ORDER: &[&str] = &["build", "runtime", "blas", "memory", "peer", "torch", "allreduce"];
+
+/// The results of one run (a night).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Run {
+    /// Layout version ([`RESULTS_SCHEMA`]).
+    pub results_schema: u32,
+    /// The rocmcheck version that merged the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rocmcheck: Option<String>,
+    /// The files merged into this run, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+    /// One result per candidate, sorted by id.
+    pub candidates: Vec<CandidateResult>,
+}
+
+/// What happened to one candidate.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct CandidateResult {
+    /// The candidate's id (`torch2.7.1-rocm6.3-gfx942`, or the file stem of a bare payload).
+    pub id: String,
+    /// The image smoked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// `pass`, `no-device`, `runtime-missing`, `hipblas-failed`, `alloc-failed`, `torch-failed`,
+    /// `hang`, `crash`, `build-failed`.
+    pub classification: String,
+    /// One line on the classification (`hipErrorNoDevice`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The GPU runtime found (`hip`, `cuda`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<String>,
+    /// The gfx target the candidate was built for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gfx: Option<String>,
+    /// Total time in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_ms: Option<f64>,
+    /// The steps, in payload order.
+    #[serde(default)]
+    pub steps: Vec<StepResult>,
+}
+
+/// One step of the smoke payload.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct StepResult {
+    /// `runtime`, `blas`, `memory`, `torch`, `peer`, `allreduce`, `build`.
+    pub name: String,
+    /// `ok`, `skipped`, `failed`, `timeout`, `crash`.
+    pub status: String,
+    /// Time in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms: Option<f64>,
+    /// The error or the reason for skipping.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl CandidateResult {
+    /// The candidate passed.
+    pub fn passed(&self) -> bool {
+        self.classification == PASS
+    }
+
+    /// The first step that neither passed nor was skipped.
+    pub fn failing_step(&self) -> Option<&StepResult> {
+        self.steps.iter().find(|s| s.failed())
+    }
+}
+
+impl StepResult {
+    /// The step failed (anything but `ok` and `skipped`).
+    pub fn failed(&self) -> bool {
+        !matches!(self.status.as_str(), "ok" | "pass" | "passed" | "skipped" | "skip")
+    }
+
+    /// The step was skipped.
+    pub fn skipped(&self) -> bool {
+        matches!(self.status.as_str(), "skipped" | "skip")
+    }
+}
+
+/// A problem reading a results file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadError {
+    /// The file.
+    pub file: String,
+    /// Line and column in the file, when known.
+    pub at: Option<(usize, usize)>,
+    /// What was wrong and what was expected.
+    pub message: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.at {
+            Some((l, c)) => write!(f, "{}:{l}:{c}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// Reads a results file (any of the accepted shapes) into candidate results.
+pub fn load_file(path: &Path) -> Result<Vec<CandidateResult>, LoadError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+        file: name.clone(),
+        at: None,
+        message: format!("cannot read: {e}"),
+    })?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| name.clone());
+    parse(&text, &name, &stem)
+}
+
+/// Parses results text; `file` names it in errors, `fallback_id` names a bare payload document.
+pub fn parse(text: &str, file: &str, fallback_id: &str) -> Result<Vec<CandidateResult>, LoadError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| LoadError {
+        file: file.to_string(),
+        at: Some((e.line(), e.column())),
+        message: format!("not valid JSON: {e}"),
+    })?;
+    let err = |message: String| LoadError {
+        file: file.to_string(),
+        at: None,
+        message,
+    };
+    from_value(&value, fallback_id).map_err(err)
+}
+
+fn from_value(v: &Value, fallback_id: &str) -> Result<Vec<CandidateResult>, String> {
+    match v {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| candidate(item, None).map_err(|e| format!("item {i}: {e}")))
+            .collect(),
+        Value::Object(o) => {
+            if let Some(s) = o.get("results_schema") {
+                let n = s.as_u64().unwrap_or(0);
+                if n != u64::from(RESULTS_SCHEMA) {
+                    return Err(format!(
+                        "results_schema {s} is not supported (this rocmcheck reads {RESULTS_SCHEMA})"
+                    ));
+                }
+            }
+            for key in ["candidates", "results"] {
+                if let Some(list) = o.get(key) {
+                    let Value::Array(items) = list else {
+                        return Err(format!("`{key}` must be a list of candidate results"));
+                    };
+                    return items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, item)| candidate(item, None).map_err(|e| format!("{key}[{i}]: {e}")))
+                        .collect();
+                }
+            }
+            if o.contains_key("classification") || o.contains_key("payload_schema") || o.contains_key("payload") {
+                return Ok(vec![candidate(v, Some(fallback_id))?]);
+            }
+            Err(
+                "expected a smoke result: an object with `classification` (a payload document or a \
+                 candidate result), `candidates` (a run), or a list of candidate results"
+                    .into(),
+            )
+        }
+        _ => Err("expected a JSON object or list of smoke results".into()),
+    }
+}
+
+fn str_field(o: &Map<String, Value>, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|k| match o.get(*k) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    })
+}
+
+fn candidate(v: &Value, fallback_id: Option<&str>) -> Result<CandidateResult, String> {
+    let Value::Object(o) = v else {
+        return Err("a candidate result must be a JSON object".into());
+    };
+    let payload = match o.get("payload") {
+        Some(Value::Object(p)) => Some(p),
+        Some(Value::Null) | None => None,
+        Some(_) => return Err("`payload` must be the payload's JSON object".into()),
+    };
+    let get = |keys: &[&str]| str_field(o, keys).or_else(|| payload.and_then(|p| str_field(p, keys)));
+    let candidate_obj = o.get("candidate").and_then(Value::as_object);
+    let id = str_field(o, &["id", "candidate_id", "name", "subject"])
+        .or_else(|| str_field(o, &["candidate"]))
+        .or_else(|| candidate_obj.and_then(|c| str_field(c, &["id"])))
+        .or_else(|| fallback_id.map(str::to_string))
+        .ok_or("a candidate result needs an `id`")?;
+    let classification = get(&["classification"]).ok_or_else(|| format!("candidate `{id}` has no `classification`"))?;
+    let mut steps = Vec::new();
+    let steps_v = o.get("steps").or_else(|| payload.and_then(|p| p.get("steps")));
+    match steps_v {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(m)) => {
+            for (name, s) in m {
+                steps.push(step(name, s).map_err(|e| format!("candidate `{id}`, step `{name}`: {e}"))?);
+            }
+        }
+        Some(Value::Array(items)) => {
+            for (i, s) in items.iter().enumerate() {
+                let name = s
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| format!("candidate `{id}`, steps[{i}]: a step needs a `name`"))?;
+                steps.push(step(name, s).map_err(|e| format!("candidate `{id}`, step `{name}`: {e}"))?);
+            }
+        }
+        Some(_) => return Err(format!("candidate `{id}`: `steps` must be an object or a list")),
+    }
+    steps.sort_by_key(|s| {
+        (
+            STEP_ORDER.iter().position(|n| *n == s.name).unwrap_or(STEP_ORDER.len()),
+            s.name.clone(),
+        )
+    });
+    let total_ms = o
+        .get("total_ms")
+        .or_else(|| payload.and_then(|p| p.get("total_ms")))
+        .or_else(|| o.get("wall_ms"))
+        .and_then(Value::as_f64);
+    // The smoke module's `SmokeResult` names the image (or candidate id) `subject`.
+    let subject_image = str_field(o, &["subject"]).filter(|s| s.contains(':') || s.contains('/'));
+    Ok(CandidateResult {
+        image: get(&["image", "tag"])
+            .or(subject_image)
+            .or_else(|| candidate_obj.and_then(|c| str_field(c, &["image", "tag"]))),
+        detail: get(&["detail", "classification_detail"]),
+        runtime: get(&["runtime"]),
+        gfx: get(&["gfx"]).or_else(|| candidate_obj.and_then(|c| str_field(c, &["gfx"]))),
+        total_ms,
+        classification,
+        id,
+        steps,
+    })
+}
+
+fn step(name: &str, v: &Value) -> Result<StepResult, String> {
+    let Value::Object(o) = v else {
+        return Err("a step must be a JSON object with `status`".into());
+    };
+    let status = str_field(o, &["status"]).ok_or("a step needs a `status`")?;
+    Ok(StepResult {
+        name: name.to_string(),
+        status,
+        ms: o.get("ms").and_then(Value::as_f64),
+        error: match o.get("error") {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Null) | None => None,
+            Some(other) => Some(other.to_string()),
+        },
+    })
+}
+
+impl From<&crate::smoke::result::SmokeResult> for CandidateResult {
+    /// A result of `rocmcheck smoke` (one image or candidate).
+    fn from(r: &crate::smoke::result::SmokeResult) -> CandidateResult {
+        let mut steps: Vec<StepResult> = r
+            .steps
+            .iter()
+            .map(|(name, s)| StepResult {
+                name: name.clone(),
+                status: s.status.clone(),
+                ms: s.ms,
+                error: s.error.clone(),
+            })
+            .collect();
+        steps.sort_by_key(|s| {
+            (
+                STEP_ORDER.iter().position(|n| *n == s.name).unwrap_or(STEP_ORDER.len()),
+                s.name.clone(),
+            )
+        });
+        let total_ms = r
+            .payload
+            .as_ref()
+            .and_then(|p| p.get("total_ms"))
+            .and_then(Value::as_f64)
+            .or(r.wall_ms);
+        CandidateResult {
+            id: r.subject.clone(),
+            image: (r.subject.contains(':') || r.subject.contains('/')).then(|| r.subject.clone()),
+            classification: r.classification.as_str().to_string(),
+            detail: r.detail.clone(),
+            runtime: r.runtime.clone(),
+            gfx: None,
+            total_ms,
+            steps,
+        }
+    }
+}
+
+/// Two results of different files for one candidate id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Duplicate {
+    /// The candidate id.
+    pub id: String,
+    /// The file that had it first.
+    pub first: String,
+    /// The file that had it again.
+    pub second: String,
+}
+
+/// Merges per-job results (file name, results) into one run. A candidate id that appears twice
+/// is an error: the nightly runs each candidate once.
+pub fn merge(parts: Vec<(String, Vec<CandidateResult>)>) -> Result<Run, Duplicate> {
+    let mut seen: BTreeMap<String, (String, CandidateResult)> = BTreeMap::new();
+    let mut sources = Vec::new();
+    for (file, results) in parts {
+        sources.push(file.clone());
+        for r in results {
+            if let Some((first, _)) = seen.get(&r.id) {
+                return Err(Duplicate {
+                    id: r.id,
+                    first: first.clone(),
+                    second: file,
+                });
+            }
+            seen.insert(r.id.clone(), (file.clone(), r));
+        }
+    }
+    Ok(Run {
+        results_schema: RESULTS_SCHEMA,
+        rocmcheck: Some(env!("CARGO_PKG_VERSION").to_string()),
+        sources,
+        candidates: seen.into_values().map(|(_, r)| r).collect(),
+    })
+}
+
+/// How a candidate changed between two runs.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Change {
+    /// The candidate id.
+    pub id: String,
+    /// Classification in the previous run.
+    pub before: String,
+    /// Classification in the current run.
+    pub after: String,
+    /// The current run's detail or failing step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// The differences between two runs.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct Diff {
+    /// pass → anything else.
+    pub regressions: Vec<Change>,
+    /// anything else → pass.
+    pub fixed: Vec<Change>,
+    /// A failing candidate that now fails differently.
+    pub changed: Vec<Change>,
+    /// Candidates only in the current run (id, classification).
+    pub new: Vec<(String, String)>,
+    /// Candidates only in the previous run (id, classification).
+    pub vanished: Vec<(String, String)>,
+    /// Candidates with the same classification in both.
+    pub unchanged: usize,
+}
+
+fn why(r: &CandidateResult) -> Option<String> {
+    match (r.failing_step(), &r.detail) {
+        (Some(s), _) => Some(format!(
+            "{} {}{}",
+            s.name,
+            s.status,
+            s.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default()
+        )),
+        (None, Some(d)) => Some(d.clone()),
+        (None, None) => None,
+    }
+}
+
+/// Compares two runs by candidate id.
+pub fn diff(previous: &Run, current: &Run) -> Diff {
+    let prev: BTreeMap<&str, &CandidateResult> = previous.candidates.iter().map(|c| (c.id.as_str(), c)).collect();
+    let cur: BTreeMap<&str, &CandidateResult> = current.candidates.iter().map(|c| (c.id.as_str(), c)).collect();
+    let mut d = Diff::default();
+    for (id, c) in &cur {
+        let Some(p) = prev.get(id) else {
+            d.new.push((id.to_string(), c.classification.clone()));
+            continue;
+        };
+        let change = Change {
+            id: id.to_string(),
+            before: p.classification.clone(),
+            after: c.classification.clone(),
+            detail: if c.passed() { None } else { why(c) },
+        };
+        if p.passed() && !c.passed() {
+            d.regressions.push(change);
+        } else if !p.passed() && c.passed() {
+            d.fixed.push(change);
+        } else if p.classification != c.classification {
+            d.changed.push(change);
+        } else {
+            d.unchanged += 1;
+        }
+    }
+    for (id, p) in &prev {
+        if !cur.contains_key(id) {
+            d.vanished.push((id.to_string(), p.classification.clone()));
+        }
+    }
+    d
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+fn fmt_ms(ms: Option<f64>) -> String {
+    match ms {
+        Some(ms) if ms >= 1000.0 => format!("{:.1} s", ms / 1000.0),
+        Some(ms) => format!("{ms:.0} ms"),
+        None => "–".into(),
+    }
+}
+
+/// Renders a run as Markdown (for `$GITHUB_STEP_SUMMARY`).
+pub fn render_markdown(run: &Run, out: &mut dyn Write) -> io::Result<()> {
+    let total = run.candidates.len();
+    let passed = run.candidates.iter().filter(|c| c.passed()).count();
+    let mut by_class: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in &run.candidates {
+        *by_class.entry(c.classification.as_str()).or_default() += 1;
+    }
+    writeln!(out, "## rocmcheck smoke results\n")?;
+    let classes: Vec<String> = by_class.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+    writeln!(
+        out,
+        "**{passed} of {total} candidate(s) passed**{}\n",
+        if classes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", classes.join(", "))
+        }
+    )?;
+    if total == 0 {
+        writeln!(out, "No results.")?;
+        return Ok(());
+    }
+    writeln!(out, "| candidate | image | result | steps | time | detail |")?;
+    writeln!(out, "| --- | --- | --- | --- | --- | --- |")?;
+    for c in &run.candidates {
+        let mark = if c.passed() { "✅" } else { "❌" };
+        let steps: Vec<String> = c
+            .steps
+            .iter()
+            .map(|s| {
+                let m = if s.skipped() {
+                    "⏭"
+                } else if s.failed() {
+                    "❌"
+                } else {
+                    "✅"
+                };
+                format!("{m} {}", s.name)
+            })
+            .collect();
+        writeln!(
+            out,
+            "| `{}` | {} | {mark} {} | {} | {} | {} |",
+            md_cell(&c.id),
+            c.image
+                .as_deref()
+                .map(|i| format!("`{}`", md_cell(i)))
+                .unwrap_or_else(|| "–".into()),
+            md_cell(&c.classification),
+            steps.join(" "),
+            fmt_ms(c.total_ms),
+            if c.passed() {
+                String::new()
+            } else {
+                why(c).map(|w| md_cell(&w)).unwrap_or_default()
+            }
+        )?;
+    }
+    let failing: Vec<&CandidateResult> = run.candidates.iter().filter(|c| !c.passed()).collect();
+    if !failing.is_empty() {
+        writeln!(out, "\n<details><summary>Failing steps</summary>\n")?;
+        for c in failing {
+            writeln!(out, "- `{}`: **{}**", md_cell(&c.id), md_cell(&c.classification))?;
+            for s in c.steps.iter().filter(|s| s.failed()) {
+                writeln!(
+                    out,
+                    "  - {} {} ({}){}",
+                    s.name,
+                    s.status,
+                    fmt_ms(s.ms),
+                    s.error
+                        .as_deref()
+                        .map(|e| format!(": {}", md_cell(e)))
+                        .unwrap_or_default()
+                )?;
+            }
+        }
+        writeln!(out, "\n</details>")?;
+    }
+    Ok(())
+}
+
+fn xml_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&apos;"),
+            '\t' | '\n' | '\r' => o.push(ch),
+            c if (c as u32) < 0x20 => {}
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+fn secs(ms: Option<f64>) -> String {
+    format!("{:.3}", ms.unwrap_or(0.0) / 1000.0)
+}
+
+/// Renders a run as JUnit XML: one `<testsuite>` per candidate holding a `classification` test
+/// case (fails unless the candidate passed) and one test case per step (failed steps fail,
+/// skipped steps are skipped).
+pub fn render_junit(run: &Run, out: &mut dyn Write) -> io::Result<()> {
+    let mut body = String::new();
+    let (mut tests, mut failures, mut skipped) = (0usize, 0usize, 0usize);
+    let mut total_ms = 0.0;
+    for c in &run.candidates {
+        let c_tests = 1 + c.steps.len();
+        let c_fail = usize::from(!c.passed()) + c.steps.iter().filter(|s| s.failed()).count();
+        let c_skip = c.steps.iter().filter(|s| s.skipped()).count();
+        tests += c_tests;
+        failures += c_fail;
+        skipped += c_skip;
+        total_ms += c.total_ms.unwrap_or(0.0);
+        let id = xml_escape(&c.id);
+        let _ = writeln!(
+            body,
+            "  <testsuite name=\"{id}\" tests=\"{c_tests}\" failures=\"{c_fail}\" errors=\"0\" skipped=\"{c_skip}\" time=\"{}\">",
+            secs(c.total_ms)
+        );
+        let mut props = Vec::new();
+        if let Some(i) = &c.image {
+            props.push(("image", i.as_str()));
+        }
+        if let Some(r) = &c.runtime {
+            props.push(("runtime", r.as_str()));
+        }
+        if let Some(g) = &c.gfx {
+            props.push(("gfx", g.as_str()));
+        }
+        if !props.is_empty() {
+            let _ = writeln!(body, "    <properties>");
+            for (k, v) in props {
+                let _ = writeln!(body, "      <property name=\"{k}\" value=\"{}\"/>", xml_escape(v));
+            }
+            let _ = writeln!(body, "    </properties>");
+        }
+        let _ = write!(
+            body,
+            "    <testcase classname=\"{id}\" name=\"classification\" time=\"{}\"",
+            secs(c.total_ms)
+        );
+        if c.passed() {
+            let _ = writeln!(body, "/>");
+        } else {
+            let msg = format!(
+                "{}{}",
+                c.classification,
+                why(c).map(|w| format!(": {w}")).unwrap_or_default()
+            );
+            let _ = writeln!(
+                body,
+                ">\n      <failure message=\"{}\" type=\"{}\"/>\n    </testcase>",
+                xml_escape(&msg),
+                xml_escape(&c.classification)
+            );
+        }
+        for s in &c.steps {
+            let _ = write!(
+                body,
+                "    <testcase classname=\"{id}\" name=\"{}\" time=\"{}\"",
+                xml_escape(&s.name),
+                secs(s.ms)
+            );
+            if s.failed() {
+                let msg = format!(
+                    "{}{}",
+                    s.status,
+                    s.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default()
+                );
+                let _ = writeln!(
+                    body,
+                    ">\n      <failure message=\"{}\" type=\"{}\"/>\n    </testcase>",
+                    xml_escape(&msg),
+                    xml_escape(&s.status)
+                );
+            } else if s.skipped() {
+                let _ = writeln!(
+                    body,
+                    ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                    xml_escape(s.error.as_deref().unwrap_or("skipped"))
+                );
+            } else {
+                let _ = writeln!(body, "/>");
+            }
+        }
+        let _ = writeln!(body, "  </testsuite>");
+    }
+    writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
+    writeln!(
+        out,
+        "<testsuites name=\"rocmcheck smoke\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{}\">",
+        secs(Some(total_ms))
+    )?;
+    out.write_all(body.as_bytes())?;
+    writeln!(out, "</testsuites>")
+}
+
+/// Renders a run as pretty JSON (the run file layout).
+pub fn render_json(run: &Run, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, run)?;
+    writeln!(out)
+}
+
+/// Renders a diff for people (`markdown` = true: Markdown for a step summary).
+pub fn render_diff(d: &Diff, markdown: bool, out: &mut dyn Write) -> io::Result<()> {
+    let (h, item) = if markdown { ("### ", "- ") } else { ("", "  ") };
+    let code = |s: &str| if markdown { format!("`{s}`") } else { s.to_string() };
+    writeln!(
+        out,
+        "{h}{} regression(s), {} fixed, {} changed, {} new, {} vanished, {} unchanged",
+        d.regressions.len(),
+        d.fixed.len(),
+        d.changed.len(),
+        d.new.len(),
+        d.vanished.len(),
+        d.unchanged
+    )?;
+    let sections: [(&str, &Vec<Change>); 3] = [
+        ("Regressions (pass → fail)", &d.regressions),
+        ("Fixed (fail → pass)", &d.fixed),
+        ("Changed failure", &d.changed),
+    ];
+    for (title, list) in sections {
+        if list.is_empty() {
+            continue;
+        }
+        writeln!(out, "\n{h}{title}")?;
+        for c in list {
+            writeln!(
+                out,
+                "{item}{}: {} → {}{}",
+                code(&c.id),
+                c.before,
+                c.after,
+                c.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default()
+            )?;
+        }
+    }
+    let lists: [(&str, &Vec<(String, String)>); 2] = [
+        ("New candidates", &d.new),
+        ("Vanished candidates (in the previous run only)", &d.vanished),
+    ];
+    for (title, list) in lists {
+        if list.is_empty() {
+            continue;
+        }
+        writeln!(out, "\n{h}{title}")?;
+        for (id, class) in list {
+            writeln!(out, "{item}{}: {class}", code(id))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_payload_is_one_candidate_named_after_its_file() {
+        let text = r#"{"payload_schema": 1, "classification": "no-device", "classification_detail": "hipErrorNoDevice",
+            "runtime": null, "steps": {"torch": {"status": "skipped", "ms": 1, "error": "--no-torch"},
+            "runtime": {"status": "failed", "ms": 3.5, "error": "hipErrorNoDevice"}}}"#;
+        let r = parse(text, "x.json", "x").unwrap();
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].id, "x");
+        assert_eq!(r[0].detail.as_deref(), Some("hipErrorNoDevice"));
+        let names: Vec<&str> = r[0].steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["runtime", "torch"]);
+        assert_eq!(r[0].failing_step().map(|s| s.name.as_str()), Some("runtime"));
+    }
+
+    #[test]
+    fn candidate_list_with_embedded_payload() {
+        let text = r#"[{"id": "a", "image": "img:1", "payload": {"classification": "pass", "steps": {}}},
+                      {"id": "b", "classification": "build-failed", "steps": [{"name": "build", "status": "failed", "error": "exit 1"}]}]"#;
+        let r = parse(text, "l.json", "l").unwrap();
+        assert_eq!(r[0].classification, "pass");
+        assert_eq!(r[0].image.as_deref(), Some("img:1"));
+        assert_eq!(r[1].steps[0].error.as_deref(), Some("exit 1"));
+    }
+
+    #[test]
+    fn bad_input_names_line_and_expectation() {
+        let e = parse("{\n \"classification\": ", "f.json", "f").unwrap_err();
+        assert_eq!(e.at.map(|a| a.0), Some(2));
+        assert!(e.to_string().starts_with("f.json:2:"), "{e}");
+        let e = parse(r#"{"hello": 1}"#, "f.json", "f").unwrap_err();
+        assert!(e.message.contains("expected a smoke result"), "{e}");
+        let e = parse(r#"{"results_schema": 9, "candidates": []}"#, "f.json", "f").unwrap_err();
+        assert!(e.message.contains("results_schema 9"), "{e}");
+        let e = parse(r#"[{"id": "a"}]"#, "f.json", "f").unwrap_err();
+        assert!(e.message.contains("no `classification`"), "{e}");
+    }
+
+    #[test]
+    fn merge_rejects_duplicate_ids() {
+        let c = |id: &str| CandidateResult {
+            id: id.into(),
+            classification: PASS.into(),
+            ..Default::default()
+        };
+        let d = merge(vec![("1.json".into(), vec![c("a")]), ("2.json".into(), vec![c("a")])]).unwrap_err();
+        assert_eq!((d.first.as_str(), d.second.as_str()), ("1.json", "2.json"));
+        let run = merge(vec![("1.json".into(), vec![c("b")]), ("2.json".into(), vec![c("a")])]).unwrap();
+        assert_eq!(run.candidates[0].id, "a");
+    }
+
+    #[test]
+    fn xml_escape_drops_control_characters() {
+        assert_eq!(xml_escape("a<b>&\"'\u{1}c"), "a&lt;b&gt;&amp;&quot;&apos;c");
+    }
+}

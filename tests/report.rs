@@ -1,0 +1,259 @@
+//! `rocmcheck report` on recorded results: the real device-machine results in
+//! `tests/fixtures/smoke/` and two hand-written nights in `tests/fixtures/results/` (see its
+//! README). Every format is snapshotted; the regression between the nights fails the gate.
+
+use rocmcheck::report::results::{self, Run};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(p)
+}
+
+/// The real results from the GPU machine (an H100; see tests/fixtures/smoke/h100-run-log.txt).
+const DEVICE: &[&str] = &[
+    "smoke/h100-local.json",
+    "smoke/h100-hang-memory.json",
+    "smoke/h100-bad-alloc-conf.json",
+    "smoke/debian-hip-trixie-nodevice.json",
+];
+
+fn device_run() -> Run {
+    let parts = DEVICE
+        .iter()
+        .map(|p| {
+            let r = results::load_file(&fixture(p)).unwrap_or_else(|e| panic!("{e}"));
+            (p.to_string(), r)
+        })
+        .collect();
+    results::merge(parts).unwrap()
+}
+
+fn night(n: u8) -> Run {
+    let p = fixture(&format!("results/night-{n}.json"));
+    results::merge(vec![(format!("night-{n}.json"), results::load_file(&p).unwrap())]).unwrap()
+}
+
+fn render(f: fn(&Run, &mut dyn std::io::Write) -> std::io::Result<()>, run: &Run) -> String {
+    let mut buf = Vec::new();
+    f(run, &mut buf).unwrap();
+    String::from_utf8(buf).unwrap()
+}
+
+#[test]
+fn device_results_are_read_with_their_classifications() {
+    let run = device_run();
+    let got: Vec<(&str, &str)> = run
+        .candidates
+        .iter()
+        .map(|c| (c.id.as_str(), c.classification.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("debian-hip-trixie-nodevice", "no-device"),
+            ("h100-bad-alloc-conf", "crash"),
+            ("h100-hang-memory", "hang"),
+            ("h100-local", "pass"),
+        ]
+    );
+    let hang = &run.candidates[2];
+    let step = hang.failing_step().expect("the hang has a failing step");
+    assert_eq!((step.name.as_str(), step.status.as_str()), ("memory", "timeout"));
+    // Steps keep the payload's order, not the JSON object's alphabetical one.
+    let names: Vec<&str> = run.candidates[3].steps.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["runtime", "blas", "memory", "torch"]);
+}
+
+#[test]
+fn device_results_markdown() {
+    insta::assert_snapshot!(render(results::render_markdown, &device_run()));
+}
+
+#[test]
+fn device_results_junit() {
+    let xml = render(results::render_junit, &device_run());
+    // One classification case per candidate plus one per step: 4 + (4 + 4 + 3 + 4) = 19.
+    assert!(
+        xml.contains("<testsuites name=\"rocmcheck smoke\" tests=\"19\""),
+        "{xml}"
+    );
+    insta::assert_snapshot!(xml);
+}
+
+#[test]
+fn device_results_json_round_trips() {
+    let run = device_run();
+    let json = render(results::render_json, &run);
+    let back = results::parse(&json, "merged.json", "merged").unwrap();
+    assert_eq!(back, run.candidates);
+    insta::assert_snapshot!(json);
+}
+
+#[test]
+fn nights_render_in_every_format() {
+    let run = night(2);
+    insta::assert_snapshot!("night2_markdown", render(results::render_markdown, &run));
+    insta::assert_snapshot!("night2_junit", render(results::render_junit, &run));
+}
+
+#[test]
+fn regression_between_nights_is_detected() {
+    let d = results::diff(&night(1), &night(2));
+    let ids = |v: &[results::Change]| v.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&d.regressions), ["torch2.8.0-rocm6.4-gfx1100"]);
+    assert_eq!(d.regressions[0].after, "torch-failed");
+    assert!(
+        d.regressions[0]
+            .detail
+            .as_deref()
+            .unwrap()
+            .contains("invalid device function")
+    );
+    assert_eq!(ids(&d.fixed), ["torch2.7.1-rocm6.3-gfx1030"]);
+    assert_eq!(d.new, [("torch2.9.0-rocm6.4-gfx942".to_string(), "pass".to_string())]);
+    assert_eq!(
+        d.vanished,
+        [("torch2.6.0-rocm6.2-gfx90a".to_string(), "pass".to_string())]
+    );
+    assert_eq!(d.unchanged, 1);
+    let mut buf = Vec::new();
+    results::render_diff(&d, true, &mut buf).unwrap();
+    insta::assert_snapshot!(String::from_utf8(buf).unwrap());
+    // The same night against itself: nothing to report.
+    let same = results::diff(&night(2), &night(2));
+    assert!(same.regressions.is_empty() && same.new.is_empty() && same.vanished.is_empty());
+    assert_eq!(same.unchanged, 4);
+}
+
+fn rocmcheck(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(args)
+        .current_dir(fixture(""))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn fail_on_regression_exits_1_and_plain_diff_exits_0() {
+    let (rc, out, err) = rocmcheck(&[
+        "report",
+        "diff",
+        "results/night-1.json",
+        "results/night-2.json",
+        "--fail-on-regression",
+    ]);
+    assert_eq!(rc, 1, "stdout: {out}\nstderr: {err}");
+    assert!(out.contains("1 regression(s)"), "{out}");
+    assert!(err.contains("1 regression(s) against results/night-1.json"), "{err}");
+    let (rc, _, _) = rocmcheck(&["report", "diff", "results/night-1.json", "results/night-2.json"]);
+    assert_eq!(rc, 0);
+    // A night against itself passes the gate; the other way round, gfx1030 regresses.
+    let (rc, out, _) = rocmcheck(&[
+        "report",
+        "diff",
+        "results/night-2.json",
+        "results/night-2.json",
+        "--fail-on-regression",
+    ]);
+    assert_eq!(rc, 0, "{out}");
+    let (rc, out, _) = rocmcheck(&[
+        "report",
+        "diff",
+        "results/night-2.json",
+        "results/night-1.json",
+        "--fail-on-regression",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(rc, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["regressions"][0]["id"], "torch2.7.1-rocm6.3-gfx1030");
+}
+
+#[test]
+fn merge_cli_combines_jobs_and_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let merged = dir.path().join("current.json");
+    let merged_s = merged.to_str().unwrap();
+    let (rc, _, err) = rocmcheck(&[
+        "report",
+        "merge",
+        "results/job-gfx942.json",
+        "smoke/h100-local.json",
+        "-o",
+        merged_s,
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(err.contains("2 candidate(s), 1 passed"), "{err}");
+    let (rc, xml, _) = rocmcheck(&["report", "render", merged_s, "--format", "junit"]);
+    assert_eq!(rc, 0);
+    assert!(xml.contains("name=\"torch2.9.0-rocm6.4-gfx942\""), "{xml}");
+    assert!(
+        xml.contains("<failure message=\"timeout: step &apos;memory&apos; did not finish within 60 s\""),
+        "{xml}"
+    );
+    let (rc, md, _) = rocmcheck(&["report", "render", merged_s, "--format", "markdown"]);
+    assert_eq!(rc, 0);
+    assert!(md.contains("**1 of 2 candidate(s) passed**"), "{md}");
+}
+
+#[test]
+fn merge_cli_rejects_duplicates_and_bad_files() {
+    let (rc, _, err) = rocmcheck(&["report", "merge", "results/night-1.json", "results/night-2.json"]);
+    assert_eq!(rc, 2);
+    assert!(
+        err.contains("is in both results/night-1.json and results/night-2.json"),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("truncated.json");
+    std::fs::write(&bad, "{\"payload_schema\": 1,\n \"classification\": \"pa").unwrap();
+    let (rc, _, err) = rocmcheck(&["report", "merge", bad.to_str().unwrap(), "smoke/h100-local.json"]);
+    assert_eq!(rc, 2);
+    assert!(err.contains("truncated.json:2:"), "{err}");
+    assert!(err.contains("1 of 2 result file(s) could not be read"), "{err}");
+}
+
+/// What `rocmcheck smoke` writes (the smoke module's `SmokeResult`, as JSON) is read the same
+/// way as the converted type: the report does not depend on which shape a job uploads.
+#[test]
+fn smoke_module_results_are_read() {
+    use rocmcheck::smoke::result::{Classification, SmokeResult};
+    let stdout = std::fs::read_to_string(fixture("smoke/h100-hang-memory.json")).unwrap();
+    let hang = SmokeResult::from_output(
+        "rocmcheck/candidate:torch2.9.0-rocm6.4-gfx942",
+        &stdout,
+        "",
+        Some(0),
+        None,
+    );
+    assert_eq!(hang.classification, Classification::Hang);
+    let built = SmokeResult::outcome(
+        "torch2.9.0-rocm6.4-gfx1100",
+        Classification::BuildFailed,
+        Some("pip: no matching distribution".into()),
+    );
+    let json = serde_json::to_string(&vec![&hang, &built]).unwrap();
+    let read = results::parse(&json, "smoke.json", "smoke").unwrap();
+    let converted: Vec<results::CandidateResult> = [&hang, &built].into_iter().map(Into::into).collect();
+    assert_eq!(read, converted);
+    assert_eq!(read[0].id, "rocmcheck/candidate:torch2.9.0-rocm6.4-gfx942");
+    assert_eq!(
+        read[0].image.as_deref(),
+        Some("rocmcheck/candidate:torch2.9.0-rocm6.4-gfx942")
+    );
+    assert_eq!(read[0].failing_step().unwrap().name, "memory");
+    assert_eq!(read[0].total_ms, Some(5421.3));
+    assert_eq!(read[1].classification, "build-failed");
+    assert_eq!(read[1].detail.as_deref(), Some("pip: no matching distribution"));
+    // Wrapped as `{"results": [...]}` too.
+    let wrapped = format!("{{\"results\": {json}}}");
+    assert_eq!(results::parse(&wrapped, "w.json", "w").unwrap(), converted);
+}
