@@ -176,6 +176,7 @@ fn input_errors_are_located() {
     let e = err("ARG A=${B}\nARG B=${A}\nFROM x\n");
     assert!(e.message.contains("ARG cycle"), "{e:?}");
     assert_eq!(e.line, 1);
+    assert!(dockerfile::analyze(Kind::Dockerfile, "D", b"ARG A=${A}\nFROM x:$A\n", m, &o).is_ok());
     let e = err("FROM x\nRUN <<EOF\necho\n");
     assert!(e.line >= 2, "{e:?}");
     let e = err("FROM x\nWIBBLE y\n");
