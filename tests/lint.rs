@@ -176,6 +176,7 @@ fn input_errors_are_located() {
     let e = err("ARG A=${B}\nARG B=${A}\nFROM x\n");
     assert!(e.message.contains("ARG cycle"), "{e:?}");
     assert_eq!(e.line, 1);
+    assert!(dockerfile::analyze(Kind::Dockerfile, "D", b"ARG A=${A}\nFROM x:$A\n", m, &o).is_ok());
     let e = err("FROM x\nRUN <<EOF\necho\n");
     assert!(e.line >= 2, "{e:?}");
     let e = err("FROM x\nWIBBLE y\n");
@@ -203,4 +204,81 @@ fn requirements_from_the_build_context() {
     assert_eq!(t.value.version.as_deref(), Some("2.5.1"));
     assert_eq!(t.value.from, Some(rocmcheck::facts::TorchFrom::Requirements));
     assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm6.2"]);
+}
+
+/// A deterministic mutation run over the corpus and fixtures (the cargo-fuzz target in `fuzz/`
+/// explores further): no input may panic the parser, the resolver or the rules.
+#[test]
+fn mutated_inputs_never_panic() {
+    let m = Matrix::embedded();
+    let mut seeds: Vec<Vec<u8>> = Vec::new();
+    for dir in ["tests/corpus", "tests/fixtures/dockerfiles"] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            seeds.push(std::fs::read(e.unwrap().path()).unwrap());
+        }
+    }
+    let tokens: &[&[u8]] = &[
+        b"${",
+        b"}",
+        b"$",
+        b"\\\n",
+        b"<<EOF\n",
+        b"\"",
+        b"'",
+        b"\n",
+        b"FROM ",
+        b"ARG A=${A}\n",
+        b"\xff",
+        b"\0",
+        b"==",
+        b"+rocm",
+        b"# rocmcheck ignore=",
+        b"@sha256:",
+        b":",
+        b"//",
+        b"/*",
+        b",]",
+        b"\xc3",
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let opts = Options {
+        build_args: vec![("ROCM".into(), "6.2".into())],
+        ..Options::default()
+    };
+    let mut ran = 0;
+    for seed in &seeds {
+        for _ in 0..100 {
+            let mut d = seed.clone();
+            for _ in 0..(1 + next() % 4) {
+                let pos = if d.is_empty() { 0 } else { (next() as usize) % d.len() };
+                match next() % 3 {
+                    0 => {
+                        let t = tokens[(next() as usize) % tokens.len()];
+                        d.splice(pos..pos, t.iter().copied());
+                    }
+                    1 if !d.is_empty() => {
+                        let end = (pos + (next() as usize % 16)).min(d.len());
+                        d.drain(pos..end);
+                    }
+                    _ if !d.is_empty() => d[pos] = next() as u8,
+                    _ => {}
+                }
+            }
+            for kind in [Kind::Dockerfile, Kind::Devcontainer, Kind::Compose] {
+                if let Ok((facts, pragmas)) = dockerfile::analyze(kind, "m", &d, m, &opts) {
+                    for f in rules::run(Scope::Lint, &facts, m) {
+                        let _ = pragmas.ignores(&f);
+                    }
+                }
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran >= 100 * 30, "ran {ran}");
 }

@@ -296,7 +296,8 @@ fn check_arg_cycles(cx: &Ctx, decls: &[(String, usize, String)]) -> Result<(), I
         while let Some((n, path)) = stack.pop() {
             let Some((v, _)) = defaults.get(n) else { continue };
             for r in references(v) {
-                if r == *name && path.len() > 1 || (r == *name && n == name && path.len() == 1 && r == n) {
+                // `ARG A=${A}` (take the build arg or nothing) is not a cycle
+                if r == *name && path.len() > 1 {
                     let mut p = path.clone();
                     p.push(r);
                     return Err(cx.problem(
@@ -307,7 +308,7 @@ fn check_arg_cycles(cx: &Ctx, decls: &[(String, usize, String)]) -> Result<(), I
                         ),
                     ));
                 }
-                if seen.insert(r.clone()) && defaults.contains_key(r.as_str()) {
+                if r != *name && seen.insert(r.clone()) && defaults.contains_key(r.as_str()) {
                     let mut p = path.clone();
                     p.push(r.clone());
                     let key = defaults.get_key_value(r.as_str()).map(|(k, _)| *k).unwrap_or("");
