@@ -232,6 +232,9 @@ pub struct TorchFacts {
     /// `--pre` was given (nightlies).
     #[serde(default)]
     pub pre: bool,
+    /// ROCm/CUDA libraries bundled in the wheel (`torch/lib`), by file name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bundled_libs: Vec<String>,
 }
 
 /// One GPU as the probes saw it.
@@ -272,6 +275,9 @@ pub struct Gpu {
     /// An APU / integrated GPU (from the matrix or from memory layout).
     #[serde(default)]
     pub apu: bool,
+    /// KFD `location_id` (PCI bus << 8 | device << 3 | function).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location_id: Option<u32>,
 }
 
 /// Facts about the running kernel and its GPU driver.
@@ -305,6 +311,9 @@ pub struct KernelFacts {
     /// `/sys/kernel/debug/dri` is reachable.
     #[serde(default)]
     pub debugfs_dri: bool,
+    /// The `amdttm` module (AMD's DKMS TTM) is loaded.
+    #[serde(default)]
+    pub amdttm_loaded: bool,
 }
 
 /// Access to the GPU device nodes from this process.
@@ -326,6 +335,9 @@ pub struct DeviceAccess {
     /// Effective uid.
     #[serde(default)]
     pub uid: u32,
+    /// Owning gid of `/dev/kfd`, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kfd_gid: Option<u32>,
 }
 
 /// One `/dev/dri/renderD*` node.
@@ -359,6 +371,62 @@ pub struct PythonFacts {
     pub version: Option<String>,
     /// Whether the probe finished, timed out or crashed (`ok`, `timeout`, `crash: signal 11` …).
     pub status: String,
+    /// `sys.executable`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executable: Option<String>,
+    /// Wall time of the probe, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<u64>,
+    /// Why `import torch` failed (None when it worked or was not tried).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torch_error: Option<String>,
+    /// The last lines of the probe's stderr or a parse error, when the probe failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// `--deep` ran (the GPU was initialised).
+    #[serde(default)]
+    pub deep: bool,
+    /// `--deep`: `torch.cuda.is_available()`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub available: Option<bool>,
+    /// `--deep`: `torch.cuda.device_count()`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_count: Option<u32>,
+    /// `--deep`: devices as torch sees them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<TorchDevice>,
+    /// `--deep`: free bytes on device 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_free: Option<u64>,
+    /// `--deep`: result of a small GEMM on device 0 (`ok: …`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blas: Option<String>,
+    /// `--deep`: the exception raised while initialising, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deep_error: Option<String>,
+}
+
+/// A device as torch reports it (`--deep`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TorchDevice {
+    /// `get_device_properties(i).name`.
+    pub name: String,
+    /// `gcnArchName` (ROCm) or `sm_XY` (CUDA).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<String>,
+    /// Bytes.
+    #[serde(default)]
+    pub total_memory: u64,
+}
+
+/// A shared library looked for by the ROCm probe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Library {
+    /// File name (or soname prefix) looked for: `libdrm_amdgpu.so.1`.
+    pub name: String,
+    /// Paths where it was found (empty: not found).
+    #[serde(default)]
+    pub found: Vec<String>,
 }
 
 /// A probe or parser that could not read something: reported, never fatal.
@@ -408,6 +476,9 @@ pub struct Facts {
     /// Things that could not be read.
     #[serde(default)]
     pub problems: Vec<ProbeProblem>,
+    /// Runtime libraries looked for and where they were found (env only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub libraries: Vec<Library>,
 }
 
 fn facts_version() -> u32 {

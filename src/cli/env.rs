@@ -1,15 +1,290 @@
-//! `rocmcheck env` (being built; see the issue tracker).
+//! `rocmcheck env`: probe the running machine (or a captured root, or recorded facts), run the
+//! stack, environment-variable and host rules, and print a header plus findings with fixes.
 
 use super::Globals;
+use crate::config::Config;
 use crate::exit::ExitStatus;
+use crate::facts::Facts;
+use crate::finding::Severity;
+use crate::matrix::Matrix;
+use crate::probe::{self, ProbeOptions, SystemRunner};
+use crate::report::{Format, InputError, Report, SubjectReport};
+use crate::rules::{self, Scope};
+use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// Arguments of `rocmcheck env`.
 #[derive(Debug, clap::Args)]
-pub struct EnvArgs {}
+pub struct EnvArgs {
+    /// Read sysfs, /proc, /dev and /opt under DIR instead of `/` (a tree captured elsewhere).
+    #[arg(long, value_name = "DIR", default_value = "/")]
+    pub root: PathBuf,
+    /// The Python interpreter whose torch is checked.
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: String,
+    /// Do not run Python (no torch facts).
+    #[arg(long, conflicts_with = "deep")]
+    pub no_python: bool,
+    /// Also initialise the GPU from torch (device properties, memory, a small GEMM).
+    #[arg(long)]
+    pub deep: bool,
+    /// Time limit for the Python probe, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Print the probed facts as JSON and stop (for bug reports; re-check with `--from`).
+    #[arg(long, conflicts_with = "from")]
+    pub facts: bool,
+    /// Evaluate facts recorded earlier with `--facts` instead of probing.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Exit 1 when a finding is at least this severe.
+    #[arg(long, value_name = "SEVERITY", value_parser = parse_severity)]
+    pub fail_on: Option<Severity>,
+    /// Rule codes or names to ignore (repeatable, or comma-separated).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Configuration file (default: `.rocmcheck.yaml` in this directory or above).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+fn parse_severity(s: &str) -> Result<Severity, String> {
+    Severity::parse(s).ok_or_else(|| format!("`{s}`: expected error, warning or info"))
+}
 
 /// Runs `rocmcheck env`.
-pub fn run(_g: &Globals, _a: EnvArgs, _out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    writeln!(err, "rocmcheck env: not implemented yet")?;
-    Ok(ExitStatus::Error)
+pub fn run(g: &Globals, a: EnvArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    let matrix = match g.matrix(err) {
+        Ok(m) => m,
+        Err(s) => return Ok(s),
+    };
+    let config = match &a.config {
+        Some(p) => Config::load(p),
+        None => match std::env::current_dir().ok().and_then(|d| Config::discover(&d)) {
+            Some(p) => Config::load(&p),
+            None => Ok(Config::default()),
+        },
+    };
+    let config = match config {
+        Ok(c) => c,
+        Err(e) => {
+            writeln!(err, "error: {e}")?;
+            return Ok(ExitStatus::Error);
+        }
+    };
+    let facts = if let Some(path) = &a.from {
+        match load_facts(path) {
+            Ok(f) => f,
+            Err(e) => {
+                writeln!(err, "error: --from {}: {e}", path.display())?;
+                return Ok(ExitStatus::Error);
+            }
+        }
+    } else {
+        if !(a.timeout.is_finite() && a.timeout > 0.0) {
+            writeln!(
+                err,
+                "error: --timeout {}: expected a positive number of seconds",
+                a.timeout
+            )?;
+            return Ok(ExitStatus::Error);
+        }
+        let opts = ProbeOptions {
+            python: (!a.no_python).then(|| a.python.clone()),
+            deep: a.deep,
+            timeout: Duration::from_secs_f64(a.timeout),
+        };
+        let env: BTreeMap<String, String> = std::env::vars().collect();
+        match probe::probe_all(&a.root, &opts, &SystemRunner, &env, &matrix) {
+            Ok(f) => f,
+            Err(e) => {
+                writeln!(err, "error: {e}")?;
+                return Ok(ExitStatus::Error);
+            }
+        }
+    };
+    if a.facts {
+        serde_json::to_writer_pretty(&mut *out, &facts)?;
+        writeln!(out)?;
+        return Ok(ExitStatus::Success);
+    }
+    let mut policy = config.policy.clone();
+    if let Some(s) = a.fail_on {
+        policy.fail_on = s;
+    }
+    policy
+        .ignore
+        .extend(a.ignore.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()));
+    let report = evaluate(&facts, &matrix, &policy);
+    crate::report::renderer(a.format, g.color).render(&report, out)?;
+    Ok(policy.exit_status(report.findings()))
+}
+
+/// Reads facts written by `--facts`.
+pub fn load_facts(path: &std::path::Path) -> Result<Facts, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "line {}, column {}: {} (expected the JSON written by `rocmcheck env --facts`)",
+            e.line(),
+            e.column(),
+            e
+        )
+    })
+}
+
+/// Facts → findings (stack, env-var and host rules) → the report, with the header.
+pub fn evaluate(facts: &Facts, matrix: &Matrix, policy: &crate::policy::Policy) -> Report {
+    let findings = policy.apply(rules::run(Scope::Env, facts, matrix), &|_| false);
+    let mut r = Report::new("env", matrix);
+    r.subjects.push(SubjectReport {
+        name: "host".into(),
+        header: header(facts),
+        findings,
+        errors: Vec::<InputError>::new(),
+        source: None,
+    });
+    r
+}
+
+fn gib(b: u64) -> String {
+    format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+}
+
+/// The summary lines: GPUs, devices, ROCm, kernel, torch.
+pub fn header(f: &Facts) -> Vec<(String, String)> {
+    let mut h: Vec<(String, String)> = Vec::new();
+    if f.gpus.is_empty() {
+        h.push(("GPUs".into(), "no AMD GPU in the KFD topology".into()));
+    }
+    for (i, g) in f.gpus.iter().enumerate() {
+        let mut s = g
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("device 0x{:04x}", g.device_id));
+        s.push_str(&format!(" — {}", g.gfx.as_deref().unwrap_or("unknown gfx")));
+        if let Some(t) = f.targets.iter().find(|t| t.value.gpu == Some(i))
+            && let Some(e) = &t.value.effective
+            && Some(e) != g.gfx.as_ref()
+        {
+            s.push_str(&format!(" (runs as {e})"));
+        }
+        if g.apu {
+            s.push_str(", APU");
+        }
+        let mut mem = Vec::new();
+        if let Some(v) = g.vram_total {
+            mem.push(format!("VRAM {}", gib(v)));
+        }
+        if let Some(v) = g.gtt_total {
+            mem.push(format!("GTT {}", gib(v)));
+        }
+        if !mem.is_empty() {
+            s.push_str(&format!(", {}", mem.join(" / ")));
+        }
+        if let Some(p) = &g.pci_address {
+            s.push_str(&format!(", {p}"));
+        }
+        s.push_str(&format!(", KFD node {}", g.node));
+        h.push((format!("GPU {i}"), s));
+    }
+    if let Some(d) = &f.devices {
+        let mut s = format!(
+            "/dev/kfd {}",
+            match (d.kfd_present, d.kfd_rw) {
+                (false, _) => "missing",
+                (true, true) => "rw",
+                (true, false) => "present, not read-write",
+            }
+        );
+        let rn = d.render_nodes.len();
+        let rw = d.render_nodes.iter().filter(|r| r.rw).count();
+        s.push_str(&format!("; {rn} render node(s), {rw} rw"));
+        if let Some(c) = &d.container {
+            s.push_str(&format!("; in a {c} container"));
+        }
+        h.push(("Devices".into(), s));
+    }
+    if f.rocm.is_empty() {
+        h.push(("ROCm".into(), "no /opt/rocm*/.info/version".into()));
+    }
+    for r in &f.rocm {
+        h.push((
+            "ROCm".into(),
+            format!("{} at {}", r.value.version, r.value.path.as_deref().unwrap_or("?")),
+        ));
+    }
+    if let Some(k) = &f.kernel {
+        let mut s = k.release.clone().unwrap_or_else(|| "unknown".into());
+        s.push_str(match (&k.amdgpu_version, k.amdgpu_loaded) {
+            (Some(_), _) => "; amdgpu DKMS ",
+            (None, true) => "; amdgpu inbox",
+            (None, false) => "; amdgpu not loaded",
+        });
+        if let Some(v) = &k.amdgpu_version {
+            s.push_str(v);
+        }
+        if let Some(m) = k.mem_total {
+            s.push_str(&format!("; RAM {}", gib(m)));
+        }
+        h.push(("Kernel".into(), s));
+    }
+    let torch = match (&f.python, &f.torch) {
+        (None, _) => "not probed (--no-python)".to_string(),
+        (Some(p), None) if p.status != "ok" => format!("probe failed ({}) using {}", p.status, p.path),
+        (Some(p), None) => format!(
+            "not importable from {} ({})",
+            p.path,
+            p.torch_error.as_deref().unwrap_or("no torch")
+        ),
+        (Some(p), Some(t)) => {
+            let t = &t.value;
+            let build = match (&t.hip, &t.cuda) {
+                (Some(h), _) => format!("ROCm build, HIP {h}"),
+                (None, Some(c)) => format!("CUDA build, CUDA {c}"),
+                _ => "CPU-only build".into(),
+            };
+            let mut s = format!(
+                "{} ({build}) in Python {}",
+                t.version.as_deref().unwrap_or("?"),
+                p.version.as_deref().unwrap_or("?")
+            );
+            if !t.arch_list.is_empty() {
+                s.push_str(&format!("; arch list {}", t.arch_list.join(" ")));
+            }
+            s
+        }
+    };
+    h.push(("PyTorch".into(), torch));
+    if let Some(p) = &f.python
+        && p.deep
+    {
+        let s = match (&p.deep_error, p.device_count) {
+            (Some(e), _) => format!("GPU init failed: {e}"),
+            (None, Some(n)) => {
+                let devs: Vec<String> = p
+                    .devices
+                    .iter()
+                    .map(|d| {
+                        format!(
+                            "{} ({}, {})",
+                            d.name,
+                            d.arch.as_deref().unwrap_or("?"),
+                            gib(d.total_memory)
+                        )
+                    })
+                    .collect();
+                format!("{n} device(s) {}", devs.join(", "))
+            }
+            _ => "no result".into(),
+        };
+        h.push(("torch.cuda".into(), s));
+    }
+
+    h
 }
