@@ -1,15 +1,258 @@
-//! `rocmcheck build` (being built; see the issue tracker).
+//! `rocmcheck build`: render candidates from the matrix (or a candidates file) and build them
+//! through the Docker Engine API.
 
 use super::Globals;
+use crate::docker::bollard::BollardEngine;
+use crate::docker::build::{self as b, BuildOptions, BuildResult, Candidate, Filter};
+use crate::docker::{Engine, EngineError};
 use crate::exit::ExitStatus;
-use std::io::Write;
+use comfy_table::{Table, presets};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+/// Output formats of `build` and `smoke`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutFormat {
+    /// A table.
+    Human,
+    /// One JSON document.
+    Json,
+}
+
+/// Which candidates (shared by `build` and `smoke --candidates`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct CandidateArgs {
+    /// Keep candidates matching KEY=VALUE (repeatable, all must match). Keys: id (substring),
+    /// template, torch and rocm (version prefix: torch=2.9), gfx (covered by the wheel).
+    #[arg(long = "filter", value_name = "KEY=VALUE")]
+    pub filters: Vec<Filter>,
+    /// Take the candidates from this YAML file instead of the matrix
+    /// (`candidates: [{id, template | dockerfile, build_args, rocm, torch, gfx}]`).
+    #[arg(long, value_name = "FILE")]
+    pub candidates_file: Option<PathBuf>,
+    /// Repository part of the candidate image tags.
+    #[arg(long, value_name = "REPO", default_value = b::DEFAULT_TAG_PREFIX)]
+    pub tag_prefix: String,
+}
+
+/// Docker connection and build flags (shared by `build` and `smoke`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct DockerArgs {
+    /// Docker daemon address (unix://, tcp://, https://); default: DOCKER_HOST, else the local
+    /// socket. TLS: DOCKER_TLS_VERIFY and DOCKER_CERT_PATH, as with the docker CLI.
+    #[arg(long, value_name = "HOST")]
+    pub docker_host: Option<String>,
+}
 
 /// Arguments of `rocmcheck build`.
 #[derive(Debug, clap::Args)]
-pub struct BuildArgs {}
+pub struct BuildArgs {
+    /// Which candidates.
+    #[command(flatten)]
+    pub cands: CandidateArgs,
+    /// Docker connection.
+    #[command(flatten)]
+    pub docker: DockerArgs,
+    /// Parallel builds.
+    #[arg(long, short = 'j', default_value_t = 2, value_name = "N")]
+    pub jobs: usize,
+    /// Do not use the layer cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Where the per-candidate build logs go.
+    #[arg(long, value_name = "DIR", default_value = "rocmcheck-logs/build")]
+    pub log_dir: PathBuf,
+    /// Print the rendered candidates (tags, build args, labels) without Docker.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutFormat::Human)]
+    pub format: OutFormat,
+}
+
+/// Loads and filters the candidates; on error writes it and returns `Err(ExitStatus::Error)`.
+pub fn select(g: &Globals, a: &CandidateArgs, err: &mut dyn Write) -> Result<Vec<Candidate>, ExitStatus> {
+    let m = g.matrix(err)?;
+    let all = match &a.candidates_file {
+        Some(p) => b::from_file(&m, p, &a.tag_prefix).map_err(|e| {
+            let _ = writeln!(err, "error: {e}");
+            ExitStatus::Error
+        })?,
+        None => b::from_matrix(&m, &a.tag_prefix),
+    };
+    let n = all.len();
+    let sel = b::filter(all, &a.filters);
+    if sel.is_empty() {
+        let _ = writeln!(
+            err,
+            "error: no candidate matches the filters ({n} candidates before filtering)"
+        );
+        return Err(ExitStatus::Error);
+    }
+    Ok(sel)
+}
+
+/// A current-thread tokio runtime for one command.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?)
+}
+
+/// Connects and pings; on failure writes a clear error.
+pub async fn connect(a: &DockerArgs, err: &mut dyn Write) -> Result<BollardEngine, ExitStatus> {
+    let res = match BollardEngine::connect(a.docker_host.as_deref()) {
+        Ok(e) => e.ping().await.map(|_| e),
+        Err(e) => Err(e),
+    };
+    res.map_err(|e| {
+        let _ = writeln!(err, "error: {e}");
+        if let EngineError::Unreachable { .. } = e {
+            let _ = writeln!(
+                err,
+                "hint: is the daemon running and may this user use it? (--docker-host / DOCKER_HOST, `docker info`)"
+            );
+        }
+        ExitStatus::Error
+    })
+}
+
+fn progress(n: usize) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = indicatif::ProgressBar::new(n as u64);
+    pb.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    if let Ok(s) = indicatif::ProgressStyle::with_template("{spinner} building [{pos}/{len}] {elapsed} {msg}") {
+        pb.set_style(s);
+    }
+    pb.enable_steady_tick(std::time::Duration::from_millis(200));
+    Some(pb)
+}
+
+/// Builds candidates with progress; Ctrl-C stops (the daemon cancels a build whose client left).
+pub async fn build_with_progress<E: Engine>(
+    engine: &E,
+    cands: &[Candidate],
+    opts: &BuildOptions,
+) -> Result<Option<Vec<BuildResult>>, EngineError> {
+    let pb = progress(cands.len());
+    let run = b::build_all(engine, cands, opts, |r| {
+        if let Some(pb) = &pb {
+            pb.inc(1);
+            pb.set_message(format!("{} {}", r.id, if r.ok { "built" } else { "FAILED" }));
+        }
+    });
+    let out = tokio::select! {
+        r = run => r.map(Some),
+        _ = tokio::signal::ctrl_c() => Ok(None),
+    };
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    out
+}
+
+fn write_candidates(c: &[Candidate], format: OutFormat, out: &mut dyn Write) -> anyhow::Result<()> {
+    if format == OutFormat::Json {
+        let v: Vec<_> = c
+            .iter()
+            .map(|c| serde_json::json!({"candidate": c, "dockerfile": c.dockerfile}))
+            .collect();
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(());
+    }
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED);
+    t.set_header(["candidate", "template", "base image", "torch", "rocm", "gfx", "tag"]);
+    for c in c {
+        t.add_row([
+            c.id.clone(),
+            c.template.clone(),
+            c.build_args.get("BASE_IMAGE").cloned().unwrap_or_default(),
+            c.torch.clone().unwrap_or_default(),
+            c.rocm.clone().unwrap_or_default(),
+            c.gfx.len().to_string() + " target(s)",
+            c.tag.clone(),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    writeln!(out, "{} candidate(s)", c.len())?;
+    Ok(())
+}
+
+/// Writes build results as a table or JSON.
+pub fn write_results(r: &[BuildResult], format: OutFormat, out: &mut dyn Write) -> anyhow::Result<()> {
+    if format == OutFormat::Json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({"builds": r}))?
+        )?;
+        return Ok(());
+    }
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED);
+    t.set_header(["candidate", "result", "seconds", "tag / error", "log"]);
+    for r in r {
+        t.add_row([
+            r.id.clone(),
+            if r.ok { "built".into() } else { "build-failed".into() },
+            format!("{:.1}", r.wall_ms / 1000.0),
+            if r.ok {
+                r.tag.clone()
+            } else {
+                r.error.clone().unwrap_or_default().trim().to_string()
+            },
+            r.log.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    let failed = r.iter().filter(|r| !r.ok).count();
+    writeln!(out, "{} built, {failed} failed", r.len() - failed)?;
+    Ok(())
+}
 
 /// Runs `rocmcheck build`.
-pub fn run(_g: &Globals, _a: BuildArgs, _out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    writeln!(err, "rocmcheck build: not implemented yet")?;
-    Ok(ExitStatus::Error)
+pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    let cands = match select(g, &a.cands, err) {
+        Ok(c) => c,
+        Err(s) => return Ok(s),
+    };
+    if a.dry_run {
+        write_candidates(&cands, a.format, out)?;
+        return Ok(ExitStatus::Success);
+    }
+    if a.jobs == 0 {
+        writeln!(err, "error: --jobs must be at least 1")?;
+        return Ok(ExitStatus::Error);
+    }
+    let rt = runtime()?;
+    rt.block_on(async {
+        let engine = match connect(&a.docker, err).await {
+            Ok(e) => e,
+            Err(s) => return Ok(s),
+        };
+        let opts = BuildOptions {
+            no_cache: a.no_cache,
+            jobs: a.jobs,
+            log_dir: Some(a.log_dir.clone()),
+        };
+        match build_with_progress(&engine, &cands, &opts).await {
+            Ok(Some(r)) => {
+                write_results(&r, a.format, out)?;
+                Ok(if r.iter().all(|r| r.ok) {
+                    ExitStatus::Success
+                } else {
+                    ExitStatus::Findings
+                })
+            }
+            Ok(None) => {
+                writeln!(err, "interrupted")?;
+                Ok(ExitStatus::Error)
+            }
+            Err(e) => {
+                writeln!(err, "error: {e}")?;
+                Ok(ExitStatus::Error)
+            }
+        }
+    })
 }

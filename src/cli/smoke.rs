@@ -1,15 +1,239 @@
-//! `rocmcheck smoke` (being built; see the issue tracker).
+//! `rocmcheck smoke`: run the smoke payload in images (or built candidates) through Docker, or
+//! on this host with `--local`, and classify each.
 
 use super::Globals;
+use super::build::{CandidateArgs, DockerArgs, OutFormat, build_with_progress, connect, runtime, select};
+use crate::docker::build::BuildOptions;
+use crate::docker::smoke::{GpuSelection, SmokeOptions, host_access, host_root, new_run_id, smoke_image};
+use crate::docker::{Engine, LABEL_RUN};
 use crate::exit::ExitStatus;
+use crate::smoke::local::{LocalOptions, run_local};
+use crate::smoke::{Classification, SmokeResult};
+use comfy_table::{Table, presets};
 use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// Arguments of `rocmcheck smoke`.
 #[derive(Debug, clap::Args)]
-pub struct SmokeArgs {}
+pub struct SmokeArgs {
+    /// Images to smoke.
+    #[arg(value_name = "IMAGE", conflicts_with_all = ["candidates", "local"])]
+    pub images: Vec<String>,
+    /// Build the candidates (layer cache makes unchanged ones quick), then smoke each.
+    #[arg(long, conflicts_with = "local")]
+    pub candidates: bool,
+    /// Run the payload with this host's python3, without Docker.
+    #[arg(long)]
+    pub local: bool,
+    /// The interpreter for `--local`.
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: PathBuf,
+    /// Which candidates (with `--candidates`).
+    #[command(flatten)]
+    pub cands: CandidateArgs,
+    /// Docker connection.
+    #[command(flatten)]
+    pub docker: DockerArgs,
+    /// Hard limit per image in seconds, from container creation to removal.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
+    pub timeout: f64,
+    /// GPUs to pass in: all, none, or render-node indices (0,1).
+    #[arg(long, value_name = "all|none|0,1", default_value = "all")]
+    pub gpus: GpuSelection,
+    /// Do not add `seccomp=unconfined` (AMD documents it for ROCm containers).
+    #[arg(long)]
+    pub no_seccomp_unconfined: bool,
+    /// /dev/shm size in MiB (PyTorch data loaders need more than Docker's 64 MiB).
+    #[arg(long, value_name = "MIB", default_value_t = 8192)]
+    pub shm_mib: i64,
+    /// An argument for the payload (repeatable), e.g. --payload-arg=--no-torch.
+    #[arg(long = "payload-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub payload_args: Vec<String>,
+    /// Extra environment for the container (KEY=VALUE, repeatable).
+    #[arg(long = "env", short = 'e', value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Parallel builds with `--candidates`.
+    #[arg(long, short = 'j', default_value_t = 2, value_name = "N")]
+    pub jobs: usize,
+    /// Build without the layer cache (with `--candidates`).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Where build logs go (with `--candidates`).
+    #[arg(long, value_name = "DIR", default_value = "rocmcheck-logs/build")]
+    pub log_dir: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutFormat::Human)]
+    pub format: OutFormat,
+}
+
+/// Writes results as a table or one JSON document (`{"smoke_schema":1,"results":[…]}`).
+pub fn write_results(r: &[SmokeResult], format: OutFormat, out: &mut dyn Write) -> anyhow::Result<()> {
+    if format == OutFormat::Json {
+        let doc = serde_json::json!({"smoke_schema": 1, "results": r});
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        return Ok(());
+    }
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED);
+    t.set_header(["image", "result", "detail", "runtime", "seconds"]);
+    for r in r {
+        let mut detail = r.detail.clone().unwrap_or_default();
+        if detail.chars().count() > 100 {
+            detail = detail.chars().take(100).collect::<String>() + "…";
+        }
+        t.add_row([
+            r.subject.clone(),
+            r.classification.to_string(),
+            detail,
+            r.runtime.clone().unwrap_or_default(),
+            r.wall_ms.map(|w| format!("{:.1}", w / 1000.0)).unwrap_or_default(),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    let mut counts = std::collections::BTreeMap::new();
+    for r in r {
+        *counts.entry(r.classification).or_insert(0) += 1;
+    }
+    let parts: Vec<String> = counts.iter().map(|(c, n)| format!("{n} {c}")).collect();
+    writeln!(out, "{} image(s): {}", r.len(), parts.join(", "))?;
+    Ok(())
+}
+
+fn status_of(r: &[SmokeResult]) -> ExitStatus {
+    if r.iter().all(|r| r.classification.is_pass()) {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Findings
+    }
+}
 
 /// Runs `rocmcheck smoke`.
-pub fn run(_g: &Globals, _a: SmokeArgs, _out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    writeln!(err, "rocmcheck smoke: not implemented yet")?;
-    Ok(ExitStatus::Error)
+pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    if !(a.timeout.is_finite() && a.timeout > 0.0) {
+        writeln!(err, "error: --timeout must be a positive number of seconds")?;
+        return Ok(ExitStatus::Error);
+    }
+    let timeout = Duration::from_secs_f64(a.timeout);
+    if a.local {
+        let opts = LocalOptions {
+            python: a.python.clone(),
+            payload_args: a.payload_args.clone(),
+            timeout,
+        };
+        return match run_local(&opts) {
+            Ok(r) => {
+                let r = [r];
+                write_results(&r, a.format, out)?;
+                Ok(status_of(&r))
+            }
+            Err(e) => {
+                writeln!(err, "error: {e}")?;
+                Ok(ExitStatus::Error)
+            }
+        };
+    }
+    if a.images.is_empty() && !a.candidates {
+        writeln!(err, "error: name one or more IMAGEs, or use --candidates or --local")?;
+        return Ok(ExitStatus::Error);
+    }
+    let cands = if a.candidates {
+        match select(g, &a.cands, err) {
+            Ok(c) => c,
+            Err(s) => return Ok(s),
+        }
+    } else {
+        vec![]
+    };
+    let access = match host_access(&a.gpus, &host_root()) {
+        Ok(x) => x,
+        Err(e) => {
+            writeln!(err, "error: {e}")?;
+            return Ok(ExitStatus::Error);
+        }
+    };
+    for e in &a.env {
+        if !e.contains('=') {
+            writeln!(err, "error: --env {e:?}: expected KEY=VALUE")?;
+            return Ok(ExitStatus::Error);
+        }
+    }
+    let opts = SmokeOptions {
+        timeout,
+        access,
+        seccomp_unconfined: !a.no_seccomp_unconfined,
+        shm_size: a.shm_mib.max(1) * 1024 * 1024,
+        payload_args: a.payload_args.clone(),
+        env: a.env.clone(),
+        run_id: new_run_id(),
+    };
+    let rt = runtime()?;
+    rt.block_on(async {
+        let engine = match connect(&a.docker, err).await {
+            Ok(e) => e,
+            Err(s) => return Ok(s),
+        };
+        let mut results: Vec<SmokeResult> = Vec::new();
+        // (subject shown, image to run); build failures are results already.
+        let mut todo: Vec<(String, String)> = a.images.iter().map(|i| (i.clone(), i.clone())).collect();
+        if a.candidates {
+            let bopts = BuildOptions {
+                no_cache: a.no_cache,
+                jobs: a.jobs.max(1),
+                log_dir: Some(a.log_dir.clone()),
+            };
+            match build_with_progress(&engine, &cands, &bopts).await {
+                Ok(Some(builds)) => {
+                    for b in builds {
+                        if b.ok {
+                            todo.push((b.id.clone(), b.tag.clone()));
+                        } else {
+                            let mut r = SmokeResult::outcome(&b.id, Classification::BuildFailed, b.error.clone());
+                            r.wall_ms = Some(b.wall_ms);
+                            results.push(r);
+                        }
+                    }
+                }
+                Ok(None) => {
+                    writeln!(err, "interrupted")?;
+                    return Ok(ExitStatus::Error);
+                }
+                Err(e) => {
+                    writeln!(err, "error: {e}")?;
+                    return Ok(ExitStatus::Error);
+                }
+            }
+        }
+        // One image at a time: the smoke probes the GPU's memory, which runs must not share.
+        let all = async {
+            let mut rs = Vec::new();
+            for (subject, image) in &todo {
+                let mut r = smoke_image(&engine, image, &opts).await?;
+                r.subject = subject.clone();
+                rs.push(r);
+            }
+            Ok::<_, crate::docker::EngineError>(rs)
+        };
+        let outcome = tokio::select! {
+            r = all => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+        };
+        match outcome {
+            Some(Ok(rs)) => {
+                results.extend(rs);
+                write_results(&results, a.format, out)?;
+                Ok(status_of(&results))
+            }
+            Some(Err(e)) => {
+                let _ = engine.cleanup_by_label(LABEL_RUN, &opts.run_id).await;
+                writeln!(err, "error: {e}")?;
+                Ok(ExitStatus::Error)
+            }
+            None => {
+                let n = engine.cleanup_by_label(LABEL_RUN, &opts.run_id).await.unwrap_or(0);
+                writeln!(err, "interrupted; removed {n} container(s) of this run")?;
+                Ok(ExitStatus::Error)
+            }
+        }
+    })
 }
