@@ -479,6 +479,39 @@ pub struct Facts {
     /// Runtime libraries looked for and where they were found (env only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub libraries: Vec<Library>,
+    /// GPU access settings of devcontainer.json / compose services (lint only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub containers: Vec<Sourced<ContainerGpu>>,
+}
+
+/// How a container is started (devcontainer.json `runArgs`, a compose service): the settings
+/// that decide whether ROCm can reach the GPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ContainerGpu {
+    /// Service name (compose) or `devcontainer`.
+    pub name: String,
+    /// The configuration shows it means to use an AMD GPU (a ROCm image, `/dev/kfd` or
+    /// `/dev/dri`, HIP/HSA variables). Rules only judge containers that do.
+    #[serde(default)]
+    pub gpu_intent: bool,
+    /// Devices passed (`/dev/kfd`, `/dev/dri`, `/dev/dri/renderD128` …).
+    #[serde(default)]
+    pub devices: Vec<String>,
+    /// Supplementary groups (`video`, `render`, numeric gids).
+    #[serde(default)]
+    pub group_add: Vec<String>,
+    /// Security options (`seccomp=unconfined`).
+    #[serde(default)]
+    pub security_opt: Vec<String>,
+    /// IPC mode (`host`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipc: Option<String>,
+    /// Shared-memory size (`16g`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shm_size: Option<String>,
+    /// Runs privileged (all devices).
+    #[serde(default)]
+    pub privileged: bool,
 }
 
 fn facts_version() -> u32 {

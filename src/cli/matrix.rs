@@ -363,7 +363,10 @@ fn show(m: &Matrix, a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
                             } else {
                                 ""
                             },
-                        format!("{:?}", r.stream).to_lowercase(),
+                        serde_json::to_value(r.stream)
+                            .ok()
+                            .and_then(|v| v.as_str().map(String::from))
+                            .unwrap_or_default(),
                         format!("{:?}", r.status).to_lowercase(),
                         r.released.clone().unwrap_or_default(),
                     ];
@@ -782,7 +785,15 @@ fn recommend(
                     }
                     if r.stream != Stream::Production {
                         score -= 300;
-                        reasons.push(format!("ROCm {} is a {:?} stream release", r.version, r.stream));
+                        reasons.push(format!(
+                            "ROCm {} is a {} release, not part of the production stream",
+                            r.version,
+                            if r.stream == Stream::Preview {
+                                "technology-preview"
+                            } else {
+                                "Core SDK"
+                            }
+                        ));
                     }
                     sources.extend(r.sources.iter().take(1).cloned());
                 }

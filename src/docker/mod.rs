@@ -22,15 +22,23 @@ pub const LABEL_MANAGED: &str = "org.rocmcheck.managed";
 pub const LABEL_RUN: &str = "org.rocmcheck.run";
 /// The label the test suite puts on everything it creates.
 pub const LABEL_TEST: &str = "org.rocmcheck.test";
-/// Set this environment variable (to anything non-empty) to add [`LABEL_TEST`]`=1`.
+/// Set this environment variable (to anything non-empty) to add [`LABEL_TEST`]`=1`; a value
+/// other than `1` is also put into [`LABEL_TEST_ID`] so that concurrent tests can tell their own
+/// containers and images apart.
 pub const TEST_LABEL_ENV: &str = "ROCMCHECK_TEST_LABEL";
+/// The label carrying the value of [`TEST_LABEL_ENV`].
+pub const LABEL_TEST_ID: &str = "org.rocmcheck.test-id";
 
 /// Labels common to everything rocmcheck creates: managed, plus the test label when asked for.
 pub fn base_labels() -> BTreeMap<String, String> {
     let mut l = BTreeMap::new();
     l.insert(LABEL_MANAGED.to_string(), "1".to_string());
-    if std::env::var_os(TEST_LABEL_ENV).is_some_and(|v| !v.is_empty()) {
+    if let Some(v) = std::env::var_os(TEST_LABEL_ENV).filter(|v| !v.is_empty()) {
         l.insert(LABEL_TEST.to_string(), "1".to_string());
+        let v = v.to_string_lossy();
+        if v != "1" {
+            l.insert(LABEL_TEST_ID.to_string(), v.into_owned());
+        }
     }
     l
 }

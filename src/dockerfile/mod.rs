@@ -1,1 +1,101 @@
-//! dockerfile (being built; see the issue tracker).
+//! Dockerfiles and container configurations → [`Facts`] for `rocmcheck lint`.
+//!
+//! [`parse`] reads and parses (input checks, spans → line:col), [`pragma`] reads inline
+//! `# rocmcheck ignore=…` comments, [`resolve`] substitutes ARG/ENV across stages and turns the
+//! final stage into facts, [`container`] reads devcontainer.json and compose files.
+
+pub mod container;
+pub mod parse;
+pub mod pragma;
+pub mod resolve;
+
+use crate::facts::Facts;
+use crate::matrix::Matrix;
+pub use parse::InputProblem;
+pub use pragma::Pragmas;
+pub use resolve::Options;
+use std::path::Path;
+
+/// What kind of file a path is, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A Dockerfile (`Dockerfile`, `Dockerfile.rocm`, `x.Dockerfile`, `Containerfile`).
+    Dockerfile,
+    /// `devcontainer.json` / `.devcontainer.json`.
+    Devcontainer,
+    /// `docker-compose*.yml`, `compose*.yaml`.
+    Compose,
+}
+
+impl Kind {
+    /// Classifies a file name; None for files a directory walk should skip.
+    pub fn of(path: &Path) -> Option<Kind> {
+        let name = path.file_name()?.to_str()?;
+        let lower = name.to_ascii_lowercase();
+        if lower == "devcontainer.json" || lower == ".devcontainer.json" {
+            return Some(Kind::Devcontainer);
+        }
+        if (lower.starts_with("docker-compose") || lower.starts_with("compose"))
+            && (lower.ends_with(".yml") || lower.ends_with(".yaml"))
+        {
+            return Some(Kind::Compose);
+        }
+        if lower.starts_with("dockerfile") || lower.ends_with(".dockerfile") || lower.starts_with("containerfile") {
+            return Some(Kind::Dockerfile);
+        }
+        None
+    }
+}
+
+/// A file's facts and pragmas, or the located reason it could not be read.
+pub fn analyze(
+    kind: Kind,
+    path: &str,
+    bytes: &[u8],
+    matrix: &Matrix,
+    opts: &Options,
+) -> Result<(Facts, Pragmas), InputProblem> {
+    let text = parse::decode(bytes)?;
+    match kind {
+        Kind::Dockerfile => {
+            let df = parse::parse(&text)?;
+            let ix = parse::LineIndex::new(&text);
+            let starts: Vec<u32> = df
+                .instructions
+                .iter()
+                .map(|i| ix.pos(&text, instruction_start(i)).0)
+                .collect();
+            let pragmas = Pragmas::read(&text, &starts);
+            let facts = resolve::resolve(path, &text, &df, matrix, opts)?;
+            Ok((facts, pragmas))
+        }
+        Kind::Devcontainer => Ok((container::devcontainer(path, &text)?, Pragmas::default())),
+        Kind::Compose => Ok((container::compose(path, &text)?, Pragmas::default())),
+    }
+}
+
+fn instruction_start(i: &parse_dockerfile::Instruction) -> usize {
+    use parse_dockerfile::Instruction as I;
+    match i {
+        I::Add(x) => x.add.span.start,
+        I::Arg(x) => x.arg.span.start,
+        I::Cmd(x) => x.cmd.span.start,
+        I::Copy(x) => x.copy.span.start,
+        I::Entrypoint(x) => x.entrypoint.span.start,
+        I::Env(x) => x.env.span.start,
+        I::Expose(x) => x.expose.span.start,
+        I::From(x) => x.from.span.start,
+        I::Healthcheck(x) => x.healthcheck.span.start,
+        I::Label(x) => x.label.span.start,
+        I::Maintainer(x) => x.maintainer.span.start,
+        I::Onbuild(x) => x.onbuild.span.start,
+        I::Run(x) => x.run.span.start,
+        I::Shell(x) => x.shell.span.start,
+        I::Stopsignal(x) => x.stopsignal.span.start,
+        I::User(x) => x.user.span.start,
+        I::Volume(x) => x.volume.span.start,
+        I::Workdir(x) => x.workdir.span.start,
+        #[allow(unreachable_patterns)]
+        _ => 0,
+    }
+}

@@ -2,10 +2,13 @@
 //! and one [`Renderer`] per output format. Renderers only render: they take a finished
 //! [`Report`] and a writer, compute nothing and never touch files.
 
+pub mod checkstyle;
+pub mod github;
 pub mod human;
 pub mod json;
 pub mod markdown;
 pub mod results;
+pub mod sarif;
 
 use crate::finding::{Finding, Severity};
 use crate::matrix::Matrix;
@@ -119,6 +122,12 @@ pub enum Format {
     Json,
     /// Markdown.
     Markdown,
+    /// SARIF 2.1.0 (code scanning).
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// Checkstyle XML.
+    Checkstyle,
 }
 
 /// Renders a report.
@@ -133,6 +142,9 @@ pub fn renderer(format: Format, color: bool) -> Box<dyn Renderer> {
         Format::Human => Box::new(human::Human { color }),
         Format::Json => Box::new(json::Json),
         Format::Markdown => Box::new(markdown::Markdown),
+        Format::Sarif => Box::new(sarif::Sarif),
+        Format::Github => Box::new(github::Github),
+        Format::Checkstyle => Box::new(checkstyle::Checkstyle),
     }
 }
 

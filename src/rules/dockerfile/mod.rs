@@ -1,6 +1,61 @@
-//! dockerfile rules (see the module list in `rules/mod.rs` for what each area covers).
+//! Dockerfile / image rules (RC4xx) and devcontainer / compose GPU-access rules (RC5xx).
+//! `lint` only. Preview-stream and end-of-life ROCm are the stack rules RC106/RC107 (shared with
+//! `env`), which see the image's ROCm through the same facts.
 
-use super::Rule;
+mod base_tag_moving;
+mod base_tag_unknown;
+mod container_dri_missing;
+mod container_groups_missing;
+mod container_kfd_missing;
+mod container_seccomp_default;
+mod container_shm_default;
+mod torch_pypi_cuda_wheel;
+mod torch_unpinned;
+
+pub use base_tag_moving::BaseTagMoving;
+pub use base_tag_unknown::BaseTagUnknown;
+pub use container_dri_missing::ContainerDriMissing;
+pub use container_groups_missing::ContainerGroupsMissing;
+pub use container_kfd_missing::ContainerKfdMissing;
+pub use container_seccomp_default::ContainerSeccompDefault;
+pub use container_shm_default::ContainerShmDefault;
+pub use torch_pypi_cuda_wheel::TorchPypiCudaWheel;
+pub use torch_unpinned::TorchUnpinned;
+
+use super::{Context, Rule};
+use crate::facts::{ContainerGpu, Origin, Sourced};
+use crate::matrix::ImageMatch;
 
 /// The dockerfile rules.
-pub static RULES: &[&dyn Rule] = &[];
+pub static RULES: &[&dyn Rule] = &[
+    &BaseTagMoving,
+    &BaseTagUnknown,
+    &TorchUnpinned,
+    &TorchPypiCudaWheel,
+    &ContainerKfdMissing,
+    &ContainerDriMissing,
+    &ContainerGroupsMissing,
+    &ContainerSeccompDefault,
+    &ContainerShmDefault,
+];
+
+/// The base image, when its repository is one the matrix knows.
+fn base_match<'a>(cx: &'a Context) -> Option<(ImageMatch, &'a Origin)> {
+    let b = cx.facts.base_image.as_ref()?;
+    if b.value.unresolved {
+        return None;
+    }
+    let m = cx.matrix.parse_image(&b.value.repository, b.value.tag.as_deref())?;
+    Some((m, &b.origin))
+}
+
+/// Containers that mean to use an AMD GPU and are not privileged.
+fn gpu_containers<'a>(cx: &'a Context) -> impl Iterator<Item = &'a Sourced<ContainerGpu>> {
+    cx.facts
+        .containers
+        .iter()
+        .filter(|c| c.value.gpu_intent && !c.value.privileged)
+}
+
+/// AMD's documentation of the container flags ROCm needs.
+const DOCKER_DOC: &str = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html";

@@ -297,7 +297,11 @@ impl Rule for RocmEol {
                 .evidence(format!(
                     "matrix: ROCm {} status eol{}",
                     rel.version,
-                    rel.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
+                    if rel.status_confidence == Confidence::Unconfirmed {
+                        " (a reading of AMD's support policy, not a dated notice)"
+                    } else {
+                        ""
+                    }
                 ))
                 .why("No fixes arrive for an end-of-life release, and new torch wheels are not built for it.")
                 .fix(if newest.is_empty() {

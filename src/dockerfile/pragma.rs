@@ -1,0 +1,133 @@
+//! Inline silencing, hadolint-style: `# rocmcheck ignore=RC401,torch-unpinned` on the line(s)
+//! directly above an instruction silences those rules for findings inside that instruction;
+//! `# rocmcheck global ignore=RC405` anywhere silences them for the whole file.
+
+use crate::facts::Origin;
+use crate::finding::Finding;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The pragmas of one file.
+#[derive(Debug, Clone, Default)]
+pub struct Pragmas {
+    /// File-wide ignores (codes or names, lowercase).
+    pub global: BTreeSet<String>,
+    /// Ignores per instruction start line.
+    pub by_line: BTreeMap<u32, BTreeSet<String>>,
+    /// Instruction line ranges (start, end inclusive), sorted.
+    pub ranges: Vec<(u32, u32)>,
+}
+
+fn ids(s: &str) -> impl Iterator<Item = String> + '_ {
+    s.split(',')
+        .map(|x| x.trim().to_ascii_lowercase())
+        .filter(|x| !x.is_empty())
+}
+
+/// Parses the pragma in a comment line (`# rocmcheck [global] ignore=…`): (global, ids).
+fn pragma(line: &str) -> Option<(bool, Vec<String>)> {
+    let rest = line.trim_start().strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix("rocmcheck")?.trim_start();
+    let (global, rest) = match rest.strip_prefix("global") {
+        Some(r) => (true, r.trim_start()),
+        None => (false, rest),
+    };
+    let list = rest.strip_prefix("ignore")?.trim_start().strip_prefix('=')?;
+    let list = list.split_whitespace().next().unwrap_or("");
+    Some((global, ids(list).collect()))
+}
+
+impl Pragmas {
+    /// Reads pragmas from a text, given the start lines of its instructions (sorted, 1-based).
+    pub fn read(text: &str, instruction_starts: &[u32]) -> Pragmas {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut p = Pragmas::default();
+        for l in &lines {
+            if let Some((true, ids)) = pragma(l) {
+                p.global.extend(ids);
+            }
+        }
+        for (k, &start) in instruction_starts.iter().enumerate() {
+            // comment lines directly above the instruction
+            let mut j = start as usize - 1; // 0-based index of the instruction line
+            let mut set = BTreeSet::new();
+            while j > 0 {
+                let l = lines.get(j - 1).copied().unwrap_or("");
+                if !l.trim_start().starts_with('#') {
+                    break;
+                }
+                if let Some((false, ids)) = pragma(l) {
+                    set.extend(ids);
+                }
+                j -= 1;
+            }
+            if !set.is_empty() {
+                p.by_line.insert(start, set);
+            }
+            // the instruction runs to the line before the next one, less trailing blanks/comments
+            let mut end = instruction_starts
+                .get(k + 1)
+                .map_or(lines.len() as u32, |n| n - 1)
+                .max(start);
+            while end > start {
+                let l = lines.get(end as usize - 1).copied().unwrap_or("").trim_start();
+                if l.is_empty() || l.starts_with('#') {
+                    end -= 1;
+                } else {
+                    break;
+                }
+            }
+            p.ranges.push((start, end));
+        }
+        p
+    }
+
+    /// Is this finding silenced by a pragma?
+    pub fn ignores(&self, f: &Finding) -> bool {
+        let hit = |s: &BTreeSet<String>| s.contains(&f.code.to_ascii_lowercase()) || s.contains(f.rule);
+        if hit(&self.global) {
+            return true;
+        }
+        let Origin::File { line, .. } = &f.origin else {
+            return false;
+        };
+        self.ranges
+            .iter()
+            .find(|(s, e)| s <= line && line <= e)
+            .and_then(|(s, _)| self.by_line.get(s))
+            .is_some_and(hit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::stack::KnownIssueMatches;
+
+    fn at(line: u32) -> Finding {
+        Finding::new(
+            &KnownIssueMatches::META,
+            "t",
+            Origin::File {
+                path: "D".into(),
+                line,
+                col: 1,
+                end_line: None,
+                end_col: None,
+            },
+        )
+    }
+
+    #[test]
+    fn line_and_global_pragmas() {
+        let text = "FROM a\n# rocmcheck ignore=RC100, RC999\nRUN a \\\n  b\n\nRUN c\n";
+        let p = Pragmas::read(text, &[1, 3, 6]);
+        assert!(p.ignores(&at(3)));
+        assert!(p.ignores(&at(4)), "continuation lines belong to the instruction");
+        assert!(!p.ignores(&at(6)));
+        assert!(!p.ignores(&at(1)));
+        let p = Pragmas::read("# rocmcheck global ignore=known-issue\nFROM a\n", &[2]);
+        assert!(p.ignores(&at(2)));
+        let p = Pragmas::read("# rocmcheck ignore=RC101\nFROM a\n", &[2]);
+        assert!(!p.ignores(&at(2)));
+    }
+}

@@ -1,0 +1,996 @@
+//! Resolution: ARG/ENV substitution over the stages of a parsed Dockerfile, and the final stage
+//! turned into [`Facts`] (base image, ROCm, torch, environment, gfx targets), every value with
+//! the file:line:col it came from.
+
+use super::parse::{InputProblem, LineIndex};
+use crate::facts::{
+    BaseImage, EnvVar, Facts, Origin, RocmFrom, RocmInstall, Sourced, Subject, Target, TargetReason, TorchFacts,
+    TorchFrom,
+};
+use crate::matrix::Matrix;
+use crate::version::Gfx;
+use parse_dockerfile::{Command, Dockerfile, Instruction, UnescapedString};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// What the resolver needs besides the file.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `--build-arg K=V`, in order.
+    pub build_args: Vec<(String, String)>,
+    /// Requested targets (`--gfx`, `.rocmcheck.yaml targets:`), with their origin.
+    pub targets: Vec<(String, Origin)>,
+    /// The build context (the Dockerfile's directory), for requirements files; None for stdin.
+    pub context: Option<PathBuf>,
+}
+
+/// Variables visible in a scope: name → (value, set).
+type Vars = BTreeMap<String, String>;
+
+#[derive(Debug, Clone, Default)]
+struct Stage {
+    name: Option<String>,
+    vars: Vars,
+    env: Vec<Sourced<EnvVar>>,
+    rocm: Vec<Sourced<RocmInstall>>,
+    torch: Option<Sourced<TorchFacts>>,
+    base: Option<Sourced<BaseImage>>,
+    image_targets: Vec<Sourced<Target>>,
+    arg_targets: Vec<Sourced<Target>>,
+}
+
+/// Substitutes `$VAR`, `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:+alt}`,
+/// `${VAR+alt}`; `\$` stays a literal `$`. Returns the text and whether a variable was unset.
+pub fn substitute(s: &str, vars: &Vars) -> (String, bool) {
+    let mut out = String::with_capacity(s.len());
+    let mut unresolved = false;
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\\' && b.get(i + 1) == Some(&b'$') {
+            out.push('$');
+            i += 2;
+            continue;
+        }
+        if c != b'$' {
+            let ch = s[i..].chars().next().unwrap_or('\u{fffd}');
+            out.push(ch);
+            i += ch.len_utf8();
+            continue;
+        }
+        if b.get(i + 1) == Some(&b'{') {
+            let Some(close) = find_close(&s[i + 2..]) else {
+                out.push_str(&s[i..]);
+                break;
+            };
+            let inner = &s[i + 2..i + 2 + close];
+            i += close + 3;
+            let name_end = inner
+                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+                .unwrap_or(inner.len());
+            let name = &inner[..name_end];
+            let op = &inner[name_end..];
+            let val = vars.get(name);
+            let set_nonempty = val.is_some_and(|v| !v.is_empty());
+            let (word, default_op) = if let Some(w) = op.strip_prefix(":-") {
+                (Some(w), Some(!set_nonempty))
+            } else if let Some(w) = op.strip_prefix('-') {
+                (Some(w), Some(val.is_none()))
+            } else if let Some(w) = op.strip_prefix(":+") {
+                (Some(w), Some(set_nonempty))
+            } else if let Some(w) = op.strip_prefix('+') {
+                (Some(w), Some(val.is_some()))
+            } else {
+                (None, None)
+            };
+            match (word, default_op) {
+                (Some(w), Some(use_word)) if op.starts_with(":-") || op.starts_with('-') => {
+                    if use_word {
+                        let (t, u) = substitute(w, vars);
+                        unresolved |= u;
+                        out.push_str(&t);
+                    } else {
+                        out.push_str(val.map_or("", |v| v));
+                    }
+                }
+                (Some(w), Some(use_word)) => {
+                    if use_word {
+                        let (t, u) = substitute(w, vars);
+                        unresolved |= u;
+                        out.push_str(&t);
+                    }
+                }
+                _ => match val {
+                    Some(v) => out.push_str(v),
+                    None => unresolved = true,
+                },
+            }
+            continue;
+        }
+        let rest = &s[i + 1..];
+        let n = rest
+            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+            .unwrap_or(rest.len());
+        if n == 0 {
+            out.push('$');
+            i += 1;
+            continue;
+        }
+        match vars.get(&rest[..n]) {
+            Some(v) => out.push_str(v),
+            None => unresolved = true,
+        }
+        i += 1 + n;
+    }
+    (out, unresolved)
+}
+
+fn find_close(s: &str) -> Option<usize> {
+    let mut depth = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return Some(i),
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Names referenced by `$X` / `${X…}` in a text.
+fn references(s: &str) -> Vec<String> {
+    static RE: OnceLock<regex::Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| regex::Regex::new(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)").expect("regex"));
+    re.captures_iter(s).map(|c| c[1].to_string()).collect()
+}
+
+/// `KEY=value KEY2="v 2"` (or the legacy `KEY value` form when `legacy`), with each key's byte
+/// offset inside `s`.
+fn key_values(s: &str, legacy: bool) -> Vec<(String, usize, Option<String>)> {
+    let trimmed = s.trim_start();
+    let lead = s.len() - trimmed.len();
+    if legacy {
+        let first = trimmed.split_whitespace().next().unwrap_or("");
+        if !first.contains('=') && !first.is_empty() {
+            let v = trimmed[first.len()..].trim();
+            return vec![(first.to_string(), lead, Some(unquote(v)))];
+        }
+    }
+    let mut out = Vec::new();
+    for (start, word) in shell_words(s) {
+        match word.split_once('=') {
+            Some((k, v)) => out.push((k.to_string(), start, Some(v.to_string()))),
+            None => out.push((word, start, None)),
+        }
+    }
+    out
+}
+
+fn unquote(s: &str) -> String {
+    shell_words(s).into_iter().map(|(_, w)| w).collect::<Vec<_>>().join(" ")
+}
+
+/// Splits on unquoted whitespace, removing quotes and backslash-newline continuations; each word
+/// with the byte offset where it starts.
+fn shell_words(s: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut start = None;
+    let mut quote: Option<char> = None;
+    let mut it = s.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') => {
+                if let Some((_, n)) = it.next() {
+                    cur.push(n);
+                }
+            }
+            (Some(_), c) => cur.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                start.get_or_insert(i);
+            }
+            (None, '\\') => match it.next() {
+                Some((_, '\n')) => {}
+                Some((_, n)) => {
+                    start.get_or_insert(i);
+                    cur.push(n);
+                }
+                None => {}
+            },
+            (None, c) if c.is_whitespace() => {
+                if let Some(st) = start.take() {
+                    out.push((st, std::mem::take(&mut cur)));
+                }
+            }
+            (None, c) => {
+                start.get_or_insert(i);
+                cur.push(c);
+            }
+        }
+    }
+    if let Some(st) = start {
+        out.push((st, cur));
+    }
+    out
+}
+
+struct Ctx<'a> {
+    path: &'a str,
+    text: &'a str,
+    ix: LineIndex,
+    matrix: &'a Matrix,
+    opts: &'a Options,
+}
+
+impl Ctx<'_> {
+    fn origin(&self, byte: usize) -> Origin {
+        let (line, col) = self.ix.pos(self.text, byte);
+        Origin::File {
+            path: self.path.to_string(),
+            line,
+            col,
+            end_line: None,
+            end_col: None,
+        }
+    }
+    fn origin_len(&self, byte: usize, len: usize) -> Origin {
+        self.origin_span(&(byte..(byte + len).min(self.text.len())))
+    }
+    fn origin_span(&self, span: &std::ops::Range<usize>) -> Origin {
+        let (line, col) = self.ix.pos(self.text, span.start);
+        let (el, ec) = self.ix.pos(self.text, span.end);
+        Origin::File {
+            path: self.path.to_string(),
+            line,
+            col,
+            end_line: (el != line).then_some(el),
+            end_col: Some(ec),
+        }
+    }
+    fn problem(&self, byte: usize, msg: impl Into<String>) -> InputProblem {
+        let (l, c) = self.ix.pos(self.text, byte);
+        InputProblem::new(l, c, msg)
+    }
+    fn build_arg(&self, name: &str) -> Option<&str> {
+        self.opts
+            .build_args
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+    /// Offset in the file of a byte inside an unescaped string (exact when it was borrowed).
+    /// When escapes or continuations were removed, the key is looked up in the raw text.
+    fn at(&self, u: &UnescapedString, inner: usize, key: &str) -> usize {
+        let raw = &self.text[u.span.clone()];
+        if raw == u.value.as_ref() {
+            return u.span.start + inner;
+        }
+        let k = key.to_string() + "=";
+        let mut from = 0;
+        while let Some(p) = raw[from..].find(&k) {
+            let p = from + p;
+            let before = raw[..p].chars().next_back();
+            if before.is_none_or(|c| c.is_whitespace()) {
+                return u.span.start + p;
+            }
+            from = p + 1;
+        }
+        u.span.start + raw.find(key).unwrap_or(0)
+    }
+}
+
+/// Declared ARGs of a scope must not reference each other in a cycle.
+fn check_arg_cycles(cx: &Ctx, decls: &[(String, usize, String)]) -> Result<(), InputProblem> {
+    let defaults: BTreeMap<&str, (&str, usize)> =
+        decls.iter().map(|(k, o, v)| (k.as_str(), (v.as_str(), *o))).collect();
+    for (name, off, _) in decls {
+        // follow references from `name`; a path back to it is a cycle
+        let mut stack = vec![(name.as_str(), vec![name.clone()])];
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some((n, path)) = stack.pop() {
+            let Some((v, _)) = defaults.get(n) else { continue };
+            for r in references(v) {
+                // `ARG A=${A}` (take the build arg or nothing) is not a cycle
+                if r == *name && path.len() > 1 {
+                    let mut p = path.clone();
+                    p.push(r);
+                    return Err(cx.problem(
+                        *off,
+                        format!(
+                            "ARG cycle: {} (expected ARG defaults that do not refer back to themselves)",
+                            p.join(" → ")
+                        ),
+                    ));
+                }
+                if r != *name && seen.insert(r.clone()) && defaults.contains_key(r.as_str()) {
+                    let mut p = path.clone();
+                    p.push(r.clone());
+                    let key = defaults.get_key_value(r.as_str()).map(|(k, _)| *k).unwrap_or("");
+                    stack.push((key, p));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Resolves a parsed Dockerfile into the facts of its final stage.
+pub fn resolve(
+    path: &str,
+    text: &str,
+    df: &Dockerfile,
+    matrix: &Matrix,
+    opts: &Options,
+) -> Result<Facts, InputProblem> {
+    let cx = Ctx {
+        path,
+        text,
+        ix: LineIndex::new(text),
+        matrix,
+        opts,
+    };
+    // ARG cycles, per scope (global, then each stage)
+    {
+        let mut scope: Vec<(String, usize, String)> = Vec::new();
+        for ins in &df.instructions {
+            match ins {
+                Instruction::From(_) => {
+                    check_arg_cycles(&cx, &scope)?;
+                    scope.clear();
+                }
+                Instruction::Arg(a) => {
+                    for (k, off, v) in key_values(&a.arguments.value, false) {
+                        if let Some(v) = v {
+                            let at = cx.at(&a.arguments, off, &k);
+                            scope.push((k, at, v));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        check_arg_cycles(&cx, &scope)?;
+    }
+
+    let mut global = Vars::new();
+    let mut stages: Vec<Stage> = Vec::new();
+    let mut cur: Option<Stage> = None;
+    for ins in &df.instructions {
+        match ins {
+            Instruction::Arg(a) => {
+                for (k, off, default) in key_values(&a.arguments.value, false) {
+                    let value = match (cx.build_arg(&k), &default) {
+                        (Some(b), _) => Some(b.to_string()),
+                        (None, Some(d)) => {
+                            let vars = cur.as_ref().map_or(&global, |s| &s.vars);
+                            Some(substitute(d, vars).0)
+                        }
+                        (None, None) if cur.is_some() => global.get(&k).cloned(),
+                        (None, None) => None,
+                    };
+                    let at = cx.at(&a.arguments, off, &k);
+                    match &mut cur {
+                        None => {
+                            if let Some(v) = value {
+                                global.insert(k, v);
+                            }
+                        }
+                        Some(st) => {
+                            if let Some(v) = value {
+                                target_var(&cx, st, &k, &v, at);
+                                st.vars.insert(k, v);
+                            }
+                        }
+                    }
+                }
+            }
+            Instruction::From(f) => {
+                if let Some(done) = cur.take() {
+                    stages.push(done);
+                }
+                let (image, unresolved) = substitute(&f.image.value, &global);
+                let parent = stages
+                    .iter()
+                    .rev()
+                    .find(|s| s.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(&image)));
+                let mut st = match parent {
+                    Some(p) => {
+                        let mut s = p.clone();
+                        // ARGs are per stage; ENV carries over
+                        s.vars = s
+                            .env
+                            .iter()
+                            .map(|e| (e.value.name.clone(), e.value.value.clone()))
+                            .collect();
+                        // targets named by the parent's ARGs do not carry over; by its ENV they do
+                        s.arg_targets.clear();
+                        let env: Vec<(String, String, Origin)> = s
+                            .env
+                            .iter()
+                            .map(|e| (e.value.name.clone(), e.value.value.clone(), e.origin.clone()))
+                            .collect();
+                        for (k, v, o) in env {
+                            target_var_at(&mut s, &k, &v, &o);
+                        }
+                        s
+                    }
+                    None => base_stage(&cx, &image, unresolved, &f.image.span),
+                };
+                st.name = f.as_.as_ref().map(|(_, n)| n.value.to_string());
+                cur = Some(st);
+            }
+            Instruction::Env(e) => {
+                let Some(st) = &mut cur else { continue };
+                for (k, off, v) in key_values(&e.arguments.value, true) {
+                    let Some(v) = v else { continue };
+                    let (v, _) = substitute(&v, &st.vars);
+                    let at = cx.at(&e.arguments, off, &k);
+                    target_var(&cx, st, &k, &v, at);
+                    st.vars.insert(k.clone(), v.clone());
+                    st.env.push(Sourced::new(EnvVar { name: k, value: v }, cx.origin(at)));
+                }
+            }
+            Instruction::Run(r) => {
+                let Some(st) = &mut cur else { continue };
+                let mut pieces: Vec<(usize, String)> = Vec::new();
+                match &r.arguments {
+                    Command::Shell(s) => pieces.push((s.span.start, s.value.to_string())),
+                    Command::Exec(v) => {
+                        for a in v.value.iter() {
+                            pieces.push((a.span.start, a.value.to_string()));
+                        }
+                    }
+                    #[allow(unreachable_patterns)]
+                    _ => {}
+                }
+                for h in &r.here_docs {
+                    pieces.push((h.span.start, h.value.to_string()));
+                }
+                for (base, text) in pieces {
+                    scan_run(&cx, st, base, &text);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(done) = cur.take() {
+        stages.push(done);
+    }
+    let idx = stages.len().saturating_sub(1);
+    let Some(last) = stages.pop() else {
+        return Err(InputProblem::new(
+            1,
+            1,
+            "no FROM instruction: expected at least one build stage",
+        ));
+    };
+    Ok(into_facts(&cx, last, idx))
+}
+
+fn into_facts(cx: &Ctx, st: Stage, idx: usize) -> Facts {
+    let mut facts = Facts::new(Subject::Dockerfile {
+        path: cx.path.to_string(),
+        stage: Some(st.name.clone().unwrap_or_else(|| idx.to_string())),
+    });
+    let override_gfx = st
+        .env
+        .iter()
+        .rev()
+        .find(|e| e.value.name == "HSA_OVERRIDE_GFX_VERSION")
+        .and_then(|e| Gfx::from_override(&e.value.value).ok())
+        .map(|g| g.as_str().to_string());
+    let mut targets: Vec<Sourced<Target>> = Vec::new();
+    for (g, o) in &cx.opts.targets {
+        targets.push(Sourced::new(
+            Target {
+                gfx: g.clone(),
+                effective: None,
+                reason: TargetReason::Requested,
+                gpu: None,
+            },
+            o.clone(),
+        ));
+    }
+    for t in st.arg_targets.iter().chain(&st.image_targets) {
+        if !targets.iter().any(|x| x.value.gfx == t.value.gfx) {
+            targets.push(t.clone());
+        }
+    }
+    for t in &mut targets {
+        if let Some(g) = &override_gfx
+            && *g != t.value.gfx
+        {
+            t.value.effective = Some(g.clone());
+        }
+    }
+    facts.targets = targets;
+    facts.rocm = st.rocm;
+    facts.base_image = st.base;
+    facts.torch = st.torch;
+    facts.env = st.env;
+    facts
+}
+
+fn base_stage(cx: &Ctx, image: &str, unresolved: bool, span: &std::ops::Range<usize>) -> Stage {
+    let mut st = Stage::default();
+    let origin = cx.origin_span(span);
+    let (rest, digest) = match image.split_once('@') {
+        Some((r, d)) => (r, Some(d.to_string())),
+        None => (image, None),
+    };
+    let slash = rest.rfind('/').map_or(0, |p| p + 1);
+    let (repo, tag) = match rest[slash..].rfind(':') {
+        Some(c) => (&rest[..slash + c], Some(rest[slash + c + 1..].to_string())),
+        None => (rest, None),
+    };
+    let repository = crate::matrix::normalise_repo(repo);
+    let repository = strip_registry(&repository);
+    if let Some(m) = cx.matrix.parse_image(&repository, tag.as_deref()) {
+        if let Some(r) = &m.rocm {
+            st.rocm.push(Sourced::new(
+                RocmInstall {
+                    version: r.clone(),
+                    from: RocmFrom::BaseImage,
+                    path: None,
+                    rocblas_gfx: vec![],
+                    hipblaslt_gfx: vec![],
+                },
+                origin.clone(),
+            ));
+        }
+        if m.torch_from_image
+            && let Some(t) = &m.torch
+        {
+            st.torch = Some(Sourced::new(
+                TorchFacts {
+                    version: Some(t.clone()),
+                    from: Some(TorchFrom::BaseImage),
+                    ..TorchFacts::default()
+                },
+                origin.clone(),
+            ));
+        }
+        if let Some(g) = &m.gfx {
+            st.image_targets.push(Sourced::new(
+                Target {
+                    gfx: g.clone(),
+                    effective: None,
+                    reason: TargetReason::ImageTag,
+                    gpu: None,
+                },
+                origin.clone(),
+            ));
+        }
+    }
+    st.base = Some(Sourced::new(
+        BaseImage {
+            reference: image.to_string(),
+            repository,
+            tag,
+            digest,
+            unresolved,
+        },
+        origin,
+    ));
+    st
+}
+
+/// Drops a registry host (`ghcr.io/…`, `localhost:5000/…`) that the matrix would not know.
+fn strip_registry(r: &str) -> String {
+    if let Some((first, rest)) = r.split_once('/')
+        && (first.contains('.') || first.contains(':') || first == "localhost")
+        && rest.contains('/')
+    {
+        return rest.to_string();
+    }
+    r.to_string()
+}
+
+/// ARG/ENV that name gfx targets.
+fn target_var(cx: &Ctx, st: &mut Stage, name: &str, value: &str, at: usize) {
+    target_var_at(st, name, value, &cx.origin(at));
+}
+
+fn target_var_at(st: &mut Stage, name: &str, value: &str, origin: &Origin) {
+    if !matches!(
+        name,
+        "PYTORCH_ROCM_ARCH" | "AMDGPU_TARGETS" | "GPU_TARGETS" | "GPU_ARCHS" | "AMDGPU_TARGET"
+    ) {
+        return;
+    }
+    st.arg_targets.clear();
+    for g in value.split(|c: char| c == ';' || c == ',' || c.is_whitespace()) {
+        let g = g.trim();
+        if g.is_empty() {
+            continue;
+        }
+        if let Ok(p) = Gfx::parse(g) {
+            let gfx = p.as_str().split(':').next().unwrap_or(g).to_string();
+            if !st.arg_targets.iter().any(|t| t.value.gfx == gfx) {
+                st.arg_targets.push(Sourced::new(
+                    Target {
+                        gfx,
+                        effective: None,
+                        reason: TargetReason::BuildTargets,
+                        gpu: None,
+                    },
+                    origin.clone(),
+                ));
+            }
+        }
+    }
+}
+
+/// A RUN command (shell text or heredoc body) starting at byte `base` of the file.
+fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) {
+    static AMD_APT: OnceLock<regex::Regex> = OnceLock::new();
+    static AMDGPU_INSTALL: OnceLock<regex::Regex> = OnceLock::new();
+    static DISTRO: OnceLock<regex::Regex> = OnceLock::new();
+    let amd_apt = AMD_APT.get_or_init(|| {
+        regex::Regex::new(r"repo\.radeon\.com/rocm/(?:apt|rhel\d*|zyp|el\d*)/(\d+\.\d+(?:\.\d+)?)").expect("regex")
+    });
+    let amdgpu = AMDGPU_INSTALL.get_or_init(|| {
+        regex::Regex::new(r"amdgpu-install/(\d+\.\d+(?:\.\d+)?)/|amdgpu-install_(\d+)\.(\d+)\.(\d+)").expect("regex")
+    });
+    let distro = DISTRO.get_or_init(|| {
+        regex::Regex::new(r"\b(libamdhip64-\d+|hipcc|rocm-smi|librocblas\d*-dev|librocblas0|rocminfo)\b")
+            .expect("regex")
+    });
+    let (sub, _) = substitute(text, &st.vars);
+    let mut rocm_seen = false;
+    if let Some(c) = amd_apt.captures(&sub) {
+        push_rocm(
+            cx,
+            st,
+            base + raw_find(text, "repo.radeon.com"),
+            c[1].to_string(),
+            RocmFrom::AmdRepo,
+        );
+        rocm_seen = true;
+    }
+    if !rocm_seen && let Some(c) = amdgpu.captures(&sub) {
+        let v = if let Some(v) = c.get(1) {
+            v.as_str().to_string()
+        } else {
+            let (a, b, p): (u64, u64, u64) = (
+                c[2].parse().unwrap_or(0),
+                c[3].parse().unwrap_or(0),
+                c[4].parse().unwrap_or(0),
+            );
+            // amdgpu-install_6.2.60204-1: the third field encodes 6.02.04
+            if p >= 10000 {
+                format!("{a}.{b}.{}", p % 100)
+            } else {
+                format!("{a}.{b}")
+            }
+        };
+        push_rocm(cx, st, base + raw_find(text, "amdgpu-install"), v, RocmFrom::AmdRepo);
+        rocm_seen = true;
+    }
+    if !rocm_seen
+        && (sub.contains("apt-get install") || sub.contains("apt install") || sub.contains("dnf install"))
+        && let Some(m) = distro.find(&sub)
+        && !st.rocm.iter().any(|r| r.value.from == RocmFrom::DistroPackages)
+    {
+        // the version is the distribution's; it is not in the text
+        push_rocm(
+            cx,
+            st,
+            base + raw_find(text, m.as_str()),
+            String::new(),
+            RocmFrom::DistroPackages,
+        );
+    }
+    // commands
+    let words = shell_words_ops(text);
+    let mut cmd: Vec<(usize, String)> = Vec::new();
+    for w in words.into_iter().chain(std::iter::once((usize::MAX, ";".to_string()))) {
+        if w.0 == usize::MAX || matches!(w.1.as_str(), "&&" | "||" | ";" | "|" | "\n") {
+            if !cmd.is_empty() {
+                let c: Vec<(usize, String)> = cmd
+                    .drain(..)
+                    .map(|(o, s)| (base + o, substitute(&s, &st.vars).0))
+                    .collect();
+                pip_install(cx, st, &c);
+            }
+        } else {
+            cmd.push(w);
+        }
+    }
+}
+
+fn raw_find(text: &str, needle: &str) -> usize {
+    text.find(needle).unwrap_or(0)
+}
+
+fn push_rocm(cx: &Ctx, st: &mut Stage, at: usize, version: String, from: RocmFrom) {
+    st.rocm.push(Sourced::new(
+        RocmInstall {
+            version,
+            from,
+            path: None,
+            rocblas_gfx: vec![],
+            hipblaslt_gfx: vec![],
+        },
+        cx.origin(at),
+    ));
+}
+
+/// Words with shell operators (`&&`, `||`, `;`, `|`, unescaped newlines) as their own words.
+fn shell_words_ops(s: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut line_start = 0;
+    // split into logical lines on unescaped newlines outside quotes; then on operators
+    let mut quote: Option<char> = None;
+    let mut prev_bs = false;
+    let bytes: Vec<(usize, char)> = s.char_indices().collect();
+    let mut segs: Vec<(usize, usize)> = Vec::new();
+    let mut seg_start = 0;
+    for &(i, c) in &bytes {
+        if let Some(q) = quote {
+            if c == q && !(prev_bs && q == '"') {
+                quote = None;
+            }
+        } else if c == '"' || c == '\'' {
+            if !prev_bs {
+                quote = Some(c);
+            }
+        } else if !prev_bs && (c == '\n' || c == ';' || c == '&' || c == '|') {
+            segs.push((seg_start, i));
+            seg_start = i + c.len_utf8();
+        } else if c == '#' && !prev_bs && s[line_start..i].trim().is_empty() {
+            // comment line inside a heredoc / script: skip to the end of the line
+        }
+        if c == '\n' {
+            line_start = i + 1;
+        }
+        prev_bs = c == '\\' && !prev_bs;
+    }
+    segs.push((seg_start, s.len()));
+    for (a, b) in segs {
+        let seg = &s[a..b];
+        if seg.trim_start().starts_with('#') {
+            continue;
+        }
+        for (o, w) in shell_words(seg) {
+            out.push((a + o, w));
+        }
+        out.push((b, ";".to_string()));
+    }
+    out
+}
+
+/// A pip / pip3 / `python -m pip` / `uv pip` install command: torch, index URLs, `--pre`, `-r`.
+fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
+    let words: Vec<&str> = c.iter().map(|(_, w)| w.as_str()).collect();
+    let is_pip = |w: &str| {
+        let b = w.rsplit('/').next().unwrap_or(w);
+        b == "pip" || b.starts_with("pip3") || b.starts_with("pip2")
+    };
+    let Some(install) = words
+        .iter()
+        .enumerate()
+        .position(|(i, w)| *w == "install" && i > 0 && (is_pip(words[i - 1]) || (words[i - 1] == "pip" && i > 1)))
+    else {
+        return;
+    };
+    let mut inst = Install::default();
+    let mut i = install + 1;
+    while i < c.len() {
+        let (off, w) = (&c[i].0, c[i].1.as_str());
+        let val = |i: usize| c.get(i + 1).map(|(_, v)| v.clone());
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (w, None),
+        };
+        match flag {
+            "-i" | "--index-url" | "--extra-index-url" | "-f" | "--find-links" | "-r" | "--requirement" | "-c"
+            | "--constraint" => {
+                let v = match inline {
+                    Some(v) => v,
+                    None => {
+                        i += 1;
+                        val(i - 1).unwrap_or_default()
+                    }
+                };
+                match flag {
+                    "-i" | "--index-url" => inst.index.push(v),
+                    "--extra-index-url" | "-f" | "--find-links" => inst.index.push(v),
+                    "-r" | "--requirement" => read_requirements(cx, &v, *off, &mut inst),
+                    _ => {}
+                }
+            }
+            "--pre" => inst.pre = true,
+            _ if w.starts_with('-') => {}
+            _ => {
+                if let Some(t) = torch_spec(w) {
+                    inst.torch = Some((t, *off, TorchFrom::PipInstall));
+                    inst.len = w.len();
+                }
+            }
+        }
+        i += 1;
+    }
+    let Some((version, off, from)) = inst.torch else { return };
+    let mut index = inst.index;
+    if index.is_empty() {
+        for k in [
+            "PIP_INDEX_URL",
+            "UV_INDEX_URL",
+            "PIP_EXTRA_INDEX_URL",
+            "UV_EXTRA_INDEX_URL",
+        ] {
+            if let Some(v) = st.vars.get(k) {
+                index.extend(v.split_whitespace().map(String::from));
+            }
+        }
+    }
+    if let Some(TorchSpec::Url(u)) = &version {
+        index.push(u.clone());
+    }
+    st.torch = Some(Sourced::new(
+        TorchFacts {
+            version: match version {
+                Some(TorchSpec::Pinned(v)) => Some(v),
+                Some(TorchSpec::Url(u)) => wheel_version(&u),
+                None => None,
+            },
+            from: Some(from),
+            index_urls: index,
+            pre: inst.pre,
+            ..TorchFacts::default()
+        },
+        if inst.len > 0 {
+            cx.origin_len(off, inst.len)
+        } else {
+            cx.origin(off)
+        },
+    ));
+}
+
+#[derive(Default)]
+struct Install {
+    len: usize,
+    torch: Option<(Option<TorchSpec>, usize, TorchFrom)>,
+    index: Vec<String>,
+    pre: bool,
+}
+
+enum TorchSpec {
+    Pinned(String),
+    Url(String),
+}
+
+/// `torch`, `torch==2.5.1+rocm6.2`, `torch[opt]>=2`, a wheel URL/file → Some(spec); else None.
+/// The outer Option is "is torch at all"; the inner is "pinned/URL".
+fn torch_spec(w: &str) -> Option<Option<TorchSpec>> {
+    let w = w.trim();
+    if w.ends_with(".whl") {
+        let file = w.rsplit('/').next().unwrap_or(w);
+        return file.starts_with("torch-").then(|| Some(TorchSpec::Url(w.to_string())));
+    }
+    let name_end = w
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .unwrap_or(w.len());
+    let name = &w[..name_end];
+    if !name.eq_ignore_ascii_case("torch") {
+        return None;
+    }
+    let mut rest = &w[name_end..];
+    if rest.starts_with('[') {
+        rest = rest.split_once(']').map_or("", |(_, r)| r);
+    }
+    let rest = rest.split(';').next().unwrap_or("").trim();
+    if let Some(v) = rest.strip_prefix("===").or_else(|| rest.strip_prefix("=="))
+        && !v.contains('*')
+        && !v.contains(',')
+    {
+        return Some(Some(TorchSpec::Pinned(v.trim().to_string())));
+    }
+    Some(None)
+}
+
+fn wheel_version(u: &str) -> Option<String> {
+    let file = u.rsplit('/').next()?;
+    let file = file.replace("%2B", "+").replace("%2b", "+");
+    file.split('-').nth(1).map(String::from)
+}
+
+fn read_requirements(cx: &Ctx, file: &str, off: usize, inst: &mut Install) {
+    let Some(dir) = &cx.opts.context else { return };
+    let p = Path::new(file);
+    let full = if p.is_absolute() {
+        // an absolute path in the image: look for its file name in the context
+        dir.join(p.file_name().unwrap_or_default())
+    } else {
+        dir.join(p)
+    };
+    let Ok(text) = std::fs::read_to_string(&full) else {
+        return;
+    };
+    if text.len() > super::parse::MAX_BYTES {
+        return;
+    }
+    for line in text.lines() {
+        let line = line.split(" #").next().unwrap_or("").trim();
+        if line.starts_with('#') || line.is_empty() {
+            continue;
+        }
+        let words: Vec<String> = shell_words(line).into_iter().map(|(_, w)| w).collect();
+        let mut j = 0;
+        while j < words.len() {
+            let w = words[j].as_str();
+            let (flag, inline) = match w.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+                _ => (w, None),
+            };
+            match flag {
+                "-i" | "--index-url" | "--extra-index-url" | "-f" | "--find-links" => {
+                    let v = inline.or_else(|| {
+                        j += 1;
+                        words.get(j).cloned()
+                    });
+                    inst.index.extend(v);
+                }
+                "--pre" => inst.pre = true,
+                _ => {
+                    if let Some(t) = torch_spec(w) {
+                        inst.torch = Some((t, off, TorchFrom::Requirements));
+                    }
+                }
+            }
+            j += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(kv: &[(&str, &str)]) -> Vars {
+        kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn substitution_forms() {
+        let v = vars(&[("A", "6.2"), ("E", "")]);
+        assert_eq!(substitute("x:${A}", &v), ("x:6.2".into(), false));
+        assert_eq!(substitute("x:$A-y", &v), ("x:6.2-y".into(), false));
+        assert_eq!(substitute("${B:-7.0}", &v), ("7.0".into(), false));
+        assert_eq!(substitute("${E:-d}", &v), ("d".into(), false));
+        assert_eq!(substitute("${E-d}", &v), ("".into(), false));
+        assert_eq!(substitute("${A:+set}", &v), ("set".into(), false));
+        assert_eq!(substitute("${B:+set}", &v), ("".into(), false));
+        assert_eq!(substitute("$B", &v), ("".into(), true));
+        assert_eq!(substitute("\\$A", &v), ("$A".into(), false));
+    }
+
+    #[test]
+    fn torch_specs() {
+        assert!(matches!(torch_spec("torch==2.5.1+rocm6.2"), Some(Some(TorchSpec::Pinned(v))) if v == "2.5.1+rocm6.2"));
+        assert!(matches!(torch_spec("torch"), Some(None)));
+        assert!(matches!(torch_spec("torch>=2.4"), Some(None)));
+        assert!(torch_spec("torchvision==0.20").is_none());
+        assert!(matches!(
+            torch_spec("https://x/torch-2.5.1%2Brocm6.2-cp310-cp310-linux_x86_64.whl"),
+            Some(Some(TorchSpec::Url(_)))
+        ));
+        assert_eq!(
+            wheel_version("https://x/torch-2.5.1%2Brocm6.2-cp310-linux.whl").as_deref(),
+            Some("2.5.1+rocm6.2")
+        );
+    }
+
+    #[test]
+    fn words_keep_offsets_and_join_continuations() {
+        let w = shell_words("pip install \\\n  \"torch==2.5.1\"");
+        assert_eq!(w[2], (16, "torch==2.5.1".to_string()));
+    }
+}

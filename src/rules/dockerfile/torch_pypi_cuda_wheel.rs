@@ -1,0 +1,76 @@
+//! RC404 torch-pypi-cuda-wheel: torch from PyPI, without a ROCm index.
+
+use crate::declare_rule;
+use crate::facts::TorchFrom;
+use crate::finding::Finding;
+use crate::rules::{Context, Rule};
+
+declare_rule! {
+    /// ## What it checks
+    /// torch is installed by pip (or from a requirements file) with no index URL at all (no
+    /// `--index-url`, `--extra-index-url`, `PIP_INDEX_URL`…), no ROCm local version
+    /// (`+rocm6.2`) and not from a wheel URL: pip takes it from PyPI.
+    ///
+    /// ## Why it matters
+    /// The torch wheels on PyPI for Linux are CUDA builds. In a ROCm image the install succeeds,
+    /// then `torch.cuda.is_available()` is `False` and everything runs on the CPU, or the image
+    /// carries a second torch that shadows the ROCm one from the base image.
+    ///
+    /// ## Example
+    /// `RUN pip install torch==2.5.1`
+    ///
+    /// ## Fix
+    /// Add the ROCm index: `--index-url https://download.pytorch.org/whl/rocm6.2` (the ROCm
+    /// version matching the wheel you want), or keep the base image's torch.
+    ///
+    /// ## References
+    /// https://pytorch.org/get-started/locally/
+    pub struct TorchPypiCudaWheel {
+        code: "RC404",
+        name: "torch-pypi-cuda-wheel",
+        severity: Error,
+        scope: Lint,
+        summary: "torch installed from PyPI without a ROCm index (a CUDA wheel)",
+    }
+}
+
+impl Rule for TorchPypiCudaWheel {
+    fn meta(&self) -> &'static crate::rules::RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        let Some(t) = &cx.facts.torch else { return };
+        if !matches!(t.value.from, Some(TorchFrom::PipInstall | TorchFrom::Requirements))
+            || !t.value.index_urls.is_empty()
+        {
+            return;
+        }
+        if t.value.version.as_deref().is_some_and(|v| v.contains("+rocm")) {
+            return;
+        }
+        let rocm = cx.rocm_userspace().map(|(v, _)| v).map(|v| {
+            cx.matrix.index_url(
+                &crate::version::Version::parse(&format!("{}.{}", v.major(), v.minor())).unwrap_or(v),
+                None,
+            )
+        });
+        let fix = match &rocm {
+            Some(u) => format!("install from the ROCm index: pip install torch==<version> --index-url {u}"),
+            None => format!(
+                "install from the ROCm index: pip install torch==<version> --index-url {}/rocm<X.Y>",
+                cx.matrix.torch.index
+            ),
+        };
+        out.push(
+            Finding::new(&Self::META, "torch comes from PyPI, which has CUDA wheels only", t.origin.clone())
+                .evidence(format!(
+                    "torch{} with no --index-url / --extra-index-url",
+                    t.value.version.as_deref().map(|v| format!("=={v}")).unwrap_or_default()
+                ))
+                .why("pip installs a CUDA build; in a ROCm image torch.cuda.is_available() is False and work runs on the CPU")
+                .fix(fix)
+                .refs(["https://pytorch.org/get-started/locally/"]),
+        );
+    }
+}

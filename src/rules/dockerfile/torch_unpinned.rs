@@ -1,0 +1,67 @@
+//! RC403 torch-unpinned: torch installed without a pinned version.
+
+use crate::declare_rule;
+use crate::facts::TorchFrom;
+use crate::finding::Finding;
+use crate::rules::{Context, Rule};
+
+declare_rule! {
+    /// ## What it checks
+    /// A `pip install` / `uv pip install` (or a requirements file it reads) in the final stage
+    /// installs `torch` without `==<version>` (bare `torch`, `torch>=2.4`).
+    ///
+    /// ## Why it matters
+    /// Each rebuild resolves to whatever is newest on the index that day: a new torch may be
+    /// built for a different ROCm, drop your gfx target from its kernels, or be absent for the
+    /// index's ROCm version, so pip falls back to another index's (CUDA) wheel. rocmcheck cannot
+    /// check a version it does not know.
+    ///
+    /// ## Example
+    /// `RUN pip install torch --index-url https://download.pytorch.org/whl/rocm6.2`
+    ///
+    /// ## Fix
+    /// Pin it: `torch==2.5.1` (with torchvision/torchaudio pinned to the matching versions).
+    ///
+    /// ## References
+    /// https://pytorch.org/get-started/previous-versions/
+    pub struct TorchUnpinned {
+        code: "RC403",
+        name: "torch-unpinned",
+        severity: Warning,
+        scope: Lint,
+        summary: "torch installed without a pinned version",
+    }
+}
+
+impl Rule for TorchUnpinned {
+    fn meta(&self) -> &'static crate::rules::RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        let Some(t) = &cx.facts.torch else { return };
+        if !matches!(t.value.from, Some(TorchFrom::PipInstall | TorchFrom::Requirements)) || t.value.version.is_some() {
+            return;
+        }
+        let nightly = t.value.pre
+            || t.value.index_urls.iter().any(|u| {
+                cx.matrix
+                    .parse_index_url(u)
+                    .is_some_and(|(c, _)| c.as_deref() == Some("nightly"))
+            });
+        if nightly {
+            // a nightly is unpinned by nature; the stack rules judge its index
+            return;
+        }
+        out.push(
+            Finding::new(&Self::META, "torch is installed without a pinned version", t.origin.clone())
+                .evidence(if t.value.index_urls.is_empty() {
+                    "torch without ==<version>, from the default index".to_string()
+                } else {
+                    format!("torch without ==<version>, from {}", t.value.index_urls.join(", "))
+                })
+                .why("every rebuild takes the newest torch on the index, which may be built for another ROCm or lack kernels for your GPU")
+                .fix("pin torch (and torchvision/torchaudio) with ==<version>"),
+        );
+    }
+}

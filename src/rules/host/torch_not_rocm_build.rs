@@ -1,0 +1,90 @@
+//! RC304 torch-not-rocm-build: the installed torch is a CUDA or CPU build.
+
+use super::torch_kind;
+use crate::declare_rule;
+use crate::finding::{Finding, Severity};
+use crate::rules::{Context, Rule};
+
+declare_rule! {
+    /// ## What it checks
+    /// The torch imported by the Python probe has no `torch.version.hip`: it is a CUDA build
+    /// (`+cu124`, `torch.version.cuda` set) or a CPU-only build. On a machine with AMD GPUs
+    /// this is an error; on a machine without one it is reported as a warning, plainly, so
+    /// that nobody mistakes the setup for a ROCm one.
+    ///
+    /// ## Why it matters
+    /// Only ROCm builds of torch drive AMD GPUs. `pip install torch` from PyPI gives a CUDA build
+    /// on Linux; with it `torch.cuda.is_available()` is `False` on an AMD machine.
+    ///
+    /// ## Example
+    /// `torch 2.5.1+cu124` on a host with two RX 7900 XT.
+    ///
+    /// ## Fix
+    /// Install a ROCm wheel from the official index:
+    /// `pip install torch --index-url https://download.pytorch.org/whl/rocmX.Y` (a ROCm version
+    /// your GPU supports), or use AMD's `rocm/pytorch` image.
+    ///
+    /// ## References
+    /// - https://pytorch.org/get-started/locally/
+    pub struct TorchNotRocmBuild {
+        code: "RC304",
+        name: "torch-not-rocm-build",
+        severity: Error,
+        scope: Env,
+        summary: "torch is a CUDA or CPU-only build",
+    }
+}
+
+impl Rule for TorchNotRocmBuild {
+    fn meta(&self) -> &'static crate::rules::RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        let f = cx.facts;
+        let Some(t) = &f.torch else { return };
+        let kind = torch_kind(&t.value);
+        if kind == "rocm" {
+            return;
+        }
+        let v = t.value.version.as_deref().unwrap_or("?");
+        let what = if kind == "cuda" {
+            format!("a CUDA build (CUDA {})", t.value.cuda.as_deref().unwrap_or("?"))
+        } else {
+            "a CPU-only build".to_string()
+        };
+        let mut ev = format!("torch {v} is {what}; torch.version.hip is None");
+        if !t.value.arch_list.is_empty() {
+            ev.push_str(&format!("; compiled for {}", t.value.arch_list.join(" ")));
+        }
+        // The installed ROCm's line, else the newest ROCm variant of the newest official wheel.
+        let rocm = cx.rocm_userspace().map(|(v, _)| v.line()).or_else(|| {
+            cx.matrix
+                .torch
+                .wheels
+                .iter()
+                .filter(|w| w.channel == crate::matrix::Channel::Release)
+                .max_by(|a, b| a.torch.iter().max().cmp(&b.torch.iter().max()))
+                .and_then(|w| w.variants.iter().map(|v| v.rocm.clone()).max())
+        });
+        let url = match &rocm {
+            Some(r) => cx.matrix.index_url(r, None),
+            None => format!("{}/rocmX.Y", cx.matrix.torch.index),
+        };
+        let finding = if f.gpus.is_empty() {
+            Finding::new(&Self::META, format!("torch is {what}, and there is no AMD GPU"), t.origin.clone())
+                .severity(Severity::Warning)
+                .evidence(ev)
+                .why("This is not a ROCm setup: torch targets NVIDIA GPUs (or the CPU) and no AMD GPU is visible. rocmcheck's other checks about ROCm do not apply here.")
+                .fix(format!(
+                    "nothing to fix for CUDA work; for ROCm work use an AMD machine and a ROCm wheel (`pip install torch --index-url {url}`)"
+                ))
+        } else {
+            Finding::new(&Self::META, format!("torch is {what}: it cannot use the AMD GPU"), t.origin.clone())
+                .evidence(ev)
+                .why("Only ROCm builds of torch drive AMD GPUs; with this build torch.cuda.is_available() is False and everything runs on the CPU.")
+                .fix(format!("`pip uninstall -y torch && pip install torch --index-url {url}` (a ROCm version that supports your GPU)"))
+        };
+        out.push(finding.refs(["https://pytorch.org/get-started/locally/"]));
+    }
+}

@@ -1,0 +1,146 @@
+//! `rocmcheck env` end to end on captured roots: each `tests/fixtures/sysroots/<machine>/` goes
+//! through the probes (with its `environ.json` as the environment and a fake runner answering
+//! the Python probe from `python-probe.json`), the rules and the human renderer; the report is
+//! snapshotted and the key finding codes are asserted.
+
+use rocmcheck::cli::env::evaluate;
+use rocmcheck::matrix::Matrix;
+use rocmcheck::policy::Policy;
+use rocmcheck::probe::{FakeRunner, ProbeOptions, RunOutcome, RunStatus, probe_all};
+use rocmcheck::report::Renderer;
+use rocmcheck::report::human::Human;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn root(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/sysroots")
+        .join(name)
+}
+
+/// Probes a fixture root and returns (facts, human report, codes).
+fn check(name: &str) -> (rocmcheck::facts::Facts, String, Vec<&'static str>) {
+    let r = root(name);
+    let env: BTreeMap<String, String> = std::fs::read_to_string(r.join("environ.json"))
+        .map(|t| serde_json::from_str(&t).expect("environ.json"))
+        .unwrap_or_default();
+    let probe: Option<serde_json::Value> = std::fs::read_to_string(r.join("python-probe.json"))
+        .ok()
+        .map(|t| serde_json::from_str(&t).expect("python-probe.json"));
+    let outcome = probe.as_ref().map(|p| RunOutcome {
+        status: if p.get("timeout").is_some() {
+            RunStatus::TimedOut
+        } else if let Some(s) = p.get("signal") {
+            RunStatus::Signaled(s.as_i64().unwrap() as i32)
+        } else {
+            RunStatus::Exited(p["exit"].as_i64().unwrap() as i32)
+        },
+        stdout: p["stdout"].as_str().unwrap().to_string(),
+        stderr: p["stderr"].as_str().unwrap_or("").to_string(),
+        elapsed: Duration::from_millis(900),
+    });
+    let runner = FakeRunner::new(outcome.clone().unwrap_or(RunOutcome {
+        status: RunStatus::SpawnFailed("unused".into()),
+        stdout: String::new(),
+        stderr: String::new(),
+        elapsed: Duration::ZERO,
+    }));
+    let opts = ProbeOptions {
+        python: outcome.is_some().then(|| "python3".to_string()),
+        deep: false,
+        timeout: Duration::from_secs(30),
+    };
+    let m = Matrix::embedded();
+    let facts = probe_all(&r, &opts, &runner, &env, m).expect("probe");
+    assert_eq!(
+        runner.calls.lock().unwrap().len(),
+        usize::from(outcome.is_some()),
+        "at most one Python subprocess"
+    );
+    let mut report = evaluate(&facts, m, &Policy::default());
+    report.stamp.rocmcheck = "0.0.0-test".into();
+    report.stamp.matrix_data = "test".into();
+    let mut buf = Vec::new();
+    Human { color: false }.render(&report, &mut buf).unwrap();
+    let codes = report.findings().map(|f| f.code).collect();
+    (facts, String::from_utf8(buf).unwrap(), codes)
+}
+
+macro_rules! fixture {
+    ($test:ident, $name:literal, has: [$($has:literal),*], lacks: [$($lacks:literal),*], $extra:expr) => {
+        #[test]
+        fn $test() {
+            let (facts, text, codes) = check($name);
+            $( assert!(codes.contains(&$has), "{}: expected {} in {:?}\n{}", $name, $has, codes, text); )*
+            $( assert!(!codes.contains(&$lacks), "{}: unexpected {} in {:?}\n{}", $name, $lacks, codes, text); )*
+            let extra: &dyn Fn(&rocmcheck::facts::Facts, &str) = &$extra;
+            extra(&facts, &text);
+            insta::assert_snapshot!($name, text);
+        }
+    };
+}
+
+fixture!(rx7900xt_x2, "rx7900xt-x2-rocm62", has: [], lacks: ["RC301", "RC302", "RC303", "RC304", "RC312"], |f, t| {
+    assert_eq!(f.gpus.len(), 2);
+    assert!(f.gpus.iter().all(|g| g.gfx.as_deref() == Some("gfx1100") && !g.apu));
+    assert_eq!(f.gpus[1].pci_address.as_deref(), Some("0000:0b:00.0"));
+    assert!(t.contains("2.5.1+rocm6.2"));
+    assert_eq!(f.rocm[0].value.rocblas_gfx.iter().filter(|g| *g == "gfx1100").count(), 1);
+});
+
+fixture!(strix_halo, "strix-halo-128g", has: ["RC305", "RC306"], lacks: ["RC301", "RC312"], |f, t| {
+    assert!(f.gpus[0].apu);
+    assert!(t.contains("62.54 GiB"), "{t}");
+    // 125.08 GiB RAM, 8 GiB reserve → 117 GiB = 30670848 pages
+    assert!(t.contains("options ttm pages_limit=30670848"), "{t}");
+});
+
+fixture!(mi300x, "mi300x-node", has: [], lacks: ["RC301", "RC302", "RC303", "RC305", "RC307", "RC312"], |f, t| {
+    assert_eq!(f.gpus.len(), 8);
+    assert_eq!(f.gpus[0].node, 2);
+    assert!(f.gpus.iter().all(|g| g.gfx.as_deref() == Some("gfx942")));
+    assert!(t.contains("Instinct MI300X"));
+    assert!(t.contains("amdgpu DKMS 6.7.0"));
+});
+
+fixture!(rx6700xt, "rx6700xt-override", has: [], lacks: ["RC301", "RC304"], |f, t| {
+    assert_eq!(f.targets[0].value.gfx, "gfx1031");
+    assert_eq!(f.targets[0].value.effective.as_deref(), Some("gfx1030"));
+    assert!(t.contains("(runs as gfx1030)"));
+});
+
+fixture!(container_no_kfd, "container-no-kfd", has: ["RC302"], lacks: ["RC301", "RC303"], |f, t| {
+    assert_eq!(f.devices.as_ref().unwrap().container.as_deref(), Some("docker"));
+    assert!(t.contains("--device=/dev/kfd --device=/dev/dri --group-add video --group-add render"));
+    assert!(t.contains("runArgs"));
+});
+
+fixture!(container_gid_mismatch, "container-render-gid-mismatch", has: ["RC303"], lacks: ["RC302"], |_f, t| {
+    assert!(t.contains("--group-add 109"), "{t}");
+});
+
+fixture!(rx7600_igpu, "rx7600-with-igpu", has: ["RC308", "RC310"], lacks: ["RC301", "RC305"], |f, _t| {
+    assert!(!f.gpus[0].apu && f.gpus[1].apu);
+    assert_eq!(f.python.as_ref().unwrap().status, "crash: signal 11");
+    // the one override applies to both GPUs, the iGPU included
+    assert!(f.targets.iter().all(|t| t.value.effective.as_deref() == Some("gfx1100")));
+});
+
+fixture!(no_amd_gpu, "no-amd-gpu", has: ["RC301", "RC304"], lacks: ["RC302", "RC303", "RC312"], |_f, t| {
+    assert!(t.contains("No AMD GPU is visible"));
+    assert!(t.contains("CUDA build (CUDA 12.4)"));
+});
+
+#[test]
+fn facts_round_trip_through_json() {
+    let (facts, text, _) = check("rx7600-with-igpu");
+    let json = serde_json::to_string(&facts).unwrap();
+    let back: rocmcheck::facts::Facts = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, facts);
+    let mut report = evaluate(&back, Matrix::embedded(), &Policy::default());
+    report.stamp.matrix_data = "test".into();
+    let mut buf = Vec::new();
+    Human { color: false }.render(&report, &mut buf).unwrap();
+    assert_eq!(String::from_utf8(buf).unwrap(), text);
+}

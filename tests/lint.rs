@@ -1,0 +1,284 @@
+//! `rocmcheck lint` on files we wrote: one fixture per rule that must be caught
+//! (`tests/fixtures/dockerfiles/<CODE>.bad.*`) and one that must not (`<CODE>.good.*`), and the
+//! corpus `tests/corpus/` whose files each carry `expect:` (codes that must be reported) and
+//! `expect-not:` (codes that must not be) comments.
+
+use rocmcheck::dockerfile::{self, Kind, Options};
+use rocmcheck::matrix::Matrix;
+use rocmcheck::policy::Policy;
+use rocmcheck::rules::{self, Scope};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn kind(p: &Path) -> Kind {
+    let n = p.file_name().unwrap().to_str().unwrap();
+    if n.ends_with(".json") {
+        Kind::Devcontainer
+    } else if n.ends_with(".yaml") || n.ends_with(".yml") {
+        Kind::Compose
+    } else {
+        Kind::Dockerfile
+    }
+}
+
+fn codes(p: &Path) -> BTreeSet<String> {
+    let bytes = std::fs::read(p).unwrap();
+    let m = Matrix::embedded();
+    let opts = Options {
+        context: p.parent().map(Path::to_path_buf),
+        ..Options::default()
+    };
+    let (facts, pragmas) = dockerfile::analyze(kind(p), &p.display().to_string(), &bytes, m, &opts)
+        .unwrap_or_else(|e| panic!("{}:{}:{}: {}", p.display(), e.line, e.col, e.message));
+    let f = Policy::default().apply(rules::run(Scope::Lint, &facts, m), &|f| pragmas.ignores(f));
+    f.iter().map(|f| f.code.to_string()).collect()
+}
+
+#[test]
+fn every_lint_rule_has_a_catching_and_a_passing_fixture() {
+    let dir = Path::new("tests/fixtures/dockerfiles");
+    let mut checked = BTreeSet::new();
+    for r in rules::all() {
+        let m = r.meta();
+        if !(m.code.starts_with("RC4") || m.code.starts_with("RC5")) {
+            continue;
+        }
+        let find = |which: &str| {
+            std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| {
+                    p.file_name()
+                        .unwrap()
+                        .to_str()
+                        .unwrap()
+                        .starts_with(&format!("{}.{which}.", m.code))
+                })
+                .unwrap_or_else(|| panic!("no {which} fixture for {}", m.code))
+        };
+        let bad = find("bad");
+        let good = find("good");
+        assert!(
+            codes(&bad).contains(m.code),
+            "{} does not catch {}: {:?}",
+            m.code,
+            bad.display(),
+            codes(&bad)
+        );
+        assert!(!codes(&good).contains(m.code), "{} flags {}", m.code, good.display());
+        checked.insert(m.code);
+    }
+    assert!(checked.len() >= 9, "only {checked:?}");
+}
+
+fn listed(text: &str, key: &str) -> BTreeSet<String> {
+    text.lines()
+        .filter_map(|l| l.trim_start_matches(['#', '/', ' ']).strip_prefix(key))
+        .flat_map(|l| {
+            l.split([' ', ','])
+                .filter(|c| c.starts_with("RC"))
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn corpus_findings_are_the_expected_ones() {
+    let mut n = 0;
+    let mut failures = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir("tests/corpus")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for p in files {
+        if p.is_dir() || p.extension().is_some_and(|e| e == "txt" || e == "md") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.contains("Modelled on"),
+            "{}: cite the project it imitates",
+            p.display()
+        );
+        let expect = listed(&text, "expect:");
+        let expect_not = listed(&text, "expect-not:");
+        let got = codes(&p);
+        for c in &expect {
+            if !got.contains(c) {
+                failures.push(format!("{}: expected {c}, got {got:?}", p.display()));
+            }
+        }
+        for c in &expect_not {
+            if got.contains(c) {
+                failures.push(format!("{}: must not report {c}", p.display()));
+            }
+        }
+        // our own areas (RC4xx, RC5xx) are exact: nothing unlisted
+        for c in got.iter().filter(|c| c.starts_with("RC4") || c.starts_with("RC5")) {
+            if !expect.contains(c) {
+                failures.push(format!("{}: unexpected {c}", p.display()));
+            }
+        }
+        n += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(n >= 20, "the corpus has {n} files, expected at least 20");
+}
+
+#[test]
+fn resolution_facts() {
+    let text = "ARG ROCM=6.4.2\nARG BASE=rocm/dev-ubuntu-22.04\nFROM ${BASE}:${ROCM}-complete AS base\nARG ROCM\nENV ROCM_PATH=/opt/rocm-${ROCM} \\\n    PYTORCH_ROCM_ARCH=\"gfx1030;gfx1100\"\nFROM base\nENV HSA_OVERRIDE_GFX_VERSION=11.0.0\nRUN pip install \"torch==2.7.1+rocm6.3\" --extra-index-url https://download.pytorch.org/whl/rocm6.3\n";
+    let m = Matrix::embedded();
+    let opts = Options {
+        build_args: vec![("ROCM".into(), "7.2".into())],
+        ..Options::default()
+    };
+    let (f, _) = dockerfile::analyze(Kind::Dockerfile, "D", text.as_bytes(), m, &opts).unwrap();
+    let b = f.base_image.as_ref().unwrap();
+    assert_eq!(b.value.reference, "rocm/dev-ubuntu-22.04:7.2-complete");
+    assert_eq!(f.rocm[0].value.version, "7.2");
+    let env: Vec<_> = f
+        .env
+        .iter()
+        .map(|e| (e.value.name.as_str(), e.value.value.as_str()))
+        .collect();
+    assert!(env.contains(&("ROCM_PATH", "/opt/rocm-7.2")), "{env:?}");
+    // ENV origin points at the key, on its own (continued) line
+    let arch = f.env.iter().find(|e| e.value.name == "PYTORCH_ROCM_ARCH").unwrap();
+    assert!(
+        matches!(&arch.origin, rocmcheck::facts::Origin::File { line: 6, col: 5, .. }),
+        "{:?}",
+        arch.origin
+    );
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.7.1+rocm6.3"));
+    assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm6.3"]);
+    assert!(
+        matches!(&t.origin, rocmcheck::facts::Origin::File { line: 9, col: 17, .. }),
+        "{:?}",
+        t.origin
+    );
+    let targets: Vec<_> = f
+        .targets
+        .iter()
+        .map(|t| (t.value.gfx.as_str(), t.value.effective.as_deref()))
+        .collect();
+    assert_eq!(targets, [("gfx1030", Some("gfx1100")), ("gfx1100", None)]);
+}
+
+#[test]
+fn input_errors_are_located() {
+    let m = Matrix::embedded();
+    let o = Options::default();
+    let err = |t: &str| dockerfile::analyze(Kind::Dockerfile, "D", t.as_bytes(), m, &o).unwrap_err();
+    let e = err("ARG A=${B}\nARG B=${A}\nFROM x\n");
+    assert!(e.message.contains("ARG cycle"), "{e:?}");
+    assert_eq!(e.line, 1);
+    assert!(dockerfile::analyze(Kind::Dockerfile, "D", b"ARG A=${A}\nFROM x:$A\n", m, &o).is_ok());
+    let e = err("FROM x\nRUN <<EOF\necho\n");
+    assert!(e.line >= 2, "{e:?}");
+    let e = err("FROM x\nWIBBLE y\n");
+    assert_eq!((e.line, e.col), (2, 1));
+    let e = err("# only a comment\n");
+    assert!(e.message.contains("FROM"), "{e:?}");
+}
+
+#[test]
+fn requirements_from_the_build_context() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("requirements.txt"),
+        "--index-url https://download.pytorch.org/whl/rocm6.2\ntorch==2.5.1  # pinned\nnumpy\n",
+    )
+    .unwrap();
+    let text =
+        "FROM rocm/dev-ubuntu-22.04:6.2\nCOPY requirements.txt /tmp/\nRUN pip install -r /tmp/requirements.txt\n";
+    let opts = Options {
+        context: Some(dir.path().to_path_buf()),
+        ..Options::default()
+    };
+    let (f, _) = dockerfile::analyze(Kind::Dockerfile, "D", text.as_bytes(), Matrix::embedded(), &opts).unwrap();
+    let t = f.torch.unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.5.1"));
+    assert_eq!(t.value.from, Some(rocmcheck::facts::TorchFrom::Requirements));
+    assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm6.2"]);
+}
+
+/// A deterministic mutation run over the corpus and fixtures (the cargo-fuzz target in `fuzz/`
+/// explores further): no input may panic the parser, the resolver or the rules.
+#[test]
+fn mutated_inputs_never_panic() {
+    let m = Matrix::embedded();
+    let mut seeds: Vec<Vec<u8>> = Vec::new();
+    for dir in ["tests/corpus", "tests/fixtures/dockerfiles"] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            seeds.push(std::fs::read(e.unwrap().path()).unwrap());
+        }
+    }
+    let tokens: &[&[u8]] = &[
+        b"${",
+        b"}",
+        b"$",
+        b"\\\n",
+        b"<<EOF\n",
+        b"\"",
+        b"'",
+        b"\n",
+        b"FROM ",
+        b"ARG A=${A}\n",
+        b"\xff",
+        b"\0",
+        b"==",
+        b"+rocm",
+        b"# rocmcheck ignore=",
+        b"@sha256:",
+        b":",
+        b"//",
+        b"/*",
+        b",]",
+        b"\xc3",
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let opts = Options {
+        build_args: vec![("ROCM".into(), "6.2".into())],
+        ..Options::default()
+    };
+    let mut ran = 0;
+    for seed in &seeds {
+        for _ in 0..100 {
+            let mut d = seed.clone();
+            for _ in 0..(1 + next() % 4) {
+                let pos = if d.is_empty() { 0 } else { (next() as usize) % d.len() };
+                match next() % 3 {
+                    0 => {
+                        let t = tokens[(next() as usize) % tokens.len()];
+                        d.splice(pos..pos, t.iter().copied());
+                    }
+                    1 if !d.is_empty() => {
+                        let end = (pos + (next() as usize % 16)).min(d.len());
+                        d.drain(pos..end);
+                    }
+                    _ if !d.is_empty() => d[pos] = next() as u8,
+                    _ => {}
+                }
+            }
+            for kind in [Kind::Dockerfile, Kind::Devcontainer, Kind::Compose] {
+                if let Ok((facts, pragmas)) = dockerfile::analyze(kind, "m", &d, m, &opts) {
+                    for f in rules::run(Scope::Lint, &facts, m) {
+                        let _ = pragmas.ignores(&f);
+                    }
+                }
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran >= 100 * 30, "ran {ran}");
+}
