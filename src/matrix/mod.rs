@@ -606,6 +606,22 @@ impl Matrix {
     }
 }
 
+/// `docker.io/library/x` → `x`, `docker.io/rocm/x` → `rocm/x`, `registry-1.docker.io/…` too.
+pub fn normalise_repo(r: &str) -> String {
+    let r = r.trim().to_ascii_lowercase();
+    for p in [
+        "docker.io/library/",
+        "docker.io/",
+        "index.docker.io/",
+        "registry-1.docker.io/",
+    ] {
+        if let Some(rest) = r.strip_prefix(p) {
+            return rest.to_string();
+        }
+    }
+    r
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -632,20 +648,4 @@ mod tests {
             "not a ROCm repository"
         );
     }
-}
-
-/// `docker.io/library/x` → `x`, `docker.io/rocm/x` → `rocm/x`, `registry-1.docker.io/…` too.
-pub fn normalise_repo(r: &str) -> String {
-    let r = r.trim().to_ascii_lowercase();
-    for p in [
-        "docker.io/library/",
-        "docker.io/",
-        "index.docker.io/",
-        "registry-1.docker.io/",
-    ] {
-        if let Some(rest) = r.strip_prefix(p) {
-            return rest.to_string();
-        }
-    }
-    r
 }
