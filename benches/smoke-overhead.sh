@@ -15,11 +15,17 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$ROOT/target/release/rocmcheck
 IMG=rocmcheck-test/debian-hip:trixie
 PREFIX=rocmcheck-test/bench
-export ROCMCHECK_TEST_LABEL=1
+export ROCMCHECK_TEST_LABEL=bench-$$
 [ -x "$BIN" ] || { echo "build first: cargo build --release" >&2; exit 2; }
 docker image inspect "$IMG" >/dev/null 2>&1 || { echo "make $IMG first (tests/support/make-base-image.sh)" >&2; exit 2; }
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"; docker images --filter reference="$PREFIX" -q | xargs -r docker rmi -f >/dev/null' EXIT
+cleanup() {
+    rm -rf "$WORK"
+    # tagged candidates, and the images a --no-cache rebuild left untagged
+    docker images -q --filter reference="$PREFIX" | xargs -r docker rmi -f >/dev/null
+    docker images -q --filter label=org.rocmcheck.test-id="$ROCMCHECK_TEST_LABEL" | xargs -r docker rmi -f >/dev/null
+}
+trap cleanup EXIT
 
 now() { date +%s.%N; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -55,5 +61,4 @@ B=("$BIN" build --candidates-file "$WORK/c.yaml" --tag-prefix "$PREFIX" --jobs 3
 cold=$(timeit 1 "${B[@]}" --no-cache)
 warm=$(timeit "$RUNS" "${B[@]}")
 echo "build, 3 candidates: cold (--no-cache) ${cold}s, unchanged rebuild ${warm}s (median of $RUNS), speed-up $(echo "$cold / $warm" | bc -l | cut -c1-6)x"
-left=$(docker ps -aq --filter label=org.rocmcheck.test=1 | wc -l)
-echo "containers with the test label left: $left"
+echo "containers of this run left: $(docker ps -aq --filter label=org.rocmcheck.test-id="$ROCMCHECK_TEST_LABEL" | wc -l)"

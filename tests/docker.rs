@@ -134,31 +134,31 @@ impl Scope {
         ]))
     }
 
-    /// Images with the test label that are not the cached base images.
+    /// Images this test made (its test-id label, tagged or left untagged by a rebuild, or its
+    /// tag prefix), other than the cached base images.
     fn leftover_images(&self) -> Vec<String> {
-        lines(docker(&[
-            "images",
-            "--filter",
-            "label=org.rocmcheck.test=1",
-            "--format",
-            "{{.Repository}}:{{.Tag}}",
-        ]))
-        .into_iter()
-        .filter(|i| !BASES.contains(&i.as_str()))
-        .filter(|i| i.starts_with(&self.prefix) || i.starts_with("<none>"))
-        .collect()
+        let mine = format!("label=org.rocmcheck.test-id={}", self.id);
+        let prefix = format!("reference={}", self.prefix);
+        let fmt = "{{.ID}} {{.Repository}}:{{.Tag}}";
+        let mut v = lines(docker(&["images", "--filter", &mine, "--format", fmt]));
+        v.extend(lines(docker(&["images", "--filter", &prefix, "--format", fmt])));
+        v.retain(|i| !BASES.iter().any(|b| i.ends_with(&format!(" {b}"))));
+        v
     }
 
     /// Removes what the test built (as a user would), then asserts nothing is left.
     fn finish(&self) {
+        let prefix = format!("reference={}", self.prefix);
+        let mine = format!("label=org.rocmcheck.test-id={}", self.id);
         let tags = lines(docker(&[
             "images",
             "--filter",
-            &format!("reference={}", self.prefix),
+            &prefix,
             "--format",
             "{{.Repository}}:{{.Tag}}",
         ]));
-        for t in &tags {
+        let untagged = lines(docker(&["images", "-q", "--filter", &mine]));
+        for t in tags.iter().chain(&untagged) {
             let _ = docker(&["rmi", "-f", t]);
         }
         assert_eq!(self.containers(), Vec::<String>::new(), "containers left behind");

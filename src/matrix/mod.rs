@@ -571,7 +571,14 @@ impl Matrix {
             moving: r.moving.iter().any(|m| m == tag),
             known: r.known.iter().any(|k| k == tag),
             rocm: get("rocm"),
-            os: get("os").map(|o| format!("ubuntu {o}")).or_else(|| r.os.clone()),
+            // `ubuntu22.04` (as tags write it) → `ubuntu 22.04` (as the matrix's `os:` does)
+            os: get("os")
+                .map(|o| match o.find(|c: char| c.is_ascii_digit()) {
+                    Some(0) => format!("ubuntu {o}"),
+                    Some(i) => format!("{} {}", &o[..i], &o[i..]),
+                    None => o,
+                })
+                .or_else(|| r.os.clone()),
             python: get("python"),
             torch: get("torch"),
             gfx: get("gfx"),
@@ -613,4 +620,32 @@ pub fn normalise_repo(r: &str) -> String {
         }
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn image_tags_read_through_the_grammars() {
+        let m = super::Matrix::embedded();
+        let i = m
+            .parse_image(
+                "docker.io/rocm/pytorch",
+                Some("rocm6.4.2_ubuntu22.04_py3.10_pytorch_release_2.5.1"),
+            )
+            .unwrap();
+        assert_eq!(i.rocm.as_deref(), Some("6.4.2"));
+        assert_eq!(i.os.as_deref(), Some("ubuntu 22.04"));
+        assert_eq!(i.torch.as_deref(), Some("2.5.1"));
+        assert!(i.torch_from_image && i.known && !i.moving);
+        let i = m.parse_image("rocm/dev-ubuntu-24.04", Some("7.2.4-complete")).unwrap();
+        assert_eq!(i.rocm.as_deref(), Some("7.2.4"));
+        assert!(
+            m.parse_image("rocm/dev-ubuntu-22.04", None).unwrap().moving,
+            "no tag means latest"
+        );
+        assert!(
+            m.parse_image("python", Some("latest")).is_none(),
+            "not a ROCm repository"
+        );
+    }
 }

@@ -232,7 +232,9 @@ impl Fetcher {
             Err(e) => return Err(Attempt::Retry(format!("request failed: {}", chain(&e)), None)),
         };
         let status = resp.status();
-        if status == reqwest::StatusCode::NOT_FOUND {
+        // download.pytorch.org answers 403 (its storage's AccessDenied) for a path that does not
+        // exist, like a ROCm line with no wheels; both mean "absent".
+        if status == reqwest::StatusCode::NOT_FOUND || status == reqwest::StatusCode::FORBIDDEN {
             return Ok(None);
         }
         if status == reqwest::StatusCode::TOO_MANY_REQUESTS {
@@ -509,7 +511,7 @@ async fn images(m: &Matrix, f: &Fetcher, repo: &str, out: &mut Outcome, rocm_lin
             Ok(None) => {
                 out.errors.push(SyncError {
                     url,
-                    message: "HTTP 404: no such repository".into(),
+                    message: "HTTP 404/403: no such repository".into(),
                 });
                 return;
             }
@@ -554,16 +556,9 @@ async fn images(m: &Matrix, f: &Fetcher, repo: &str, out: &mut Outcome, rocm_lin
                     Err(_) => unknown_rocm = true,
                 }
             }
-            for (k, v) in [
-                ("os", &im.os),
-                ("python", &im.python),
-                ("torch", &im.torch),
-                ("gfx", &im.gfx),
-            ] {
+            // The OS is the repository's (dev-ubuntu-*) or spelled in the tag itself (rocm/pytorch).
+            for (k, v) in [("python", &im.python), ("torch", &im.torch), ("gfx", &im.gfx)] {
                 if let Some(v) = v {
-                    if k == "os" && known.os.as_ref() == Some(v) {
-                        continue;
-                    }
                     parsed.push((k.to_string(), v.clone()));
                 }
             }

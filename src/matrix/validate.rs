@@ -57,24 +57,26 @@ struct Ctx<'a> {
 struct Src<'a> {
     name: &'a str,
     text: &'a str,
+    /// Positions of `- key:` list items per key, computed once (validation asks for each entry).
+    entries: std::cell::RefCell<std::collections::HashMap<String, Vec<(u32, u32)>>>,
 }
 
 impl Src<'_> {
     /// Line/col of the `index`-th list item that starts with `- key:`.
     fn entry(&self, key: &str, index: usize) -> (u32, u32) {
-        let pat = format!("- {key}:");
-        let mut seen = 0;
-        for (i, line) in self.text.lines().enumerate() {
-            if let Some(pos) = line.find(&pat) {
-                if line[..pos].trim().is_empty() {
-                    if seen == index {
-                        return (i as u32 + 1, pos as u32 + 1);
-                    }
-                    seen += 1;
-                }
-            }
-        }
-        (1, 1)
+        let mut cache = self.entries.borrow_mut();
+        let list = cache.entry(key.to_string()).or_insert_with(|| {
+            let pat = format!("- {key}:");
+            self.text
+                .lines()
+                .enumerate()
+                .filter_map(|(i, line)| {
+                    let pos = line.find(&pat)?;
+                    line[..pos].trim().is_empty().then_some((i as u32 + 1, pos as u32 + 1))
+                })
+                .collect()
+        });
+        list.get(index).copied().unwrap_or((1, 1))
     }
     /// Line/col of `field:` at or after `from` line (1-based) — the field inside an entry.
     fn field(&self, from: (u32, u32), field: &str) -> (u32, u32) {
@@ -205,7 +207,11 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
     let empty = String::new();
     let get = |cx: &mut Ctx, name: &'static str| -> Option<Src<'_>> {
         let _ = cx;
-        files.get(name).map(|t| Src { name, text: t.as_str() })
+        files.get(name).map(|t| Src {
+            name,
+            text: t.as_str(),
+            entries: Default::default(),
+        })
     };
     for name in FILES {
         if !files.contains_key(*name) {
@@ -218,7 +224,11 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
             });
         }
     }
-    let fallback = |name: &'static str| Src { name, text: &empty };
+    let fallback = |name: &'static str| Src {
+        name,
+        text: &empty,
+        entries: Default::default(),
+    };
 
     // matrix.yaml
     let src = get(&mut cx, "matrix.yaml").unwrap_or_else(|| fallback("matrix.yaml"));

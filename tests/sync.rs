@@ -1,0 +1,535 @@
+//! `matrix sync` against a local HTTP server (127.0.0.1 only) serving the pages in
+//! `tests/fixtures/sync/` (see its README), and against broken responses.
+
+use rocmcheck::matrix::Matrix;
+use rocmcheck::matrix::sync::{self, Change, Options, Outcome};
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What the server answers.
+enum Reply {
+    /// A complete response.
+    Full {
+        status: u16,
+        headers: Vec<(&'static str, String)>,
+        body: Vec<u8>,
+    },
+    /// Declares `declared` bytes, sends `body`, closes.
+    Truncated { declared: usize, body: Vec<u8> },
+    /// No Content-Length: the body ends when the connection closes.
+    Unsized { body: Vec<u8> },
+}
+
+fn ok(body: impl Into<Vec<u8>>, ctype: &str) -> Reply {
+    Reply::Full {
+        status: 200,
+        headers: vec![("Content-Type", ctype.to_string())],
+        body: body.into(),
+    }
+}
+
+fn status(code: u16) -> Reply {
+    Reply::Full {
+        status: code,
+        headers: vec![],
+        body: format!("status {code}").into_bytes(),
+    }
+}
+
+type Handler = dyn Fn(&str, &str, usize) -> Reply + Send + Sync;
+
+struct Server {
+    base: String,
+    hits: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+impl Server {
+    /// Starts a server on 127.0.0.1; `handler(base, path_and_query, nth_hit)`.
+    fn start(handler: Box<Handler>) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let hits: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+        let (h, b, handler) = (hits.clone(), base.clone(), Arc::new(handler));
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let (h, b, handler) = (h.clone(), b.clone(), handler.clone());
+                std::thread::spawn(move || serve(stream, &b, &h, &*handler));
+            }
+        });
+        Server { base, hits }
+    }
+
+    fn hits(&self, path: &str) -> usize {
+        self.hits.lock().unwrap().get(path).copied().unwrap_or(0)
+    }
+}
+
+fn serve(mut s: TcpStream, base: &str, hits: &Mutex<HashMap<String, usize>>, handler: &Handler) {
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut req = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => req.extend_from_slice(&buf[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&req);
+    let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let n = {
+        let mut h = hits.lock().unwrap();
+        let c = h.entry(path.clone()).or_default();
+        *c += 1;
+        *c
+    };
+    let reason = |c: u16| match c {
+        200 => "OK",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        _ => "Status",
+    };
+    let mut out = Vec::new();
+    match handler(base, &path, n) {
+        Reply::Full { status, headers, body } => {
+            write!(
+                out,
+                "HTTP/1.1 {status} {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+                reason(status),
+                body.len()
+            )
+            .unwrap();
+            for (k, v) in headers {
+                write!(out, "{k}: {v}\r\n").unwrap();
+            }
+            out.extend_from_slice(b"\r\n");
+            out.extend_from_slice(&body);
+        }
+        Reply::Truncated { declared, body } => {
+            write!(
+                out,
+                "HTTP/1.1 200 OK\r\nContent-Length: {declared}\r\nConnection: close\r\n\r\n"
+            )
+            .unwrap();
+            out.extend_from_slice(&body);
+        }
+        Reply::Unsized { body } => {
+            // Headers first, then the body in pieces: the client cannot know its size.
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+            let _ = s.flush();
+            for piece in body.chunks(1024) {
+                std::thread::sleep(Duration::from_millis(20));
+                let _ = s.write_all(piece);
+                let _ = s.flush();
+            }
+        }
+    }
+    let _ = s.write_all(&out);
+    let _ = s.flush();
+    let _ = s.shutdown(std::net::Shutdown::Both);
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/sync")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// The recorded upstream: wheel pages and Docker Hub tag pages; everything else is 404.
+fn upstream(base: &str, path: &str, _n: usize) -> Reply {
+    let file = match path {
+        "/whl/rocm6.4/torch/" => "whl/rocm6.4.html",
+        "/whl/rocm7.2/torch/" => "whl/rocm7.2.html",
+        "/whl/rocm7.3/torch/" => "whl/rocm7.3.html",
+        "/v2/repositories/rocm/dev-ubuntu-24.04/tags?page_size=100" => "hub/dev-ubuntu-24.04.page1.json",
+        "/v2/repositories/rocm/dev-ubuntu-24.04/tags?page=2&page_size=100" => "hub/dev-ubuntu-24.04.page2.json",
+        "/v2/repositories/rocm/dev-ubuntu-22.04/tags?page_size=100" => "hub/dev-ubuntu-22.04.json",
+        "/v2/repositories/rocm/pytorch/tags?page_size=100" => "hub/pytorch.json",
+        _ => return status(404),
+    };
+    let ctype = if file.ends_with(".json") {
+        "application/json"
+    } else {
+        "text/html"
+    };
+    ok(fixture(file).replace("{base}", base), ctype)
+}
+
+fn options(server: &Server) -> Options {
+    let mut o = Options::new(Matrix::embedded());
+    o.base_url = format!("{}/whl", server.base);
+    o.docker_hub_url = server.base.clone();
+    o.timeout = Duration::from_secs(10);
+    o.retries = 2;
+    o.backoff = Duration::from_millis(10);
+    o
+}
+
+fn run(o: &Options) -> Outcome {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(sync::sync(Matrix::embedded(), o))
+}
+
+fn strs(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn proposes_exactly_what_the_recorded_pages_imply() {
+    let server = Server::start(Box::new(upstream));
+    let o = run(&options(&server));
+    assert!(o.errors.is_empty(), "{:?}", o.errors);
+    let b = &server.base;
+    let tag = |repo: &str, t: &str, parsed: &[(&str, &str)], unknown: bool, page: &str| sync::Proposal {
+        change: Change::ImageTag {
+            repo: repo.into(),
+            tag: t.into(),
+            parsed: parsed.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            unknown_rocm: unknown,
+        },
+        source: format!("{b}/v2/repositories/{repo}/tags?{page}"),
+    };
+    let p1 = "page_size=100";
+    let p2 = "page=2&page_size=100";
+    let mut expected = vec![
+        sync::Proposal {
+            change: Change::TorchRelease {
+                torch: "2.13.1".into(),
+                rocm: "7.2".into(),
+                python: strs(&["3.10", "3.11", "3.12", "3.13", "3.14"]),
+            },
+            source: format!("{b}/whl/rocm7.2/torch/"),
+        },
+        sync::Proposal {
+            change: Change::WheelVariant {
+                torch: "2.13.0".into(),
+                rocm: "7.3".into(),
+                python: strs(&["3.10", "3.11", "3.12", "3.13", "3.14"]),
+            },
+            source: format!("{b}/whl/rocm7.3/torch/"),
+        },
+        sync::Proposal {
+            change: Change::Python {
+                torch: "2.13.0".into(),
+                rocm: "7.2".into(),
+                python: strs(&["3.15"]),
+            },
+            source: format!("{b}/whl/rocm7.2/torch/"),
+        },
+        tag("rocm/dev-ubuntu-24.04", "7.3-complete", &[("rocm", "7.3")], true, p1),
+        tag("rocm/dev-ubuntu-24.04", "7.3", &[("rocm", "7.3")], true, p1),
+        tag(
+            "rocm/dev-ubuntu-24.04",
+            "7.2.3-complete",
+            &[("rocm", "7.2.3")],
+            false,
+            p2,
+        ),
+        tag(
+            "rocm/dev-ubuntu-22.04",
+            "6.4.3-complete",
+            &[("rocm", "6.4.3")],
+            false,
+            p1,
+        ),
+        tag(
+            "rocm/pytorch",
+            "rocm7.2.4_ubuntu24.04_py3.12_pytorch_release_2.11.0",
+            &[("rocm", "7.2.4"), ("python", "3.12"), ("torch", "2.11.0")],
+            false,
+            p1,
+        ),
+        tag(
+            "rocm/pytorch",
+            "rocm7.2.4_ubuntu22.04_py3.10_pytorch_release_2.9.1",
+            &[("rocm", "7.2.4"), ("python", "3.10"), ("torch", "2.9.1")],
+            false,
+            p1,
+        ),
+    ];
+    expected.sort();
+    assert_eq!(o.proposals, expected);
+    let unparsed: Vec<(&str, &str)> = o.unparsed.iter().map(|u| (u.repo.as_str(), u.tag.as_str())).collect();
+    assert_eq!(
+        unparsed,
+        [
+            ("rocm/dev-ubuntu-24.04", "7.3-complete-rc1"),
+            (
+                "rocm/pytorch",
+                "rocm7.2.4_ubuntu24.04_py3.12_pytorch_release_2.11.0_triton3.5"
+            )
+        ]
+    );
+    // Both tag pages were read once; the rocm6.4 page (all known) was read and proposed nothing.
+    assert_eq!(
+        server.hits("/v2/repositories/rocm/dev-ubuntu-24.04/tags?page=2&page_size=100"),
+        1
+    );
+    assert_eq!(server.hits("/whl/rocm6.4/torch/"), 1);
+    assert!(o.fetched.contains(&format!("{b}/whl/rocm6.4/torch/")));
+}
+
+#[test]
+fn cli_prints_a_diff_with_sources_and_yaml_that_parses() {
+    let server = Server::start(Box::new(upstream));
+    let bin = env!("CARGO_BIN_EXE_rocmcheck");
+    let args = |fmt: &str| {
+        let o = std::process::Command::new(bin)
+            .args(["matrix", "sync", "--base-url"])
+            .arg(format!("{}/whl", server.base))
+            .args(["--docker-hub-url", &server.base, "--backoff-ms", "10", "--format", fmt])
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8(o.stdout).unwrap(),
+            String::from_utf8(o.stderr).unwrap(),
+        )
+    };
+    let (code, out, err) = args("diff");
+    assert_eq!(code, Some(1), "proposals exit 1\n{out}\n{err}");
+    assert!(
+        err.contains("9 proposal(s), 0 error(s); the matrix was not changed"),
+        "{err}"
+    );
+    assert!(
+        out.contains("+ wheels[torch 2.13.0].python: [\"3.15\"] (seen for rocm 7.2)"),
+        "{out}"
+    );
+    // Every proposed line is followed by its source.
+    let lines: Vec<&str> = out.lines().collect();
+    for (i, l) in lines.iter().enumerate().filter(|(_, l)| l.starts_with("+ ")) {
+        assert!(
+            lines
+                .get(i + 1)
+                .is_some_and(|n| n.starts_with("#   source: http://127.0.0.1:")),
+            "{l} has no source line"
+        );
+    }
+    let data = &Matrix::embedded().data;
+    insta::assert_snapshot!(
+        out.replace(&server.base, "http://127.0.0.1:PORT")
+            .replace(&format!("matrix data {data}"), "matrix data DATA")
+    );
+    let (code, yaml, _) = args("yaml");
+    assert_eq!(code, Some(1));
+    let v: serde_yaml::Value = serde_yaml::from_str(&yaml).unwrap();
+    let props = v["proposals"].as_sequence().unwrap();
+    assert_eq!(props.len(), 9);
+    assert!(
+        props
+            .iter()
+            .all(|p| p["source"].as_str().unwrap().starts_with(&server.base))
+    );
+    // The matrix files were not touched: sync never writes.
+    assert!(yaml.contains("Nothing was written"));
+}
+
+fn one_repo(server: &Server) -> Options {
+    let mut o = options(server);
+    o.wheels = false;
+    o.repos = vec!["rocm/dev-ubuntu-22.04".into()];
+    o
+}
+
+const TAGS_22: &str = "/v2/repositories/rocm/dev-ubuntu-22.04/tags?page_size=100";
+
+#[test]
+fn truncated_body_is_retried_then_reported() {
+    let server = Server::start(Box::new(|_, _, _| Reply::Truncated {
+        declared: 4000,
+        body: br#"{"count": 4, "next": null, "results": [{"name": "6.4"#.to_vec(),
+    }));
+    let o = run(&one_repo(&server));
+    assert_eq!(o.errors.len(), 1, "{:?}", o.errors);
+    let msg = &o.errors[0].message;
+    assert!(msg.contains("truncated response"), "{msg}");
+    assert!(msg.contains("gave up after 3 attempts"), "{msg}");
+    assert_eq!(server.hits(TAGS_22), 3);
+    assert!(o.proposals.is_empty());
+}
+
+#[test]
+fn truncated_json_without_length_is_a_clear_error() {
+    let server = Server::start(Box::new(|_, _, _| Reply::Unsized {
+        body: br#"{"count": 4, "next": null, "results": [{"name": "6.4.3-complete"}, {"na"#.to_vec(),
+    }));
+    let o = run(&one_repo(&server));
+    assert_eq!(o.errors.len(), 1);
+    assert!(
+        o.errors[0].message.starts_with("truncated JSON at line 1"),
+        "{}",
+        o.errors[0].message
+    );
+}
+
+#[test]
+fn truncated_html_page_is_a_clear_error() {
+    let server = Server::start(Box::new(|b, p, n| {
+        if p == "/whl/rocm7.2/torch/" {
+            let full = fixture("whl/rocm7.2.html");
+            Reply::Unsized {
+                body: full.as_bytes()[..full.len() / 2].to_vec(),
+            }
+        } else {
+            upstream(b, p, n)
+        }
+    }));
+    let mut o = options(&server);
+    o.images = false;
+    let out = run(&o);
+    assert_eq!(out.errors.len(), 1, "{:?}", out.errors);
+    assert!(out.errors[0].url.ends_with("/whl/rocm7.2/torch/"));
+    assert!(
+        out.errors[0].message.contains("does not end with </html>"),
+        "{}",
+        out.errors[0].message
+    );
+    // The other pages were still read: nothing from rocm7.2, nothing new on rocm6.4.
+    assert!(out.proposals.is_empty(), "{:?}", out.proposals);
+    assert_eq!(server.hits("/whl/rocm6.4/torch/"), 1);
+}
+
+#[test]
+fn malformed_json_names_line_and_column() {
+    let server = Server::start(Box::new(|_, _, _| {
+        ok(
+            "{\"count\": 1,\n \"results\": [{\"name\": \"6.4.3-complete\",}]}",
+            "application/json",
+        )
+    }));
+    let o = run(&one_repo(&server));
+    assert_eq!(o.errors.len(), 1);
+    let m = &o.errors[0].message;
+    assert!(m.starts_with("malformed JSON at line 2 column"), "{m}");
+    assert_eq!(server.hits(TAGS_22), 1, "a malformed body is not retried");
+    let server = Server::start(Box::new(|_, _, _| {
+        ok("{\"count\": 1, \"results\": {\"name\": \"x\"}}", "application/json")
+    }));
+    let o = run(&one_repo(&server));
+    assert!(
+        o.errors[0].message.starts_with("unexpected JSON shape"),
+        "{}",
+        o.errors[0].message
+    );
+}
+
+#[test]
+fn oversized_responses_are_refused() {
+    let big = format!(
+        "{{\"count\": 1, \"next\": null, \"results\": [{{\"name\": \"{}\"}}]}}",
+        "x".repeat(5000)
+    );
+    let b2 = big.clone();
+    let declared = format!("Content-Length {} bytes exceeds the 4096-byte cap", big.len());
+    let server = Server::start(Box::new(move |_, _, _| ok(b2.clone(), "application/json")));
+    let mut o = one_repo(&server);
+    o.max_bytes = 4096;
+    let out = run(&o);
+    assert!(out.errors[0].message.contains(&declared), "{}", out.errors[0].message);
+    assert_eq!(server.hits(TAGS_22), 1, "an oversized body is not retried");
+    // Without Content-Length the cap holds while streaming.
+    let server = Server::start(Box::new(move |_, _, _| Reply::Unsized {
+        body: big.clone().into_bytes(),
+    }));
+    let mut o = one_repo(&server);
+    o.max_bytes = 4096;
+    let out = run(&o);
+    assert!(
+        out.errors[0].message.contains("more than the 4096-byte cap"),
+        "{}",
+        out.errors[0].message
+    );
+}
+
+#[test]
+fn rate_limit_then_success() {
+    let server = Server::start(Box::new(|b, p, n| {
+        if n == 1 {
+            Reply::Full {
+                status: 429,
+                headers: vec![("Retry-After", "1".into())],
+                body: b"{\"message\": \"Too Many Requests\"}".to_vec(),
+            }
+        } else {
+            upstream(b, p, n)
+        }
+    }));
+    let started = std::time::Instant::now();
+    let o = run(&one_repo(&server));
+    assert!(o.errors.is_empty(), "{:?}", o.errors);
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "Retry-After was honoured"
+    );
+    assert_eq!(server.hits(TAGS_22), 2);
+    let tags: Vec<String> = o
+        .proposals
+        .iter()
+        .filter_map(|p| match &p.change {
+            Change::ImageTag { tag, .. } => Some(tag.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tags, ["6.4.3-complete"]);
+}
+
+#[test]
+fn rate_limit_longer_than_the_limit_is_not_waited_for() {
+    let server = Server::start(Box::new(|_, _, _| Reply::Full {
+        status: 429,
+        headers: vec![("Retry-After", "3600".into())],
+        body: vec![],
+    }));
+    let o = run(&one_repo(&server));
+    assert!(
+        o.errors[0].message.contains("Retry-After 3600 s is longer"),
+        "{}",
+        o.errors[0].message
+    );
+    assert_eq!(server.hits(TAGS_22), 1);
+}
+
+#[test]
+fn server_error_forever_gives_up_after_the_retries() {
+    let server = Server::start(Box::new(|_, _, _| status(500)));
+    let o = run(&one_repo(&server));
+    assert_eq!(o.errors.len(), 1);
+    assert_eq!(
+        o.errors[0].message,
+        "HTTP 500 Internal Server Error (gave up after 3 attempts)"
+    );
+    assert_eq!(server.hits(TAGS_22), 3);
+    assert!(o.proposals.is_empty());
+}
+
+#[test]
+fn next_link_to_another_host_is_not_followed() {
+    let server = Server::start(Box::new(|_, _, _| {
+        ok(
+            r#"{"count": 200, "next": "http://192.0.2.1/v2/repositories/rocm/dev-ubuntu-22.04/tags?page=2", "results": [{"name": "6.4.3-complete"}]}"#,
+            "application/json",
+        )
+    }));
+    let o = run(&one_repo(&server));
+    assert!(
+        o.errors[0]
+            .message
+            .contains("refusing to follow `next` to another host"),
+        "{}",
+        o.errors[0].message
+    );
+    // What was read before is still proposed.
+    assert_eq!(o.proposals.len(), 1);
+}
