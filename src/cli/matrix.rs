@@ -760,6 +760,9 @@ fn recommend(
             )];
             // newer torch releases first (the wheels list is oldest → newest)
             let mut score: i64 = (wi as i64) * 10;
+            if arch.confidence == Confidence::Unconfirmed || v.confidence == Confidence::Unconfirmed {
+                score -= 25; // a target list not confirmed at its source ranks below a confirmed one
+            }
             let mut sources: Vec<String> = w.sources.iter().chain(arch.sources.iter()).cloned().collect();
             if w.channel == Channel::Test {
                 score -= 500;
@@ -944,6 +947,26 @@ fn recommend(
                     "AMD's own images with torch built in, whose ROCm lists {gfx}: {}",
                     amd_images.join(", ")
                 )?;
+            }
+            // Known issues for this target that depend on what a query cannot know (the kernel).
+            let conditional: Vec<_> = m
+                .issues
+                .iter()
+                .filter(|i| i.when.gfx.iter().any(|g| g == gfx) && i.when.kernel.is_some() && q.kernel.is_none())
+                .collect();
+            if !conditional.is_empty() {
+                writeln!(out, "Also check on the machine (`rocmcheck env`, or --kernel here):")?;
+                for i in conditional {
+                    let k = i.when.kernel.as_ref().map(|k| k.to_string()).unwrap_or_default();
+                    let r = i.when.rocm.as_ref().map(|r| format!(", ROCm {r}")).unwrap_or_default();
+                    writeln!(
+                        out,
+                        "  - {}: {} (when kernel {k}{r}; source: {})",
+                        i.severity,
+                        i.title,
+                        i.sources.first().map(String::as_str).unwrap_or("")
+                    )?;
+                }
             }
             writeln!(out, "matrix data {}", m.data)?;
         }

@@ -78,7 +78,7 @@ pub trait Rule: Sync {
 
 /// Declares a rule struct whose doc comment becomes its help page.
 ///
-/// ```ignore
+/// ```text
 /// declare_rule! {
 ///     /// ## What it checks
 ///     /// …
