@@ -25,6 +25,21 @@ pub static RULES: &[&dyn Rule] = &[
     &RocmUnknown,
 ];
 
+/// True when the stack installs an official release wheel that does not exist on the index
+/// (RC101 reports it; rules about that wheel's ROCm then say nothing more).
+pub(crate) fn wheel_missing_from_index(cx: &Context) -> bool {
+    let (Some(tv), Some(rocm)) = (cx.torch_version(), cx.torch_rocm()) else {
+        return false;
+    };
+    cx.torch_build() == Some(crate::matrix::TorchBuild::Release)
+        && !matches!(
+            cx.facts.torch.as_ref().and_then(|t| t.value.from.clone()),
+            Some(crate::facts::TorchFrom::Imported)
+        )
+        && cx.matrix.torch_release(&tv.public).is_some()
+        && cx.matrix.wheel(&tv.public, &rocm).is_none()
+}
+
 /// The gfx targets the torch build carries kernels for: `torch.cuda.get_arch_list()` when the
 /// probe saw it, else the official wheel's arch list from the matrix. Returns (targets,
 /// unconfirmed, a description of where the list comes from).

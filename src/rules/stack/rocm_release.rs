@@ -20,7 +20,7 @@ fn rocm_versions(cx: &Context) -> Vec<(Version, Origin, &'static str)> {
                 .map(|x| (x.version, r.origin.clone(), "ROCm user space"))
         })
         .collect();
-    if let Some(t) = cx.torch_rocm() {
+    if let Some(t) = cx.torch_rocm().filter(|_| !super::wheel_missing_from_index(cx)) {
         if !v.iter().any(|(x, _, _)| x.line() == t.line()) {
             v.push((t, cx.torch_origin(), "the torch wheel's ROCm"));
         }

@@ -298,7 +298,7 @@ impl Rule for TorchRocmMismatch {
         ) {
             return;
         }
-        if tr.line() == user.line() {
+        if tr.line() == user.line() || super::wheel_missing_from_index(cx) {
             return;
         }
         let within = within_window(cx, &user, &tr);
