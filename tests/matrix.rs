@@ -4,15 +4,7 @@ use rocmcheck::matrix::Matrix;
 use std::path::Path;
 
 fn copy_matrix(dir: &Path) {
-    for name in [
-        "matrix.yaml",
-        "rocm.yaml",
-        "driver.yaml",
-        "torch.yaml",
-        "gpus.yaml",
-        "images.yaml",
-        "issues.yaml",
-    ] {
+    for name in rocmcheck::matrix::validate::FILES {
         std::fs::copy(Path::new("matrix").join(name), dir.join(name)).unwrap();
     }
 }

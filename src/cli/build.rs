@@ -44,15 +44,9 @@ pub struct DockerArgs {
     pub docker_host: Option<String>,
 }
 
-/// Arguments of `rocmcheck build`.
+/// Build options shared by `build` and `smoke --candidates`.
 #[derive(Debug, clap::Args)]
-pub struct BuildArgs {
-    /// Which candidates.
-    #[command(flatten)]
-    pub cands: CandidateArgs,
-    /// Docker connection.
-    #[command(flatten)]
-    pub docker: DockerArgs,
+pub struct BuildOpts {
     /// Parallel builds.
     #[arg(long, short = 'j', default_value_t = 2, value_name = "N")]
     pub jobs: usize,
@@ -62,6 +56,20 @@ pub struct BuildArgs {
     /// Where the per-candidate build logs go.
     #[arg(long, value_name = "DIR", default_value = "rocmcheck-logs/build")]
     pub log_dir: PathBuf,
+}
+
+/// Arguments of `rocmcheck build`.
+#[derive(Debug, clap::Args)]
+pub struct BuildArgs {
+    /// Which candidates.
+    #[command(flatten)]
+    pub cands: CandidateArgs,
+    /// Docker connection.
+    #[command(flatten)]
+    pub docker: DockerArgs,
+    /// How to build.
+    #[command(flatten)]
+    pub build: BuildOpts,
     /// Print the rendered candidates (tags, build args, labels) without Docker.
     #[arg(long)]
     pub dry_run: bool,
@@ -221,7 +229,7 @@ pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) 
         write_candidates(&cands, a.format, out)?;
         return Ok(ExitStatus::Success);
     }
-    if a.jobs == 0 {
+    if a.build.jobs == 0 {
         writeln!(err, "error: --jobs must be at least 1")?;
         return Ok(ExitStatus::Error);
     }
@@ -232,9 +240,9 @@ pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) 
             Err(s) => return Ok(s),
         };
         let opts = BuildOptions {
-            no_cache: a.no_cache,
-            jobs: a.jobs,
-            log_dir: Some(a.log_dir.clone()),
+            no_cache: a.build.no_cache,
+            jobs: a.build.jobs,
+            log_dir: Some(a.build.log_dir.clone()),
         };
         match build_with_progress(&engine, &cands, &opts).await {
             Ok(Some(r)) => {

@@ -53,15 +53,9 @@ pub struct SmokeArgs {
     /// Extra environment for the container (KEY=VALUE, repeatable).
     #[arg(long = "env", short = 'e', value_name = "KEY=VALUE")]
     pub env: Vec<String>,
-    /// Parallel builds with `--candidates`.
-    #[arg(long, short = 'j', default_value_t = 2, value_name = "N")]
-    pub jobs: usize,
-    /// Build without the layer cache (with `--candidates`).
-    #[arg(long)]
-    pub no_cache: bool,
-    /// Where build logs go (with `--candidates`).
-    #[arg(long, value_name = "DIR", default_value = "rocmcheck-logs/build")]
-    pub log_dir: PathBuf,
+    /// How to build (with `--candidates`).
+    #[command(flatten)]
+    pub build: super::build::BuildOpts,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutFormat::Human)]
     pub format: OutFormat,
@@ -178,9 +172,9 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
         let mut todo: Vec<(String, String)> = a.images.iter().map(|i| (i.clone(), i.clone())).collect();
         if a.candidates {
             let bopts = BuildOptions {
-                no_cache: a.no_cache,
-                jobs: a.jobs.max(1),
-                log_dir: Some(a.log_dir.clone()),
+                no_cache: a.build.no_cache,
+                jobs: a.build.jobs.max(1),
+                log_dir: Some(a.build.log_dir.clone()),
             };
             match build_with_progress(&engine, &cands, &bopts).await {
                 Ok(Some(builds)) => {
