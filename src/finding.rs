@@ -86,7 +86,7 @@ pub struct Finding {
 
 impl Finding {
     /// Starts a finding for a rule; fill the rest with the builder methods.
-    pub fn new(meta: &crate::rules::RuleMeta, title: impl Into<String>, origin: Origin) -> Finding {
+    pub fn new(meta: &RuleMeta, title: impl Into<String>, origin: Origin) -> Finding {
         Finding {
             code: meta.code,
             rule: meta.name,
@@ -133,4 +133,41 @@ impl Finding {
         }
         self
     }
+}
+
+/// Where a rule applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// `rocmcheck env` only.
+    Env,
+    /// `rocmcheck lint` only.
+    Lint,
+    /// Both.
+    Both,
+}
+
+impl Scope {
+    /// Does a rule of this scope run for `run`?
+    pub fn includes(self, run: Scope) -> bool {
+        self == Scope::Both || self == run
+    }
+}
+
+/// A rule's static description.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RuleMeta {
+    /// Stable code (`RC101`).
+    pub code: &'static str,
+    /// Stable kebab-case name, naming the problem (`torch-wheel-missing-gfx`).
+    pub name: &'static str,
+    /// Default severity.
+    pub severity: Severity,
+    /// Where it runs.
+    pub scope: Scope,
+    /// One line.
+    pub summary: &'static str,
+    /// The help page (the rule's doc comment, Markdown).
+    #[serde(skip)]
+    pub doc: &'static str,
 }

@@ -12,7 +12,9 @@
 //! ```
 //!
 //! Probes never judge; rules never read files or run processes; only [`policy`] changes
-//! severities; renderers only render.
+//! severities; renderers only render. Layers read top-down: [`finding`] (findings and rule
+//! metadata) knows nothing of [`rules`]; [`matrix`] is validated, read-only knowledge, and the
+//! side-effecting modules ([`probe`], [`docker`], [`sync`] for network reads) sit beside it.
 #![deny(missing_docs)]
 // Nested `if let` reads better than let-chains in the validation and probing code.
 #![allow(clippy::collapsible_if)]
@@ -30,4 +32,5 @@ pub mod probe;
 pub mod report;
 pub mod rules;
 pub mod smoke;
+pub mod sync;
 pub mod version;

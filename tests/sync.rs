@@ -2,7 +2,7 @@
 //! `tests/fixtures/sync/` (see its README), and against broken responses.
 
 use rocmcheck::matrix::Matrix;
-use rocmcheck::matrix::sync::{self, Change, Options, Outcome};
+use rocmcheck::sync::{self, Change, Options, Outcome};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -825,7 +825,7 @@ fn recommend(
             let line = v.rocm.line();
             let mut base_images: Vec<String> = Vec::new();
             for repo in &m.images {
-                for tag in &repo.known {
+                for tag in repo.known_tags() {
                     if let Some(im) = m.parse_image(&repo.repo, Some(tag)) {
                         let Some(r) = im.rocm.as_deref().and_then(|r| Version::parse(r).ok()) else {
                             continue;
@@ -863,7 +863,7 @@ fn recommend(
     // AMD's own images whose ROCm lists the target (valid pairings pytorch.org never shipped).
     let mut amd_images = Vec::new();
     for repo in m.images.iter().filter(|r| r.torch_from_image) {
-        for tag in &repo.known {
+        for tag in repo.known_tags() {
             let Some(im) = m.parse_image(&repo.repo, Some(tag)) else {
                 continue;
             };
@@ -1044,7 +1044,7 @@ pub struct SyncArgs {
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
     /// Docker Hub's API root.
-    #[arg(long, value_name = "URL", default_value = crate::matrix::sync::DOCKER_HUB)]
+    #[arg(long, value_name = "URL", default_value = crate::sync::DOCKER_HUB)]
     pub docker_hub_url: String,
     /// Docker Hub repositories to read (repeatable; default: rocm/dev-ubuntu-22.04,
     /// rocm/dev-ubuntu-24.04, rocm/pytorch).
@@ -1074,7 +1074,7 @@ pub struct SyncArgs {
 }
 
 fn sync(m: &Matrix, a: SyncArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    use crate::matrix::sync;
+    use crate::sync;
     if !(a.timeout.is_finite() && a.timeout > 0.0) {
         writeln!(err, "error: --timeout must be a positive number of seconds")?;
         return Ok(ExitStatus::Error);

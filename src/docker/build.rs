@@ -165,7 +165,7 @@ pub fn from_matrix(m: &Matrix, prefix: &str) -> Vec<Candidate> {
                 // Prefer a repository that lists the tag as known, else any whose grammar fits.
                 let base = bases
                     .iter()
-                    .find(|r| r.known.iter().any(|k| k == &rocm_tag))
+                    .find(|r| r.is_known(&rocm_tag))
                     .or_else(|| bases.iter().find(|r| r.grammar.is_match(&rocm_tag)));
                 let Some(base) = base else { continue };
                 let gfx = m.arch_list(&v.arch).map(|a| a.gfx.clone()).unwrap_or_default();
@@ -190,7 +190,7 @@ pub fn from_matrix(m: &Matrix, prefix: &str) -> Vec<Candidate> {
     }
     let amd_tpl = template("rocm-pytorch").unwrap_or_default();
     for r in m.images.iter().filter(|r| r.torch_from_image) {
-        for tag in &r.known {
+        for tag in r.known_tags() {
             let im = m.parse_image(&r.repo, Some(tag));
             let mut args = BTreeMap::new();
             args.insert("BASE_IMAGE".into(), format!("{}:{tag}", r.repo));

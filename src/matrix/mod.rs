@@ -6,7 +6,6 @@
 
 pub mod embedded;
 pub(crate) mod raw;
-pub mod sync;
 pub mod validate;
 
 use crate::finding::{Confidence, Severity};
@@ -54,6 +53,49 @@ pub enum GfxSupport {
     Unsupported,
 }
 
+/// How complete a release's `gfx` list in the matrix is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GfxList {
+    /// AMD's whole Linux list was read: a target not named is not listed by AMD.
+    Complete,
+    /// Only some rows were read: a target not named is unknown.
+    Partial,
+    /// No list was found: every target is unknown.
+    Unknown,
+}
+
+/// What AMD's Linux support list says of one target for one release, as far as the matrix knows.
+/// Ordered best first: rankings prefer `Supported`, then `Deprecated`, then `Unknown` (no list
+/// found), then `NotListed` (a complete list without it), then `Unsupported`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GfxListing {
+    /// Listed as supported.
+    Supported,
+    /// Listed as deprecated / maintenance.
+    Deprecated,
+    /// The matrix has no (complete) list for this release: neither listed nor unlisted.
+    Unknown,
+    /// AMD's list for the release was read in full and does not name the target.
+    NotListed,
+    /// Listed as unsupported.
+    Unsupported,
+}
+
+impl GfxListing {
+    /// `supported`, `deprecated`, `unknown`, `not-listed`, `unsupported`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GfxListing::Supported => "supported",
+            GfxListing::Deprecated => "deprecated",
+            GfxListing::Unknown => "unknown",
+            GfxListing::NotListed => "not-listed",
+            GfxListing::Unsupported => "unsupported",
+        }
+    }
+}
+
 /// One ROCm release (or minor line).
 #[derive(Debug, Clone, Serialize)]
 pub struct RocmRelease {
@@ -69,6 +111,8 @@ pub struct RocmRelease {
     pub patches: Vec<Version>,
     /// AMD's Linux support list.
     pub gfx: BTreeMap<String, GfxSupport>,
+    /// How complete `gfx` is (`complete` unless the YAML says `partial` or `unknown`).
+    pub gfx_list: GfxList,
     /// Supported distributions.
     pub distros: Vec<String>,
     /// Confidence of the `status` alone (EOL readings are often policy, not a dated notice).
@@ -82,6 +126,18 @@ pub struct RocmRelease {
 }
 
 impl RocmRelease {
+    /// What AMD's Linux list says of `gfx` for this release, telling a missing table (`Unknown`)
+    /// apart from a complete table that does not name the target (`NotListed`).
+    pub fn listing(&self, gfx: &str) -> GfxListing {
+        match self.gfx.get(gfx) {
+            Some(GfxSupport::Supported) => GfxListing::Supported,
+            Some(GfxSupport::Deprecated) => GfxListing::Deprecated,
+            Some(GfxSupport::Unsupported) => GfxListing::Unsupported,
+            None if self.gfx_list == GfxList::Complete => GfxListing::NotListed,
+            None => GfxListing::Unknown,
+        }
+    }
+
     /// Does this entry cover version `v` (exact patch, the entry's own version, or its line)?
     pub fn covers(&self, v: &Version) -> bool {
         self.patches.iter().any(|p| v.is_within(p) || p.is_within(v))
@@ -274,6 +330,30 @@ pub struct GpuTarget {
     pub sources: Vec<String>,
 }
 
+/// A tag recorded as existing, with its evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct KnownTag {
+    /// The tag.
+    pub tag: String,
+    /// Note.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Evidence that the tag exists (the repository's sources when the YAML gives a bare tag).
+    pub sources: Vec<String>,
+}
+
+impl ImageRepo {
+    /// Is `tag` recorded as existing?
+    pub fn is_known(&self, tag: &str) -> bool {
+        self.known.iter().any(|k| k.tag == tag)
+    }
+
+    /// The recorded tags.
+    pub fn known_tags(&self) -> impl Iterator<Item = &str> {
+        self.known.iter().map(|k| k.tag.as_str())
+    }
+}
+
 /// An image repository and its tag grammar.
 #[derive(Debug, Clone, Serialize)]
 pub struct ImageRepo {
@@ -288,8 +368,8 @@ pub struct ImageRepo {
     pub torch_from_image: bool,
     /// Moving tags.
     pub moving: Vec<String>,
-    /// Known tags.
-    pub known: Vec<String>,
+    /// Recorded tags: tags that exist, each with its evidence.
+    pub known: Vec<KnownTag>,
     /// Confidence.
     pub confidence: Confidence,
     /// Note.
@@ -569,7 +649,7 @@ impl Matrix {
             repo: r.repo.clone(),
             tag: tag.to_string(),
             moving: r.moving.iter().any(|m| m == tag),
-            known: r.known.iter().any(|k| k == tag),
+            known: r.is_known(tag),
             rocm: get("rocm"),
             // `ubuntu22.04` (as tags write it) → `ubuntu 22.04` (as the matrix's `os:` does)
             os: get("os")

@@ -36,6 +36,8 @@ pub struct RocmRelease {
     #[serde(default)]
     pub gfx: BTreeMap<String, String>,
     #[serde(default)]
+    pub gfx_list: Option<String>,
+    #[serde(default)]
     pub distros: Vec<String>,
     #[serde(default)]
     pub confidence: Option<String>,
@@ -192,13 +194,41 @@ pub struct ImageRepo {
     #[serde(default)]
     pub moving: Vec<String>,
     #[serde(default)]
-    pub known: Vec<String>,
+    pub known: Vec<KnownTag>,
     #[serde(default)]
     pub confidence: Option<String>,
     #[serde(default)]
     pub note: Option<String>,
     #[serde(default)]
     pub sources: Vec<String>,
+}
+
+/// A recorded tag: a bare string (evidence: the repository's `sources`) or a record with its own
+/// evidence.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum KnownTag {
+    Plain(String),
+    Record(KnownTagRecord),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownTagRecord {
+    pub tag: String,
+    #[serde(default)]
+    pub note: Option<String>,
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+impl KnownTag {
+    pub fn tag(&self) -> &str {
+        match self {
+            KnownTag::Plain(t) => t,
+            KnownTag::Record(r) => &r.tag,
+        }
+    }
 }
 
 /// `issues.yaml`.

@@ -340,6 +340,33 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
                         Err(e) => cx.push("M006", &src, src.value(at, g), format!("{g}: {e}")),
                     }
                 }
+                let gfx_list = match r.gfx_list.as_deref() {
+                    None | Some("complete") => GfxList::Complete,
+                    Some("partial") => GfxList::Partial,
+                    Some("unknown") => {
+                        if !r.gfx.is_empty() {
+                            cx.push(
+                                "M006",
+                                &src,
+                                src.field(at, "gfx_list"),
+                                format!(
+                                    "ROCm {}: gfx_list is `unknown` but gfx names targets (use `partial`)",
+                                    r.version
+                                ),
+                            );
+                        }
+                        GfxList::Unknown
+                    }
+                    Some(o) => {
+                        cx.push(
+                            "M006",
+                            &src,
+                            src.field(at, "gfx_list"),
+                            format!("gfx_list `{o}`: expected complete, partial or unknown"),
+                        );
+                        GfxList::Complete
+                    }
+                };
                 let confidence = cx.confidence(&src, at, &r.confidence);
                 let status_confidence = cx.confidence(&src, at, &r.status_confidence);
                 let sources = cx.sources(&src, at, &format!("ROCm release {}", r.version), &r.sources);
@@ -350,6 +377,7 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
                     released: r.released.clone(),
                     patches,
                     gfx,
+                    gfx_list,
                     distros: r.distros.clone(),
                     status_confidence,
                     confidence,
@@ -676,15 +704,42 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
                         );
                     }
                 }
+                let mut known = Vec::new();
+                let mut seen_tags = HashSet::new();
                 for k in &r.known {
-                    if !grammar.is_match(k) && !r.moving.contains(k) {
+                    let tag = k.tag();
+                    if !grammar.is_match(tag) {
                         cx.push(
                             "M008",
                             &src,
-                            src.value(at, k),
-                            format!("known tag `{k}` does not match the grammar of {}", r.repo),
+                            src.value(at, tag),
+                            format!("known tag `{tag}` does not match the grammar of {}", r.repo),
                         );
+                        continue;
                     }
+                    if r.moving.iter().any(|m| m == tag) {
+                        cx.push(
+                            "M006",
+                            &src,
+                            src.value(at, tag),
+                            format!("tag `{tag}` of {} is listed as both known and moving", r.repo),
+                        );
+                        continue;
+                    }
+                    if !seen_tags.insert(tag.to_string()) {
+                        cx.push(
+                            "M004",
+                            &src,
+                            src.value(at, tag),
+                            format!("duplicate known tag `{tag}` of {}", r.repo),
+                        );
+                        continue;
+                    }
+                    let (note, own) = match k {
+                        raw::KnownTag::Plain(_) => (None, Vec::new()),
+                        raw::KnownTag::Record(rec) => (rec.note.clone(), rec.sources.clone()),
+                    };
+                    known.push((tag.to_string(), note, own));
                 }
                 let torch_from_image = match r.torch_from.as_deref() {
                     None | Some("none") => false,
@@ -701,13 +756,21 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
                 };
                 let confidence = cx.confidence(&src, at, &r.confidence);
                 let sources = cx.sources(&src, at, &format!("repository {}", r.repo), &r.sources);
+                let known = known
+                    .into_iter()
+                    .map(|(tag, note, own)| KnownTag {
+                        tag,
+                        note,
+                        sources: if own.is_empty() { sources.clone() } else { own },
+                    })
+                    .collect();
                 images.push(ImageRepo {
                     repo: r.repo.clone(),
                     os: r.os.clone(),
                     grammar,
                     torch_from_image,
                     moving: r.moving.clone(),
-                    known: r.known.clone(),
+                    known,
                     confidence,
                     note: r.note.clone(),
                     sources,

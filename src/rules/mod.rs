@@ -19,46 +19,11 @@ pub mod host;
 pub mod stack;
 
 use crate::facts::{Facts, Origin, Target};
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
 use crate::matrix::{Matrix, TorchBuild};
 use crate::version::{RocmVersion, TorchVersion, Version};
 
-/// Where a rule applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Scope {
-    /// `rocmcheck env` only.
-    Env,
-    /// `rocmcheck lint` only.
-    Lint,
-    /// Both.
-    Both,
-}
-
-impl Scope {
-    /// Does a rule of this scope run for `run`?
-    pub fn includes(self, run: Scope) -> bool {
-        self == Scope::Both || self == run
-    }
-}
-
-/// A rule's static description.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct RuleMeta {
-    /// Stable code (`RC101`).
-    pub code: &'static str,
-    /// Stable kebab-case name, naming the problem (`torch-wheel-missing-gfx`).
-    pub name: &'static str,
-    /// Default severity.
-    pub severity: Severity,
-    /// Where it runs.
-    pub scope: Scope,
-    /// One line.
-    pub summary: &'static str,
-    /// The help page (the rule's doc comment, Markdown).
-    #[serde(skip)]
-    pub doc: &'static str,
-}
+pub use crate::finding::{RuleMeta, Scope};
 
 /// The facts and the matrix a rule looks at, with derived views every rule needs.
 pub struct Context<'a> {

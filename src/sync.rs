@@ -14,7 +14,7 @@
 //! honoured on 429, a cap on every response's size, and a clear error for a truncated, malformed
 //! or oversized response. One failing source does not stop the others.
 
-use super::{Channel, Matrix};
+use crate::matrix::{Channel, Matrix};
 use crate::version::Version;
 use regex::Regex;
 use serde::Serialize;
@@ -530,7 +530,7 @@ async fn images(m: &Matrix, f: &Fetcher, repo: &str, out: &mut Outcome, rocm_lin
         out.fetched.push(url.clone());
         for t in &page.results {
             let tag = t.name.as_str();
-            if known.known.iter().any(|k| k == tag) || known.moving.iter().any(|k| k == tag) {
+            if known.is_known(tag) || known.moving.iter().any(|k| k == tag) {
                 continue;
             }
             let Some(im) = m.parse_image(repo, Some(tag)) else {
