@@ -22,9 +22,8 @@ const WHEEL_2_13: &str = "pytorch/test-infra:tools/scripts/generate_binary_build
 const ARCH_2_13: &str = "https://github.com/pytorch/pytorch/pull/179653";
 const WHEEL_2_10: &str = "pytorch/test-infra:tools/scripts/generate_binary_build_matrix.py@e8208cf2";
 const ARCH_2_10: &str = "https://github.com/pytorch/pytorch/pull/167299";
-const WHEEL_2_9: &str = "pytorch/test-infra:tools/scripts/generate_binary_build_matrix.py@f563b660";
-const ROCM_6_4: &str = "ROCm/legacy-rocm-build:docs/compatibility/compatibility-matrix.rst@076345c0";
 const ROCM_7_0: &str = "ROCm/amdgpu-docs:docs/documentation/change-logs/30.10.1.md@7.0.2-release-update";
+const ROCM_7_2: &str = "ROCm/legacy-rocm-build:docs/compatibility/compatibility-matrix.rst@fff7efbd";
 const ROCM_6_0: &str = "ROCm/rocm-install-on-linux:docs/reference/system-requirements.rst@docs/6.0.0";
 
 const TABLE: &[Row] = &[
@@ -37,87 +36,87 @@ const TABLE: &[Row] = &[
     },
     Row {
         gfx: "gfx908",
-        first: "2.9.1+rocm6.4",
+        first: "2.13.0+rocm7.2",
         listing: GfxListing::Supported,
-        why: "newest wheel on a ROCm whose list names MI100 (6.4); 7.x lists unknown to the matrix",
-        sources: &[WHEEL_2_9, ROCM_6_4],
+        why: "MI100: ROCm 7.2's compute list names gfx908; the newest wheel carries it",
+        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
     },
     Row {
         gfx: "gfx90a",
-        first: "2.10.0+rocm7.0",
+        first: "2.13.0+rocm7.2",
         listing: GfxListing::Supported,
-        why: "ROCm 7.0 lists MI200; torch 2.10 is the newest release with a rocm7.0 wheel",
-        sources: &[WHEEL_2_10, ARCH_2_10, ROCM_7_0],
+        why: "MI200 listed for ROCm 7.2; newest release wheel",
+        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
     },
     Row {
         gfx: "gfx942",
         first: "2.13.0+rocm7.2",
         listing: GfxListing::Supported,
-        why: "newest release wheel, ROCm 7.2 lists MI300",
-        sources: &[WHEEL_2_13, ARCH_2_13],
+        why: "MI300 listed for ROCm 7.2; newest release wheel",
+        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
     },
     Row {
         gfx: "gfx950",
         first: "2.13.0+rocm7.2",
         listing: GfxListing::Supported,
-        why: "newest release wheel, ROCm 7.2 lists MI350/MI355",
-        sources: &[WHEEL_2_13, ARCH_2_13],
+        why: "MI350/MI355 listed for ROCm 7.2; newest release wheel",
+        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
     },
     Row {
         gfx: "gfx1030",
-        first: "2.9.1+rocm6.4",
+        first: "2.13.0+rocm7.2",
         listing: GfxListing::Supported,
-        why: "newest wheel on a ROCm whose list names RDNA2 (6.4)",
-        sources: &[WHEEL_2_9, ROCM_6_4],
+        why: "RDNA2 (W6800/V620) listed for ROCm 7.2; newest release wheel",
+        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
     },
     Row {
         gfx: "gfx1100",
-        first: "2.10.0+rocm7.0",
+        first: "2.13.0+rocm7.2",
         listing: GfxListing::Supported,
-        why: "ROCm 7.0 lists the RX 7900 (unconfirmed); newer wheels are on ROCm 7.1/7.2 whose lists the matrix lacks",
-        sources: &[WHEEL_2_10, ARCH_2_10, ROCM_7_0],
+        why: "RX 7900 listed for ROCm 7.2; newest release wheel (was 2.9.1+rocm6.3 before the 7.x lists)",
+        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
     },
     Row {
         gfx: "gfx1101",
-        first: "2.9.1+rocm6.4",
+        first: "2.13.0+rocm7.2",
         listing: GfxListing::Supported,
-        why: "ROCm 6.4 lists Navi 32",
-        sources: &[WHEEL_2_9, ROCM_6_4],
+        why: "Navi 32 listed for ROCm 7.2",
+        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
     },
     Row {
         gfx: "gfx1102",
-        first: "2.13.0+rocm7.2",
-        listing: GfxListing::NotListed,
-        why: "no ROCm list names Navi 33; the newest wheel carries it",
-        sources: &[WHEEL_2_13, ARCH_2_13],
+        first: "2.10.0+rocm7.0",
+        listing: GfxListing::Unknown,
+        why: "Navi 33 is in no complete AMD list (7.1, 7.2: not listed); ROCm 7.0's list is only partly known, and unknown ranks above not listed",
+        sources: &[WHEEL_2_10, ARCH_2_10, ROCM_7_0],
     },
     Row {
         gfx: "gfx1103",
         first: "2.13.0+rocm7.2",
         listing: GfxListing::NotListed,
-        why: "Phoenix iGPU: never in AMD's Linux list; the newest wheel carries it",
-        sources: &[WHEEL_2_13, ARCH_2_13],
+        why: "Phoenix iGPU: in no AMD Linux list; the newest wheel carries it",
+        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
     },
     Row {
         gfx: "gfx1151",
         first: "2.13.0+rocm7.2",
         listing: GfxListing::Supported,
-        why: "Strix Halo: listed from ROCm 7.2; in the wheels from the ROCm 7 builds",
+        why: "Strix Halo: AMD's RDNA3.5 page supports it on 7.2 with fixed kernels; in the ROCm 7 wheels",
         sources: &[WHEEL_2_13, ARCH_2_13],
     },
     Row {
         gfx: "gfx1200",
-        first: "2.10.0+rocm7.0",
+        first: "2.13.0+rocm7.2",
         listing: GfxListing::Supported,
-        why: "RDNA4 listed for ROCm 7.0",
-        sources: &[WHEEL_2_10, ARCH_2_10, ROCM_7_0],
+        why: "RDNA4 listed for ROCm 7.2",
+        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
     },
     Row {
         gfx: "gfx1201",
-        first: "2.10.0+rocm7.0",
+        first: "2.13.0+rocm7.2",
         listing: GfxListing::Supported,
-        why: "RDNA4 listed for ROCm 7.0",
-        sources: &[WHEEL_2_10, ARCH_2_10, ROCM_7_0],
+        why: "RDNA4 listed for ROCm 7.2 (the issue's fix pointed at the 2.14 test build)",
+        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
     },
 ];
 
