@@ -78,7 +78,7 @@ impl Rule for TorchExtraIndexCuda {
         out.push(
             Finding::new(
                 &Self::META,
-                format!("unpinned torch with the ROCm index only as an extra index: pip may install PyPI's CUDA build"),
+                "unpinned torch with the ROCm index only as an extra index: pip may install PyPI's CUDA build",
                 t.origin.clone(),
             )
             .evidence(format!("torch without ==<version>; indexes: PyPI + {}", t.value.index_urls.join(", ")))
