@@ -51,6 +51,55 @@ pub enum Origin {
     General,
 }
 
+/// A byte range in the file an [`Origin::File`] names: where a fix may edit (`lint` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Span {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// `start..end`.
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+}
+
+/// Where the text behind a torch install sits in a Dockerfile, so a fix can edit it in place
+/// (only for command-line installs whose words could be located exactly).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct TorchSites {
+    /// The pinned version after `==` (or the literal ARG/ENV default it comes from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<Span>,
+    /// The version specifier after `torch` / `torch[extras]` when not a plain literal pin
+    /// (`>=2.4`, or empty for a bare `torch`): replaced by `==<version>` to pin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specifier: Option<Span>,
+    /// `--index-url` / `--extra-index-url` flags on the command line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub index: Vec<IndexSite>,
+    /// Just after the last word of the pip command: where a new flag goes.
+    pub end: usize,
+    /// The same command pins torchvision or torchaudio (a torch version change would break it).
+    #[serde(default)]
+    pub companions_pinned: bool,
+}
+
+/// One index flag on a pip command line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexSite {
+    /// The flag itself (`--extra-index-url`, `-i`; for `--flag=value` only the flag part).
+    pub flag: Span,
+    /// The URL (a literal, or the literal ARG/ENV default it comes from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Span>,
+    /// `--extra-index-url` (added to PyPI) rather than `--index-url`.
+    pub extra: bool,
+}
+
 /// A value and where it came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sourced<T> {
@@ -137,6 +186,9 @@ pub struct EnvVar {
     pub name: String,
     /// Value (after ARG/ENV substitution for Dockerfiles).
     pub value: String,
+    /// The value's literal text in the file (or in the ARG default it comes from), for fixes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<Span>,
 }
 
 /// How ROCm user space came to be in the image or on the machine.
@@ -189,6 +241,10 @@ pub struct BaseImage {
     /// An ARG in the reference had no value (the reference is then partly unknown).
     #[serde(default)]
     pub unresolved: bool,
+    /// The tag's text in the file (or in the literal ARG default it comes from); for a reference
+    /// without a tag, an empty span where `:tag` goes. None when it cannot be edited in place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag_site: Option<Span>,
 }
 
 /// How torch got into the stack.
@@ -240,6 +296,9 @@ pub struct TorchFacts {
     /// ROCm/CUDA libraries bundled in the wheel (`torch/lib`), by file name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bundled_libs: Vec<String>,
+    /// Where the install sits in the Dockerfile, for fixes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sites: Option<TorchSites>,
 }
 
 /// One GPU as the probes saw it.

@@ -82,6 +82,62 @@ pub struct Finding {
     pub refs: Vec<String>,
     /// Confidence of the facts behind it.
     pub confidence: Confidence,
+    /// The fix as edits to the file, when the rule can compute one (`lint --fix` applies it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub autofix: Option<Fix>,
+}
+
+/// Whether a fix can be applied without changing what the user meant (ruff's applicability).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Changes what gets installed (another torch version, another ROCm base): `--unsafe-fixes`.
+    Unsafe,
+    /// Only the mismatch changes (the index that carries the pinned torch, a missing device):
+    /// `--fix`.
+    Safe,
+}
+
+/// One replacement in one file: the bytes `start..end` become `content` (an insertion when
+/// `start == end`). Offsets are into the file as read (after a UTF-8 BOM, which is kept).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Edit {
+    /// The file, as the finding's origin names it.
+    pub path: String,
+    /// First byte replaced.
+    pub start: usize,
+    /// One past the last byte replaced.
+    pub end: usize,
+    /// The new text.
+    pub content: String,
+}
+
+/// A fix: edits applied together or not at all.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// One line: what applying it does.
+    pub title: String,
+    /// Safe or unsafe.
+    pub applicability: Applicability,
+    /// The edits, sorted by position, never overlapping each other.
+    pub edits: Vec<Edit>,
+}
+
+impl Fix {
+    /// A fix from edits (sorted and de-duplicated here); None when there is nothing to edit or
+    /// two edits overlap (a rule bug: better no fix than a wrong one).
+    pub fn new(title: impl Into<String>, applicability: Applicability, mut edits: Vec<Edit>) -> Option<Fix> {
+        edits.sort();
+        edits.dedup();
+        if edits.is_empty() || edits.windows(2).any(|w| w[0].path == w[1].path && w[0].end > w[1].start) {
+            return None;
+        }
+        Some(Fix {
+            title: title.into(),
+            applicability,
+            edits,
+        })
+    }
 }
 
 impl Finding {
@@ -98,7 +154,13 @@ impl Finding {
             fix: None,
             refs: Vec::new(),
             confidence: Confidence::Confirmed,
+            autofix: None,
         }
+    }
+    /// Attaches a fix (none when `fix` is None).
+    pub fn autofix(mut self, fix: Option<Fix>) -> Self {
+        self.autofix = fix;
+        self
     }
     /// Sets the evidence text.
     pub fn evidence(mut self, s: impl Into<String>) -> Self {

@@ -44,6 +44,20 @@ pub struct LintArgs {
     /// Name to show for stdin input.
     #[arg(long, value_name = "NAME", default_value = "-")]
     pub stdin_name: String,
+    /// Apply the safe fixes to the files (atomically; a file that changed since it was read is
+    /// left alone), lint again and report what remains. With `-`, the fixed text goes to stdout.
+    #[arg(long)]
+    pub fix: bool,
+    /// Also apply unsafe fixes (they change what gets installed: another torch or base image).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the fixes as a unified diff (for `patch -p1`) instead of writing them; exit 1 when
+    /// anything would change.
+    #[arg(long, conflicts_with = "fix_only")]
+    pub diff: bool,
+    /// Apply fixes and report only what was fixed (exit 0 unless an input error).
+    #[arg(long)]
+    pub fix_only: bool,
 }
 
 fn parse_severity(s: &str) -> Result<Severity, String> {
@@ -227,7 +241,22 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
     }
     let inputs = expand(&a.paths);
     let mut report = Report::new("lint", &matrix);
+    let fixing = a.fix || a.unsafe_fixes || a.diff || a.fix_only;
+    let mode = if a.unsafe_fixes {
+        crate::fix::Mode::Unsafe
+    } else {
+        crate::fix::Mode::Safe
+    };
+    let mut diffs = String::new();
+    let mut fixed_total = 0usize;
+    let mut fixed_files = 0usize;
+    let mut stdin_fixed: Option<String> = None;
     for input in inputs {
+        let is_stdin = matches!(input, Input::Stdin);
+        let file_path = match &input {
+            Input::File(p, _) => Some(p.clone()),
+            _ => None,
+        };
         let (name, kind, bytes, context) = match input {
             Input::Stdin => {
                 let mut b = Vec::new();
@@ -299,6 +328,45 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         origin: at(p.line, p.col),
                         message: p.message,
                     }),
+                    Ok((facts, pragmas)) if fixing => {
+                        let first = policy.apply(rules::run(Scope::Lint, &facts, &matrix), &|f| pragmas.ignores(f));
+                        let lint_one = |text: &str| -> Option<Vec<crate::finding::Finding>> {
+                            let (facts, pragmas) =
+                                dockerfile::analyze(kind, &name, text.as_bytes(), &matrix, &opts).ok()?;
+                            let findings = rules::run(Scope::Lint, &facts, &matrix);
+                            Some(policy.apply(findings, &|f| pragmas.ignores(f)))
+                        };
+                        let bom = bytes.starts_with(b"\xEF\xBB\xBF");
+                        let text = std::str::from_utf8(&bytes[if bom { 3 } else { 0 }..]).unwrap_or_default();
+                        let outcome = crate::fix::fix_text(text, &name, mode, first, lint_one);
+                        sr.findings = outcome.findings;
+                        sr.source = Some(outcome.text.clone());
+                        if !outcome.fixed.is_empty() {
+                            fixed_total += outcome.fixed.len();
+                            fixed_files += 1;
+                            for (code, title) in &outcome.fixed {
+                                writeln!(err, "fixed {name}: {code} {title}")?;
+                            }
+                        }
+                        let changed = outcome.text != text;
+                        if a.diff {
+                            diffs.push_str(&crate::fix::unified_diff(&name, text, &outcome.text));
+                        } else if is_stdin {
+                            stdin_fixed = Some(outcome.text);
+                        } else if changed && let Some(p) = &file_path {
+                            let mut new = Vec::with_capacity(outcome.text.len() + 3);
+                            if bom {
+                                new.extend_from_slice(b"\xEF\xBB\xBF");
+                            }
+                            new.extend_from_slice(outcome.text.as_bytes());
+                            if let Err(e) = crate::fix::write_atomic(p, &bytes, &new) {
+                                sr.errors.push(InputError {
+                                    origin: at(1, 1),
+                                    message: format!("fixes not written: {e}"),
+                                });
+                            }
+                        }
+                    }
                     Ok((facts, pragmas)) => {
                         let findings = rules::run(Scope::Lint, &facts, &matrix);
                         sr.findings = policy.apply(findings, &|f| pragmas.ignores(f));
@@ -309,7 +377,54 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
         }
         report.subjects.push(sr);
     }
-    crate::report::renderer(a.format, g.color).render(&report, out)?;
+    if fixing {
+        let remaining = report.findings().count();
+        let unsafe_left = report
+            .findings()
+            .filter(|f| {
+                f.autofix
+                    .as_ref()
+                    .is_some_and(|x| !mode.allows(x.applicability))
+            })
+            .count();
+        let verb = if a.diff { "would fix" } else { "fixed" };
+        write!(
+            err,
+            "{verb} {fixed_total} finding{} in {fixed_files} file{}; {remaining} remain",
+            if fixed_total == 1 { "" } else { "s" },
+            if fixed_files == 1 { "" } else { "s" },
+        )?;
+        if unsafe_left > 0 {
+            write!(err, " ({unsafe_left} with an unsafe fix: --unsafe-fixes)")?;
+        }
+        writeln!(err)?;
+    }
+    if a.diff {
+        out.write_all(diffs.as_bytes())?;
+        return Ok(if report.has_input_errors() {
+            ExitStatus::Error
+        } else if diffs.is_empty() {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Findings
+        });
+    }
+    if let Some(t) = &stdin_fixed {
+        // `lint - --fix`: the fixed text is the output; what remains goes to stderr
+        out.write_all(t.as_bytes())?;
+        if !a.fix_only {
+            crate::report::renderer(a.format, false).render(&report, err)?;
+        }
+    } else if !a.fix_only {
+        crate::report::renderer(a.format, g.color).render(&report, out)?;
+    }
+    if a.fix_only {
+        return Ok(if report.has_input_errors() {
+            ExitStatus::Error
+        } else {
+            ExitStatus::Success
+        });
+    }
     let status = policy.exit_status(report.findings());
     Ok(if report.has_input_errors() {
         ExitStatus::Error

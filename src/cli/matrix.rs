@@ -674,6 +674,7 @@ fn facts_for(
             EnvVar {
                 name: k.clone(),
                 value: v.clone(),
+                site: None,
             },
             Origin::Env { var: k.clone() },
         ));

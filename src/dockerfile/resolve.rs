@@ -4,8 +4,8 @@
 
 use super::parse::{InputProblem, LineIndex};
 use crate::facts::{
-    BaseImage, EnvVar, Facts, Origin, RocmFrom, RocmInstall, Sourced, Subject, Target, TargetReason, TorchFacts,
-    TorchFrom,
+    BaseImage, EnvVar, Facts, IndexSite, Origin, RocmFrom, RocmInstall, Sourced, Span, Subject, Target, TargetReason,
+    TorchFacts, TorchFrom, TorchSites,
 };
 use crate::matrix::Matrix;
 use crate::version::Gfx;
@@ -28,6 +28,10 @@ pub struct Options {
 /// Variables visible in a scope: name → (value, set).
 type Vars = BTreeMap<String, String>;
 
+/// Where each variable's value is written as a literal in the file (an `ARG` default or an
+/// `ENV` value), when it is: a fix to a value that comes from a variable edits it there.
+type Sites = BTreeMap<String, Option<Span>>;
+
 #[derive(Debug, Clone, Default)]
 struct Stage {
     name: Option<String>,
@@ -38,6 +42,10 @@ struct Stage {
     base: Option<Sourced<BaseImage>>,
     image_targets: Vec<Sourced<Target>>,
     arg_targets: Vec<Sourced<Target>>,
+    sites: Sites,
+    /// RUN text at the offsets we compute is the file's own text (no continuation or comment was
+    /// removed by the parser): only then are torch sites recorded.
+    exact: bool,
 }
 
 /// The most bytes one substitution may produce. Every stored ARG/ENV value went through a
@@ -270,6 +278,89 @@ fn shell_words(s: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// The end of the raw shell word that starts at byte `start` of `text`: the first unquoted
+/// whitespace or shell operator (quotes and backslash escapes are part of the word).
+fn raw_word_end(text: &str, start: usize) -> usize {
+    let b = text.as_bytes();
+    let mut i = start;
+    let mut quote: Option<u8> = None;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(b'"') if c == b'\\' => i += 1,
+            Some(_) => {}
+            None => match c {
+                b'"' | b'\'' => quote = Some(c),
+                b'\\' => {
+                    if b.get(i + 1) == Some(&b'\n') {
+                        break;
+                    }
+                    i += 1;
+                }
+                c if c.is_ascii_whitespace() || matches!(c, b';' | b'&' | b'|') => break,
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    i.min(b.len())
+}
+
+/// The span inside one pair of surrounding quotes (or the span itself when unquoted), provided
+/// no other quote, backslash or `$` is inside: a literal that can be replaced by another literal.
+fn literal_in(text: &str, span: Span) -> Option<Span> {
+    let raw = text.get(span.start..span.end)?;
+    let inner = match raw.as_bytes() {
+        [q @ (b'"' | b'\''), .., l] if l == q && raw.len() >= 2 => Span::new(span.start + 1, span.end - 1),
+        _ => span,
+    };
+    let t = &text[inner.start..inner.end];
+    (!t.is_empty() && !t.contains(['"', '\'', '\\', '$', '\n'])).then_some(inner)
+}
+
+/// Where the value of a raw text is written as a literal: the text itself, or (for exactly
+/// `$X` / `${X}`, quoted or not) the literal behind the variable.
+fn value_site(text: &str, span: Span, sites: &Sites) -> Option<Span> {
+    if let Some(l) = literal_in(text, span) {
+        return Some(l);
+    }
+    let raw = text.get(span.start..span.end)?;
+    let raw = raw.trim_matches(|c| c == '"');
+    let name = raw
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| raw.strip_prefix('$'))?;
+    if name.is_empty() || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+        return None;
+    }
+    sites.get(name).copied().flatten()
+}
+
+/// The tag of an image reference written as `raw_span` in the file (see [`BaseImage::tag_site`]).
+fn tag_site(text: &str, raw_span: Span, sites: &Sites) -> Option<Span> {
+    // the whole reference is a literal (or a variable holding one)
+    if let Some(l) = value_site(text, raw_span, sites) {
+        let r = &text[l.start..l.end];
+        if r.contains('@') {
+            return None;
+        }
+        let slash = r.rfind('/').map_or(0, |p| p + 1);
+        return Some(match r[slash..].rfind(':') {
+            Some(c) => Span::new(l.start + slash + c + 1, l.end),
+            None => Span::new(l.end, l.end),
+        });
+    }
+    // `repo:${TAG}`: the tag part alone is a variable
+    let r = text.get(raw_span.start..raw_span.end)?;
+    let slash = r.rfind('/').map_or(0, |p| p + 1);
+    let c = r[slash..].rfind(':')? + slash;
+    if r[..c].contains('$') {
+        return None;
+    }
+    value_site(text, Span::new(raw_span.start + c + 1, raw_span.end), sites)
+}
+
 struct Ctx<'a> {
     path: &'a str,
     text: &'a str,
@@ -410,6 +501,7 @@ pub fn resolve(
     }
 
     let mut global = Vars::new();
+    let mut gsites = Sites::new();
     let mut stages: Vec<Stage> = Vec::new();
     let mut cur: Option<Stage> = None;
     for ins in &df.instructions {
@@ -437,16 +529,30 @@ pub fn resolve(
                         (None, None) => None,
                     };
                     let at = cx.at(&a.arguments, off, &k);
+                    let site = match (cx.build_arg(&k), &default) {
+                        (Some(_), _) => None,
+                        (None, Some(_)) => {
+                            let start = at + k.len() + 1;
+                            let end = raw_word_end(text, start).min(a.arguments.span.end);
+                            (text.get(at..start) == Some(&format!("{k}=")) && start <= end)
+                                .then(|| value_site(text, Span::new(start, end), cur.as_ref().map_or(&gsites, |s| &s.sites)))
+                                .flatten()
+                        }
+                        (None, None) if cur.is_some() => gsites.get(&k).copied().flatten(),
+                        (None, None) => None,
+                    };
                     match &mut cur {
                         None => {
                             if let Some(v) = value {
-                                global.insert(k, v);
+                                global.insert(k.clone(), v);
+                                gsites.insert(k, site);
                             }
                         }
                         Some(st) => {
                             if let Some(v) = value {
                                 target_var(&cx, st, &k, &v, at);
-                                st.vars.insert(k, v);
+                                st.vars.insert(k.clone(), v);
+                                st.sites.insert(k, site);
                             }
                         }
                     }
@@ -478,6 +584,8 @@ pub fn resolve(
                             .iter()
                             .map(|e| (e.value.name.clone(), e.value.value.clone()))
                             .collect();
+                        let vars = s.vars.clone();
+                        s.sites.retain(|k, _| vars.contains_key(k));
                         // targets named by the parent's ARGs do not carry over; by its ENV they do
                         s.arg_targets.clear();
                         let env: Vec<(String, String, Origin)> = s
@@ -490,7 +598,10 @@ pub fn resolve(
                         }
                         s
                     }
-                    None => base_stage(&cx, &image, unresolved, &f.image.span),
+                    None => {
+                        let site = tag_site(text, Span::new(f.image.span.start, f.image.span.end), &gsites);
+                        base_stage(&cx, &image, unresolved, &f.image.span, site)
+                    }
                 };
                 st.name = f.as_.as_ref().map(|(_, n)| n.value.to_string());
                 cur = Some(st);
@@ -510,29 +621,41 @@ pub fn resolve(
                         )
                     })?;
                     target_var(&cx, st, &k, &v, at);
+                    let site = env_site(text, at, &k, e.arguments.span.end, &st.sites);
                     st.vars.insert(k.clone(), v.clone());
-                    st.env.push(Sourced::new(EnvVar { name: k, value: v }, cx.origin(at)));
+                    st.sites.insert(k.clone(), site);
+                    st.env.push(Sourced::new(
+                        EnvVar {
+                            name: k,
+                            value: v,
+                            site,
+                        },
+                        cx.origin(at),
+                    ));
                 }
             }
             Instruction::Run(r) => {
                 let Some(st) = &mut cur else { continue };
-                let mut pieces: Vec<(usize, String)> = Vec::new();
+                let mut pieces: Vec<(usize, String, bool)> = Vec::new();
                 match &r.arguments {
-                    Command::Shell(s) => pieces.push((s.span.start, s.value.to_string())),
+                    Command::Shell(s) => pieces.push((s.span.start, s.value.to_string(), text.get(s.span.clone()) == Some(s.value))),
                     Command::Exec(v) => {
                         for a in v.value.iter() {
-                            pieces.push((a.span.start, a.value.to_string()));
+                            pieces.push((a.span.start, a.value.to_string(), false));
                         }
                     }
                     #[allow(unreachable_patterns)]
                     _ => {}
                 }
                 for h in &r.here_docs {
-                    pieces.push((h.span.start, h.value.to_string()));
+                    let ok = text.get(h.span.clone()) == Some(h.value.as_ref());
+                    pieces.push((h.span.start, h.value.to_string(), ok));
                 }
-                for (base, text) in pieces {
-                    scan_run(&cx, st, base, &text);
+                for (base, run, exact) in pieces {
+                    st.exact = exact;
+                    scan_run(&cx, st, base, &run);
                 }
+                st.exact = false;
             }
             _ => {}
         }
@@ -595,7 +718,31 @@ fn into_facts(cx: &Ctx, st: Stage, idx: usize) -> Facts {
     facts
 }
 
-fn base_stage(cx: &Ctx, image: &str, unresolved: bool, span: &std::ops::Range<usize>) -> Stage {
+/// The literal value of `ENV K=V` (or legacy `ENV K V`) whose key starts at `at`.
+fn env_site(text: &str, at: usize, k: &str, limit: usize, sites: &Sites) -> Option<Span> {
+    let after = text.get(at..limit)?.strip_prefix(k)?;
+    let (start, end) = if after.starts_with('=') {
+        let start = at + k.len() + 1;
+        (start, raw_word_end(text, start).min(limit))
+    } else {
+        // legacy form: the rest of the instruction is the value
+        let lead = after.len() - after.trim_start().len();
+        if lead == 0 {
+            return None;
+        }
+        let start = at + k.len() + lead;
+        (start, start + text[start..limit].trim_end().len())
+    };
+    (start < end).then(|| value_site(text, Span::new(start, end), sites)).flatten()
+}
+
+fn base_stage(
+    cx: &Ctx,
+    image: &str,
+    unresolved: bool,
+    span: &std::ops::Range<usize>,
+    tag_site: Option<Span>,
+) -> Stage {
     let mut st = Stage::default();
     let origin = cx.origin_span(span);
     let (rest, digest) = match image.split_once('@') {
@@ -653,6 +800,7 @@ fn base_stage(cx: &Ctx, image: &str, unresolved: bool, span: &std::ops::Range<us
             tag,
             digest,
             unresolved,
+            tag_site,
         },
         origin,
     ));
@@ -859,6 +1007,28 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
         return;
     };
     let mut inst = Install::default();
+    // the raw extent of each word in the file, when it is exactly where we think it is
+    let raw: Vec<Option<Span>> = c
+        .iter()
+        .map(|(off, w)| {
+            if !st.exact {
+                return None;
+            }
+            let end = raw_word_end(cx.text, *off);
+            let r = cx.text.get(*off..end)?;
+            let words = shell_words(r);
+            (words.len() == 1 && substitute(&words[0].1, &st.vars).0 == *w).then_some(Span::new(*off, end))
+        })
+        .collect();
+    let mut sites = TorchSites {
+        end: raw[install..].iter().flatten().map(|s| s.end).max().unwrap_or(0),
+        companions_pinned: words.iter().any(|w| {
+            let l = w.to_ascii_lowercase();
+            (l.starts_with("torchvision") || l.starts_with("torchaudio")) && l.contains("==")
+        }),
+        ..TorchSites::default()
+    };
+    let mut sites_ok = raw[install..].iter().all(Option::is_some);
     let mut i = install + 1;
     while i < c.len() {
         let (off, w) = (&c[i].0, c[i].1.as_str());
@@ -870,6 +1040,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
         match flag {
             "-i" | "--index-url" | "--extra-index-url" | "-f" | "--find-links" | "-r" | "--requirement" | "-c"
             | "--constraint" => {
+                let flag_at = i;
                 let v = match inline {
                     Some(v) => v,
                     None => {
@@ -877,6 +1048,26 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
                         val(i - 1).unwrap_or_default()
                     }
                 };
+                if matches!(flag, "-i" | "--index-url" | "--extra-index-url") {
+                    let fr = raw[flag_at];
+                    let site = fr.map(|r| {
+                        if i == flag_at {
+                            // --flag=value
+                            let f = Span::new(r.start, r.start + flag.len());
+                            (f, value_site(cx.text, Span::new(f.end + 1, r.end), &st.sites))
+                        } else {
+                            (r, raw.get(i).copied().flatten().and_then(|v| value_site(cx.text, v, &st.sites)))
+                        }
+                    });
+                    match site {
+                        Some((f, value)) if cx.text.get(f.start..f.end) == Some(flag) => sites.index.push(IndexSite {
+                            flag: f,
+                            value,
+                            extra: flag == "--extra-index-url",
+                        }),
+                        _ => sites_ok = false,
+                    }
+                }
                 match flag {
                     "-i" | "--index-url" => {
                         inst.primary = true;
@@ -895,6 +1086,10 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
             _ if w.starts_with('-') => {}
             _ => {
                 if let Some(t) = torch_spec(w) {
+                    match raw[i] {
+                        Some(r) => spec_sites(cx.text, r, &t, &st.sites, &mut sites),
+                        None => sites_ok = false,
+                    }
                     inst.torch = Some((t, *off, TorchFrom::PipInstall));
                     inst.len = w.len();
                 }
@@ -903,6 +1098,8 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
         i += 1;
     }
     let Some((version, off, from)) = inst.torch else { return };
+    let sites = (sites_ok && from == TorchFrom::PipInstall && !matches!(version, Some(TorchSpec::Url(_))))
+        .then_some(sites);
     let mut index = inst.index;
     let (mut primary, mut extra) = (inst.primary, inst.extra);
     if index.is_empty() {
@@ -941,6 +1138,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
             index_urls: index,
             extra_index_only: extra && !primary,
             pre: inst.pre,
+            sites,
             ..TorchFacts::default()
         },
         if inst.len > 0 {
@@ -961,6 +1159,39 @@ struct Install {
     /// `--extra-index-url` seen (added to PyPI).
     extra: bool,
     pre: bool,
+}
+
+/// The version (pinned) or the specifier (unpinned) of a torch requirement written at `raw`.
+fn spec_sites(text: &str, raw: Span, spec: &Option<TorchSpec>, vars: &Sites, out: &mut TorchSites) {
+    let w = &text[raw.start..raw.end];
+    let (inner, q) = match w.as_bytes() {
+        [q @ (b'"' | b'\''), .., l] if l == q && w.len() >= 2 => (Span::new(raw.start + 1, raw.end - 1), Some(*q)),
+        _ => (raw, None),
+    };
+    let t = &text[inner.start..inner.end];
+    if t.contains(['\\', ';', '\n']) || q.is_some_and(|q| t.contains(q as char)) {
+        return;
+    }
+    let name_end = t
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .unwrap_or(t.len());
+    let mut rest = name_end;
+    if t[rest..].starts_with('[') {
+        match t[rest..].find(']') {
+            Some(e) => rest += e + 1,
+            None => return,
+        }
+    }
+    match spec {
+        Some(TorchSpec::Pinned(_)) => {
+            let after = &t[rest..];
+            let eq = if after.starts_with("===") { 3 } else if after.starts_with("==") { 2 } else { return };
+            let v = Span::new(inner.start + rest + eq, inner.end);
+            out.version = value_site(text, v, vars);
+        }
+        None if !t.contains('$') => out.specifier = Some(Span::new(inner.start + rest, inner.end)),
+        _ => {}
+    }
 }
 
 enum TorchSpec {

@@ -52,6 +52,7 @@ pub fn probe(env: &BTreeMap<String, String>) -> Vec<Sourced<EnvVar>> {
                 EnvVar {
                     name: k.clone(),
                     value: v.clone(),
+                    site: None,
                 },
                 Origin::Env { var: k.clone() },
             )

@@ -14,6 +14,40 @@ use serde_sarif::sarif::{
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+/// A fix as SARIF `fixes[]`: one `artifactChange` per file, each edit a `replacement` whose
+/// `deletedRegion` is a byte range (`byteOffset`/`byteLength`) and `insertedContent` the text.
+fn sarif_fix(fx: &crate::finding::Fix) -> serde_sarif::sarif::Fix {
+    use serde_sarif::sarif::{ArtifactChange, ArtifactContent, Fix, Replacement};
+    let mut by_path: BTreeMap<&str, Vec<Replacement>> = BTreeMap::new();
+    for e in &fx.edits {
+        let mut region = Region::builder().build();
+        region.byte_offset = Some(e.start as i64);
+        region.byte_length = Some((e.end - e.start) as i64);
+        by_path.entry(&e.path).or_default().push(
+            Replacement::builder()
+                .deleted_region(region)
+                .inserted_content(ArtifactContent::builder().text(e.content.clone()).build())
+                .build(),
+        );
+    }
+    let changes: Vec<ArtifactChange> = by_path
+        .into_iter()
+        .map(|(p, reps)| {
+            ArtifactChange::builder()
+                .artifact_location(ArtifactLocation::builder().uri(uri(p)).build())
+                .replacements(reps)
+                .build()
+        })
+        .collect();
+    let mut props = BTreeMap::new();
+    props.insert("applicability".to_string(), serde_json::json!(fx.applicability));
+    Fix::builder()
+        .artifact_changes(changes)
+        .description(Message::builder().text(fx.title.clone()).build())
+        .properties(PropertyBag::builder().additional_properties(props).build())
+        .build()
+}
+
 /// SARIF renderer.
 pub struct Sarif;
 
@@ -147,6 +181,9 @@ impl Renderer for Sarif {
                     .build();
                 res.rule_index = index(f.code);
                 res.locations = location(&f.origin).map(|l| vec![l]);
+                if let Some(fx) = &f.autofix {
+                    res.fixes = Some(vec![sarif_fix(fx)]);
+                }
                 results.push(res);
             }
         }

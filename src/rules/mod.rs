@@ -15,6 +15,7 @@
 
 pub mod dockerfile;
 pub mod env;
+pub(crate) mod fixes;
 pub mod host;
 pub mod stack;
 
@@ -301,6 +302,7 @@ pub(crate) mod testing {
                 EnvVar {
                     name: k.into(),
                     value: v.into(),
+                    site: None,
                 },
                 Origin::Env { var: k.into() },
             ));

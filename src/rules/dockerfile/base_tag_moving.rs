@@ -65,7 +65,8 @@ impl Rule for BaseTagMoving {
                 .evidence(what)
                 .why("a moving tag changes ROCm, PyTorch and Python under the image on every rebuild; what the image contains cannot be checked")
                 .fix(format!("pin a versioned tag of {} (or a digest)", m.repo))
-                .refs([format!("https://hub.docker.com/r/{}/tags", m.repo)]),
+                .refs([format!("https://hub.docker.com/r/{}/tags", m.repo)])
+                .autofix(super::recorded_tag_fix(cx, &m.repo)),
         );
     }
 }

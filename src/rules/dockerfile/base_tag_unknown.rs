@@ -56,7 +56,8 @@ impl Rule for BaseTagUnknown {
                 b.reference, m.repo
             ))
             .why("rocmcheck cannot tell which ROCm (or torch) this image carries; a typo fails at docker pull")
-            .fix(format!("check the tag at https://hub.docker.com/r/{}/tags", m.repo)),
+            .fix(format!("check the tag at https://hub.docker.com/r/{}/tags", m.repo))
+            .autofix(super::recorded_tag_fix(cx, &m.repo)),
         );
     }
 }

@@ -61,4 +61,17 @@ fn gpu_containers<'a>(cx: &'a Context) -> impl Iterator<Item = &'a Sourced<Conta
 }
 
 /// AMD's documentation of the container flags ROCm needs.
+/// Unsafe (another image): the base tag becomes a tag the matrix records as existing, for the
+/// ROCm the torch wheel was built for (else the ranking's first stack). Never an unrecorded tag.
+fn recorded_tag_fix(cx: &Context, repo: &str) -> Option<crate::finding::Fix> {
+    let rocm = cx.torch_rocm().or_else(|| cx.best_stack(None, None).map(|r| r.rocm))?;
+    let full = cx.matrix.recorded_base_for(Some(repo), &rocm)?;
+    let (_, tag) = full.rsplit_once(':')?;
+    crate::finding::Fix::new(
+        format!("use the recorded tag {full}"),
+        crate::finding::Applicability::Unsafe,
+        vec![cx.base_tag_edit(tag)?],
+    )
+}
+
 const DOCKER_DOC: &str = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html";

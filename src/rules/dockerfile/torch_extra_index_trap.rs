@@ -66,6 +66,19 @@ impl Rule for TorchExtraIndexCuda {
         else {
             return;
         };
+        // Safe: the same index, now the only one; nothing else about the install changes.
+        let autofix = cx
+            .torch_edits(&crate::rules::fixes::TorchChange {
+                extra_to_primary: Some(&url),
+                ..Default::default()
+            })
+            .and_then(|e| {
+                crate::finding::Fix::new(
+                    format!("use --index-url {url}"),
+                    crate::finding::Applicability::Safe,
+                    e,
+                )
+            });
         let fix = match cx.best_on_index(&rocm) {
             Some(r) => format!(
                 "use `--index-url {url}` instead of --extra-index-url, or pin the ROCm build: `pip install torch=={}`",
@@ -84,7 +97,8 @@ impl Rule for TorchExtraIndexCuda {
             .evidence(format!("torch without ==<version>; indexes: PyPI + {}", t.value.index_urls.join(", ")))
             .why("pip takes the newest torch across PyPI and the extra index; PyPI's is a CUDA build newer than the ROCm index's, and the image silently gets it")
             .fix(fix)
-            .refs(["https://github.com/deepspeedai/DeepSpeed/pull/2796"]),
+            .refs(["https://github.com/deepspeedai/DeepSpeed/pull/2796"])
+            .autofix(autofix),
         );
     }
 }

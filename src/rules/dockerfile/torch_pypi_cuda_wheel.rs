@@ -62,6 +62,32 @@ impl Rule for TorchPypiCudaWheel {
             .as_ref()
             .and_then(|p| cx.best_stack(line.as_ref(), Some(p)))
             .or_else(|| cx.best_stack(line.as_ref(), None));
+        // Safe when the user's pin stays (only the index that has its ROCm build is added), or
+        // torch is unpinned (the ROCm index's newest release for the image's line, the same
+        // thing pip would pick there): a CUDA wheel in a ROCm image never meant to be one.
+        // Unsafe when the pin has no wheel for the image's ROCm and the version must move.
+        let autofix = match (&best, &line) {
+            (Some(r), Some(_)) => {
+                let keeps = pinned.as_ref().is_none_or(|p| r.torch.is_within(p) || *p == r.torch);
+                let change = crate::rules::fixes::TorchChange {
+                    version: (!keeps).then(|| r.torch.to_string()),
+                    index_url: Some(&r.index_url),
+                    ..Default::default()
+                };
+                cx.torch_edits(&change).and_then(|e| {
+                    crate::finding::Fix::new(
+                        format!("install torch from {}", r.index_url),
+                        if keeps {
+                            crate::finding::Applicability::Safe
+                        } else {
+                            crate::finding::Applicability::Unsafe
+                        },
+                        e,
+                    )
+                })
+            }
+            _ => None,
+        };
         let fix = match (&best, &line) {
             (Some(r), Some(_)) => format!("install from the ROCm index: {}", r.install),
             (None, Some(l)) => format!(
@@ -81,7 +107,8 @@ impl Rule for TorchPypiCudaWheel {
                 ))
                 .why("pip installs a CUDA build; in a ROCm image torch.cuda.is_available() is False and work runs on the CPU")
                 .fix(fix)
-                .refs(["https://pytorch.org/get-started/locally/"]),
+                .refs(["https://pytorch.org/get-started/locally/"])
+                .autofix(autofix),
         );
     }
 }

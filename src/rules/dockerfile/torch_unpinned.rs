@@ -62,6 +62,18 @@ impl Rule for TorchUnpinned {
             Some(v) => cx.best_on_index(v),
             None => cx.best_stack(None, None),
         };
+        // Unsafe: the pin decides which torch gets installed from now on.
+        let autofix = best.as_ref().and_then(|r| {
+            let change = crate::rules::fixes::TorchChange {
+                version: Some(if index_rocm.is_some() { r.torch_local() } else { r.torch.to_string() }),
+                ..Default::default()
+            };
+            crate::finding::Fix::new(
+                format!("pin torch=={}", r.torch),
+                crate::finding::Applicability::Unsafe,
+                cx.torch_edits(&change)?,
+            )
+        });
         let fix = match best {
             Some(r) => format!(
                 "pin torch (and torchvision/torchaudio) with ==<version>, e.g. `{}`",
@@ -77,7 +89,8 @@ impl Rule for TorchUnpinned {
                     format!("torch without ==<version>, from {}", t.value.index_urls.join(", "))
                 })
                 .why("every rebuild takes the newest torch on the index, which may be built for another ROCm or lack kernels for your GPU")
-                .fix(fix),
+                .fix(fix)
+                .autofix(autofix),
         );
     }
 }

@@ -42,6 +42,21 @@ impl Rule for HsaOverrideInvalid {
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         for e in override_vars(cx.facts) {
             if let Err(err) = Gfx::from_override(&e.value.value) {
+                // Unsafe (the runtime then presents another target): a value that names a
+                // target becomes the override of the family target the torch build carries.
+                let autofix = Gfx::parse(&e.value.value).ok().and_then(|g| {
+                    let o = cx.matrix.gpu(g.as_str())?.override_version.clone()?;
+                    let og = Gfx::from_override(&o).ok()?;
+                    let (arch, _, _) = crate::rules::stack::wheel_arch(cx)?;
+                    if !arch.iter().any(|a| a == og.as_str()) {
+                        return None;
+                    }
+                    crate::finding::Fix::new(
+                        format!("set {}={o} ({} kernels in the torch build)", e.value.name, og.as_str()),
+                        crate::finding::Applicability::Unsafe,
+                        vec![crate::rules::fixes::edit(cx, e.value.site?, o.clone())?],
+                    )
+                });
                 let hint = Gfx::parse(&e.value.value)
                     .map(|g| format!(" (for {g}: {})", g.override_string()))
                     .unwrap_or_default();
@@ -57,7 +72,8 @@ impl Rule for HsaOverrideInvalid {
                         err.reason
                     ))
                     .fix(format!("set {} to major.minor.stepping{hint}", e.value.name))
-                    .refs([LIBHSAKMT]),
+                    .refs([LIBHSAKMT])
+                    .autofix(autofix),
                 );
             }
         }

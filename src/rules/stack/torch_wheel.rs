@@ -109,6 +109,21 @@ impl Rule for TorchWheelNotOnIndex {
             .filter_map(|w| w.torch.iter().max().map(|t| t.to_string()))
             .collect();
         let best = rel.variants.iter().max_by(|a, b| a.rocm.cmp(&b.rocm));
+        // Safe: the torch release stays; only the index (and the `+rocm` tag) follows it.
+        let autofix = best.and_then(|v| {
+            let url = cx.matrix.index_url(&v.rocm, None);
+            let had_local = tv.rocm().is_some();
+            let change = crate::rules::fixes::TorchChange {
+                version: had_local.then(|| format!("{}+rocm{}", tv.public, v.rocm)),
+                index_url: Some(&url),
+                ..Default::default()
+            };
+            crate::finding::Fix::new(
+                format!("install torch {} from {url}", tv.public),
+                crate::finding::Applicability::Safe,
+                cx.torch_edits(&change)?,
+            )
+        });
         out.push(
             Finding::new(&Self::META, format!("torch {} has no wheel for ROCm {rocm} on the official index", tv.public), cx.torch_origin())
                 .evidence(format!(
@@ -122,7 +137,8 @@ impl Rule for TorchWheelNotOnIndex {
                     Some(v) => format!("pip install torch=={} --index-url {}", tv.public, cx.matrix.index_url(&v.rocm, None)),
                     None => "choose a torch/ROCm pair from `rocmcheck matrix show torch`".into(),
                 })
-                .refs(rel.sources.iter().cloned()),
+                .refs(rel.sources.iter().cloned())
+                .autofix(autofix),
         );
     }
 }
@@ -179,7 +195,22 @@ impl Rule for TorchWheelMissingGfx {
                         && crate::version::Gfx::from_override(o).is_ok_and(|og| arch.iter().any(|a| a == og.as_str()))
                 });
             // The one ranking (release channel only: a fix never names a pre-release).
-            let newer: Option<String> = cx.matrix.best_for(g).map(|r| r.short());
+            let ranked = cx.matrix.best_for(g);
+            let newer: Option<String> = ranked.as_ref().map(|r| r.short());
+            // Unsafe: another torch release (and maybe another ROCm) gets installed.
+            let autofix = ranked.as_ref().and_then(|r| {
+                let had_local = cx.torch_version().is_some_and(|v| v.rocm().is_some());
+                let change = crate::rules::fixes::TorchChange {
+                    version: Some(if had_local { r.torch_local() } else { r.torch.to_string() }),
+                    index_url: Some(&r.index_url),
+                    ..Default::default()
+                };
+                crate::finding::Fix::new(
+                    format!("install {} (carries {g})", r.short()),
+                    crate::finding::Applicability::Unsafe,
+                    cx.torch_edits(&change)?,
+                )
+            });
             let mut fix = match &newer {
                 Some(n) => format!("use a build with {g} kernels, e.g. {n}"),
                 None => format!("no official wheel carries {g}; use an AMD/TheRock build for it"),
@@ -201,7 +232,8 @@ impl Rule for TorchWheelMissingGfx {
                 .evidence(format!("{what} carries: {}", arch.join(" ")))
                 .why("Every GPU operation will fail with `HIP error: invalid device function`.")
                 .fix(fix)
-                .unconfirmed(unconfirmed),
+                .unconfirmed(unconfirmed)
+                .autofix(autofix),
             );
         }
     }

@@ -1,0 +1,101 @@
+//! Edits that rules attach to findings: computed from the spans the resolver recorded
+//! ([`TorchSites`](crate::facts::TorchSites), [`BaseImage::tag_site`](crate::facts::BaseImage),
+//! [`EnvVar::site`](crate::facts::EnvVar)), never by searching the text again. A value that
+//! comes from an `ARG` default is edited there, once, not at each use. When a site is missing
+//! (a requirements file, an index from the environment, text the parser rewrote) there is no
+//! fix: the finding's `fix:` line still says what to do by hand.
+//!
+//! Pure: no file is read or written here; [`crate::fix`] applies the edits.
+
+use super::Context;
+use crate::facts::{Span, Subject, TorchFrom};
+use crate::finding::Edit;
+
+/// The path a Dockerfile's edits apply to.
+fn subject_path(cx: &Context) -> Option<String> {
+    match &cx.facts.subject {
+        Subject::Dockerfile { path, .. } | Subject::ContainerConfig { path } => Some(path.clone()),
+        _ => None,
+    }
+}
+
+/// One edit in the checked file.
+pub(crate) fn edit(cx: &Context, span: Span, content: impl Into<String>) -> Option<Edit> {
+    Some(Edit {
+        path: subject_path(cx)?,
+        start: span.start,
+        end: span.end,
+        content: content.into(),
+    })
+}
+
+/// What a torch fix changes.
+#[derive(Debug, Default)]
+pub(crate) struct TorchChange<'a> {
+    /// The new pin (`2.9.1` or `2.9.1+rocm6.4`), None to leave the version alone.
+    pub version: Option<String>,
+    /// The index the install must use, None to leave the indexes alone.
+    pub index_url: Option<&'a str>,
+    /// Turn an `--extra-index-url` naming this URL into `--index-url` (RC405).
+    pub extra_to_primary: Option<&'a str>,
+}
+
+impl Context<'_> {
+    /// Edits that make the command-line torch install match `change`; None when one of the
+    /// needed places is not known exactly, or when a version change would leave a pinned
+    /// torchvision/torchaudio in the same command behind (pip would then fail to resolve).
+    pub(crate) fn torch_edits(&self, change: &TorchChange) -> Option<Vec<Edit>> {
+        let t = &self.facts.torch.as_ref()?.value;
+        if t.from != Some(TorchFrom::PipInstall) {
+            return None;
+        }
+        let sites = t.sites.as_ref()?;
+        let mut edits = Vec::new();
+        if let Some(v) = &change.version {
+            let same_release = t
+                .version
+                .as_deref()
+                .is_some_and(|old| old.split('+').next() == v.split('+').next());
+            if sites.companions_pinned && !same_release {
+                return None;
+            }
+            match (sites.version, sites.specifier) {
+                (Some(s), _) => edits.push(edit(self, s, v.clone())?),
+                (None, Some(s)) => edits.push(edit(self, s, format!("=={v}"))?),
+                (None, None) => return None,
+            }
+        }
+        if let Some(url) = change.index_url {
+            let primary = sites.index.iter().find(|s| !s.extra);
+            if let Some(p) = primary {
+                if !t.index_urls.iter().any(|u| u.trim_end_matches('/') == url) {
+                    edits.push(edit(self, p.value?, url)?);
+                }
+            } else if let Some(x) = sites.index.iter().find(|s| s.extra) {
+                // the only indexes are extras: the first becomes the one index
+                edits.push(edit(self, x.flag, "--index-url")?);
+                if !t.index_urls.first().is_some_and(|u| u.trim_end_matches('/') == url) {
+                    edits.push(edit(self, x.value?, url)?);
+                }
+            } else if t.index_urls.is_empty() {
+                edits.push(edit(self, Span::new(sites.end, sites.end), format!(" --index-url {url}"))?);
+            } else {
+                // the index comes from PIP_INDEX_URL & co.: not ours to rewrite here
+                return None;
+            }
+        }
+        if let Some(url) = change.extra_to_primary {
+            let x = sites.index.iter().zip(&t.index_urls).find(|(s, u)| s.extra && u.as_str() == url);
+            edits.push(edit(self, x?.0.flag, "--index-url")?);
+        }
+        Some(edits)
+    }
+
+    /// The edit that sets the base image's tag (`tag` without the repository).
+    pub(crate) fn base_tag_edit(&self, tag: &str) -> Option<Edit> {
+        let b = &self.facts.base_image.as_ref()?.value;
+        let site = b.tag_site?;
+        let text = if b.tag.is_none() { format!(":{tag}") } else { tag.to_string() };
+        edit(self, site, text)
+    }
+}
