@@ -86,6 +86,10 @@ pub struct TorchSites {
     /// The same command pins torchvision or torchaudio (a torch version change would break it).
     #[serde(default)]
     pub companions_pinned: bool,
+    /// The same command installs packages other than torch and its companions (a new
+    /// `--index-url` would take PyPI away from them).
+    #[serde(default)]
+    pub other_packages: bool,
 }
 
 /// One index flag on a pip command line.

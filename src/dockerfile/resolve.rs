@@ -1084,6 +1084,15 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
             }
             "--pre" => inst.pre = true,
             _ if w.starts_with('-') => {}
+            _ if torch_spec(w).is_none() => {
+                let l = w.to_ascii_lowercase();
+                if !["torchvision", "torchaudio", "triton", "pytorch-triton-rocm"]
+                    .iter()
+                    .any(|c| l.starts_with(c))
+                {
+                    sites.other_packages = true;
+                }
+            }
             _ => {
                 if let Some(t) = torch_spec(w) {
                     match raw[i] {

@@ -78,7 +78,18 @@ impl Context<'_> {
                     edits.push(edit(self, x.value?, url)?);
                 }
             } else if t.index_urls.is_empty() {
-                edits.push(edit(self, Span::new(sites.end, sites.end), format!(" --index-url {url}"))?);
+                // With other packages in the command, PyPI must stay: a pinned torch resolves to
+                // the index's `+rocm` build anyway (a local version sorts above the plain one,
+                // PEP 440), so the ROCm index is added as an extra index. Unpinned, it must be
+                // the only index (RC405).
+                let flag = if sites.other_packages && (t.version.is_some() || change.version.is_some()) {
+                    "--extra-index-url"
+                } else if sites.other_packages {
+                    return None;
+                } else {
+                    "--index-url"
+                };
+                edits.push(edit(self, Span::new(sites.end, sites.end), format!(" {flag} {url}"))?);
             } else {
                 // the index comes from PIP_INDEX_URL & co.: not ours to rewrite here
                 return None;

@@ -51,6 +51,14 @@ impl Rule for HsaOverrideInvalid {
                     if !arch.iter().any(|a| a == og.as_str()) {
                         return None;
                     }
+                    // never present a target of another family than the declared ones (RC202)
+                    let family = &cx.matrix.gpu(og.as_str())?.family;
+                    if !cx
+                        .targets()
+                        .all(|(t, _)| cx.matrix.gpu(&t.gfx).is_some_and(|x| x.family == *family))
+                    {
+                        return None;
+                    }
                     crate::finding::Fix::new(
                         format!("set {}={o} ({} kernels in the torch build)", e.value.name, og.as_str()),
                         crate::finding::Applicability::Unsafe,

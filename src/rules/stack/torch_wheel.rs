@@ -109,8 +109,17 @@ impl Rule for TorchWheelNotOnIndex {
             .filter_map(|w| w.torch.iter().max().map(|t| t.to_string()))
             .collect();
         let best = rel.variants.iter().max_by(|a, b| a.rocm.cmp(&b.rocm));
-        // Safe: the torch release stays; only the index (and the `+rocm` tag) follows it.
-        let autofix = best.and_then(|v| {
+        // Safe: the torch release stays; only the index (and the `+rocm` tag) follows it. With
+        // targets declared, only a variant whose wheel carries them all (else the fix would
+        // trade this error for RC102).
+        let carries = |v: &&crate::matrix::WheelVariant| {
+            cx.matrix.arch_list(&v.arch).is_some_and(|a| {
+                cx.targets()
+                    .all(|(t, _)| a.gfx.iter().any(|g| g == t.runtime_gfx()))
+            })
+        };
+        let fit = rel.variants.iter().filter(carries).max_by(|a, b| a.rocm.cmp(&b.rocm));
+        let autofix = fit.and_then(|v| {
             let url = cx.matrix.index_url(&v.rocm, None);
             let had_local = tv.rocm().is_some();
             let change = crate::rules::fixes::TorchChange {

@@ -1,0 +1,319 @@
+//! `rocmcheck lint --fix` (issue 12): a before/after snapshot per fix, the whole corpus and the
+//! fixtures fixed and linted again, idempotence, `--diff` applied with the real `patch -p1`,
+//! stdin, and never a pre-release or an unrecorded base tag in a fix.
+
+use rocmcheck::dockerfile::{self, Kind, Options};
+use rocmcheck::facts::Origin;
+use rocmcheck::finding::{Applicability, Finding, Severity};
+use rocmcheck::fix::{self, Mode};
+use rocmcheck::matrix::Matrix;
+use rocmcheck::policy::Policy;
+use rocmcheck::rules::{self, Scope};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn kind(p: &Path) -> Kind {
+    let n = p.file_name().unwrap().to_str().unwrap();
+    if n.ends_with(".json") {
+        Kind::Devcontainer
+    } else if n.ends_with(".yaml") || n.ends_with(".yml") {
+        Kind::Compose
+    } else {
+        Kind::Dockerfile
+    }
+}
+
+/// Targets a fixture asks for (`# fix-gfx: gfx1031`).
+fn fixture_gfx(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("# fix-gfx: "))
+        .flat_map(|l| l.split_whitespace().map(String::from))
+        .collect()
+}
+
+fn linter<'a>(p: &'a Path, gfx: &'a [String]) -> impl FnMut(&str) -> Option<Vec<Finding>> + 'a {
+    let m = Matrix::embedded();
+    let opts = Options {
+        context: p.parent().map(Path::to_path_buf),
+        targets: gfx
+            .iter()
+            .map(|g| (g.clone(), Origin::Config { key: "--gfx".into() }))
+            .collect(),
+        ..Options::default()
+    };
+    let name = p.display().to_string();
+    move |text: &str| {
+        let (facts, pragmas) = dockerfile::analyze(kind(p), &name, text.as_bytes(), m, &opts).ok()?;
+        Some(Policy::default().apply(rules::run(Scope::Lint, &facts, m), &|f| pragmas.ignores(f)))
+    }
+}
+
+fn files(dirs: &[&str]) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = dirs
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()))
+        .filter(|p| p.is_file() && !p.extension().is_some_and(|e| e == "txt" || e == "md"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn rocmcheck() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+}
+
+#[test]
+fn every_fix_has_a_before_after_snapshot() {
+    let mut seen = BTreeSet::new();
+    for p in files(&["tests/fixtures/fixes"]) {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let gfx = fixture_gfx(&text);
+        let mut lint = linter(&p, &gfx);
+        let first = lint(&text).unwrap();
+        let name = p.display().to_string();
+        let out = fix::fix_text(&text, &name, Mode::Unsafe, first, &mut lint);
+        assert!(!out.fixed.is_empty(), "{name}: no fix applied");
+        seen.extend(out.fixed.iter().map(|(c, _)| *c));
+        let stem = p.file_name().unwrap().to_str().unwrap().trim_end_matches(".Dockerfile");
+        let mut snap = String::new();
+        for (code, title) in &out.fixed {
+            snap.push_str(&format!("{code}: {title}\n"));
+        }
+        snap.push_str(&fix::unified_diff(&name, &text, &out.text));
+        insta::assert_snapshot!(format!("fix-{stem}"), snap);
+    }
+    for code in ["RC101", "RC102", "RC201", "RC401", "RC402", "RC403", "RC404", "RC405"] {
+        assert!(seen.contains(code), "no fixture exercises the {code} fix");
+    }
+}
+
+/// Applies every fix (unsafe included) to every corpus file and fixture, for several target
+/// sets, and lints again: each fixed code is found fewer times, no new error appears, nothing
+/// fixable is left, the text still parses, and a second run changes nothing.
+#[test]
+fn fixing_the_corpus_removes_the_fixed_findings_and_adds_no_error() {
+    let mut fixed_codes: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut files_changed = 0;
+    for p in files(&["tests/corpus", "tests/fixtures/dockerfiles", "tests/fixtures/fixes"]) {
+        let text = match std::fs::read_to_string(&p) {
+            Ok(t) => t,
+            Err(_) => continue,
+        };
+        let mut sets: Vec<Vec<String>> = vec![vec![], vec!["gfx1031".into()], vec!["gfx1151".into()]];
+        sets.push(fixture_gfx(&text));
+        for gfx in sets {
+            let mut lint = linter(&p, &gfx);
+            let Some(first) = lint(&text) else {
+                continue; // an input error before fixing (the expansion-bomb fixture)
+            };
+            let name = p.display().to_string();
+            let count = |f: &[Finding], code: &str| f.iter().filter(|x| x.code == code).count();
+            let errors = |f: &[Finding]| -> BTreeSet<&'static str> {
+                f.iter().filter(|x| x.severity == Severity::Error).map(|x| x.code).collect()
+            };
+            let before = first.clone();
+            let out = fix::fix_text(&text, &name, Mode::Unsafe, first, &mut lint);
+            let after = lint(&out.text).unwrap_or_else(|| panic!("{name} {gfx:?}: fixed text does not parse"));
+            assert_eq!(after, out.findings, "{name}: findings of the final text");
+            for (code, _) in &out.fixed {
+                *fixed_codes.entry(code).or_default() += 1;
+                assert!(
+                    count(&after, code) < count(&before, code),
+                    "{name} {gfx:?}: {code} fixed but still found as often\n{}",
+                    out.text
+                );
+            }
+            let new_errors: Vec<_> = errors(&after).difference(&errors(&before)).copied().collect();
+            assert!(new_errors.is_empty(), "{name} {gfx:?}: new errors {new_errors:?}\n{}", out.text);
+            let again = fix::fix_text(&out.text, &name, Mode::Unsafe, after, &mut lint);
+            assert!(again.fixed.is_empty() && again.text == out.text, "{name} {gfx:?}: not idempotent: {:?}", again.fixed);
+            if out.text != text {
+                files_changed += 1;
+            }
+        }
+    }
+    assert!(files_changed >= 10, "only {files_changed} files changed");
+    for code in ["RC101", "RC102", "RC201", "RC401", "RC403", "RC404", "RC405"] {
+        assert!(fixed_codes.contains_key(code), "{code} never fixed: {fixed_codes:?}");
+    }
+}
+
+/// A fix never points at a test/nightly build or at a base tag the matrix does not record.
+#[test]
+fn fixes_name_only_releases_and_recorded_tags() {
+    let m = Matrix::embedded();
+    let recorded: BTreeSet<String> = m
+        .images
+        .iter()
+        .flat_map(|r| r.known.iter().map(move |t| format!("{}:{}", r.repo, t.tag)))
+        .collect();
+    assert!(!recorded.is_empty());
+    let releases: BTreeSet<String> = m
+        .torch
+        .wheels
+        .iter()
+        .filter(|w| w.channel == rocmcheck::matrix::Channel::Release)
+        .flat_map(|w| w.torch.iter().map(|t| t.to_string()))
+        .collect();
+    let mut checked = 0;
+    for p in files(&["tests/corpus", "tests/fixtures/dockerfiles", "tests/fixtures/fixes"]) {
+        let Ok(text) = std::fs::read_to_string(&p) else { continue };
+        for gfx in [vec![], vec!["gfx1151".to_string()], vec!["gfx1031".to_string()], fixture_gfx(&text)] {
+            let Some(findings) = linter(&p, &gfx)(&text) else { continue };
+            for f in findings {
+                let Some(fx) = &f.autofix else { continue };
+                for e in &fx.edits {
+                    if e.content.contains("nightly") || e.content.contains("/test/") {
+                        panic!("{}: {} points at a pre-release: {e:?}", p.display(), f.code);
+                    }
+                    if let Some(v) = e.content.strip_prefix("==").or(Some(&e.content))
+                        && f.code != "RC201"
+                        && v.chars().next().is_some_and(|c| c.is_ascii_digit())
+                        && v.contains('.')
+                        && !v.contains('-')
+                        && matches!(f.code, "RC102" | "RC403" | "RC404" | "RC101")
+                    {
+                        let public = v.split('+').next().unwrap();
+                        assert!(releases.contains(public), "{}: {} pins {v}, not a release", p.display(), f.code);
+                        checked += 1;
+                    }
+                }
+                if matches!(f.code, "RC401" | "RC402") {
+                    let tag = fx.title.rsplit(' ').next().unwrap();
+                    assert!(recorded.contains(tag), "{}: {tag} is not recorded", p.display());
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 5, "checked only {checked} fixes");
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+    }
+}
+
+/// `--diff` output applies cleanly with the real `patch -p1` and gives exactly what `--fix`
+/// writes; `--diff` writes nothing and exits 1.
+#[test]
+fn diff_applies_with_patch_and_matches_fix() {
+    let have_patch = Command::new("patch").arg("--version").output().is_ok_and(|o| o.status.success());
+    assert!(
+        have_patch,
+        "the `patch` command is required for this test (apt-get install patch); it is not skipped"
+    );
+    let d = tempfile::tempdir().unwrap();
+    let a = d.path().join("diffed");
+    let b = d.path().join("fixed");
+    copy_tree(Path::new("tests/fixtures/fixes"), &a.join("df"));
+    copy_tree(Path::new("tests/fixtures/fixes"), &b.join("df"));
+    let before: Vec<(PathBuf, Vec<u8>)> = files(&[a.join("df").to_str().unwrap()])
+        .into_iter()
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect();
+    let diff = rocmcheck()
+        .current_dir(&a)
+        .args(["lint", "df", "--diff", "--unsafe-fixes"])
+        .output()
+        .unwrap();
+    assert_eq!(diff.status.code(), Some(1), "{}", String::from_utf8_lossy(&diff.stderr));
+    for (p, bytes) in &before {
+        assert_eq!(&std::fs::read(p).unwrap(), bytes, "--diff wrote {}", p.display());
+    }
+    let patch = std::str::from_utf8(&diff.stdout).unwrap();
+    assert!(patch.contains("--- a/df/RC404.Dockerfile"), "{patch}");
+    let mut child = Command::new("patch")
+        .current_dir(&a)
+        .args(["-p1", "--batch", "--forward"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&diff.stdout).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "patch failed: {}", String::from_utf8_lossy(&out.stdout));
+    let fixed = rocmcheck()
+        .current_dir(&b)
+        .args(["lint", "df", "--fix-only", "--unsafe-fixes"])
+        .output()
+        .unwrap();
+    assert_eq!(fixed.status.code(), Some(0), "{}", String::from_utf8_lossy(&fixed.stderr));
+    let mut changed = 0;
+    for (p, orig) in &before {
+        let name = p.file_name().unwrap();
+        let patched = std::fs::read(a.join("df").join(name)).unwrap();
+        let written = std::fs::read(b.join("df").join(name)).unwrap();
+        assert_eq!(patched, written, "{}: patch -p1 and --fix disagree", name.to_string_lossy());
+        changed += usize::from(&written != orig);
+    }
+    assert!(changed >= 8, "only {changed} files changed");
+    // a second --diff finds nothing to change: exit 0, empty diff
+    let again = rocmcheck()
+        .current_dir(&b)
+        .args(["lint", "df", "--diff", "--unsafe-fixes"])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stdout));
+    assert!(again.stdout.is_empty());
+}
+
+/// `--fix` applies safe fixes only; unsafe ones are counted as remaining.
+#[test]
+fn fix_is_safe_only_and_keeps_the_file_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    for f in ["RC101.Dockerfile", "RC403.Dockerfile"] {
+        std::fs::copy(Path::new("tests/fixtures/fixes").join(f), d.path().join(f)).unwrap();
+        std::fs::set_permissions(d.path().join(f), std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let out = rocmcheck()
+        .current_dir(d.path())
+        .args(["lint", "RC101.Dockerfile", "RC403.Dockerfile", "--fix"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("fixed RC101.Dockerfile: RC101"), "{err}");
+    assert!(err.contains("with an unsafe fix: --unsafe-fixes"), "{err}");
+    let rc101 = std::fs::read_to_string(d.path().join("RC101.Dockerfile")).unwrap();
+    assert!(rc101.contains("whl/rocm6.2   # pinned for the trainer"), "{rc101}");
+    let rc403 = std::fs::read_to_string(d.path().join("RC403.Dockerfile")).unwrap();
+    assert_eq!(rc403, std::fs::read_to_string("tests/fixtures/fixes/RC403.Dockerfile").unwrap());
+    let mode = std::fs::metadata(d.path().join("RC101.Dockerfile")).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    // the report lists what remains, and the RC403 warning does not fail the default threshold
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// `lint - --fix`: the fixed text on stdout, the report on stderr.
+#[test]
+fn stdin_fix_writes_the_fixed_text() {
+    use std::io::Write;
+    let mut child = rocmcheck()
+        .args(["lint", "-", "--fix", "--fix-only"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read("tests/fixtures/fixes/RC405.Dockerfile").unwrap())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("RUN pip install torch --index-url=https://download.pytorch.org/whl/rocm6.4\n"),
+        "{text}"
+    );
+    assert!(text.starts_with("# RC405"), "{text}");
+    assert_eq!(out.status.code(), Some(0));
+    let _ = Applicability::Safe;
+}
