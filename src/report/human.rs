@@ -121,6 +121,13 @@ impl Renderer for Human {
                 if let Some(fix) = &f.fix {
                     writeln!(out, "  = {}: {}", self.paint("1;32", "fix"), fix)?;
                 }
+                if let Some(x) = &f.autofix {
+                    let how = match x.applicability {
+                        crate::finding::Applicability::Safe => "--fix",
+                        crate::finding::Applicability::Unsafe => "--unsafe-fixes",
+                    };
+                    writeln!(out, "  = {}: {} ({how})", self.paint("1;32", "fixable"), x.title)?;
+                }
                 if f.confidence == crate::finding::Confidence::Unconfirmed {
                     writeln!(out, "  = note: rests on an unconfirmed fact; informational only")?;
                 }

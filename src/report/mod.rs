@@ -169,7 +169,23 @@ pub(crate) mod sample {
                     .evidence("torch 2.5.1 built for ROCm 6.2; target gfx1100")
                     .why("PyTorch enables hipBLASLt on gfx1100 only in builds against ROCm >= 6.3; it falls back to hipBLAS.")
                     .fix("use a wheel built for ROCm >= 6.3 (torch >= 2.7 from whl/rocm6.3)")
-                    .refs(["https://github.com/pytorch/pytorch/issues/138067"]),
+                    .refs(["https://github.com/pytorch/pytorch/issues/138067"])
+                    .autofix({
+                        let at = |s: &str| src.find(s).expect("in sample");
+                        let v = at("2.5.1");
+                        let i = at("rocm6.2\n");
+                        let e = |start: usize, end: usize, content: &str| crate::finding::Edit {
+                            path: "Dockerfile".into(),
+                            start,
+                            end,
+                            content: content.into(),
+                        };
+                        crate::finding::Fix::new(
+                            "install torch 2.7.1 from https://download.pytorch.org/whl/rocm6.3",
+                            crate::finding::Applicability::Unsafe,
+                            vec![e(v, v + 5, "2.7.1"), e(i, i + 7, "rocm6.3")],
+                        )
+                    }),
                 Finding::new(&KnownIssueMatches::META, "unconfirmed note", Origin::Env { var: "HSA_OVERRIDE_GFX_VERSION".into() })
                     .severity(Severity::Info)
                     .evidence("HSA_OVERRIDE_GFX_VERSION=11.0.0")
