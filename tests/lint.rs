@@ -328,11 +328,60 @@ fn extra_index_only_from_requirements_and_environment() {
 
 /// A deterministic mutation run over the corpus and fixtures (the cargo-fuzz target in `fuzz/`
 /// explores further): no input may panic the parser, the resolver or the rules.
+/// `--fix` on a mutated input (the harness below): every fix (unsafe included) applied once
+/// must leave text that still parses, with the bytes outside the edited spans identical; the
+/// whole fix loop must not panic and must end on text that parses. Returns 1 when a fix applied.
+fn check_fixes(
+    kind: Kind,
+    bytes: &[u8],
+    findings: Vec<rocmcheck::finding::Finding>,
+    m: &Matrix,
+    opts: &Options,
+) -> usize {
+    use rocmcheck::fix;
+    let Ok(text) = std::str::from_utf8(bytes) else { return 0 };
+    // the analyser strips a BOM; edits are relative to the text after it
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let fixes: Vec<&rocmcheck::finding::Fix> = findings.iter().filter_map(|f| f.autofix.as_ref()).collect();
+    if fixes.is_empty() {
+        return 0;
+    }
+    let (new, applied) = fix::apply(text, "m", &fixes);
+    if applied.is_empty() {
+        return 0;
+    }
+    assert!(
+        dockerfile::analyze(kind, "m", new.as_bytes(), m, opts).is_ok(),
+        "a fix broke parsing:\n{text}\n---\n{new}"
+    );
+    // outside the edits, byte-identical: walk the edits in order
+    let mut edits: Vec<&rocmcheck::finding::Edit> = applied.iter().flat_map(|&i| fixes[i].edits.iter()).collect();
+    edits.sort_by_key(|e| e.start);
+    let (mut old_at, mut new_at) = (0usize, 0usize);
+    for e in &edits {
+        let keep = e.start - old_at;
+        assert_eq!(&text.as_bytes()[old_at..e.start], &new.as_bytes()[new_at..new_at + keep], "bytes before an edit changed");
+        new_at += keep;
+        assert_eq!(&new.as_bytes()[new_at..new_at + e.content.len()], e.content.as_bytes());
+        new_at += e.content.len();
+        old_at = e.end;
+    }
+    assert_eq!(&text.as_bytes()[old_at..], &new.as_bytes()[new_at..], "bytes after the last edit changed");
+    // the whole loop, as `--unsafe-fixes` runs it
+    let lint = |t: &str| {
+        let (facts, _) = dockerfile::analyze(kind, "m", t.as_bytes(), m, opts).ok()?;
+        Some(rules::run(Scope::Lint, &facts, m))
+    };
+    let out = fix::fix_text(text, "m", fix::Mode::Unsafe, findings, lint);
+    assert!(dockerfile::analyze(kind, "m", out.text.as_bytes(), m, opts).is_ok());
+    1
+}
+
 #[test]
 fn mutated_inputs_never_panic() {
     let m = Matrix::embedded();
     let mut seeds: Vec<Vec<u8>> = Vec::new();
-    for dir in ["tests/corpus", "tests/fixtures/dockerfiles"] {
+    for dir in ["tests/corpus", "tests/fixtures/dockerfiles", "tests/fixtures/fixes"] {
         for e in std::fs::read_dir(dir).unwrap() {
             seeds.push(std::fs::read(e.unwrap().path()).unwrap());
         }
@@ -375,6 +424,7 @@ fn mutated_inputs_never_panic() {
         ..Options::default()
     };
     let mut ran = 0;
+    let mut fixed = 0;
     for seed in &seeds {
         for _ in 0..100 {
             let mut d = seed.clone();
@@ -395,13 +445,16 @@ fn mutated_inputs_never_panic() {
             }
             for kind in [Kind::Dockerfile, Kind::Devcontainer, Kind::Compose] {
                 if let Ok((facts, pragmas)) = dockerfile::analyze(kind, "m", &d, m, &opts) {
-                    for f in rules::run(Scope::Lint, &facts, m) {
-                        let _ = pragmas.ignores(&f);
+                    let findings = rules::run(Scope::Lint, &facts, m);
+                    for f in &findings {
+                        let _ = pragmas.ignores(f);
                     }
+                    fixed += check_fixes(kind, &d, findings, m, &opts);
                 }
             }
             ran += 1;
         }
     }
     assert!(ran >= 100 * 30, "ran {ran}");
+    assert!(fixed >= 50, "only {fixed} mutated inputs had a fix applied");
 }
