@@ -345,7 +345,8 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                             fixed_total += outcome.fixed.len();
                             fixed_files += 1;
                             for (code, title) in &outcome.fixed {
-                                writeln!(err, "fixed {name}: {code} {title}")?;
+                                let verb = if a.diff { "would fix" } else { "fixed" };
+                                writeln!(err, "{verb} {name}: {code} {title}")?;
                             }
                         }
                         let changed = outcome.text != text;
