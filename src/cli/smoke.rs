@@ -10,7 +10,6 @@ use crate::docker::{Engine, LABEL_RUN};
 use crate::exit::ExitStatus;
 use crate::smoke::local::{LocalOptions, run_local};
 use crate::smoke::{Classification, SmokeResult};
-use comfy_table::{Table, presets};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -68,36 +67,13 @@ pub struct SmokeArgs {
     pub format: OutFormat,
 }
 
-/// Writes results as a table or one JSON document (`{"smoke_schema":1,"results":[…]}`).
+/// Writes results: blocks of figures or a table for people, one JSON document for machines
+/// (`{"smoke_schema":1,"results":[…]}`); see [`crate::report::smoke`].
 pub fn write_results(r: &[SmokeResult], format: OutFormat, out: &mut dyn Write) -> anyhow::Result<()> {
-    if format == OutFormat::Json {
-        let doc = serde_json::json!({"smoke_schema": 1, "results": r});
-        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
-        return Ok(());
+    match format {
+        OutFormat::Json => crate::report::smoke::write_json(r, out)?,
+        OutFormat::Human => crate::report::smoke::write_human(r, out)?,
     }
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
-    t.set_header(["image", "result", "detail", "runtime", "seconds"]);
-    for r in r {
-        let mut detail = r.detail.clone().unwrap_or_default();
-        if detail.chars().count() > 100 {
-            detail = detail.chars().take(100).collect::<String>() + "…";
-        }
-        t.add_row([
-            r.subject.clone(),
-            r.classification.to_string(),
-            detail,
-            r.runtime.clone().unwrap_or_default(),
-            r.wall_ms.map(|w| format!("{:.1}", w / 1000.0)).unwrap_or_default(),
-        ]);
-    }
-    writeln!(out, "{t}")?;
-    let mut counts = std::collections::BTreeMap::new();
-    for r in r {
-        *counts.entry(r.classification).or_insert(0) += 1;
-    }
-    let parts: Vec<String> = counts.iter().map(|(c, n)| format!("{n} {c}")).collect();
-    writeln!(out, "{} image(s): {}", r.len(), parts.join(", "))?;
     Ok(())
 }
 
