@@ -580,6 +580,58 @@ pub struct ContainerGpu {
     /// Runs privileged (all devices).
     #[serde(default)]
     pub privileged: bool,
+    /// Where settings can be added in the file, for fixes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sites: Option<ContainerSites>,
+}
+
+/// Where a list in a devcontainer.json or compose file can take one more item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ListSite {
+    /// A flow list (`[a, b]`, JSON arrays): the item goes at `at` (after the last item, or
+    /// just inside the `[` when `empty`).
+    Flow {
+        /// Byte offset.
+        at: usize,
+        /// The list has no item yet.
+        empty: bool,
+    },
+    /// A YAML block list: a `- item` line goes after byte `at` (the end of the last item's
+    /// line), indented by `indent` spaces.
+    Block {
+        /// Byte offset.
+        at: usize,
+        /// Indentation of the items.
+        indent: usize,
+    },
+    /// The key is absent: a new `key: [item]` (YAML) or `"runArgs": [item]` (JSON) line goes
+    /// after byte `at`, indented by `indent`; `comma` when JSON needs one after it.
+    Missing {
+        /// Byte offset.
+        at: usize,
+        /// Indentation of the new line.
+        indent: usize,
+        /// A comma must follow (JSON object with other members).
+        comma: bool,
+    },
+}
+
+/// Insertion points in a container configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ContainerSites {
+    /// devcontainer.json `runArgs` (every setting is a `docker run` flag there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_args: Option<ListSite>,
+    /// compose `devices`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub devices: Option<ListSite>,
+    /// compose `group_add`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_add: Option<ListSite>,
+    /// compose: where a new `shm_size` key goes (a [`ListSite::Missing`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_key: Option<ListSite>,
 }
 
 fn facts_version() -> u32 {

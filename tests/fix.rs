@@ -83,7 +83,9 @@ fn every_fix_has_a_before_after_snapshot() {
         snap.push_str(&fix::unified_diff(&name, &text, &out.text));
         insta::assert_snapshot!(format!("fix-{stem}"), snap);
     }
-    for code in ["RC101", "RC102", "RC201", "RC401", "RC402", "RC403", "RC404", "RC405"] {
+    for code in [
+        "RC101", "RC102", "RC201", "RC401", "RC402", "RC403", "RC404", "RC405", "RC501", "RC502", "RC503", "RC505",
+    ] {
         assert!(seen.contains(code), "no fixture exercises the {code} fix");
     }
 }

@@ -1,7 +1,183 @@
 //! devcontainer.json (JSONC) and compose files → [`ContainerGpu`] facts.
 
 use super::parse::{InputProblem, LineIndex};
-use crate::facts::{ContainerGpu, Facts, Origin, Sourced, Subject};
+use crate::facts::{ContainerGpu, ContainerSites, Facts, ListSite, Origin, Sourced, Subject};
+
+/// The end of the JSON string starting at `i` (its opening quote), one past the closing quote.
+fn json_string_end(b: &[u8], mut i: usize) -> usize {
+    i += 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// Where `runArgs` of a devcontainer.json takes one more flag. `json` is the comment-stripped
+/// text (same offsets as the file): only top-level keys are looked at.
+fn run_args_site(json: &str) -> Option<ListSite> {
+    let b = json.as_bytes();
+    let open = json.find('{')?;
+    let mut i = open + 1;
+    let mut depth = 0usize;
+    let mut members = false;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let end = json_string_end(b, i);
+                if depth == 0 {
+                    members = true;
+                    let after = json[end..].trim_start();
+                    if &json[i..end] == "\"runArgs\"" && after.starts_with(':') {
+                        let colon = end + (json[end..].len() - after.len());
+                        let rest = json[colon + 1..].trim_start();
+                        if !rest.starts_with('[') {
+                            return None;
+                        }
+                        let lb = colon + 1 + (json[colon + 1..].len() - rest.len());
+                        // find the matching `]`, and the end of the last item
+                        let mut j = lb + 1;
+                        let mut d = 0usize;
+                        let mut last_end = None;
+                        while j < b.len() {
+                            match b[j] {
+                                b'"' => {
+                                    j = json_string_end(b, j);
+                                    last_end = Some(j);
+                                    continue;
+                                }
+                                b'[' | b'{' => d += 1,
+                                b']' | b'}' if d > 0 => {
+                                    d -= 1;
+                                    last_end = Some(j + 1);
+                                }
+                                b']' => {
+                                    return Some(match last_end {
+                                        Some(e) => ListSite::Flow { at: e, empty: false },
+                                        None => ListSite::Flow { at: lb + 1, empty: true },
+                                    });
+                                }
+                                c if !c.is_ascii_whitespace() && c != b',' => last_end = Some(j + 1),
+                                _ => {}
+                            }
+                            j += 1;
+                        }
+                        return None;
+                    }
+                }
+                i = end;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    // no runArgs: a new member right after the `{`, indented like the first member
+    let first = json[open + 1..].find(|c: char| !c.is_whitespace()).map(|p| open + 1 + p);
+    let indent = first
+        .map(|f| f - json[..f].rfind('\n').map_or(0, |n| n + 1))
+        .filter(|&n| n > 0 && first.is_some_and(|f| json[open..f].contains('\n')))
+        .unwrap_or(2);
+    Some(ListSite::Missing {
+        at: open + 1,
+        indent,
+        comma: members,
+    })
+}
+
+/// Indentation (spaces) of the line containing byte `at`.
+fn indent_of(text: &str, at: usize) -> usize {
+    let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    text[start..].len() - text[start..].trim_start_matches(' ').len()
+}
+
+/// Lines of a YAML mapping's block after its header line at `header` (byte offset of the
+/// header's line start): (line start, line end, indent) for each non-blank, non-comment line
+/// indented deeper than the header.
+fn block_lines(text: &str, header: usize) -> Vec<(usize, usize, usize)> {
+    let base = indent_of(text, header);
+    let mut out = Vec::new();
+    let mut at = text[header..].find('\n').map_or(text.len(), |n| header + n + 1);
+    while at < text.len() {
+        let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+        let line = &text[at..end];
+        let t = line.trim_start();
+        if !(t.is_empty() || t.starts_with('#')) {
+            let ind = line.len() - line.trim_start_matches(' ').len();
+            if ind <= base {
+                break;
+            }
+            out.push((at, end, ind));
+        }
+        at = end + 1;
+    }
+    out
+}
+
+/// Sites of a compose service whose `name:` line starts at byte `header`.
+fn compose_sites(text: &str, header: usize) -> ContainerSites {
+    let lines = block_lines(text, header);
+    let header_end = text[header..].find('\n').map_or(text.len(), |n| header + n);
+    let child = lines.first().map_or(indent_of(text, header) + 2, |l| l.2);
+    let missing = ListSite::Missing {
+        at: header_end,
+        indent: child,
+        comma: false,
+    };
+    let list = |key: &str| -> Option<ListSite> {
+        let k = format!("{key}:");
+        let Some(i) = lines.iter().position(|l| l.2 == child && text[l.0..l.1].trim_start().starts_with(&k)) else {
+            return Some(missing);
+        };
+        let (s, e, ind) = lines[i];
+        let value = text[s..e].trim_start()[k.len()..].trim();
+        let value = value.split(" #").next().unwrap_or("").trim();
+        if value.starts_with('[') {
+            if !value.ends_with(']') {
+                return None;
+            }
+            let rb = s + text[s..e].rfind(']')?;
+            let inner = text[s..rb].rsplit('[').next().unwrap_or("");
+            return Some(if inner.trim().is_empty() {
+                ListSite::Flow { at: rb, empty: true }
+            } else {
+                ListSite::Flow {
+                    at: rb - (inner.len() - inner.trim_end().len()),
+                    empty: false,
+                }
+            });
+        }
+        if !value.is_empty() {
+            return None;
+        }
+        // a block list: the items are the deeper lines that follow
+        let items: Vec<_> = lines[i + 1..].iter().take_while(|l| l.2 > ind).collect();
+        let first = items.first()?;
+        if !text[first.0..first.1].trim_start().starts_with('-') {
+            return None;
+        }
+        Some(ListSite::Block {
+            at: items.last()?.1,
+            indent: first.2,
+        })
+    };
+    ContainerSites {
+        run_args: None,
+        devices: list("devices"),
+        group_add: list("group_add"),
+        new_key: Some(missing),
+    }
+}
 
 /// JSONC → JSON: comments and trailing commas become spaces (offsets, hence positions, stay).
 pub fn strip_jsonc(s: &str) -> String {
@@ -134,6 +310,10 @@ pub fn devcontainer(path: &str, text: &str) -> Result<Facts, InputProblem> {
             .unwrap_or_default()
     };
     run_args(&strs(v.get("runArgs")), &mut c);
+    c.sites = Some(ContainerSites {
+        run_args: run_args_site(&json),
+        ..ContainerSites::default()
+    });
     let image = v.get("image").and_then(|i| i.as_str()).unwrap_or("");
     let env_intent = ["containerEnv", "remoteEnv"].iter().any(|k| {
         v.get(*k)
@@ -215,7 +395,18 @@ pub fn compose(path: &str, text: &str) -> Result<Facts, InputProblem> {
                 .iter()
                 .any(|d| d.starts_with("/dev/kfd") || d.starts_with("/dev/dri"));
         let needle = format!("{name}:");
-        let at = text[svc_start..].find(&needle).map_or(svc_start, |p| svc_start + p);
+        let found = text[svc_start..].find(&needle).map(|p| svc_start + p);
+        let at = found.unwrap_or(svc_start);
+        // only a service header that starts its line (block style) can take new keys
+        if let Some(h) = found
+            && text[..h].rfind('\n').map_or(0, |n| n + 1) + indent_of(text, h) == h
+            && text[h + needle.len()..].split('\n').next().is_some_and(|r| {
+                let r = r.trim();
+                r.is_empty() || r.starts_with('#')
+            })
+        {
+            c.sites = Some(compose_sites(text, h));
+        }
         let (line, col) = ix.pos(text, at);
         let origin = Origin::File {
             path: path.into(),

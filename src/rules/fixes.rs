@@ -110,3 +110,76 @@ impl Context<'_> {
         edit(self, site, text)
     }
 }
+
+/// A setting a container fix adds.
+pub(crate) enum Add<'a> {
+    /// `--device=X` / `devices: [X]`.
+    Devices(&'a [&'a str]),
+    /// `--group-add=X` / `group_add: [X]`.
+    Groups(&'a [&'a str]),
+    /// `--shm-size=X` / `shm_size: "X"`.
+    Shm(&'a str),
+}
+
+impl Context<'_> {
+    /// A safe fix that adds a setting to a devcontainer.json (`runArgs`) or a compose service,
+    /// as text inserted at the sites the reader recorded: comments, order and formatting stay.
+    pub(crate) fn container_fix(
+        &self,
+        c: &crate::facts::ContainerGpu,
+        add: Add,
+        title: impl Into<String>,
+    ) -> Option<crate::finding::Fix> {
+        use crate::facts::ListSite;
+        let sites = c.sites.as_ref()?;
+        let (site, items): (ListSite, Vec<String>) = if let Some(site) = sites.run_args {
+            let items = match add {
+                Add::Devices(d) => d.iter().map(|x| format!("\"--device={x}\"")).collect(),
+                Add::Groups(g) => g.iter().map(|x| format!("\"--group-add={x}\"")).collect(),
+                Add::Shm(s) => vec![format!("\"--shm-size={s}\"")],
+            };
+            (site, items)
+        } else {
+            match add {
+                Add::Devices(d) => (sites.devices?, d.iter().map(|x| x.to_string()).collect()),
+                Add::Groups(g) => (sites.group_add?, g.iter().map(|x| x.to_string()).collect()),
+                Add::Shm(s) => {
+                    let ListSite::Missing { at, indent, .. } = sites.new_key? else {
+                        return None;
+                    };
+                    let e = edit(self, Span::new(at, at), format!("\n{}shm_size: \"{s}\"", " ".repeat(indent)))?;
+                    return crate::finding::Fix::new(title, crate::finding::Applicability::Safe, vec![e]);
+                }
+            }
+        };
+        let key = match add {
+            Add::Devices(_) => "devices",
+            Add::Groups(_) => "group_add",
+            Add::Shm(_) => "shm_size",
+        };
+        let (at, text) = match site {
+            ListSite::Flow { at, empty } => (at, format!("{}{}", if empty { "" } else { ", " }, items.join(", "))),
+            ListSite::Block { at, indent } => (
+                at,
+                items.iter().map(|i| format!("\n{}- {i}", " ".repeat(indent))).collect(),
+            ),
+            ListSite::Missing { at, indent, comma } if sites.run_args.is_some() => (
+                at,
+                format!(
+                    "\n{}\"runArgs\": [{}]{}",
+                    " ".repeat(indent),
+                    items.join(", "),
+                    if comma { "," } else { "" }
+                ),
+            ),
+            ListSite::Missing { at, indent, .. } => {
+                (at, format!("\n{}{key}: [{}]", " ".repeat(indent), items.join(", ")))
+            }
+        };
+        crate::finding::Fix::new(
+            title,
+            crate::finding::Applicability::Safe,
+            vec![edit(self, Span::new(at, at), text)?],
+        )
+    }
+}

@@ -3,6 +3,7 @@
 use super::{DOCKER_DOC, gpu_containers};
 use crate::declare_rule;
 use crate::finding::Finding;
+use crate::rules::fixes::Add;
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -51,7 +52,8 @@ impl Rule for ContainerDriMissing {
                 .evidence(format!("devices: {}", c.devices.join(", ")))
                 .why("ROCm opens the GPU render node under /dev/dri; without it no GPU agent is usable")
                 .fix("pass --device=/dev/dri (compose: devices: [/dev/dri])")
-                .refs([DOCKER_DOC]),
+                .refs([DOCKER_DOC])
+                .autofix(cx.container_fix(c, Add::Devices(&["/dev/dri"]), "add /dev/dri")),
             );
         }
     }

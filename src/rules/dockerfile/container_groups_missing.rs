@@ -3,6 +3,7 @@
 use super::{DOCKER_DOC, gpu_containers};
 use crate::declare_rule;
 use crate::finding::Finding;
+use crate::rules::fixes::Add;
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -57,7 +58,8 @@ impl Rule for ContainerGroupsMissing {
                 .evidence(format!("group_add: {}", c.group_add.join(", ")))
                 .why("the GPU device nodes belong to video/render; a non-root user cannot open them")
                 .fix("add --group-add video --group-add render (compose: group_add: [video, render])")
-                .refs([DOCKER_DOC]),
+                .refs([DOCKER_DOC])
+                .autofix(cx.container_fix(c, Add::Groups(&["video", "render"]), "add the video and render groups")),
             );
         }
     }

@@ -3,6 +3,7 @@
 use super::{DOCKER_DOC, gpu_containers};
 use crate::declare_rule;
 use crate::finding::Finding;
+use crate::rules::fixes::Add;
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -52,7 +53,8 @@ impl Rule for ContainerKfdMissing {
                 .evidence(format!("devices: {}", c.devices.join(", ")))
                 .why("ROCm reaches the GPU through /dev/kfd; without it HIP finds no device")
                 .fix("pass --device=/dev/kfd (compose: devices: [/dev/kfd])")
-                .refs([DOCKER_DOC]),
+                .refs([DOCKER_DOC])
+                .autofix(cx.container_fix(c, Add::Devices(&["/dev/kfd"]), "add /dev/kfd")),
             );
         }
     }

@@ -3,6 +3,7 @@
 use super::{DOCKER_DOC, gpu_containers};
 use crate::declare_rule;
 use crate::finding::Finding;
+use crate::rules::fixes::Add;
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -52,7 +53,8 @@ impl Rule for ContainerShmDefault {
                 .evidence(format!("ipc: {}", c.ipc.as_deref().unwrap_or("default")))
                 .why("PyTorch DataLoader workers and RCCL use /dev/shm; 64 MB makes them fail with Bus error")
                 .fix("add --ipc=host or --shm-size=16g (compose: ipc: host or shm_size: 16g)")
-                .refs([DOCKER_DOC]),
+                .refs([DOCKER_DOC])
+                .autofix(cx.container_fix(c, Add::Shm("16g"), "set the shared-memory size to 16g")),
             );
         }
     }
