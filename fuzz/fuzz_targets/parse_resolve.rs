@@ -1,5 +1,6 @@
 //! Fuzzes the whole `rocmcheck lint` path for one file: input checks, the Dockerfile parser,
-//! pragmas, ARG/ENV resolution, the devcontainer/compose readers, and every lint rule.
+//! pragmas, ARG/ENV resolution, the devcontainer/compose readers, every lint rule, and the
+//! `--fix` loop (it must end on text that still parses).
 //! Any panic is a bug: bad input must become a located input error.
 //!
 //! Run: `cargo +nightly fuzz run parse_resolve fuzz/corpus/parse_resolve tests/corpus tests/fixtures/dockerfiles -- -dict=fuzz/parse_resolve.dict -detect_leaks=0`
@@ -27,6 +28,16 @@ fuzz_target!(|data: &[u8]| {
             let f = rules::run(Scope::Lint, &facts, m);
             for x in &f {
                 let _ = pragmas.ignores(x);
+            }
+            // `--unsafe-fixes`: the fix loop must not panic and must end on text that parses
+            if let Ok(text) = std::str::from_utf8(data) {
+                let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+                let lint = |t: &str| {
+                    let (facts, _) = dockerfile::analyze(kind, "fuzz", t.as_bytes(), m, &opts).ok()?;
+                    Some(rules::run(Scope::Lint, &facts, m))
+                };
+                let out = rocmcheck::fix::fix_text(text, "fuzz", rocmcheck::fix::Mode::Unsafe, f, lint);
+                assert!(dockerfile::analyze(kind, "fuzz", out.text.as_bytes(), m, &opts).is_ok());
             }
         }
     }
