@@ -124,8 +124,10 @@ fn block_lines(text: &str, header: usize) -> Vec<(usize, usize, usize)> {
     out
 }
 
-/// Sites of a compose service whose `name:` line starts at byte `header`.
-fn compose_sites(text: &str, header: usize) -> ContainerSites {
+/// Sites of a compose service whose `name:` line starts at byte `header`; `svc` is the parsed
+/// service: a site is only offered where the text agrees with it (a list where YAML sees a
+/// sequence, a new key where YAML sees none).
+fn compose_sites(text: &str, header: usize, svc: &serde_yaml::Value) -> ContainerSites {
     let lines = block_lines(text, header);
     let header_end = text[header..].find('\n').map_or(text.len(), |n| header + n);
     let child = lines.first().map_or(indent_of(text, header) + 2, |l| l.2);
@@ -135,10 +137,16 @@ fn compose_sites(text: &str, header: usize) -> ContainerSites {
         comma: false,
     };
     let list = |key: &str| -> Option<ListSite> {
+        match svc.get(key) {
+            None => {}
+            Some(serde_yaml::Value::Sequence(_)) => {}
+            Some(_) => return None,
+        }
         let k = format!("{key}:");
         let Some(i) = lines.iter().position(|l| l.2 == child && text[l.0..l.1].trim_start().starts_with(&k)) else {
-            return Some(missing);
+            return svc.get(key).is_none().then_some(missing);
         };
+        svc.get(key)?;
         let (s, e, ind) = lines[i];
         let value = text[s..e].trim_start()[k.len()..].trim();
         let value = value.split(" #").next().unwrap_or("").trim();
@@ -163,7 +171,11 @@ fn compose_sites(text: &str, header: usize) -> ContainerSites {
         // a block list: the items are the deeper lines that follow
         let items: Vec<_> = lines[i + 1..].iter().take_while(|l| l.2 > ind).collect();
         let first = items.first()?;
-        if !text[first.0..first.1].trim_start().starts_with('-') {
+        let is_item = |l: &&(usize, usize, usize)| {
+            let t = text[l.0..l.1].trim_start();
+            t == "-" || t.starts_with("- ")
+        };
+        if !items.iter().all(|l| l.2 != first.2 || is_item(l)) || !is_item(first) {
             return None;
         }
         Some(ListSite::Block {
@@ -175,7 +187,7 @@ fn compose_sites(text: &str, header: usize) -> ContainerSites {
         run_args: None,
         devices: list("devices"),
         group_add: list("group_add"),
-        new_key: Some(missing),
+        new_key: svc.get("shm_size").is_none().then_some(missing),
     }
 }
 
@@ -310,8 +322,15 @@ pub fn devcontainer(path: &str, text: &str) -> Result<Facts, InputProblem> {
             .unwrap_or_default()
     };
     run_args(&strs(v.get("runArgs")), &mut c);
+    // the scanner and the parser must agree: an array where runArgs is one, a new member
+    // only where there is none
+    let site = run_args_site(&json).filter(|s| match (s, v.get("runArgs")) {
+        (ListSite::Missing { .. }, None) => v.is_object(),
+        (ListSite::Flow { .. }, Some(serde_json::Value::Array(_))) => true,
+        _ => false,
+    });
     c.sites = Some(ContainerSites {
-        run_args: run_args_site(&json),
+        run_args: site,
         ..ContainerSites::default()
     });
     let image = v.get("image").and_then(|i| i.as_str()).unwrap_or("");
@@ -405,7 +424,7 @@ pub fn compose(path: &str, text: &str) -> Result<Facts, InputProblem> {
                 r.is_empty() || r.starts_with('#')
             })
         {
-            c.sites = Some(compose_sites(text, h));
+            c.sites = Some(compose_sites(text, h, s));
         }
         let (line, col) = ix.pos(text, at);
         let origin = Origin::File {
