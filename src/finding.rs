@@ -129,7 +129,11 @@ impl Fix {
     pub fn new(title: impl Into<String>, applicability: Applicability, mut edits: Vec<Edit>) -> Option<Fix> {
         edits.sort();
         edits.dedup();
-        if edits.is_empty() || edits.windows(2).any(|w| w[0].path == w[1].path && w[0].end > w[1].start) {
+        if edits.is_empty()
+            || edits
+                .windows(2)
+                .any(|w| w[0].path == w[1].path && w[0].end > w[1].start)
+        {
             return None;
         }
         Some(Fix {

@@ -228,7 +228,10 @@ mod tests {
         let p = d.path().join("Dockerfile");
         std::fs::write(&p, "FROM a\n").expect("write");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).expect("chmod");
-        assert!(matches!(write_atomic(&p, b"FROM b\n", b"FROM c\n"), Err(WriteError::Changed)));
+        assert!(matches!(
+            write_atomic(&p, b"FROM b\n", b"FROM c\n"),
+            Err(WriteError::Changed)
+        ));
         assert_eq!(std::fs::read_to_string(&p).expect("read"), "FROM a\n");
         write_atomic(&p, b"FROM a\n", b"FROM c\n").expect("write");
         assert_eq!(std::fs::read_to_string(&p).expect("read"), "FROM c\n");

@@ -112,7 +112,10 @@ fn fixing_the_corpus_removes_the_fixed_findings_and_adds_no_error() {
             let name = p.display().to_string();
             let count = |f: &[Finding], code: &str| f.iter().filter(|x| x.code == code).count();
             let errors = |f: &[Finding]| -> BTreeSet<&'static str> {
-                f.iter().filter(|x| x.severity == Severity::Error).map(|x| x.code).collect()
+                f.iter()
+                    .filter(|x| x.severity == Severity::Error)
+                    .map(|x| x.code)
+                    .collect()
             };
             let before = first.clone();
             let out = fix::fix_text(&text, &name, Mode::Unsafe, first, &mut lint);
@@ -127,9 +130,17 @@ fn fixing_the_corpus_removes_the_fixed_findings_and_adds_no_error() {
                 );
             }
             let new_errors: Vec<_> = errors(&after).difference(&errors(&before)).copied().collect();
-            assert!(new_errors.is_empty(), "{name} {gfx:?}: new errors {new_errors:?}\n{}", out.text);
+            assert!(
+                new_errors.is_empty(),
+                "{name} {gfx:?}: new errors {new_errors:?}\n{}",
+                out.text
+            );
             let again = fix::fix_text(&out.text, &name, Mode::Unsafe, after, &mut lint);
-            assert!(again.fixed.is_empty() && again.text == out.text, "{name} {gfx:?}: not idempotent: {:?}", again.fixed);
+            assert!(
+                again.fixed.is_empty() && again.text == out.text,
+                "{name} {gfx:?}: not idempotent: {:?}",
+                again.fixed
+            );
             if out.text != text {
                 files_changed += 1;
             }
@@ -160,9 +171,18 @@ fn fixes_name_only_releases_and_recorded_tags() {
         .collect();
     let mut checked = 0;
     for p in files(&["tests/corpus", "tests/fixtures/dockerfiles", "tests/fixtures/fixes"]) {
-        let Ok(text) = std::fs::read_to_string(&p) else { continue };
-        for gfx in [vec![], vec!["gfx1151".to_string()], vec!["gfx1031".to_string()], fixture_gfx(&text)] {
-            let Some(findings) = linter(&p, &gfx)(&text) else { continue };
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        for gfx in [
+            vec![],
+            vec!["gfx1151".to_string()],
+            vec!["gfx1031".to_string()],
+            fixture_gfx(&text),
+        ] {
+            let Some(findings) = linter(&p, &gfx)(&text) else {
+                continue;
+            };
             for f in findings {
                 let Some(fx) = &f.autofix else { continue };
                 for e in &fx.edits {
@@ -177,7 +197,12 @@ fn fixes_name_only_releases_and_recorded_tags() {
                         && matches!(f.code, "RC102" | "RC403" | "RC404" | "RC101")
                     {
                         let public = v.split('+').next().unwrap();
-                        assert!(releases.contains(public), "{}: {} pins {v}, not a release", p.display(), f.code);
+                        assert!(
+                            releases.contains(public),
+                            "{}: {} pins {v}, not a release",
+                            p.display(),
+                            f.code
+                        );
                         checked += 1;
                     }
                 }
@@ -204,7 +229,10 @@ fn copy_tree(from: &Path, to: &Path) {
 /// writes; `--diff` writes nothing and exits 1.
 #[test]
 fn diff_applies_with_patch_and_matches_fix() {
-    let have_patch = Command::new("patch").arg("--version").output().is_ok_and(|o| o.status.success());
+    let have_patch = Command::new("patch")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     assert!(
         have_patch,
         "the `patch` command is required for this test (apt-get install patch); it is not skipped"
@@ -239,19 +267,33 @@ fn diff_applies_with_patch_and_matches_fix() {
     use std::io::Write;
     child.stdin.take().unwrap().write_all(&diff.stdout).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "patch failed: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "patch failed: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let fixed = rocmcheck()
         .current_dir(&b)
         .args(["lint", "df", "--fix-only", "--unsafe-fixes"])
         .output()
         .unwrap();
-    assert_eq!(fixed.status.code(), Some(0), "{}", String::from_utf8_lossy(&fixed.stderr));
+    assert_eq!(
+        fixed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&fixed.stderr)
+    );
     let mut changed = 0;
     for (p, orig) in &before {
         let name = p.file_name().unwrap();
         let patched = std::fs::read(a.join("df").join(name)).unwrap();
         let written = std::fs::read(b.join("df").join(name)).unwrap();
-        assert_eq!(patched, written, "{}: patch -p1 and --fix disagree", name.to_string_lossy());
+        assert_eq!(
+            patched,
+            written,
+            "{}: patch -p1 and --fix disagree",
+            name.to_string_lossy()
+        );
         changed += usize::from(&written != orig);
     }
     assert!(changed >= 8, "only {changed} files changed");
@@ -261,7 +303,12 @@ fn diff_applies_with_patch_and_matches_fix() {
         .args(["lint", "df", "--diff", "--unsafe-fixes"])
         .output()
         .unwrap();
-    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stdout));
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
     assert!(again.stdout.is_empty());
 }
 
@@ -285,8 +332,15 @@ fn fix_is_safe_only_and_keeps_the_file_mode() {
     let rc101 = std::fs::read_to_string(d.path().join("RC101.Dockerfile")).unwrap();
     assert!(rc101.contains("whl/rocm6.2   # pinned for the trainer"), "{rc101}");
     let rc403 = std::fs::read_to_string(d.path().join("RC403.Dockerfile")).unwrap();
-    assert_eq!(rc403, std::fs::read_to_string("tests/fixtures/fixes/RC403.Dockerfile").unwrap());
-    let mode = std::fs::metadata(d.path().join("RC101.Dockerfile")).unwrap().permissions().mode() & 0o777;
+    assert_eq!(
+        rc403,
+        std::fs::read_to_string("tests/fixtures/fixes/RC403.Dockerfile").unwrap()
+    );
+    let mode = std::fs::metadata(d.path().join("RC101.Dockerfile"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
     assert_eq!(mode, 0o600);
     // the report lists what remains, and the RC403 warning does not fail the default threshold
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));

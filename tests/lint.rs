@@ -360,13 +360,21 @@ fn check_fixes(
     let (mut old_at, mut new_at) = (0usize, 0usize);
     for e in &edits {
         let keep = e.start - old_at;
-        assert_eq!(&text.as_bytes()[old_at..e.start], &new.as_bytes()[new_at..new_at + keep], "bytes before an edit changed");
+        assert_eq!(
+            &text.as_bytes()[old_at..e.start],
+            &new.as_bytes()[new_at..new_at + keep],
+            "bytes before an edit changed"
+        );
         new_at += keep;
         assert_eq!(&new.as_bytes()[new_at..new_at + e.content.len()], e.content.as_bytes());
         new_at += e.content.len();
         old_at = e.end;
     }
-    assert_eq!(&text.as_bytes()[old_at..], &new.as_bytes()[new_at..], "bytes after the last edit changed");
+    assert_eq!(
+        &text.as_bytes()[old_at..],
+        &new.as_bytes()[new_at..],
+        "bytes after the last edit changed"
+    );
     // the whole loop, as `--unsafe-fixes` runs it
     let lint = |t: &str| {
         let (facts, _) = dockerfile::analyze(kind, "m", t.as_bytes(), m, opts).ok()?;

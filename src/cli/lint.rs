@@ -382,11 +382,7 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
         let remaining = report.findings().count();
         let unsafe_left = report
             .findings()
-            .filter(|f| {
-                f.autofix
-                    .as_ref()
-                    .is_some_and(|x| !mode.allows(x.applicability))
-            })
+            .filter(|f| f.autofix.as_ref().is_some_and(|x| !mode.allows(x.applicability)))
             .count();
         let verb = if a.diff { "would fix" } else { "fixed" };
         write!(

@@ -57,7 +57,10 @@ fn run_args_site(json: &str) -> Option<ListSite> {
                                 b']' => {
                                     return Some(match last_end {
                                         Some(e) => ListSite::Flow { at: e, empty: false },
-                                        None => ListSite::Flow { at: lb + 1, empty: true },
+                                        None => ListSite::Flow {
+                                            at: lb + 1,
+                                            empty: true,
+                                        },
                                     });
                                 }
                                 c if !c.is_ascii_whitespace() && c != b',' => last_end = Some(j + 1),
@@ -83,7 +86,9 @@ fn run_args_site(json: &str) -> Option<ListSite> {
         i += 1;
     }
     // no runArgs: a new member right after the `{`, indented like the first member
-    let first = json[open + 1..].find(|c: char| !c.is_whitespace()).map(|p| open + 1 + p);
+    let first = json[open + 1..]
+        .find(|c: char| !c.is_whitespace())
+        .map(|p| open + 1 + p);
     let indent = first
         .map(|f| f - json[..f].rfind('\n').map_or(0, |n| n + 1))
         .filter(|&n| n > 0 && first.is_some_and(|f| json[open..f].contains('\n')))
@@ -143,7 +148,10 @@ fn compose_sites(text: &str, header: usize, svc: &serde_yaml::Value) -> Containe
             Some(_) => return None,
         }
         let k = format!("{key}:");
-        let Some(i) = lines.iter().position(|l| l.2 == child && text[l.0..l.1].trim_start().starts_with(&k)) else {
+        let Some(i) = lines
+            .iter()
+            .position(|l| l.2 == child && text[l.0..l.1].trim_start().starts_with(&k))
+        else {
             return svc.get(key).is_none().then_some(missing);
         };
         svc.get(key)?;

@@ -535,7 +535,9 @@ pub fn resolve(
                             let start = at + k.len() + 1;
                             let end = raw_word_end(text, start).min(a.arguments.span.end);
                             (text.get(at..start) == Some(&format!("{k}=")) && start <= end)
-                                .then(|| value_site(text, Span::new(start, end), cur.as_ref().map_or(&gsites, |s| &s.sites)))
+                                .then(|| {
+                                    value_site(text, Span::new(start, end), cur.as_ref().map_or(&gsites, |s| &s.sites))
+                                })
                                 .flatten()
                         }
                         (None, None) if cur.is_some() => gsites.get(&k).copied().flatten(),
@@ -638,7 +640,11 @@ pub fn resolve(
                 let Some(st) = &mut cur else { continue };
                 let mut pieces: Vec<(usize, String, bool)> = Vec::new();
                 match &r.arguments {
-                    Command::Shell(s) => pieces.push((s.span.start, s.value.to_string(), text.get(s.span.clone()) == Some(s.value))),
+                    Command::Shell(s) => pieces.push((
+                        s.span.start,
+                        s.value.to_string(),
+                        text.get(s.span.clone()) == Some(s.value),
+                    )),
                     Command::Exec(v) => {
                         for a in v.value.iter() {
                             pieces.push((a.span.start, a.value.to_string(), false));
@@ -733,16 +739,12 @@ fn env_site(text: &str, at: usize, k: &str, limit: usize, sites: &Sites) -> Opti
         let start = at + k.len() + lead;
         (start, start + text[start..limit].trim_end().len())
     };
-    (start < end).then(|| value_site(text, Span::new(start, end), sites)).flatten()
+    (start < end)
+        .then(|| value_site(text, Span::new(start, end), sites))
+        .flatten()
 }
 
-fn base_stage(
-    cx: &Ctx,
-    image: &str,
-    unresolved: bool,
-    span: &std::ops::Range<usize>,
-    tag_site: Option<Span>,
-) -> Stage {
+fn base_stage(cx: &Ctx, image: &str, unresolved: bool, span: &std::ops::Range<usize>, tag_site: Option<Span>) -> Stage {
     let mut st = Stage::default();
     let origin = cx.origin_span(span);
     let (rest, digest) = match image.split_once('@') {
@@ -1056,7 +1058,13 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
                             let f = Span::new(r.start, r.start + flag.len());
                             (f, value_site(cx.text, Span::new(f.end + 1, r.end), &st.sites))
                         } else {
-                            (r, raw.get(i).copied().flatten().and_then(|v| value_site(cx.text, v, &st.sites)))
+                            (
+                                r,
+                                raw.get(i)
+                                    .copied()
+                                    .flatten()
+                                    .and_then(|v| value_site(cx.text, v, &st.sites)),
+                            )
                         }
                     });
                     match site {
@@ -1107,8 +1115,8 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
         i += 1;
     }
     let Some((version, off, from)) = inst.torch else { return };
-    let sites = (sites_ok && from == TorchFrom::PipInstall && !matches!(version, Some(TorchSpec::Url(_))))
-        .then_some(sites);
+    let sites =
+        (sites_ok && from == TorchFrom::PipInstall && !matches!(version, Some(TorchSpec::Url(_)))).then_some(sites);
     let mut index = inst.index;
     let (mut primary, mut extra) = (inst.primary, inst.extra);
     if index.is_empty() {
@@ -1194,7 +1202,13 @@ fn spec_sites(text: &str, raw: Span, spec: &Option<TorchSpec>, vars: &Sites, out
     match spec {
         Some(TorchSpec::Pinned(_)) => {
             let after = &t[rest..];
-            let eq = if after.starts_with("===") { 3 } else if after.starts_with("==") { 2 } else { return };
+            let eq = if after.starts_with("===") {
+                3
+            } else if after.starts_with("==") {
+                2
+            } else {
+                return;
+            };
             let v = Span::new(inner.start + rest + eq, inner.end);
             out.version = value_site(text, v, vars);
         }

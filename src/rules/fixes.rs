@@ -96,7 +96,11 @@ impl Context<'_> {
             }
         }
         if let Some(url) = change.extra_to_primary {
-            let x = sites.index.iter().zip(&t.index_urls).find(|(s, u)| s.extra && u.as_str() == url);
+            let x = sites
+                .index
+                .iter()
+                .zip(&t.index_urls)
+                .find(|(s, u)| s.extra && u.as_str() == url);
             edits.push(edit(self, x?.0.flag, "--index-url")?);
         }
         Some(edits)
@@ -106,7 +110,11 @@ impl Context<'_> {
     pub(crate) fn base_tag_edit(&self, tag: &str) -> Option<Edit> {
         let b = &self.facts.base_image.as_ref()?.value;
         let site = b.tag_site?;
-        let text = if b.tag.is_none() { format!(":{tag}") } else { tag.to_string() };
+        let text = if b.tag.is_none() {
+            format!(":{tag}")
+        } else {
+            tag.to_string()
+        };
         edit(self, site, text)
     }
 }
@@ -147,7 +155,11 @@ impl Context<'_> {
                     let ListSite::Missing { at, indent, .. } = sites.new_key? else {
                         return None;
                     };
-                    let e = edit(self, Span::new(at, at), format!("\n{}shm_size: \"{s}\"", " ".repeat(indent)))?;
+                    let e = edit(
+                        self,
+                        Span::new(at, at),
+                        format!("\n{}shm_size: \"{s}\"", " ".repeat(indent)),
+                    )?;
                     return crate::finding::Fix::new(title, crate::finding::Applicability::Safe, vec![e]);
                 }
             }

@@ -59,7 +59,11 @@ impl Rule for ContainerGroupsMissing {
                 .why("the GPU device nodes belong to video/render; a non-root user cannot open them")
                 .fix("add --group-add video --group-add render (compose: group_add: [video, render])")
                 .refs([DOCKER_DOC])
-                .autofix(cx.container_fix(c, Add::Groups(&["video", "render"]), "add the video and render groups")),
+                .autofix(cx.container_fix(
+                    c,
+                    Add::Groups(&["video", "render"]),
+                    "add the video and render groups",
+                )),
             );
         }
     }

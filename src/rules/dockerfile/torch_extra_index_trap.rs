@@ -73,11 +73,7 @@ impl Rule for TorchExtraIndexCuda {
                 ..Default::default()
             })
             .and_then(|e| {
-                crate::finding::Fix::new(
-                    format!("use --index-url {url}"),
-                    crate::finding::Applicability::Safe,
-                    e,
-                )
+                crate::finding::Fix::new(format!("use --index-url {url}"), crate::finding::Applicability::Safe, e)
             });
         let fix = match cx.best_on_index(&rocm) {
             Some(r) => format!(

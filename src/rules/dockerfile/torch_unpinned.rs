@@ -65,7 +65,11 @@ impl Rule for TorchUnpinned {
         // Unsafe: the pin decides which torch gets installed from now on.
         let autofix = best.as_ref().and_then(|r| {
             let change = crate::rules::fixes::TorchChange {
-                version: Some(if index_rocm.is_some() { r.torch_local() } else { r.torch.to_string() }),
+                version: Some(if index_rocm.is_some() {
+                    r.torch_local()
+                } else {
+                    r.torch.to_string()
+                }),
                 ..Default::default()
             };
             crate::finding::Fix::new(

@@ -113,10 +113,9 @@ impl Rule for TorchWheelNotOnIndex {
         // targets declared, only a variant whose wheel carries them all (else the fix would
         // trade this error for RC102).
         let carries = |v: &&crate::matrix::WheelVariant| {
-            cx.matrix.arch_list(&v.arch).is_some_and(|a| {
-                cx.targets()
-                    .all(|(t, _)| a.gfx.iter().any(|g| g == t.runtime_gfx()))
-            })
+            cx.matrix
+                .arch_list(&v.arch)
+                .is_some_and(|a| cx.targets().all(|(t, _)| a.gfx.iter().any(|g| g == t.runtime_gfx())))
         };
         let fit = rel.variants.iter().filter(carries).max_by(|a, b| a.rocm.cmp(&b.rocm));
         let autofix = fit.and_then(|v| {
@@ -210,7 +209,11 @@ impl Rule for TorchWheelMissingGfx {
             let autofix = ranked.as_ref().and_then(|r| {
                 let had_local = cx.torch_version().is_some_and(|v| v.rocm().is_some());
                 let change = crate::rules::fixes::TorchChange {
-                    version: Some(if had_local { r.torch_local() } else { r.torch.to_string() }),
+                    version: Some(if had_local {
+                        r.torch_local()
+                    } else {
+                        r.torch.to_string()
+                    }),
                     index_url: Some(&r.index_url),
                     ..Default::default()
                 };
