@@ -74,7 +74,7 @@ impl Context<'_> {
             } else if let Some(x) = sites.index.iter().find(|s| s.extra) {
                 // the only indexes are extras: the first becomes the one index
                 edits.push(edit(self, x.flag, "--index-url")?);
-                if !t.index_urls.first().is_some_and(|u| u.trim_end_matches('/') == url) {
+                if t.index_urls.first().is_none_or(|u| u.trim_end_matches('/') != url) {
                     edits.push(edit(self, x.value?, url)?);
                 }
             } else if t.index_urls.is_empty() {
