@@ -433,8 +433,13 @@ fn mutated_inputs_never_panic() {
     };
     let mut ran = 0;
     let mut fixed = 0;
+    // ROCMCHECK_MUTATIONS=N runs N mutations per seed (default 100) for a longer local soak
+    let rounds: usize = std::env::var("ROCMCHECK_MUTATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
     for seed in &seeds {
-        for _ in 0..100 {
+        for _ in 0..rounds {
             let mut d = seed.clone();
             for _ in 0..(1 + next() % 4) {
                 let pos = if d.is_empty() { 0 } else { (next() as usize) % d.len() };
@@ -463,6 +468,6 @@ fn mutated_inputs_never_panic() {
             ran += 1;
         }
     }
-    assert!(ran >= 100 * 30, "ran {ran}");
+    assert!(ran >= rounds * 30, "ran {ran}");
     assert!(fixed >= 50, "only {fixed} mutated inputs had a fix applied");
 }
