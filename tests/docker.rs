@@ -423,7 +423,7 @@ fn unreachable_daemon_is_a_clear_error_with_exit_2() {
     let s = Scope::new("unreachable");
     for args in [
         vec!["smoke", PY],
-        vec!["build", "--filter", "torch=2.9.1", "--filter", "rocm=6.4"],
+        vec!["build", "--filter", "torch=2.13", "--filter", "rocm=7.2"],
     ] {
         let o = s.cmd(&args).env("DOCKER_HOST", "unix:///nonexistent").output().unwrap();
         assert_eq!(o.status.code(), Some(2));
