@@ -238,8 +238,8 @@ fn proposes_exactly_what_the_recorded_pages_imply() {
         ),
         tag(
             "rocm/dev-ubuntu-22.04",
-            "6.4.3-complete",
-            &[("rocm", "6.4.3")],
+            "6.4.2-complete",
+            &[("rocm", "6.4.2")],
             false,
             p1,
         ),
@@ -500,7 +500,7 @@ fn rate_limit_then_success() {
             _ => None,
         })
         .collect();
-    assert_eq!(tags, ["6.4.3-complete"]);
+    assert_eq!(tags, ["6.4.2-complete"]);
 }
 
 #[test]
@@ -536,7 +536,7 @@ fn server_error_forever_gives_up_after_the_retries() {
 fn next_link_to_another_host_is_not_followed() {
     let server = Server::start(Box::new(|_, _, _| {
         ok(
-            r#"{"count": 200, "next": "http://192.0.2.1/v2/repositories/rocm/dev-ubuntu-22.04/tags?page=2", "results": [{"name": "6.4.3-complete"}]}"#,
+            r#"{"count": 200, "next": "http://192.0.2.1/v2/repositories/rocm/dev-ubuntu-22.04/tags?page=2", "results": [{"name": "6.4.2-complete"}]}"#,
             "application/json",
         )
     }));
