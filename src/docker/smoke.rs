@@ -408,12 +408,22 @@ mod tests {
         let r = smoke_image(&f, "stuck", &opts(5000)).await.unwrap();
         assert_eq!(r.classification, Classification::EngineLost);
         let d = r.detail.unwrap();
-        assert!(d.contains("container c1 may be left") && d.contains("smoke --cleanup"), "{d}");
-        assert_eq!(f.containers.lock().unwrap().len(), 1, "the engine was gone: nothing removed");
+        assert!(
+            d.contains("container c1 may be left") && d.contains("smoke --cleanup"),
+            "{d}"
+        );
+        assert_eq!(
+            f.containers.lock().unwrap().len(),
+            1,
+            "the engine was gone: nothing removed"
+        );
         let s = &f.created.lock().unwrap()[0];
         let deadline: u64 = s.labels[LABEL_DEADLINE].parse().unwrap();
         let now = crate::docker::cleanup::now();
-        assert!(deadline >= now + 5 && deadline <= now + 5 + DEADLINE_GRACE_S + 2, "{deadline} vs {now}");
+        assert!(
+            deadline >= now + 5 && deadline <= now + 5 + DEADLINE_GRACE_S + 2,
+            "{deadline} vs {now}"
+        );
     }
 
     #[test]
