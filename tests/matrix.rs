@@ -129,7 +129,11 @@ fn unconfirmed_issue_cannot_warn() {
 fn known_tags_must_fit_the_grammar_be_unique_and_not_move() {
     // a known tag the grammar does not accept (`7.0-rc1` is no tag of rocm/dev-ubuntu-24.04)
     let d = broken("images.yaml", |t| {
-        t.replacen("      - \"6.3-complete\"\n", "      - \"7.0-rc1\"\n      - \"6.3-complete\"\n", 1)
+        t.replacen(
+            "      - \"6.3-complete\"\n",
+            "      - \"7.0-rc1\"\n      - \"6.3-complete\"\n",
+            1,
+        )
     });
     assert!(d.iter().any(|x| x.contains("M008") && x.contains("7.0-rc1")), "{d:?}");
     // a record with its own evidence is accepted; the same tag twice is a duplicate
@@ -143,7 +147,11 @@ fn known_tags_must_fit_the_grammar_be_unique_and_not_move() {
     assert!(d.iter().any(|x| x.contains("M004") && x.contains("6.4.4")), "{d:?}");
     // a moving tag recorded as known (outside the versioned grammar, too)
     let d = broken("images.yaml", |t| {
-        t.replacen("      - \"6.3-complete\"\n", "      - \"latest\"\n      - \"6.3-complete\"\n", 1)
+        t.replacen(
+            "      - \"6.3-complete\"\n",
+            "      - \"latest\"\n      - \"6.3-complete\"\n",
+            1,
+        )
     });
     assert!(
         d.iter()

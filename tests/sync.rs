@@ -562,7 +562,14 @@ fn sync_yaml(server: &Server, dir: Option<&Path>) -> serde_yaml::Value {
     let o = cmd
         .args(["matrix", "sync", "--base-url"])
         .arg(format!("{}/whl", server.base))
-        .args(["--docker-hub-url", &server.base, "--backoff-ms", "10", "--format", "yaml"])
+        .args([
+            "--docker-hub-url",
+            &server.base,
+            "--backoff-ms",
+            "10",
+            "--format",
+            "yaml",
+        ])
         .output()
         .unwrap();
     let out = String::from_utf8(o.stdout).unwrap();
@@ -586,7 +593,10 @@ fn base_tag_proposals_are_known_records_that_apply_and_validate() {
         .collect();
     assert_eq!(tags.len(), 6, "{patch:?}");
     // Each value is a `known:` record whose evidence is the Docker Hub page that lists the tag.
-    let page1 = format!("{}/v2/repositories/rocm/dev-ubuntu-24.04/tags?page_size=100", server.base);
+    let page1 = format!(
+        "{}/v2/repositories/rocm/dev-ubuntu-24.04/tags?page_size=100",
+        server.base
+    );
     let page2 = format!(
         "{}/v2/repositories/rocm/dev-ubuntu-24.04/tags?page=2&page_size=100",
         server.base
