@@ -136,7 +136,7 @@ fn cases() -> Vec<Case> {
         case("build", "--candidates-file that is not YAML", &["build", "--dry-run", "--candidates-file", "syntax.yaml"], 2, Stderr, "error: syntax.yaml:"),
         case("build", "--candidates-file naming an unknown template", &["build", "--dry-run", "--candidates-file", "cands-template.yaml"], 2, Stderr, "candidate c1: unknown template \"nope\""),
         case("build", "--jobs 0", &["build", "--jobs", "0"], 2, Stderr, "error: --jobs must be at least 1"),
-        case("smoke", "no image named", &["smoke"], 2, Stderr, "error: name one or more IMAGEs, or use --candidates or --local"),
+        case("smoke", "no image named", &["smoke"], 2, Stderr, "error: name one or more IMAGEs, or use --candidates"),
         case("smoke", "--timeout 0", &["smoke", "x:1", "--timeout", "0"], 2, Stderr, "error: --timeout must be a positive number of seconds"),
         case("smoke", "--gpus that is not all, none or a list", &["smoke", "x:1", "--gpus", "some"], 2, Stderr, "invalid value 'some' for '--gpus"),
         case("smoke", "--candidates with a filter that matches nothing", &["smoke", "--candidates", "--filter", "torch=0.1"], 2, Stderr, "error: no candidate matches the filters"),
