@@ -74,7 +74,10 @@ pub fn read_text(path: &Path, max: usize) -> Result<String, ReadError> {
     String::from_utf8(read_regular(path, max)?).map_err(|e| {
         ReadError::Io(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
-            format!("invalid UTF-8 at byte {}: expected a UTF-8 text file", e.utf8_error().valid_up_to()),
+            format!(
+                "invalid UTF-8 at byte {}: expected a UTF-8 text file",
+                e.utf8_error().valid_up_to()
+            ),
         ))
     })
 }
@@ -86,19 +89,28 @@ mod tests {
     #[test]
     fn refuses_what_is_not_a_small_regular_file() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(matches!(read_regular(dir.path(), 10), Err(ReadError::NotRegular("a directory"))));
+        assert!(matches!(
+            read_regular(dir.path(), 10),
+            Err(ReadError::NotRegular("a directory"))
+        ));
         assert!(matches!(
             read_regular(Path::new("/dev/null"), 10),
             Err(ReadError::NotRegular("a character device"))
         ));
         let f = dir.path().join("f");
         std::fs::write(&f, "0123456789a").unwrap();
-        assert!(matches!(read_regular(&f, 10), Err(ReadError::TooLarge { size: 11, max: 10 })));
+        assert!(matches!(
+            read_regular(&f, 10),
+            Err(ReadError::TooLarge { size: 11, max: 10 })
+        ));
         assert_eq!(read_regular(&f, 11).unwrap(), b"0123456789a");
         std::fs::write(&f, b"ok\xff").unwrap();
         let e = read_text(&f, 10).unwrap_err().to_string();
         assert!(e.contains("invalid UTF-8 at byte 2"), "{e}");
         let e = read_regular(&dir.path().join("missing"), 10).unwrap_err();
-        assert!(matches!(&e, ReadError::Io(io) if io.kind() == std::io::ErrorKind::NotFound), "{e}");
+        assert!(
+            matches!(&e, ReadError::Io(io) if io.kind() == std::io::ErrorKind::NotFound),
+            "{e}"
+        );
     }
 }

@@ -252,10 +252,15 @@ fn nesting_and_the_file_budget_are_located_input_errors() {
     };
     let e = analyze("expansion-nesting.Dockerfile");
     assert_eq!((e.line, e.col), (4, 5), "{e:?}");
-    assert!(e.message.starts_with("ARG V: `${A:-${B:-…}}` defaults nest more than 16 deep"), "{e:?}");
+    assert!(
+        e.message
+            .starts_with("ARG V: `${A:-${B:-…}}` defaults nest more than 16 deep"),
+        "{e:?}"
+    );
     let e = analyze("expansion-file-budget.Dockerfile");
     assert!(
-        e.message.starts_with("RUN: this file's substitutions and stage copies come to more than 4 MiB in all"),
+        e.message
+            .starts_with("RUN: this file's substitutions and stage copies come to more than 4 MiB in all"),
         "{e:?}"
     );
     // lines 1-2 comments, 3-15 the stage and its ARGs, 16 the ENV: the RUNs start on line 17,
@@ -264,8 +269,14 @@ fn nesting_and_the_file_budget_are_located_input_errors() {
     // with fewer RUN lines the same file is fine, and then the stage copies cross the budget
     let text = std::fs::read_to_string("tests/fixtures/dockerfiles/expansion-file-budget.Dockerfile").unwrap();
     let fewer = text.replacen("RUN pip install ${A12}\n", "", 30);
-    let e = dockerfile::analyze(Kind::Dockerfile, "D", fewer.as_bytes(), Matrix::embedded(), &Options::default())
-        .unwrap_err();
+    let e = dockerfile::analyze(
+        Kind::Dockerfile,
+        "D",
+        fewer.as_bytes(),
+        Matrix::embedded(),
+        &Options::default(),
+    )
+    .unwrap_err();
     assert!(e.message.starts_with("FROM s"), "{e:?}");
     assert!(e.message.contains("stage copies come to more than 4 MiB"), "{e:?}");
 }

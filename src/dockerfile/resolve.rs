@@ -336,7 +336,14 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// Substitutes `s` within the file's budget; a limit is a located input error that names
     /// `what` (e.g. `ARG A17`) and what was `expected`.
-    fn expand(&self, s: &str, vars: &Vars, at: usize, what: &str, expected: &str) -> Result<(String, bool), InputProblem> {
+    fn expand(
+        &self,
+        s: &str,
+        vars: &Vars,
+        at: usize,
+        what: &str,
+        expected: &str,
+    ) -> Result<(String, bool), InputProblem> {
         substitute_in(s, vars, &mut self.budget.borrow_mut()).map_err(|(l, _)| self.limit(at, what, l, expected))
     }
     /// [`Ctx::expand`] for text that is only scanned (RUN): a value past [`MAX_EXPANSION`] is
@@ -536,7 +543,10 @@ pub fn resolve(
                         (None, Some(d)) => {
                             let vars = cur.as_ref().map_or(&global, |s| &s.vars);
                             let at = cx.at(&a.arguments, off, &k);
-                            Some(cx.expand(d, vars, at, &format!("ARG {k}"), "ARG defaults of a sane size")?.0)
+                            Some(
+                                cx.expand(d, vars, at, &format!("ARG {k}"), "ARG defaults of a sane size")?
+                                    .0,
+                            )
                         }
                         (None, None) if cur.is_some() => global.get(&k).cloned(),
                         (None, None) => None,
@@ -1011,7 +1021,9 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         }
         i += 1;
     }
-    let Some((version, off, from)) = inst.torch else { return Ok(()) };
+    let Some((version, off, from)) = inst.torch else {
+        return Ok(());
+    };
     let mut index = inst.index;
     let (mut primary, mut extra) = (inst.primary, inst.extra);
     if index.is_empty() {
@@ -1130,7 +1142,9 @@ fn read_requirements(cx: &Ctx, file: &str, off: usize, inst: &mut Install) -> Re
         return Ok(());
     };
     cx.charge(bytes.len(), off, &format!("pip install -r {file}"))?;
-    let Ok(text) = String::from_utf8(bytes) else { return Ok(()) };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Ok(());
+    };
     for line in text.lines() {
         let line = line.split(" #").next().unwrap_or("").trim();
         if line.starts_with('#') || line.is_empty() {
@@ -1230,7 +1244,10 @@ mod tests {
         for _ in 0..MAX_REFERENCES / 1000 {
             assert!(substitute_in(&empties, &v, &mut b).is_ok());
         }
-        assert_eq!(substitute_in(&empties, &v, &mut b).map_err(|e| e.0), Err(ExpansionLimit::References));
+        assert_eq!(
+            substitute_in(&empties, &v, &mut b).map_err(|e| e.0),
+            Err(ExpansionLimit::References)
+        );
     }
 
     #[test]
