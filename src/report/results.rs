@@ -129,7 +129,7 @@ impl std::fmt::Display for LoadError {
 /// Reads a results file (any of the accepted shapes) into candidate results.
 pub fn load_file(path: &Path) -> Result<Vec<CandidateResult>, LoadError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+    let text = crate::input::read_text(path, 256 << 20).map_err(|e| LoadError {
         file: name.clone(),
         at: None,
         message: format!("cannot read: {e}"),
