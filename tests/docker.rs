@@ -633,8 +633,14 @@ fn engine_lost_mid_build_marks_the_cut_build_and_the_rest_and_exits_2() {
         "--docker-host",
         &host,
     ]);
-    assert!(proxy.fired(), "the proxy never saw the RUN step's output; stderr: {err}");
-    assert!(t.elapsed() < Duration::from_secs(100), "rocmcheck waited for the cut build");
+    assert!(
+        proxy.fired(),
+        "the proxy never saw the RUN step's output; stderr: {err}"
+    );
+    assert!(
+        t.elapsed() < Duration::from_secs(100),
+        "rocmcheck waited for the cut build"
+    );
     assert_eq!(code, 2, "an incomplete run exits 2; stderr: {err}");
     assert!(
         err.contains(&format!(
@@ -644,13 +650,20 @@ fn engine_lost_mid_build_marks_the_cut_build_and_the_rest_and_exits_2() {
     );
     let doc = json(&out);
     let b = doc["builds"].as_array().unwrap();
-    let by = |id: &str| b.iter().find(|r| r["id"] == id).unwrap_or_else(|| panic!("{id} hidden: {b:?}"));
+    let by = |id: &str| {
+        b.iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("{id} hidden: {b:?}"))
+    };
     assert_eq!(by("quick")["ok"], true, "{b:?}");
     assert_eq!(by("quick")["engine_lost"], false);
     assert_eq!(by("slow")["ok"], false);
     assert_eq!(by("slow")["engine_lost"], true, "{b:?}");
     assert!(
-        by("slow")["error"].as_str().unwrap().contains("went away during this build"),
+        by("slow")["error"]
+            .as_str()
+            .unwrap()
+            .contains("went away during this build"),
         "{b:?}"
     );
     assert_eq!(by("after")["engine_lost"], true);
@@ -674,7 +687,11 @@ fn engine_lost_mid_build_marks_the_cut_build_and_the_rest_and_exits_2() {
         );
         std::thread::sleep(Duration::from_millis(250));
     }
-    assert!(!docker(&["image", "inspect", &format!("{}:slow", s.prefix)]).status.success());
+    assert!(
+        !docker(&["image", "inspect", &format!("{}:slow", s.prefix)])
+            .status
+            .success()
+    );
     let (code, out, err) = s.run(&["smoke", "--cleanup"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("cleanup: removed 0 container(s) and 0 image(s)"), "{out}");
@@ -774,8 +791,9 @@ fn engine_lost_mid_smoke_then_cleanup_passes_remove_the_leftover() {
     let (code, out, err) = s.run(&["smoke", "--cleanup"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains(&format!("removed container {short_id} (running, image {PY}, run {run})"))
-            && out.contains("cleanup: removed 1 container(s) and 0 image(s)"),
+        out.contains(&format!(
+            "removed container {short_id} (running, image {PY}, run {run})"
+        )) && out.contains("cleanup: removed 1 container(s) and 0 image(s)"),
         "{out}"
     );
     s.finish();

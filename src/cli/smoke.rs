@@ -143,7 +143,10 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
         });
     }
     if a.images.is_empty() && !a.candidates {
-        writeln!(err, "error: name one or more IMAGEs, or use --candidates, --local or --cleanup")?;
+        writeln!(
+            err,
+            "error: name one or more IMAGEs, or use --candidates, --local or --cleanup"
+        )?;
         return Ok(ExitStatus::Error);
     }
     let cands = if a.candidates {

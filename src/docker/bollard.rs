@@ -9,8 +9,8 @@ use ::bollard::Docker;
 use ::bollard::errors::Error as BError;
 use ::bollard::models::{ContainerCreateBody, DeviceMapping, HostConfig};
 use ::bollard::query_parameters::{
-    BuildImageOptions, CreateContainerOptions, KillContainerOptions, ListContainersOptions, ListImagesOptions, LogsOptions,
-    RemoveContainerOptions, RemoveImageOptions, UploadToContainerOptions, WaitContainerOptions,
+    BuildImageOptions, CreateContainerOptions, KillContainerOptions, ListContainersOptions, ListImagesOptions,
+    LogsOptions, RemoveContainerOptions, RemoveImageOptions, UploadToContainerOptions, WaitContainerOptions,
 };
 use futures_util::StreamExt;
 use std::collections::{BTreeMap, HashMap};

@@ -710,11 +710,20 @@ mod tests {
         let opts1 = BuildOptions { jobs: 1, ..opts };
         let r = build_all(&lose, &cands, &opts1, |_| {}).await.unwrap();
         assert_eq!(
-            r.iter().map(|r| (r.id.as_str(), r.ok, r.engine_lost)).collect::<Vec<_>>(),
+            r.iter()
+                .map(|r| (r.id.as_str(), r.ok, r.engine_lost))
+                .collect::<Vec<_>>(),
             [("good", true, false), ("bad", false, true), ("good2", false, true)]
         );
-        assert!(r[1].error.as_deref().unwrap().contains("went away during this build"), "{r:?}");
+        assert!(
+            r[1].error.as_deref().unwrap().contains("went away during this build"),
+            "{r:?}"
+        );
         assert!(r[2].error.as_deref().unwrap().starts_with("not attempted"), "{r:?}");
-        assert_eq!(lose.built.lock().unwrap().len(), 2, "good2 was never sent to the engine");
+        assert_eq!(
+            lose.built.lock().unwrap().len(),
+            2,
+            "good2 was never sent to the engine"
+        );
     }
 }

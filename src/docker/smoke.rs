@@ -223,7 +223,10 @@ pub async fn smoke_image<E: Engine>(engine: &E, image: &str, opts: &SmokeOptions
     let removed = engine.remove(&id).await;
     match (r, removed) {
         (Ok(r), Ok(())) => Ok(finish(r)),
-        (Err(e), _) if engine_gone(engine, &e).await => Ok(finish(engine_lost(image, Some(&id), &e))),
+        (Err(e), removed) if engine_gone(engine, &e).await => {
+            let left = removed.is_err().then_some(id.as_str());
+            Ok(finish(engine_lost(image, left, &e)))
+        }
         // The payload's verdict stands; only the removal was lost with the engine.
         (Ok(mut r), Err(e)) if engine_gone(engine, &e).await => {
             let note = format!(
@@ -408,12 +411,22 @@ mod tests {
         let r = smoke_image(&f, "stuck", &opts(5000)).await.unwrap();
         assert_eq!(r.classification, Classification::EngineLost);
         let d = r.detail.unwrap();
-        assert!(d.contains("container c1 may be left") && d.contains("smoke --cleanup"), "{d}");
-        assert_eq!(f.containers.lock().unwrap().len(), 1, "the engine was gone: nothing removed");
+        assert!(
+            d.contains("container c1 may be left") && d.contains("smoke --cleanup"),
+            "{d}"
+        );
+        assert_eq!(
+            f.containers.lock().unwrap().len(),
+            1,
+            "the engine was gone: nothing removed"
+        );
         let s = &f.created.lock().unwrap()[0];
         let deadline: u64 = s.labels[LABEL_DEADLINE].parse().unwrap();
         let now = crate::docker::cleanup::now();
-        assert!(deadline >= now + 5 && deadline <= now + 5 + DEADLINE_GRACE_S + 2, "{deadline} vs {now}");
+        assert!(
+            deadline >= now + 5 && deadline <= now + 5 + DEADLINE_GRACE_S + 2,
+            "{deadline} vs {now}"
+        );
     }
 
     #[test]

@@ -43,11 +43,7 @@ fn gib(b: f64) -> String {
 }
 
 fn bytes(b: f64) -> String {
-    if b < 1024.0 {
-        format!("{b:.0} B")
-    } else {
-        gib(b)
-    }
+    if b < 1024.0 { format!("{b:.0} B") } else { gib(b) }
 }
 
 fn ms(v: f64) -> String {
@@ -407,7 +403,10 @@ mod tests {
     fn many() -> Vec<SmokeResult> {
         let mut v = recorded(H100);
         v[0].subject = "h100-local".into();
-        v.push(with_wall(SmokeResult::from_output("h100-gloo-world2", GLOO, "", Some(0), None), 6900.0));
+        v.push(with_wall(
+            SmokeResult::from_output("h100-gloo-world2", GLOO, "", Some(0), None),
+            6900.0,
+        ));
         v.push(with_wall(
             SmokeResult::from_output("rocmcheck-test/debian-hip:trixie", NODEVICE, "", Some(0), None),
             1900.0,
@@ -416,7 +415,10 @@ mod tests {
             SmokeResult::from_output("rocmcheck-test/debian-python:bookworm", NORUNTIME, "", Some(0), None),
             900.0,
         ));
-        v.push(with_wall(SmokeResult::from_output("h100-hang", HANG, "", Some(0), None), 5600.0));
+        v.push(with_wall(
+            SmokeResult::from_output("h100-hang", HANG, "", Some(0), None),
+            5600.0,
+        ));
         v.push(SmokeResult::outcome(
             "torch2.9.1-rocm6.4-dev-ubuntu-24.04",
             Classification::BuildFailed,
@@ -454,7 +456,10 @@ mod tests {
             1900.0,
         ));
         let text = human(&v);
-        assert!(text.contains("all-reduce     skipped: needs at least 2 devices (have 1)"), "{text}");
+        assert!(
+            text.contains("all-reduce     skipped: needs at least 2 devices (have 1)"),
+            "{text}"
+        );
         assert!(text.contains("BLAS           skipped: no device"), "{text}");
         insta::assert_snapshot!("smoke_blocks_multigpu_nodevice", text);
     }
@@ -463,7 +468,10 @@ mod tests {
     fn many_images_are_a_table() {
         let text = human(&many());
         assert!(text.contains("┆ ok ×2"), "{text}");
-        assert!(text.contains("7 image(s): 2 pass, 1 no-device, 1 runtime-missing, 1 hang, 1 build-failed, 1 engine-lost"), "{text}");
+        assert!(
+            text.contains("7 image(s): 2 pass, 1 no-device, 1 runtime-missing, 1 hang, 1 build-failed, 1 engine-lost"),
+            "{text}"
+        );
         insta::assert_snapshot!("smoke_table", text);
     }
 
