@@ -290,6 +290,42 @@ fn requirements_from_the_build_context() {
     assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm6.2"]);
 }
 
+#[test]
+fn extra_index_only_from_requirements_and_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("requirements.txt"),
+        "--extra-index-url https://download.pytorch.org/whl/rocm6.2\ntorch>=2.4\n",
+    )
+    .unwrap();
+    let opts = Options {
+        context: Some(dir.path().to_path_buf()),
+        ..Options::default()
+    };
+    let m = Matrix::embedded();
+    let facts = |text: &str| {
+        dockerfile::analyze(Kind::Dockerfile, "D", text.as_bytes(), m, &opts)
+            .unwrap()
+            .0
+    };
+    let codes = |text: &str| -> Vec<&'static str> {
+        rocmcheck::rules::run(rocmcheck::rules::Scope::Lint, &facts(text), m)
+            .iter()
+            .map(|f| f.code)
+            .collect()
+    };
+    let req = "FROM rocm/dev-ubuntu-22.04:6.2.4\nCOPY requirements.txt .\nRUN pip install -r requirements.txt\n";
+    assert!(facts(req).torch.unwrap().value.extra_index_only);
+    assert!(codes(req).contains(&"RC405"), "{:?}", codes(req));
+    // --index-url anywhere (command line or PIP_INDEX_URL) keeps PyPI out: no trap
+    let primary = "FROM rocm/dev-ubuntu-22.04:6.2.4\nENV PIP_INDEX_URL=https://download.pytorch.org/whl/rocm6.2\nRUN pip install torch --extra-index-url https://pypi.org/simple\n";
+    assert!(!facts(primary).torch.unwrap().value.extra_index_only);
+    assert!(!codes(primary).contains(&"RC405"));
+    // a pin is safe (`+rocm6.2` sorts above PyPI's same public version)
+    let pinned = "FROM rocm/dev-ubuntu-22.04:6.2.4\nRUN pip install torch==2.5.1 --extra-index-url https://download.pytorch.org/whl/rocm6.2\n";
+    assert!(!codes(pinned).contains(&"RC405"));
+}
+
 /// A deterministic mutation run over the corpus and fixtures (the cargo-fuzz target in `fuzz/`
 /// explores further): no input may panic the parser, the resolver or the rules.
 #[test]

@@ -791,6 +791,7 @@ fn recommend(
     let opts = crate::matrix::RankOpts {
         channel: Some(q.channel.into()),
         rocm: q.rocm.as_deref().and_then(|r| Version::parse(r).ok()).map(|r| r.line()),
+        variant: None,
         torch: None,
     };
     let ranked = m.rank(gfx, &opts);

@@ -878,8 +878,15 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
                     }
                 };
                 match flag {
-                    "-i" | "--index-url" => inst.index.push(v),
-                    "--extra-index-url" | "-f" | "--find-links" => inst.index.push(v),
+                    "-i" | "--index-url" => {
+                        inst.primary = true;
+                        inst.index.push(v)
+                    }
+                    "--extra-index-url" => {
+                        inst.extra = true;
+                        inst.index.push(v)
+                    }
+                    "-f" | "--find-links" => inst.index.push(v),
                     "-r" | "--requirement" => read_requirements(cx, &v, *off, &mut inst),
                     _ => {}
                 }
@@ -897,6 +904,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
     }
     let Some((version, off, from)) = inst.torch else { return };
     let mut index = inst.index;
+    let (mut primary, mut extra) = (inst.primary, inst.extra);
     if index.is_empty() {
         for k in [
             "PIP_INDEX_URL",
@@ -906,8 +914,18 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
         ] {
             if let Some(v) = st.vars.get(k) {
                 index.extend(v.split_whitespace().map(String::from));
+                if k.contains("EXTRA") {
+                    extra = true;
+                } else {
+                    primary = true;
+                }
             }
         }
+    } else if !primary {
+        // environment indexes still count with command-line extras
+        primary = ["PIP_INDEX_URL", "UV_INDEX_URL"]
+            .iter()
+            .any(|k| st.vars.contains_key(*k));
     }
     if let Some(TorchSpec::Url(u)) = &version {
         index.push(u.clone());
@@ -921,6 +939,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
             },
             from: Some(from),
             index_urls: index,
+            extra_index_only: extra && !primary,
             pre: inst.pre,
             ..TorchFacts::default()
         },
@@ -937,6 +956,10 @@ struct Install {
     len: usize,
     torch: Option<(Option<TorchSpec>, usize, TorchFrom)>,
     index: Vec<String>,
+    /// `-i` / `--index-url` seen (replaces PyPI).
+    primary: bool,
+    /// `--extra-index-url` seen (added to PyPI).
+    extra: bool,
     pre: bool,
 }
 
@@ -1014,6 +1037,11 @@ fn read_requirements(cx: &Ctx, file: &str, off: usize, inst: &mut Install) {
                         j += 1;
                         words.get(j).cloned()
                     });
+                    match flag {
+                        "-i" | "--index-url" => inst.primary = true,
+                        "--extra-index-url" => inst.extra = true,
+                        _ => {}
+                    }
                     inst.index.extend(v);
                 }
                 "--pre" => inst.pre = true,

@@ -24,8 +24,10 @@ use serde::Serialize;
 pub struct RankOpts {
     /// The newest channel to include: `Release` (default) or `Test` (release candidates too).
     pub channel: Option<Channel>,
-    /// Only wheels of this ROCm line (`6.2`).
+    /// Only wheels of this ROCm line (`6.2`: the `rocm6.2` and `rocm6.2.4` variants).
     pub rocm: Option<Version>,
+    /// Only this exact variant (the index `whl/rocm6.2` is variant 6.2, not 6.2.4).
+    pub variant: Option<Version>,
     /// Only this torch release (`2.5.1`, or a line `2.5`).
     pub torch: Option<Version>,
 }
@@ -113,6 +115,9 @@ impl Matrix {
                 continue;
             };
             for v in &w.variants {
+                if opts.variant.as_ref().is_some_and(|want| *want != v.rocm) {
+                    continue;
+                }
                 if let Some(want) = &opts.rocm {
                     if !v.rocm.is_within(want) && !want.is_within(&v.rocm) {
                         continue;

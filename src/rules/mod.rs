@@ -200,6 +200,16 @@ impl Context<'_> {
         self.matrix.rank_any(gfx.as_deref(), &opts).into_iter().next()
     }
 
+    /// [`Context::best_stack`] limited to one wheel index (`whl/rocm6.2` is the variant 6.2).
+    pub fn best_on_index(&self, variant: &Version) -> Option<crate::matrix::Ranked> {
+        let opts = crate::matrix::RankOpts {
+            variant: Some(variant.clone()),
+            ..Default::default()
+        };
+        let gfx = self.targets().next().map(|(t, _)| t.runtime_gfx().to_string());
+        self.matrix.rank_any(gfx.as_deref(), &opts).into_iter().next()
+    }
+
     /// The origin to point at for the torch install.
     pub fn torch_origin(&self) -> Origin {
         self.facts.torch.as_ref().map(|t| t.origin.clone()).unwrap_or_default()

@@ -58,7 +58,11 @@ impl Rule for TorchUnpinned {
             .index_urls
             .iter()
             .find_map(|u| cx.matrix.parse_index_url(u).map(|(_, v)| v));
-        let fix = match cx.best_stack(index_rocm.as_ref(), None) {
+        let best = match &index_rocm {
+            Some(v) => cx.best_on_index(v),
+            None => cx.best_stack(None, None),
+        };
+        let fix = match best {
             Some(r) => format!(
                 "pin torch (and torchvision/torchaudio) with ==<version>, e.g. `{}`",
                 r.install
