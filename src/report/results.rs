@@ -48,7 +48,7 @@ pub struct CandidateResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
     /// `pass`, `no-device`, `runtime-missing`, `hipblas-failed`, `alloc-failed`, `torch-failed`,
-    /// `hang`, `crash`, `build-failed`.
+    /// `hang`, `crash`, `build-failed`, `image-missing`, `engine-lost`.
     pub classification: String,
     /// One line on the classification (`hipErrorNoDevice`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
