@@ -26,11 +26,8 @@ pub mod dockerfile;
 pub mod exit;
 pub mod facts;
 pub mod finding;
-<<<<<<< HEAD
 pub mod fix;
-=======
 pub mod input;
->>>>>>> main
 pub mod matrix;
 pub mod policy;
 pub mod probe;

@@ -757,14 +757,9 @@ pub fn resolve(
                     let ok = text.get(h.span.clone()) == Some(h.value.as_ref());
                     pieces.push((h.span.start, h.value.to_string(), ok));
                 }
-<<<<<<< HEAD
                 for (base, run, exact) in pieces {
                     st.exact = exact;
-                    scan_run(&cx, st, base, &run);
-=======
-                for (base, text) in pieces {
-                    scan_run(&cx, st, base, &text)?;
->>>>>>> main
+                    scan_run(&cx, st, base, &run)?;
                 }
                 st.exact = false;
             }
@@ -1238,15 +1233,11 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         }
         i += 1;
     }
-<<<<<<< HEAD
-    let Some((version, off, from)) = inst.torch else { return };
-    let sites =
-        (sites_ok && from == TorchFrom::PipInstall && !matches!(version, Some(TorchSpec::Url(_)))).then_some(sites);
-=======
     let Some((version, off, from)) = inst.torch else {
         return Ok(());
     };
->>>>>>> main
+    let sites =
+        (sites_ok && from == TorchFrom::PipInstall && !matches!(version, Some(TorchSpec::Url(_)))).then_some(sites);
     let mut index = inst.index;
     let (mut primary, mut extra) = (inst.primary, inst.extra);
     if index.is_empty() {
