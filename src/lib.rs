@@ -33,4 +33,5 @@ pub mod report;
 pub mod rules;
 pub mod smoke;
 pub mod sync;
+pub mod triage;
 pub mod version;
