@@ -32,6 +32,7 @@ pub mod probe;
 pub mod report;
 pub mod rules;
 pub mod smoke;
+pub mod github;
 pub mod sync;
 pub mod triage;
 pub mod version;
