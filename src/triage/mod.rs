@@ -236,11 +236,12 @@ struct Merged {
 /// Priority of the readers that list GPUs: the first one that saw any GPU gives the list.
 const GPU_READERS: &[&str] = &[
     "rocminfo",
-    "amd-smi",
-    "rocm-smi",
-    "rocm_agent_enumerator",
+    "amd_smi",
+    "rocm_smi",
+    "kfd_properties",
+    "agent_enumerator",
     "collect_env",
-    "ollama",
+    "ollama_log",
     "dmesg",
 ];
 

@@ -37,7 +37,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let Some(g) = gfx_in(&l.text) else { continue };
             let src = Src { file: seen.file, line: l.no };
             seen.agents.push(Agent {
-                reader: "rocm_agent_enumerator",
+                reader: "agent_enumerator",
                 src,
                 index: Some(idx),
                 gfx: Some(At { v: g, src }),

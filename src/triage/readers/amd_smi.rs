@@ -38,10 +38,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let pos = seen
                 .agents
                 .iter()
-                .position(|a| a.reader == "amd-smi" && a.index == Some(idx) && a.src.file == file);
+                .position(|a| a.reader == "amd_smi" && a.index == Some(idx) && a.src.file == file);
             cur = Some(pos.unwrap_or_else(|| {
                 seen.agents.push(Agent {
-                    reader: "amd-smi",
+                    reader: "amd_smi",
                     src: Src { file, line: l.no },
                     index: Some(idx),
                     ..Agent::default()
@@ -88,7 +88,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     // A `GPU: 0` line alone (other tools print it too) does not make an amd-smi agent.
     if !fired {
         let file = seen.file;
-        seen.agents.retain(|a| !(a.reader == "amd-smi" && a.src.file == file));
+        seen.agents.retain(|a| !(a.reader == "amd_smi" && a.src.file == file));
     }
     fired
 }

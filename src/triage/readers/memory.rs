@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 static TTM: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"Current TTM pages limit:\s*(\d+) pages").unwrap());
 static NUM_UNIT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^([0-9.,]+)([A-Za-z]*)$").unwrap());
 
-/// Reads memory totals.
+/// Reads memory totals. Reports its formats (`meminfo`, `free`, `amd_ttm`) itself.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     for (i, l) in lines.iter().enumerate() {
@@ -20,6 +20,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 && let Some(b) = size(n, u)
             {
                 fired = true;
+                seen.formats.insert("meminfo");
                 let at = seen.at(b, l.no);
                 Seen::first(&mut seen.mem_total, at);
             }
@@ -43,16 +44,20 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             };
             if let Some(b) = size(&c[1], &unit) {
                 fired = true;
+                seen.formats.insert("free");
                 let at = seen.at(b, l.no);
                 Seen::first(&mut seen.mem_total, at);
             }
         } else if let Some(c) = TTM.captures(t) {
             fired = true;
+            seen.formats.insert("amd_ttm");
             let at = seen.at(("ttm.pages_limit".to_string(), c[1].to_string()), l.no);
             seen.params.push(at);
         }
     }
-    fired
+    // The specific formats (`meminfo`, `free`, `amd_ttm`) were recorded above.
+    let _ = fired;
+    false
 }
 
 #[cfg(test)]
@@ -70,8 +75,8 @@ mod tests {
         assert_eq!(s.mem_total.unwrap().v, 134_217_728_000);
         let (_, s) = run(read, "        total\nMem:    16000000   1\n");
         assert_eq!(s.mem_total.unwrap().v, 16_000_000 * 1024, "free without a flag prints KiB");
-        let (fired, s) = run(read, "💻 Current TTM pages limit: 16469033 pages (62.82 GB)\n");
-        assert!(fired);
+        let (_, s) = run(read, "💻 Current TTM pages limit: 16469033 pages (62.82 GB)\n");
+        assert!(s.formats.contains("amd_ttm"));
         assert_eq!(s.params[0].v.1, "16469033");
     }
 }

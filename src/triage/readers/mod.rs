@@ -9,6 +9,7 @@ pub mod cmdline;
 pub mod collect_env;
 pub mod dmesg;
 pub mod env_vars;
+pub mod kfd_properties;
 pub mod memory;
 pub mod nvidia_smi;
 pub mod ollama;
@@ -27,23 +28,26 @@ use std::sync::LazyLock;
 /// A reader: name and function.
 pub type Reader = (&'static str, fn(&[Line], &mut Seen) -> bool);
 
-/// Every reader, in the order they run. Earlier readers win where two set the same fact.
+/// Every reader, in the order they run. Earlier readers win where two set the same fact. The
+/// names are the format names of the corpus contract (`tests/triage/corpus/README.md`); the
+/// `memory` reader reports `meminfo`, `free` or `amd_ttm` itself.
 pub const READERS: &[Reader] = &[
     ("collect_env", collect_env::read),
     ("rocminfo", rocminfo::read),
-    ("rocm-smi", rocm_smi::read),
-    ("amd-smi", amd_smi::read),
-    ("rocm_agent_enumerator", agent_enumerator::read),
+    ("rocm_smi", rocm_smi::read),
+    ("amd_smi", amd_smi::read),
+    ("agent_enumerator", agent_enumerator::read),
+    ("kfd_properties", kfd_properties::read),
     ("dmesg", dmesg::read),
     ("cmdline", cmdline::read),
     ("memory", memory::read),
-    ("pip", pip::read),
+    ("pip_list", pip::read),
     ("torch_print", torch_print::read),
-    ("rocm_version", rocm_version::read),
+    ("rocm_version_file", rocm_version::read),
     ("uname", uname::read),
-    ("env", env_vars::read),
-    ("ollama", ollama::read),
-    ("nvidia-smi", nvidia_smi::read),
+    ("env_vars", env_vars::read),
+    ("ollama_log", ollama::read),
+    ("nvidia_smi", nvidia_smi::read),
 ];
 
 /// Runs every reader over one input.

@@ -30,7 +30,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
             let src = Src { file: seen.file, line: l.no };
             let mut a = Agent {
-                reader: "ollama",
+                reader: "ollama_log",
                 src,
                 index: Some(idx),
                 ..Agent::default()

@@ -11,12 +11,12 @@ fn agent(seen: &mut Seen, idx: u32, line: u32) -> &mut Agent {
     let pos = seen
         .agents
         .iter()
-        .position(|a| a.reader == "rocm-smi" && a.index == Some(idx) && a.src.file == seen.file);
+        .position(|a| a.reader == "rocm_smi" && a.index == Some(idx) && a.src.file == seen.file);
     match pos {
         Some(p) => &mut seen.agents[p],
         None => {
             seen.agents.push(Agent {
-                reader: "rocm-smi",
+                reader: "rocm_smi",
                 src: Src { file: seen.file, line },
                 index: Some(idx),
                 ..Agent::default()
