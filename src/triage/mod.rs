@@ -256,9 +256,17 @@ fn origin(names: &[String], s: Src) -> Origin {
 }
 
 fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
+    // The reader that lists the most GPUs gives the list (a grep of one tool may show fewer);
+    // ties go to the more detailed reader.
+    let count = |r: &str| seen.agents.iter().filter(|a| a.reader == r).count();
     let Some(reader) = GPU_READERS
         .iter()
-        .find(|r| seen.agents.iter().any(|a| a.reader == **r))
+        .filter(|r| count(r) > 0)
+        .max_by(|a, b| count(a).cmp(&count(b)).then_with(|| {
+            let pa = GPU_READERS.iter().position(|x| x == *a);
+            let pb = GPU_READERS.iter().position(|x| x == *b);
+            pb.cmp(&pa)
+        }))
     else {
         return Vec::new();
     };

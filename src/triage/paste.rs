@@ -92,6 +92,18 @@ fn prompt_command(t: &str) -> Option<&str> {
         ];
         return WORDS.contains(&w).then(|| r.trim());
     }
+    // Themed prompts: `(.venv) git:(main) λ cmd`, `❯ cmd`.
+    for mark in ["λ ", "❯ ", "➜ "] {
+        if let Some(p) = s.find(mark) {
+            return Some(s[p + mark.len()..].trim());
+        }
+    }
+    // `[user@host ~]$ cmd`
+    if s.starts_with('[')
+        && let Some(p) = s.find("]$ ").or_else(|| s.find("]# "))
+    {
+        return Some(s[p + 3..].trim());
+    }
     // `user@host:~/dir$ cmd`, `(venv) user@host:~$ cmd`, `root@box:/# cmd`.
     let head_end = s.find("$ ").or_else(|| s.find("# "))?;
     let head = &s[..head_end];

@@ -8,7 +8,7 @@ use super::{Line, Seen, command_before, gfx_in};
 use crate::triage::{Agent, At, Src};
 
 fn bare(t: &str) -> bool {
-    let t = t.trim();
+    let t = t.split(" #").next().unwrap_or(t).trim();
     t.len() <= 9 && t.starts_with("gfx") && t[3..].bytes().all(|b| b.is_ascii_hexdigit()) && t.len() >= 6
 }
 

@@ -31,6 +31,45 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             continue;
         }
+        if let Some(inner) = t.strip_prefix('|') {
+            // The default box table: `| AMD-SMI 26.1.0 … ROCm version: N/A |`, then per GPU
+            // `| 0000:c3:00.0  Radeon 8060S Graphics | …` and `|   0  0 … |  … 1553/32768 MB |`.
+            if inner.contains("AMD-SMI ") {
+                fired = true;
+                if let Some(p) = inner.find("ROCm version:") {
+                    let v = inner[p + 13..].split_whitespace().next().unwrap_or("");
+                    if v.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                        let at = seen.at(v.to_string(), l.no);
+                        Seen::first(&mut seen.rocm, at);
+                    }
+                }
+                continue;
+            }
+            let cells: Vec<&str> = inner.split('|').map(str::trim).collect();
+            let first = cells.first().copied().unwrap_or("");
+            if first.len() > 13 && first.as_bytes().get(4) == Some(&b':') && first[..4].bytes().all(|b| b.is_ascii_hexdigit()) {
+                let name = first.split_once(char::is_whitespace).map(|(_, n)| n.trim()).unwrap_or("");
+                let idx = seen.agents.iter().filter(|a| a.reader == "amd_smi" && a.src.file == seen.file).count() as u32;
+                seen.agents.push(Agent {
+                    reader: "amd_smi",
+                    src: Src { file: seen.file, line: l.no },
+                    index: Some(idx),
+                    marketing: (!name.is_empty()).then(|| name.to_string()),
+                    ..Agent::default()
+                });
+                cur = Some(seen.agents.len() - 1);
+                continue;
+            }
+            if let (Some(i), Some(last)) = (cur, cells.iter().rev().find(|c| !c.is_empty()))
+                && let Some(mem) = last.strip_suffix(" MB")
+                && let Some((_, total)) = mem.rsplit(' ').next().unwrap_or("").split_once('/')
+                && seen.agents[i].vram.is_none()
+            {
+                let src = Src { file: seen.file, line: l.no };
+                seen.agents[i].vram = size(total, "MB").map(|b| At { v: b, src });
+            }
+            continue;
+        }
         let Some((k, v)) = kv(t) else { continue };
         if k == "GPU" && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
             let idx: u32 = v.parse().unwrap_or(0);
@@ -53,6 +92,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if v.is_empty() {
             section = k.to_string();
             continue;
+        }
+        if k == "OS_KERNEL_VERSION" {
+            let at = seen.at(v.to_string(), l.no);
+            Seen::first(&mut seen.kernel, at);
         }
         let Some(i) = cur else { continue };
         let src = Src { file: seen.file, line: l.no };
@@ -113,6 +156,16 @@ GPU: 0\n    MEM_USAGE:\n        TOTAL_VRAM: 196592 MB\n        TOTAL_GTT: 128811
         assert_eq!(a.device_id.as_ref().unwrap().v, 0x74a1);
         assert_eq!(a.vram.as_ref().unwrap().v, 196_592 << 20);
         assert_eq!(a.gtt.as_ref().unwrap().v, 128_811 << 20);
+    }
+
+    #[test]
+    fn default_table() {
+        let t = "| AMD-SMI 26.1.0+c9ffff43      amdgpu version: Linuxver ROCm version: N/A      |\n| 0000:c3:00.0  Radeon 8060S Graphics | N/A        N/A   0             N/A/0 W |\n|   0       0     N/A             N/A | N/A        N/A           1553/32768 MB |\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert!(s.rocm.is_none(), "`ROCm version: N/A` is not a version");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon 8060S Graphics"));
+        assert_eq!(s.agents[0].vram.as_ref().unwrap().v, 32768 << 20);
     }
 
     #[test]

@@ -15,8 +15,21 @@ const KNOWN_TYPOS: &[(&str, &str)] = &[
 /// Reads kernel command lines and modprobe options.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
-    for l in lines {
+    for (i, l) in lines.iter().enumerate() {
         let t = l.text.trim();
+        // dmesg pasted from a fixed-width terminal wraps the command line mid-token.
+        let joined;
+        let t = if (t.contains("Command line:") || t.contains("BOOT_IMAGE="))
+            && let Some(next) = lines.get(i + 1)
+            && !next.text.trim_start().starts_with('[')
+            && !next.text.trim().is_empty()
+            && !next.command
+        {
+            joined = format!("{t}{}", next.text.trim_end());
+            joined.as_str()
+        } else {
+            t
+        };
         let mut params: Vec<(String, String)> = Vec::new();
         if let Some(rest) = t.strip_prefix("options ") {
             // modprobe.d: `options ttm pages_limit=31457280`
@@ -30,15 +43,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     params.push((format!("{module}.{k}"), v.to_string()));
                 }
             }
-        } else if t.contains("BOOT_IMAGE=") || t.contains("Kernel command line:") || t.contains("Command line:") || (t.contains("root=") && t.contains(" ro")) || t.contains("GRUB_CMDLINE_LINUX") {
-            for tok in t.split(|c: char| c.is_whitespace() || c == '"') {
+        } else if t.contains("amdgpu.") || t.contains("ttm.") || t.contains("BOOT_IMAGE=") {
+            // `/proc/cmdline`, `Kernel command line:`, GRUB_CMDLINE_LINUX, or parameters quoted
+            // inline in prose (`iommu=pt amdgpu.gttsize=126976 …`).
+            let before = params.len();
+            for tok in t.split(|c: char| c.is_whitespace() || c == '"' || c == '`' || c == '\'') {
                 if let Some((k, v)) = tok.split_once('=')
                     && (k.starts_with("amdgpu.") || k.starts_with("ttm.") || k.starts_with("amdttm."))
                 {
                     params.push((k.to_string(), v.to_string()));
                 }
             }
-            fired = true;
+            fired |= params.len() > before || t.contains("BOOT_IMAGE=");
         }
         for (k, v) in params {
             fired = true;

@@ -28,6 +28,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             in_gpus = false;
         }
+        // A lost newline can glue a key to the previous line ("…information...  PyTorch version: …").
+        let t = match t.find("PyTorch version") {
+            Some(p) if p > 0 => &t[p..],
+            _ => t,
+        };
         let Some((k, v)) = kv(t) else { continue };
         let known = !NA.contains(&v);
         match k {
@@ -52,7 +57,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     Seen::first(&mut seen.torch_cuda, at);
                 }
             }
-            "OS" if fired && known => {
+            "OS" if known && (fired || v.ends_with("(x86_64)") || v.ends_with("(aarch64)")) => {
                 let os = v.rsplit_once(" (").map(|(a, _)| a).unwrap_or(v);
                 let at = seen.at(os.to_string(), l.no);
                 Seen::first(&mut seen.os, at);

@@ -9,7 +9,7 @@ use regex::Regex;
 use std::sync::LazyLock;
 
 static READY: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"amdgpu: (\d+)M of (VRAM|GTT) memory ready").unwrap());
+    LazyLock::new(|| Regex::new(r"amdgpu\b.*:\s+(\d+)M of (VRAM|GTT) memory ready").unwrap());
 static UNKNOWN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(amdgpu|ttm|amdttm): unknown parameter '([^']+)' ignored").unwrap());
 static ADDED: LazyLock<Regex> =
@@ -54,7 +54,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             );
         } else if t.contains("gttsize") && t.contains("deprecated") {
             fired = true;
-            seen.note(l.no, "the kernel log says amdgpu.gttsize is set (deprecated; ttm.pages_limit is the cap)");
+            // The kernel says a gttsize is configured; its value may not be in the paste.
+            if !seen.params.iter().any(|p| p.v.0 == "amdgpu.gttsize") {
+                let at = seen.at(("amdgpu.gttsize".to_string(), "(set; value not shown)".to_string()), l.no);
+                seen.params.push(at);
+            }
         } else if let Some(c) = ADDED.captures(t) {
             fired = true;
             seen.amdgpu_loaded = true;

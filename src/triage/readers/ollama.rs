@@ -3,7 +3,7 @@
 //! line (`library=rocm compute=gfx1100 … name=1002:744c`). Format: Ollama's `envconfig` and
 //! `discover` packages (<https://github.com/ollama/ollama>).
 
-use super::{Line, Seen, gfx_in, pci_id};
+use super::{Line, Seen, gfx_in, pci_id, size};
 use crate::triage::{Agent, At, Src};
 
 /// Reads Ollama log lines.
@@ -26,24 +26,54 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     seen.env.push(at);
                 }
             }
-        } else if t.contains("inference compute") && t.contains("library=rocm") {
+        } else if (t.contains("inference compute") && t.contains("library=rocm")) || t.contains("gpu_type=") {
+            // `msg="inference compute" id=0 library=rocm compute=gfx1102 name=1002:7480 total="8.0 GiB"`,
+            // `msg="amdgpu is supported" gpu=0 gpu_type=gfx1102`, `msg="amdgpu is not supported …" gpu_type=gfx1031 gpu=0`.
             fired = true;
             let src = Src { file: seen.file, line: l.no };
-            let mut a = Agent {
-                reader: "ollama_log",
-                src,
-                index: Some(idx),
-                ..Agent::default()
-            };
-            idx += 1;
-            for tok in t.split_whitespace() {
-                if let Some(g) = tok.strip_prefix("compute=") {
-                    a.gfx = gfx_in(g).map(|v| At { v, src });
+            let mut index = None;
+            let mut gfx = None;
+            let mut dev = None;
+            let mut total = None;
+            let toks: Vec<&str> = t.split_whitespace().collect();
+            for (j, tok) in toks.iter().enumerate() {
+                if let Some(g) = tok.strip_prefix("compute=").or_else(|| tok.strip_prefix("gpu_type=")) {
+                    gfx = gfx_in(g);
                 } else if let Some(n) = tok.strip_prefix("name=") {
-                    a.device_id = n.split(':').nth(1).and_then(pci_id).map(|v| At { v, src });
+                    dev = n.split(':').nth(1).and_then(pci_id);
+                } else if let Some(n) = tok.strip_prefix("id=").or_else(|| tok.strip_prefix("gpu=")) {
+                    index = n.trim_matches('"').parse::<u32>().ok();
+                } else if let Some(n) = tok.strip_prefix("total=\"") {
+                    total = toks.get(j + 1).and_then(|u| size(n, u.trim_end_matches('"')));
                 }
             }
-            seen.agents.push(a);
+            let Some(gfx) = gfx else { continue };
+            let index = index.unwrap_or(idx);
+            idx = idx.max(index + 1);
+            let file = seen.file;
+            let pos = seen
+                .agents
+                .iter()
+                .position(|a| a.reader == "ollama_log" && a.index == Some(index) && a.src.file == file);
+            let a = match pos {
+                Some(p) => &mut seen.agents[p],
+                None => {
+                    seen.agents.push(Agent {
+                        reader: "ollama_log",
+                        src,
+                        index: Some(index),
+                        ..Agent::default()
+                    });
+                    seen.agents.last_mut().expect("pushed")
+                }
+            };
+            a.gfx.get_or_insert(At { v: gfx, src });
+            if let Some(d) = dev {
+                a.device_id.get_or_insert(At { v: d, src });
+            }
+            if let Some(b) = total {
+                a.vram.get_or_insert(At { v: b, src });
+            }
         }
     }
     fired

@@ -12,8 +12,25 @@ static LIST: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^torch\s+(\d+\.\d+[
 /// Reads package lists.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
+    let mut show_torch = false; // inside `pip show torch` output
     for l in lines {
         let t = l.text.trim();
+        if t == "Name: torch" {
+            show_torch = true;
+            continue;
+        }
+        if show_torch {
+            if let Some(v) = t.strip_prefix("Version:") {
+                fired = true;
+                show_torch = false;
+                if seen.torch.is_none() {
+                    seen.torch = Some(seen.at(v.trim().to_string(), l.no));
+                    seen.torch_from_pip = true;
+                }
+                continue;
+            }
+            show_torch = !t.is_empty() && t.contains(':');
+        }
         if !t.contains("torch") {
             continue;
         }
@@ -45,6 +62,8 @@ mod tests {
             assert!(fired, "{t}");
             assert_eq!(s.torch.unwrap().v, v);
         }
+        let (_, s) = run(read, "$ pip show torch\nName: torch\nVersion: 2.6.0+rocm6.2.4\nSummary: Tensors\n");
+        assert_eq!(s.torch.unwrap().v, "2.6.0+rocm6.2.4");
         let (fired, _) = run(read, "torchvision 0.20.1\npytorch-triton-rocm 3.1.0\n");
         assert!(!fired);
     }

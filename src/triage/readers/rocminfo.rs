@@ -15,6 +15,8 @@ struct Block {
     gpu: bool,
     cpu: bool,
     pool_global: bool,
+    /// Opened by agent lines with no `Agent N` header or `Name:` before them (a cut paste).
+    fragment: bool,
 }
 
 /// Reads rocminfo output.
@@ -55,7 +57,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 if v.starts_with("amdgcn-") {
                     continue; // an ISA name, not an agent
                 }
-                let start_new = blocks.last().is_none_or(|b| b.named);
+                let start_new = blocks.last().is_none_or(|b| b.named || b.fragment);
                 if start_new {
                     // Grepped output: a `Name:` line starts the next agent.
                     blocks.push(Block {
@@ -77,6 +79,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 }
             }
             _ => {
+                if blocks.is_empty() && matches!(k, "Device Type" | "Chip ID" | "Compute Unit" | "Marketing Name" | "Vendor Name")
+                {
+                    // A paste that starts inside an agent: its Name was cut off.
+                    fired = true;
+                    blocks.push(Block {
+                        a: new_agent(seen, l.no),
+                        fragment: true,
+                        ..Block::default()
+                    });
+                }
                 let Some(b) = blocks.last_mut() else { continue };
                 match k {
                     "Marketing Name" => b.a.marketing = Some(v.to_string()),
@@ -213,6 +225,17 @@ Agent 2
         assert_eq!(s.agents.len(), 1);
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1031");
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6700 XT"));
+    }
+
+    #[test]
+    fn a_paste_starting_inside_an_agent_is_a_gpu_of_unknown_target() {
+        // Modelled on a fragment quoted in ROCm/TheRock#1184 (Radeon 780M).
+        let t = "[turn 0 continued]\n```\n  Queue Type:              MULTI\n  Device Type:             GPU\n  Chip ID:                 5567(0x15bf)\n  Compute Unit:            12\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.agents.len(), 1);
+        assert!(s.agents[0].gfx.is_none());
+        assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x15bf);
     }
 
     #[test]

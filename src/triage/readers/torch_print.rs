@@ -19,7 +19,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut expect: Vec<&'static str> = Vec::new(); // what the last command prints, in order
     for l in lines {
         let t = l.text.trim();
-        if l.command || t.starts_with("python") {
+        if l.command || t.starts_with("python") || t.contains("print(") {
             expect.clear();
             let mut order: Vec<(usize, &'static str)> = Vec::new();
             for (pat, what) in [("__version__", "torch"), ("version.hip", "hip"), ("version.cuda", "cuda")] {

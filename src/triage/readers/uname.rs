@@ -16,6 +16,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if l.command {
             continue;
         }
+        if t == "WSL environment detected." {
+            fired = true;
+            let at = seen.at(true, l.no);
+            Seen::first(&mut seen.wsl, at);
+            continue;
+        }
         let mut kernel = None;
         if let Some(c) = UNAME_A.captures(t) {
             kernel = Some(c[1].to_string());
