@@ -213,28 +213,11 @@ mod tests {
         insta::assert_snapshot!(serde_json::to_string_pretty(&v).unwrap());
     }
 
-    /// The official SARIF 2.1.0 schema ships in the serde-sarif crate's source; it is located
-    /// through `cargo metadata` (never vendored here). A missing schema fails the test.
+    /// The official SARIF 2.1.0 schema, kept as a test fixture with its source and licence
+    /// (`tests/fixtures/sarif/README.md`): the test needs nothing a plain `cargo test` did not
+    /// download. A missing schema fails the test.
     fn schema_path() -> std::path::PathBuf {
-        let out = std::process::Command::new(env!("CARGO"))
-            .args(["metadata", "--format-version", "1", "--offline"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("run cargo metadata");
-        assert!(
-            out.status.success(),
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata JSON");
-        let manifest = meta["packages"]
-            .as_array()
-            .expect("packages")
-            .iter()
-            .find(|p| p["name"] == "serde-sarif")
-            .and_then(|p| p["manifest_path"].as_str())
-            .expect("serde-sarif is not in cargo metadata: cannot find the SARIF schema");
-        let p = std::path::Path::new(manifest).with_file_name("src").join("schema.json");
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sarif/sarif-schema-2.1.0.json");
         assert!(p.is_file(), "the SARIF 2.1.0 schema is not at {}", p.display());
         p
     }
