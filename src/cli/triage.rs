@@ -193,8 +193,11 @@ pub fn header(t: &Triage) -> Vec<(String, String)> {
         },
     ));
     for (i, g) in f.gpus.iter().enumerate() {
-        let mut line = g.name.clone().unwrap_or_else(|| "GPU".into());
-        line.push_str(&format!(" — {}", g.gfx.as_deref().unwrap_or("gfx target not shown")));
+        let gfx = g.gfx.as_deref().unwrap_or("gfx target not shown");
+        let mut line = match &g.name {
+            Some(n) => format!("{n} — {gfx}"),
+            None => gfx.to_string(),
+        };
         if let Some(tg) = f.targets.iter().find(|x| x.value.gpu == Some(i))
             && let Some(e) = &tg.value.effective
         {
@@ -219,7 +222,12 @@ pub fn header(t: &Triage) -> Vec<(String, String)> {
         let build = match (&tv.hip, &tv.cuda) {
             (Some(x), _) => format!("ROCm build, HIP {x}"),
             (None, Some(c)) => format!("CUDA build, CUDA {c}"),
-            _ => "build kind not shown".into(),
+            _ => match tv.version.as_deref() {
+                Some(v) if v.contains("+rocm") => "ROCm build".into(),
+                Some(v) if v.contains("+cu") => "CUDA build".into(),
+                Some(v) if v.contains("+cpu") => "CPU-only build".into(),
+                _ => "build kind not shown".into(),
+            },
         };
         h.push(("PyTorch".into(), format!("{} ({build})", tv.version.as_deref().unwrap_or("version not shown"))));
     }

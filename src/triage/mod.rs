@@ -435,6 +435,24 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             o(e.src),
         ));
     }
+    // A build-target list holding rocm-smi's display form (`gfx11002`) names no real target.
+    for e in &seen.env {
+        if !matches!(e.v.0.as_str(), "PYTORCH_ROCM_ARCH" | "AMDGPU_TARGETS" | "GPU_TARGETS" | "HCC_AMDGPU_TARGET") {
+            continue;
+        }
+        for tok in e.v.1.split([';', ',', ' ']) {
+            let raw = tok.trim().to_ascii_lowercase();
+            if let Some(real) = readers::gfx_in(&raw)
+                && raw.starts_with("gfx")
+                && real != raw.split(':').next().unwrap_or("")
+            {
+                seen.notes.push(At {
+                    v: format!("{}={}: `{raw}` is how some rocm-smi builds display {real}; it is not a target (use {real})", e.v.0, e.v.1),
+                    src: e.src,
+                });
+            }
+        }
+    }
     let param = |name: &str| seen.params.iter().rev().find(|p| p.v.0 == name);
     let kernel_known = seen.kernel.is_some()
         || !seen.params.is_empty()
