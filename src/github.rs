@@ -129,7 +129,10 @@ async fn get(client: &reqwest::Client, url: &str, token: Option<&str>) -> Result
         let header = |k: &str| h.get(k).and_then(|v| v.to_str().ok()).map(str::to_string);
         if status.is_success() {
             let next = header("link").and_then(|l| next_link(&l));
-            let body = resp.bytes().await.map_err(|e| format!("{url}: reading the body: {e}"))?;
+            let body = resp
+                .bytes()
+                .await
+                .map_err(|e| format!("{url}: reading the body: {e}"))?;
             return Ok((body.to_vec(), next));
         }
         let remaining = header("x-ratelimit-remaining");
@@ -167,7 +170,14 @@ async fn get(client: &reqwest::Client, url: &str, token: Option<&str>) -> Result
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
             .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(str::to_string))
             .unwrap_or_default();
-        return Err(format!("{url}: HTTP {status}{}", if msg.is_empty() { String::new() } else { format!(": {msg}") }));
+        return Err(format!(
+            "{url}: HTTP {status}{}",
+            if msg.is_empty() {
+                String::new()
+            } else {
+                format!(": {msg}")
+            }
+        ));
     }
 }
 
@@ -188,7 +198,12 @@ mod tests {
     fn issue_refs() {
         let r = IssueRef::parse("ROCm/ROCm#4321").unwrap();
         assert_eq!((r.owner.as_str(), r.repo.as_str(), r.number), ("ROCm", "ROCm", 4321));
-        assert_eq!(IssueRef::parse("https://github.com/ollama/ollama/issues/7/").unwrap().number, 7);
+        assert_eq!(
+            IssueRef::parse("https://github.com/ollama/ollama/issues/7/")
+                .unwrap()
+                .number,
+            7
+        );
         for bad in ["ROCm#1", "a/b#x", "a/b#0", "a b/c#1", "a/b"] {
             assert!(IssueRef::parse(bad).is_err(), "{bad}");
         }

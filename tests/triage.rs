@@ -35,7 +35,11 @@ fn run_stdin(args: &[&str], stdin: &str) -> Output {
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 fn read(name: &str, text: &str) -> triage::Triage {
@@ -49,7 +53,10 @@ fn read(name: &str, text: &str) -> triage::Triage {
 }
 
 fn codes(t: &triage::Triage) -> Vec<&'static str> {
-    rules::run(Scope::Env, &t.facts, Matrix::embedded()).iter().map(|f| f.code).collect()
+    rules::run(Scope::Env, &t.facts, Matrix::embedded())
+        .iter()
+        .map(|f| f.code)
+        .collect()
 }
 
 const NAVI32_OVERRIDE: &str = "\
@@ -71,7 +78,9 @@ fn navi32_chip_named_gfx1100_is_an_override() {
     let target = &t.facts.targets[0].value;
     assert_eq!(target.effective.as_deref(), Some("gfx1100"));
     assert!(
-        t.notes.iter().any(|(n, _)| n.contains("HSA_OVERRIDE_GFX_VERSION=11.0.0")),
+        t.notes
+            .iter()
+            .any(|(n, _)| n.contains("HSA_OVERRIDE_GFX_VERSION=11.0.0")),
         "{:?}",
         t.notes
     );
@@ -86,7 +95,11 @@ fn navi32_chip_named_gfx1100_is_an_override() {
 #[test]
 fn wsl_and_silence_never_mean_missing() {
     let wsl = "PyTorch version: 2.4.0+rocm6.1\nROCM used to build PyTorch: 6.1.40091-a8dbc0c19\nOS: Ubuntu 22.04.4 LTS (x86_64)\nPython platform: Linux-5.15.153.1-microsoft-standard-WSL2-x86_64-with-glibc2.35\nGPU models and configuration: AMD Radeon RX 7900 XTX (gfx1100)\n";
-    for (name, paste) in [("wsl", wsl), ("bare torch", "torch==2.5.1+rocm6.2\n"), ("nothing", "hello\n")] {
+    for (name, paste) in [
+        ("wsl", wsl),
+        ("bare torch", "torch==2.5.1+rocm6.2\n"),
+        ("nothing", "hello\n"),
+    ] {
         let t = read(name, paste);
         let c = codes(&t);
         for bad in ["RC301", "RC302", "RC303", "RC309", "RC310", "RC312"] {
@@ -124,7 +137,11 @@ fn findings_point_at_pasted_lines() {
     assert_eq!(rc202["origin"]["path"], ps);
     assert_eq!(o.status.code(), Some(1), "errors fail the run");
     let o = bin().args(["triage", ps]).output().unwrap();
-    assert!(text(&o).contains("  3 | export HSA_OVERRIDE_GFX_VERSION=10.3.0"), "{}", text(&o));
+    assert!(
+        text(&o).contains("  3 | export HSA_OVERRIDE_GFX_VERSION=10.3.0"),
+        "{}",
+        text(&o)
+    );
     let o = bin().args(["triage", ps, "--format", "markdown"]).output().unwrap();
     let md = text(&o);
     assert!(md.starts_with("<!-- rocmcheck-triage -->\n"), "{md}");
@@ -140,7 +157,11 @@ fn what_is_missing() {
     assert!(cmds.iter().any(|c| c.starts_with("rocminfo")), "{cmds:?}");
     assert!(cmds.contains(&"cat /opt/rocm/.info/version"), "{cmds:?}");
     let t = read("p", "GPU[0]\t\t: GFX Version: \t\tgfx1151\n");
-    assert!(t.missing.iter().any(|m| m.what.contains("APU memory")), "{:?}", t.missing);
+    assert!(
+        t.missing.iter().any(|m| m.what.contains("APU memory")),
+        "{:?}",
+        t.missing
+    );
     assert!(!t.missing.iter().any(|m| m.command.starts_with("rocminfo")));
 }
 
@@ -158,9 +179,16 @@ fn nvidia_device_run_pastes() {
     let t = triage::triage(&inputs, Matrix::embedded());
     assert!(t.summary.nvidia, "{:?}", t.summary);
     assert!(t.summary.gfx.is_empty());
-    assert!(t.missing.is_empty(), "nothing to ask an NVIDIA machine: {:?}", t.missing);
+    assert!(
+        t.missing.is_empty(),
+        "nothing to ask an NVIDIA machine: {:?}",
+        t.missing
+    );
     let c = codes(&t);
-    assert!(!c.iter().any(|c| ["RC301", "RC302", "RC102", "RC103"].contains(c)), "{c:?}");
+    assert!(
+        !c.iter().any(|c| ["RC301", "RC302", "RC102", "RC103"].contains(c)),
+        "{c:?}"
+    );
 }
 
 /// An unreadable input is a located error (exit 2) that does not hide the other inputs' results.
@@ -242,7 +270,12 @@ fn answer(mut s: TcpStream, base: &str, seen: &Mutex<Vec<String>>, handler: &Han
 }
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/github").join(name)).unwrap()
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/github")
+            .join(name),
+    )
+    .unwrap()
 }
 
 fn ok(body: Vec<u8>, headers: Vec<(String, String)>) -> Reply {
@@ -264,7 +297,9 @@ fn thread_server() -> (String, Arc<Mutex<Vec<String>>>) {
         if path == p {
             ok(fixture("issue.json"), vec![])
         } else if path == format!("{p}/comments?per_page=100") {
-            let next = format!("<{base}{p}/comments?per_page=100&page=2>; rel=\"next\", <{base}{p}/comments?per_page=100&page=2>; rel=\"last\"");
+            let next = format!(
+                "<{base}{p}/comments?per_page=100&page=2>; rel=\"next\", <{base}{p}/comments?per_page=100&page=2>; rel=\"last\""
+            );
             ok(fixture("comments-1.json"), vec![("Link".into(), next)])
         } else if path == format!("{p}/comments?per_page=100&page=2") {
             ok(fixture("comments-2.json"), vec![])
@@ -272,7 +307,8 @@ fn thread_server() -> (String, Arc<Mutex<Vec<String>>>) {
             Reply {
                 status: 404,
                 headers: vec![],
-                body: br#"{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}"#.to_vec(),
+                body: br#"{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}"#
+                    .to_vec(),
             }
         }
     }))
@@ -282,7 +318,14 @@ fn thread_server() -> (String, Arc<Mutex<Vec<String>>>) {
 fn github_issue_thread() {
     let (base, seen) = thread_server();
     let o = bin()
-        .args(["triage", "--github-issue", "example/rocm-app#42", "--api-url", &base, "--facts"])
+        .args([
+            "triage",
+            "--github-issue",
+            "example/rocm-app#42",
+            "--api-url",
+            &base,
+            "--facts",
+        ])
         .env("GITHUB_TOKEN", "test-token-123")
         .output()
         .unwrap();
@@ -290,7 +333,10 @@ fn github_issue_thread() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let s = &v["summary"];
     assert_eq!(s["gfx"], serde_json::json!(["gfx1101"]), "{s:#}");
-    assert_eq!(s["hsa_override"], "11.0.0", "the bot's own reply (marker) is not read: {s:#}");
+    assert_eq!(
+        s["hsa_override"], "11.0.0",
+        "the bot's own reply (marker) is not read: {s:#}"
+    );
     assert_eq!(s["rocm"], "6.0.2", "page 2 was read: {s:#}");
     assert_eq!(s["torch"], "2.3.0+rocm6.0");
     let heads = seen.lock().unwrap().clone();
@@ -304,7 +350,15 @@ fn github_issue_thread() {
     }
     // Findings name the comment and line they rest on.
     let o = bin()
-        .args(["triage", "--github-issue", "example/rocm-app#42", "--api-url", &base, "--format", "json"])
+        .args([
+            "triage",
+            "--github-issue",
+            "example/rocm-app#42",
+            "--api-url",
+            &base,
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -322,7 +376,8 @@ fn github_issue_thread() {
 
 #[test]
 fn github_rate_limit_exhausted_says_when_it_resets() {
-    let (base, _) = serve(Box::new(|_, _, _| Reply {
+    let (base, _) = serve(Box::new(|_, _, _| {
+        Reply {
         status: 403,
         headers: vec![
             ("x-ratelimit-limit".into(), "60".into()),
@@ -330,6 +385,7 @@ fn github_rate_limit_exhausted_says_when_it_resets() {
             ("x-ratelimit-reset".into(), "4102444800".into()),
         ],
         body: br#"{"message":"API rate limit exceeded for 127.0.0.1.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}"#.to_vec(),
+    }
     }));
     let o = bin()
         .args(["triage", "--github-issue", "example/rocm-app#42", "--api-url", &base])
@@ -359,7 +415,14 @@ fn github_secondary_rate_limit_is_waited_out_once() {
         }
     }));
     let o = bin()
-        .args(["triage", "--github-issue", "example/rocm-app#42", "--api-url", &base, "--facts"])
+        .args([
+            "triage",
+            "--github-issue",
+            "example/rocm-app#42",
+            "--api-url",
+            &base,
+            "--facts",
+        ])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
@@ -402,9 +465,35 @@ fn mutated_pastes_never_panic() {
     }
     seeds.push(NAVI32_OVERRIDE.as_bytes().to_vec());
     let tokens: &[&[u8]] = &[
-        b"\n", b"```\n", b"Name:", b"Agent 2\n", b"gfx", b"gfx11002", b"0x", b"(0x747e)", b":", b"=", b"GPU[",
-        b"]", b"|", b"\"", b"map[", b"KB", b"M of GTT memory ready", b"\xff", b"\0", b"\xc3", b"\r", b"\x1b[", b">>> ",
-        b"$ ", b"Command line: ", b"amdgpu.gttsize=", b"gfx_target_version ", b"total=\"", b"Version:",
+        b"\n",
+        b"```\n",
+        b"Name:",
+        b"Agent 2\n",
+        b"gfx",
+        b"gfx11002",
+        b"0x",
+        b"(0x747e)",
+        b":",
+        b"=",
+        b"GPU[",
+        b"]",
+        b"|",
+        b"\"",
+        b"map[",
+        b"KB",
+        b"M of GTT memory ready",
+        b"\xff",
+        b"\0",
+        b"\xc3",
+        b"\r",
+        b"\x1b[",
+        b">>> ",
+        b"$ ",
+        b"Command line: ",
+        b"amdgpu.gttsize=",
+        b"gfx_target_version ",
+        b"total=\"",
+        b"Version:",
     ];
     let mut state: u64 = 0x2545_f491_4f6c_dd1d;
     let mut next = || {

@@ -85,12 +85,20 @@ fn corpus_matches_expectations() {
             .parse()
             .unwrap_or_else(|e| panic!("{}: {e}", expect_path.display()));
         assert!(
-            doc.get("source").and_then(|s| s.as_str()).is_some_and(|s| s.starts_with("http")),
+            doc.get("source")
+                .and_then(|s| s.as_str())
+                .is_some_and(|s| s.starts_with("http")),
             "{}: `source` must be the URL the paste was read at",
             expect_path.display()
         );
         let text = String::from_utf8_lossy(&std::fs::read(case).unwrap()).into_owned();
-        let t = triage::triage(&[Input { name: name.clone(), text }], m);
+        let t = triage::triage(
+            &[Input {
+                name: name.clone(),
+                text,
+            }],
+            m,
+        );
         let codes: Vec<&str> = rules::run(Scope::Env, &t.facts, m).iter().map(|f| f.code).collect();
         let mut bad = |want: String, got: String| {
             failures += 1;

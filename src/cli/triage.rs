@@ -25,7 +25,12 @@ pub struct TriageArgs {
     #[arg(long, value_name = "OWNER/REPO#N")]
     pub github_issue: Option<String>,
     /// GitHub REST API base URL.
-    #[arg(long, value_name = "URL", env = "GITHUB_API_URL", default_value = "https://api.github.com")]
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "GITHUB_API_URL",
+        default_value = "https://api.github.com"
+    )]
     pub api_url: String,
     /// Print the facts read (with a summary) as JSON and stop.
     #[arg(long)]
@@ -55,7 +60,10 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
         Err(s) => return Ok(s),
     };
     if a.files.is_empty() && a.github_issue.is_none() {
-        writeln!(err, "error: nothing to read: give FILE…, `-` for stdin, or --github-issue OWNER/REPO#N")?;
+        writeln!(
+            err,
+            "error: nothing to read: give FILE…, `-` for stdin, or --github-issue OWNER/REPO#N"
+        )?;
         return Ok(ExitStatus::Error);
     }
     let config = match &a.config {
@@ -118,7 +126,11 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
         let v = serde_json::json!({ "summary": t.summary, "facts": t.facts });
         serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;
-        return Ok(if errors.is_empty() { ExitStatus::Success } else { ExitStatus::Error });
+        return Ok(if errors.is_empty() {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Error
+        });
     }
     let mut policy = config.policy.clone();
     if let Some(s) = a.fail_on {
@@ -139,7 +151,12 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
 }
 
 /// Triage result → findings (the `env` rules) → a report with header, notes and next steps.
-pub fn evaluate(t: &Triage, inputs: &[Input], matrix: &crate::matrix::Matrix, policy: &crate::policy::Policy) -> Report {
+pub fn evaluate(
+    t: &Triage,
+    inputs: &[Input],
+    matrix: &crate::matrix::Matrix,
+    policy: &crate::policy::Policy,
+) -> Report {
     let findings = rules::run(Scope::Env, &t.facts, matrix)
         .into_iter()
         .map(|mut f| {
@@ -150,7 +167,11 @@ pub fn evaluate(t: &Triage, inputs: &[Input], matrix: &crate::matrix::Matrix, po
     let findings = policy.apply(findings, &|_| false);
     let mut r = Report::new("triage", matrix);
     r.subjects.push(SubjectReport {
-        name: if t.names.is_empty() { "(no input)".into() } else { t.names.join(", ") },
+        name: if t.names.is_empty() {
+            "(no input)".into()
+        } else {
+            t.names.join(", ")
+        },
         header: header(t),
         findings,
         errors: Vec::new(),
@@ -229,7 +250,10 @@ pub fn header(t: &Triage) -> Vec<(String, String)> {
                 _ => "build kind not shown".into(),
             },
         };
-        h.push(("PyTorch".into(), format!("{} ({build})", tv.version.as_deref().unwrap_or("version not shown"))));
+        h.push((
+            "PyTorch".into(),
+            format!("{} ({build})", tv.version.as_deref().unwrap_or("version not shown")),
+        ));
     }
     if let Some(r) = &s.rocm {
         h.push(("ROCm".into(), r.clone()));
@@ -262,7 +286,11 @@ pub fn header(t: &Triage) -> Vec<(String, String)> {
         h.push(("System".into(), k.join("; ")));
     }
     if !f.env.is_empty() {
-        let e: Vec<String> = f.env.iter().map(|e| format!("{}={}", e.value.name, e.value.value)).collect();
+        let e: Vec<String> = f
+            .env
+            .iter()
+            .map(|e| format!("{}={}", e.value.name, e.value.value))
+            .collect();
         h.push(("Environment".into(), e.join(" ")));
     }
     h

@@ -135,7 +135,11 @@ impl Renderer for Human {
         }
         for s in &r.subjects {
             if !s.next.is_empty() {
-                writeln!(out, "\n{}", self.paint("1", "To settle what this leaves open, run and paste:"))?;
+                writeln!(
+                    out,
+                    "\n{}",
+                    self.paint("1", "To settle what this leaves open, run and paste:")
+                )?;
                 for n in &s.next {
                     writeln!(out, "  {}  ({})", n.command, n.what)?;
                 }

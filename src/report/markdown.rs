@@ -38,7 +38,10 @@ fn render_triage(r: &Report, out: &mut dyn Write) -> io::Result<()> {
         }
         writeln!(out)?;
         if s.findings.is_empty() {
-            writeln!(out, "**Likely causes**: none of rocmcheck's rules match what the paste shows.\n")?;
+            writeln!(
+                out,
+                "**Likely causes**: none of rocmcheck's rules match what the paste shows.\n"
+            )?;
         } else {
             writeln!(out, "**Likely causes**, most severe first:\n")?;
             for (i, f) in s.findings.iter().enumerate() {
@@ -50,7 +53,11 @@ fn render_triage(r: &Report, out: &mut dyn Write) -> io::Result<()> {
                     f.severity,
                     f.code,
                     inline(&f.title),
-                    if at.is_empty() { String::new() } else { format!(" (`{}`)", inline(&at)) }
+                    if at.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (`{}`)", inline(&at))
+                    }
                 )?;
                 if let Some(fix) = &f.fix {
                     writeln!(out, "   - **Try:** {}", fix.replace('\n', " "))?;

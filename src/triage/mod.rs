@@ -13,8 +13,8 @@ pub mod paste;
 pub mod readers;
 
 use crate::facts::{
-    EnvVar, Facts, Gpu, KernelFacts, Origin, RocmFrom, RocmInstall, Sourced, Subject, Target, TargetReason,
-    TorchFacts, TorchFrom,
+    EnvVar, Facts, Gpu, KernelFacts, Origin, RocmFrom, RocmInstall, Sourced, Subject, Target, TargetReason, TorchFacts,
+    TorchFrom,
 };
 use crate::matrix::{GpuKind, Matrix};
 use crate::version::Gfx;
@@ -259,15 +259,13 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
     // The reader that lists the most GPUs gives the list (a grep of one tool may show fewer);
     // ties go to the more detailed reader.
     let count = |r: &str| seen.agents.iter().filter(|a| a.reader == r).count();
-    let Some(reader) = GPU_READERS
-        .iter()
-        .filter(|r| count(r) > 0)
-        .max_by(|a, b| count(a).cmp(&count(b)).then_with(|| {
+    let Some(reader) = GPU_READERS.iter().filter(|r| count(r) > 0).max_by(|a, b| {
+        count(a).cmp(&count(b)).then_with(|| {
             let pa = GPU_READERS.iter().position(|x| x == *a);
             let pb = GPU_READERS.iter().position(|x| x == *b);
             pb.cmp(&pa)
-        }))
-    else {
+        })
+    }) else {
         return Vec::new();
     };
     let list: Vec<&Agent> = seen.agents.iter().filter(|a| a.reader == *reader).collect();
@@ -282,7 +280,9 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
                 _ => {
                     n == 1
                         && seen.agents.iter().filter(|x| x.reader == o.reader).count() == 1
-                        && (o.gfx.is_none() || a.gfx.is_none() || o.gfx.as_ref().map(|g| &g.v) == a.gfx.as_ref().map(|g| &g.v))
+                        && (o.gfx.is_none()
+                            || a.gfx.is_none()
+                            || o.gfx.as_ref().map(|g| &g.v) == a.gfx.as_ref().map(|g| &g.v))
                 }
             };
             let same = same || o.index == Some(i as u32) && a.index.is_none();
@@ -306,10 +306,12 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
             }
         }
         let shown = a.gfx.clone();
-        let by_chip = a
-            .device_id
-            .as_ref()
-            .and_then(|d| matrix.gpu_by_pci(d.v).map(|(g, _)| At { v: g.gfx.clone(), src: d.src }));
+        let by_chip = a.device_id.as_ref().and_then(|d| {
+            matrix.gpu_by_pci(d.v).map(|(g, _)| At {
+                v: g.gfx.clone(),
+                src: d.src,
+            })
+        });
         let hw = match (&shown, &by_chip) {
             (Some(s), Some(c)) if s.v != c.v => Some(c.clone()),
             (Some(s), _) => Some(s.clone()),
@@ -320,7 +322,12 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
             .as_ref()
             .and_then(|h| matrix.gpu(&h.v))
             .is_some_and(|g| g.kind == GpuKind::Apu);
-        out.push(Merged { agent: a, hw, shown, apu });
+        out.push(Merged {
+            agent: a,
+            hw,
+            shown,
+            apu,
+        });
     }
     out
 }
@@ -437,7 +444,10 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
     }
     // A build-target list holding rocm-smi's display form (`gfx11002`) names no real target.
     for e in &seen.env {
-        if !matches!(e.v.0.as_str(), "PYTORCH_ROCM_ARCH" | "AMDGPU_TARGETS" | "GPU_TARGETS" | "HCC_AMDGPU_TARGET") {
+        if !matches!(
+            e.v.0.as_str(),
+            "PYTORCH_ROCM_ARCH" | "AMDGPU_TARGETS" | "GPU_TARGETS" | "HCC_AMDGPU_TARGET"
+        ) {
             continue;
         }
         for tok in e.v.1.split([';', ',', ' ']) {
@@ -447,7 +457,10 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
                 && real != raw.split(':').next().unwrap_or("")
             {
                 seen.notes.push(At {
-                    v: format!("{}={}: `{raw}` is how some rocm-smi builds display {real}; it is not a target (use {real})", e.v.0, e.v.1),
+                    v: format!(
+                        "{}={}: `{raw}` is how some rocm-smi builds display {real}; it is not a target (use {real})",
+                        e.v.0, e.v.1
+                    ),
                     src: e.src,
                 });
             }
@@ -495,7 +508,10 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
     }
     let summary = Summary {
         formats: seen.formats.iter().map(|s| s.to_string()).collect(),
-        gfx: merged.iter().filter_map(|m| m.hw.as_ref().map(|h| h.v.clone())).collect(),
+        gfx: merged
+            .iter()
+            .filter_map(|m| m.hw.as_ref().map(|h| h.v.clone()))
+            .collect(),
         torch: seen.torch.as_ref().map(|t| t.v.clone()),
         torch_hip: seen.torch_hip.as_ref().map(|t| t.v.clone()),
         rocm: seen.rocm.as_ref().map(|t| t.v.clone()),
@@ -535,10 +551,7 @@ fn missing(seen: &Seen, merged: &[Merged], f: &Facts) -> Vec<Missing> {
         return m;
     }
     if merged.iter().all(|g| g.hw.is_none()) {
-        add(
-            "no gfx target seen",
-            "rocminfo | grep -E 'Name|Marketing|Chip ID'",
-        );
+        add("no gfx target seen", "rocminfo | grep -E 'Name|Marketing|Chip ID'");
     }
     if seen.torch.is_none() && seen.torch_hip.is_none() {
         add(
@@ -558,7 +571,10 @@ fn missing(seen: &Seen, merged: &[Merged], f: &Facts) -> Vec<Missing> {
             "free -b; cat /proc/cmdline; rocm-smi --showmeminfo vram gtt",
         );
     }
-    if merged.len() > 1 && !f.env.iter().any(|e| e.value.name.ends_with("VISIBLE_DEVICES")) && merged.iter().any(|g| g.apu) {
+    if merged.len() > 1
+        && !f.env.iter().any(|e| e.value.name.ends_with("VISIBLE_DEVICES"))
+        && merged.iter().any(|g| g.apu)
+    {
         add(
             "which GPU the program uses",
             "echo HIP_VISIBLE_DEVICES=$HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES=$ROCR_VISIBLE_DEVICES",

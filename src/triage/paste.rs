@@ -31,14 +31,26 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
         }
         let trimmed = t.trim_start();
         if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            out.push(Line { no, text: "".into(), command: false });
+            out.push(Line {
+                no,
+                text: "".into(),
+                command: false,
+            });
             continue;
         }
         if is_turn_marker(trimmed) {
-            out.push(Line { no, text: "".into(), command: false });
+            out.push(Line {
+                no,
+                text: "".into(),
+                command: false,
+            });
             continue;
         }
-        let text: std::borrow::Cow<str> = if t.contains('\u{1b}') { strip_ansi(t).into() } else { t.into() };
+        let text: std::borrow::Cow<str> = if t.contains('\u{1b}') {
+            strip_ansi(t).into()
+        } else {
+            t.into()
+        };
         let (text, command) = match prompt_command(&text) {
             Some(c) => (std::borrow::Cow::Owned(c.to_string()), true),
             None => (text, false),
@@ -87,8 +99,25 @@ fn prompt_command(t: &str) -> Option<&str> {
     if let Some(r) = s.strip_prefix("# ") {
         let w = r.split_whitespace().next().unwrap_or("");
         const WORDS: &[&str] = &[
-            "rocminfo", "rocm-smi", "amd-smi", "cat", "dmesg", "uname", "python", "python3", "pip", "pip3",
-            "free", "journalctl", "rocm_agent_enumerator", "nvidia-smi", "export", "env", "ollama", "uv", "amd-ttm",
+            "rocminfo",
+            "rocm-smi",
+            "amd-smi",
+            "cat",
+            "dmesg",
+            "uname",
+            "python",
+            "python3",
+            "pip",
+            "pip3",
+            "free",
+            "journalctl",
+            "rocm_agent_enumerator",
+            "nvidia-smi",
+            "export",
+            "env",
+            "ollama",
+            "uv",
+            "amd-ttm",
         ];
         return WORDS.contains(&w).then(|| r.trim());
     }

@@ -26,8 +26,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             i += 1;
         }
         let run = &lines[start..i];
-        let after_cmd = start > 0
-            && command_before(lines, start - 1, 2).is_some_and(|c| c.contains("rocm_agent_enumerator"));
+        let after_cmd =
+            start > 0 && command_before(lines, start - 1, 2).is_some_and(|c| c.contains("rocm_agent_enumerator"));
         if !(after_cmd || run.iter().any(|l| l.text.trim() == "gfx000")) {
             continue;
         }
@@ -35,7 +35,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         let mut idx = 0;
         for l in run {
             let Some(g) = gfx_in(&l.text) else { continue };
-            let src = Src { file: seen.file, line: l.no };
+            let src = Src {
+                file: seen.file,
+                line: l.no,
+            };
             seen.agents.push(Agent {
                 reader: "agent_enumerator",
                 src,

@@ -47,12 +47,25 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             let cells: Vec<&str> = inner.split('|').map(str::trim).collect();
             let first = cells.first().copied().unwrap_or("");
-            if first.len() > 13 && first.as_bytes().get(4) == Some(&b':') && first[..4].bytes().all(|b| b.is_ascii_hexdigit()) {
-                let name = first.split_once(char::is_whitespace).map(|(_, n)| n.trim()).unwrap_or("");
-                let idx = seen.agents.iter().filter(|a| a.reader == "amd_smi" && a.src.file == seen.file).count() as u32;
+            if first.len() > 13
+                && first.as_bytes().get(4) == Some(&b':')
+                && first[..4].bytes().all(|b| b.is_ascii_hexdigit())
+            {
+                let name = first
+                    .split_once(char::is_whitespace)
+                    .map(|(_, n)| n.trim())
+                    .unwrap_or("");
+                let idx = seen
+                    .agents
+                    .iter()
+                    .filter(|a| a.reader == "amd_smi" && a.src.file == seen.file)
+                    .count() as u32;
                 seen.agents.push(Agent {
                     reader: "amd_smi",
-                    src: Src { file: seen.file, line: l.no },
+                    src: Src {
+                        file: seen.file,
+                        line: l.no,
+                    },
                     index: Some(idx),
                     marketing: (!name.is_empty()).then(|| name.to_string()),
                     ..Agent::default()
@@ -65,7 +78,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 && let Some((_, total)) = mem.rsplit(' ').next().unwrap_or("").split_once('/')
                 && seen.agents[i].vram.is_none()
             {
-                let src = Src { file: seen.file, line: l.no };
+                let src = Src {
+                    file: seen.file,
+                    line: l.no,
+                };
                 seen.agents[i].vram = size(total, "MB").map(|b| At { v: b, src });
             }
             continue;
@@ -98,7 +114,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             Seen::first(&mut seen.kernel, at);
         }
         let Some(i) = cur else { continue };
-        let src = Src { file: seen.file, line: l.no };
+        let src = Src {
+            file: seen.file,
+            line: l.no,
+        };
         let a = &mut seen.agents[i];
         match k {
             "MARKET_NAME" => {

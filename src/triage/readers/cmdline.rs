@@ -59,7 +59,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         for (k, v) in params {
             fired = true;
             if let Some((_, right)) = KNOWN_TYPOS.iter().find(|(bad, _)| *bad == k) {
-                seen.note(l.no, format!("`{k}={v}` is not a parameter the kernel knows (it ignores it); the parameter is `{right}`"));
+                seen.note(
+                    l.no,
+                    format!(
+                        "`{k}={v}` is not a parameter the kernel knows (it ignores it); the parameter is `{right}`"
+                    ),
+                );
                 continue;
             }
             let at = seen.at((k, v), l.no);
@@ -82,7 +87,11 @@ mod tests {
         let p: Vec<(&str, &str)> = s.params.iter().map(|p| (p.v.0.as_str(), p.v.1.as_str())).collect();
         assert_eq!(
             p,
-            [("amdgpu.gttsize", "126976"), ("ttm.pages_limit", "32505856"), ("amdttm.pages_limit", "31457280")]
+            [
+                ("amdgpu.gttsize", "126976"),
+                ("ttm.pages_limit", "32505856"),
+                ("amdttm.pages_limit", "31457280")
+            ]
         );
         assert_eq!(s.params[2].src.line, 2);
         assert!(s.notes[0].v.contains("amdgpu.gtt_size"));

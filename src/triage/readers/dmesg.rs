@@ -31,7 +31,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             Seen::first(&mut seen.kernel, at);
             continue;
         }
-        let src = Src { file: seen.file, line: l.no };
+        let src = Src {
+            file: seen.file,
+            line: l.no,
+        };
         if let Some(c) = READY.captures(t) {
             fired = true;
             seen.amdgpu_loaded = true;
@@ -50,13 +53,19 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
             seen.note(
                 l.no,
-                format!("the kernel ignored the unknown parameter {}.{} (it has no effect)", &c[1], &c[2]),
+                format!(
+                    "the kernel ignored the unknown parameter {}.{} (it has no effect)",
+                    &c[1], &c[2]
+                ),
             );
         } else if t.contains("gttsize") && t.contains("deprecated") {
             fired = true;
             // The kernel says a gttsize is configured; its value may not be in the paste.
             if !seen.params.iter().any(|p| p.v.0 == "amdgpu.gttsize") {
-                let at = seen.at(("amdgpu.gttsize".to_string(), "(set; value not shown)".to_string()), l.no);
+                let at = seen.at(
+                    ("amdgpu.gttsize".to_string(), "(set; value not shown)".to_string()),
+                    l.no,
+                );
                 seen.params.push(at);
             }
         } else if let Some(c) = ADDED.captures(t) {

@@ -38,7 +38,11 @@ mod tests {
         let t = "export HSA_OVERRIDE_GFX_VERSION=10.3.0\ndocker run -e PYTORCH_HIP_ALLOC_CONF=expandable_segments:True img\nEnvironment=\"HIP_VISIBLE_DEVICES=0\"\nPATH=/usr/bin\n";
         let (fired, s) = run(read, t);
         assert!(fired);
-        let e: Vec<(&str, &str, u32)> = s.env.iter().map(|e| (e.v.0.as_str(), e.v.1.as_str(), e.src.line)).collect();
+        let e: Vec<(&str, &str, u32)> = s
+            .env
+            .iter()
+            .map(|e| (e.v.0.as_str(), e.v.1.as_str(), e.src.line))
+            .collect();
         assert_eq!(
             e,
             [

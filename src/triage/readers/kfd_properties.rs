@@ -19,7 +19,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         };
         let Ok(n) = v.parse::<u32>() else { continue };
-        let src = Src { file: seen.file, line: l.no };
+        let src = Src {
+            file: seen.file,
+            line: l.no,
+        };
         match k {
             "device_id" if n != 0 => pending_id = Some(At { v: n, src }),
             "gfx_target_version" => {
@@ -54,7 +57,10 @@ mod tests {
 
     #[test]
     fn target_version_90402_is_gfx942() {
-        let (fired, s) = run(read, "$ grep gfx_target_version /sys/class/kfd/kfd/topology/nodes/4/properties\ngfx_target_version 90402\n");
+        let (fired, s) = run(
+            read,
+            "$ grep gfx_target_version /sys/class/kfd/kfd/topology/nodes/4/properties\ngfx_target_version 90402\n",
+        );
         assert!(fired);
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx942", "not gfx943");
         let (_, s) = run(read, "gfx_target_version 0\ngfx_target_version 110001\n");

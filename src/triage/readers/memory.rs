@@ -25,7 +25,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 Seen::first(&mut seen.mem_total, at);
             }
         } else if let Some(rest) = t.strip_prefix("Mem:") {
-            let Some(tok) = rest.split_whitespace().next() else { continue };
+            let Some(tok) = rest.split_whitespace().next() else {
+                continue;
+            };
             let Some(c) = NUM_UNIT.captures(tok) else { continue };
             let unit = if !c[2].is_empty() {
                 c[2].to_string()
@@ -69,12 +71,19 @@ mod tests {
     fn meminfo_free_and_amd_ttm() {
         let (_, s) = run(read, "MemTotal:       131072000 kB\n");
         assert_eq!(s.mem_total.unwrap().v, 131_072_000 * 1024);
-        let (_, s) = run(read, "$ free -h\n               total        used\nMem:           125Gi       3.1Gi\n");
+        let (_, s) = run(
+            read,
+            "$ free -h\n               total        used\nMem:           125Gi       3.1Gi\n",
+        );
         assert_eq!(s.mem_total.unwrap().v, 125 << 30);
         let (_, s) = run(read, "$ free -b\n        total\nMem:    134217728000   1\n");
         assert_eq!(s.mem_total.unwrap().v, 134_217_728_000);
         let (_, s) = run(read, "        total\nMem:    16000000   1\n");
-        assert_eq!(s.mem_total.unwrap().v, 16_000_000 * 1024, "free without a flag prints KiB");
+        assert_eq!(
+            s.mem_total.unwrap().v,
+            16_000_000 * 1024,
+            "free without a flag prints KiB"
+        );
         let (_, s) = run(read, "💻 Current TTM pages limit: 16469033 pages (62.82 GB)\n");
         assert!(s.formats.contains("amd_ttm"));
         assert_eq!(s.params[0].v.1, "16469033");

@@ -146,6 +146,15 @@ pub fn command_before<'a>(lines: &'a [Line], i: usize, back: usize) -> Option<&'
         .map(|l| l.text.as_ref())
 }
 
+/// Test helper: runs one reader over a text.
+#[cfg(test)]
+pub fn run(read: fn(&[Line], &mut Seen) -> bool, text: &str) -> (bool, Seen) {
+    let lines = super::paste::lines(text);
+    let mut seen = Seen::default();
+    let fired = read(&lines, &mut seen);
+    (fired, seen)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,15 +187,9 @@ mod tests {
     #[test]
     fn target_version_90402_is_gfx942_not_gfx943() {
         // KFD's gfx_target_version 90402 = major 9, minor 4, stepping 2.
-        assert_eq!(crate::version::Gfx::from_target_version(90402).unwrap().as_str(), "gfx942");
+        assert_eq!(
+            crate::version::Gfx::from_target_version(90402).unwrap().as_str(),
+            "gfx942"
+        );
     }
-}
-
-/// Test helper: runs one reader over a text.
-#[cfg(test)]
-pub fn run(read: fn(&[Line], &mut Seen) -> bool, text: &str) -> (bool, Seen) {
-    let lines = super::paste::lines(text);
-    let mut seen = Seen::default();
-    let fired = read(&lines, &mut seen);
-    (fired, seen)
 }

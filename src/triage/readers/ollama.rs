@@ -30,7 +30,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             // `msg="inference compute" id=0 library=rocm compute=gfx1102 name=1002:7480 total="8.0 GiB"`,
             // `msg="amdgpu is supported" gpu=0 gpu_type=gfx1102`, `msg="amdgpu is not supported …" gpu_type=gfx1031 gpu=0`.
             fired = true;
-            let src = Src { file: seen.file, line: l.no };
+            let src = Src {
+                file: seen.file,
+                line: l.no,
+            };
             let mut index = None;
             let mut gfx = None;
             let mut dev = None;
@@ -92,7 +95,10 @@ time=2025-01-02T10:00:01 level=INFO source=types.go:131 msg=\"inference compute\
         let (fired, s) = run(read, t);
         assert!(fired);
         assert_eq!(s.env.len(), 1, "empty entries are unset variables");
-        assert_eq!(s.env[0].v, ("HSA_OVERRIDE_GFX_VERSION".to_string(), "11.0.3".to_string()));
+        assert_eq!(
+            s.env[0].v,
+            ("HSA_OVERRIDE_GFX_VERSION".to_string(), "11.0.3".to_string())
+        );
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1103");
         assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x15bf);
     }

@@ -55,14 +55,20 @@ mod tests {
     fn freeze_list_and_collect_env() {
         for (t, v) in [
             ("torch==2.5.1+rocm6.2\n", "2.5.1+rocm6.2"),
-            ("Package    Version\n---------- -------\ntorch      2.8.0+rocm7.2.4.git6bea3e0b\n", "2.8.0+rocm7.2.4.git6bea3e0b"),
+            (
+                "Package    Version\n---------- -------\ntorch      2.8.0+rocm7.2.4.git6bea3e0b\n",
+                "2.8.0+rocm7.2.4.git6bea3e0b",
+            ),
             ("[pip3] torch==2.3.0+rocm6.0\n", "2.3.0+rocm6.0"),
         ] {
             let (fired, s) = run(read, t);
             assert!(fired, "{t}");
             assert_eq!(s.torch.unwrap().v, v);
         }
-        let (_, s) = run(read, "$ pip show torch\nName: torch\nVersion: 2.6.0+rocm6.2.4\nSummary: Tensors\n");
+        let (_, s) = run(
+            read,
+            "$ pip show torch\nName: torch\nVersion: 2.6.0+rocm6.2.4\nSummary: Tensors\n",
+        );
         assert_eq!(s.torch.unwrap().v, "2.6.0+rocm6.2.4");
         let (fired, _) = run(read, "torchvision 0.20.1\npytorch-triton-rocm 3.1.0\n");
         assert!(!fired);

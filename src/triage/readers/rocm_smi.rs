@@ -102,10 +102,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let file = seen.file;
             let src = Src { file, line: l.no };
             // Data tokens are looked up by shape as well as by column: spacing varies.
-            let did = toks
-                .get(did_col)
-                .and_then(|x| pci_id(x))
-                .or_else(|| toks.iter().skip(1).find(|x| x.starts_with("0x") && x.len() == 6).and_then(|x| pci_id(x)));
+            let did = toks.get(did_col).and_then(|x| pci_id(x)).or_else(|| {
+                toks.iter()
+                    .skip(1)
+                    .find(|x| x.starts_with("0x") && x.len() == 6)
+                    .and_then(|x| pci_id(x))
+            });
             let gfx = gfx_col
                 .and_then(|c| toks.get(c))
                 .and_then(|x| gfx_in(x))

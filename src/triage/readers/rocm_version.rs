@@ -45,7 +45,10 @@ mod tests {
         let (fired, s) = run(read, "$ cat /opt/rocm/.info/version\n6.0.2-115\n");
         assert!(fired);
         assert_eq!(s.rocm.unwrap().v, "6.0.2");
-        let (_, s) = run(read, "ii  rocm-core   6.2.4.60204-139~24.04  amd64  ROCm Runtime software stack\n");
+        let (_, s) = run(
+            read,
+            "ii  rocm-core   6.2.4.60204-139~24.04  amd64  ROCm Runtime software stack\n",
+        );
         assert_eq!(s.rocm.unwrap().v, "6.2.4");
         let (fired, _) = run(read, "6.0.2-115\n");
         assert!(!fired, "a bare version without the command is not ROCm's");

@@ -72,14 +72,21 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     b.gpu = true;
                     b.a.gfx = Some(crate::triage::At {
                         v: g,
-                        src: Src { file: seen.file, line: l.no },
+                        src: Src {
+                            file: seen.file,
+                            line: l.no,
+                        },
                     });
                 } else if v == "gfx000" || !v.is_empty() {
                     b.cpu = !v.to_ascii_lowercase().starts_with("gfx");
                 }
             }
             _ => {
-                if blocks.is_empty() && matches!(k, "Device Type" | "Chip ID" | "Compute Unit" | "Marketing Name" | "Vendor Name")
+                if blocks.is_empty()
+                    && matches!(
+                        k,
+                        "Device Type" | "Chip ID" | "Compute Unit" | "Marketing Name" | "Vendor Name"
+                    )
                 {
                     // A paste that starts inside an agent: its Name was cut off.
                     fired = true;
@@ -99,7 +106,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     "Chip ID" => {
                         b.a.device_id = pci_id(v).map(|d| crate::triage::At {
                             v: d,
-                            src: Src { file: seen.file, line: l.no },
+                            src: Src {
+                                file: seen.file,
+                                line: l.no,
+                            },
                         })
                     }
                     "Segment" => b.pool_global = v.starts_with("GLOBAL"),
@@ -111,7 +121,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                         {
                             b.a.vram = Some(crate::triage::At {
                                 v: n * 1024,
-                                src: Src { file: seen.file, line: l.no },
+                                src: Src {
+                                    file: seen.file,
+                                    line: l.no,
+                                },
                             });
                         }
                         b.pool_global = false;

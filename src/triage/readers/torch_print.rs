@@ -22,7 +22,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if l.command || t.starts_with("python") || t.contains("print(") {
             expect.clear();
             let mut order: Vec<(usize, &'static str)> = Vec::new();
-            for (pat, what) in [("__version__", "torch"), ("version.hip", "hip"), ("version.cuda", "cuda")] {
+            for (pat, what) in [
+                ("__version__", "torch"),
+                ("version.hip", "hip"),
+                ("version.cuda", "cuda"),
+            ] {
                 if let Some(p) = t.find(pat) {
                     order.push((p, what));
                 }
@@ -88,21 +92,33 @@ mod tests {
 
     #[test]
     fn repl_and_python_c() {
-        let (fired, s) = run(read, ">>> import torch\n>>> torch.__version__\n'2.8.0+rocm7.2.4.git6bea3e0b'\n>>> torch.version.hip\n'7.2.53211-97f5574fe2'\n");
+        let (fired, s) = run(
+            read,
+            ">>> import torch\n>>> torch.__version__\n'2.8.0+rocm7.2.4.git6bea3e0b'\n>>> torch.version.hip\n'7.2.53211-97f5574fe2'\n",
+        );
         assert!(fired);
         assert_eq!(s.torch.unwrap().v, "2.8.0+rocm7.2.4.git6bea3e0b");
         let hip = s.torch_hip.unwrap();
         assert_eq!((hip.v.as_str(), hip.src.line), ("7.2.53211-97f5574fe2", 5));
-        let (_, s) = run(read, "$ python -c 'import torch; print(torch.__version__, torch.version.hip)'\n2.3.0+rocm6.0 6.0.32830-d62f6a171\n");
+        let (_, s) = run(
+            read,
+            "$ python -c 'import torch; print(torch.__version__, torch.version.hip)'\n2.3.0+rocm6.0 6.0.32830-d62f6a171\n",
+        );
         assert_eq!(s.torch.unwrap().v, "2.3.0+rocm6.0");
         assert_eq!(s.torch_hip.unwrap().v, "6.0.32830-d62f6a171");
     }
 
     #[test]
     fn cuda_build_and_labels() {
-        let (_, s) = run(read, ">>> print(torch.__version__, torch.version.cuda)\n2.4.0+cu121 12.1\n");
+        let (_, s) = run(
+            read,
+            ">>> print(torch.__version__, torch.version.cuda)\n2.4.0+cu121 12.1\n",
+        );
         assert_eq!(s.torch_cuda.unwrap().v, "12.1");
-        let (_, s) = run(read, "torch version: 2.6.0+rocm6.2.4\nHIP version: 6.2.41134-65d174c3e\n");
+        let (_, s) = run(
+            read,
+            "torch version: 2.6.0+rocm6.2.4\nHIP version: 6.2.41134-65d174c3e\n",
+        );
         assert_eq!(s.torch.unwrap().v, "2.6.0+rocm6.2.4");
         assert_eq!(s.torch_hip.unwrap().v, "6.2.41134-65d174c3e");
         let (fired, _) = run(read, ">>> torch.__version__\nTraceback (most recent call last):\n");

@@ -61,11 +61,17 @@ mod tests {
 
     #[test]
     fn uname_and_os_release() {
-        let (fired, s) = run(read, "$ uname -r\n6.8.0-45-generic\nPRETTY_NAME=\"Ubuntu 24.04.1 LTS\"\n");
+        let (fired, s) = run(
+            read,
+            "$ uname -r\n6.8.0-45-generic\nPRETTY_NAME=\"Ubuntu 24.04.1 LTS\"\n",
+        );
         assert!(fired);
         assert_eq!(s.kernel.unwrap().v, "6.8.0-45-generic");
         assert_eq!(s.os.unwrap().v, "Ubuntu 24.04.1 LTS");
-        let (_, s) = run(read, "Linux DESKTOP 5.15.167.4-microsoft-standard-WSL2 #1 SMP Tue Nov 5 00:21:55 UTC 2024 x86_64 GNU/Linux\n");
+        let (_, s) = run(
+            read,
+            "Linux DESKTOP 5.15.167.4-microsoft-standard-WSL2 #1 SMP Tue Nov 5 00:21:55 UTC 2024 x86_64 GNU/Linux\n",
+        );
         assert_eq!(s.kernel.unwrap().v, "5.15.167.4-microsoft-standard-WSL2");
         assert!(s.wsl.unwrap().v);
         let (fired, _) = run(read, "6.8.0-45-generic\n");
