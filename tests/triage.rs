@@ -333,6 +333,15 @@ fn github_issue_thread() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let s = &v["summary"];
     assert_eq!(s["gfx"], serde_json::json!(["gfx1101"]), "{s:#}");
+    let chip = v["provenance"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["fact"] == "rocminfo[0].device_id")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(chip["file"], "example/rocm-app#42 comment 5001");
+    assert_eq!(chip["line"], 6);
+    assert_eq!(chip["text"], "Chip ID:                 29822(0x747e)");
     assert_eq!(
         s["hsa_override"], "11.0.0",
         "the bot's own reply (marker) is not read: {s:#}"

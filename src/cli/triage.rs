@@ -123,7 +123,7 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
     }
     let t = triage::triage(&inputs, &matrix);
     if a.facts {
-        let v = serde_json::json!({ "summary": t.summary, "facts": t.facts });
+        let v = serde_json::json!({ "summary": t.summary, "provenance": t.provenance, "facts": t.facts });
         serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;
         return Ok(if errors.is_empty() {

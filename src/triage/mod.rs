@@ -170,9 +170,26 @@ pub struct Summary {
     pub gtt_bytes: Option<u64>,
 }
 
+/// One fact with where it was read: file, line and the pasted text of that line.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Provenance {
+    /// Fact name (`torch`, `gpu[0].gfx`, `env.HSA_OVERRIDE_GFX_VERSION`, …).
+    pub fact: String,
+    /// Value as read.
+    pub value: String,
+    /// Input name.
+    pub file: String,
+    /// Line (1-based).
+    pub line: u32,
+    /// The pasted line (cleaned of prompts, quotes and colour codes).
+    pub text: String,
+}
+
 /// The result of reading the inputs.
 #[derive(Debug, Clone)]
 pub struct Triage {
+    /// Every fact read, with file, line and text.
+    pub provenance: Vec<Provenance>,
     /// Input names.
     pub names: Vec<String>,
     /// What the readers saw.
@@ -219,7 +236,72 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
         readers::read_all(&lines, &mut seen);
     }
     let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
-    build(names, seen, matrix)
+    let mut t = build(names, seen, matrix);
+    t.provenance = provenance(&t.seen, inputs);
+    t
+}
+
+fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
+    let mut v: Vec<(String, String, Src)> = Vec::new();
+    let mut one = |fact: &str, value: String, src: Src| v.push((fact.to_string(), value, src));
+    for (k, x) in [
+        ("torch", &seen.torch),
+        ("torch_hip", &seen.torch_hip),
+        ("torch_cuda", &seen.torch_cuda),
+        ("rocm", &seen.rocm),
+        ("kernel", &seen.kernel),
+        ("os", &seen.os),
+        ("nvidia", &seen.nvidia),
+    ] {
+        if let Some(x) = x {
+            one(k, x.v.clone(), x.src);
+        }
+    }
+    if let Some(w) = &seen.wsl {
+        one("wsl", w.v.to_string(), w.src);
+    }
+    if let Some(m) = &seen.mem_total {
+        one("mem_total", m.v.to_string(), m.src);
+    }
+    for e in &seen.env {
+        one(&format!("env.{}", e.v.0), e.v.1.clone(), e.src);
+    }
+    for p in &seen.params {
+        one(&format!("param.{}", p.v.0), p.v.1.clone(), p.src);
+    }
+    for a in &seen.agents {
+        let g = format!(
+            "{}[{}]",
+            a.reader,
+            a.index.map(|i| i.to_string()).unwrap_or_else(|| "?".into())
+        );
+        if let Some(x) = &a.gfx {
+            one(&format!("{g}.gfx"), x.v.clone(), x.src);
+        }
+        if let Some(x) = &a.device_id {
+            one(&format!("{g}.device_id"), format!("0x{:04x}", x.v), x.src);
+        }
+        if let Some(x) = &a.vram {
+            one(&format!("{g}.vram_bytes"), x.v.to_string(), x.src);
+        }
+        if let Some(x) = &a.gtt {
+            one(&format!("{g}.gtt_bytes"), x.v.to_string(), x.src);
+        }
+    }
+    let texts: Vec<Vec<&str>> = inputs.iter().map(|i| i.text.split('\n').collect()).collect();
+    v.into_iter()
+        .map(|(fact, value, src)| Provenance {
+            fact,
+            value,
+            file: inputs.get(src.file).map(|i| i.name.clone()).unwrap_or_default(),
+            line: src.line,
+            text: texts
+                .get(src.file)
+                .and_then(|t| t.get(src.line.saturating_sub(1) as usize))
+                .map(|l| l.trim_end_matches('\r').trim().to_string())
+                .unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// A GPU after merging what the readers saw: hardware target, target shown by the runtime.
@@ -527,6 +609,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
     let missing = missing(&seen, &merged, &f);
     let path_origins = path_map.into_iter().map(|(p, s)| (p, o(s))).collect();
     Triage {
+        provenance: Vec::new(),
         path_origins,
         names,
         seen,
