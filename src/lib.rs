@@ -27,6 +27,7 @@ pub mod exit;
 pub mod facts;
 pub mod finding;
 pub mod github;
+pub mod input;
 pub mod matrix;
 pub mod policy;
 pub mod probe;
