@@ -203,7 +203,10 @@ fn unreadable_input_is_reported_not_fatal() {
         .unwrap();
     let out = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}");
-    assert!(out.contains("/nonexistent/paste.txt: cannot read"), "{out}");
+    assert!(
+        out.contains("/nonexistent/paste.txt: input error: cannot read"),
+        "{out}"
+    );
     assert!(out.contains("RC202"), "the readable input is still judged: {out}");
     let o = bin().args(["triage"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));

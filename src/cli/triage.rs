@@ -49,6 +49,9 @@ pub struct TriageArgs {
     pub config: Option<PathBuf>,
 }
 
+/// Largest paste read (a bug report is kilobytes; a whole journal can be tens of megabytes).
+const MAX_PASTE: usize = 64 << 20;
+
 fn parse_severity(s: &str) -> Result<Severity, String> {
     Severity::parse(s).ok_or_else(|| format!("`{s}`: expected error, warning or info"))
 }
@@ -86,9 +89,23 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
         let name = f.display().to_string();
         let bytes = if name == "-" {
             let mut b = Vec::new();
-            std::io::stdin().read_to_end(&mut b).map(|_| b)
+            std::io::stdin()
+                .take(MAX_PASTE as u64 + 1)
+                .read_to_end(&mut b)
+                .map_err(crate::input::ReadError::Io)
+                .and_then(|_| {
+                    if b.len() > MAX_PASTE {
+                        Err(crate::input::ReadError::TooLarge {
+                            size: b.len() as u64,
+                            max: MAX_PASTE,
+                        })
+                    } else {
+                        Ok(b)
+                    }
+                })
         } else {
-            std::fs::read(f)
+            // Metadata first (a FIFO or directory is named, never opened), and a size cap.
+            crate::input::read_regular(f, MAX_PASTE)
         };
         match bytes {
             Ok(b) => inputs.push(Input {
@@ -97,7 +114,7 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
             }),
             Err(e) => errors.push(InputError {
                 origin: Origin::Config { key: name.clone() },
-                message: format!("{name}: cannot read: {e}"),
+                message: format!("cannot read: {e}"),
             }),
         }
     }
