@@ -74,6 +74,7 @@ fn corpus_matches_expectations() {
     cases.sort();
     assert!(cases.len() >= 3, "{}: only {} cases", dir.display(), cases.len());
     let mut rows: Vec<(String, String, String)> = Vec::new();
+    let mut all_rows: Vec<String> = Vec::new();
     let mut failures = 0;
     let mut checks = 0;
     for case in &cases {
@@ -133,6 +134,32 @@ fn corpus_matches_expectations() {
                 }
             }
         }
+        let want_facts = doc
+            .get("facts")
+            .and_then(|f| f.as_table())
+            .map(|t| {
+                t.iter()
+                    .map(|(k, v)| format!("{k}={}", v.as_value().map(|v| v.to_string()).unwrap_or_default().trim()))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
+        let want_codes = strs(doc.get("findings").and_then(|f| f.get("codes"))).unwrap_or_default();
+        let mut got_codes: Vec<&str> = codes.clone();
+        got_codes.sort();
+        got_codes.dedup();
+        all_rows.push(format!(
+            "{name} | {} | {want_facts}; codes {want_codes:?} | gfx {:?} torch {} rocm {}; codes {got_codes:?} | {}",
+            doc.get("source").and_then(|s| s.as_str()).unwrap_or(""),
+            t.summary.gfx,
+            show(&t.summary.torch),
+            show(&t.summary.rocm),
+            if rows.iter().any(|r| r.0 == name) {
+                "MISMATCH"
+            } else {
+                "ok"
+            }
+        ));
         // Every paste is also rendered in every format without error.
         let report = rocmcheck::cli::triage::evaluate(&t, &[], m, &rocmcheck::policy::Policy::default());
         for f in [
@@ -154,14 +181,18 @@ fn corpus_matches_expectations() {
         cases.len(),
         dir.display()
     );
+    let full = format!(
+        "file | source | expected | got | result\n--- | --- | --- | --- | ---\n{}\n\n{summary}\n",
+        all_rows.join("\n")
+    );
     std::fs::write(
         Path::new(env!("CARGO_TARGET_TMPDIR")).join("triage-corpus-table.md"),
-        format!("{table}\n{summary}\n"),
+        &full,
     )
     .unwrap();
     if failures > 0 {
         panic!("{table}\n{summary}");
     }
-    // Printed on success too (`cargo test -- --nocapture`): the closing note's counts.
-    std::io::Write::write_all(&mut std::io::stderr(), format!("{summary}\n").as_bytes()).unwrap();
+    // The whole table (file, source, expected, got) with the counts, shown with `--nocapture`.
+    std::io::Write::write_all(&mut std::io::stderr(), full.as_bytes()).unwrap();
 }
