@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `rocmcheck lint --fix` vs plain `rocmcheck lint` on the 460-file batch (tests/corpus repeated
+# `rocmcheck lint --fix` vs plain `rocmcheck lint` on the batch benchmark (tests/corpus repeated
 # 20 times, as in benches/lint-vs-hadolint.sh). Goal (issue 12): --fix within 2x plain lint.
 #
 #   apt-get install hyperfine
