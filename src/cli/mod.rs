@@ -4,6 +4,7 @@
 //! here and only here.
 
 pub mod build;
+pub mod completions;
 pub mod env;
 pub mod lint;
 pub mod matrix;
@@ -61,6 +62,10 @@ pub enum Command {
     Smoke(smoke::SmokeArgs),
     /// Merge, diff and render smoke results (Markdown, JUnit, JSON).
     Report(report::ReportArgs),
+    /// Print shell completions (bash, zsh, fish, powershell, elvish).
+    Completions(completions::CompletionsArgs),
+    /// Print the man page (roff), or write one page per subcommand with --out-dir.
+    Man(completions::ManArgs),
 }
 
 /// What every subcommand gets.
@@ -118,5 +123,7 @@ pub fn run(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         Command::Build(a) => build::run(&g, a, out, err),
         Command::Smoke(a) => smoke::run(&g, a, out, err),
         Command::Report(a) => report::run(&g, a, out, err),
+        Command::Completions(a) => completions::run_completions(&g, a, out, err),
+        Command::Man(a) => completions::run_man(&g, a, out, err),
     }
 }
