@@ -5,7 +5,7 @@
 #
 #   docker build -f rocm-base.Dockerfile \
 #     --build-arg BASE_IMAGE=rocm/dev-ubuntu-24.04:6.4.4-complete .
-ARG BASE_IMAGE=rocm/dev-ubuntu-24.04:6.4.4-complete
+ARG BASE_IMAGE=rocm/dev-ubuntu-24.04:6.4.4
 FROM ${BASE_IMAGE}
 
 LABEL org.rocmcheck.template="rocm-base"

@@ -229,6 +229,11 @@ pub struct TorchFacts {
     /// gfx targets of the rocBLAS/hipBLASLt kernel files bundled in the wheel.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bundled_gfx: Vec<String>,
+    /// The index URLs came only as *extra* indexes (`--extra-index-url`, `PIP_EXTRA_INDEX_URL`,
+    /// `UV_EXTRA_INDEX_URL`) with no `--index-url`: pip also consults PyPI and takes the newest
+    /// version across all indexes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub extra_index_only: bool,
     /// `--pre` was given (nightlies).
     #[serde(default)]
     pub pre: bool,

@@ -185,6 +185,90 @@ fn input_errors_are_located() {
     assert!(e.message.contains("FROM"), "{e:?}");
 }
 
+/// Runs `f` on a thread and fails (instead of hanging the suite) if it does not return within
+/// `secs`: a structural bound for inputs that used to run away, not a speed test.
+fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(secs))
+        .unwrap_or_else(|_| panic!("did not finish within {secs} s: unbounded work"))
+}
+
+#[test]
+fn arg_expansion_bombs_are_located_input_errors() {
+    // 40 doubling ARGs (tests/fixtures/dockerfiles/arg-expansion-bomb.Dockerfile) would need 2^40
+    // bytes; the resolver refuses the first value over the limit, at its line.
+    let text = std::fs::read("tests/fixtures/dockerfiles/arg-expansion-bomb.Dockerfile").unwrap();
+    let e = within(60, move || {
+        dockerfile::analyze(Kind::Dockerfile, "bomb", &text, Matrix::embedded(), &Options::default()).unwrap_err()
+    });
+    assert!(e.message.contains("expands to more than 64 KiB"), "{e:?}");
+    // A0=x doubles to 64 KiB at A16; A17 is the first over the limit (line 19: 2 header lines)
+    assert_eq!((e.line, e.col), (19, 5), "{e:?}");
+    assert!(e.message.starts_with("ARG A17"), "{e:?}");
+    // ENV and FROM are bounded the same way
+    let big = "ARG A0=xxxxxxxxxxxxxxxx\n".to_string()
+        + &(1..12)
+            .map(|i| format!("ARG A{i}=${{A{}}}${{A{}}}\n", i - 1, i - 1))
+            .collect::<String>()
+        + "FROM x:${A11}${A11}${A11}${A11}${A11}${A11}${A11}${A11}\n";
+    let e = dockerfile::analyze(
+        Kind::Dockerfile,
+        "D",
+        big.as_bytes(),
+        Matrix::embedded(),
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert!(e.message.starts_with("FROM:"), "{e:?}");
+    let env = "FROM x\nARG A0=xxxxxxxxxxxxxxxx\n".to_string()
+        + &(1..12)
+            .map(|i| format!("ARG A{i}=${{A{}}}${{A{}}}\n", i - 1, i - 1))
+            .collect::<String>()
+        + "ENV B=${A11}${A11}${A11}${A11}${A11}${A11}${A11}${A11}\n";
+    let e = dockerfile::analyze(
+        Kind::Dockerfile,
+        "D",
+        env.as_bytes(),
+        Matrix::embedded(),
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert!(e.message.starts_with("ENV B:"), "{e:?}");
+}
+
+#[test]
+fn a_fifo_is_named_and_never_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("Dockerfile");
+    let st = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo (coreutils) is needed for this test");
+    assert!(st.success());
+    let good = dir.path().join("good.Dockerfile");
+    std::fs::write(&good, "FROM rocm/dev-ubuntu-24.04:7.2.4\n").unwrap();
+    let (f, g) = (fifo.clone(), good.clone());
+    let out = within(30, move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+            .arg("lint")
+            .arg(&f)
+            .arg(&g)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    });
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("input error: not a regular file (a FIFO)"), "{stdout}");
+    assert!(
+        stdout.contains("0 error(s)"),
+        "the other file is still linted: {stdout}"
+    );
+}
+
 #[test]
 fn requirements_from_the_build_context() {
     let dir = tempfile::tempdir().unwrap();
@@ -204,6 +288,42 @@ fn requirements_from_the_build_context() {
     assert_eq!(t.value.version.as_deref(), Some("2.5.1"));
     assert_eq!(t.value.from, Some(rocmcheck::facts::TorchFrom::Requirements));
     assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm6.2"]);
+}
+
+#[test]
+fn extra_index_only_from_requirements_and_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("requirements.txt"),
+        "--extra-index-url https://download.pytorch.org/whl/rocm6.2\ntorch>=2.4\n",
+    )
+    .unwrap();
+    let opts = Options {
+        context: Some(dir.path().to_path_buf()),
+        ..Options::default()
+    };
+    let m = Matrix::embedded();
+    let facts = |text: &str| {
+        dockerfile::analyze(Kind::Dockerfile, "D", text.as_bytes(), m, &opts)
+            .unwrap()
+            .0
+    };
+    let codes = |text: &str| -> Vec<&'static str> {
+        rocmcheck::rules::run(rocmcheck::rules::Scope::Lint, &facts(text), m)
+            .iter()
+            .map(|f| f.code)
+            .collect()
+    };
+    let req = "FROM rocm/dev-ubuntu-22.04:6.2.4\nCOPY requirements.txt .\nRUN pip install -r requirements.txt\n";
+    assert!(facts(req).torch.unwrap().value.extra_index_only);
+    assert!(codes(req).contains(&"RC405"), "{:?}", codes(req));
+    // --index-url anywhere (command line or PIP_INDEX_URL) keeps PyPI out: no trap
+    let primary = "FROM rocm/dev-ubuntu-22.04:6.2.4\nENV PIP_INDEX_URL=https://download.pytorch.org/whl/rocm6.2\nRUN pip install torch --extra-index-url https://pypi.org/simple\n";
+    assert!(!facts(primary).torch.unwrap().value.extra_index_only);
+    assert!(!codes(primary).contains(&"RC405"));
+    // a pin is safe (`+rocm6.2` sorts above PyPI's same public version)
+    let pinned = "FROM rocm/dev-ubuntu-22.04:6.2.4\nRUN pip install torch==2.5.1 --extra-index-url https://download.pytorch.org/whl/rocm6.2\n";
+    assert!(!codes(pinned).contains(&"RC405"));
 }
 
 /// A deterministic mutation run over the corpus and fixtures (the cargo-fuzz target in `fuzz/`
@@ -228,6 +348,9 @@ fn mutated_inputs_never_panic() {
         b"\n",
         b"FROM ",
         b"ARG A=${A}\n",
+        // doubling chains: with the arg-expansion-bomb seed these reach the expansion limit
+        b"ARG A1=${A0}${A0}\n",
+        b"${A39}",
         b"\xff",
         b"\0",
         b"==",

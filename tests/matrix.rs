@@ -124,3 +124,61 @@ fn unconfirmed_issue_cannot_warn() {
         "{d:?}"
     );
 }
+
+#[test]
+fn known_tags_must_fit_the_grammar_be_unique_and_not_move() {
+    // a known tag the grammar does not accept (`7.0-rc1` is no tag of rocm/dev-ubuntu-24.04)
+    let d = broken("images.yaml", |t| {
+        t.replacen("known: [\"6.3-complete\"", "known: [\"7.0-rc1\", \"6.3-complete\"", 1)
+    });
+    assert!(d.iter().any(|x| x.contains("M008") && x.contains("7.0-rc1")), "{d:?}");
+    // a record with its own evidence is accepted; the same tag twice is a duplicate
+    let d = broken("images.yaml", |t| {
+        t.replacen(
+            "known: [\"6.3-complete\"",
+            "known: [{tag: \"6.4.4\", sources: [\"https://example.org/Dockerfile\"]}, \"6.3-complete\"",
+            1,
+        )
+    });
+    assert!(d.iter().any(|x| x.contains("M004") && x.contains("6.4.4")), "{d:?}");
+    // a moving tag recorded as known (outside the versioned grammar, too)
+    let d = broken("images.yaml", |t| {
+        t.replacen("known: [\"6.3-complete\"", "known: [\"latest\", \"6.3-complete\"", 1)
+    });
+    assert!(
+        d.iter()
+            .any(|x| (x.contains("M006") || x.contains("M008")) && x.contains("latest")),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn gfx_list_values_are_checked() {
+    let d = broken("rocm.yaml", |t| {
+        t.replacen("    gfx:\n", "    gfx_list: unknown\n    gfx:\n", 1)
+    });
+    assert!(d.iter().any(|x| x.contains("M006") && x.contains("gfx_list")), "{d:?}");
+    let d = broken("rocm.yaml", |t| {
+        t.replacen("    gfx:\n", "    gfx_list: mostly\n    gfx:\n", 1)
+    });
+    assert!(d.iter().any(|x| x.contains("M006") && x.contains("mostly")), "{d:?}");
+}
+
+#[test]
+fn templates_default_to_recorded_base_tags() {
+    let bad = rocmcheck::docker::build::templates_with_unrecorded_base(Matrix::embedded());
+    assert!(bad.is_empty(), "{bad:?}");
+    // and the check bites: a matrix that does not record rocm/dev-ubuntu-24.04:6.4.4
+    let tmp = tempfile::tempdir().unwrap();
+    copy_matrix(tmp.path());
+    let p = tmp.path().join("images.yaml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, text.replacen("\"6.4.4\", ", "", 1)).unwrap();
+    let m = Matrix::from_dir(tmp.path()).expect("still a valid matrix");
+    let bad = rocmcheck::docker::build::templates_with_unrecorded_base(&m);
+    assert!(
+        bad.iter()
+            .any(|(t, image, _)| t == "rocm-torch-wheel" && image.ends_with(":6.4.4")),
+        "{bad:?}"
+    );
+}

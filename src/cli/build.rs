@@ -33,6 +33,10 @@ pub struct CandidateArgs {
     /// Repository part of the candidate image tags.
     #[arg(long, value_name = "REPO", default_value = b::DEFAULT_TAG_PREFIX)]
     pub tag_prefix: String,
+    /// Every release torch version and recorded AMD image (the history), not only the current
+    /// set (the last three torch minors × their ROCm variants × the declared targets).
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// Docker connection and build flags (shared by `build` and `smoke`).
@@ -80,24 +84,65 @@ pub struct BuildArgs {
 
 /// Loads and filters the candidates; on error writes it and returns `Err(ExitStatus::Error)`.
 pub fn select(g: &Globals, a: &CandidateArgs, err: &mut dyn Write) -> Result<Vec<Candidate>, ExitStatus> {
-    let m = g.matrix(err)?;
-    let all = match &a.candidates_file {
-        Some(p) => b::from_file(&m, p, &a.tag_prefix).map_err(|e| {
-            let _ = writeln!(err, "error: {e}");
-            ExitStatus::Error
-        })?,
-        None => b::from_matrix(&m, &a.tag_prefix),
+    select_set(g, a, err).map(|s| s.candidates)
+}
+
+/// The declared targets: `--filter gfx=…`, else `.rocmcheck.yaml` `targets:` (found upwards from
+/// the current directory).
+fn declared_targets(a: &CandidateArgs, err: &mut dyn Write) -> Result<Vec<String>, ExitStatus> {
+    let from_filters: Vec<String> = a.filters.iter().filter_map(|f| f.gfx().map(String::from)).collect();
+    if !from_filters.is_empty() {
+        return Ok(from_filters);
+    }
+    let Some(path) = std::env::current_dir()
+        .ok()
+        .and_then(|d| crate::config::Config::discover(&d))
+    else {
+        return Ok(vec![]);
     };
-    let n = all.len();
-    let sel = b::filter(all, &a.filters);
-    if sel.is_empty() {
+    match crate::config::Config::load(&path) {
+        Ok(c) => Ok(c.targets),
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            Err(ExitStatus::Error)
+        }
+    }
+}
+
+/// Loads and filters the candidates with what the matrix set left out.
+pub fn select_set(g: &Globals, a: &CandidateArgs, err: &mut dyn Write) -> Result<b::CandidateSet, ExitStatus> {
+    let m = g.matrix(err)?;
+    let mut set = match &a.candidates_file {
+        Some(p) => b::CandidateSet {
+            candidates: b::from_file(&m, p, &a.tag_prefix).map_err(|e| {
+                let _ = writeln!(err, "error: {e}");
+                ExitStatus::Error
+            })?,
+            ..Default::default()
+        },
+        None => {
+            let opts = b::SetOptions {
+                all: a.all,
+                targets: declared_targets(a, err)?,
+            };
+            b::from_matrix(&m, &a.tag_prefix, &opts)
+        }
+    };
+    let n = set.candidates.len();
+    set.candidates = b::filter(std::mem::take(&mut set.candidates), &a.filters);
+    if set.candidates.is_empty() {
         let _ = writeln!(
             err,
-            "error: no candidate matches the filters ({n} candidates before filtering)"
+            "error: no candidate matches the filters ({n} candidates before filtering{})",
+            if a.all || a.candidates_file.is_some() {
+                ""
+            } else {
+                "; --all for every release"
+            }
         );
         return Err(ExitStatus::Error);
     }
-    Ok(sel)
+    Ok(set)
 }
 
 /// A current-thread tokio runtime for one command.
@@ -159,13 +204,22 @@ pub async fn build_with_progress<E: Engine>(
     out
 }
 
-fn write_candidates(c: &[Candidate], format: OutFormat, out: &mut dyn Write) -> anyhow::Result<()> {
+fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &mut dyn Write) -> anyhow::Result<()> {
+    let c = &set.candidates;
     if format == OutFormat::Json {
         let v: Vec<_> = c
             .iter()
             .map(|c| serde_json::json!({"candidate": c, "dockerfile": c.dockerfile}))
             .collect();
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "candidates": v,
+                "left_out": set.left_out,
+                "torch_lines": set.torch_lines,
+            }))?
+        )?;
         return Ok(());
     }
     let mut t = Table::new();
@@ -183,7 +237,29 @@ fn write_candidates(c: &[Candidate], format: OutFormat, out: &mut dyn Write) -> 
         ]);
     }
     writeln!(out, "{t}")?;
-    writeln!(out, "{} candidate(s)", c.len())?;
+    for l in &set.left_out {
+        writeln!(out, "left out: {}: {}", l.id, l.reason)?;
+    }
+    if set.torch_lines.is_empty() {
+        writeln!(out, "{} candidate(s)", c.len())?;
+    } else {
+        writeln!(
+            out,
+            "{} candidate(s){}: torch {}{}",
+            c.len(),
+            if set.left_out.is_empty() {
+                String::new()
+            } else {
+                format!(", {} left out", set.left_out.len())
+            },
+            set.torch_lines.join(", "),
+            if all {
+                " (--all: every release)"
+            } else {
+                " (current set; --all for every release)"
+            }
+        )?;
+    }
     Ok(())
 }
 
@@ -203,7 +279,13 @@ pub fn write_results(r: &[BuildResult], format: OutFormat, out: &mut dyn Write) 
     for r in r {
         t.add_row([
             r.id.clone(),
-            if r.ok { "built".into() } else { "build-failed".into() },
+            if r.ok {
+                "built".into()
+            } else if r.engine_lost {
+                "engine-lost".into()
+            } else {
+                "build-failed".into()
+            },
             format!("{:.1}", r.wall_ms / 1000.0),
             if r.ok {
                 r.tag.clone()
@@ -214,21 +296,31 @@ pub fn write_results(r: &[BuildResult], format: OutFormat, out: &mut dyn Write) 
         ]);
     }
     writeln!(out, "{t}")?;
-    let failed = r.iter().filter(|r| !r.ok).count();
-    writeln!(out, "{} built, {failed} failed", r.len() - failed)?;
+    let lost = r.iter().filter(|r| r.engine_lost).count();
+    let failed = r.iter().filter(|r| !r.ok).count() - lost;
+    if lost > 0 {
+        writeln!(
+            out,
+            "{} built, {failed} failed, {lost} engine-lost",
+            r.len() - failed - lost
+        )?;
+    } else {
+        writeln!(out, "{} built, {failed} failed", r.len() - failed)?;
+    }
     Ok(())
 }
 
 /// Runs `rocmcheck build`.
 pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    let cands = match select(g, &a.cands, err) {
+    let set = match select_set(g, &a.cands, err) {
         Ok(c) => c,
         Err(s) => return Ok(s),
     };
     if a.dry_run {
-        write_candidates(&cands, a.format, out)?;
+        write_candidates(&set, a.cands.all, a.format, out)?;
         return Ok(ExitStatus::Success);
     }
+    let cands = set.candidates;
     if a.build.jobs == 0 {
         writeln!(err, "error: --jobs must be at least 1")?;
         return Ok(ExitStatus::Error);
@@ -247,6 +339,17 @@ pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) 
         match build_with_progress(&engine, &cands, &opts).await {
             Ok(Some(r)) => {
                 write_results(&r, a.format, out)?;
+                let lost = r.iter().filter(|r| r.engine_lost).count();
+                if lost > 0 {
+                    // Incomplete: a candidate that was not built is not a finding about it.
+                    writeln!(
+                        err,
+                        "error: the Docker engine at {} went away: {lost} of {} candidate(s) not built (engine-lost)",
+                        engine.host(),
+                        r.len()
+                    )?;
+                    return Ok(ExitStatus::Error);
+                }
                 Ok(if r.iter().all(|r| r.ok) {
                     ExitStatus::Success
                 } else {

@@ -142,9 +142,29 @@ pub fn load_facts(path: &std::path::Path) -> Result<Facts, String> {
 pub fn evaluate(facts: &Facts, matrix: &Matrix, policy: &crate::policy::Policy) -> Report {
     let findings = policy.apply(rules::run(Scope::Env, facts, matrix), &|_| false);
     let mut r = Report::new("env", matrix);
+    let mut header = header(facts);
+    // The ranking's advice, when the stack is missing or wrong for the first GPU target.
+    // (torch absent from a probed Python, or a stack finding; not when Python was not probed)
+    let stack_trouble = (facts.python.as_ref().is_some_and(|p| p.status == "ok") && facts.torch.is_none())
+        || findings
+            .iter()
+            .any(|f| f.severity >= crate::finding::Severity::Warning && matches!(f.code, "RC101" | "RC102" | "RC104"));
+    if let Some(t) = facts.targets.first().filter(|_| stack_trouble) {
+        let gfx = t.value.runtime_gfx();
+        if let Some(best) = matrix.best_for(gfx) {
+            header.push((
+                "Recommended".into(),
+                format!(
+                    "torch {} for {gfx}: {} (`rocmcheck matrix query --gfx {gfx}` explains)",
+                    best.torch_local(),
+                    best.install
+                ),
+            ));
+        }
+    }
     r.subjects.push(SubjectReport {
         name: "host".into(),
-        header: header(facts),
+        header,
         findings,
         errors: Vec::<InputError>::new(),
         source: None,
@@ -287,4 +307,40 @@ pub fn header(f: &Facts) -> Vec<(String, String)> {
     }
 
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testing::facts;
+
+    fn recommended(r: &Report) -> Option<String> {
+        r.subjects[0]
+            .header
+            .iter()
+            .find(|(k, _)| k == "Recommended")
+            .map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn recommends_the_ranked_stack_only_when_the_stack_needs_one() {
+        let m = Matrix::embedded();
+        let best = m.best_for("gfx1100").expect("gfx1100 has wheels");
+        // torch missing from a Python that was probed: the ranking's first answer
+        let mut f = facts().gfx("gfx1100").0;
+        f.python = Some(crate::facts::PythonFacts {
+            path: "python3".into(),
+            status: "ok".into(),
+            ..Default::default()
+        });
+        let line = recommended(&evaluate(&f, m, &Default::default())).expect("a Recommended line");
+        assert!(line.contains(&best.install), "{line}");
+        // a wheel without the target's kernels (RC102): the same answer
+        let f = facts().gfx("gfx1100").imported_torch("2.5.1+rocm6.2", &["gfx90a"]).0;
+        let line = recommended(&evaluate(&f, m, &Default::default())).expect("RC102 → advice");
+        assert!(line.contains(&best.install), "{line}");
+        // Python not probed: nothing to say about torch
+        let f = facts().gfx("gfx1100").0;
+        assert_eq!(recommended(&evaluate(&f, m, &Default::default())), None);
+    }
 }

@@ -113,9 +113,44 @@ pub struct QueryArgs {
     /// How many recommendations to show.
     #[arg(long, default_value_t = 5)]
     pub limit: usize,
+    /// Wheel channel: `release` only (default); `test` adds release candidates (whl/test);
+    /// `nightly` adds them too and names the nightly index (nightlies are not in the matrix).
+    #[arg(long, value_enum, default_value_t = ChannelArg::Release)]
+    pub channel: ChannelArg,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ListFormat::Human)]
     pub format: ListFormat,
+}
+
+/// `--channel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChannelArg {
+    /// Releases only.
+    Release,
+    /// Releases and release candidates (`whl/test`).
+    Test,
+    /// As `test`, and the nightly index of the best ROCm variant.
+    Nightly,
+}
+
+impl ChannelArg {
+    /// The name as typed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChannelArg::Release => "release",
+            ChannelArg::Test => "test",
+            ChannelArg::Nightly => "nightly",
+        }
+    }
+}
+
+impl From<ChannelArg> for Channel {
+    fn from(c: ChannelArg) -> Channel {
+        match c {
+            ChannelArg::Release => Channel::Release,
+            ChannelArg::Test | ChannelArg::Nightly => Channel::Test,
+        }
+    }
 }
 
 /// Export formats.
@@ -136,9 +171,10 @@ pub struct ExportArgs {
     /// github-matrix: only candidates for these gfx targets (repeatable).
     #[arg(long)]
     pub gfx: Vec<String>,
-    /// github-matrix: include only the newest N torch releases.
-    #[arg(long, default_value_t = 3)]
-    pub latest: usize,
+    /// github-matrix: every release torch version (the history), not only the current set that
+    /// `rocmcheck build --dry-run` lists (the last three torch minors).
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// Runs `rocmcheck matrix`.
@@ -170,6 +206,18 @@ fn validate(g: &Globals, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
     };
     match result {
         Ok(m) => {
+            let bad = crate::docker::build::templates_with_unrecorded_base(&m);
+            if !bad.is_empty() {
+                for (t, image, why) in &bad {
+                    writeln!(out, "dockerfiles/{t}.Dockerfile: ARG BASE_IMAGE={image}: {why}")?;
+                }
+                writeln!(
+                    err,
+                    "error: {} template(s) default to a base tag the matrix does not record",
+                    bad.len()
+                )?;
+                return Ok(ExitStatus::Error);
+            }
             let counts = format!(
                 "{} ROCm releases, {} driver rows, {} torch release groups, {} arch lists, {} gfx targets, {} image repositories, {} known issues",
                 m.rocm.len(),
@@ -544,18 +592,20 @@ fn show(m: &Matrix, a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
     Ok(ExitStatus::Success)
 }
 
-/// One recommended stack.
+/// One recommended stack: the ranking's answer plus what the rules say of it.
 #[derive(Debug, serde::Serialize)]
 struct Recommendation {
+    /// `2.5.1+rocm6.2`.
+    #[serde(rename = "torch_local")]
     torch: String,
-    rocm: String,
-    index_url: String,
-    install: String,
-    base_images: Vec<String>,
-    reasons: Vec<String>,
+    #[serde(flatten)]
+    ranked: crate::matrix::Ranked,
     caveats: Vec<String>,
-    sources: Vec<String>,
 }
+
+/// The layout version of `matrix query --format json`. Bump it on any change that could break a
+/// reader (a renamed or removed field, a changed meaning); added fields do not bump it.
+pub const QUERY_JSON_SCHEMA: u32 = 1;
 
 fn facts_for(
     m: &Matrix,
@@ -738,128 +788,38 @@ fn recommend(
     env: &[(String, String)],
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitStatus> {
-    let mut recs: Vec<(i64, Recommendation)> = Vec::new();
-    for (wi, w) in m.torch.wheels.iter().enumerate() {
-        for v in &w.variants {
-            let Some(arch) = m.arch_list(&v.arch) else { continue };
-            if !arch.gfx.iter().any(|g| g == gfx) {
-                continue;
-            }
-            let Some(newest) = w.torch.iter().max() else { continue };
-            let torch = format!("{newest}+rocm{}", v.rocm);
-            let release = m.rocm_release(v.built_on.as_ref().unwrap_or(&v.rocm));
-            let mut reasons = vec![format!(
-                "{gfx} is compiled into the torch {newest} rocm{} wheel (arch list `{}`{})",
-                v.rocm,
-                arch.id,
-                if arch.confidence == Confidence::Unconfirmed || v.confidence == Confidence::Unconfirmed {
-                    ", unconfirmed"
-                } else {
-                    ""
-                }
-            )];
-            // newer torch releases first (the wheels list is oldest → newest)
-            let mut score: i64 = (wi as i64) * 10;
-            if arch.confidence == Confidence::Unconfirmed || v.confidence == Confidence::Unconfirmed {
-                score -= 25; // a target list not confirmed at its source ranks below a confirmed one
-            }
-            let mut sources: Vec<String> = w.sources.iter().chain(arch.sources.iter()).cloned().collect();
-            if w.channel == Channel::Test {
-                score -= 500;
-                reasons.push("test channel (release candidate): whl/test".into());
-            }
-            match release {
-                Some(r) => {
-                    match r.gfx.get(gfx) {
-                        Some(GfxSupport::Supported) if r.confidence == Confidence::Unconfirmed => {
-                            score += 30;
-                            reasons.push(format!("AMD lists {gfx} as supported in ROCm {} (unconfirmed in the matrix)", r.version));
-                        }
-                        Some(GfxSupport::Supported) => {
-                            score += 100;
-                            reasons.push(format!("AMD lists {gfx} as supported in ROCm {}", r.version));
-                        }
-                        Some(GfxSupport::Deprecated) => reasons.push(format!("AMD lists {gfx} as deprecated in ROCm {}", r.version)),
-                        Some(GfxSupport::Unsupported) => {
-                            score -= 100;
-                            reasons.push(format!("AMD lists {gfx} as unsupported in ROCm {}", r.version));
-                        }
-                        None => reasons.push(format!("{gfx} is not in AMD's Linux support list for ROCm {} (the wheel still carries its kernels)", r.version)),
-                    }
-                    if r.stream != Stream::Production {
-                        score -= 300;
-                        reasons.push(format!(
-                            "ROCm {} is a {} release, not part of the production stream",
-                            r.version,
-                            if r.stream == Stream::Preview {
-                                "technology-preview"
-                            } else {
-                                "Core SDK"
-                            }
-                        ));
-                    }
-                    sources.extend(r.sources.iter().take(1).cloned());
-                }
-                None => reasons.push(format!("ROCm {} is not in the matrix", v.rocm)),
-            }
-            let facts = facts_for(
-                m,
-                gfx,
-                Some(&torch),
-                None,
-                q.driver.as_deref(),
-                q.kernel.as_deref(),
-                env,
-            );
-            let findings = Policy::default().apply(rules::run(Scope::Both, &facts, m), &|_| false);
-            let mut caveats = Vec::new();
-            for f in &findings {
-                score -= match f.severity {
-                    Severity::Error => 400,
-                    Severity::Warning => 50,
-                    _ => 15,
-                };
-                caveats.push(format!("{}[{}] {}", f.severity, f.code, f.title));
-                sources.extend(f.refs.iter().take(1).cloned());
-            }
-            let line = v.rocm.line();
-            let mut base_images: Vec<String> = Vec::new();
-            for repo in &m.images {
-                for tag in repo.known_tags() {
-                    if let Some(im) = m.parse_image(&repo.repo, Some(tag)) {
-                        let Some(r) = im.rocm.as_deref().and_then(|r| Version::parse(r).ok()) else {
-                            continue;
-                        };
-                        if im.torch_from_image {
-                            continue;
-                        }
-                        if r.is_within(&line) && base_images.len() < 2 {
-                            base_images.push(format!("{}:{}", repo.repo, tag));
-                        }
-                    }
-                }
-            }
-            let index_url = m.index_url(&v.rocm, if w.channel == Channel::Test { Some("test") } else { None });
-            sources.sort();
-            sources.dedup();
-            recs.push((
-                score,
-                Recommendation {
-                    install: format!("pip install torch=={newest} --index-url {index_url}"),
-                    torch,
-                    rocm: v.rocm.to_string(),
-                    index_url,
-                    base_images,
-                    reasons,
-                    caveats,
-                    sources,
-                },
-            ));
-        }
+    let opts = crate::matrix::RankOpts {
+        channel: Some(q.channel.into()),
+        rocm: q.rocm.as_deref().and_then(|r| Version::parse(r).ok()).map(|r| r.line()),
+        variant: None,
+        torch: None,
+    };
+    let ranked = m.rank(gfx, &opts);
+    let total = ranked.len();
+    let mut recs: Vec<Recommendation> = Vec::new();
+    for r in ranked.into_iter().take(q.limit) {
+        // Caveats: what the rules say of this stack with what the query knows (driver, kernel,
+        // env). They are shown, never re-ordered: the order is the matrix's one ranking.
+        let facts = facts_for(
+            m,
+            gfx,
+            Some(&r.torch_local()),
+            None,
+            q.driver.as_deref(),
+            q.kernel.as_deref(),
+            env,
+        );
+        let findings = Policy::default().apply(rules::run(Scope::Both, &facts, m), &|_| false);
+        let caveats = findings
+            .iter()
+            .map(|f| format!("{}[{}] {}", f.severity, f.code, f.title))
+            .collect();
+        recs.push(Recommendation {
+            torch: r.torch_local(),
+            caveats,
+            ranked: r,
+        });
     }
-    recs.sort_by_key(|r| std::cmp::Reverse(r.0));
-    let total = recs.len();
-    let recs: Vec<Recommendation> = recs.into_iter().take(q.limit).map(|(_, r)| r).collect();
     // AMD's own images whose ROCm lists the target (valid pairings pytorch.org never shipped).
     let mut amd_images = Vec::new();
     for repo in m.images.iter().filter(|r| r.torch_from_image) {
@@ -896,7 +856,15 @@ fn recommend(
         ListFormat::Json => {
             serde_json::to_writer_pretty(
                 &mut *out,
-                &serde_json::json!({"gfx": gfx, "matrix_data": m.data, "recommendations": recs, "amd_images": amd_images}),
+                &serde_json::json!({
+                    "schema": QUERY_JSON_SCHEMA,
+                    "gfx": gfx,
+                    "channel": q.channel.as_str(),
+                    "matrix_data": m.data,
+                    "recommendations": recs,
+                    "more": total.saturating_sub(recs.len()),
+                    "amd_images": amd_images,
+                }),
             )?;
             writeln!(out)?;
         }
@@ -917,20 +885,27 @@ fn recommend(
                     )?;
                 }
             }
-            for (i, r) in recs.iter().enumerate() {
-                writeln!(out, "{}. torch {}  (index {})", i + 1, r.torch, r.index_url)?;
+            for (i, rec) in recs.iter().enumerate() {
+                let r = &rec.ranked;
+                writeln!(
+                    out,
+                    "{}. torch {}  (index {}; AMD list: {})",
+                    i + 1,
+                    rec.torch,
+                    r.index_url,
+                    r.listing.as_str()
+                )?;
                 writeln!(out, "   install: {}", r.install)?;
-                if !r.base_images.is_empty() {
+                if let Some(b) = &r.base_image {
                     writeln!(
                         out,
-                        "   base image (optional: the wheel bundles its own ROCm user space): {}",
-                        r.base_images.join(", ")
+                        "   base image (optional: the wheel bundles its own ROCm user space): {b}"
                     )?;
                 }
                 for why in &r.reasons {
                     writeln!(out, "   + {why}")?;
                 }
-                for c in &r.caveats {
+                for c in &rec.caveats {
                     writeln!(out, "   ! {c}")?;
                 }
                 for s in &r.sources {
@@ -940,6 +915,15 @@ fn recommend(
             }
             if total > recs.len() {
                 writeln!(out, "({} more; --limit {total} shows all)", total - recs.len())?;
+            }
+            if q.channel == ChannelArg::Nightly {
+                if let Some(r) = recs.first() {
+                    writeln!(
+                        out,
+                        "Nightly builds change daily and are not in the matrix; to try one: pip install --pre torch --index-url {}",
+                        m.index_url(&r.ranked.rocm, Some("nightly"))
+                    )?;
+                }
             }
             if !amd_images.is_empty() {
                 writeln!(
@@ -992,31 +976,29 @@ fn export(m: &Matrix, e: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -
                     }
                 }
             }
+            // The same set as `build --dry-run`: one job per candidate × target it carries.
+            let set = crate::docker::build::from_matrix(
+                m,
+                crate::docker::build::DEFAULT_TAG_PREFIX,
+                &crate::docker::build::SetOptions {
+                    all: e.all,
+                    targets: gfxs.clone(),
+                },
+            );
             let mut include = Vec::new();
-            let releases: Vec<_> = m
-                .torch
-                .wheels
-                .iter()
-                .filter(|w| w.channel == Channel::Release)
-                .collect();
-            let mut sorted = releases.clone();
-            sorted.sort_by(|a, b| b.torch.iter().max().cmp(&a.torch.iter().max()));
-            for w in sorted.into_iter().take(e.latest) {
-                let Some(t) = w.torch.iter().max() else { continue };
-                for v in &w.variants {
-                    let Some(arch) = m.arch_list(&v.arch) else { continue };
-                    for g in arch.gfx.iter().filter(|g| gfxs.is_empty() || gfxs.contains(g)) {
-                        let id = format!("torch{t}-rocm{}-{g}", v.rocm);
-                        include.push(serde_json::json!({
-                            "id": id,
-                            "torch": t.to_string(),
-                            "rocm": v.rocm.to_string(),
-                            "gfx": g,
-                            "index_url": m.index_url(&v.rocm, None),
-                            "runner": format!("gpu-{g}"),
-                            "matrix_data": m.data,
-                        }));
-                    }
+            for c in set.candidates.iter().filter(|c| c.template == "rocm-torch-wheel") {
+                for g in &c.gfx {
+                    include.push(serde_json::json!({
+                        "id": format!("{}-{g}", c.id),
+                        "candidate": c.id,
+                        "torch": c.torch,
+                        "rocm": c.rocm,
+                        "gfx": g,
+                        "index_url": c.build_args.get("TORCH_INDEX_URL"),
+                        "base_image": c.build_args.get("BASE_IMAGE"),
+                        "runner": format!("gpu-{g}"),
+                        "matrix_data": m.data,
+                    }));
                 }
             }
             serde_json::to_writer(&mut *out, &serde_json::json!({"include": include}))?;

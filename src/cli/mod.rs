@@ -116,8 +116,8 @@ pub fn run(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         color,
     };
     match args.command {
-        Command::Env(a) => env::run(&g, a, out, err),
-        Command::Lint(a) => lint::run(&g, a, out, err),
+        Command::Env(a) => with_staleness_notice(&g, env::run(&g, a, out, err), err),
+        Command::Lint(a) => with_staleness_notice(&g, lint::run(&g, a, out, err), err),
         Command::Matrix(a) => matrix::run(&g, a, out, err),
         Command::Rules(a) => rules::run(&g, a, out, err),
         Command::Build(a) => build::run(&g, a, out, err),
@@ -125,5 +125,70 @@ pub fn run(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         Command::Report(a) => report::run(&g, a, out, err),
         Command::Completions(a) => completions::run_completions(&g, a, out, err),
         Command::Man(a) => completions::run_man(&g, a, out, err),
+    }
+}
+
+/// Embedded (or `--matrix`) data older than this many days gets a one-line notice from `env`
+/// and `lint`.
+pub const STALE_AFTER_DAYS: i64 = 120;
+
+/// Adds the staleness notice (on stderr, one line) after a command; never changes its outcome.
+fn with_staleness_notice(
+    g: &Globals,
+    r: anyhow::Result<ExitStatus>,
+    err: &mut dyn Write,
+) -> anyhow::Result<ExitStatus> {
+    if r.is_ok() {
+        if let Ok(m) = g.matrix(&mut std::io::sink()) {
+            let today = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| (d.as_secs() / 86_400) as i64)
+                .unwrap_or(0);
+            if let Some(n) = stale_notice(&m.data, today) {
+                let _ = writeln!(err, "{n}");
+            }
+        }
+    }
+    r
+}
+
+/// "matrix data 2026-11-22 is 130 days old: update rocmcheck" when `data` (YYYY-MM-DD) is more
+/// than [`STALE_AFTER_DAYS`] before `today` (days since 1970-01-01).
+pub fn stale_notice(data: &str, today: i64) -> Option<String> {
+    let mut it = data.splitn(3, '-').map(|p| p.parse::<i64>().ok());
+    let (y, m, d) = (it.next()??, it.next()??, it.next()??);
+    let age = today - days_from_civil(y, m, d);
+    (age > STALE_AFTER_DAYS).then(|| {
+        format!("notice: matrix data {data} is {age} days old: update rocmcheck (`rocmcheck matrix sync` shows what changed upstream)")
+    })
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn staleness_counts_days_and_stays_quiet_within_the_window() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        let d = days_from_civil(2026, 11, 22);
+        assert_eq!(stale_notice("2026-11-22", d + 120), None);
+        let n = stale_notice("2026-11-22", d + 121).expect("notice after 120 days");
+        assert!(
+            n.starts_with("notice: matrix data 2026-11-22 is 121 days old: update rocmcheck"),
+            "{n}"
+        );
+        assert_eq!(stale_notice("not a date", d), None);
     }
 }

@@ -9,6 +9,7 @@
 
 use super::{BuildOutcome, BuildRequest, Engine, EngineError, base_labels};
 use crate::matrix::{Channel, Matrix};
+use crate::version::Version;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -142,46 +143,139 @@ fn candidate(
     }
 }
 
-/// The default candidate set from the matrix: every release wheel variant on a ROCm base image
-/// whose tag is that ROCm, and every known tag of an image that carries AMD's torch.
-pub fn from_matrix(m: &Matrix, prefix: &str) -> Vec<Candidate> {
-    let mut out = Vec::new();
+/// What to take from the matrix.
+#[derive(Debug, Clone, Default)]
+pub struct SetOptions {
+    /// Every release wheel and every recorded AMD image (the history), not only the current set.
+    pub all: bool,
+    /// The gfx targets a team declares (`.rocmcheck.yaml` `targets:`, `--filter gfx=`): only
+    /// wheels that carry one of them, labelled with those it carries. Empty: any target.
+    pub targets: Vec<String>,
+}
+
+/// The default `BASE_IMAGE` of each built-in template whose repository the matrix knows but
+/// whose tag it does not record as existing: `(template, image, why)`. `matrix validate` reports
+/// them, since a candidate built from such a template without a `BASE_IMAGE` would fail.
+pub fn templates_with_unrecorded_base(m: &Matrix) -> Vec<(String, String, String)> {
+    let re = regex::Regex::new(r"(?m)^\s*ARG\s+BASE_IMAGE=(\S+)").expect("static regex");
+    let mut bad = Vec::new();
+    for (name, text) in TEMPLATES {
+        for c in re.captures_iter(text) {
+            let image = c[1].trim_matches('"').to_string();
+            let (repo, tag) = image.rsplit_once(':').unwrap_or((&image, "latest"));
+            if let Some(im) = m.parse_image(repo, Some(tag)) {
+                if im.moving {
+                    bad.push((name.to_string(), image.clone(), "a moving tag".into()));
+                } else if !im.known {
+                    bad.push((
+                        name.to_string(),
+                        image.clone(),
+                        "not a recorded tag of its repository (matrix/images.yaml `known:`)".into(),
+                    ));
+                }
+            }
+        }
+    }
+    bad
+}
+
+/// A candidate the matrix would suggest but that cannot be built as recorded, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct LeftOut {
+    /// The id it would have had.
+    pub id: String,
+    /// Why it is left out.
+    pub reason: String,
+}
+
+/// The candidates from the matrix, with what was left out.
+#[derive(Debug, Clone, Default)]
+pub struct CandidateSet {
+    /// Buildable candidates.
+    pub candidates: Vec<Candidate>,
+    /// Left out, each with its reason.
+    pub left_out: Vec<LeftOut>,
+    /// The torch lines of the set (`2.13`, `2.12`, `2.11`), newest first.
+    pub torch_lines: Vec<String>,
+}
+
+/// How many torch minor releases the default (current) set spans.
+pub const CURRENT_TORCH_MINORS: usize = 3;
+
+/// The candidate set from the matrix. Default: the current releases, i.e. the newest patch of
+/// each of the last [`CURRENT_TORCH_MINORS`] torch minors on the release channel × their ROCm
+/// variants (× the declared targets), each on a *recorded* base tag of its ROCm (the ranking's
+/// [`Matrix::recorded_base_for`]); plus AMD's torch images recorded for those torch lines.
+/// `all`: every release torch version and every recorded AMD image. A wheel variant with no
+/// recorded base tag is left out, with the reason.
+pub fn from_matrix(m: &Matrix, prefix: &str, opts: &SetOptions) -> CandidateSet {
+    let mut set = CandidateSet::default();
     let wheel_tpl = template("rocm-torch-wheel").unwrap_or_default();
-    // Base repositories without torch, Ubuntu first, newest OS first.
-    let mut bases: Vec<_> = m
-        .images
+    let releases: Vec<_> = m
+        .torch
+        .wheels
         .iter()
-        .filter(|r| !r.torch_from_image && r.os.is_some())
+        .filter(|r| r.channel == Channel::Release)
         .collect();
-    bases.sort_by(|a, b| {
-        let ua = a.os.as_deref().is_some_and(|o| o.starts_with("ubuntu"));
-        let ub = b.os.as_deref().is_some_and(|o| o.starts_with("ubuntu"));
-        ub.cmp(&ua).then(b.os.cmp(&a.os))
-    });
-    for rel in m.torch.wheels.iter().filter(|r| r.channel == Channel::Release) {
+    // torch minor lines, newest first
+    let mut lines: Vec<Version> = releases.iter().flat_map(|r| r.torch.iter().map(|t| t.line())).collect();
+    lines.sort();
+    lines.dedup();
+    lines.reverse();
+    if !opts.all {
+        lines.truncate(CURRENT_TORCH_MINORS);
+    }
+    set.torch_lines = lines.iter().map(|l| l.to_string()).collect();
+    for rel in &releases {
         for torch in &rel.torch {
+            if !lines.contains(&torch.line()) {
+                continue;
+            }
+            // current set: only the newest patch of its line
+            let newest_of_line = releases
+                .iter()
+                .flat_map(|r| r.torch.iter())
+                .filter(|t| t.line() == torch.line())
+                .max();
+            if !opts.all && newest_of_line != Some(torch) {
+                continue;
+            }
             for v in &rel.variants {
-                let rocm_tag = v.built_on.as_ref().unwrap_or(&v.rocm).to_string();
-                // Prefer a repository that lists the tag as known, else any whose grammar fits.
-                let base = bases
-                    .iter()
-                    .find(|r| r.is_known(&rocm_tag))
-                    .or_else(|| bases.iter().find(|r| r.grammar.is_match(&rocm_tag)));
-                let Some(base) = base else { continue };
-                let gfx = m.arch_list(&v.arch).map(|a| a.gfx.clone()).unwrap_or_default();
+                let arch = m.arch_list(&v.arch).map(|a| a.gfx.clone()).unwrap_or_default();
+                let gfx: Vec<String> = if opts.targets.is_empty() {
+                    arch
+                } else {
+                    arch.into_iter().filter(|g| opts.targets.contains(g)).collect()
+                };
+                if !opts.targets.is_empty() && gfx.is_empty() {
+                    continue; // carries none of the declared targets: not a candidate at all
+                }
+                let rocm = v.built_on.as_ref().unwrap_or(&v.rocm);
+                let Some(base) = m.recorded_base_for(None, rocm) else {
+                    set.left_out.push(LeftOut {
+                        id: tag_safe(&format!("torch{torch}-rocm{}", v.rocm)),
+                        reason: format!(
+                            "no recorded base tag for ROCm {rocm} (matrix/images.yaml `known:`); an unrecorded tag may not exist"
+                        ),
+                    });
+                    continue;
+                };
+                let (repo, tag) = base.split_once(':').unwrap_or((&base, ""));
                 let mut args = BTreeMap::new();
-                args.insert("BASE_IMAGE".into(), format!("{}:{rocm_tag}", base.repo));
+                args.insert("BASE_IMAGE".into(), base.clone());
                 args.insert("TORCH_VERSION".into(), torch.to_string());
                 args.insert("TORCH_INDEX_URL".into(), m.index_url(&v.rocm, None));
-                let os = base.repo.rsplit('/').next().unwrap_or(&base.repo).to_string();
-                out.push(candidate(
+                let os = repo.rsplit('/').next().unwrap_or(repo).to_string();
+                set.candidates.push(candidate(
                     m,
                     prefix,
                     format!("torch{torch}-rocm{}-{os}", v.rocm),
                     "rocm-torch-wheel".into(),
                     wheel_tpl.to_string(),
                     args,
-                    Some(rocm_tag),
+                    m.parse_image(repo, Some(tag))
+                        .and_then(|i| i.rocm)
+                        .or_else(|| Some(rocm.to_string())),
                     Some(torch.to_string()),
                     gfx,
                 ));
@@ -192,9 +286,35 @@ pub fn from_matrix(m: &Matrix, prefix: &str) -> Vec<Candidate> {
     for r in m.images.iter().filter(|r| r.torch_from_image) {
         for tag in r.known_tags() {
             let im = m.parse_image(&r.repo, Some(tag));
+            let torch = im.as_ref().and_then(|i| i.torch.clone());
+            if !opts.all {
+                let current = torch
+                    .as_deref()
+                    .and_then(|t| Version::parse(t).ok())
+                    .is_some_and(|t| lines.contains(&t.line()));
+                if !current {
+                    continue;
+                }
+            }
+            let gfx: Vec<String> = im.as_ref().and_then(|i| i.gfx.clone()).into_iter().collect();
+            if !opts.targets.is_empty() && !gfx.is_empty() && !gfx.iter().any(|g| opts.targets.contains(g)) {
+                continue;
+            }
+            // a family-specific tag (`…_cdna_…`, `…_rdna…`) is for the declared targets of that family
+            if !opts.targets.is_empty() {
+                let fits = opts.targets.iter().any(|t| {
+                    let family = m.gpu(t).map(|g| g.family.as_str()).unwrap_or("");
+                    ["cdna", "rdna"]
+                        .iter()
+                        .all(|f| !tag.contains(&format!("_{f}")) || family.starts_with(f))
+                });
+                if !fits {
+                    continue;
+                }
+            }
             let mut args = BTreeMap::new();
             args.insert("BASE_IMAGE".into(), format!("{}:{tag}", r.repo));
-            out.push(candidate(
+            set.candidates.push(candidate(
                 m,
                 prefix,
                 format!("{}-{tag}", r.repo.rsplit('/').next().unwrap_or(&r.repo)),
@@ -202,12 +322,12 @@ pub fn from_matrix(m: &Matrix, prefix: &str) -> Vec<Candidate> {
                 amd_tpl.to_string(),
                 args,
                 im.as_ref().and_then(|i| i.rocm.clone()),
-                im.as_ref().and_then(|i| i.torch.clone()),
-                im.and_then(|i| i.gfx).into_iter().collect(),
+                torch,
+                if gfx.is_empty() { opts.targets.clone() } else { gfx },
             ));
         }
     }
-    out
+    set
 }
 
 /// Reads a candidates file. Errors name the file and what was wrong.
@@ -290,6 +410,11 @@ fn version_prefix(have: Option<&str>, want: &str) -> bool {
 }
 
 impl Filter {
+    /// The target of a `gfx=` filter.
+    pub fn gfx(&self) -> Option<&str> {
+        (self.key == "gfx").then_some(self.value.as_str())
+    }
+
     /// Whether a candidate passes.
     pub fn matches(&self, c: &Candidate) -> bool {
         match self.key.as_str() {
@@ -325,6 +450,9 @@ pub struct BuildResult {
     pub tag: String,
     /// Built or not.
     pub ok: bool,
+    /// The Docker engine went away during this build, or before it started (then `ok` is false
+    /// and `error` says which): the candidate was not judged.
+    pub engine_lost: bool,
     /// The daemon's error when the build failed.
     pub error: Option<String>,
     /// Image id when built.
@@ -374,6 +502,7 @@ pub async fn build_one<E: Engine>(engine: &E, c: &Candidate, opts: &BuildOptions
             id: c.id.clone(),
             tag: c.tag.clone(),
             ok: true,
+            engine_lost: false,
             error: None,
             image_id,
             log: log_path,
@@ -383,6 +512,7 @@ pub async fn build_one<E: Engine>(engine: &E, c: &Candidate, opts: &BuildOptions
             id: c.id.clone(),
             tag: c.tag.clone(),
             ok: false,
+            engine_lost: false,
             error: Some(error),
             image_id: None,
             log: log_path,
@@ -392,8 +522,9 @@ pub async fn build_one<E: Engine>(engine: &E, c: &Candidate, opts: &BuildOptions
 }
 
 /// Builds all candidates, `opts.jobs` at a time; `done` is called as each finishes. Results come
-/// back in candidate order. A daemon failure on one candidate is recorded as its error and the
-/// run stops early only if the daemon is unreachable.
+/// back in candidate order, one per candidate. If the engine goes away, the builds it cut short
+/// are `engine_lost`, and so are the candidates not started yet (not attempted, said in `error`);
+/// the builds that finished keep their results.
 pub async fn build_all<E: Engine>(
     engine: &E,
     cands: &[Candidate],
@@ -403,23 +534,54 @@ pub async fn build_all<E: Engine>(
     if let Some(d) = &opts.log_dir {
         std::fs::create_dir_all(d).map_err(|e| EngineError::Api(format!("{}: {e}", d.display())))?;
     }
+    // Set once the engine is gone: candidates not started yet are not attempted.
+    let lost: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+    let lost_ref = &lost;
     let mut stream = futures_util::stream::iter(cands.iter().enumerate())
-        .map(|(i, c)| async move { (i, build_one(engine, c, opts).await) })
+        .map(|(i, c)| async move {
+            let earlier = lost_ref.lock().map(|l| l.clone()).unwrap_or(None);
+            if let Some(reason) = earlier {
+                return (i, Err(None::<EngineError>), Some(reason));
+            }
+            match build_one(engine, c, opts).await {
+                Ok(r) => (i, Ok(r), None),
+                Err(e) => {
+                    let gone = super::smoke::engine_gone(engine, &e).await;
+                    if gone && let Ok(mut l) = lost_ref.lock() {
+                        l.get_or_insert_with(|| e.to_string());
+                    }
+                    (i, Err(Some(e)), gone.then_some(String::new()))
+                }
+            }
+        })
         .buffer_unordered(opts.jobs.max(1));
     let mut results: Vec<Option<BuildResult>> = vec![None; cands.len()];
-    while let Some((i, r)) = stream.next().await {
-        let r = match r {
-            Ok(r) => r,
-            Err(e @ EngineError::Unreachable { .. }) => return Err(e),
-            Err(e) => BuildResult {
-                id: cands[i].id.clone(),
-                tag: cands[i].tag.clone(),
-                ok: false,
-                error: Some(e.to_string()),
-                image_id: None,
-                log: None,
-                wall_ms: 0.0,
-            },
+    while let Some((i, r, lost_reason)) = stream.next().await {
+        let failed = |error: String, engine_lost: bool| BuildResult {
+            id: cands[i].id.clone(),
+            tag: cands[i].tag.clone(),
+            ok: false,
+            engine_lost,
+            error: Some(error),
+            image_id: None,
+            log: None,
+            wall_ms: 0.0,
+        };
+        let r = match (r, lost_reason) {
+            (Ok(r), _) => r,
+            (Err(Some(e)), Some(_)) => {
+                let mut r = failed(format!("the Docker engine went away during this build: {e}"), true);
+                r.log = opts.log_dir.as_ref().map(|d| d.join(format!("{}.log", cands[i].id)));
+                r
+            }
+            (Err(Some(e)), None) => failed(e.to_string(), false),
+            (Err(None), reason) => failed(
+                format!(
+                    "not attempted: the Docker engine went away earlier in this run ({})",
+                    reason.unwrap_or_default()
+                ),
+                true,
+            ),
         };
         done(&r);
         results[i] = Some(r);
@@ -438,7 +600,7 @@ mod tests {
 
     #[test]
     fn matrix_candidates_are_rendered_with_args_and_labels() {
-        let c = from_matrix(m(), DEFAULT_TAG_PREFIX);
+        let c = from_matrix(m(), DEFAULT_TAG_PREFIX, &SetOptions::default()).candidates;
         assert!(!c.is_empty());
         let wheel = c
             .iter()
@@ -461,7 +623,15 @@ mod tests {
 
     #[test]
     fn filters_select_by_version_prefix_and_gfx() {
-        let all = from_matrix(m(), DEFAULT_TAG_PREFIX);
+        let all = from_matrix(
+            m(),
+            DEFAULT_TAG_PREFIX,
+            &SetOptions {
+                all: true,
+                ..Default::default()
+            },
+        )
+        .candidates;
         let some = &all.iter().find(|c| c.torch.is_some() && !c.gfx.is_empty()).unwrap();
         let t = some.torch.clone().unwrap();
         let minor: String = t.split('.').take(2).collect::<Vec<_>>().join(".");
@@ -532,13 +702,28 @@ mod tests {
                 .iter()
                 .all(|b| b.no_cache && !b.labels["org.rocmcheck.entry"].is_empty())
         );
-        let unreachable = FakeEngine {
-            unreachable: true,
+        // The engine goes away while `bad` builds (jobs 1: `good` is done, `good2` not started).
+        let lose = FakeEngine {
+            lose_at_build: Some("t:bad".into()),
             ..Default::default()
         };
-        assert!(matches!(
-            build_all(&unreachable, &cands, &opts, |_| {}).await,
-            Err(EngineError::Unreachable { .. })
-        ));
+        let opts1 = BuildOptions { jobs: 1, ..opts };
+        let r = build_all(&lose, &cands, &opts1, |_| {}).await.unwrap();
+        assert_eq!(
+            r.iter()
+                .map(|r| (r.id.as_str(), r.ok, r.engine_lost))
+                .collect::<Vec<_>>(),
+            [("good", true, false), ("bad", false, true), ("good2", false, true)]
+        );
+        assert!(
+            r[1].error.as_deref().unwrap().contains("went away during this build"),
+            "{r:?}"
+        );
+        assert!(r[2].error.as_deref().unwrap().starts_with("not attempted"), "{r:?}");
+        assert_eq!(
+            lose.built.lock().unwrap().len(),
+            2,
+            "good2 was never sent to the engine"
+        );
     }
 }

@@ -40,14 +40,54 @@ struct Stage {
     arg_targets: Vec<Sourced<Target>>,
 }
 
+/// The most bytes one substitution may produce. Every stored ARG/ENV value went through a
+/// bounded substitution, so a chain `ARG A1=${A0}${A0}` … cannot grow past this: the work and
+/// memory of resolving a Dockerfile stay linear in its size (40 doubling ARGs would otherwise
+/// need 2^40 bytes).
+pub const MAX_EXPANSION: usize = 64 * 1024;
+
+/// An expansion went past [`MAX_EXPANSION`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExpansionTooLarge;
+
 /// Substitutes `$VAR`, `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:+alt}`,
 /// `${VAR+alt}`; `\$` stays a literal `$`. Returns the text and whether a variable was unset.
+/// Output past [`MAX_EXPANSION`] is cut off (use [`substitute_bounded`] to be told).
 pub fn substitute(s: &str, vars: &Vars) -> (String, bool) {
-    let mut out = String::with_capacity(s.len());
+    match substitute_bounded(s, vars) {
+        Ok(r) => r,
+        Err(_) => {
+            let mut budget = MAX_EXPANSION;
+            let (mut t, _, _) = subst(s, vars, &mut budget);
+            let mut cut = MAX_EXPANSION.min(t.len());
+            while !t.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            t.truncate(cut);
+            (t, true)
+        }
+    }
+}
+
+/// [`substitute`], or an error when the result would exceed [`MAX_EXPANSION`] bytes.
+pub fn substitute_bounded(s: &str, vars: &Vars) -> Result<(String, bool), ExpansionTooLarge> {
+    let mut budget = MAX_EXPANSION;
+    let (t, u, over) = subst(s, vars, &mut budget);
+    if over { Err(ExpansionTooLarge) } else { Ok((t, u)) }
+}
+
+/// The substitution itself; stops once `budget` bytes have been produced (third value: stopped).
+fn subst(s: &str, vars: &Vars, budget: &mut usize) -> (String, bool, bool) {
+    let mut out = String::with_capacity(s.len().min(*budget));
     let mut unresolved = false;
     let b = s.as_bytes();
     let mut i = 0;
+    let start_budget = *budget;
     while i < b.len() {
+        if out.len() > start_budget {
+            *budget = 0;
+            return (out, unresolved, true);
+        }
         let c = b[i];
         if c == b'\\' && b.get(i + 1) == Some(&b'$') {
             out.push('$');
@@ -88,18 +128,24 @@ pub fn substitute(s: &str, vars: &Vars) -> (String, bool) {
             match (word, default_op) {
                 (Some(w), Some(use_word)) if op.starts_with(":-") || op.starts_with('-') => {
                     if use_word {
-                        let (t, u) = substitute(w, vars);
+                        let (t, u, over) = subst(w, vars, budget);
                         unresolved |= u;
                         out.push_str(&t);
+                        if over {
+                            return (out, unresolved, true);
+                        }
                     } else {
                         out.push_str(val.map_or("", |v| v));
                     }
                 }
                 (Some(w), Some(use_word)) => {
                     if use_word {
-                        let (t, u) = substitute(w, vars);
+                        let (t, u, over) = subst(w, vars, budget);
                         unresolved |= u;
                         out.push_str(&t);
+                        if over {
+                            return (out, unresolved, true);
+                        }
                     }
                 }
                 _ => match val {
@@ -124,7 +170,12 @@ pub fn substitute(s: &str, vars: &Vars) -> (String, bool) {
         }
         i += 1 + n;
     }
-    (out, unresolved)
+    if out.len() > start_budget {
+        *budget = 0;
+        return (out, unresolved, true);
+    }
+    *budget = start_budget - out.len();
+    (out, unresolved, false)
 }
 
 fn find_close(s: &str) -> Option<usize> {
@@ -369,7 +420,18 @@ pub fn resolve(
                         (Some(b), _) => Some(b.to_string()),
                         (None, Some(d)) => {
                             let vars = cur.as_ref().map_or(&global, |s| &s.vars);
-                            Some(substitute(d, vars).0)
+                            match substitute_bounded(d, vars) {
+                                Ok((v, _)) => Some(v),
+                                Err(ExpansionTooLarge) => {
+                                    return Err(cx.problem(
+                                        cx.at(&a.arguments, off, &k),
+                                        format!(
+                                            "ARG {k}: its value expands to more than {} KiB (expected ARG defaults of a sane size; is this an expansion bomb?)",
+                                            MAX_EXPANSION / 1024
+                                        ),
+                                    ));
+                                }
+                            }
                         }
                         (None, None) if cur.is_some() => global.get(&k).cloned(),
                         (None, None) => None,
@@ -394,7 +456,15 @@ pub fn resolve(
                 if let Some(done) = cur.take() {
                     stages.push(done);
                 }
-                let (image, unresolved) = substitute(&f.image.value, &global);
+                let (image, unresolved) = substitute_bounded(&f.image.value, &global).map_err(|_| {
+                    cx.problem(
+                        f.image.span.start,
+                        format!(
+                            "FROM: the image reference expands to more than {} KiB (expected an image name)",
+                            MAX_EXPANSION / 1024
+                        ),
+                    )
+                })?;
                 let parent = stages
                     .iter()
                     .rev()
@@ -429,8 +499,16 @@ pub fn resolve(
                 let Some(st) = &mut cur else { continue };
                 for (k, off, v) in key_values(&e.arguments.value, true) {
                     let Some(v) = v else { continue };
-                    let (v, _) = substitute(&v, &st.vars);
                     let at = cx.at(&e.arguments, off, &k);
+                    let (v, _) = substitute_bounded(&v, &st.vars).map_err(|_| {
+                        cx.problem(
+                            at,
+                            format!(
+                                "ENV {k}: its value expands to more than {} KiB (expected values of a sane size)",
+                                MAX_EXPANSION / 1024
+                            ),
+                        )
+                    })?;
                     target_var(&cx, st, &k, &v, at);
                     st.vars.insert(k.clone(), v.clone());
                     st.env.push(Sourced::new(EnvVar { name: k, value: v }, cx.origin(at)));
@@ -800,8 +878,15 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
                     }
                 };
                 match flag {
-                    "-i" | "--index-url" => inst.index.push(v),
-                    "--extra-index-url" | "-f" | "--find-links" => inst.index.push(v),
+                    "-i" | "--index-url" => {
+                        inst.primary = true;
+                        inst.index.push(v)
+                    }
+                    "--extra-index-url" => {
+                        inst.extra = true;
+                        inst.index.push(v)
+                    }
+                    "-f" | "--find-links" => inst.index.push(v),
                     "-r" | "--requirement" => read_requirements(cx, &v, *off, &mut inst),
                     _ => {}
                 }
@@ -819,6 +904,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
     }
     let Some((version, off, from)) = inst.torch else { return };
     let mut index = inst.index;
+    let (mut primary, mut extra) = (inst.primary, inst.extra);
     if index.is_empty() {
         for k in [
             "PIP_INDEX_URL",
@@ -828,8 +914,18 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
         ] {
             if let Some(v) = st.vars.get(k) {
                 index.extend(v.split_whitespace().map(String::from));
+                if k.contains("EXTRA") {
+                    extra = true;
+                } else {
+                    primary = true;
+                }
             }
         }
+    } else if !primary {
+        // environment indexes still count with command-line extras
+        primary = ["PIP_INDEX_URL", "UV_INDEX_URL"]
+            .iter()
+            .any(|k| st.vars.contains_key(*k));
     }
     if let Some(TorchSpec::Url(u)) = &version {
         index.push(u.clone());
@@ -843,6 +939,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
             },
             from: Some(from),
             index_urls: index,
+            extra_index_only: extra && !primary,
             pre: inst.pre,
             ..TorchFacts::default()
         },
@@ -859,6 +956,10 @@ struct Install {
     len: usize,
     torch: Option<(Option<TorchSpec>, usize, TorchFrom)>,
     index: Vec<String>,
+    /// `-i` / `--index-url` seen (replaces PyPI).
+    primary: bool,
+    /// `--extra-index-url` seen (added to PyPI).
+    extra: bool,
     pre: bool,
 }
 
@@ -936,6 +1037,11 @@ fn read_requirements(cx: &Ctx, file: &str, off: usize, inst: &mut Install) {
                         j += 1;
                         words.get(j).cloned()
                     });
+                    match flag {
+                        "-i" | "--index-url" => inst.primary = true,
+                        "--extra-index-url" => inst.extra = true,
+                        _ => {}
+                    }
                     inst.index.extend(v);
                 }
                 "--pre" => inst.pre = true,
@@ -970,6 +1076,29 @@ mod tests {
         assert_eq!(substitute("${B:+set}", &v), ("".into(), false));
         assert_eq!(substitute("$B", &v), ("".into(), true));
         assert_eq!(substitute("\\$A", &v), ("$A".into(), false));
+    }
+
+    #[test]
+    fn expansion_is_bounded() {
+        // each level doubles: 20 levels would be 1 MiB, 40 levels 1 TiB
+        let mut v = Vars::new();
+        v.insert("A0".into(), "x".repeat(64));
+        for i in 1..40 {
+            let prev = v[&format!("A{}", i - 1)].clone();
+            match substitute_bounded(&format!("${{A{}}}${{A{}}}", i - 1, i - 1), &v) {
+                Ok((t, _)) => {
+                    assert_eq!(t.len(), prev.len() * 2);
+                    v.insert(format!("A{i}"), t);
+                }
+                Err(ExpansionTooLarge) => {
+                    assert!(prev.len() * 2 > MAX_EXPANSION, "refused at level {i} too early");
+                    let (cut, unresolved) = substitute(&format!("${{A{}}}${{A{}}}", i - 1, i - 1), &v);
+                    assert!(cut.len() <= MAX_EXPANSION && unresolved);
+                    return;
+                }
+            }
+        }
+        panic!("the bomb was never refused");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! and known issues is asked of this type; no other module holds such facts.
 
 pub mod embedded;
+pub mod rank;
 pub(crate) mod raw;
 pub mod validate;
 
@@ -13,6 +14,7 @@ use crate::version::{Range, Version};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+pub use rank::{RankOpts, Ranked};
 pub use validate::{MatrixDiagnostic, SCHEMA};
 
 /// Which release stream a ROCm version belongs to.

@@ -9,6 +9,7 @@ pub mod json;
 pub mod markdown;
 pub mod results;
 pub mod sarif;
+pub mod smoke;
 
 use crate::finding::{Finding, Severity};
 use crate::matrix::Matrix;

@@ -186,6 +186,30 @@ impl Context<'_> {
         Version::parse(r[..end].trim_end_matches('.')).ok()
     }
 
+    /// The ranking's first release-channel answer for this context: for the first target in
+    /// scope (its runtime gfx), else for no target; limited to the ROCm line `rocm` when given.
+    /// Every `fix:` that names a torch version asks this, so fixes never point at a pre-release.
+    /// `torch` keeps a pinned release when it has a wheel that fits.
+    pub fn best_stack(&self, rocm: Option<&Version>, torch: Option<&Version>) -> Option<crate::matrix::Ranked> {
+        let opts = crate::matrix::RankOpts {
+            rocm: rocm.map(|r| r.line()),
+            torch: torch.cloned(),
+            ..Default::default()
+        };
+        let gfx = self.targets().next().map(|(t, _)| t.runtime_gfx().to_string());
+        self.matrix.rank_any(gfx.as_deref(), &opts).into_iter().next()
+    }
+
+    /// [`Context::best_stack`] limited to one wheel index (`whl/rocm6.2` is the variant 6.2).
+    pub fn best_on_index(&self, variant: &Version) -> Option<crate::matrix::Ranked> {
+        let opts = crate::matrix::RankOpts {
+            variant: Some(variant.clone()),
+            ..Default::default()
+        };
+        let gfx = self.targets().next().map(|(t, _)| t.runtime_gfx().to_string());
+        self.matrix.rank_any(gfx.as_deref(), &opts).into_iter().next()
+    }
+
     /// The origin to point at for the torch install.
     pub fn torch_origin(&self) -> Origin {
         self.facts.torch.as_ref().map(|t| t.origin.clone()).unwrap_or_default()

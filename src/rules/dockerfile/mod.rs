@@ -9,6 +9,7 @@ mod container_groups_missing;
 mod container_kfd_missing;
 mod container_seccomp_default;
 mod container_shm_default;
+mod torch_extra_index_trap;
 mod torch_pypi_cuda_wheel;
 mod torch_unpinned;
 
@@ -19,6 +20,7 @@ pub use container_groups_missing::ContainerGroupsMissing;
 pub use container_kfd_missing::ContainerKfdMissing;
 pub use container_seccomp_default::ContainerSeccompDefault;
 pub use container_shm_default::ContainerShmDefault;
+pub use torch_extra_index_trap::TorchExtraIndexCuda;
 pub use torch_pypi_cuda_wheel::TorchPypiCudaWheel;
 pub use torch_unpinned::TorchUnpinned;
 
@@ -32,6 +34,7 @@ pub static RULES: &[&dyn Rule] = &[
     &BaseTagUnknown,
     &TorchUnpinned,
     &TorchPypiCudaWheel,
+    &TorchExtraIndexCuda,
     &ContainerKfdMissing,
     &ContainerDriMissing,
     &ContainerGroupsMissing,

@@ -49,15 +49,26 @@ impl Rule for TorchPypiCudaWheel {
         if t.value.version.as_deref().is_some_and(|v| v.contains("+rocm")) {
             return;
         }
-        let rocm = cx.rocm_userspace().map(|(v, _)| v).map(|v| {
-            cx.matrix.index_url(
-                &crate::version::Version::parse(&format!("{}.{}", v.major(), v.minor())).unwrap_or(v),
-                None,
-            )
-        });
-        let fix = match &rocm {
-            Some(u) => format!("install from the ROCm index: pip install torch==<version> --index-url {u}"),
-            None => format!(
+        // The image's ROCm line, and the ranked release wheel for it (and the target, if declared).
+        let line = cx.rocm_userspace().map(|(v, _)| v.line());
+        // keep the user's pin when that release has a wheel for the line
+        let pinned = t
+            .value
+            .version
+            .as_deref()
+            .and_then(|v| crate::version::TorchVersion::parse(v).ok())
+            .map(|v| v.public);
+        let best = pinned
+            .as_ref()
+            .and_then(|p| cx.best_stack(line.as_ref(), Some(p)))
+            .or_else(|| cx.best_stack(line.as_ref(), None));
+        let fix = match (&best, &line) {
+            (Some(r), Some(_)) => format!("install from the ROCm index: {}", r.install),
+            (None, Some(l)) => format!(
+                "install from the ROCm index: pip install torch==<version> --index-url {}",
+                cx.matrix.index_url(l, None)
+            ),
+            _ => format!(
                 "install from the ROCm index: pip install torch==<version> --index-url {}/rocm<X.Y>",
                 cx.matrix.torch.index
             ),

@@ -53,6 +53,22 @@ impl Rule for TorchUnpinned {
             // a nightly is unpinned by nature; the stack rules judge its index
             return;
         }
+        let index_rocm = t
+            .value
+            .index_urls
+            .iter()
+            .find_map(|u| cx.matrix.parse_index_url(u).map(|(_, v)| v));
+        let best = match &index_rocm {
+            Some(v) => cx.best_on_index(v),
+            None => cx.best_stack(None, None),
+        };
+        let fix = match best {
+            Some(r) => format!(
+                "pin torch (and torchvision/torchaudio) with ==<version>, e.g. `{}`",
+                r.install
+            ),
+            None => "pin torch (and torchvision/torchaudio) with ==<version>".to_string(),
+        };
         out.push(
             Finding::new(&Self::META, "torch is installed without a pinned version", t.origin.clone())
                 .evidence(if t.value.index_urls.is_empty() {
@@ -61,7 +77,7 @@ impl Rule for TorchUnpinned {
                     format!("torch without ==<version>, from {}", t.value.index_urls.join(", "))
                 })
                 .why("every rebuild takes the newest torch on the index, which may be built for another ROCm or lack kernels for your GPU")
-                .fix("pin torch (and torchvision/torchaudio) with ==<version>"),
+                .fix(fix),
         );
     }
 }

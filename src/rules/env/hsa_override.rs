@@ -67,9 +67,12 @@ impl Rule for HsaOverrideInvalid {
 declare_rule! {
     /// ## What it checks
     /// The target an `HSA_OVERRIDE_GFX_VERSION` presents belongs to the same family as the GPU it
-    /// applies to (RDNA2 → 10.3.0, RDNA3 → 11.0.0). In a Dockerfile without `--gfx` targets, an
-    /// override baked into the image is reported as information: the image then only suits that
-    /// family.
+    /// applies to (RDNA2 → 10.3.0, RDNA3 → 11.0.0). An override baked into an image (Dockerfile
+    /// `ENV`) is a *warning* when no target is declared (`--gfx`, `.rocmcheck.yaml` `targets:`,
+    /// `PYTORCH_ROCM_ARCH`), like visibility variables baked in (RC208): the image runs on other
+    /// machines, and the override forces one ISA on whatever GPU it meets there. It stays
+    /// *information* when every declared target is of the family the override names: the image
+    /// is then meant for that family only.
     ///
     /// ## Why it matters
     /// The override makes the runtime load code objects for another ISA; nothing is translated.
@@ -105,21 +108,44 @@ impl Rule for HsaOverrideCrossFamily {
             };
             let over_family = cx.matrix.gpu(over.as_str()).map(|g| g.family.as_str());
             let targets: Vec<_> = cx.targets().map(|(t, _)| t).collect();
+            let baked = matches!(cx.facts.subject, Subject::Dockerfile { .. });
             if targets.is_empty() {
-                if matches!(cx.facts.subject, Subject::Dockerfile { .. }) {
+                if baked {
                     out.push(
                         Finding::new(&Self::META, format!("{} is baked into the image", e.value.name), e.origin.clone())
-                            .severity(Severity::Info)
-                            .evidence(format!("{}={} presents {}", e.value.name, e.value.value, over))
+                            .severity(Severity::Warning)
+                            .evidence(format!("{}={} presents {}; no target declared", e.value.name, e.value.value, over))
                             .why(format!(
-                                "Every container of this image presents its GPU as {over}{}; on a GPU of another family kernels will not run. Pass --gfx to check the targets this image is for.",
+                                "Every container of this image presents its GPU as {over}{}, on whatever machine it runs: on a GPU of another family the kernels do not run (invalid device function, hangs, memory faults). Declare the targets the image is for (--gfx, .rocmcheck.yaml targets:, PYTORCH_ROCM_ARCH) to check them.",
                                 over_family.map(|f| format!(" ({f})")).unwrap_or_default()
                             ))
-                            .fix("set the override at run time (docker run -e HSA_OVERRIDE_GFX_VERSION=…) for the machines that need it")
+                            .fix("set the override at run time (docker run -e HSA_OVERRIDE_GFX_VERSION=…) on the machines that need it")
                             .refs([LIBHSAKMT]),
                     );
                 }
                 continue;
+            }
+            let same_family = over_family.is_some_and(|of| {
+                targets
+                    .iter()
+                    .all(|t| cx.matrix.gpu(&t.gfx).is_some_and(|g| g.family == of))
+            });
+            if baked && same_family {
+                let names: Vec<&str> = targets.iter().map(|t| t.gfx.as_str()).collect();
+                out.push(
+                    Finding::new(&Self::META, format!("{} is baked into the image", e.value.name), e.origin.clone())
+                        .severity(Severity::Info)
+                        .evidence(format!(
+                            "{}={} presents {over}; declared targets {} are {}",
+                            e.value.name,
+                            e.value.value,
+                            names.join(" "),
+                            over_family.unwrap_or("?")
+                        ))
+                        .why("The image is declared for this family only; on a machine with a GPU of another family the override would present the wrong ISA.")
+                        .fix("set the override at run time where you can; keep it baked only in images for this family")
+                        .refs([LIBHSAKMT]),
+                );
             }
             for t in targets {
                 if t.gfx == over.as_str() {

@@ -84,9 +84,32 @@ mod tests {
                 .codes(Env)
                 .contains(&"RC202")
         );
-        // baked into an image without targets: info only
+        // baked into an image without declared targets: a warning, like RC208 (the image runs
+        // on other machines, the override forces one ISA on whatever GPU it meets)
         let fs = dockerfile().env("HSA_OVERRIDE_GFX_VERSION", "11.0.0").findings(Lint);
-        assert_eq!(fs.iter().find(|f| f.code == "RC202").unwrap().severity, Severity::Info);
+        assert_eq!(
+            fs.iter().find(|f| f.code == "RC202").unwrap().severity,
+            Severity::Warning
+        );
+        // declared targets of the family the override names: information only
+        let fs = dockerfile()
+            .gfx("gfx1101")
+            .gfx("gfx1102")
+            .env("HSA_OVERRIDE_GFX_VERSION", "11.0.0")
+            .findings(Lint);
+        let rc202: Vec<_> = fs.iter().filter(|f| f.code == "RC202").collect();
+        assert_eq!(rc202.len(), 1, "{rc202:?}");
+        assert_eq!(rc202[0].severity, Severity::Info);
+        // a declared target of another family: the cross-family error, not the info
+        let fs = dockerfile()
+            .gfx("gfx1030")
+            .env("HSA_OVERRIDE_GFX_VERSION", "11.0.0")
+            .findings(Lint);
+        let rc202: Vec<_> = fs.iter().filter(|f| f.code == "RC202").collect();
+        assert!(
+            rc202.iter().all(|f| f.severity == Severity::Error) && !rc202.is_empty(),
+            "{rc202:?}"
+        );
         // gfx1102 is in torch 2.7 wheels: the override only hides it
         assert!(
             facts()

@@ -57,16 +57,14 @@ impl Rule for TorchNotRocmBuild {
         if !t.value.arch_list.is_empty() {
             ev.push_str(&format!("; compiled for {}", t.value.arch_list.join(" ")));
         }
-        // The installed ROCm's line, else the newest ROCm variant of the newest official wheel.
-        let rocm = cx.rocm_userspace().map(|(v, _)| v.line()).or_else(|| {
-            cx.matrix
-                .torch
-                .wheels
-                .iter()
-                .filter(|w| w.channel == crate::matrix::Channel::Release)
-                .max_by(|a, b| a.torch.iter().max().cmp(&b.torch.iter().max()))
-                .and_then(|w| w.variants.iter().map(|v| v.rocm.clone()).max())
-        });
+        // The ranked release wheel for the GPU found (on the installed ROCm's line when there is
+        // one), else that line's index.
+        let line = cx.rocm_userspace().map(|(v, _)| v.line());
+        let rocm = cx
+            .best_stack(line.as_ref(), None)
+            .or_else(|| cx.best_stack(None, None))
+            .map(|r| r.rocm)
+            .or(line);
         let url = match &rocm {
             Some(r) => cx.matrix.index_url(r, None),
             None => format!("{}/rocmX.Y", cx.matrix.torch.index),

@@ -4,7 +4,7 @@ use super::torch_wheel::within_window;
 use crate::declare_rule;
 use crate::facts::{Origin, Subject};
 use crate::finding::{Confidence, Finding, Severity};
-use crate::matrix::{GfxSupport, RocmRelease, Status, Stream};
+use crate::matrix::{GfxListing, GfxSupport, RocmRelease, Status, Stream};
 use crate::rules::{Context, Rule, RuleMeta};
 use crate::version::{RocmVersion, Version};
 
@@ -72,11 +72,12 @@ impl Rule for RocmGfxUnsupported {
                 continue; // no list known for this release: nothing to say
             }
             for (t, _) in cx.targets() {
-                let (sev, state) = match rel.gfx.get(&t.gfx) {
-                    Some(GfxSupport::Supported) => continue,
-                    Some(GfxSupport::Unsupported) => (Severity::Warning, "unsupported"),
-                    Some(GfxSupport::Deprecated) => (Severity::Info, "deprecated"),
-                    None => (Severity::Info, "not listed"),
+                // A partial list says nothing of the targets it does not name.
+                let (sev, state) = match rel.listing(&t.gfx) {
+                    GfxListing::Supported | GfxListing::Unknown => continue,
+                    GfxListing::Unsupported => (Severity::Warning, "unsupported"),
+                    GfxListing::Deprecated => (Severity::Info, "deprecated"),
+                    GfxListing::NotListed => (Severity::Info, "not listed"),
                 };
                 let supported: Vec<&str> = rel
                     .gfx

@@ -178,28 +178,8 @@ impl Rule for TorchWheelMissingGfx {
                     t.effective.is_none()
                         && crate::version::Gfx::from_override(o).is_ok_and(|og| arch.iter().any(|a| a == og.as_str()))
                 });
-            let newer: Option<String> = cx
-                .matrix
-                .torch
-                .wheels
-                .iter()
-                .rev()
-                .find_map(|w| {
-                    w.variants
-                        .iter()
-                        .find(|v| {
-                            cx.matrix
-                                .arch_list(&v.arch)
-                                .is_some_and(|a| a.gfx.iter().any(|x| x == g))
-                        })
-                        .map(|v| (w, v))
-                })
-                .and_then(|(w, v)| {
-                    w.torch
-                        .iter()
-                        .max()
-                        .map(|tt| format!("torch {tt} from {}", cx.matrix.index_url(&v.rocm, None)))
-                });
+            // The one ranking (release channel only: a fix never names a pre-release).
+            let newer: Option<String> = cx.matrix.best_for(g).map(|r| r.short());
             let mut fix = match &newer {
                 Some(n) => format!("use a build with {g} kernels, e.g. {n}"),
                 None => format!("no official wheel carries {g}; use an AMD/TheRock build for it"),
