@@ -68,11 +68,24 @@ fn bash_completions_parse_and_complete_the_subcommands() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     let mut lines = stdout.lines();
     let top = lines.next().unwrap_or_default();
-    for sub in ["env", "lint", "matrix", "rules", "build", "smoke", "report", "completions", "man"] {
+    for sub in [
+        "env",
+        "lint",
+        "matrix",
+        "rules",
+        "build",
+        "smoke",
+        "report",
+        "completions",
+        "man",
+    ] {
         assert!(top.split(' ').any(|w| w == sub), "`rocmcheck <TAB>` lacks {sub}: {top}");
     }
     let lint = lines.next().unwrap_or_default();
-    assert!(lint.split(' ').any(|w| w == "--format"), "`rocmcheck lint --fo<TAB>`: {lint}");
+    assert!(
+        lint.split(' ').any(|w| w == "--format"),
+        "`rocmcheck lint --fo<TAB>`: {lint}"
+    );
 }
 
 #[test]
@@ -87,12 +100,15 @@ fn every_shell_is_generated_and_checked_where_its_shell_exists() {
         let out = rocmcheck(&["completions", shell]).stdout;
         let text = String::from_utf8(out.clone()).unwrap();
         assert!(text.contains(marker), "{shell}: no `{marker}` in the output");
-        assert!(text.contains("lint") && text.contains("fail-on"), "{shell}: subcommand options missing");
-        if let Some((bin, args)) = checker {
-            if have(bin) {
-                let (ok, err) = pipe(Command::new(bin).args(&args), &out);
-                assert!(ok, "{bin} {args:?} rejects the completions: {err}");
-            }
+        assert!(
+            text.contains("lint") && text.contains("fail-on"),
+            "{shell}: subcommand options missing"
+        );
+        if let Some((bin, args)) = checker
+            && have(bin)
+        {
+            let (ok, err) = pipe(Command::new(bin).args(&args), &out);
+            assert!(ok, "{bin} {args:?} rejects the completions: {err}");
         }
     }
 }
@@ -121,8 +137,10 @@ fn structural_check(page: &str) {
     for line in page.lines().filter(|l| l.starts_with('.')) {
         let req = line[1..].split_whitespace().next().unwrap_or("");
         assert!(
-            ["ie", "el", "TH", "SH", "SS", "TP", "PP", "IP", "RS", "RE", "B", "I", "br", "sp", "nf", "fi", "in"]
-                .contains(&req),
+            [
+                "ie", "el", "TH", "SH", "SS", "TP", "PP", "IP", "RS", "RE", "B", "I", "br", "sp", "nf", "fi", "in"
+            ]
+            .contains(&req),
             "unexpected roff request {line:?}"
         );
     }
@@ -132,7 +150,17 @@ fn structural_check(page: &str) {
 fn the_man_page_is_valid_roff_and_names_every_subcommand() {
     let page = rocmcheck(&["man"]).stdout;
     let text = String::from_utf8(page.clone()).unwrap();
-    for sub in ["env", "lint", "matrix", "rules", "build", "smoke", "report", "completions", "man"] {
+    for sub in [
+        "env",
+        "lint",
+        "matrix",
+        "rules",
+        "build",
+        "smoke",
+        "report",
+        "completions",
+        "man",
+    ] {
         assert!(text.contains(&format!("rocmcheck\\-{sub}(1)")), "man page lacks {sub}");
     }
     match groff_check(&page) {
@@ -149,7 +177,10 @@ fn the_man_page_is_valid_roff_and_names_every_subcommand() {
     if have("man") {
         // `man -l -` renders it as a user would see it
         let (ok, err) = pipe(
-            Command::new("man").args(["-l", "-"]).env("MANWIDTH", "80").env("MAN_KEEP_FORMATTING", ""),
+            Command::new("man")
+                .args(["-l", "-"])
+                .env("MANWIDTH", "80")
+                .env("MAN_KEEP_FORMATTING", ""),
             &page,
         );
         assert!(ok, "man -l - failed: {err}");
@@ -166,7 +197,12 @@ fn man_out_dir_writes_one_valid_page_per_subcommand() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    for want in ["rocmcheck.1", "rocmcheck-lint.1", "rocmcheck-matrix-query.1", "rocmcheck-report-render.1"] {
+    for want in [
+        "rocmcheck.1",
+        "rocmcheck-lint.1",
+        "rocmcheck-matrix-query.1",
+        "rocmcheck-report-render.1",
+    ] {
         assert!(names.iter().any(|n| n == want), "{want} not written: {names:?}");
     }
     for n in &names {

@@ -45,7 +45,11 @@ fn build(script: &str, args: &[&str]) -> PathBuf {
     );
     let out = String::from_utf8(o.stdout).unwrap();
     let last = out.lines().last().expect("script printed nothing").trim();
-    PathBuf::from(if Path::new(last).is_absolute() { last.to_string() } else { format!("{ROOT}/{last}") })
+    PathBuf::from(if Path::new(last).is_absolute() {
+        last.to_string()
+    } else {
+        format!("{ROOT}/{last}")
+    })
 }
 
 fn dist() -> &'static Path {
@@ -79,7 +83,11 @@ fn glibc_versions(file: &Path) -> Vec<(u32, u32)> {
 
 fn assert_glibc_at_most_2_17(file: &Path) {
     let v = glibc_versions(file);
-    assert!(!v.is_empty(), "{}: no GLIBC_ symbol versions at all (not a glibc binary?)", file.display());
+    assert!(
+        !v.is_empty(),
+        "{}: no GLIBC_ symbol versions at all (not a glibc binary?)",
+        file.display()
+    );
     let newest = *v.last().unwrap();
     assert!(
         newest <= (2, 17),
@@ -109,15 +117,30 @@ fn the_portable_binary_needs_at_most_glibc_2_17() {
     let tgz = dist().join(format!("{name}.tar.gz"));
     let list = Command::new("tar").arg("-tzf").arg(&tgz).output().unwrap();
     let list = String::from_utf8_lossy(&list.stdout);
-    for f in ["rocmcheck", "README.md", "completions/rocmcheck.bash", "completions/rocmcheck.zsh", "man/rocmcheck.1", "man/rocmcheck-lint.1"] {
-        assert!(list.lines().any(|l| l == format!("{name}/{f}")), "{f} not in {}: {list}", tgz.display());
+    for f in [
+        "rocmcheck",
+        "README.md",
+        "completions/rocmcheck.bash",
+        "completions/rocmcheck.zsh",
+        "man/rocmcheck.1",
+        "man/rocmcheck-lint.1",
+    ] {
+        assert!(
+            list.lines().any(|l| l == format!("{name}/{f}")),
+            "{f} not in {}: {list}",
+            tgz.display()
+        );
     }
     let check = Command::new("sha256sum")
         .args(["-c", &format!("{name}.tar.gz.sha256")])
         .current_dir(dist())
         .output()
         .unwrap();
-    assert!(check.status.success(), "sha256sum -c: {}", String::from_utf8_lossy(&check.stdout));
+    assert!(
+        check.status.success(),
+        "sha256sum -c: {}",
+        String::from_utf8_lossy(&check.stdout)
+    );
 }
 
 #[test]
@@ -142,9 +165,17 @@ fn the_wheel_is_manylinux2014_and_carries_a_glibc_2_17_binary() {
     assert!(st.success());
     let info = tmp.path().join(format!("rocmcheck-{version}.dist-info"));
     let wheel_meta = std::fs::read_to_string(info.join("WHEEL")).unwrap();
-    assert!(wheel_meta.contains("Tag: py3-none-manylinux_2_17_x86_64"), "{wheel_meta}");
+    assert!(
+        wheel_meta.contains("Tag: py3-none-manylinux_2_17_x86_64"),
+        "{wheel_meta}"
+    );
     let meta = std::fs::read_to_string(info.join("METADATA")).unwrap();
-    for want in ["Name: rocmcheck", "Requires-Python: >=3.8", "Classifier: Operating System :: POSIX :: Linux", "Summary: Find ROCm"] {
+    for want in [
+        "Name: rocmcheck",
+        "Requires-Python: >=3.8",
+        "Classifier: Operating System :: POSIX :: Linux",
+        "Summary: Find ROCm",
+    ] {
         assert!(meta.contains(want), "METADATA lacks {want:?}");
     }
     let bin = tmp.path().join(format!("rocmcheck-{version}.data/scripts/rocmcheck"));
@@ -193,7 +224,9 @@ struct Scope {
 
 impl Scope {
     fn new(name: &str) -> Self {
-        Scope { id: format!("pkg-{name}-{}", std::process::id()) }
+        Scope {
+            id: format!("pkg-{name}-{}", std::process::id()),
+        }
     }
     fn labels(&self) -> Vec<String> {
         vec![
@@ -209,7 +242,10 @@ impl Scope {
             "container" => vec!["ps", "-aq", "--filter", &filter],
             _ => vec!["images", "-q", "--filter", &filter],
         };
-        String::from_utf8_lossy(&docker(&args).stdout).split_whitespace().map(String::from).collect()
+        String::from_utf8_lossy(&docker(&args).stdout)
+            .split_whitespace()
+            .map(String::from)
+            .collect()
     }
     /// `docker run --rm` with this scope's labels; returns the output.
     fn run(&self, args: &[&str]) -> Output {
@@ -222,7 +258,10 @@ impl Scope {
     fn assert_clean(&self) {
         let c = self.leftovers("container");
         let i = self.leftovers("image");
-        assert!(c.is_empty() && i.is_empty(), "left behind: containers {c:?}, images {i:?}");
+        assert!(
+            c.is_empty() && i.is_empty(),
+            "left behind: containers {c:?}, images {i:?}"
+        );
     }
 }
 
@@ -238,7 +277,11 @@ impl Drop for Scope {
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 #[test]
@@ -263,9 +306,15 @@ fn pip_installs_the_wheel_where_there_is_python_but_no_rust() {
     let out = text(&o);
     assert!(o.status.success(), "{out}");
     assert!(out.contains("/opt/v/bin/rocmcheck"), "{out}");
-    assert!(out.contains(&format!("rocmcheck {}", env!("CARGO_PKG_VERSION"))), "{out}");
+    assert!(
+        out.contains(&format!("rocmcheck {}", env!("CARGO_PKG_VERSION"))),
+        "{out}"
+    );
     // env in a container without a GPU: says so (RC301), does not crash
-    assert!(out.contains("RC301"), "rocmcheck env did not report the missing AMD GPU:\n{out}");
+    assert!(
+        out.contains("RC301"),
+        "rocmcheck env did not report the missing AMD GPU:\n{out}"
+    );
     // lint: a moving base tag and a torch from PyPI are findings, exit 1
     assert!(out.contains("RC401") && out.contains("lint exit 1"), "{out}");
     s.assert_clean();
@@ -305,9 +354,15 @@ fn the_devcontainer_feature_installs_offline_from_the_built_files() {
     let out = text(&o);
     assert!(o.status.success(), "{out}");
     assert!(out.contains("/usr/local/bin/rocmcheck"), "{out}");
-    assert!(out.contains("installed rocmcheck") && out.contains("sha256 OK"), "{out}");
+    assert!(
+        out.contains("installed rocmcheck") && out.contains("sha256 OK"),
+        "{out}"
+    );
     let report = out.split("== report").nth(1).unwrap_or_default();
-    assert!(report.contains("RC301"), "the on-create env report lacks the GPU finding:\n{out}");
+    assert!(
+        report.contains("RC301"),
+        "the on-create env report lacks the GPU finding:\n{out}"
+    );
     s.assert_clean();
 
     // a checksum that does not match is refused
@@ -341,8 +396,16 @@ fn the_container_image_lints_a_dockerfile_from_stdin() {
     let tag = format!("rocmcheck-test/rocmcheck:{}", s.id);
     // build context: the Dockerfile and the portable binary only
     let ctx = tempfile::tempdir().unwrap();
-    std::fs::copy(format!("{ROOT}/dockerfiles/rocmcheck.Dockerfile"), ctx.path().join("Dockerfile")).unwrap();
-    std::fs::copy(d.join(format!("rocmcheck-{TRIPLE}")), ctx.path().join("rocmcheck-amd64")).unwrap();
+    std::fs::copy(
+        format!("{ROOT}/dockerfiles/rocmcheck.Dockerfile"),
+        ctx.path().join("Dockerfile"),
+    )
+    .unwrap();
+    std::fs::copy(
+        d.join(format!("rocmcheck-{TRIPLE}")),
+        ctx.path().join("rocmcheck-amd64"),
+    )
+    .unwrap();
     let o = docker(&[
         "build",
         "-q",
@@ -359,7 +422,16 @@ fn the_container_image_lints_a_dockerfile_from_stdin() {
     assert!(o.status.success(), "docker build: {}", text(&o));
     // `docker run --rm -i IMAGE lint - < Dockerfile`, like hadolint
     let mut child = Command::new("docker")
-        .args(["run", "--rm", "-i", "--network", "none", "--label", "org.rocmcheck.test=1", "--label"])
+        .args([
+            "run",
+            "--rm",
+            "-i",
+            "--network",
+            "none",
+            "--label",
+            "org.rocmcheck.test=1",
+            "--label",
+        ])
         .arg(format!("org.rocmcheck.test-id={}", s.id))
         .args([&tag, "lint", "-", "--color", "never"])
         .stdin(Stdio::piped())

@@ -24,8 +24,10 @@ pub struct CompletionsArgs {
 
 /// Arguments of `rocmcheck man`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Install: rocmcheck man > ~/.local/share/man/man1/rocmcheck.1 (then `man rocmcheck`),\n\
-    or rocmcheck man --out-dir ~/.local/share/man/man1 for one page per subcommand too.")]
+#[command(
+    after_help = "Install: rocmcheck man > ~/.local/share/man/man1/rocmcheck.1 (then `man rocmcheck`),\n\
+    or rocmcheck man --out-dir ~/.local/share/man/man1 for one page per subcommand too."
+)]
 pub struct ManArgs {
     /// Write rocmcheck.1 and one page per subcommand (rocmcheck-lint.1, …) into DIR instead of
     /// printing rocmcheck.1.
@@ -39,7 +41,12 @@ pub fn command() -> clap::Command {
 }
 
 /// Runs `rocmcheck completions`.
-pub fn run_completions(_: &Globals, a: CompletionsArgs, out: &mut dyn Write, _: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+pub fn run_completions(
+    _: &Globals,
+    a: CompletionsArgs,
+    out: &mut dyn Write,
+    _: &mut dyn Write,
+) -> anyhow::Result<ExitStatus> {
     let mut cmd = command();
     let name = cmd.get_name().to_string();
     clap_complete::generate(a.shell, &mut cmd, name, out);
@@ -60,7 +67,11 @@ pub fn run_man(_: &Globals, a: ManArgs, out: &mut dyn Write, err: &mut dyn Write
                 return Ok(ExitStatus::Error);
             }
             if let Err(e) = clap_mangen::generate_to(cmd, &dir) {
-                writeln!(err, "error: --out-dir {}: cannot write the man pages: {e}", dir.display())?;
+                writeln!(
+                    err,
+                    "error: --out-dir {}: cannot write the man pages: {e}",
+                    dir.display()
+                )?;
                 return Ok(ExitStatus::Error);
             }
             let mut pages: Vec<String> = std::fs::read_dir(&dir)?
@@ -69,7 +80,13 @@ pub fn run_man(_: &Globals, a: ManArgs, out: &mut dyn Write, err: &mut dyn Write
                 .filter(|n| n.starts_with("rocmcheck") && n.ends_with(".1"))
                 .collect();
             pages.sort();
-            writeln!(out, "wrote {} man page(s) to {}: {}", pages.len(), dir.display(), pages.join(" "))?;
+            writeln!(
+                out,
+                "wrote {} man page(s) to {}: {}",
+                pages.len(),
+                dir.display(),
+                pages.join(" ")
+            )?;
             Ok(ExitStatus::Success)
         }
     }
@@ -93,7 +110,11 @@ mod tests {
             assert!(bash.contains(&format!("rocmcheck,{s})")), "bash completions lack {s}");
             assert!(man.contains(&format!("rocmcheck\\-{s}")), "man page lacks {s}");
         }
-        assert!(man.starts_with(".ie \\n(.g .ds Aq"), "not roff: {}", &man[..40.min(man.len())]);
+        assert!(
+            man.starts_with(".ie \\n(.g .ds Aq"),
+            "not roff: {}",
+            &man[..40.min(man.len())]
+        );
         assert!(man.contains(".TH rocmcheck 1"));
     }
 }

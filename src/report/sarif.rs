@@ -222,8 +222,7 @@ mod tests {
     fn validates_against_the_official_sarif_schema() {
         let schema: serde_json::Value = serde_json::from_str(SCHEMA).expect("schema JSON");
         assert_eq!(
-            schema["id"],
-            "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json",
+            schema["id"], "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json",
             "unexpected schema file"
         );
         assert!(schema["title"].as_str().unwrap_or("").contains("2.1.0"));
