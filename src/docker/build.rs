@@ -332,7 +332,7 @@ pub fn from_matrix(m: &Matrix, prefix: &str, opts: &SetOptions) -> CandidateSet 
 
 /// Reads a candidates file. Errors name the file and what was wrong.
 pub fn from_file(m: &Matrix, path: &Path, prefix: &str) -> Result<Vec<Candidate>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = crate::input::read_text(path, 1 << 20).map_err(|e| format!("{}: {e}", path.display()))?;
     let f: CandidatesFile = serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
@@ -352,7 +352,7 @@ pub fn from_file(m: &Matrix, path: &Path, prefix: &str) -> Result<Vec<Candidate>
             }
             (None, Some(p)) => {
                 let full = dir.join(p);
-                let text = std::fs::read_to_string(&full)
+                let text = crate::input::read_text(&full, crate::dockerfile::parse::MAX_BYTES)
                     .map_err(|err| format!("{}: candidate {}: {}: {err}", path.display(), e.id, full.display()))?;
                 (p.display().to_string(), text)
             }

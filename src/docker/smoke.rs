@@ -223,7 +223,10 @@ pub async fn smoke_image<E: Engine>(engine: &E, image: &str, opts: &SmokeOptions
     let removed = engine.remove(&id).await;
     match (r, removed) {
         (Ok(r), Ok(())) => Ok(finish(r)),
-        (Err(e), _) if engine_gone(engine, &e).await => Ok(finish(engine_lost(image, Some(&id), &e))),
+        (Err(e), removed) if engine_gone(engine, &e).await => {
+            let left = removed.is_err().then_some(id.as_str());
+            Ok(finish(engine_lost(image, left, &e)))
+        }
         // The payload's verdict stands; only the removal was lost with the engine.
         (Ok(mut r), Err(e)) if engine_gone(engine, &e).await => {
             let note = format!(
