@@ -89,20 +89,14 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
         let name = f.display().to_string();
         let bytes = if name == "-" {
             let mut b = Vec::new();
-            std::io::stdin()
-                .take(MAX_PASTE as u64 + 1)
-                .read_to_end(&mut b)
-                .map_err(crate::input::ReadError::Io)
-                .and_then(|_| {
-                    if b.len() > MAX_PASTE {
-                        Err(crate::input::ReadError::TooLarge {
-                            size: b.len() as u64,
-                            max: MAX_PASTE,
-                        })
-                    } else {
-                        Ok(b)
-                    }
-                })
+            match std::io::stdin().take(MAX_PASTE as u64 + 1).read_to_end(&mut b) {
+                Err(e) => Err(crate::input::ReadError::Io(e)),
+                Ok(_) if b.len() > MAX_PASTE => Err(crate::input::ReadError::TooLarge {
+                    size: b.len() as u64,
+                    max: MAX_PASTE,
+                }),
+                Ok(_) => Ok(b),
+            }
         } else {
             // Metadata first (a FIFO or directory is named, never opened), and a size cap.
             crate::input::read_regular(f, MAX_PASTE)
