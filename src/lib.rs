@@ -34,3 +34,7 @@ pub mod rules;
 pub mod smoke;
 pub mod sync;
 pub mod version;
+
+/// The embedded matrix as build.rs validated and packed it ([`matrix::validate::pack`]); read by
+/// [`matrix::embedded::get`]. build.rs compiles `matrix/` itself and defines its own (empty) one.
+pub(crate) static PACKED_MATRIX: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/matrix.packed"));
