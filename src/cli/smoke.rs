@@ -9,7 +9,7 @@ use crate::docker::{Engine, LABEL_RUN};
 use crate::exit::ExitStatus;
 use crate::smoke::local::{LocalOptions, run_local};
 use crate::smoke::{Classification, SmokeResult};
-use comfy_table::{Table, presets};
+use comfy_table::presets;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -68,8 +68,7 @@ pub fn write_results(r: &[SmokeResult], format: OutFormat, out: &mut dyn Write) 
         writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         return Ok(());
     }
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
+    let mut t = super::human_table(presets::UTF8_FULL_CONDENSED);
     t.set_header(["image", "result", "detail", "runtime", "seconds"]);
     for r in r {
         let mut detail = r.detail.clone().unwrap_or_default();
