@@ -224,3 +224,15 @@ fn damaged_pack_is_an_error() {
     wrong[0] ^= 0xff;
     assert!(rocmcheck::matrix::validate::load_packed("<embedded>", &files, &wrong).is_err());
 }
+
+/// The embedded matrix's grammars are compiled on first use (they were checked at build time):
+/// each still compiles and reads every recorded tag of its repository.
+#[test]
+fn packed_grammars_compile_on_use_and_read_their_tags() {
+    for r in &Matrix::embedded().images {
+        assert!(!r.known.is_empty() || r.grammar.to_string().starts_with('^'), "{}", r.repo);
+        for k in &r.known {
+            assert!(r.grammar.is_match(&k.tag), "{} {}", r.repo, k.tag);
+        }
+    }
+}

@@ -789,9 +789,13 @@ fn load_with<'a>(
                 if !seen.insert(r.repo.clone()) {
                     cx.push("M004", &src, at, format!("duplicate repository {}", r.repo));
                 }
-                let grammar = match regex::Regex::new(&r.grammar) {
-                    Ok(g) => g,
-                    Err(e) => {
+                // The embedded matrix's grammars and tags were checked at build time: compiling
+                // the grammars is most of what start-up would otherwise spend here.
+                let compiled = (!matches!(cx.input, Input::Packed(_))).then(|| regex::Regex::new(&r.grammar));
+                let grammar = match compiled {
+                    None => None,
+                    Some(Ok(g)) => Some(g),
+                    Some(Err(e)) => {
                         cx.push(
                             "M006",
                             &src,
@@ -801,7 +805,7 @@ fn load_with<'a>(
                         continue;
                     }
                 };
-                for name in grammar.capture_names().flatten() {
+                for name in grammar.iter().flat_map(|g| g.capture_names().flatten()) {
                     if !["rocm", "os", "python", "torch", "gfx", "variant"].contains(&name) {
                         cx.push(
                             "M006",
@@ -815,7 +819,7 @@ fn load_with<'a>(
                 let mut seen_tags = HashSet::new();
                 for k in &r.known {
                     let tag = k.tag();
-                    if !grammar.is_match(tag) {
+                    if grammar.as_ref().is_some_and(|g| !g.is_match(tag)) {
                         cx.push(
                             "M008",
                             &src,
@@ -874,7 +878,10 @@ fn load_with<'a>(
                 images.push(ImageRepo {
                     repo: r.repo.clone(),
                     os: r.os.clone(),
-                    grammar,
+                    grammar: match grammar {
+                        Some(g) => Grammar::compiled(g),
+                        None => Grammar::checked_before(r.grammar.clone()),
+                    },
                     torch_from_image,
                     moving: r.moving.clone(),
                     known,
@@ -891,13 +898,12 @@ fn load_with<'a>(
     if let Some(src) = get(&mut cx, "issues.yaml") {
         if let Some(f) = cx.parse::<raw::IssueFile>(&src) {
             let mut seen = HashSet::new();
-            let id_re = regex::Regex::new("^[a-z0-9]+(-[a-z0-9.]+)*$").expect("static regex");
             for (i, k) in f.issues.iter().enumerate() {
                 let at = src.entry("id", i);
                 if !seen.insert(k.id.clone()) {
                     cx.push("M004", &src, at, format!("duplicate known issue id {}", k.id));
                 }
-                if !id_re.is_match(&k.id) {
+                if !is_kebab_id(&k.id) {
                     cx.push("M006", &src, at, format!("id `{}`: expected kebab-case", k.id));
                 }
                 let Some(severity) = Severity::parse(&k.severity) else {
@@ -1007,6 +1013,15 @@ fn load_with<'a>(
     Ok((m, cx.input))
 }
 
+/// `^[a-z0-9]+(-[a-z0-9.]+)*$` (known issue ids), without compiling a regex at start-up.
+fn is_kebab_id(s: &str) -> bool {
+    let mut parts = s.split('-');
+    let first = parts.next().unwrap_or_default();
+    !first.is_empty()
+        && first.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.'))
+}
+
 fn is_date(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 10
@@ -1021,4 +1036,20 @@ fn parse_hex(s: &str) -> Option<u32> {
     let t = s.trim().to_ascii_lowercase();
     let t = t.strip_prefix("0x")?;
     u32::from_str_radix(t, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_kebab_id;
+
+    #[test]
+    fn kebab_id_is_the_documented_regex() {
+        let re = regex::Regex::new("^[a-z0-9]+(-[a-z0-9.]+)*$").unwrap();
+        for s in [
+            "", "-", "a", "a-", "-a", "a-b", "a--b", "rocm6.2-x", "a.b-c", "a-b.c-7", "A-b", "a_b", "gfx1151-oom",
+            "a-.", "é-a",
+        ] {
+            assert_eq!(is_kebab_id(s), re.is_match(s), "{s:?}");
+        }
+    }
 }
