@@ -11,10 +11,14 @@
 #![allow(dead_code, unused_imports)]
 #![allow(clippy::collapsible_if)]
 
+// The crate modules that src/matrix/ uses. When matrix/ starts to use another one, the build
+// script fails to compile ("cannot find `x` in `crate`"): add it here and below.
 #[path = "src/facts.rs"]
 mod facts;
 #[path = "src/finding.rs"]
 mod finding;
+#[path = "src/input.rs"]
+mod input;
 #[path = "src/matrix/mod.rs"]
 mod matrix;
 #[path = "src/version.rs"]
@@ -27,7 +31,7 @@ static PACKED_MATRIX: &[u8] = &[];
 fn main() {
     let root = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    for dir in ["matrix", "src/matrix", "src/version.rs", "src/facts.rs", "src/finding.rs"] {
+    for dir in ["matrix", "src/matrix", "src/version.rs", "src/facts.rs", "src/finding.rs", "src/input.rs"] {
         println!("cargo::rerun-if-changed={dir}");
     }
     let mut files = std::collections::BTreeMap::new();

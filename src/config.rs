@@ -60,7 +60,7 @@ impl Config {
     /// Reads and validates a config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        let text = crate::input::read_text(path, 1 << 20).map_err(|e| ConfigError {
             path: shown.clone(),
             line: 1,
             col: 1,

@@ -26,6 +26,7 @@ pub mod dockerfile;
 pub mod exit;
 pub mod facts;
 pub mod finding;
+pub mod input;
 pub mod matrix;
 pub mod policy;
 pub mod probe;

@@ -727,10 +727,13 @@ pub fn render_diff(m: &Matrix, o: &Outcome, out: &mut dyn std::io::Write) -> std
                 unknown_rocm,
             } = &p.change
             {
+                // The `+` line is a `known:` record (tag and the page that lists it as its
+                // evidence), ready to paste under the repository's `known:`.
                 let fields: Vec<String> = parsed.iter().map(|(k, v)| format!("{k} {v}")).collect();
                 writeln!(
                     out,
-                    "+ images[{repo}].known: \"{tag}\" ({}{})\n#   source: {}",
+                    "+ images[{repo}].known: {}  # {}{}\n#   source: {}",
+                    known_record(tag, &p.source, *unknown_rocm),
                     fields.join(", "),
                     if *unknown_rocm {
                         "; this ROCm is not in rocm.yaml"
@@ -749,6 +752,19 @@ pub fn render_diff(m: &Matrix, o: &Outcome, out: &mut dyn std::io::Write) -> std
         }
     }
     Ok(())
+}
+
+/// The note of a proposed tag whose ROCm release is not in `rocm.yaml`.
+const UNKNOWN_ROCM_NOTE: &str = "listed on Docker Hub; this ROCm release is not in rocm.yaml";
+
+/// A `known:` record in YAML flow style: `{tag: "…", sources: ["…"]}`.
+fn known_record(tag: &str, source: &str, unknown_rocm: bool) -> String {
+    let note = if unknown_rocm {
+        format!(", note: {}", yaml_str(UNKNOWN_ROCM_NOTE))
+    } else {
+        String::new()
+    };
+    format!("{{tag: {}, sources: [{}]{note}}}", yaml_str(tag), yaml_str(source))
 }
 
 fn yaml_str(s: &str) -> String {
@@ -804,15 +820,17 @@ pub fn render_yaml(m: &Matrix, o: &Outcome, out: &mut dyn std::io::Write) -> std
                     "  - file: images.yaml\n    op: add-known-tag\n    repo: {}",
                     yaml_str(repo)
                 )?;
-                writeln!(out, "    value: {}", yaml_str(tag))?;
+                // `value` is the `known:` record to add: the tag with the page as its source.
+                writeln!(out, "    value:\n      tag: {}", yaml_str(tag))?;
+                writeln!(out, "      sources: [{}]", yaml_str(&p.source))?;
+                if *unknown_rocm {
+                    writeln!(out, "      note: {}", yaml_str(UNKNOWN_ROCM_NOTE))?;
+                }
                 if !parsed.is_empty() {
                     writeln!(out, "    parsed:")?;
                     for (k, v) in parsed {
                         writeln!(out, "      {k}: {}", yaml_str(v))?;
                     }
-                }
-                if *unknown_rocm {
-                    writeln!(out, "    note: this ROCm is not in rocm.yaml")?;
                 }
             }
         }

@@ -442,3 +442,359 @@ fn unreachable_daemon_is_a_clear_error_with_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot reach the Docker daemon at tcp://127.0.0.1:1"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The engine going away mid-build and mid-smoke (issue 13, item 3).
+//
+// A TCP proxy written here, on 127.0.0.1, forwards to the engine's unix socket; rocmcheck talks to
+// it with `--docker-host tcp://127.0.0.1:PORT` (bollard over plain HTTP). The proxy cuts every
+// connection and stops listening at a deterministic point: when the engine's build output shows a
+// marker that only the running `RUN` step prints, or when the client sends the smoke container's
+// `/wait` request. After the cut, connections are refused, as from a stopped daemon. The real
+// socket is then used to check what was left and that the cleanup removes it.
+// ---------------------------------------------------------------------------------------------
+
+/// Where the engine listens (the proxy's upstream).
+const ENGINE_SOCKET: &str = "/var/run/docker.sock";
+
+/// When the proxy cuts.
+#[derive(Clone, Copy)]
+enum CutWhen {
+    /// The engine's response bytes contain this (e.g. a build step's output).
+    ResponseContains(&'static str),
+    /// The client sends a request whose path contains this (e.g. `/wait`); cut after forwarding.
+    RequestPath(&'static str),
+}
+
+struct CutProxy {
+    port: u16,
+    fired: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    _rt: tokio::runtime::Runtime,
+}
+
+/// Whether `window` holds a request line (`METHOD /path… HTTP/1.1`) whose path contains `needle`.
+fn request_path_contains(window: &[u8], needle: &str) -> bool {
+    String::from_utf8_lossy(window).split("\r\n").any(|line| {
+        let mut w = line.split(' ');
+        matches!(w.next(), Some("GET" | "POST" | "PUT" | "DELETE" | "HEAD"))
+            && w.next().is_some_and(|p| p.contains(needle))
+            && w.next().is_some_and(|v| v.starts_with("HTTP/"))
+    })
+}
+
+/// Copies `from` to `to` until EOF or the cut; fires the cut when `trigger` matches the bytes
+/// going this way (the matching chunk is forwarded first).
+async fn pump<R, W>(
+    mut from: R,
+    mut to: W,
+    trigger: Option<CutWhen>,
+    cut: tokio::sync::watch::Sender<bool>,
+    fired: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut rx = cut.subscribe();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut window: Vec<u8> = Vec::new();
+    loop {
+        let n = tokio::select! {
+            r = from.read(&mut buf) => match r { Ok(0) | Err(_) => break, Ok(n) => n },
+            _ = rx.wait_for(|c| *c) => break,
+        };
+        if to.write_all(&buf[..n]).await.is_err() {
+            break;
+        }
+        let _ = to.flush().await;
+        window.extend_from_slice(&buf[..n]);
+        let hit = match trigger {
+            Some(CutWhen::ResponseContains(s)) => window.windows(s.len()).any(|w| w == s.as_bytes()),
+            Some(CutWhen::RequestPath(p)) => request_path_contains(&window, p),
+            None => false,
+        };
+        if hit {
+            fired.store(true, std::sync::atomic::Ordering::SeqCst);
+            let _ = cut.send(true);
+            break;
+        }
+        // Keep a tail so a marker split across reads is still seen.
+        if window.len() > 8192 {
+            window.drain(..window.len() - 4096);
+        }
+    }
+}
+
+impl CutProxy {
+    fn start(when: CutWhen) -> CutProxy {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let fired = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (cut, _) = tokio::sync::watch::channel(false);
+        let f = fired.clone();
+        rt.spawn(async move {
+            let mut rx = cut.subscribe();
+            loop {
+                let (client, _) = tokio::select! {
+                    a = listener.accept() => match a { Ok(a) => a, Err(_) => continue },
+                    // Stop listening: later connections are refused, as from a stopped daemon.
+                    _ = rx.wait_for(|c| *c) => break,
+                };
+                let Ok(engine) = tokio::net::UnixStream::connect(ENGINE_SOCKET).await else {
+                    continue;
+                };
+                let (cr, cw) = client.into_split();
+                let (er, ew) = engine.into_split();
+                let (req, resp) = match when {
+                    CutWhen::RequestPath(_) => (Some(when), None),
+                    CutWhen::ResponseContains(_) => (None, Some(when)),
+                };
+                tokio::spawn(pump(cr, ew, req, cut.clone(), f.clone()));
+                tokio::spawn(pump(er, cw, resp, cut.clone(), f.clone()));
+            }
+        });
+        CutProxy { port, fired, _rt: rt }
+    }
+
+    fn host(&self) -> String {
+        format!("tcp://127.0.0.1:{}", self.port)
+    }
+
+    fn fired(&self) -> bool {
+        self.fired.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn proxy_request_matcher_reads_request_lines_only() {
+    let wait = b"POST /v1.41/containers/0123abcd/wait?condition=not-running HTTP/1.1\r\nhost: x\r\n\r\n";
+    assert!(request_path_contains(wait, "/wait"));
+    assert!(!request_path_contains(wait, "/start"));
+    // The same text inside a body (an uploaded file) is not a request line.
+    assert!(!request_path_contains(b"echo POST /wait in a script\r\n", "/wait"));
+}
+
+/// The value of `label` on every container of this test.
+fn container_label(s: &Scope, label: &str) -> Vec<String> {
+    lines(docker(&[
+        "ps",
+        "-a",
+        "--filter",
+        &format!("label=org.rocmcheck.test-id={}", s.id),
+        "--format",
+        &format!("{{{{.ID}}}} {{{{.Label \"{label}\"}}}}"),
+    ]))
+}
+
+#[test]
+fn engine_lost_mid_build_marks_the_cut_build_and_the_rest_and_exits_2() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !docker_ready() {
+        return;
+    }
+    let s = Scope::new("lostbuild");
+    // The RUN output `MID-42-BUILD` appears only while the step runs (the step line shows the
+    // unexpanded `$((6*7))`); the scope id makes the step uncacheable and findable on the engine.
+    std::fs::write(
+        s.dir.path().join("slow.Dockerfile"),
+        format!("FROM {PY}\nRUN echo MID-$((6*7))-BUILD && sleep 120 # {}\n", s.id),
+    )
+    .unwrap();
+    std::fs::write(
+        s.dir.path().join("c.yaml"),
+        format!(
+            "candidates:\n\
+             - {{id: quick, template: test-debian, build_args: {{BASE_IMAGE: \"{PY}\"}}}}\n\
+             - {{id: slow, dockerfile: slow.Dockerfile}}\n\
+             - {{id: after, template: test-debian, build_args: {{BASE_IMAGE: \"{HIP}\"}}}}\n"
+        ),
+    )
+    .unwrap();
+    let proxy = CutProxy::start(CutWhen::ResponseContains("MID-42-BUILD"));
+    let host = proxy.host();
+    let t = Instant::now();
+    let (code, out, err) = s.run(&[
+        "build",
+        "--candidates-file",
+        "c.yaml",
+        "--tag-prefix",
+        &s.prefix,
+        "--jobs",
+        "1",
+        "--log-dir",
+        "logs",
+        "--format",
+        "json",
+        "--docker-host",
+        &host,
+    ]);
+    assert!(
+        proxy.fired(),
+        "the proxy never saw the RUN step's output; stderr: {err}"
+    );
+    assert!(
+        t.elapsed() < Duration::from_secs(100),
+        "rocmcheck waited for the cut build"
+    );
+    assert_eq!(code, 2, "an incomplete run exits 2; stderr: {err}");
+    assert!(
+        err.contains(&format!(
+            "error: the Docker engine at {host} went away: 2 of 3 candidate(s) not built (engine-lost)"
+        )),
+        "{err}"
+    );
+    let doc = json(&out);
+    let b = doc["builds"].as_array().unwrap();
+    let by = |id: &str| {
+        b.iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("{id} hidden: {b:?}"))
+    };
+    assert_eq!(by("quick")["ok"], true, "{b:?}");
+    assert_eq!(by("quick")["engine_lost"], false);
+    assert_eq!(by("slow")["ok"], false);
+    assert_eq!(by("slow")["engine_lost"], true, "{b:?}");
+    assert!(
+        by("slow")["error"]
+            .as_str()
+            .unwrap()
+            .contains("went away during this build"),
+        "{b:?}"
+    );
+    assert_eq!(by("after")["engine_lost"], true);
+    assert!(by("after")["error"].as_str().unwrap().starts_with("not attempted"));
+    let log = std::fs::read_to_string(s.dir.path().join("logs/slow.log")).unwrap();
+    assert!(log.contains("MID-42-BUILD"), "{log}");
+    drop(proxy);
+
+    // Through the real socket: the engine cancelled the build whose client left (its RUN
+    // container goes away), the cut candidate has no image, nothing labelled is left.
+    let t = Instant::now();
+    loop {
+        let cmds = lines(docker(&["ps", "-a", "--no-trunc", "--format", "{{.ID}} {{.Command}}"]));
+        let mine: Vec<_> = cmds.iter().filter(|c| c.contains(&s.id)).collect();
+        if mine.is_empty() {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the cut build's RUN container is still on the engine: {mine:?}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    assert!(
+        !docker(&["image", "inspect", &format!("{}:slow", s.prefix)])
+            .status
+            .success()
+    );
+    let (code, out, err) = s.run(&["smoke", "--cleanup"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("cleanup: removed 0 container(s) and 0 image(s)"), "{out}");
+    s.finish();
+}
+
+#[test]
+fn engine_lost_mid_smoke_then_cleanup_passes_remove_the_leftover() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !docker_ready() {
+        return;
+    }
+    let s = Scope::new("lostsmoke");
+    let cut_run = |images: &[&str]| {
+        let proxy = CutProxy::start(CutWhen::RequestPath("/wait"));
+        let host = proxy.host();
+        let mut args = vec![
+            "smoke",
+            "--timeout",
+            "1",
+            "--format",
+            "json",
+            "--payload-arg=--hang-for=120",
+            "--payload-arg=--step-timeout=300",
+            "--docker-host",
+            &host,
+        ];
+        args.extend(images);
+        let (code, out, err) = s.run(&args);
+        assert!(proxy.fired(), "the proxy never saw the /wait request; stderr: {err}");
+        (code, out, err, host)
+    };
+
+    // NOPY is judged before the cut (its start fails: no /wait); PY is cut while waited for;
+    // HIP is not attempted.
+    let (code, out, err, host) = cut_run(&[NOPY, PY, HIP]);
+    assert_eq!(code, 2, "an incomplete run exits 2; stderr: {err}");
+    assert!(
+        err.contains(&format!(
+            "error: the Docker engine at {host} went away: 2 of 3 image(s) not judged (engine-lost)"
+        )) && err.contains("rocmcheck smoke --cleanup"),
+        "{err}"
+    );
+    let doc = json(&out);
+    assert_eq!(result(&doc, NOPY)["classification"], "crash");
+    let py = result(&doc, PY);
+    assert_eq!(py["classification"], "engine-lost", "{py:#}");
+    let detail = py["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("went away during the smoke") && detail.contains("may be left on the engine"),
+        "{detail}"
+    );
+    let hip = result(&doc, HIP);
+    assert_eq!(hip["classification"], "engine-lost");
+    assert!(hip["detail"].as_str().unwrap().starts_with("not attempted"));
+
+    // Through the real socket: PY's container was left (rocmcheck could not remove it), with
+    // its run and deadline labels.
+    let left = container_label(&s, "org.rocmcheck.deadline");
+    assert_eq!(left.len(), 1, "{left:?}");
+    let (short_id, deadline) = left[0].split_once(' ').unwrap();
+    assert!(detail.contains(short_id), "{detail} names {short_id}");
+    let deadline: u64 = deadline.parse().unwrap();
+
+    // The next run's cleanup pass leaves a container before its deadline alone (it could be a
+    // concurrent run's)…
+    let ghost = "rocmcheck-test/does-not-exist:never";
+    let (code, _, err) = s.run(&["smoke", ghost]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!err.contains("removed"), "{err}");
+    assert_eq!(s.containers().len(), 1);
+    // …and removes it once the deadline has passed, saying so.
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+    while now() <= deadline {
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let (code, _, err) = s.run(&["smoke", ghost]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("note: removed 1 container(s) left by earlier runs")
+            && err.contains(&format!("removed container {short_id} (running, image {PY}")),
+        "{err}"
+    );
+    assert!(s.containers().is_empty(), "{:?}", s.containers());
+
+    // Again, then `smoke --cleanup` removes it at once and says what it removed.
+    let (code, _, err, _) = cut_run(&[PY]);
+    assert_eq!(code, 2, "{err}");
+    let left = container_label(&s, "org.rocmcheck.run");
+    assert_eq!(left.len(), 1, "{left:?}");
+    let (short_id, run) = left[0].split_once(' ').unwrap();
+    let (code, out, err) = s.run(&["smoke", "--cleanup"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!(
+            "removed container {short_id} (running, image {PY}, run {run})"
+        )) && out.contains("cleanup: removed 1 container(s) and 0 image(s)"),
+        "{out}"
+    );
+    s.finish();
+}

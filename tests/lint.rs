@@ -3,6 +3,7 @@
 //! corpus `tests/corpus/` whose files each carry `expect:` (codes that must be reported) and
 //! `expect-not:` (codes that must not be) comments.
 
+use rocmcheck::dockerfile::resolve::MAX_EXPANSION;
 use rocmcheck::dockerfile::{self, Kind, Options};
 use rocmcheck::matrix::Matrix;
 use rocmcheck::policy::Policy;
@@ -240,6 +241,47 @@ fn arg_expansion_bombs_are_located_input_errors() {
 }
 
 #[test]
+fn nesting_and_the_file_budget_are_located_input_errors() {
+    // tests/fixtures/dockerfiles/expansion-*.Dockerfile: each under one limit per value, over a
+    // limit for the file; refused at the instruction that crosses it, naming the limit
+    let analyze = |name: &str| {
+        let text = std::fs::read(format!("tests/fixtures/dockerfiles/{name}")).unwrap();
+        within(60, move || {
+            dockerfile::analyze(Kind::Dockerfile, "D", &text, Matrix::embedded(), &Options::default()).unwrap_err()
+        })
+    };
+    let e = analyze("expansion-nesting.Dockerfile");
+    assert_eq!((e.line, e.col), (4, 5), "{e:?}");
+    assert!(
+        e.message
+            .starts_with("ARG V: `${A:-${B:-…}}` defaults nest more than 16 deep"),
+        "{e:?}"
+    );
+    let e = analyze("expansion-file-budget.Dockerfile");
+    assert!(
+        e.message
+            .starts_with("RUN: this file's substitutions and stage copies come to more than 4 MiB in all"),
+        "{e:?}"
+    );
+    // lines 1-2 comments, 3-15 the stage and its ARGs, 16 the ENV: the RUNs start on line 17,
+    // each costs 128 KiB (the command, then its words), so one of them crosses 4 MiB
+    assert!((17..17 + 40).contains(&e.line), "{e:?}");
+    // with fewer RUN lines the same file is fine, and then the stage copies cross the budget
+    let text = std::fs::read_to_string("tests/fixtures/dockerfiles/expansion-file-budget.Dockerfile").unwrap();
+    let fewer = text.replacen("RUN pip install ${A12}\n", "", 30);
+    let e = dockerfile::analyze(
+        Kind::Dockerfile,
+        "D",
+        fewer.as_bytes(),
+        Matrix::embedded(),
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert!(e.message.starts_with("FROM s"), "{e:?}");
+    assert!(e.message.contains("stage copies come to more than 4 MiB"), "{e:?}");
+}
+
+#[test]
 fn a_fifo_is_named_and_never_opened() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("Dockerfile");
@@ -351,6 +393,10 @@ fn mutated_inputs_never_panic() {
         // doubling chains: with the arg-expansion-bomb seed these reach the expansion limit
         b"ARG A1=${A0}${A0}\n",
         b"${A39}",
+        // nesting and the per-file budget (expansion-nesting / expansion-file-budget seeds)
+        b"${X:-${X:-",
+        b"RUN pip install ${A12}\n",
+        b"FROM s0 AS s1\n",
         b"\xff",
         b"\0",
         b"==",
@@ -375,6 +421,7 @@ fn mutated_inputs_never_panic() {
         ..Options::default()
     };
     let mut ran = 0;
+    let mut limit_hits = 0;
     for seed in &seeds {
         for _ in 0..100 {
             let mut d = seed.clone();
@@ -394,7 +441,22 @@ fn mutated_inputs_never_panic() {
                 }
             }
             for kind in [Kind::Dockerfile, Kind::Devcontainer, Kind::Compose] {
-                if let Ok((facts, pragmas)) = dockerfile::analyze(kind, "m", &d, m, &opts) {
+                let r = dockerfile::analyze(kind, "m", &d, m, &opts);
+                if let Err(e) = &r
+                    && (e.message.contains("is this an expansion bomb?"))
+                {
+                    limit_hits += 1;
+                }
+                if let Ok((facts, pragmas)) = r {
+                    // memory stays bounded: no resolved value is past the per-value limit
+                    let longest = facts
+                        .env
+                        .iter()
+                        .map(|e| e.value.value.len())
+                        .chain(facts.base_image.iter().map(|b| b.value.reference.len()))
+                        .max()
+                        .unwrap_or(0);
+                    assert!(longest <= MAX_EXPANSION, "a value of {longest} bytes");
                     for f in rules::run(Scope::Lint, &facts, m) {
                         let _ = pragmas.ignores(&f);
                     }
@@ -404,4 +466,6 @@ fn mutated_inputs_never_panic() {
         }
     }
     assert!(ran >= 100 * 30, "ran {ran}");
+    // the seeds and tokens do reach the expansion limits (the class is exercised, not missed)
+    assert!(limit_hits > 0, "no mutated input reached an expansion limit");
 }

@@ -129,21 +129,29 @@ fn unconfirmed_issue_cannot_warn() {
 fn known_tags_must_fit_the_grammar_be_unique_and_not_move() {
     // a known tag the grammar does not accept (`7.0-rc1` is no tag of rocm/dev-ubuntu-24.04)
     let d = broken("images.yaml", |t| {
-        t.replacen("known: [\"6.3-complete\"", "known: [\"7.0-rc1\", \"6.3-complete\"", 1)
+        t.replacen(
+            "      - \"6.3-complete\"\n",
+            "      - \"7.0-rc1\"\n      - \"6.3-complete\"\n",
+            1,
+        )
     });
     assert!(d.iter().any(|x| x.contains("M008") && x.contains("7.0-rc1")), "{d:?}");
     // a record with its own evidence is accepted; the same tag twice is a duplicate
     let d = broken("images.yaml", |t| {
         t.replacen(
-            "known: [\"6.3-complete\"",
-            "known: [{tag: \"6.4.4\", sources: [\"https://example.org/Dockerfile\"]}, \"6.3-complete\"",
+            "      - \"6.3-complete\"\n",
+            "      - {tag: \"6.4.4\", sources: [\"https://example.org/Dockerfile\"]}\n      - \"6.3-complete\"\n",
             1,
         )
     });
     assert!(d.iter().any(|x| x.contains("M004") && x.contains("6.4.4")), "{d:?}");
     // a moving tag recorded as known (outside the versioned grammar, too)
     let d = broken("images.yaml", |t| {
-        t.replacen("known: [\"6.3-complete\"", "known: [\"latest\", \"6.3-complete\"", 1)
+        t.replacen(
+            "      - \"6.3-complete\"\n",
+            "      - \"latest\"\n      - \"6.3-complete\"\n",
+            1,
+        )
     });
     assert!(
         d.iter()
@@ -173,7 +181,7 @@ fn templates_default_to_recorded_base_tags() {
     copy_matrix(tmp.path());
     let p = tmp.path().join("images.yaml");
     let text = std::fs::read_to_string(&p).unwrap();
-    std::fs::write(&p, text.replacen("\"6.4.4\", ", "", 1)).unwrap();
+    std::fs::write(&p, text.replacen("      - \"6.4.4\"\n", "", 1)).unwrap();
     let m = Matrix::from_dir(tmp.path()).expect("still a valid matrix");
     let bad = rocmcheck::docker::build::templates_with_unrecorded_base(&m);
     assert!(

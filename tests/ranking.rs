@@ -20,10 +20,9 @@ struct Row {
 
 const WHEEL_2_13: &str = "pytorch/test-infra:tools/scripts/generate_binary_build_matrix.py@6d36e31f";
 const ARCH_2_13: &str = "https://github.com/pytorch/pytorch/pull/179653";
-const WHEEL_2_10: &str = "pytorch/test-infra:tools/scripts/generate_binary_build_matrix.py@e8208cf2";
-const ARCH_2_10: &str = "https://github.com/pytorch/pytorch/pull/167299";
-const ROCM_7_0: &str = "ROCm/amdgpu-docs:docs/documentation/change-logs/30.10.1.md@7.0.2-release-update";
 const ROCM_7_2: &str = "ROCm/legacy-rocm-build:docs/compatibility/compatibility-matrix.rst@fff7efbd";
+/// AMD's compatibility matrix with the 7.0.0-7.2.0 columns (AMD's docs history, read in a fork).
+const ROCM_7_0_LIST: &str = "https://github.com/alanina/ROCm/blob/decd7e712cb227873d6803e86f5f33870a0661d0/docs/compatibility/compatibility-matrix-historical-6.0.csv";
 const ROCM_6_0: &str = "ROCm/rocm-install-on-linux:docs/reference/system-requirements.rst@docs/6.0.0";
 
 const TABLE: &[Row] = &[
@@ -85,10 +84,10 @@ const TABLE: &[Row] = &[
     },
     Row {
         gfx: "gfx1102",
-        first: "2.10.0+rocm7.0",
-        listing: GfxListing::Unknown,
-        why: "Navi 33 is in no complete AMD list (7.1, 7.2: not listed); ROCm 7.0's list is only partly known, and unknown ranks above not listed",
-        sources: &[WHEEL_2_10, ARCH_2_10, ROCM_7_0],
+        first: "2.13.0+rocm7.2",
+        listing: GfxListing::NotListed,
+        why: "Navi 33 is in no AMD Linux list of 7.0, 7.1 or 7.2 (all complete); the newest wheel carries it",
+        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2, ROCM_7_0_LIST],
     },
     Row {
         gfx: "gfx1103",

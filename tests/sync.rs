@@ -238,8 +238,8 @@ fn proposes_exactly_what_the_recorded_pages_imply() {
         ),
         tag(
             "rocm/dev-ubuntu-22.04",
-            "6.4.3-complete",
-            &[("rocm", "6.4.3")],
+            "6.4.2-complete",
+            &[("rocm", "6.4.2")],
             false,
             p1,
         ),
@@ -315,6 +315,24 @@ fn cli_prints_a_diff_with_sources_and_yaml_that_parses() {
                 .get(i + 1)
                 .is_some_and(|n| n.starts_with("#   source: http://127.0.0.1:")),
             "{l} has no source line"
+        );
+    }
+    // Every proposed base tag is a `known:` record (YAML flow mapping) citing its page.
+    let records: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("+ images["))
+        .map(|l| l.split_once("].known: ").unwrap().1)
+        .map(|l| l.split_once("  # ").unwrap().0)
+        .collect();
+    assert_eq!(records.len(), 6, "{out}");
+    for r in records {
+        let v: serde_yaml::Value = serde_yaml::from_str(r).unwrap_or_else(|e| panic!("{r}: {e}"));
+        assert!(v["tag"].as_str().is_some(), "{r}");
+        assert!(
+            v["sources"][0]
+                .as_str()
+                .is_some_and(|s| s.starts_with(&format!("{}/v2/repositories/", server.base))),
+            "{r}"
         );
     }
     let data = &Matrix::embedded().data;
@@ -482,7 +500,7 @@ fn rate_limit_then_success() {
             _ => None,
         })
         .collect();
-    assert_eq!(tags, ["6.4.3-complete"]);
+    assert_eq!(tags, ["6.4.2-complete"]);
 }
 
 #[test]
@@ -518,7 +536,7 @@ fn server_error_forever_gives_up_after_the_retries() {
 fn next_link_to_another_host_is_not_followed() {
     let server = Server::start(Box::new(|_, _, _| {
         ok(
-            r#"{"count": 200, "next": "http://192.0.2.1/v2/repositories/rocm/dev-ubuntu-22.04/tags?page=2", "results": [{"name": "6.4.3-complete"}]}"#,
+            r#"{"count": 200, "next": "http://192.0.2.1/v2/repositories/rocm/dev-ubuntu-22.04/tags?page=2", "results": [{"name": "6.4.2-complete"}]}"#,
             "application/json",
         )
     }));
@@ -532,4 +550,102 @@ fn next_link_to_another_host_is_not_followed() {
     );
     // What was read before is still proposed.
     assert_eq!(o.proposals.len(), 1);
+}
+
+/// Runs `matrix sync --format yaml` against the recorded pages with the matrix in `dir`
+/// (embedded when `None`) and returns the parsed patch.
+fn sync_yaml(server: &Server, dir: Option<&Path>) -> serde_yaml::Value {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"));
+    if let Some(d) = dir {
+        cmd.arg("--matrix").arg(d);
+    }
+    let o = cmd
+        .args(["matrix", "sync", "--base-url"])
+        .arg(format!("{}/whl", server.base))
+        .args([
+            "--docker-hub-url",
+            &server.base,
+            "--backoff-ms",
+            "10",
+            "--format",
+            "yaml",
+        ])
+        .output()
+        .unwrap();
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_yaml::from_str(&out).unwrap()
+}
+
+#[test]
+fn base_tag_proposals_are_known_records_that_apply_and_validate() {
+    let server = Server::start(Box::new(upstream));
+    let patch = sync_yaml(&server, None);
+    let tags: Vec<&serde_yaml::Value> = patch["proposals"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter(|p| p["op"].as_str() == Some("add-known-tag"))
+        .collect();
+    assert_eq!(tags.len(), 6, "{patch:?}");
+    // Each value is a `known:` record whose evidence is the Docker Hub page that lists the tag.
+    let page1 = format!(
+        "{}/v2/repositories/rocm/dev-ubuntu-24.04/tags?page_size=100",
+        server.base
+    );
+    let page2 = format!(
+        "{}/v2/repositories/rocm/dev-ubuntu-24.04/tags?page=2&page_size=100",
+        server.base
+    );
+    let record = |tag: &str| {
+        tags.iter()
+            .find(|p| p["value"]["tag"].as_str() == Some(tag))
+            .unwrap_or_else(|| panic!("no proposal for {tag}"))["value"]
+            .clone()
+    };
+    assert_eq!(record("7.2.3-complete")["sources"][0].as_str(), Some(page2.as_str()));
+    assert_eq!(record("7.3")["sources"][0].as_str(), Some(page1.as_str()));
+    assert!(
+        record("7.3")["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("not in rocm.yaml")),
+        "a tag of an unknown ROCm release says so"
+    );
+    assert!(record("7.2.3-complete").get("note").is_none());
+
+    // Apply every record under its repository's `known:` in a copy of the matrix.
+    let tmp = tempfile::tempdir().unwrap();
+    for name in rocmcheck::matrix::validate::FILES {
+        std::fs::copy(Path::new("matrix").join(name), tmp.path().join(name)).unwrap();
+    }
+    let images = tmp.path().join("images.yaml");
+    let mut doc: serde_yaml::Value = serde_yaml::from_str(&std::fs::read_to_string(&images).unwrap()).unwrap();
+    for p in &tags {
+        let repo = p["repo"].as_str().unwrap();
+        let entry = doc["repositories"]
+            .as_sequence_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|r| r["repo"].as_str() == Some(repo))
+            .unwrap();
+        entry["known"].as_sequence_mut().unwrap().push(p["value"].clone());
+    }
+    std::fs::write(&images, serde_yaml::to_string(&doc).unwrap()).unwrap();
+    // The patched matrix validates (records fit the schema and the grammar, no duplicates) ...
+    let m = Matrix::from_dir(tmp.path()).unwrap_or_else(|d| panic!("{d:?}"));
+    let ubuntu24 = m.images.iter().find(|r| r.repo == "rocm/dev-ubuntu-24.04").unwrap();
+    assert!(ubuntu24.is_known("7.2.3-complete") && ubuntu24.is_known("7.3"));
+    // ... and a second sync against it proposes no base tag again.
+    let again = sync_yaml(&server, Some(tmp.path()));
+    let left: Vec<&serde_yaml::Value> = again["proposals"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter(|p| p["op"].as_str() == Some("add-known-tag"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -283,7 +283,13 @@ pub fn write_results(r: &[BuildResult], format: OutFormat, out: &mut dyn Write) 
     for r in r {
         t.add_row([
             r.id.clone(),
-            if r.ok { "built".into() } else { "build-failed".into() },
+            if r.ok {
+                "built".into()
+            } else if r.engine_lost {
+                "engine-lost".into()
+            } else {
+                "build-failed".into()
+            },
             format!("{:.1}", r.wall_ms / 1000.0),
             if r.ok {
                 r.tag.clone()
@@ -294,8 +300,17 @@ pub fn write_results(r: &[BuildResult], format: OutFormat, out: &mut dyn Write) 
         ]);
     }
     writeln!(out, "{t}")?;
-    let failed = r.iter().filter(|r| !r.ok).count();
-    writeln!(out, "{} built, {failed} failed", r.len() - failed)?;
+    let lost = r.iter().filter(|r| r.engine_lost).count();
+    let failed = r.iter().filter(|r| !r.ok).count() - lost;
+    if lost > 0 {
+        writeln!(
+            out,
+            "{} built, {failed} failed, {lost} engine-lost",
+            r.len() - failed - lost
+        )?;
+    } else {
+        writeln!(out, "{} built, {failed} failed", r.len() - failed)?;
+    }
     Ok(())
 }
 
@@ -328,6 +343,17 @@ pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) 
         match build_with_progress(&engine, &cands, &opts).await {
             Ok(Some(r)) => {
                 write_results(&r, a.format, out)?;
+                let lost = r.iter().filter(|r| r.engine_lost).count();
+                if lost > 0 {
+                    // Incomplete: a candidate that was not built is not a finding about it.
+                    writeln!(
+                        err,
+                        "error: the Docker engine at {} went away: {lost} of {} candidate(s) not built (engine-lost)",
+                        engine.host(),
+                        r.len()
+                    )?;
+                    return Ok(ExitStatus::Error);
+                }
                 Ok(if r.iter().all(|r| r.ok) {
                     ExitStatus::Success
                 } else {

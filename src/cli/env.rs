@@ -127,7 +127,7 @@ pub fn run(g: &Globals, a: EnvArgs, out: &mut dyn Write, err: &mut dyn Write) ->
 
 /// Reads facts written by `--facts`.
 pub fn load_facts(path: &std::path::Path) -> Result<Facts, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    let text = crate::input::read_text(path, 64 << 20).map_err(|e| format!("cannot read: {e}"))?;
     serde_json::from_str(&text).map_err(|e| {
         format!(
             "line {}, column {}: {} (expected the JSON written by `rocmcheck env --facts`)",

@@ -91,7 +91,7 @@ fn expand(paths: &[String]) -> Vec<Input> {
                 let k = Kind::of(&f).unwrap_or(Kind::Dockerfile);
                 Input::File(f, k)
             }));
-        } else if let Some(what) = non_regular(path) {
+        } else if let Some(what) = crate::input::non_regular(path) {
             // a FIFO, socket or device: say what it is, and never open it (a FIFO would block)
             out.push(Input::Missing(
                 p.clone(),
@@ -102,24 +102,6 @@ fn expand(paths: &[String]) -> Vec<Input> {
         }
     }
     out
-}
-
-/// What a path that exists but is neither a file nor a directory is (`None` when it does not
-/// exist). Reads metadata only, so it never blocks.
-fn non_regular(path: &Path) -> Option<&'static str> {
-    use std::os::unix::fs::FileTypeExt;
-    let t = std::fs::metadata(path).ok()?.file_type();
-    Some(if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else {
-        "not a file"
-    })
 }
 
 /// A small glob: `*`, `?` within a path component, `**` for any depth.

@@ -4,12 +4,12 @@
 use super::Globals;
 use super::build::{CandidateArgs, DockerArgs, OutFormat, build_with_progress, connect, runtime, select};
 use crate::docker::build::BuildOptions;
+use crate::docker::cleanup::{self, Mode};
 use crate::docker::smoke::{GpuSelection, SmokeOptions, host_access, host_root, new_run_id, smoke_image};
 use crate::docker::{Engine, LABEL_RUN};
 use crate::exit::ExitStatus;
 use crate::smoke::local::{LocalOptions, run_local};
 use crate::smoke::{Classification, SmokeResult};
-use comfy_table::presets;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -26,6 +26,12 @@ pub struct SmokeArgs {
     /// Run the payload with this host's python3, without Docker.
     #[arg(long)]
     pub local: bool,
+    /// Remove every container rocmcheck created on the engine (running or not) and its untagged
+    /// images, say what was removed, and exit; for after a run lost its engine. Candidate images
+    /// (tagged) are kept. Only when no other rocmcheck run uses the engine: every `smoke` already
+    /// removes, at its start, containers whose run's deadline has passed.
+    #[arg(long, conflicts_with_all = ["images", "candidates", "local"])]
+    pub cleanup: bool,
     /// The interpreter for `--local`.
     #[arg(long, value_name = "PATH", default_value = "python3")]
     pub python: PathBuf,
@@ -61,40 +67,22 @@ pub struct SmokeArgs {
     pub format: OutFormat,
 }
 
-/// Writes results as a table or one JSON document (`{"smoke_schema":1,"results":[…]}`).
+/// Writes results: blocks of figures or a table for people, one JSON document for machines
+/// (`{"smoke_schema":1,"results":[…]}`); see [`crate::report::smoke`].
 pub fn write_results(r: &[SmokeResult], format: OutFormat, out: &mut dyn Write) -> anyhow::Result<()> {
-    if format == OutFormat::Json {
-        let doc = serde_json::json!({"smoke_schema": 1, "results": r});
-        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
-        return Ok(());
+    match format {
+        OutFormat::Json => crate::report::smoke::write_json(r, out)?,
+        OutFormat::Human => crate::report::smoke::write_human(r, out)?,
     }
-    let mut t = super::human_table(presets::UTF8_FULL_CONDENSED);
-    t.set_header(["image", "result", "detail", "runtime", "seconds"]);
-    for r in r {
-        let mut detail = r.detail.clone().unwrap_or_default();
-        if detail.chars().count() > 100 {
-            detail = detail.chars().take(100).collect::<String>() + "…";
-        }
-        t.add_row([
-            r.subject.clone(),
-            r.classification.to_string(),
-            detail,
-            r.runtime.clone().unwrap_or_default(),
-            r.wall_ms.map(|w| format!("{:.1}", w / 1000.0)).unwrap_or_default(),
-        ]);
-    }
-    writeln!(out, "{t}")?;
-    let mut counts = std::collections::BTreeMap::new();
-    for r in r {
-        *counts.entry(r.classification).or_insert(0) += 1;
-    }
-    let parts: Vec<String> = counts.iter().map(|(c, n)| format!("{n} {c}")).collect();
-    writeln!(out, "{} image(s): {}", r.len(), parts.join(", "))?;
     Ok(())
 }
 
+/// 0 all passed, 1 some image failed, 2 the engine went away (the run is incomplete: an image
+/// that was not judged must not read as a finding about it).
 fn status_of(r: &[SmokeResult]) -> ExitStatus {
-    if r.iter().all(|r| r.classification.is_pass()) {
+    if r.iter().any(|r| r.classification == Classification::EngineLost) {
+        ExitStatus::Error
+    } else if r.iter().all(|r| r.classification.is_pass()) {
         ExitStatus::Success
     } else {
         ExitStatus::Findings
@@ -126,8 +114,39 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
             }
         };
     }
+    if a.cleanup {
+        let rt = runtime()?;
+        return rt.block_on(async {
+            let engine = match connect(&a.docker, err).await {
+                Ok(e) => e,
+                Err(s) => return Ok(s),
+            };
+            match cleanup::remove_leftovers(&engine, Mode::All).await {
+                Ok(removed) => {
+                    for r in &removed {
+                        writeln!(out, "{}", cleanup::describe(r))?;
+                    }
+                    writeln!(
+                        out,
+                        "cleanup: removed {} container(s) and {} image(s) left by earlier rocmcheck runs on {}",
+                        removed.iter().filter(|r| r.kind == "container").count(),
+                        removed.iter().filter(|r| r.kind == "image").count(),
+                        engine.host()
+                    )?;
+                    Ok(ExitStatus::Success)
+                }
+                Err(e) => {
+                    writeln!(err, "error: cleanup: {e}")?;
+                    Ok(ExitStatus::Error)
+                }
+            }
+        });
+    }
     if a.images.is_empty() && !a.candidates {
-        writeln!(err, "error: name one or more IMAGEs, or use --candidates or --local")?;
+        writeln!(
+            err,
+            "error: name one or more IMAGEs, or use --candidates, --local or --cleanup"
+        )?;
         return Ok(ExitStatus::Error);
     }
     let cands = if a.candidates {
@@ -166,6 +185,21 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
             Ok(e) => e,
             Err(s) => return Ok(s),
         };
+        // Containers of earlier runs that lost their engine, past their deadline.
+        match cleanup::remove_leftovers(&engine, Mode::Expired { now: cleanup::now() }).await {
+            Ok(removed) if !removed.is_empty() => {
+                writeln!(
+                    err,
+                    "note: removed {} container(s) left by earlier runs:",
+                    removed.len()
+                )?;
+                for r in &removed {
+                    writeln!(err, "  {}", cleanup::describe(r))?;
+                }
+            }
+            Ok(_) => {}
+            Err(e) => writeln!(err, "warning: the cleanup of earlier runs failed: {e}")?,
+        }
         let mut results: Vec<SmokeResult> = Vec::new();
         // (subject shown, image to run); build failures are results already.
         let mut todo: Vec<(String, String)> = a.images.iter().map(|i| (i.clone(), i.clone())).collect();
@@ -181,7 +215,12 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
                         if b.ok {
                             todo.push((b.id.clone(), b.tag.clone()));
                         } else {
-                            let mut r = SmokeResult::outcome(&b.id, Classification::BuildFailed, b.error.clone());
+                            let class = if b.engine_lost {
+                                Classification::EngineLost
+                            } else {
+                                Classification::BuildFailed
+                            };
+                            let mut r = SmokeResult::outcome(&b.id, class, b.error.clone());
                             r.wall_ms = Some(b.wall_ms);
                             results.push(r);
                         }
@@ -200,8 +239,18 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
         // One image at a time: the smoke probes the GPU's memory, which runs must not share.
         let all = async {
             let mut rs = Vec::new();
+            let mut lost = results.iter().any(|r| r.classification == Classification::EngineLost);
             for (subject, image) in &todo {
-                let mut r = smoke_image(&engine, image, &opts).await?;
+                let mut r = if lost {
+                    SmokeResult::outcome(
+                        image,
+                        Classification::EngineLost,
+                        Some("not attempted: the Docker engine went away earlier in this run".into()),
+                    )
+                } else {
+                    smoke_image(&engine, image, &opts).await?
+                };
+                lost |= r.classification == Classification::EngineLost;
                 r.subject = subject.clone();
                 rs.push(r);
             }
@@ -215,6 +264,23 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
             Some(Ok(rs)) => {
                 results.extend(rs);
                 write_results(&results, a.format, out)?;
+                let lost = results
+                    .iter()
+                    .filter(|r| r.classification == Classification::EngineLost)
+                    .count();
+                if lost > 0 {
+                    let n = engine.cleanup_by_label(LABEL_RUN, &opts.run_id).await;
+                    writeln!(
+                        err,
+                        "error: the Docker engine at {} went away: {lost} of {} image(s) not judged (engine-lost){}",
+                        engine.host(),
+                        results.len(),
+                        match n {
+                            Ok(n) => format!("; it answers again: removed {n} container(s) of this run"),
+                            Err(_) => "; containers of this run may be left: `rocmcheck smoke --cleanup` (or the next run's cleanup pass) removes them".into(),
+                        }
+                    )?;
+                }
                 Ok(status_of(&results))
             }
             Some(Err(e)) => {

@@ -4,16 +4,16 @@
 //! `unix://`, `tcp://` / `http://`, and TLS (`https://`, or `tcp://` with `DOCKER_TLS_VERIFY`)
 //! with `key.pem`, `cert.pem` and `ca.pem` from `DOCKER_CERT_PATH` (default `~/.docker`).
 
-use super::{BuildOutcome, BuildRequest, ContainerSpec, Engine, EngineError};
+use super::{BuildOutcome, BuildRequest, ContainerInfo, ContainerSpec, Engine, EngineError};
 use ::bollard::Docker;
 use ::bollard::errors::Error as BError;
 use ::bollard::models::{ContainerCreateBody, DeviceMapping, HostConfig};
 use ::bollard::query_parameters::{
-    BuildImageOptions, CreateContainerOptions, KillContainerOptions, ListContainersOptions, LogsOptions,
-    RemoveContainerOptions, RemoveImageOptions, UploadToContainerOptions, WaitContainerOptions,
+    BuildImageOptions, CreateContainerOptions, KillContainerOptions, ListContainersOptions, ListImagesOptions,
+    LogsOptions, RemoveContainerOptions, RemoveImageOptions, UploadToContainerOptions, WaitContainerOptions,
 };
 use futures_util::StreamExt;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 /// The docker CLI's default daemon address.
@@ -105,7 +105,9 @@ impl BollardEngine {
             BError::DockerResponseServerError { status_code, message } => {
                 EngineError::Api(format!("{message} (HTTP {status_code})"))
             }
+            // Transport errors: refused, reset, a response cut off mid-stream.
             BError::HyperResponseError { .. }
+            | BError::HyperLegacyError { .. }
             | BError::IOError { .. }
             | BError::SocketNotFoundError(_)
             | BError::RequestTimeoutError => EngineError::Unreachable {
@@ -373,4 +375,52 @@ impl Engine for BollardEngine {
         }
         Ok(n)
     }
+
+    async fn list_containers(&self, labels: &BTreeMap<String, String>) -> Result<Vec<ContainerInfo>, EngineError> {
+        let list = self
+            .docker
+            .list_containers(Some(ListContainersOptions {
+                all: true,
+                filters: Some(label_filters(labels)),
+                ..Default::default()
+            }))
+            .await
+            .map_err(|e| self.map_err(e))?;
+        Ok(list
+            .into_iter()
+            .filter_map(|c| {
+                Some(ContainerInfo {
+                    id: c.id?,
+                    image: c.image.unwrap_or_default(),
+                    state: c.state.map(|s| s.to_string()).unwrap_or_default(),
+                    labels: c.labels.unwrap_or_default().into_iter().collect(),
+                })
+            })
+            .collect())
+    }
+
+    async fn list_dangling_images(&self, labels: &BTreeMap<String, String>) -> Result<Vec<String>, EngineError> {
+        let mut filters = label_filters(labels);
+        filters.insert("dangling".into(), vec!["true".into()]);
+        let list = self
+            .docker
+            .list_images(Some(ListImagesOptions {
+                all: false,
+                filters: Some(filters),
+                ..Default::default()
+            }))
+            .await
+            .map_err(|e| self.map_err(e))?;
+        Ok(list.into_iter().map(|i| i.id).collect())
+    }
+}
+
+/// `label=k=v` filters (the engine ANDs them).
+fn label_filters(labels: &BTreeMap<String, String>) -> HashMap<String, Vec<String>> {
+    let mut filters = HashMap::new();
+    filters.insert(
+        "label".to_string(),
+        labels.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+    );
+    filters
 }

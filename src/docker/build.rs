@@ -332,7 +332,7 @@ pub fn from_matrix(m: &Matrix, prefix: &str, opts: &SetOptions) -> CandidateSet 
 
 /// Reads a candidates file. Errors name the file and what was wrong.
 pub fn from_file(m: &Matrix, path: &Path, prefix: &str) -> Result<Vec<Candidate>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = crate::input::read_text(path, 1 << 20).map_err(|e| format!("{}: {e}", path.display()))?;
     let f: CandidatesFile = serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
@@ -352,7 +352,7 @@ pub fn from_file(m: &Matrix, path: &Path, prefix: &str) -> Result<Vec<Candidate>
             }
             (None, Some(p)) => {
                 let full = dir.join(p);
-                let text = std::fs::read_to_string(&full)
+                let text = crate::input::read_text(&full, crate::dockerfile::parse::MAX_BYTES)
                     .map_err(|err| format!("{}: candidate {}: {}: {err}", path.display(), e.id, full.display()))?;
                 (p.display().to_string(), text)
             }
@@ -450,6 +450,9 @@ pub struct BuildResult {
     pub tag: String,
     /// Built or not.
     pub ok: bool,
+    /// The Docker engine went away during this build, or before it started (then `ok` is false
+    /// and `error` says which): the candidate was not judged.
+    pub engine_lost: bool,
     /// The daemon's error when the build failed.
     pub error: Option<String>,
     /// Image id when built.
@@ -499,6 +502,7 @@ pub async fn build_one<E: Engine>(engine: &E, c: &Candidate, opts: &BuildOptions
             id: c.id.clone(),
             tag: c.tag.clone(),
             ok: true,
+            engine_lost: false,
             error: None,
             image_id,
             log: log_path,
@@ -508,6 +512,7 @@ pub async fn build_one<E: Engine>(engine: &E, c: &Candidate, opts: &BuildOptions
             id: c.id.clone(),
             tag: c.tag.clone(),
             ok: false,
+            engine_lost: false,
             error: Some(error),
             image_id: None,
             log: log_path,
@@ -517,8 +522,9 @@ pub async fn build_one<E: Engine>(engine: &E, c: &Candidate, opts: &BuildOptions
 }
 
 /// Builds all candidates, `opts.jobs` at a time; `done` is called as each finishes. Results come
-/// back in candidate order. A daemon failure on one candidate is recorded as its error and the
-/// run stops early only if the daemon is unreachable.
+/// back in candidate order, one per candidate. If the engine goes away, the builds it cut short
+/// are `engine_lost`, and so are the candidates not started yet (not attempted, said in `error`);
+/// the builds that finished keep their results.
 pub async fn build_all<E: Engine>(
     engine: &E,
     cands: &[Candidate],
@@ -528,23 +534,54 @@ pub async fn build_all<E: Engine>(
     if let Some(d) = &opts.log_dir {
         std::fs::create_dir_all(d).map_err(|e| EngineError::Api(format!("{}: {e}", d.display())))?;
     }
+    // Set once the engine is gone: candidates not started yet are not attempted.
+    let lost: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+    let lost_ref = &lost;
     let mut stream = futures_util::stream::iter(cands.iter().enumerate())
-        .map(|(i, c)| async move { (i, build_one(engine, c, opts).await) })
+        .map(|(i, c)| async move {
+            let earlier = lost_ref.lock().map(|l| l.clone()).unwrap_or(None);
+            if let Some(reason) = earlier {
+                return (i, Err(None::<EngineError>), Some(reason));
+            }
+            match build_one(engine, c, opts).await {
+                Ok(r) => (i, Ok(r), None),
+                Err(e) => {
+                    let gone = super::smoke::engine_gone(engine, &e).await;
+                    if gone && let Ok(mut l) = lost_ref.lock() {
+                        l.get_or_insert_with(|| e.to_string());
+                    }
+                    (i, Err(Some(e)), gone.then_some(String::new()))
+                }
+            }
+        })
         .buffer_unordered(opts.jobs.max(1));
     let mut results: Vec<Option<BuildResult>> = vec![None; cands.len()];
-    while let Some((i, r)) = stream.next().await {
-        let r = match r {
-            Ok(r) => r,
-            Err(e @ EngineError::Unreachable { .. }) => return Err(e),
-            Err(e) => BuildResult {
-                id: cands[i].id.clone(),
-                tag: cands[i].tag.clone(),
-                ok: false,
-                error: Some(e.to_string()),
-                image_id: None,
-                log: None,
-                wall_ms: 0.0,
-            },
+    while let Some((i, r, lost_reason)) = stream.next().await {
+        let failed = |error: String, engine_lost: bool| BuildResult {
+            id: cands[i].id.clone(),
+            tag: cands[i].tag.clone(),
+            ok: false,
+            engine_lost,
+            error: Some(error),
+            image_id: None,
+            log: None,
+            wall_ms: 0.0,
+        };
+        let r = match (r, lost_reason) {
+            (Ok(r), _) => r,
+            (Err(Some(e)), Some(_)) => {
+                let mut r = failed(format!("the Docker engine went away during this build: {e}"), true);
+                r.log = opts.log_dir.as_ref().map(|d| d.join(format!("{}.log", cands[i].id)));
+                r
+            }
+            (Err(Some(e)), None) => failed(e.to_string(), false),
+            (Err(None), reason) => failed(
+                format!(
+                    "not attempted: the Docker engine went away earlier in this run ({})",
+                    reason.unwrap_or_default()
+                ),
+                true,
+            ),
         };
         done(&r);
         results[i] = Some(r);
@@ -665,13 +702,28 @@ mod tests {
                 .iter()
                 .all(|b| b.no_cache && !b.labels["org.rocmcheck.entry"].is_empty())
         );
-        let unreachable = FakeEngine {
-            unreachable: true,
+        // The engine goes away while `bad` builds (jobs 1: `good` is done, `good2` not started).
+        let lose = FakeEngine {
+            lose_at_build: Some("t:bad".into()),
             ..Default::default()
         };
-        assert!(matches!(
-            build_all(&unreachable, &cands, &opts, |_| {}).await,
-            Err(EngineError::Unreachable { .. })
-        ));
+        let opts1 = BuildOptions { jobs: 1, ..opts };
+        let r = build_all(&lose, &cands, &opts1, |_| {}).await.unwrap();
+        assert_eq!(
+            r.iter()
+                .map(|r| (r.id.as_str(), r.ok, r.engine_lost))
+                .collect::<Vec<_>>(),
+            [("good", true, false), ("bad", false, true), ("good2", false, true)]
+        );
+        assert!(
+            r[1].error.as_deref().unwrap().contains("went away during this build"),
+            "{r:?}"
+        );
+        assert!(r[2].error.as_deref().unwrap().starts_with("not attempted"), "{r:?}");
+        assert_eq!(
+            lose.built.lock().unwrap().len(),
+            2,
+            "good2 was never sent to the engine"
+        );
     }
 }

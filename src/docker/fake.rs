@@ -1,8 +1,9 @@
 //! A scripted [`Engine`] for unit tests of the build and smoke orchestration (no daemon).
 
-use super::{BuildOutcome, BuildRequest, ContainerSpec, Engine, EngineError};
+use super::{BuildOutcome, BuildRequest, ContainerInfo, ContainerSpec, Engine, EngineError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// What a fake container does when started.
@@ -31,6 +32,12 @@ pub type FakeContainer = (String, BTreeMap<String, String>, bool);
 pub struct FakeEngine {
     /// Daemon unreachable: every call fails.
     pub unreachable: bool,
+    /// The daemon went away during the run (set by `lose_at_*`): every later call fails.
+    pub lost: AtomicBool,
+    /// The daemon goes away while building this tag (the build call fails).
+    pub lose_at_build: Option<String>,
+    /// The daemon goes away while a container of this image is waited for.
+    pub lose_at_wait: Option<String>,
     /// Images present.
     pub images: Mutex<BTreeSet<String>>,
     /// Build outcome by tag (default: built).
@@ -47,7 +54,7 @@ pub struct FakeEngine {
 
 impl FakeEngine {
     fn check(&self) -> Result<(), EngineError> {
-        if self.unreachable {
+        if self.unreachable || self.lost.load(Ordering::SeqCst) {
             return Err(EngineError::Unreachable {
                 host: "fake://".into(),
                 reason: "connection refused".into(),
@@ -79,6 +86,10 @@ impl Engine for FakeEngine {
     async fn build(&self, req: &BuildRequest, log: &mut (dyn FnMut(&str) + Send)) -> Result<BuildOutcome, EngineError> {
         self.check()?;
         self.built.lock().unwrap().push(req.clone());
+        if self.lose_at_build.as_deref() == Some(req.tag.as_str()) {
+            self.lost.store(true, Ordering::SeqCst);
+            return Err(EngineError::Api("error reading a body from connection".into()));
+        }
         log(&format!("Step 1/1 : building {}", req.tag));
         let outcome = self.builds.get(&req.tag).cloned().unwrap_or(BuildOutcome::Built {
             image_id: Some(format!("sha256:{}", req.tag.len())),
@@ -119,6 +130,14 @@ impl Engine for FakeEngine {
 
     async fn wait(&self, id: &str) -> Result<i64, EngineError> {
         self.check()?;
+        let image = self.containers.lock().unwrap().get(id).map(|c| c.0.clone());
+        if image.is_some() && image == self.lose_at_wait {
+            self.lost.store(true, Ordering::SeqCst);
+            return Err(EngineError::Unreachable {
+                host: "fake://".into(),
+                reason: "connection reset by peer".into(),
+            });
+        }
         match self.run_of(id) {
             FakeRun::Exit { code, .. } => Ok(code),
             FakeRun::StartFails(_) => Ok(127),
@@ -165,5 +184,24 @@ impl Engine for FakeEngine {
         let before = c.len();
         c.retain(|_, (_, labels, _)| labels.get(key).map(String::as_str) != Some(value));
         Ok(before - c.len())
+    }
+
+    async fn list_containers(&self, labels: &BTreeMap<String, String>) -> Result<Vec<ContainerInfo>, EngineError> {
+        self.check()?;
+        let c = self.containers.lock().unwrap();
+        Ok(c.iter()
+            .filter(|(_, (_, l, _))| labels.iter().all(|(k, v)| l.get(k) == Some(v)))
+            .map(|(id, (image, l, killed))| ContainerInfo {
+                id: id.clone(),
+                image: image.clone(),
+                state: if *killed { "exited" } else { "running" }.into(),
+                labels: l.clone(),
+            })
+            .collect())
+    }
+
+    async fn list_dangling_images(&self, _labels: &BTreeMap<String, String>) -> Result<Vec<String>, EngineError> {
+        self.check()?;
+        Ok(vec![])
     }
 }

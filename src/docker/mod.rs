@@ -11,6 +11,7 @@
 
 pub mod bollard;
 pub mod build;
+pub mod cleanup;
 pub mod fake;
 pub mod smoke;
 
@@ -28,6 +29,11 @@ pub const LABEL_TEST: &str = "org.rocmcheck.test";
 pub const TEST_LABEL_ENV: &str = "ROCMCHECK_TEST_LABEL";
 /// The label carrying the value of [`TEST_LABEL_ENV`].
 pub const LABEL_TEST_ID: &str = "org.rocmcheck.test-id";
+/// The label of a smoke container saying when (Unix seconds) its run would have removed it at the
+/// latest: creation + timeout + a grace. A container still there after that was lost by its run
+/// (the engine went away, rocmcheck was killed), so the start-of-run cleanup may remove it
+/// without touching a concurrent run's containers.
+pub const LABEL_DEADLINE: &str = "org.rocmcheck.deadline";
 
 /// Labels common to everything rocmcheck creates: managed, plus the test label when asked for.
 pub fn base_labels() -> BTreeMap<String, String> {
@@ -97,6 +103,19 @@ pub enum BuildOutcome {
     },
 }
 
+/// A container as listed by the engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerInfo {
+    /// Full id.
+    pub id: String,
+    /// Image reference it was created from.
+    pub image: String,
+    /// `created`, `running`, `exited`…
+    pub state: String,
+    /// Its labels.
+    pub labels: BTreeMap<String, String>,
+}
+
 /// A file to put into a container before it starts.
 #[derive(Debug, Clone)]
 pub struct UploadFile {
@@ -159,6 +178,10 @@ pub trait Engine {
     async fn remove_image(&self, image: &str) -> Result<(), EngineError>;
     /// Force-removes every container with label `key=value`; returns how many.
     async fn cleanup_by_label(&self, key: &str, value: &str) -> Result<usize, EngineError>;
+    /// Every container (running or not) that carries all of `labels`.
+    async fn list_containers(&self, labels: &BTreeMap<String, String>) -> Result<Vec<ContainerInfo>, EngineError>;
+    /// The ids of untagged (dangling) images that carry all of `labels`.
+    async fn list_dangling_images(&self, labels: &BTreeMap<String, String>) -> Result<Vec<String>, EngineError>;
 }
 
 /// A tar archive (in memory) of `files` (path inside the archive → content, mode 0644).

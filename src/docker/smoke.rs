@@ -6,7 +6,7 @@
 //! `seccomp=unconfined` security option AMD documents for ROCm containers, shared memory for
 //! PyTorch, no network, and labels so that anything left behind can be found and removed.
 
-use super::{ContainerSpec, Engine, EngineError, LABEL_RUN, UploadFile, base_labels};
+use super::{ContainerSpec, Engine, EngineError, LABEL_DEADLINE, LABEL_RUN, UploadFile, base_labels};
 use crate::smoke::result::{Classification, SmokeResult, signal_from_exit};
 use crate::smoke::{PAYLOAD, PAYLOAD_PATH};
 use std::path::{Path, PathBuf};
@@ -120,10 +120,16 @@ pub struct SmokeOptions {
     pub run_id: String,
 }
 
+/// Seconds after its timeout by which a run has surely removed its container (kill, logs and
+/// removal take well under a second on a healthy engine).
+pub const DEADLINE_GRACE_S: u64 = 15;
+
 /// The container spec for one image.
 pub fn spec(image: &str, opts: &SmokeOptions) -> ContainerSpec {
     let mut labels = base_labels();
     labels.insert(LABEL_RUN.to_string(), opts.run_id.clone());
+    let deadline = super::cleanup::now() + opts.timeout.as_secs_f64().ceil() as u64 + DEADLINE_GRACE_S;
+    labels.insert(LABEL_DEADLINE.to_string(), deadline.to_string());
     let mut cmd = vec![PAYLOAD_PATH.to_string()];
     cmd.extend(opts.payload_args.iter().cloned());
     ContainerSpec {
@@ -148,16 +154,51 @@ pub fn spec(image: &str, opts: &SmokeOptions) -> ContainerSpec {
     }
 }
 
-/// Smokes one image. Every outcome of the image is a [`SmokeResult`]; only a daemon failure
-/// (unreachable, API error) is `Err`. The container is removed on every path that returns; if
-/// the future is dropped (Ctrl-C), the caller removes containers by [`LABEL_RUN`].
+/// Whether an error means the engine itself is gone (as opposed to one call being refused): a
+/// transport failure always does; any other API error does if the engine no longer answers a
+/// ping (a response cut off mid-stream can surface as a decoding error).
+pub async fn engine_gone<E: Engine>(engine: &E, e: &EngineError) -> bool {
+    match e {
+        EngineError::Unreachable { .. } => true,
+        EngineError::Api(_) => engine.ping().await.is_err(),
+        EngineError::ImageMissing(_) | EngineError::StartFailed(_) => false,
+    }
+}
+
+/// The result of an image the engine went away under. `container`: the container it had created
+/// (left behind on the engine; the next run's cleanup pass or `smoke --cleanup` removes it).
+pub fn engine_lost(image: &str, container: Option<&str>, e: &EngineError) -> SmokeResult {
+    let left = match container {
+        Some(id) => format!(
+            "; container {} may be left on the engine (removed by the next run's cleanup pass, or `rocmcheck smoke --cleanup`)",
+            id.chars().take(12).collect::<String>()
+        ),
+        None => String::new(),
+    };
+    SmokeResult::outcome(
+        image,
+        Classification::EngineLost,
+        Some(format!("the Docker engine went away during the smoke: {e}{left}")),
+    )
+}
+
+/// Smokes one image. Every outcome of the image is a [`SmokeResult`], including the engine going
+/// away under it ([`Classification::EngineLost`]); only a daemon failure that leaves the engine
+/// answering (an API error) is `Err`. The container is removed on every path that returns while
+/// the engine is there; if the future is dropped (Ctrl-C), the caller removes containers by
+/// [`LABEL_RUN`].
 pub async fn smoke_image<E: Engine>(engine: &E, image: &str, opts: &SmokeOptions) -> Result<SmokeResult, EngineError> {
     let start = Instant::now();
     let finish = |mut r: SmokeResult| {
         r.wall_ms = Some(start.elapsed().as_secs_f64() * 1000.0);
         r
     };
-    if !engine.image_exists(image).await? {
+    let exists = match engine.image_exists(image).await {
+        Ok(x) => x,
+        Err(e) if engine_gone(engine, &e).await => return Ok(finish(engine_lost(image, None, &e))),
+        Err(e) => return Err(e),
+    };
+    if !exists {
         return Ok(finish(SmokeResult::outcome(
             image,
             Classification::ImageMissing,
@@ -175,13 +216,31 @@ pub async fn smoke_image<E: Engine>(engine: &E, image: &str, opts: &SmokeOptions
                 Some(format!("image {image} does not exist")),
             )));
         }
+        Err(e) if engine_gone(engine, &e).await => return Ok(finish(engine_lost(image, None, &e))),
         Err(e) => return Err(e),
     };
     let r = run_created(engine, image, &id, opts).await;
     let removed = engine.remove(&id).await;
-    let r = r?;
-    removed?;
-    Ok(finish(r))
+    match (r, removed) {
+        (Ok(r), Ok(())) => Ok(finish(r)),
+        (Err(e), removed) if engine_gone(engine, &e).await => {
+            let left = removed.is_err().then_some(id.as_str());
+            Ok(finish(engine_lost(image, left, &e)))
+        }
+        // The payload's verdict stands; only the removal was lost with the engine.
+        (Ok(mut r), Err(e)) if engine_gone(engine, &e).await => {
+            let note = format!(
+                "container {} not removed: the Docker engine went away ({e}); `rocmcheck smoke --cleanup` removes it",
+                id.chars().take(12).collect::<String>()
+            );
+            r.detail = Some(match r.detail.take() {
+                Some(d) => format!("{d}; {note}"),
+                None => note,
+            });
+            Ok(finish(r))
+        }
+        (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+    }
 }
 
 async fn run_created<E: Engine>(
@@ -335,15 +394,39 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn unreachable_daemon_is_an_error() {
+    async fn engine_gone_is_engine_lost_with_the_container_named() {
         let f = FakeEngine {
             unreachable: true,
             ..Default::default()
         };
-        assert!(matches!(
-            smoke_image(&f, "x", &opts(100)).await,
-            Err(EngineError::Unreachable { .. })
-        ));
+        let r = smoke_image(&f, "x", &opts(100)).await.unwrap();
+        assert_eq!(r.classification, Classification::EngineLost);
+        assert!(r.detail.unwrap().contains("cannot reach the Docker daemon"));
+        // Lost while waiting: the container is named (it stays on the engine).
+        let f = fake(&[("stuck", FakeRun::Hang)]);
+        let f = FakeEngine {
+            lose_at_wait: Some("stuck".into()),
+            ..f
+        };
+        let r = smoke_image(&f, "stuck", &opts(5000)).await.unwrap();
+        assert_eq!(r.classification, Classification::EngineLost);
+        let d = r.detail.unwrap();
+        assert!(
+            d.contains("container c1 may be left") && d.contains("smoke --cleanup"),
+            "{d}"
+        );
+        assert_eq!(
+            f.containers.lock().unwrap().len(),
+            1,
+            "the engine was gone: nothing removed"
+        );
+        let s = &f.created.lock().unwrap()[0];
+        let deadline: u64 = s.labels[LABEL_DEADLINE].parse().unwrap();
+        let now = crate::docker::cleanup::now();
+        assert!(
+            deadline >= now + 5 && deadline <= now + 5 + DEADLINE_GRACE_S + 2,
+            "{deadline} vs {now}"
+        );
     }
 
     #[test]

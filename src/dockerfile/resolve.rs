@@ -40,53 +40,125 @@ struct Stage {
     arg_targets: Vec<Sourced<Target>>,
 }
 
-/// The most bytes one substitution may produce. Every stored ARG/ENV value went through a
-/// bounded substitution, so a chain `ARG A1=${A0}${A0}` … cannot grow past this: the work and
-/// memory of resolving a Dockerfile stay linear in its size (40 doubling ARGs would otherwise
-/// need 2^40 bytes).
+/// The most bytes one substitution may produce (one ARG/ENV value, one image reference, one RUN
+/// command). Every stored ARG/ENV value went through a bounded substitution, so a chain
+/// `ARG A1=${A0}${A0}` … cannot grow past this.
 pub const MAX_EXPANSION: usize = 64 * 1024;
 
-/// An expansion went past [`MAX_EXPANSION`].
+/// The most bytes all substitutions of one file may produce together, stage copies
+/// (`FROM parent AS child`) and requirements files read for it included. With
+/// [`MAX_EXPANSION`] alone, ten thousand `RUN pip install ${BIG}` lines would each cost 64 KiB.
+pub const MAX_FILE_EXPANSION: usize = 4 << 20;
+
+/// The deepest `${A:-${B:-…}}` nesting followed (each level is a recursion and a scan).
+pub const MAX_NESTING: usize = 16;
+
+/// The most variable references one file may resolve (a work bound that does not depend on
+/// the bytes they produce: `${EMPTY}` produces nothing but still costs a lookup).
+pub const MAX_REFERENCES: usize = 1 << 20;
+
+/// Which limit stopped an expansion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ExpansionTooLarge;
+pub enum ExpansionLimit {
+    /// One value past [`MAX_EXPANSION`].
+    Value,
+    /// The file's substitutions together past [`MAX_FILE_EXPANSION`].
+    File,
+    /// Defaults nested past [`MAX_NESTING`].
+    Nesting,
+    /// More than [`MAX_REFERENCES`] references in the file.
+    References,
+}
+
+impl std::fmt::Display for ExpansionLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExpansionLimit::Value => write!(f, "its value expands to more than {} KiB", MAX_EXPANSION / 1024),
+            ExpansionLimit::File => write!(
+                f,
+                "this file's substitutions and stage copies come to more than {} MiB in all",
+                MAX_FILE_EXPANSION >> 20
+            ),
+            ExpansionLimit::Nesting => write!(f, "`${{A:-${{B:-…}}}}` defaults nest more than {MAX_NESTING} deep"),
+            ExpansionLimit::References => {
+                write!(f, "the file resolves more than {MAX_REFERENCES} variable references")
+            }
+        }
+    }
+}
+
+/// What one file may still spend on substitution: bytes produced and references resolved.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    bytes: usize,
+    references: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            bytes: MAX_FILE_EXPANSION,
+            references: MAX_REFERENCES,
+        }
+    }
+}
+
+impl Budget {
+    /// Spends `n` bytes of the file's budget.
+    pub fn charge(&mut self, n: usize) -> Result<(), ExpansionLimit> {
+        self.bytes = self.bytes.checked_sub(n).ok_or(ExpansionLimit::File)?;
+        Ok(())
+    }
+}
 
 /// Substitutes `$VAR`, `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:+alt}`,
 /// `${VAR+alt}`; `\$` stays a literal `$`. Returns the text and whether a variable was unset.
 /// Output past [`MAX_EXPANSION`] is cut off (use [`substitute_bounded`] to be told).
 pub fn substitute(s: &str, vars: &Vars) -> (String, bool) {
-    match substitute_bounded(s, vars) {
+    match substitute_in(s, vars, &mut Budget::default()) {
         Ok(r) => r,
-        Err(_) => {
-            let mut budget = MAX_EXPANSION;
-            let (mut t, _, _) = subst(s, vars, &mut budget);
-            let mut cut = MAX_EXPANSION.min(t.len());
-            while !t.is_char_boundary(cut) {
+        Err((_, cut)) => (cut, true),
+    }
+}
+
+/// [`substitute`], or the limit it ran into.
+pub fn substitute_bounded(s: &str, vars: &Vars) -> Result<(String, bool), ExpansionLimit> {
+    substitute_in(s, vars, &mut Budget::default()).map_err(|(l, _)| l)
+}
+
+/// [`substitute`] charged to a file's `budget`. On error: the limit, and the output so far cut
+/// to at most [`MAX_EXPANSION`] bytes.
+pub fn substitute_in(s: &str, vars: &Vars, budget: &mut Budget) -> Result<(String, bool), (ExpansionLimit, String)> {
+    let mut out = String::with_capacity(s.len().min(MAX_EXPANSION));
+    let r = subst(s, vars, &mut out, budget, 0);
+    let r = r.and_then(|u| budget.charge(out.len()).map(|()| u));
+    match r {
+        Ok(u) => Ok((out, u)),
+        Err(l) => {
+            let mut cut = MAX_EXPANSION.min(out.len());
+            while !out.is_char_boundary(cut) {
                 cut -= 1;
             }
-            t.truncate(cut);
-            (t, true)
+            out.truncate(cut);
+            // what was produced is spent, even when it is refused
+            budget.bytes = budget.bytes.saturating_sub(cut);
+            Err((l, out))
         }
     }
 }
 
-/// [`substitute`], or an error when the result would exceed [`MAX_EXPANSION`] bytes.
-pub fn substitute_bounded(s: &str, vars: &Vars) -> Result<(String, bool), ExpansionTooLarge> {
-    let mut budget = MAX_EXPANSION;
-    let (t, u, over) = subst(s, vars, &mut budget);
-    if over { Err(ExpansionTooLarge) } else { Ok((t, u)) }
-}
-
-/// The substitution itself; stops once `budget` bytes have been produced (third value: stopped).
-fn subst(s: &str, vars: &Vars, budget: &mut usize) -> (String, bool, bool) {
-    let mut out = String::with_capacity(s.len().min(*budget));
+/// The substitution itself, appending to `out`; stops at the first limit. Work is linear in
+/// `s` (times the nesting depth) plus what it appends, and appends stop past [`MAX_EXPANSION`].
+fn subst(s: &str, vars: &Vars, out: &mut String, budget: &mut Budget, depth: usize) -> Result<bool, ExpansionLimit> {
+    if depth > MAX_NESTING {
+        return Err(ExpansionLimit::Nesting);
+    }
     let mut unresolved = false;
     let b = s.as_bytes();
     let mut i = 0;
-    let start_budget = *budget;
     while i < b.len() {
-        if out.len() > start_budget {
-            *budget = 0;
-            return (out, unresolved, true);
+        if out.len() > MAX_EXPANSION {
+            return Err(ExpansionLimit::Value);
         }
         let c = b[i];
         if c == b'\\' && b.get(i + 1) == Some(&b'$') {
@@ -105,6 +177,7 @@ fn subst(s: &str, vars: &Vars, budget: &mut usize) -> (String, bool, bool) {
                 out.push_str(&s[i..]);
                 break;
             };
+            budget.references = budget.references.checked_sub(1).ok_or(ExpansionLimit::References)?;
             let inner = &s[i + 2..i + 2 + close];
             i += close + 3;
             let name_end = inner
@@ -114,41 +187,22 @@ fn subst(s: &str, vars: &Vars, budget: &mut usize) -> (String, bool, bool) {
             let op = &inner[name_end..];
             let val = vars.get(name);
             let set_nonempty = val.is_some_and(|v| !v.is_empty());
-            let (word, default_op) = if let Some(w) = op.strip_prefix(":-") {
-                (Some(w), Some(!set_nonempty))
+            let (word, use_word, default) = if let Some(w) = op.strip_prefix(":-") {
+                (Some(w), !set_nonempty, true)
             } else if let Some(w) = op.strip_prefix('-') {
-                (Some(w), Some(val.is_none()))
+                (Some(w), val.is_none(), true)
             } else if let Some(w) = op.strip_prefix(":+") {
-                (Some(w), Some(set_nonempty))
+                (Some(w), set_nonempty, false)
             } else if let Some(w) = op.strip_prefix('+') {
-                (Some(w), Some(val.is_some()))
+                (Some(w), val.is_some(), false)
             } else {
-                (None, None)
+                (None, false, false)
             };
-            match (word, default_op) {
-                (Some(w), Some(use_word)) if op.starts_with(":-") || op.starts_with('-') => {
-                    if use_word {
-                        let (t, u, over) = subst(w, vars, budget);
-                        unresolved |= u;
-                        out.push_str(&t);
-                        if over {
-                            return (out, unresolved, true);
-                        }
-                    } else {
-                        out.push_str(val.map_or("", |v| v));
-                    }
-                }
-                (Some(w), Some(use_word)) => {
-                    if use_word {
-                        let (t, u, over) = subst(w, vars, budget);
-                        unresolved |= u;
-                        out.push_str(&t);
-                        if over {
-                            return (out, unresolved, true);
-                        }
-                    }
-                }
-                _ => match val {
+            match word {
+                Some(w) if use_word => unresolved |= subst(w, vars, out, budget, depth + 1)?,
+                Some(_) if default => out.push_str(val.map_or("", |v| v)),
+                Some(_) => {}
+                None => match val {
                     Some(v) => out.push_str(v),
                     None => unresolved = true,
                 },
@@ -164,18 +218,17 @@ fn subst(s: &str, vars: &Vars, budget: &mut usize) -> (String, bool, bool) {
             i += 1;
             continue;
         }
+        budget.references = budget.references.checked_sub(1).ok_or(ExpansionLimit::References)?;
         match vars.get(&rest[..n]) {
             Some(v) => out.push_str(v),
             None => unresolved = true,
         }
         i += 1 + n;
     }
-    if out.len() > start_budget {
-        *budget = 0;
-        return (out, unresolved, true);
+    if out.len() > MAX_EXPANSION {
+        return Err(ExpansionLimit::Value);
     }
-    *budget = start_budget - out.len();
-    (out, unresolved, false)
+    Ok(unresolved)
 }
 
 fn find_close(s: &str) -> Option<usize> {
@@ -276,9 +329,44 @@ struct Ctx<'a> {
     ix: LineIndex,
     matrix: &'a Matrix,
     opts: &'a Options,
+    /// What this file may still spend on substitution.
+    budget: std::cell::RefCell<Budget>,
 }
 
 impl Ctx<'_> {
+    /// Substitutes `s` within the file's budget; a limit is a located input error that names
+    /// `what` (e.g. `ARG A17`) and what was `expected`.
+    fn expand(
+        &self,
+        s: &str,
+        vars: &Vars,
+        at: usize,
+        what: &str,
+        expected: &str,
+    ) -> Result<(String, bool), InputProblem> {
+        substitute_in(s, vars, &mut self.budget.borrow_mut()).map_err(|(l, _)| self.limit(at, what, l, expected))
+    }
+    /// [`Ctx::expand`] for text that is only scanned (RUN): a value past [`MAX_EXPANSION`] is
+    /// cut there; the file-wide limits are still errors.
+    fn expand_cut(&self, s: &str, vars: &Vars, at: usize) -> Result<String, InputProblem> {
+        match substitute_in(s, vars, &mut self.budget.borrow_mut()) {
+            Ok((t, _)) | Err((ExpansionLimit::Value, t)) => Ok(t),
+            Err((l, _)) => Err(self.limit(at, "RUN", l, "commands of a sane size")),
+        }
+    }
+    /// Spends `n` bytes (a stage copy, a requirements file) of the file's budget.
+    fn charge(&self, n: usize, at: usize, what: &str) -> Result<(), InputProblem> {
+        self.budget
+            .borrow_mut()
+            .charge(n)
+            .map_err(|l| self.limit(at, what, l, "a Dockerfile of a sane size"))
+    }
+    fn limit(&self, at: usize, what: &str, l: ExpansionLimit, expected: &str) -> InputProblem {
+        self.problem(
+            at,
+            format!("{what}: {l} (expected {expected}; is this an expansion bomb?)"),
+        )
+    }
     fn origin(&self, byte: usize) -> Origin {
         let (line, col) = self.ix.pos(self.text, byte);
         Origin::File {
@@ -336,34 +424,65 @@ impl Ctx<'_> {
     }
 }
 
-/// Declared ARGs of a scope must not reference each other in a cycle.
+/// Declared ARGs of a scope must not reference each other in a cycle. One depth-first walk
+/// with three colours: linear in the declarations and references (a chain of 40,000 ARGs that
+/// each name the one before is walked once, not once per ARG).
 fn check_arg_cycles(cx: &Ctx, decls: &[(String, usize, String)]) -> Result<(), InputProblem> {
-    let defaults: BTreeMap<&str, (&str, usize)> =
-        decls.iter().map(|(k, o, v)| (k.as_str(), (v.as_str(), *o))).collect();
-    for (name, off, _) in decls {
-        // follow references from `name`; a path back to it is a cycle
-        let mut stack = vec![(name.as_str(), vec![name.clone()])];
-        let mut seen = std::collections::BTreeSet::new();
-        while let Some((n, path)) = stack.pop() {
-            let Some((v, _)) = defaults.get(n) else { continue };
-            for r in references(v) {
-                // `ARG A=${A}` (take the build arg or nothing) is not a cycle
-                if r == *name && path.len() > 1 {
-                    let mut p = path.clone();
-                    p.push(r);
+    // name → (references to other declared names, offset of its last declaration)
+    let mut graph: BTreeMap<&str, (Vec<String>, usize)> = BTreeMap::new();
+    for (k, off, v) in decls {
+        graph.insert(k.as_str(), (references(v), *off));
+    }
+    // `ARG A=${A}` (take the build arg or nothing) is not a cycle: drop self-references
+    let edges: BTreeMap<&str, (Vec<&str>, usize)> = graph
+        .iter()
+        .map(|(k, (refs, off))| {
+            let to = refs
+                .iter()
+                .filter_map(|r| graph.get_key_value(r.as_str()).map(|(n, _)| *n))
+                .filter(|n| n != k)
+                .collect();
+            (*k, (to, *off))
+        })
+        .collect();
+    #[derive(Clone, Copy, PartialEq)]
+    enum Colour {
+        Grey,
+        Black,
+    }
+    let mut colour: BTreeMap<&str, Colour> = BTreeMap::new();
+    for (start, _, _) in decls {
+        if colour.contains_key(start.as_str()) {
+            continue;
+        }
+        // the walk's path, each node with the index of its next edge
+        let mut path: Vec<(&str, usize)> = vec![(start.as_str(), 0)];
+        colour.insert(start.as_str(), Colour::Grey);
+        while let Some((n, next)) = path.last_mut() {
+            let (to, _) = &edges[*n];
+            let Some(&m) = to.get(*next) else {
+                colour.insert(*n, Colour::Black);
+                path.pop();
+                continue;
+            };
+            *next += 1;
+            match colour.get(m) {
+                Some(Colour::Black) => {}
+                Some(Colour::Grey) => {
+                    let from = path.iter().position(|(p, _)| *p == m).unwrap_or(0);
+                    let mut names: Vec<&str> = path[from..].iter().map(|(p, _)| *p).collect();
+                    names.push(m);
                     return Err(cx.problem(
-                        *off,
+                        edges[m].1,
                         format!(
                             "ARG cycle: {} (expected ARG defaults that do not refer back to themselves)",
-                            p.join(" → ")
+                            names.join(" → ")
                         ),
                     ));
                 }
-                if r != *name && seen.insert(r.clone()) && defaults.contains_key(r.as_str()) {
-                    let mut p = path.clone();
-                    p.push(r.clone());
-                    let key = defaults.get_key_value(r.as_str()).map(|(k, _)| *k).unwrap_or("");
-                    stack.push((key, p));
+                None => {
+                    colour.insert(m, Colour::Grey);
+                    path.push((m, 0));
                 }
             }
         }
@@ -385,6 +504,7 @@ pub fn resolve(
         ix: LineIndex::new(text),
         matrix,
         opts,
+        budget: Default::default(),
     };
     // ARG cycles, per scope (global, then each stage)
     {
@@ -411,6 +531,8 @@ pub fn resolve(
 
     let mut global = Vars::new();
     let mut stages: Vec<Stage> = Vec::new();
+    // lower-case stage name → index of the latest stage of that name
+    let mut named: BTreeMap<String, usize> = BTreeMap::new();
     let mut cur: Option<Stage> = None;
     for ins in &df.instructions {
         match ins {
@@ -420,18 +542,11 @@ pub fn resolve(
                         (Some(b), _) => Some(b.to_string()),
                         (None, Some(d)) => {
                             let vars = cur.as_ref().map_or(&global, |s| &s.vars);
-                            match substitute_bounded(d, vars) {
-                                Ok((v, _)) => Some(v),
-                                Err(ExpansionTooLarge) => {
-                                    return Err(cx.problem(
-                                        cx.at(&a.arguments, off, &k),
-                                        format!(
-                                            "ARG {k}: its value expands to more than {} KiB (expected ARG defaults of a sane size; is this an expansion bomb?)",
-                                            MAX_EXPANSION / 1024
-                                        ),
-                                    ));
-                                }
-                            }
+                            let at = cx.at(&a.arguments, off, &k);
+                            Some(
+                                cx.expand(d, vars, at, &format!("ARG {k}"), "ARG defaults of a sane size")?
+                                    .0,
+                            )
                         }
                         (None, None) if cur.is_some() => global.get(&k).cloned(),
                         (None, None) => None,
@@ -454,23 +569,16 @@ pub fn resolve(
             }
             Instruction::From(f) => {
                 if let Some(done) = cur.take() {
-                    stages.push(done);
+                    push_stage(&mut stages, &mut named, done);
                 }
-                let (image, unresolved) = substitute_bounded(&f.image.value, &global).map_err(|_| {
-                    cx.problem(
-                        f.image.span.start,
-                        format!(
-                            "FROM: the image reference expands to more than {} KiB (expected an image name)",
-                            MAX_EXPANSION / 1024
-                        ),
-                    )
-                })?;
-                let parent = stages
-                    .iter()
-                    .rev()
-                    .find(|s| s.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(&image)));
+                let (image, unresolved) =
+                    cx.expand(&f.image.value, &global, f.image.span.start, "FROM", "an image name")?;
+                // the latest stage of that name (an index: a scan per FROM is quadratic)
+                let parent = named.get(&image.to_ascii_lowercase()).map(|&i| &stages[i]);
                 let mut st = match parent {
                     Some(p) => {
+                        // a copy of the parent costs what it holds
+                        cx.charge(p.size(), f.image.span.start, &format!("FROM {image}"))?;
                         let mut s = p.clone();
                         // ARGs are per stage; ENV carries over
                         s.vars = s
@@ -500,15 +608,7 @@ pub fn resolve(
                 for (k, off, v) in key_values(&e.arguments.value, true) {
                     let Some(v) = v else { continue };
                     let at = cx.at(&e.arguments, off, &k);
-                    let (v, _) = substitute_bounded(&v, &st.vars).map_err(|_| {
-                        cx.problem(
-                            at,
-                            format!(
-                                "ENV {k}: its value expands to more than {} KiB (expected values of a sane size)",
-                                MAX_EXPANSION / 1024
-                            ),
-                        )
-                    })?;
+                    let (v, _) = cx.expand(&v, &st.vars, at, &format!("ENV {k}"), "values of a sane size")?;
                     target_var(&cx, st, &k, &v, at);
                     st.vars.insert(k.clone(), v.clone());
                     st.env.push(Sourced::new(EnvVar { name: k, value: v }, cx.origin(at)));
@@ -531,14 +631,14 @@ pub fn resolve(
                     pieces.push((h.span.start, h.value.to_string()));
                 }
                 for (base, text) in pieces {
-                    scan_run(&cx, st, base, &text);
+                    scan_run(&cx, st, base, &text)?;
                 }
             }
             _ => {}
         }
     }
     if let Some(done) = cur.take() {
-        stages.push(done);
+        push_stage(&mut stages, &mut named, done);
     }
     let idx = stages.len().saturating_sub(1);
     let Some(last) = stages.pop() else {
@@ -549,6 +649,24 @@ pub fn resolve(
         ));
     };
     Ok(into_facts(&cx, last, idx))
+}
+
+fn push_stage(stages: &mut Vec<Stage>, named: &mut BTreeMap<String, usize>, st: Stage) {
+    if let Some(n) = &st.name {
+        named.insert(n.to_ascii_lowercase(), stages.len());
+    }
+    stages.push(st);
+}
+
+impl Stage {
+    /// About the bytes a copy of this stage holds (its variables and environment).
+    fn size(&self) -> usize {
+        let vars: usize = self.vars.iter().map(|(k, v)| k.len() + v.len()).sum();
+        let env: usize = self.env.iter().map(|e| e.value.name.len() + e.value.value.len()).sum();
+        let entries = self.rocm.len() + self.image_targets.len() + self.arg_targets.len();
+        // a floor per stage and per entry, so that many small copies are counted too
+        64 * (1 + entries) + vars + env
+    }
 }
 
 fn into_facts(cx: &Ctx, st: Stage, idx: usize) -> Facts {
@@ -706,7 +824,7 @@ fn target_var_at(st: &mut Stage, name: &str, value: &str, origin: &Origin) {
 }
 
 /// A RUN command (shell text or heredoc body) starting at byte `base` of the file.
-fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) {
+fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) -> Result<(), InputProblem> {
     static AMD_APT: OnceLock<regex::Regex> = OnceLock::new();
     static AMDGPU_INSTALL: OnceLock<regex::Regex> = OnceLock::new();
     static DISTRO: OnceLock<regex::Regex> = OnceLock::new();
@@ -720,7 +838,7 @@ fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) {
         regex::Regex::new(r"\b(libamdhip64-\d+|hipcc|rocm-smi|librocblas\d*-dev|librocblas0|rocminfo)\b")
             .expect("regex")
     });
-    let (sub, _) = substitute(text, &st.vars);
+    let sub = cx.expand_cut(text, &st.vars, base)?;
     let mut rocm_seen = false;
     if let Some(c) = amd_apt.captures(&sub) {
         push_rocm(
@@ -771,16 +889,17 @@ fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) {
     for w in words.into_iter().chain(std::iter::once((usize::MAX, ";".to_string()))) {
         if w.0 == usize::MAX || matches!(w.1.as_str(), "&&" | "||" | ";" | "|" | "\n") {
             if !cmd.is_empty() {
-                let c: Vec<(usize, String)> = cmd
-                    .drain(..)
-                    .map(|(o, s)| (base + o, substitute(&s, &st.vars).0))
-                    .collect();
-                pip_install(cx, st, &c);
+                let mut c: Vec<(usize, String)> = Vec::with_capacity(cmd.len());
+                for (o, s) in cmd.drain(..) {
+                    c.push((base + o, cx.expand_cut(&s, &st.vars, base + o)?));
+                }
+                pip_install(cx, st, &c)?;
             }
         } else {
             cmd.push(w);
         }
     }
+    Ok(())
 }
 
 fn raw_find(text: &str, needle: &str) -> usize {
@@ -845,7 +964,7 @@ fn shell_words_ops(s: &str) -> Vec<(usize, String)> {
 }
 
 /// A pip / pip3 / `python -m pip` / `uv pip` install command: torch, index URLs, `--pre`, `-r`.
-fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
+fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), InputProblem> {
     let words: Vec<&str> = c.iter().map(|(_, w)| w.as_str()).collect();
     let is_pip = |w: &str| {
         let b = w.rsplit('/').next().unwrap_or(w);
@@ -856,7 +975,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
         .enumerate()
         .position(|(i, w)| *w == "install" && i > 0 && (is_pip(words[i - 1]) || (words[i - 1] == "pip" && i > 1)))
     else {
-        return;
+        return Ok(());
     };
     let mut inst = Install::default();
     let mut i = install + 1;
@@ -887,7 +1006,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
                         inst.index.push(v)
                     }
                     "-f" | "--find-links" => inst.index.push(v),
-                    "-r" | "--requirement" => read_requirements(cx, &v, *off, &mut inst),
+                    "-r" | "--requirement" => read_requirements(cx, &v, *off, &mut inst)?,
                     _ => {}
                 }
             }
@@ -902,7 +1021,9 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
         }
         i += 1;
     }
-    let Some((version, off, from)) = inst.torch else { return };
+    let Some((version, off, from)) = inst.torch else {
+        return Ok(());
+    };
     let mut index = inst.index;
     let (mut primary, mut extra) = (inst.primary, inst.extra);
     if index.is_empty() {
@@ -949,6 +1070,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) {
             cx.origin(off)
         },
     ));
+    Ok(())
 }
 
 #[derive(Default)]
@@ -1003,8 +1125,12 @@ fn wheel_version(u: &str) -> Option<String> {
     file.split('-').nth(1).map(String::from)
 }
 
-fn read_requirements(cx: &Ctx, file: &str, off: usize, inst: &mut Install) {
-    let Some(dir) = &cx.opts.context else { return };
+/// A requirements file named by `pip install -r`, read from the build context. One that cannot
+/// be read is skipped (the build would fail on it, not the lint); a FIFO or device is never
+/// opened; what is read is charged to the file's expansion budget (a thousand `-r` of one big
+/// file would otherwise cost a thousand reads).
+fn read_requirements(cx: &Ctx, file: &str, off: usize, inst: &mut Install) -> Result<(), InputProblem> {
+    let Some(dir) = &cx.opts.context else { return Ok(()) };
     let p = Path::new(file);
     let full = if p.is_absolute() {
         // an absolute path in the image: look for its file name in the context
@@ -1012,12 +1138,13 @@ fn read_requirements(cx: &Ctx, file: &str, off: usize, inst: &mut Install) {
     } else {
         dir.join(p)
     };
-    let Ok(text) = std::fs::read_to_string(&full) else {
-        return;
+    let Ok(bytes) = crate::input::read_regular(&full, super::parse::MAX_BYTES) else {
+        return Ok(());
     };
-    if text.len() > super::parse::MAX_BYTES {
-        return;
-    }
+    cx.charge(bytes.len(), off, &format!("pip install -r {file}"))?;
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Ok(());
+    };
     for line in text.lines() {
         let line = line.split(" #").next().unwrap_or("").trim();
         if line.starts_with('#') || line.is_empty() {
@@ -1054,6 +1181,7 @@ fn read_requirements(cx: &Ctx, file: &str, off: usize, inst: &mut Install) {
             j += 1;
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -1090,7 +1218,8 @@ mod tests {
                     assert_eq!(t.len(), prev.len() * 2);
                     v.insert(format!("A{i}"), t);
                 }
-                Err(ExpansionTooLarge) => {
+                Err(e) => {
+                    assert_eq!(e, ExpansionLimit::Value);
                     assert!(prev.len() * 2 > MAX_EXPANSION, "refused at level {i} too early");
                     let (cut, unresolved) = substitute(&format!("${{A{}}}${{A{}}}", i - 1, i - 1), &v);
                     assert!(cut.len() <= MAX_EXPANSION && unresolved);
@@ -1099,6 +1228,41 @@ mod tests {
             }
         }
         panic!("the bomb was never refused");
+    }
+
+    #[test]
+    fn nesting_and_references_are_bounded() {
+        // `${X:-${X:-…x…}}` 20,000 deep used to recurse until the stack overflowed
+        let deep = "${X:-".repeat(20_000) + "x" + &"}".repeat(20_000);
+        assert_eq!(substitute_bounded(&deep, &Vars::new()), Err(ExpansionLimit::Nesting));
+        let ok = "${X:-".repeat(MAX_NESTING) + "x" + &"}".repeat(MAX_NESTING);
+        assert_eq!(substitute_bounded(&ok, &Vars::new()), Ok(("x".into(), false)));
+        // references that produce nothing still count as work
+        let mut b = Budget::default();
+        let empties = "$E".repeat(1000);
+        let v = vars(&[("E", "")]);
+        for _ in 0..MAX_REFERENCES / 1000 {
+            assert!(substitute_in(&empties, &v, &mut b).is_ok());
+        }
+        assert_eq!(
+            substitute_in(&empties, &v, &mut b).map_err(|e| e.0),
+            Err(ExpansionLimit::References)
+        );
+    }
+
+    #[test]
+    fn a_file_budget_adds_up_values_under_the_per_value_limit() {
+        let big = "x".repeat(MAX_EXPANSION);
+        let v = vars(&[("B", &big)]);
+        let mut b = Budget::default();
+        let n = MAX_FILE_EXPANSION / MAX_EXPANSION;
+        for _ in 0..n {
+            let (t, _) = substitute_in("${B}", &v, &mut b).unwrap();
+            assert_eq!(t.len(), MAX_EXPANSION);
+        }
+        let (l, cut) = substitute_in("${B}", &v, &mut b).unwrap_err();
+        assert_eq!(l, ExpansionLimit::File);
+        assert!(cut.len() <= MAX_EXPANSION);
     }
 
     #[test]

@@ -576,11 +576,11 @@ impl Matrix {
     pub fn from_dir(dir: &std::path::Path) -> Result<Matrix, Vec<MatrixDiagnostic>> {
         let mut files = BTreeMap::new();
         for name in validate::FILES {
-            match std::fs::read_to_string(dir.join(name)) {
+            match crate::input::read_text(&dir.join(name), 64 << 20) {
                 Ok(t) => {
                     files.insert((*name).to_string(), t);
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(crate::input::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => {
                     return Err(vec![MatrixDiagnostic {
                         code: "M009",

@@ -48,7 +48,7 @@ pub struct CandidateResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
     /// `pass`, `no-device`, `runtime-missing`, `hipblas-failed`, `alloc-failed`, `torch-failed`,
-    /// `hang`, `crash`, `build-failed`.
+    /// `hang`, `crash`, `build-failed`, `image-missing`, `engine-lost`.
     pub classification: String,
     /// One line on the classification (`hipErrorNoDevice`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -129,7 +129,7 @@ impl std::fmt::Display for LoadError {
 /// Reads a results file (any of the accepted shapes) into candidate results.
 pub fn load_file(path: &Path) -> Result<Vec<CandidateResult>, LoadError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+    let text = crate::input::read_text(path, 256 << 20).map_err(|e| LoadError {
         file: name.clone(),
         at: None,
         message: format!("cannot read: {e}"),

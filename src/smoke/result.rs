@@ -38,6 +38,9 @@ pub enum Classification {
     BuildFailed,
     /// The image does not exist on the Docker host.
     ImageMissing,
+    /// The Docker engine went away (connection lost, daemon stopped) while this image was built
+    /// or smoked, or before rocmcheck reached it: the image was not judged.
+    EngineLost,
     /// A classification this rocmcheck does not know (a newer payload).
     #[serde(other)]
     Unknown,
@@ -45,7 +48,7 @@ pub enum Classification {
 
 impl Classification {
     /// Every classification, in report order.
-    pub const ALL: [Classification; 11] = [
+    pub const ALL: [Classification; 12] = [
         Classification::Pass,
         Classification::NoDevice,
         Classification::RuntimeMissing,
@@ -56,6 +59,7 @@ impl Classification {
         Classification::Crash,
         Classification::BuildFailed,
         Classification::ImageMissing,
+        Classification::EngineLost,
         Classification::Unknown,
     ];
 
@@ -72,6 +76,7 @@ impl Classification {
             Classification::Crash => "crash",
             Classification::BuildFailed => "build-failed",
             Classification::ImageMissing => "image-missing",
+            Classification::EngineLost => "engine-lost",
             Classification::Unknown => "unknown",
         }
     }

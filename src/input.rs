@@ -1,0 +1,116 @@
+//! Reading the files a user names (Dockerfiles, requirements, configs, recorded facts, result
+//! files, candidates files, matrix files): metadata first, so a FIFO, socket, device or
+//! directory is named and never opened (opening a FIFO blocks until a writer appears), and a
+//! size cap, so a huge file is refused before it is read. Nothing here judges content.
+
+use std::io::Read;
+use std::path::Path;
+
+/// Why a named file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// It exists but is not a regular file: what it is.
+    #[error("not a regular file ({0})")]
+    NotRegular(&'static str),
+    /// Larger than the cap.
+    #[error("{size} bytes, more than the {max} bytes accepted")]
+    TooLarge {
+        /// Its size.
+        size: u64,
+        /// The cap.
+        max: usize,
+    },
+    /// The system's error (not found, permission denied, invalid UTF-8, …).
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What a path that exists but is not a regular file is: `None` for a regular file or a path
+/// that does not exist. Reads metadata only (following links), so it never blocks.
+pub fn non_regular(path: &Path) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = std::fs::metadata(path).ok()?.file_type();
+    Some(if t.is_file() {
+        return None;
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else {
+        "not a file"
+    })
+}
+
+/// Reads a regular file of at most `max` bytes. A FIFO, socket, device or directory is refused
+/// without being opened; a larger file is refused without being read (and one that grows while
+/// it is read is cut at `max + 1` bytes and refused).
+pub fn read_regular(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
+    let meta = std::fs::metadata(path)?;
+    if let Some(what) = non_regular(path) {
+        return Err(ReadError::NotRegular(what));
+    }
+    if meta.len() > max as u64 {
+        return Err(ReadError::TooLarge { size: meta.len(), max });
+    }
+    let mut buf = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)?.take(max as u64 + 1).read_to_end(&mut buf)?;
+    if buf.len() > max {
+        return Err(ReadError::TooLarge {
+            size: buf.len() as u64,
+            max,
+        });
+    }
+    Ok(buf)
+}
+
+/// [`read_regular`] for UTF-8 text.
+pub fn read_text(path: &Path, max: usize) -> Result<String, ReadError> {
+    String::from_utf8(read_regular(path, max)?).map_err(|e| {
+        ReadError::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "invalid UTF-8 at byte {}: expected a UTF-8 text file",
+                e.utf8_error().valid_up_to()
+            ),
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_what_is_not_a_small_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            read_regular(dir.path(), 10),
+            Err(ReadError::NotRegular("a directory"))
+        ));
+        assert!(matches!(
+            read_regular(Path::new("/dev/null"), 10),
+            Err(ReadError::NotRegular("a character device"))
+        ));
+        let f = dir.path().join("f");
+        std::fs::write(&f, "0123456789a").unwrap();
+        assert!(matches!(
+            read_regular(&f, 10),
+            Err(ReadError::TooLarge { size: 11, max: 10 })
+        ));
+        assert_eq!(read_regular(&f, 11).unwrap(), b"0123456789a");
+        std::fs::write(&f, b"ok\xff").unwrap();
+        let e = read_text(&f, 10).unwrap_err().to_string();
+        assert!(e.contains("invalid UTF-8 at byte 2"), "{e}");
+        let e = read_regular(&dir.path().join("missing"), 10).unwrap_err();
+        assert!(
+            matches!(&e, ReadError::Io(io) if io.kind() == std::io::ErrorKind::NotFound),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,438 @@
+//! Every bad input the suite tries, per command, in one table: what it is, the command line, the
+//! exit code and a substring of the message that must name the problem. Each row runs the real
+//! binary (in a scratch directory, with a watchdog so that a regression that blocks or runs away
+//! fails the row instead of hanging the suite) and checks, besides the code and the message:
+//! no panic, and for `lint` rows that the good file linted next to the bad one still has its
+//! finding reported (bad input never hides other files' results).
+//!
+//! Issue 13 (hardening). The README's "Reliability" section links this file and gives the number
+//! of rows; `the_readme_counts_the_rows` keeps that number true.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Where the message must appear.
+#[derive(Clone, Copy, Debug)]
+enum Out {
+    Stdout,
+    Stderr,
+}
+use Out::{Stderr, Stdout};
+
+struct Case {
+    /// The command, as the README groups them.
+    cmd: &'static str,
+    /// The bad input, in words.
+    what: &'static str,
+    /// Arguments (paths are relative to the scratch directory).
+    args: &'static [&'static str],
+    /// Bytes on stdin (none: stdin is closed).
+    stdin: Option<Vec<u8>>,
+    /// Expected exit code.
+    code: i32,
+    /// Where the message is.
+    out: Out,
+    /// A substring of the message.
+    expect: &'static str,
+}
+
+const fn case(
+    cmd: &'static str,
+    what: &'static str,
+    args: &'static [&'static str],
+    code: i32,
+    out: Out,
+    expect: &'static str,
+) -> Case {
+    Case {
+        cmd,
+        what,
+        args,
+        stdin: None,
+        code,
+        out,
+        expect,
+    }
+}
+
+/// What `good.Dockerfile` always reports: `lint` rows check it is still there.
+const GOOD_FINDING: &str = "good.Dockerfile:1:6: warning[RC401]";
+
+// one row per line: this is a table to read
+#[rustfmt::skip]
+fn cases() -> Vec<Case> {
+    let mut v = vec![
+        // ---- lint: files
+        case("lint", "a FIFO", &["lint", "fifo.Dockerfile", "good.Dockerfile"], 2, Stdout, "fifo.Dockerfile: input error: not a regular file (a FIFO)"),
+        case("lint", "a unix socket", &["lint", "sock.Dockerfile", "good.Dockerfile"], 2, Stdout, "sock.Dockerfile: input error: not a regular file (a socket)"),
+        case("lint", "a character device", &["lint", "/dev/null", "good.Dockerfile"], 2, Stdout, "/dev/null: input error: not a regular file (a character device)"),
+        case("lint", "a symlink to a FIFO", &["lint", "link.Dockerfile", "good.Dockerfile"], 2, Stdout, "link.Dockerfile: input error: not a regular file (a FIFO)"),
+        case("lint", "a directory holding a FIFO named Dockerfile (walked past, never opened)", &["lint", "walk"], 0, Stdout, GOOD_FINDING),
+        case("lint", "a path that does not exist", &["lint", "missing/Dockerfile", "good.Dockerfile"], 2, Stdout, "missing/Dockerfile: input error: no such file or directory"),
+        case("lint", "a glob that matches nothing", &["lint", "nothing*.Dockerfile", "good.Dockerfile"], 2, Stdout, "nothing*.Dockerfile: input error: the pattern matches no file"),
+        case("lint", "invalid UTF-8", &["lint", "latin1.Dockerfile", "good.Dockerfile"], 2, Stdout, "latin1.Dockerfile:2:13: input error: invalid UTF-8"),
+        case("lint", "a NUL byte (binary)", &["lint", "nul.Dockerfile", "good.Dockerfile"], 2, Stdout, "nul.Dockerfile:1:5: input error:"),
+        case("lint", "a file over 1 MiB", &["lint", "huge.Dockerfile", "good.Dockerfile"], 2, Stdout, "huge.Dockerfile:1:1: input error:"),
+        case("lint", "an unknown instruction", &["lint", "frob.Dockerfile", "good.Dockerfile"], 2, Stdout, "frob.Dockerfile:2:1: input error: unknown instruction 'FROBNICATE'"),
+        case("lint", "no FROM", &["lint", "nofrom.Dockerfile", "good.Dockerfile"], 2, Stdout, "nofrom.Dockerfile:1:1: input error: expected at least one FROM instruction"),
+        case("lint", "an ARG cycle", &["lint", "cycle.Dockerfile", "good.Dockerfile"], 2, Stdout, "cycle.Dockerfile:2:5: input error: ARG cycle: A → B → A"),
+        case("lint", "40 doubling ARGs (2^40 bytes)", &["lint", "bomb.Dockerfile", "good.Dockerfile"], 2, Stdout, "bomb.Dockerfile:18:5: input error: ARG A17: its value expands to more than 64 KiB"),
+        case("lint", "${X:-${X:-…}} nested 20,000 deep", &["lint", "nest.Dockerfile", "good.Dockerfile"], 2, Stdout, "nest.Dockerfile:2:5: input error: ARG V: `${A:-${B:-…}}` defaults nest more than 16 deep"),
+        case("lint", "80 RUN lines of a 64 KiB ARG", &["lint", "runs.Dockerfile", "good.Dockerfile"], 2, Stdout, "runs.Dockerfile:45:17: input error: RUN: this file's substitutions and stage copies come to more than 4 MiB in all"),
+        case("lint", "80 copies of a stage holding 64 KiB", &["lint", "copies.Dockerfile", "good.Dockerfile"], 2, Stdout, "copies.Dockerfile:45:6: input error: FROM s29: this file's substitutions and stage copies come to more than 4 MiB in all"),
+        case("lint", "a devcontainer.json that is not JSON", &["lint", "dc/devcontainer.json", "good.Dockerfile"], 2, Stdout, "dc/devcontainer.json:2:"),
+        case("lint", "a compose file that is not YAML", &["lint", "docker-compose.yml", "good.Dockerfile"], 2, Stdout, "docker-compose.yml:3:1: input error: invalid compose file:"),
+        // ---- lint: big but valid input stays linear (these used to take minutes)
+        case("lint", "40,000 chained ARGs (valid; was quadratic)", &["lint", "chain.Dockerfile", "good.Dockerfile"], 0, Stdout, GOOD_FINDING),
+        case("lint", "40,000 unrelated stages (valid; was quadratic)", &["lint", "stages.Dockerfile", "good.Dockerfile"], 0, Stdout, GOOD_FINDING),
+        case("lint", "`pip install -r` of a FIFO in the context (skipped, never opened)", &["lint", "reqfifo/Dockerfile", "good.Dockerfile"], 0, Stdout, GOOD_FINDING),
+        // ---- lint: flags and config
+        case("lint", "--gfx that is not a gfx target", &["lint", "good.Dockerfile", "--gfx", "navi31"], 2, Stderr, "error: --gfx navi31:"),
+        case("lint", "--fail-on that is not a severity", &["lint", "good.Dockerfile", "--fail-on", "fatal"], 2, Stderr, "`fatal`: expected error, warning or info"),
+        case("lint", "--format that does not exist", &["lint", "good.Dockerfile", "--format", "xml"], 2, Stderr, "invalid value 'xml' for '--format"),
+        case("lint", "--config that is a FIFO", &["lint", "good.Dockerfile", "--config", "fifo.yaml"], 2, Stderr, "error: fifo.yaml:1:1: cannot read: not a regular file (a FIFO)"),
+        case("lint", "--config that does not exist", &["lint", "good.Dockerfile", "--config", "missing.yaml"], 2, Stderr, "error: missing.yaml:1:1: cannot read: No such file or directory"),
+        case("lint", "--config that is a directory", &["lint", "good.Dockerfile", "--config", "dc"], 2, Stderr, "error: dc:1:1: cannot read: not a regular file (a directory)"),
+        case("lint", "--config with a YAML syntax error", &["lint", "good.Dockerfile", "--config", "syntax.yaml"], 2, Stderr, "error: syntax.yaml:2:"),
+        case("lint", "--config with an unknown key", &["lint", "good.Dockerfile", "--config", "unknown-key.yaml"], 2, Stderr, "error: unknown-key.yaml:1:1: unknown field `targetz`"),
+        case("lint", "--config with a bad severity", &["lint", "good.Dockerfile", "--config", "bad-severity.yaml"], 2, Stderr, "error: bad-severity.yaml:1:10: fail_on `fatal`: expected error, warning or info"),
+        case("lint", "--config with a bad target", &["lint", "good.Dockerfile", "--config", "bad-target.yaml"], 2, Stderr, "error: bad-target.yaml:1:11:"),
+        case("lint", "--config that is not UTF-8", &["lint", "good.Dockerfile", "--config", "latin1.yaml"], 2, Stderr, "error: latin1.yaml:1:1: cannot read: invalid UTF-8 at byte 9"),
+        // ---- env
+        case("env", "--root that is a file", &["env", "--root", "good.Dockerfile", "--no-python"], 2, Stderr, "error: --root good.Dockerfile: not a directory"),
+        case("env", "--root that does not exist", &["env", "--root", "missing", "--no-python"], 2, Stderr, "error: --root missing:"),
+        case("env", "--from that does not exist", &["env", "--from", "missing.json"], 2, Stderr, "error: --from missing.json: cannot read: No such file or directory"),
+        case("env", "--from that is a FIFO", &["env", "--from", "fifo.json"], 2, Stderr, "error: --from fifo.json: cannot read: not a regular file (a FIFO)"),
+        case("env", "--from that is not JSON", &["env", "--from", "good.Dockerfile"], 2, Stderr, "error: --from good.Dockerfile: line 1, column 1:"),
+        case("env", "--from JSON of another shape", &["env", "--from", "list.json"], 2, Stderr, "(expected the JSON written by `rocmcheck env --facts`)"),
+        case("env", "--timeout 0", &["env", "--timeout", "0"], 2, Stderr, "error: --timeout 0: expected a positive number of seconds"),
+        case("env", "--timeout NaN", &["env", "--timeout", "NaN"], 2, Stderr, "error: --timeout NaN: expected a positive number of seconds"),
+        case("env", "--facts with --from", &["env", "--facts", "--from", "list.json"], 2, Stderr, "cannot be used with"),
+        case("env", "--config with an unknown key", &["env", "--no-python", "--root", "sysroot", "--config", "unknown-key.yaml"], 2, Stderr, "unknown field `targetz`"),
+        // ---- matrix validate / --matrix DIR
+        case("matrix validate", "--matrix that is not a directory", &["--matrix", "good.Dockerfile", "matrix", "version"], 2, Stderr, "error: --matrix good.Dockerfile: not a directory"),
+        case("matrix validate", "a YAML syntax error", &["--matrix", "m-syntax", "matrix", "validate"], 2, Stdout, "gpus.yaml:"),
+        case("matrix validate", "a file that is a FIFO", &["--matrix", "m-fifo", "matrix", "validate"], 2, Stdout, "rocm.yaml:1:1: M009 cannot read: not a regular file (a FIFO)"),
+        case("matrix validate", "a newer schema", &["--matrix", "m-schema", "matrix", "validate"], 2, Stdout, "M002 schema 999 is newer than this rocmcheck understands"),
+        case("matrix validate", "--matrix DIR invalid, used by lint", &["--matrix", "m-syntax", "lint", "good.Dockerfile"], 2, Stderr, "is invalid"),
+        // ---- matrix query / show / export / sync
+        case("matrix query", "--gfx of a near miss", &["matrix", "query", "--gfx", "gfx110"], 2, Stderr, "unknown gfx target `gfx110` (did you mean `gfx1100`?)"),
+        case("matrix query", "--gfx that is not a gfx name", &["matrix", "query", "--gfx", "navi31"], 2, Stderr, "error: --gfx:"),
+        case("matrix query", "--rocm not in the matrix", &["matrix", "query", "--gfx", "gfx1100", "--rocm", "9.9"], 2, Stderr, "error: --rocm: ROCm 9.9 is not in the matrix"),
+        case("matrix query", "--torch that is not a version", &["matrix", "query", "--gfx", "gfx1100", "--torch", "latest"], 2, Stderr, "error: --torch:"),
+        case("matrix query", "--env without =", &["matrix", "query", "--gfx", "gfx1100", "--env", "HSA_XNACK"], 2, Stderr, "error: --env `HSA_XNACK`: expected KEY=VALUE"),
+        case("matrix query", "a missing --gfx", &["matrix", "query"], 2, Stderr, "--gfx <GFX>"),
+        case("matrix show", "--gfx unknown", &["matrix", "show", "--gfx", "gfx9999"], 2, Stderr, "error: --gfx: unknown gfx target `gfx9999`"),
+        case("matrix show", "--rocm not a version", &["matrix", "show", "--rocm", "six"], 2, Stderr, "error: --rocm:"),
+        case("matrix show", "--torch not a version", &["matrix", "show", "--torch", "x.y"], 2, Stderr, "error: --torch:"),
+        case("matrix show", "an unknown section", &["matrix", "show", "wheels"], 2, Stderr, "invalid value 'wheels'"),
+        case("matrix show", "an unknown subcommand", &["matrix", "frobnicate"], 2, Stderr, "unrecognized subcommand 'frobnicate'"),
+        case("matrix export", "--gfx unknown for a GitHub matrix", &["matrix", "export", "--format", "github-matrix", "--gfx", "gfx9999"], 2, Stderr, "error: --gfx: unknown gfx target `gfx9999`"),
+        case("sync", "--timeout 0", &["matrix", "sync", "--timeout", "0"], 2, Stderr, "error: --timeout must be a positive number of seconds"),
+        case("sync", "an index that refuses connections", &["matrix", "sync", "--no-images", "--retries", "0", "--base-url", "http://127.0.0.1:9/whl"], 2, Stderr, "tcp connect error: Connection refused"),
+        // ---- build / smoke (dry-run and filters; nothing here reaches an engine)
+        case("build", "--filter with an unknown key", &["build", "--dry-run", "--filter", "colour=red"], 2, Stderr, "unknown key \"colour\" (keys: id, template, torch, rocm, gfx)"),
+        case("build", "--filter without =", &["build", "--dry-run", "--filter", "gfx1100"], 2, Stderr, "invalid value 'gfx1100' for '--filter"),
+        case("build", "--filter that matches nothing", &["build", "--dry-run", "--filter", "torch=0.1"], 2, Stderr, "error: no candidate matches the filters"),
+        case("build", "--candidates-file that does not exist", &["build", "--dry-run", "--candidates-file", "missing.yaml"], 2, Stderr, "error: missing.yaml: No such file or directory"),
+        case("build", "--candidates-file that is a FIFO", &["build", "--dry-run", "--candidates-file", "fifo.yaml"], 2, Stderr, "error: fifo.yaml: not a regular file (a FIFO)"),
+        case("build", "--candidates-file that is not YAML", &["build", "--dry-run", "--candidates-file", "syntax.yaml"], 2, Stderr, "error: syntax.yaml:"),
+        case("build", "--candidates-file naming an unknown template", &["build", "--dry-run", "--candidates-file", "cands-template.yaml"], 2, Stderr, "candidate c1: unknown template \"nope\""),
+        case("build", "--jobs 0", &["build", "--jobs", "0"], 2, Stderr, "error: --jobs must be at least 1"),
+        case("smoke", "no image named", &["smoke"], 2, Stderr, "error: name one or more IMAGEs, or use --candidates"),
+        case("smoke", "--timeout 0", &["smoke", "x:1", "--timeout", "0"], 2, Stderr, "error: --timeout must be a positive number of seconds"),
+        case("smoke", "--gpus that is not all, none or a list", &["smoke", "x:1", "--gpus", "some"], 2, Stderr, "invalid value 'some' for '--gpus"),
+        case("smoke", "--candidates with a filter that matches nothing", &["smoke", "--candidates", "--filter", "torch=0.1"], 2, Stderr, "error: no candidate matches the filters"),
+        case("smoke", "a daemon socket that does not exist", &["smoke", "x:1", "--gpus", "none", "--docker-host", "unix:///nonexistent/docker.sock"], 2, Stderr, "hint: is the daemon running"),
+        case("smoke", "--local with a Python that does not exist", &["smoke", "--local", "--python", "/nonexistent/python3"], 2, Stderr, "error: cannot run /nonexistent/python3: No such file or directory"),
+        // ---- report
+        case("report", "merge of a file that does not exist", &["report", "merge", "missing.json"], 2, Stderr, "error: 1 of 1 result file(s) could not be read"),
+        case("report", "merge of a FIFO", &["report", "merge", "fifo.json", "run.json"], 2, Stderr, "fifo.json: cannot read: not a regular file (a FIFO)"),
+        case("report", "merge of a file that is not JSON", &["report", "merge", "good.Dockerfile"], 2, Stderr, "good.Dockerfile:1:1: not valid JSON"),
+        case("report", "merge of the same candidate twice", &["report", "merge", "run.json", "run.json"], 2, Stderr, "is in both run.json and run.json"),
+        case("report", "merge of a newer results schema", &["report", "merge", "schema.json"], 2, Stderr, "error: schema.json: results_schema 99 is not supported"),
+        case("report", "diff against a file that is not JSON", &["report", "diff", "good.Dockerfile", "run.json"], 2, Stderr, "good.Dockerfile:1:1: not valid JSON"),
+        case("report", "render of a JSON list of non-results", &["report", "render", "list.json"], 2, Stderr, "list.json: item 0:"),
+        case("report", "render --format that does not exist", &["report", "render", "run.json", "--format", "html"], 2, Stderr, "invalid value 'html' for '--format"),
+        // ---- rules and global flags
+        case("rules", "--explain of a code that does not exist", &["rules", "--explain", "RC999"], 2, Stderr, "error: no rule `RC999`"),
+        case("global", "--color that does not exist", &["--color", "sometimes", "matrix", "version"], 2, Stderr, "invalid value 'sometimes' for '--color"),
+        case("global", "no subcommand", &[], 2, Stderr, "Usage: rocmcheck"),
+    ];
+    // ---- stdin
+    v.push(Case {
+        stdin: Some(b"FROM x\nRUN \xe9\n".to_vec()),
+        ..case("stdin", "invalid UTF-8 on stdin", &["lint", "-", "good.Dockerfile"], 2, Stdout, "-:2:5: input error: invalid UTF-8")
+    });
+    v.push(Case {
+        stdin: Some(bomb(40).into_bytes()),
+        ..case("stdin", "an expansion bomb on stdin", &["lint", "-", "good.Dockerfile"], 2, Stdout, "-:18:5: input error: ARG A17: its value expands to more than 64 KiB")
+    });
+    v.push(Case {
+        stdin: Some(vec![b'#'; (1 << 20) + 10]),
+        ..case("stdin", "more than 1 MiB on stdin", &["lint", "-", "good.Dockerfile"], 2, Stdout, "-:1:1: input error:")
+    });
+    v
+}
+
+/// `ARG A0=x`, `ARG A1=${A0}${A0}`, … `FROM rocm/dev-ubuntu-22.04:${A<n-1>}`.
+fn bomb(n: usize) -> String {
+    let mut s = String::from("ARG A0=x\n");
+    for i in 1..n {
+        s += &format!("ARG A{i}=${{A{p}}}${{A{p}}}\n", p = i - 1);
+    }
+    s + &format!("FROM rocm/dev-ubuntu-22.04:${{A{}}}\n", n - 1)
+}
+
+/// A 64 KiB ARG (`A12`, 16 bytes doubled 12 times) in a stage named s0, on lines 2 to 14.
+fn big_arg_stage() -> String {
+    let mut s = String::from("FROM rocm/dev-ubuntu-24.04:7.2.4 AS s0\nARG A0=xxxxxxxxxxxxxxxx\n");
+    for i in 1..13 {
+        s += &format!("ARG A{i}=${{A{p}}}${{A{p}}}\n", p = i - 1);
+    }
+    s
+}
+
+fn mkfifo(p: &Path) {
+    let st = Command::new("mkfifo")
+        .arg(p)
+        .status()
+        .expect("mkfifo (coreutils) is needed for the FIFO rows");
+    assert!(st.success(), "mkfifo {}", p.display());
+}
+
+/// The scratch directory every row runs in.
+fn scratch() -> (tempfile::TempDir, std::os::unix::net::UnixListener) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let w = |name: &str, body: &[u8]| {
+        let p = d.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, body).unwrap();
+    };
+    // the file every lint row lints next to the bad one: one warning, RC401 (a moving tag)
+    w("good.Dockerfile", b"FROM rocm/pytorch\n");
+    mkfifo(&d.join("fifo.Dockerfile"));
+    mkfifo(&d.join("fifo.yaml"));
+    mkfifo(&d.join("fifo.json"));
+    std::os::unix::fs::symlink("fifo.Dockerfile", d.join("link.Dockerfile")).unwrap();
+    w("walk/good.Dockerfile", b"FROM rocm/pytorch\n");
+    mkfifo(&d.join("walk/Dockerfile"));
+    let sock = std::os::unix::net::UnixListener::bind(d.join("sock.Dockerfile")).unwrap();
+    w(
+        "latin1.Dockerfile",
+        b"FROM rocm/dev-ubuntu-24.04:7.2.4\nRUN echo caf\xe9\n",
+    );
+    w("nul.Dockerfile", b"FROM\0rocm/dev-ubuntu-24.04:7.2.4\n");
+    w("huge.Dockerfile", &vec![b'#'; (1 << 20) + 1]);
+    w("frob.Dockerfile", b"FROM rocm/dev-ubuntu-24.04:7.2.4\nFROBNICATE now\n");
+    w("nofrom.Dockerfile", b"ARG X=1\n");
+    w(
+        "cycle.Dockerfile",
+        b"FROM rocm/dev-ubuntu-24.04:7.2.4\nARG A=${B}\nARG B=${A}\n",
+    );
+    w("bomb.Dockerfile", bomb(40).as_bytes());
+    let deep = "${X:-".repeat(20_000) + "x" + &"}".repeat(20_000);
+    w(
+        "nest.Dockerfile",
+        format!("FROM rocm/dev-ubuntu-24.04:7.2.4\nARG V={deep}\n").as_bytes(),
+    );
+    // each RUN line costs 128 KiB (the command, then its words): the 31st (line 45) is refused
+    let runs = big_arg_stage() + &"RUN pip install ${A12}\n".repeat(80);
+    w("runs.Dockerfile", runs.as_bytes());
+    // each `FROM s<i> AS s<i+1>` copies the 64 KiB ENV (and the stage's variables): the copy
+    // on line 45 is over the budget
+    let mut copies = big_arg_stage() + "ENV E=${A12}\n";
+    for i in 1..80 {
+        copies += &format!("FROM s{} AS s{i}\n", i - 1);
+    }
+    w("copies.Dockerfile", copies.as_bytes());
+    w(
+        "dc/devcontainer.json",
+        b"{\n  \"runArgs\": [\"--device=/dev/kfd\" \"x\"\n}\n",
+    );
+    w("docker-compose.yml", b"services:\n  app: [unclosed\n");
+    let mut chain = String::from("FROM rocm/dev-ubuntu-24.04:7.2.4\nARG A0=x\n");
+    for i in 1..40_000 {
+        chain += &format!("ARG A{i}=$A{}\n", i - 1);
+    }
+    w("chain.Dockerfile", chain.as_bytes());
+    let stages: String = (0..40_000).map(|i| format!("FROM scratch AS s{i}\n")).collect();
+    w("stages.Dockerfile", stages.as_bytes());
+    w(
+        "reqfifo/Dockerfile",
+        b"FROM rocm/dev-ubuntu-24.04:7.2.4\nCOPY req.txt .\nRUN pip install -r req.txt\n",
+    );
+    mkfifo(&d.join("reqfifo/req.txt"));
+    w("syntax.yaml", b"targets: [gfx1100\nignore: x\n");
+    w("unknown-key.yaml", b"targetz: [gfx1100]\n");
+    w("bad-severity.yaml", b"fail_on: fatal\n");
+    w("bad-target.yaml", b"targets: [navi31]\n");
+    w("latin1.yaml", b"targets: \xe9\n");
+    w("list.json", b"[1, 2]\n");
+    w("cands-template.yaml", b"candidates:\n  - id: c1\n    template: nope\n");
+    w("schema.json", b"{\"results_schema\": 99, \"candidates\": []}\n");
+    std::fs::create_dir_all(d.join("sysroot")).unwrap();
+    // a run of recorded results (the report rows read it)
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/night-1.json"),
+        d.join("run.json"),
+    )
+    .unwrap();
+    // matrices: a copy of the embedded one, then broken
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("matrix");
+    for m in ["m-syntax", "m-fifo", "m-schema"] {
+        std::fs::create_dir_all(d.join(m)).unwrap();
+        for e in std::fs::read_dir(&src).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_file() {
+                std::fs::copy(e.path(), d.join(m).join(e.file_name())).unwrap();
+            }
+        }
+    }
+    std::fs::write(d.join("m-syntax/gpus.yaml"), "gpus:\n  - gfx: [unclosed\n").unwrap();
+    std::fs::remove_file(d.join("m-fifo/rocm.yaml")).unwrap();
+    mkfifo(&d.join("m-fifo/rocm.yaml"));
+    let top = std::fs::read_to_string(src.join("matrix.yaml")).unwrap();
+    let schema = top
+        .lines()
+        .map(|l| {
+            if l.starts_with("schema:") {
+                "schema: 999".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(d.join("m-schema/matrix.yaml"), schema).unwrap();
+    (dir, sock)
+}
+
+/// Runs the binary in `dir` with a watchdog; (code, stdout, stderr).
+fn run(dir: &Path, c: &Case) -> (i32, String, String) {
+    let (o, e) = (dir.join(".out"), dir.join(".err"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rocmcheck"));
+    cmd.args(c.args)
+        .current_dir(dir)
+        .env_remove("ROCMCHECK_MATRIX")
+        .env_remove("DOCKER_HOST")
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .stdout(std::fs::File::create(&o).unwrap())
+        .stderr(std::fs::File::create(&e).unwrap())
+        .stdin(if c.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+    let mut child = cmd.spawn().unwrap();
+    if let Some(input) = &c.stdin {
+        use std::io::Write;
+        let mut si = child.stdin.take().unwrap();
+        let input = input.clone();
+        // a writer thread: the binary may stop reading at its cap
+        std::thread::spawn(move || {
+            let _ = si.write_all(&input);
+        });
+    }
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "[{}] {}: still running after 90 s (blocked or unbounded work): rocmcheck {:?}",
+                c.cmd, c.what, c.args
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
+    (status.code().unwrap_or(-1), read(&o), read(&e))
+}
+
+#[test]
+fn every_bad_input_gets_its_exit_code_and_a_message_that_names_it() {
+    let (dir, _sock) = scratch();
+    let d = dir.path();
+    let mut failures = Vec::new();
+    for c in cases() {
+        let (code, stdout, stderr) = run(d, &c);
+        let shown = match c.out {
+            Stdout => &stdout,
+            Stderr => &stderr,
+        };
+        let mut why = Vec::new();
+        if code != c.code {
+            why.push(format!("exit code {code}, expected {}", c.code));
+        }
+        if !shown.contains(c.expect) {
+            why.push(format!("{:?} does not contain {:?}", c.out, c.expect));
+        }
+        if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
+            why.push("it panicked".into());
+        }
+        // a file-level problem (on stdout, in the report) must leave the other file's findings;
+        // a bad flag or config stops the command before any file is read
+        let per_file = matches!(c.out, Stdout) && c.args.first() == Some(&"lint");
+        if per_file && c.args.contains(&"good.Dockerfile") && !stdout.contains(GOOD_FINDING) {
+            why.push("the good file's finding is missing: bad input hid other results".into());
+        }
+        if !why.is_empty() {
+            failures.push(format!(
+                "[{}] {} (rocmcheck {}):\n  {}\n  --- stdout:\n{}\n  --- stderr:\n{}",
+                c.cmd,
+                c.what,
+                c.args.join(" "),
+                why.join("\n  "),
+                stdout.chars().take(1500).collect::<String>(),
+                stderr.chars().take(1500).collect::<String>()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} row(s) failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn every_command_has_rows_and_no_row_is_listed_twice() {
+    let cases = cases();
+    for cmd in [
+        "lint",
+        "env",
+        "matrix validate",
+        "matrix query",
+        "matrix show",
+        "build",
+        "smoke",
+        "report",
+        "sync",
+        "stdin",
+    ] {
+        assert!(cases.iter().any(|c| c.cmd == cmd), "no bad-input row for {cmd}");
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for c in &cases {
+        assert!(seen.insert((c.cmd, c.what)), "row listed twice: [{}] {}", c.cmd, c.what);
+    }
+}
+
+#[test]
+fn the_readme_counts_the_rows() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let n = cases().len();
+    let want = format!("[`tests/bad_input.rs`](tests/bad_input.rs) runs {n} bad inputs");
+    assert!(
+        readme.contains(&want),
+        "README.md's Reliability section must say: {want}"
+    );
+}
