@@ -31,7 +31,14 @@ static PACKED_MATRIX: &[u8] = &[];
 fn main() {
     let root = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    for dir in ["matrix", "src/matrix", "src/version.rs", "src/facts.rs", "src/finding.rs", "src/input.rs"] {
+    for dir in [
+        "matrix",
+        "src/matrix",
+        "src/version.rs",
+        "src/facts.rs",
+        "src/finding.rs",
+        "src/input.rs",
+    ] {
         println!("cargo::rerun-if-changed={dir}");
     }
     let mut files = std::collections::BTreeMap::new();
@@ -56,7 +63,10 @@ fn main() {
             }
         }
         Err(diags) => {
-            println!("cargo::error=the embedded matrix does not validate ({} problem(s)):", diags.len());
+            println!(
+                "cargo::error=the embedded matrix does not validate ({} problem(s)):",
+                diags.len()
+            );
             for d in &diags {
                 println!("cargo::error={d}");
             }

@@ -238,7 +238,11 @@ fn damaged_pack_is_an_error() {
 #[test]
 fn packed_grammars_compile_on_use_and_read_their_tags() {
     for r in &Matrix::embedded().images {
-        assert!(!r.known.is_empty() || r.grammar.to_string().starts_with('^'), "{}", r.repo);
+        assert!(
+            !r.known.is_empty() || r.grammar.to_string().starts_with('^'),
+            "{}",
+            r.repo
+        );
         for k in &r.known {
             assert!(r.grammar.is_match(&k.tag), "{} {}", r.repo, k.tag);
         }

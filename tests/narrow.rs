@@ -43,7 +43,12 @@ fn no_line_exceeds_columns() {
     for args in TABLES {
         let out = run(args, Some("80"));
         let wide: Vec<&str> = out.lines().filter(|l| width(l) > 80).collect();
-        assert!(wide.is_empty(), "{args:?} at COLUMNS=80: {} line(s) wider:\n{}", wide.len(), wide.join("\n"));
+        assert!(
+            wide.is_empty(),
+            "{args:?} at COLUMNS=80: {} line(s) wider:\n{}",
+            wide.len(),
+            wide.join("\n")
+        );
         // and the same output without a width really is wider: the test above has teeth
         if args.starts_with(&["matrix", "show", "torch"]) || args.starts_with(&["build"]) {
             let whole = run(args, None);
@@ -51,9 +56,16 @@ fn no_line_exceeds_columns() {
         }
     }
     // a narrower terminal: what can fit, fits
-    for args in [&["matrix", "show", "torch"][..], &["matrix", "show", "gpus"], &["build", "--dry-run"]] {
+    for args in [
+        &["matrix", "show", "torch"][..],
+        &["matrix", "show", "gpus"],
+        &["build", "--dry-run"],
+    ] {
         let out = run(args, Some("64"));
-        let table: Vec<&str> = out.lines().filter(|l| l.starts_with(['┌', '│', '╞', '├', '└'])).collect();
+        let table: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with(['┌', '│', '╞', '├', '└']))
+            .collect();
         assert!(!table.is_empty(), "{args:?}: no table in\n{out}");
         assert!(table.iter().all(|l| width(l) <= 64), "{args:?} at COLUMNS=64:\n{out}");
     }
@@ -66,7 +78,10 @@ fn piped_without_columns_rows_stay_whole() {
     let tags = out.matches("rocmcheck/candidate:torch").count();
     assert!(tags > 0, "{out}");
     let narrow = run(&["build", "--dry-run"], Some("80"));
-    assert!(narrow.matches("rocmcheck/candidate:torch").count() < tags, "COLUMNS=80 wraps the tags:\n{narrow}");
+    assert!(
+        narrow.matches("rocmcheck/candidate:torch").count() < tags,
+        "COLUMNS=80 wraps the tags:\n{narrow}"
+    );
     // nonsense COLUMNS is ignored, not an error
     assert_eq!(run(&["build", "--dry-run"], Some("wide")), out);
 }

@@ -186,4 +186,3 @@ mod tests {
         assert_eq!(stale_notice("not a date", d), None);
     }
 }
-

@@ -154,7 +154,12 @@ impl Ctx<'_> {
             return match decoded {
                 Some(Ok(v)) => Some(v),
                 Some(Err(e)) => {
-                    self.push("M001", src, (1, 1), format!("the packed form does not decode ({e}): a build bug"));
+                    self.push(
+                        "M001",
+                        src,
+                        (1, 1),
+                        format!("the packed form does not decode ({e}): a build bug"),
+                    );
                     None
                 }
                 None => {
@@ -284,11 +289,7 @@ pub fn pack(dir: &str, files: &BTreeMap<String, String>) -> Result<Vec<u8>, Vec<
 
 /// Loads a matrix from what [`pack`] wrote, running the same checks and conversions as [`load`]
 /// on the decoded raw structs. `files` are the YAML texts (used for locations only).
-pub fn load_packed(
-    dir: &str,
-    files: &BTreeMap<String, String>,
-    blob: &[u8],
-) -> Result<Matrix, Vec<MatrixDiagnostic>> {
+pub fn load_packed(dir: &str, files: &BTreeMap<String, String>, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnostic>> {
     let Some(packed) = unpack(blob) else {
         return Err(vec![MatrixDiagnostic {
             code: "M001",
@@ -1019,7 +1020,11 @@ fn is_kebab_id(s: &str) -> bool {
     let first = parts.next().unwrap_or_default();
     !first.is_empty()
         && first.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        && parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.'))
+        && parts.all(|p| {
+            !p.is_empty()
+                && p.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.')
+        })
 }
 
 fn is_date(s: &str) -> bool {
@@ -1046,8 +1051,21 @@ mod tests {
     fn kebab_id_is_the_documented_regex() {
         let re = regex::Regex::new("^[a-z0-9]+(-[a-z0-9.]+)*$").unwrap();
         for s in [
-            "", "-", "a", "a-", "-a", "a-b", "a--b", "rocm6.2-x", "a.b-c", "a-b.c-7", "A-b", "a_b", "gfx1151-oom",
-            "a-.", "é-a",
+            "",
+            "-",
+            "a",
+            "a-",
+            "-a",
+            "a-b",
+            "a--b",
+            "rocm6.2-x",
+            "a.b-c",
+            "a-b.c-7",
+            "A-b",
+            "a_b",
+            "gfx1151-oom",
+            "a-.",
+            "é-a",
         ] {
             assert_eq!(is_kebab_id(s), re.is_match(s), "{s:?}");
         }

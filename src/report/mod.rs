@@ -149,41 +149,6 @@ pub fn renderer(format: Format, color: bool) -> Box<dyn Renderer> {
     }
 }
 
-#[cfg(test)]
-pub(crate) mod sample {
-    //! The one sample report every format's snapshot renders.
-    use super::*;
-    use crate::facts::Origin;
-    use crate::rules::stack::KnownIssueMatches;
-
-    pub fn report() -> Report {
-        let m = crate::matrix::Matrix::embedded();
-        let mut r = Report::new("lint", m);
-        r.stamp.rocmcheck = "0.0.0-test".into();
-        r.stamp.matrix_data = "2000-01-01".into();
-        let src = "FROM rocm/dev-ubuntu-22.04:6.2\nRUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.2\n";
-        r.subjects.push(SubjectReport {
-            name: "Dockerfile".into(),
-            header: vec![],
-            findings: vec![
-                Finding::new(&KnownIssueMatches::META, "PyTorch does not use hipBLASLt on this target", Origin::File { path: "Dockerfile".into(), line: 2, col: 5, end_line: None, end_col: Some(28) })
-                    .evidence("torch 2.5.1 built for ROCm 6.2; target gfx1100")
-                    .why("PyTorch enables hipBLASLt on gfx1100 only in builds against ROCm >= 6.3; it falls back to hipBLAS.")
-                    .fix("use a wheel built for ROCm >= 6.3 (torch >= 2.7 from whl/rocm6.3)")
-                    .refs(["https://github.com/pytorch/pytorch/issues/138067"]),
-                Finding::new(&KnownIssueMatches::META, "unconfirmed note", Origin::Env { var: "HSA_OVERRIDE_GFX_VERSION".into() })
-                    .severity(Severity::Info)
-                    .evidence("HSA_OVERRIDE_GFX_VERSION=11.0.0")
-                    .why("informational")
-                    .unconfirmed(true),
-            ],
-            errors: vec![InputError { origin: Origin::File { path: "bad.Dockerfile".into(), line: 3, col: 1, end_line: None, end_col: None }, message: "unterminated heredoc".into() }],
-            source: Some(src.into()),
-        });
-        r
-    }
-}
-
 /// The width human tables wrap to, when one is known.
 ///
 /// `COLUMNS` (a positive number) wins, on a terminal or piped, as for clap, `ls` and other GNU
@@ -232,4 +197,39 @@ pub fn wrap_to_width(line: &str) -> String {
         len += w;
     }
     out
+}
+
+#[cfg(test)]
+pub(crate) mod sample {
+    //! The one sample report every format's snapshot renders.
+    use super::*;
+    use crate::facts::Origin;
+    use crate::rules::stack::KnownIssueMatches;
+
+    pub fn report() -> Report {
+        let m = crate::matrix::Matrix::embedded();
+        let mut r = Report::new("lint", m);
+        r.stamp.rocmcheck = "0.0.0-test".into();
+        r.stamp.matrix_data = "2000-01-01".into();
+        let src = "FROM rocm/dev-ubuntu-22.04:6.2\nRUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.2\n";
+        r.subjects.push(SubjectReport {
+            name: "Dockerfile".into(),
+            header: vec![],
+            findings: vec![
+                Finding::new(&KnownIssueMatches::META, "PyTorch does not use hipBLASLt on this target", Origin::File { path: "Dockerfile".into(), line: 2, col: 5, end_line: None, end_col: Some(28) })
+                    .evidence("torch 2.5.1 built for ROCm 6.2; target gfx1100")
+                    .why("PyTorch enables hipBLASLt on gfx1100 only in builds against ROCm >= 6.3; it falls back to hipBLAS.")
+                    .fix("use a wheel built for ROCm >= 6.3 (torch >= 2.7 from whl/rocm6.3)")
+                    .refs(["https://github.com/pytorch/pytorch/issues/138067"]),
+                Finding::new(&KnownIssueMatches::META, "unconfirmed note", Origin::Env { var: "HSA_OVERRIDE_GFX_VERSION".into() })
+                    .severity(Severity::Info)
+                    .evidence("HSA_OVERRIDE_GFX_VERSION=11.0.0")
+                    .why("informational")
+                    .unconfirmed(true),
+            ],
+            errors: vec![InputError { origin: Origin::File { path: "bad.Dockerfile".into(), line: 3, col: 1, end_line: None, end_col: None }, message: "unterminated heredoc".into() }],
+            source: Some(src.into()),
+        });
+        r
+    }
 }
