@@ -89,6 +89,11 @@ pub enum Subject {
         /// The root the probes read under (`/` normally).
         root: String,
     },
+    /// Pasted command output read by `rocmcheck triage` (what it does not show is unknown).
+    Paste {
+        /// The inputs (paths, `-`, `owner/repo#N`).
+        paths: Vec<String>,
+    },
     /// Nothing yet.
     #[default]
     Unknown,

@@ -26,6 +26,7 @@ pub mod dockerfile;
 pub mod exit;
 pub mod facts;
 pub mod finding;
+pub mod github;
 pub mod input;
 pub mod matrix;
 pub mod policy;
@@ -34,6 +35,7 @@ pub mod report;
 pub mod rules;
 pub mod smoke;
 pub mod sync;
+pub mod triage;
 pub mod version;
 
 /// The embedded matrix as build.rs validated and packed it ([`matrix::validate::pack`]); read by

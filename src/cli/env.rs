@@ -168,6 +168,7 @@ pub fn evaluate(facts: &Facts, matrix: &Matrix, policy: &crate::policy::Policy) 
         findings,
         errors: Vec::<InputError>::new(),
         source: None,
+        ..SubjectReport::default()
     });
     r
 }

@@ -745,6 +745,7 @@ fn check_stack(
         findings,
         errors: vec![],
         source: None,
+        ..crate::report::SubjectReport::default()
     });
     let format = match q.format {
         ListFormat::Human => crate::report::Format::Human,

@@ -10,6 +10,7 @@ pub mod matrix;
 pub mod report;
 pub mod rules;
 pub mod smoke;
+pub mod triage;
 
 use crate::exit::ExitStatus;
 use crate::matrix::Matrix;
@@ -62,6 +63,8 @@ pub enum Command {
     Smoke(smoke::SmokeArgs),
     /// Merge, diff and render smoke results (Markdown, JUnit, JSON).
     Report(report::ReportArgs),
+    /// Read pasted command output (bug reports, issue threads) and diagnose it with the env rules.
+    Triage(triage::TriageArgs),
 }
 
 /// What every subcommand gets.
@@ -119,6 +122,7 @@ pub fn run(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         Command::Build(a) => build::run(&g, a, out, err),
         Command::Smoke(a) => smoke::run(&g, a, out, err),
         Command::Report(a) => report::run(&g, a, out, err),
+        Command::Triage(a) => triage::run(&g, a, out, err),
     }
 }
 

@@ -58,6 +58,10 @@ impl Renderer for Human {
                 }
                 writeln!(out)?;
             }
+            for n in &s.notes {
+                let at = origin_text(&n.origin);
+                writeln!(out, "{}: {}: {}", at, self.paint("1;36", "note"), n.text)?;
+            }
             for e in &s.errors {
                 let at = origin_text(&e.origin);
                 writeln!(
@@ -127,6 +131,19 @@ impl Renderer for Human {
                 for r in &f.refs {
                     writeln!(out, "  = see: {r}")?;
                 }
+            }
+        }
+        for s in &r.subjects {
+            if !s.next.is_empty() {
+                writeln!(
+                    out,
+                    "\n{}",
+                    self.paint("1", "To settle what this leaves open, run and paste:")
+                )?;
+                for n in &s.next {
+                    writeln!(out, "  {}  ({})", n.command, n.what)?;
+                }
+                writeln!(out)?;
             }
         }
         let (e, w, i) = r.counts();

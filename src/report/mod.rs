@@ -66,6 +66,31 @@ pub struct SubjectReport {
     /// The subject's text, for source snippets in human output.
     #[serde(skip)]
     pub source: Option<String>,
+    /// Observations no rule judges (`triage`: an override seen through the chip id, a
+    /// parameter the kernel ignored), with where they were seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
+    /// Commands whose output would settle what the input leaves open (`triage`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub next: Vec<NextStep>,
+}
+
+/// An observation with its origin.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Note {
+    /// What was seen.
+    pub text: String,
+    /// Where.
+    pub origin: crate::facts::Origin,
+}
+
+/// A command to run and paste.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NextStep {
+    /// What is unknown.
+    pub what: String,
+    /// The command.
+    pub command: String,
 }
 
 /// A whole report.
@@ -229,6 +254,7 @@ pub(crate) mod sample {
             ],
             errors: vec![InputError { origin: Origin::File { path: "bad.Dockerfile".into(), line: 3, col: 1, end_line: None, end_col: None }, message: "unterminated heredoc".into() }],
             source: Some(src.into()),
+            ..SubjectReport::default()
         });
         r
     }

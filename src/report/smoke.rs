@@ -55,6 +55,9 @@ fn ms(v: f64) -> String {
 }
 
 fn sci(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
     format!("{v:.1e}")
 }
 
@@ -216,6 +219,11 @@ fn block_lines(fg: &Figures) -> Vec<(&'static str, String)> {
         v.push(("GEMM", format!("{torch}{}", parts.join("; "))));
     } else if let Some(e) = not_ok(step("torch")) {
         v.push(("GEMM", e));
+    }
+    if let Some((can, tried)) = fg.peer {
+        v.push(("peer access", format!("{can} of {tried} GPU pair(s) (one way each)")));
+    } else if let Some(e) = not_ok(step("peer")) {
+        v.push(("peer access", e));
     }
     if let Some(a) = &fg.allreduce {
         let mut t = match a.ok {
@@ -382,6 +390,9 @@ mod tests {
     const NODEVICE: &str = include_str!("../../tests/fixtures/smoke/debian-hip-trixie-nodevice.json");
     const NORUNTIME: &str = include_str!("../../tests/fixtures/smoke/debian-python-bookworm-runtime-missing.json");
     const HANG: &str = include_str!("../../tests/fixtures/smoke/h100-hang-memory.json");
+    /// `smoke --local --format json --payload-arg=--multi-gpu` on two H200s, from the lead's run
+    /// (tests/fixtures/device/x2-run/README.md).
+    const H200_X2: &str = include_str!("../../tests/fixtures/device/x2-run/smoke-multigpu.json");
 
     fn recorded(text: &str) -> Vec<SmokeResult> {
         let doc: serde_json::Value = serde_json::from_str(text).unwrap();
@@ -464,6 +475,16 @@ mod tests {
     }
 
     #[test]
+    fn two_gpus_show_peer_access_and_the_all_reduce() {
+        let text = human(&recorded(H200_X2));
+        assert!(text.contains("2 device(s): NVIDIA H200"), "{text}");
+        assert!(text.contains("peer access    2 of 2 GPU pair(s)"), "{text}");
+        assert!(text.contains("all-reduce     ok (2 ranks, nccl, max err 0)"), "{text}");
+        assert!(text.contains("GPU 1: "), "{text}");
+        insta::assert_snapshot!("smoke_block_h200_x2", text);
+    }
+
+    #[test]
     fn many_images_are_a_table() {
         let text = human(&many());
         assert!(text.contains("┆ ok ×2"), "{text}");
@@ -477,7 +498,7 @@ mod tests {
     #[test]
     fn json_is_byte_identical_to_the_recorded_run() {
         // The lead's file was written by `smoke --format json` before the human output changed.
-        for text in [H100, H100_MULTI] {
+        for text in [H100, H100_MULTI, H200_X2] {
             let mut out = Vec::new();
             write_json(&recorded(text), &mut out).unwrap();
             assert_eq!(String::from_utf8(out).unwrap(), text);

@@ -132,6 +132,8 @@ pub struct Figures {
     pub torch: Option<String>,
     /// GEMM checks.
     pub gemm: Vec<Gemm>,
+    /// Peer access between GPUs: (pairs that can, pairs tried), if the matrix was read.
+    pub peer: Option<(usize, usize)>,
     /// The all-reduce, if it ran.
     pub allreduce: Option<AllReduce>,
 }
@@ -230,6 +232,21 @@ impl Figures {
                 ok: b(g, "ok"),
             })
             .collect();
+        if let Some(rows) = steps
+            .get("peer")
+            .and_then(|p| p.get("matrix"))
+            .and_then(Value::as_array)
+        {
+            let cells: Vec<bool> = rows
+                .iter()
+                .filter_map(Value::as_array)
+                .flatten()
+                .filter_map(Value::as_bool)
+                .collect();
+            if !cells.is_empty() {
+                out.peer = Some((cells.iter().filter(|c| **c).count(), cells.len()));
+            }
+        }
         let ar = steps.get("allreduce").unwrap_or(&null);
         if ar.get("ranks").is_some() {
             out.allreduce = Some(AllReduce {

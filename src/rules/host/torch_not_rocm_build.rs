@@ -69,7 +69,15 @@ impl Rule for TorchNotRocmBuild {
             Some(r) => cx.matrix.index_url(r, None),
             None => format!("{}/rocmX.Y", cx.matrix.torch.index),
         };
-        let finding = if f.gpus.is_empty() {
+        // A paste that shows no GPU says nothing about whether there is one.
+        let paste = matches!(f.subject, crate::facts::Subject::Paste { .. });
+        let finding = if paste && f.gpus.is_empty() {
+            Finding::new(&Self::META, format!("torch is {what}"), t.origin.clone())
+                .severity(Severity::Warning)
+                .evidence(ev)
+                .why("Only ROCm builds of torch drive AMD GPUs; if this is meant to run on an AMD GPU, torch falls back to the CPU. On an NVIDIA machine this is expected.")
+                .fix(format!("for ROCm work: `pip uninstall -y torch && pip install torch --index-url {url}`"))
+        } else if f.gpus.is_empty() {
             Finding::new(&Self::META, format!("torch is {what}, and there is no AMD GPU"), t.origin.clone())
                 .severity(Severity::Warning)
                 .evidence(ev)

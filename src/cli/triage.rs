@@ -1,0 +1,314 @@
+//! `rocmcheck triage`: read pasted command output (files, stdin, or a GitHub issue thread),
+//! build facts with the pasted lines as their origins, run the same rules as `env`, and print
+//! what rocmcheck sees, the findings, and what to paste next.
+
+use super::Globals;
+use crate::config::Config;
+use crate::exit::ExitStatus;
+use crate::facts::Origin;
+use crate::finding::Severity;
+use crate::github::{self, IssueRef};
+use crate::report::{Format, InputError, NextStep, Note, Report, SubjectReport};
+use crate::rules::{self, Scope};
+use crate::triage::{self, Input, Triage};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+/// Arguments of `rocmcheck triage`.
+#[derive(Debug, clap::Args)]
+pub struct TriageArgs {
+    /// Files with pasted output (`-` for stdin): collect_env, rocminfo, rocm-smi, amd-smi,
+    /// dmesg, /proc/cmdline, pip list, torch prints, Ollama logs, nvidia-smi, mixed.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Read the body and comments of a GitHub issue (`OWNER/REPO#N`); uses GITHUB_TOKEN if set.
+    #[arg(long, value_name = "OWNER/REPO#N")]
+    pub github_issue: Option<String>,
+    /// GitHub REST API base URL.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "GITHUB_API_URL",
+        default_value = "https://api.github.com"
+    )]
+    pub api_url: String,
+    /// Print the facts read (with a summary) as JSON and stop.
+    #[arg(long)]
+    pub facts: bool,
+    /// Output format (`markdown` is written to be posted as a reply on the issue).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Exit 1 when a finding is at least this severe.
+    #[arg(long, value_name = "SEVERITY", value_parser = parse_severity)]
+    pub fail_on: Option<Severity>,
+    /// Rule codes or names to ignore (repeatable, or comma-separated).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Configuration file (default: `.rocmcheck.yaml` in this directory or above).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// Largest paste read (a bug report is kilobytes; a whole journal can be tens of megabytes).
+const MAX_PASTE: usize = 64 << 20;
+
+fn parse_severity(s: &str) -> Result<Severity, String> {
+    Severity::parse(s).ok_or_else(|| format!("`{s}`: expected error, warning or info"))
+}
+
+/// Runs `rocmcheck triage`.
+pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    let matrix = match g.matrix(err) {
+        Ok(m) => m,
+        Err(s) => return Ok(s),
+    };
+    if a.files.is_empty() && a.github_issue.is_none() {
+        writeln!(
+            err,
+            "error: nothing to read: give FILE…, `-` for stdin, or --github-issue OWNER/REPO#N"
+        )?;
+        return Ok(ExitStatus::Error);
+    }
+    let config = match &a.config {
+        Some(p) => Config::load(p),
+        None => match std::env::current_dir().ok().and_then(|d| Config::discover(&d)) {
+            Some(p) => Config::load(&p),
+            None => Ok(Config::default()),
+        },
+    };
+    let config = match config {
+        Ok(c) => c,
+        Err(e) => {
+            writeln!(err, "error: {e}")?;
+            return Ok(ExitStatus::Error);
+        }
+    };
+    let mut inputs: Vec<Input> = Vec::new();
+    let mut errors: Vec<InputError> = Vec::new();
+    for f in &a.files {
+        let name = f.display().to_string();
+        let bytes = if name == "-" {
+            let mut b = Vec::new();
+            std::io::stdin()
+                .take(MAX_PASTE as u64 + 1)
+                .read_to_end(&mut b)
+                .map_err(crate::input::ReadError::Io)
+                .and_then(|_| {
+                    if b.len() > MAX_PASTE {
+                        Err(crate::input::ReadError::TooLarge {
+                            size: b.len() as u64,
+                            max: MAX_PASTE,
+                        })
+                    } else {
+                        Ok(b)
+                    }
+                })
+        } else {
+            // Metadata first (a FIFO or directory is named, never opened), and a size cap.
+            crate::input::read_regular(f, MAX_PASTE)
+        };
+        match bytes {
+            Ok(b) => inputs.push(Input {
+                name,
+                text: String::from_utf8_lossy(&b).into_owned(),
+            }),
+            Err(e) => errors.push(InputError {
+                origin: Origin::Config { key: name.clone() },
+                message: format!("cannot read: {e}"),
+            }),
+        }
+    }
+    if let Some(spec) = &a.github_issue {
+        let issue = match IssueRef::parse(spec) {
+            Ok(i) => i,
+            Err(e) => {
+                writeln!(err, "error: --github-issue {e}")?;
+                return Ok(ExitStatus::Error);
+            }
+        };
+        let token = std::env::var("GITHUB_TOKEN").ok();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        match rt.block_on(github::issue_inputs(&a.api_url, &issue, token.as_deref())) {
+            Ok(mut v) => inputs.append(&mut v),
+            Err(e) => errors.push(InputError {
+                origin: Origin::Config {
+                    key: "--github-issue".into(),
+                },
+                message: e,
+            }),
+        }
+    }
+    let t = triage::triage(&inputs, &matrix);
+    if a.facts {
+        let v = serde_json::json!({ "summary": t.summary, "provenance": t.provenance, "facts": t.facts });
+        serde_json::to_writer_pretty(&mut *out, &v)?;
+        writeln!(out)?;
+        return Ok(if errors.is_empty() {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Error
+        });
+    }
+    let mut policy = config.policy.clone();
+    if let Some(s) = a.fail_on {
+        policy.fail_on = s;
+    }
+    policy
+        .ignore
+        .extend(a.ignore.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()));
+    let mut report = evaluate(&t, &inputs, &matrix, &policy);
+    if let Some(s) = report.subjects.first_mut() {
+        s.errors = errors;
+    }
+    crate::report::renderer(a.format, g.color).render(&report, out)?;
+    if report.has_input_errors() {
+        return Ok(ExitStatus::Error);
+    }
+    Ok(policy.exit_status(report.findings()))
+}
+
+/// Triage result → findings (the `env` rules) → a report with header, notes and next steps.
+pub fn evaluate(
+    t: &Triage,
+    inputs: &[Input],
+    matrix: &crate::matrix::Matrix,
+    policy: &crate::policy::Policy,
+) -> Report {
+    let findings = rules::run(Scope::Env, &t.facts, matrix)
+        .into_iter()
+        .map(|mut f| {
+            f.origin = t.locate(&f.origin);
+            f
+        })
+        .collect();
+    let findings = policy.apply(findings, &|_| false);
+    let mut r = Report::new("triage", matrix);
+    r.subjects.push(SubjectReport {
+        name: if t.names.is_empty() {
+            "(no input)".into()
+        } else {
+            t.names.join(", ")
+        },
+        header: header(t),
+        findings,
+        errors: Vec::new(),
+        source: (inputs.len() == 1).then(|| inputs[0].text.clone()),
+        notes: t
+            .notes
+            .iter()
+            .map(|(text, origin)| Note {
+                text: text.clone(),
+                origin: origin.clone(),
+            })
+            .collect(),
+        next: t
+            .missing
+            .iter()
+            .map(|m| NextStep {
+                what: m.what.clone(),
+                command: m.command.clone(),
+            })
+            .collect(),
+    });
+    r
+}
+
+fn gib(b: u64) -> String {
+    format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+}
+
+/// What the paste shows, one line per topic.
+pub fn header(t: &Triage) -> Vec<(String, String)> {
+    let s = &t.summary;
+    let f = &t.facts;
+    let mut h: Vec<(String, String)> = Vec::new();
+    h.push((
+        "Read".into(),
+        if s.formats.is_empty() {
+            "nothing rocmcheck recognises".into()
+        } else {
+            s.formats.join(", ")
+        },
+    ));
+    for (i, g) in f.gpus.iter().enumerate() {
+        let gfx = g.gfx.as_deref().unwrap_or("gfx target not shown");
+        let mut line = match &g.name {
+            Some(n) => format!("{n} — {gfx}"),
+            None => gfx.to_string(),
+        };
+        if let Some(tg) = f.targets.iter().find(|x| x.value.gpu == Some(i))
+            && let Some(e) = &tg.value.effective
+        {
+            line.push_str(&format!(" (runs as {e})"));
+        }
+        if g.apu {
+            line.push_str(", APU");
+        }
+        if let Some(v) = g.vram_total {
+            line.push_str(&format!(", VRAM {}", gib(v)));
+        }
+        if let Some(v) = g.gtt_total {
+            line.push_str(&format!(", GTT {}", gib(v)));
+        }
+        h.push((format!("GPU {i}"), line));
+    }
+    if let Some(n) = &t.seen.nvidia {
+        h.push(("NVIDIA".into(), n.v.clone()));
+    }
+    if let Some(tf) = &f.torch {
+        let tv = &tf.value;
+        let build = match (&tv.hip, &tv.cuda) {
+            (Some(x), _) => format!("ROCm build, HIP {x}"),
+            (None, Some(c)) => format!("CUDA build, CUDA {c}"),
+            _ => match tv.version.as_deref() {
+                Some(v) if v.contains("+rocm") => "ROCm build".into(),
+                Some(v) if v.contains("+cu") => "CUDA build".into(),
+                Some(v) if v.contains("+cpu") => "CPU-only build".into(),
+                _ => "build kind not shown".into(),
+            },
+        };
+        h.push((
+            "PyTorch".into(),
+            format!("{} ({build})", tv.version.as_deref().unwrap_or("version not shown")),
+        ));
+    }
+    if let Some(r) = &s.rocm {
+        h.push(("ROCm".into(), r.clone()));
+    }
+    let mut k = Vec::new();
+    if let Some(x) = &s.kernel {
+        k.push(x.clone());
+    }
+    if let Some(x) = &s.os {
+        k.push(x.clone());
+    }
+    if s.wsl {
+        k.push("WSL".into());
+    }
+    if let Some(kf) = &f.kernel {
+        if let Some(m) = kf.mem_total {
+            k.push(format!("RAM {}", gib(m)));
+        }
+        for (p, v) in &kf.amdgpu_params {
+            k.push(format!("amdgpu.{p}={v}"));
+        }
+        if let Some(p) = kf.ttm_pages_limit {
+            k.push(format!("ttm.pages_limit={p}"));
+        }
+        if let Some(p) = kf.amdttm_pages_limit {
+            k.push(format!("amdttm.pages_limit={p}"));
+        }
+    }
+    if !k.is_empty() {
+        h.push(("System".into(), k.join("; ")));
+    }
+    if !f.env.is_empty() {
+        let e: Vec<String> = f
+            .env
+            .iter()
+            .map(|e| format!("{}={}", e.value.name, e.value.value))
+            .collect();
+        h.push(("Environment".into(), e.join(" ")));
+    }
+    h
+}

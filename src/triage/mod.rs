@@ -1,0 +1,673 @@
+//! `rocmcheck triage`: pasted command output (bug reports, issue threads) → [`Facts`] with
+//! provenance, for the same rules `env` runs.
+//!
+//! Data flow: [`paste::lines`] cleans and numbers each input; every reader in [`readers`] (one
+//! module per format: collect_env, rocminfo, rocm-smi, …) records what it recognises into
+//! [`Seen`], each value with the file and line it came from; [`Seen::facts`] turns that into
+//! `Facts` whose origins are the pasted lines. Nothing here judges: the rules do. What a paste
+//! does not show stays unknown (no device nodes, no libraries, no Python probe), so no rule can
+//! conclude "missing" from silence. What would settle the open questions is listed by
+//! [`Triage::missing`].
+
+pub mod paste;
+pub mod readers;
+
+use crate::facts::{
+    EnvVar, Facts, Gpu, KernelFacts, Origin, RocmFrom, RocmInstall, Sourced, Subject, Target, TargetReason, TorchFacts,
+    TorchFrom,
+};
+use crate::matrix::{GpuKind, Matrix};
+use crate::version::Gfx;
+use std::collections::BTreeSet;
+
+/// Where a value was read: input index and 1-based line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Src {
+    /// Index into the inputs.
+    pub file: usize,
+    /// Line (1-based).
+    pub line: u32,
+}
+
+/// A value and the pasted line it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct At<T> {
+    /// The value.
+    pub v: T,
+    /// Where.
+    pub src: Src,
+}
+
+/// One GPU as one reader saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Agent {
+    /// The reader (`rocminfo`, `rocm-smi`, …).
+    pub reader: &'static str,
+    /// First line of the agent.
+    pub src: Src,
+    /// Index as printed (`GPU[1]`, `GPU: 1`), when printed.
+    pub index: Option<u32>,
+    /// The gfx target as printed (after quirk decoding), with its line. None: not shown.
+    pub gfx: Option<At<String>>,
+    /// Marketing name.
+    pub marketing: Option<String>,
+    /// PCI device id (`Chip ID`, `DID`, `DEVICE_ID`).
+    pub device_id: Option<At<u32>>,
+    /// Bytes of VRAM.
+    pub vram: Option<At<u64>>,
+    /// Bytes of GTT.
+    pub gtt: Option<At<u64>>,
+}
+
+/// Everything the readers recognised in the inputs.
+#[derive(Debug, Clone, Default)]
+pub struct Seen {
+    /// The input being read now.
+    pub file: usize,
+    /// Readers that recognised something, per input.
+    pub formats: BTreeSet<&'static str>,
+    /// GPUs, per reader (merged in [`Seen::gpus`]).
+    pub agents: Vec<Agent>,
+    /// torch version as printed.
+    pub torch: Option<At<String>>,
+    /// `torch.version.hip` / `ROCM used to build PyTorch` / `HIP runtime version`.
+    pub torch_hip: Option<At<String>>,
+    /// `torch.version.cuda` / `CUDA used to build PyTorch`.
+    pub torch_cuda: Option<At<String>>,
+    /// The torch version came from a package list (pip), not from Python.
+    pub torch_from_pip: bool,
+    /// Installed ROCm user space version.
+    pub rocm: Option<At<String>>,
+    /// Kernel release.
+    pub kernel: Option<At<String>>,
+    /// OS description.
+    pub os: Option<At<String>>,
+    /// Running under WSL.
+    pub wsl: Option<At<bool>>,
+    /// NVIDIA driver/tool output (the text that says so).
+    pub nvidia: Option<At<String>>,
+    /// `ROCk module version X is loaded` (Some(version)) / `ROCk module is loaded` (None).
+    pub rock: Option<At<Option<String>>>,
+    /// The amdgpu driver shows activity (dmesg lines, rocminfo's ROCk line).
+    pub amdgpu_loaded: bool,
+    /// Environment variables (name, value), in order.
+    pub env: Vec<At<(String, String)>>,
+    /// Kernel/module parameters (`amdgpu.gttsize`, `ttm.pages_limit`) as given.
+    pub params: Vec<At<(String, String)>>,
+    /// `MemTotal` in bytes.
+    pub mem_total: Option<At<u64>>,
+    /// Observations worth saying that no rule judges (override quirks, ignored parameters).
+    pub notes: Vec<At<String>>,
+}
+
+impl Seen {
+    /// A value at a line of the current input.
+    pub fn at<T>(&self, v: T, line: u32) -> At<T> {
+        At {
+            v,
+            src: Src { file: self.file, line },
+        }
+    }
+    /// Sets `slot` unless it already holds a value (the first sighting wins).
+    pub fn first<T>(slot: &mut Option<At<T>>, v: At<T>) {
+        if slot.is_none() {
+            *slot = Some(v);
+        }
+    }
+    /// Records a note.
+    pub fn note(&mut self, line: u32, s: impl Into<String>) {
+        let n = self.at(s.into(), line);
+        if !self.notes.iter().any(|x| x.v == n.v) {
+            self.notes.push(n);
+        }
+    }
+}
+
+/// One input: a name (path, `-`, `owner/repo#N`) and its text.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// Name shown in findings.
+    pub name: String,
+    /// The pasted text.
+    pub text: String,
+}
+
+/// A command whose output would settle something the paste leaves open.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Missing {
+    /// What is unknown.
+    pub what: String,
+    /// The command to run and paste.
+    pub command: String,
+}
+
+/// The facts summary the corpus `.expect.toml` files assert (see `tests/triage_corpus.rs`).
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+pub struct Summary {
+    /// Readers that fired.
+    pub formats: Vec<String>,
+    /// Hardware gfx targets (after chip-id override detection and quirk decoding), in GPU order.
+    pub gfx: Vec<String>,
+    /// torch version as printed.
+    pub torch: Option<String>,
+    /// torch's HIP version.
+    pub torch_hip: Option<String>,
+    /// Installed ROCm.
+    pub rocm: Option<String>,
+    /// Kernel release.
+    pub kernel: Option<String>,
+    /// OS.
+    pub os: Option<String>,
+    /// WSL.
+    pub wsl: bool,
+    /// NVIDIA output seen.
+    pub nvidia: bool,
+    /// `HSA_OVERRIDE_GFX_VERSION` as set in the paste.
+    pub hsa_override: Option<String>,
+    /// VRAM of the first GPU.
+    pub vram_bytes: Option<u64>,
+    /// GTT of the first GPU.
+    pub gtt_bytes: Option<u64>,
+}
+
+/// One fact with where it was read: file, line and the pasted text of that line.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Provenance {
+    /// Fact name (`torch`, `gpu[0].gfx`, `env.HSA_OVERRIDE_GFX_VERSION`, …).
+    pub fact: String,
+    /// Value as read.
+    pub value: String,
+    /// Input name.
+    pub file: String,
+    /// Line (1-based).
+    pub line: u32,
+    /// The pasted line (cleaned of prompts, quotes and colour codes).
+    pub text: String,
+}
+
+/// The result of reading the inputs.
+#[derive(Debug, Clone)]
+pub struct Triage {
+    /// Every fact read, with file, line and text.
+    pub provenance: Vec<Provenance>,
+    /// Input names.
+    pub names: Vec<String>,
+    /// What the readers saw.
+    pub seen: Seen,
+    /// The facts for the rules.
+    pub facts: Facts,
+    /// Facts summary.
+    pub summary: Summary,
+    /// Notes (observations no rule judges), with origins.
+    pub notes: Vec<(String, Origin)>,
+    /// What to paste next.
+    pub missing: Vec<Missing>,
+    /// The sysfs paths rules name for kernel/GPU facts, mapped to the pasted lines they came from.
+    pub path_origins: Vec<(String, Origin)>,
+}
+
+impl Triage {
+    /// Points a finding's origin at the pasted line its fact came from (rules name sysfs paths
+    /// for kernel facts; in a paste those are lines).
+    pub fn locate(&self, o: &Origin) -> Origin {
+        match o {
+            Origin::Path { path } => self
+                .path_origins
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, o)| o.clone())
+                .unwrap_or_else(|| o.clone()),
+            Origin::Env { var } => self
+                .facts
+                .env_var(var)
+                .map(|e| e.origin.clone())
+                .unwrap_or_else(|| o.clone()),
+            _ => o.clone(),
+        }
+    }
+}
+
+/// Reads every input and builds the facts.
+pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
+    let mut seen = Seen::default();
+    for (i, input) in inputs.iter().enumerate() {
+        seen.file = i;
+        let lines = paste::lines(&input.text);
+        readers::read_all(&lines, &mut seen);
+    }
+    let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
+    let mut t = build(names, seen, matrix);
+    t.provenance = provenance(&t.seen, inputs);
+    t
+}
+
+fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
+    let mut v: Vec<(String, String, Src)> = Vec::new();
+    let mut one = |fact: &str, value: String, src: Src| v.push((fact.to_string(), value, src));
+    for (k, x) in [
+        ("torch", &seen.torch),
+        ("torch_hip", &seen.torch_hip),
+        ("torch_cuda", &seen.torch_cuda),
+        ("rocm", &seen.rocm),
+        ("kernel", &seen.kernel),
+        ("os", &seen.os),
+        ("nvidia", &seen.nvidia),
+    ] {
+        if let Some(x) = x {
+            one(k, x.v.clone(), x.src);
+        }
+    }
+    if let Some(w) = &seen.wsl {
+        one("wsl", w.v.to_string(), w.src);
+    }
+    if let Some(m) = &seen.mem_total {
+        one("mem_total", m.v.to_string(), m.src);
+    }
+    for e in &seen.env {
+        one(&format!("env.{}", e.v.0), e.v.1.clone(), e.src);
+    }
+    for p in &seen.params {
+        one(&format!("param.{}", p.v.0), p.v.1.clone(), p.src);
+    }
+    for a in &seen.agents {
+        let g = format!(
+            "{}[{}]",
+            a.reader,
+            a.index.map(|i| i.to_string()).unwrap_or_else(|| "?".into())
+        );
+        if let Some(x) = &a.gfx {
+            one(&format!("{g}.gfx"), x.v.clone(), x.src);
+        }
+        if let Some(x) = &a.device_id {
+            one(&format!("{g}.device_id"), format!("0x{:04x}", x.v), x.src);
+        }
+        if let Some(x) = &a.vram {
+            one(&format!("{g}.vram_bytes"), x.v.to_string(), x.src);
+        }
+        if let Some(x) = &a.gtt {
+            one(&format!("{g}.gtt_bytes"), x.v.to_string(), x.src);
+        }
+    }
+    let texts: Vec<Vec<&str>> = inputs.iter().map(|i| i.text.split('\n').collect()).collect();
+    v.into_iter()
+        .map(|(fact, value, src)| Provenance {
+            fact,
+            value,
+            file: inputs.get(src.file).map(|i| i.name.clone()).unwrap_or_default(),
+            line: src.line,
+            text: texts
+                .get(src.file)
+                .and_then(|t| t.get(src.line.saturating_sub(1) as usize))
+                .map(|l| l.trim_end_matches('\r').trim().to_string())
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// A GPU after merging what the readers saw: hardware target, target shown by the runtime.
+#[derive(Debug, Clone)]
+struct Merged {
+    agent: Agent,
+    /// The hardware target (from the chip id when it disagrees with the name shown).
+    hw: Option<At<String>>,
+    /// The target the runtime presents (the name shown, when an override changed it).
+    shown: Option<At<String>>,
+    apu: bool,
+}
+
+/// Priority of the readers that list GPUs: the first one that saw any GPU gives the list.
+const GPU_READERS: &[&str] = &[
+    "rocminfo",
+    "amd_smi",
+    "rocm_smi",
+    "kfd_properties",
+    "agent_enumerator",
+    "collect_env",
+    "ollama_log",
+    "dmesg",
+];
+
+fn origin(names: &[String], s: Src) -> Origin {
+    Origin::File {
+        path: names.get(s.file).cloned().unwrap_or_default(),
+        line: s.line,
+        col: 1,
+        end_line: None,
+        end_col: None,
+    }
+}
+
+fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
+    // The reader that lists the most GPUs gives the list (a grep of one tool may show fewer);
+    // ties go to the more detailed reader.
+    let count = |r: &str| seen.agents.iter().filter(|a| a.reader == r).count();
+    let Some(reader) = GPU_READERS.iter().filter(|r| count(r) > 0).max_by(|a, b| {
+        count(a).cmp(&count(b)).then_with(|| {
+            let pa = GPU_READERS.iter().position(|x| x == *a);
+            let pb = GPU_READERS.iter().position(|x| x == *b);
+            pb.cmp(&pa)
+        })
+    }) else {
+        return Vec::new();
+    };
+    let list: Vec<&Agent> = seen.agents.iter().filter(|a| a.reader == *reader).collect();
+    let n = list.len();
+    let mut out = Vec::new();
+    for (i, a) in list.iter().enumerate() {
+        let mut a = (*a).clone();
+        // Fill gaps from the other readers' view of the same GPU (same index, or the only GPU).
+        for o in seen.agents.iter().filter(|o| o.reader != *reader) {
+            let same = match (a.index, o.index) {
+                (Some(x), Some(y)) => x == y,
+                _ => {
+                    n == 1
+                        && seen.agents.iter().filter(|x| x.reader == o.reader).count() == 1
+                        && (o.gfx.is_none()
+                            || a.gfx.is_none()
+                            || o.gfx.as_ref().map(|g| &g.v) == a.gfx.as_ref().map(|g| &g.v))
+                }
+            };
+            let same = same || o.index == Some(i as u32) && a.index.is_none();
+            if !same {
+                continue;
+            }
+            if a.vram.is_none() {
+                a.vram = o.vram.clone();
+            }
+            if a.gtt.is_none() {
+                a.gtt = o.gtt.clone();
+            }
+            if a.device_id.is_none() {
+                a.device_id = o.device_id.clone();
+            }
+            if a.marketing.is_none() {
+                a.marketing = o.marketing.clone();
+            }
+            if a.gfx.is_none() && o.reader != "dmesg" {
+                a.gfx = o.gfx.clone();
+            }
+        }
+        let shown = a.gfx.clone();
+        let by_chip = a.device_id.as_ref().and_then(|d| {
+            matrix.gpu_by_pci(d.v).map(|(g, _)| At {
+                v: g.gfx.clone(),
+                src: d.src,
+            })
+        });
+        let hw = match (&shown, &by_chip) {
+            (Some(s), Some(c)) if s.v != c.v => Some(c.clone()),
+            (Some(s), _) => Some(s.clone()),
+            (None, Some(c)) => Some(c.clone()),
+            (None, None) => None,
+        };
+        let apu = hw
+            .as_ref()
+            .and_then(|h| matrix.gpu(&h.v))
+            .is_some_and(|g| g.kind == GpuKind::Apu);
+        out.push(Merged {
+            agent: a,
+            hw,
+            shown,
+            apu,
+        });
+    }
+    out
+}
+
+fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
+    let o = |s: Src| origin(&names, s);
+    let mut f = Facts::new(Subject::Paste { paths: names.clone() });
+    let merged = merge(&seen, matrix);
+    let override_var = seen
+        .env
+        .iter()
+        .rev()
+        .find(|e| e.v.0 == "HSA_OVERRIDE_GFX_VERSION" && !e.v.1.trim().is_empty())
+        .cloned();
+    let override_gfx = override_var
+        .as_ref()
+        .and_then(|e| Gfx::from_override(&e.v.1).ok())
+        .map(|g| g.as_str().to_string());
+    for (i, m) in merged.iter().enumerate() {
+        let a = &m.agent;
+        f.gpus.push(Gpu {
+            node: i as u32,
+            gfx: m.hw.as_ref().map(|h| h.v.clone()),
+            gfx_target_version: 0,
+            vendor_id: 0x1002,
+            device_id: a.device_id.as_ref().map(|d| d.v).unwrap_or(0),
+            name: a.marketing.clone(),
+            pci_address: None,
+            render_minor: None,
+            simd_count: 0,
+            vram_total: a.vram.as_ref().map(|v| v.v),
+            gtt_total: a.gtt.as_ref().map(|v| v.v),
+            vis_vram_total: None,
+            apu: m.apu,
+            location_id: None,
+        });
+        let Some(hw) = &m.hw else { continue };
+        let mut effective = None;
+        if let Some(s) = &m.shown
+            && s.v != hw.v
+        {
+            effective = Some(s.v.clone());
+            let ov = Gfx::parse(&s.v).map(|g| g.override_string()).unwrap_or_default();
+            let chip = a.device_id.as_ref().map(|d| d.v).unwrap_or(0);
+            seen.notes.push(At {
+                v: format!(
+                    "the runtime reports {} but the chip id 0x{chip:04x} is a {}: this is what HSA_OVERRIDE_GFX_VERSION={ov} produces{}",
+                    s.v,
+                    hw.v,
+                    if override_var.is_some() { "" } else { " (the variable itself is not in the paste)" }
+                ),
+                src: s.src,
+            });
+        }
+        if let Some(g) = &override_gfx
+            && *g != hw.v
+            && effective.is_none()
+        {
+            effective = Some(g.clone());
+        }
+        f.targets.push(Sourced::new(
+            Target {
+                gfx: hw.v.clone(),
+                effective,
+                reason: TargetReason::Detected,
+                gpu: Some(i),
+            },
+            o(m.shown.as_ref().map(|s| s.src).unwrap_or(hw.src)),
+        ));
+    }
+    if let Some(r) = &seen.rocm {
+        f.rocm.push(Sourced::new(
+            RocmInstall {
+                version: r.v.clone(),
+                from: RocmFrom::Installed,
+                path: None,
+                rocblas_gfx: vec![],
+                hipblaslt_gfx: vec![],
+            },
+            o(r.src),
+        ));
+    }
+    if seen.torch.is_some() || seen.torch_hip.is_some() || seen.torch_cuda.is_some() {
+        let src = seen
+            .torch
+            .as_ref()
+            .or(seen.torch_hip.as_ref())
+            .or(seen.torch_cuda.as_ref())
+            .map(|t| t.src)
+            .unwrap_or_default();
+        f.torch = Some(Sourced::new(
+            TorchFacts {
+                version: seen.torch.as_ref().map(|t| t.v.clone()),
+                from: Some(if seen.torch_from_pip {
+                    TorchFrom::PipInstall
+                } else {
+                    TorchFrom::Imported
+                }),
+                hip: seen.torch_hip.as_ref().map(|t| t.v.clone()),
+                cuda: seen.torch_cuda.as_ref().map(|t| t.v.clone()),
+                ..TorchFacts::default()
+            },
+            o(src),
+        ));
+    }
+    for e in &seen.env {
+        f.env.push(Sourced::new(
+            EnvVar {
+                name: e.v.0.clone(),
+                value: e.v.1.clone(),
+            },
+            o(e.src),
+        ));
+    }
+    // A build-target list holding rocm-smi's display form (`gfx11002`) names no real target.
+    for e in &seen.env {
+        if !matches!(
+            e.v.0.as_str(),
+            "PYTORCH_ROCM_ARCH" | "AMDGPU_TARGETS" | "GPU_TARGETS" | "HCC_AMDGPU_TARGET"
+        ) {
+            continue;
+        }
+        for tok in e.v.1.split([';', ',', ' ']) {
+            let raw = tok.trim().to_ascii_lowercase();
+            if let Some(real) = readers::gfx_in(&raw)
+                && raw.starts_with("gfx")
+                && real != raw.split(':').next().unwrap_or("")
+            {
+                seen.notes.push(At {
+                    v: format!(
+                        "{}={}: `{raw}` is how some rocm-smi builds display {real}; it is not a target (use {real})",
+                        e.v.0, e.v.1
+                    ),
+                    src: e.src,
+                });
+            }
+        }
+    }
+    let param = |name: &str| seen.params.iter().rev().find(|p| p.v.0 == name);
+    let kernel_known = seen.kernel.is_some()
+        || !seen.params.is_empty()
+        || seen.mem_total.is_some()
+        || seen.rock.is_some()
+        || seen.amdgpu_loaded;
+    if kernel_known {
+        let mut k = KernelFacts {
+            release: seen.kernel.as_ref().map(|k| k.v.clone()),
+            amdgpu_version: seen.rock.as_ref().and_then(|r| r.v.clone()),
+            amdgpu_loaded: seen.amdgpu_loaded || seen.rock.is_some() || !merged.is_empty(),
+            mem_total: seen.mem_total.as_ref().map(|m| m.v),
+            ttm_pages_limit: param("ttm.pages_limit").and_then(|p| p.v.1.trim().parse().ok()),
+            amdttm_pages_limit: param("amdttm.pages_limit").and_then(|p| p.v.1.trim().parse().ok()),
+            ..KernelFacts::default()
+        };
+        for p in &seen.params {
+            if let Some(n) = p.v.0.strip_prefix("amdgpu.") {
+                k.amdgpu_params.insert(n.to_string(), p.v.1.clone());
+            }
+        }
+        f.kernel = Some(k);
+    }
+    // Rules name sysfs paths for kernel facts; in a paste those are the lines they came from.
+    let mut path_map: Vec<(String, Src)> = Vec::new();
+    if let Some(p) = param("amdgpu.gttsize") {
+        path_map.push(("/sys/module/amdgpu/parameters/gttsize".into(), p.src));
+    }
+    for (m, key) in [("ttm", "ttm.pages_limit"), ("amdttm", "amdttm.pages_limit")] {
+        let src = param(key)
+            .map(|p| p.src)
+            .or(seen.mem_total.as_ref().map(|m| m.src))
+            .or(merged.iter().find_map(|g| g.agent.gtt.as_ref().map(|x| x.src)));
+        if let Some(s) = src {
+            path_map.push((format!("/sys/module/{m}/parameters/pages_limit"), s));
+        }
+    }
+    for (i, m) in merged.iter().enumerate() {
+        path_map.push((format!("/sys/class/kfd/kfd/topology/nodes/{i}/properties"), m.agent.src));
+    }
+    let summary = Summary {
+        formats: seen.formats.iter().map(|s| s.to_string()).collect(),
+        gfx: merged
+            .iter()
+            .filter_map(|m| m.hw.as_ref().map(|h| h.v.clone()))
+            .collect(),
+        torch: seen.torch.as_ref().map(|t| t.v.clone()),
+        torch_hip: seen.torch_hip.as_ref().map(|t| t.v.clone()),
+        rocm: seen.rocm.as_ref().map(|t| t.v.clone()),
+        kernel: seen.kernel.as_ref().map(|t| t.v.clone()),
+        os: seen.os.as_ref().map(|t| t.v.clone()),
+        wsl: seen.wsl.as_ref().is_some_and(|w| w.v),
+        nvidia: seen.nvidia.is_some(),
+        hsa_override: override_var.as_ref().map(|e| e.v.1.clone()),
+        vram_bytes: merged.first().and_then(|m| m.agent.vram.as_ref().map(|v| v.v)),
+        gtt_bytes: merged.first().and_then(|m| m.agent.gtt.as_ref().map(|v| v.v)),
+    };
+    let notes = seen.notes.iter().map(|n| (n.v.clone(), o(n.src))).collect();
+    let missing = missing(&seen, &merged, &f);
+    let path_origins = path_map.into_iter().map(|(p, s)| (p, o(s))).collect();
+    Triage {
+        provenance: Vec::new(),
+        path_origins,
+        names,
+        seen,
+        facts: f,
+        summary,
+        notes,
+        missing,
+    }
+}
+
+/// The commands whose output would settle what the paste leaves open.
+fn missing(seen: &Seen, merged: &[Merged], f: &Facts) -> Vec<Missing> {
+    let mut m = Vec::new();
+    let mut add = |what: &str, cmd: &str| {
+        m.push(Missing {
+            what: what.into(),
+            command: cmd.into(),
+        })
+    };
+    let nvidia_only = seen.nvidia.is_some() && merged.is_empty();
+    if nvidia_only {
+        return m;
+    }
+    if merged.iter().all(|g| g.hw.is_none()) {
+        add("no gfx target seen", "rocminfo | grep -E 'Name|Marketing|Chip ID'");
+    }
+    if seen.torch.is_none() && seen.torch_hip.is_none() {
+        add(
+            "no PyTorch build seen",
+            "python -c 'import torch; print(torch.__version__, torch.version.hip, torch.cuda.is_available())'",
+        );
+    }
+    if seen.rocm.is_none() {
+        add("installed ROCm version not seen", "cat /opt/rocm/.info/version");
+    }
+    if seen.kernel.is_none() && seen.wsl.is_none() {
+        add("kernel not seen", "uname -r");
+    }
+    if merged.iter().any(|g| g.apu) && (seen.mem_total.is_none() || merged.iter().all(|g| g.agent.gtt.is_none())) {
+        add(
+            "APU memory limits not seen",
+            "free -b; cat /proc/cmdline; rocm-smi --showmeminfo vram gtt",
+        );
+    }
+    if merged.len() > 1
+        && !f.env.iter().any(|e| e.value.name.ends_with("VISIBLE_DEVICES"))
+        && merged.iter().any(|g| g.apu)
+    {
+        add(
+            "which GPU the program uses",
+            "echo HIP_VISIBLE_DEVICES=$HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES=$ROCR_VISIBLE_DEVICES",
+        );
+    }
+    if f.env.is_empty() && !merged.is_empty() {
+        add(
+            "ROCm environment variables not seen",
+            "env | grep -E '^(HSA|HIP|ROCR|ROCM|PYTORCH|AMD)_'",
+        );
+    }
+    m
+}

@@ -1,0 +1,170 @@
+//! Pasted text → clean, numbered lines.
+//!
+//! People paste command output inside Markdown code fences, block quotes, behind shell prompts,
+//! with terminal colour codes, CRLF line ends, `[turn … continued]` fragment markers and lines
+//! cut short. This module only cleans and numbers lines (1-based, as in the pasted file); it
+//! never interprets them. Readers see the original line number, so findings point at the paste.
+
+/// One line of a paste, cleaned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// Line number in the input (1-based).
+    pub no: u32,
+    /// The text with fences, quote markers, colour codes and a trailing `\r` removed. A prompt
+    /// line keeps its command here (`$ rocminfo` → `rocminfo`) and sets [`Line::command`].
+    pub text: std::borrow::Cow<'a, str>,
+    /// The line is a command typed at a shell or Python prompt (`$ `, `# `, `>>> `, `PS C:\> `).
+    pub command: bool,
+}
+
+/// Splits and cleans a paste. Blank lines are kept (empty text) so that readers see block ends.
+pub fn lines(text: &str) -> Vec<Line<'_>> {
+    let mut out = Vec::with_capacity(text.len() / 40 + 1);
+    for (i, raw) in text.split('\n').enumerate() {
+        let no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let mut t = raw.strip_suffix('\r').unwrap_or(raw);
+        // Block quotes (`> `, possibly nested) from replies that quote a paste.
+        // `>>> ` is a Python prompt, not a quote.
+        while !t.starts_with(">>>") {
+            let Some(rest) = t.strip_prefix('>') else { break };
+            t = rest.strip_prefix(' ').unwrap_or(rest);
+        }
+        let trimmed = t.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            out.push(Line {
+                no,
+                text: "".into(),
+                command: false,
+            });
+            continue;
+        }
+        if is_turn_marker(trimmed) {
+            out.push(Line {
+                no,
+                text: "".into(),
+                command: false,
+            });
+            continue;
+        }
+        let text: std::borrow::Cow<str> = if t.contains('\u{1b}') {
+            strip_ansi(t).into()
+        } else {
+            t.into()
+        };
+        let (text, command) = match prompt_command(&text) {
+            Some(c) => (std::borrow::Cow::Owned(c.to_string()), true),
+            None => (text, false),
+        };
+        out.push(Line { no, text, command });
+    }
+    out
+}
+
+/// `[turn 3 continued]`, `[… continued]`: markers some tools put between fragments.
+fn is_turn_marker(t: &str) -> bool {
+    t.starts_with('[') && t.trim_end().ends_with("continued]") && t.len() < 80
+}
+
+/// Removes ANSI CSI sequences (`ESC [ … letter`) and lone ESC characters.
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        if it.peek() == Some(&'[') {
+            it.next();
+            for d in it.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The command of a prompt line: `$ cmd`, `user@host:~$ cmd`, `(venv) $ cmd`, `# cmd` (root,
+/// only when followed by a known command word), `>>> expr`, `PS C:\> cmd`.
+fn prompt_command(t: &str) -> Option<&str> {
+    let s = t.trim_start();
+    if let Some(r) = s.strip_prefix(">>> ") {
+        return Some(r.trim());
+    }
+    if let Some(r) = s.strip_prefix("$ ") {
+        return Some(r.trim());
+    }
+    if let Some(r) = s.strip_prefix("# ") {
+        let w = r.split_whitespace().next().unwrap_or("");
+        const WORDS: &[&str] = &[
+            "rocminfo",
+            "rocm-smi",
+            "amd-smi",
+            "cat",
+            "dmesg",
+            "uname",
+            "python",
+            "python3",
+            "pip",
+            "pip3",
+            "free",
+            "journalctl",
+            "rocm_agent_enumerator",
+            "nvidia-smi",
+            "export",
+            "env",
+            "ollama",
+            "uv",
+            "amd-ttm",
+        ];
+        return WORDS.contains(&w).then(|| r.trim());
+    }
+    // Themed prompts: `(.venv) git:(main) λ cmd`, `❯ cmd`.
+    for mark in ["λ ", "❯ ", "➜ "] {
+        if let Some(p) = s.find(mark) {
+            return Some(s[p + mark.len()..].trim());
+        }
+    }
+    // `[user@host ~]$ cmd`
+    if s.starts_with('[')
+        && let Some(p) = s.find("]$ ").or_else(|| s.find("]# "))
+    {
+        return Some(s[p + 3..].trim());
+    }
+    // `user@host:~/dir$ cmd`, `(venv) user@host:~$ cmd`, `root@box:/# cmd`.
+    let head_end = s.find("$ ").or_else(|| s.find("# "))?;
+    let head = &s[..head_end];
+    if head.contains('@') && head.contains(':') && !head.contains(' ') || head.starts_with('(') && head.contains('@') {
+        return Some(s[head_end + 2..].trim());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fences_quotes_prompts_and_colours_are_cleaned() {
+        let p = "```\r\n$ rocminfo\n> quoted: yes\n\u{1b}[32mName:\u{1b}[0m gfx1100\n[turn 2 continued]\n>>> torch.__version__\nuser@box:~$ uname -r\n~~~";
+        let l = lines(p);
+        assert_eq!(l.len(), 8);
+        assert_eq!(l[0].text, "");
+        assert_eq!((l[1].text.as_ref(), l[1].command, l[1].no), ("rocminfo", true, 2));
+        assert_eq!(l[2].text, "quoted: yes");
+        assert_eq!(l[3].text, "Name: gfx1100");
+        assert_eq!(l[4].text, "");
+        assert_eq!((l[5].text.as_ref(), l[5].command), ("torch.__version__", true));
+        assert_eq!((l[6].text.as_ref(), l[6].command), ("uname -r", true));
+        assert_eq!(l[7].text, "");
+    }
+
+    #[test]
+    fn a_root_prompt_needs_a_known_command() {
+        assert_eq!(prompt_command("# rocm-smi --showhw"), Some("rocm-smi --showhw"));
+        assert_eq!(prompt_command("# This is a heading"), None);
+        assert_eq!(prompt_command("  Name:   gfx1100"), None);
+    }
+}

@@ -1,0 +1,99 @@
+//! `/proc/cmdline` (or `Kernel command line:` in dmesg) and `modprobe.d` `options` lines:
+//! `ttm.pages_limit`, `amdttm.pages_limit`, `amdgpu.gttsize` and other `amdgpu.*` parameters.
+//! Misspellings the kernel ignores (`amdgpu.gtt_size`, `ttm.page_limit`) become notes.
+
+use super::{Line, Seen};
+
+const KNOWN_TYPOS: &[(&str, &str)] = &[
+    ("amdgpu.gtt_size", "amdgpu.gttsize"),
+    ("ttm.page_limit", "ttm.pages_limit"),
+    ("ttm.pages_limits", "ttm.pages_limit"),
+    ("amdttm.page_limit", "amdttm.pages_limit"),
+    ("ttm.page_pool_size", "ttm.pages_limit"),
+];
+
+/// Reads kernel command lines and modprobe options.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.text.trim();
+        // dmesg pasted from a fixed-width terminal wraps the command line mid-token.
+        let joined;
+        let t = if (t.contains("Command line:") || t.contains("BOOT_IMAGE="))
+            && let Some(next) = lines.get(i + 1)
+            && !next.text.trim_start().starts_with('[')
+            && !next.text.trim().is_empty()
+            && !next.command
+        {
+            joined = format!("{t}{}", next.text.trim_end());
+            joined.as_str()
+        } else {
+            t
+        };
+        let mut params: Vec<(String, String)> = Vec::new();
+        if let Some(rest) = t.strip_prefix("options ") {
+            // modprobe.d: `options ttm pages_limit=31457280`
+            let mut it = rest.split_whitespace();
+            let Some(module) = it.next() else { continue };
+            if !matches!(module, "amdgpu" | "ttm" | "amdttm") {
+                continue;
+            }
+            for kv in it {
+                if let Some((k, v)) = kv.split_once('=') {
+                    params.push((format!("{module}.{k}"), v.to_string()));
+                }
+            }
+        } else if t.contains("amdgpu.") || t.contains("ttm.") || t.contains("BOOT_IMAGE=") {
+            // `/proc/cmdline`, `Kernel command line:`, GRUB_CMDLINE_LINUX, or parameters quoted
+            // inline in prose (`iommu=pt amdgpu.gttsize=126976 …`).
+            let before = params.len();
+            for tok in t.split(|c: char| c.is_whitespace() || c == '"' || c == '`' || c == '\'') {
+                if let Some((k, v)) = tok.split_once('=')
+                    && (k.starts_with("amdgpu.") || k.starts_with("ttm.") || k.starts_with("amdttm."))
+                {
+                    params.push((k.to_string(), v.to_string()));
+                }
+            }
+            fired |= params.len() > before || t.contains("BOOT_IMAGE=");
+        }
+        for (k, v) in params {
+            fired = true;
+            if let Some((_, right)) = KNOWN_TYPOS.iter().find(|(bad, _)| *bad == k) {
+                seen.note(
+                    l.no,
+                    format!(
+                        "`{k}={v}` is not a parameter the kernel knows (it ignores it); the parameter is `{right}`"
+                    ),
+                );
+                continue;
+            }
+            let at = seen.at((k, v), l.no);
+            seen.params.push(at);
+        }
+    }
+    fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::read;
+
+    #[test]
+    fn cmdline_modprobe_and_typos() {
+        let t = "BOOT_IMAGE=/vmlinuz-6.14.0 root=UUID=x ro quiet amdgpu.gttsize=126976 ttm.pages_limit=32505856 amdgpu.gtt_size=1\noptions amdttm pages_limit=31457280\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        let p: Vec<(&str, &str)> = s.params.iter().map(|p| (p.v.0.as_str(), p.v.1.as_str())).collect();
+        assert_eq!(
+            p,
+            [
+                ("amdgpu.gttsize", "126976"),
+                ("ttm.pages_limit", "32505856"),
+                ("amdttm.pages_limit", "31457280")
+            ]
+        );
+        assert_eq!(s.params[2].src.line, 2);
+        assert!(s.notes[0].v.contains("amdgpu.gtt_size"));
+    }
+}

@@ -1,0 +1,185 @@
+//! `python -m torch.utils.collect_env`, old and new layouts.
+//!
+//! Reads `PyTorch version`, `ROCM used to build PyTorch` / `HIP runtime version` (torch's HIP),
+//! `CUDA used to build PyTorch`, `OS`, the kernel inside `Python platform`
+//! (`Linux-6.5.0-35-generic-x86_64-with-glibc2.35`, WSL's `…-microsoft-standard-WSL2-…`),
+//! `GPU models and configuration` with or without `(gfxNNNN)` and with `GPU N:` continuation
+//! lines, and `Nvidia driver version`. `[pip3] torch==…` lines are the pip reader's.
+//! Example of the layout: <https://github.com/pytorch/pytorch/blob/main/torch/utils/collect_env.py>.
+
+use super::{Line, Seen, gfx_in, kv};
+use crate::triage::Agent;
+
+const NA: &[&str] = &["N/A", "Could not collect", "None", ""];
+
+/// Reads collect_env output.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    let mut in_gpus = false;
+    for l in lines {
+        let t = l.text.trim();
+        if in_gpus {
+            if let Some(rest) = t.strip_prefix("GPU ")
+                && let Some((idx, name)) = rest.split_once(':')
+                && let Ok(i) = idx.trim().parse::<u32>()
+            {
+                gpu(seen, name.trim(), Some(i), l.no);
+                continue;
+            }
+            in_gpus = false;
+        }
+        // A lost newline can glue a key to the previous line ("…information...  PyTorch version: …").
+        let t = match t.find("PyTorch version") {
+            Some(p) if p > 0 => &t[p..],
+            _ => t,
+        };
+        let Some((k, v)) = kv(t) else { continue };
+        let known = !NA.contains(&v);
+        match k {
+            "PyTorch version" => {
+                fired = true;
+                if known {
+                    let at = seen.at(v.to_string(), l.no);
+                    Seen::first(&mut seen.torch, at);
+                }
+            }
+            "ROCM used to build PyTorch" | "HIP runtime version" => {
+                fired = true;
+                if known {
+                    let at = seen.at(v.to_string(), l.no);
+                    Seen::first(&mut seen.torch_hip, at);
+                }
+            }
+            "CUDA used to build PyTorch" => {
+                fired = true;
+                if known {
+                    let at = seen.at(v.to_string(), l.no);
+                    Seen::first(&mut seen.torch_cuda, at);
+                }
+            }
+            "OS" if known && (fired || v.ends_with("(x86_64)") || v.ends_with("(aarch64)")) => {
+                let os = v.rsplit_once(" (").map(|(a, _)| a).unwrap_or(v);
+                let at = seen.at(os.to_string(), l.no);
+                Seen::first(&mut seen.os, at);
+            }
+            "Python platform" if known => {
+                fired = true;
+                if let Some(rest) = v.strip_prefix("Linux-") {
+                    let end = ["-x86_64", "-aarch64", "-ppc64le"]
+                        .iter()
+                        .filter_map(|a| rest.find(a))
+                        .min()
+                        .unwrap_or(rest.len());
+                    let kernel = &rest[..end];
+                    let at = seen.at(kernel.to_string(), l.no);
+                    Seen::first(&mut seen.kernel, at);
+                    if kernel.to_ascii_lowercase().contains("microsoft") {
+                        let at = seen.at(true, l.no);
+                        Seen::first(&mut seen.wsl, at);
+                    }
+                }
+            }
+            "GPU models and configuration" => {
+                fired = true;
+                in_gpus = true;
+                if known {
+                    gpu(seen, v, None, l.no);
+                }
+            }
+            "Nvidia driver version" if known => {
+                let at = seen.at(t.to_string(), l.no);
+                Seen::first(&mut seen.nvidia, at);
+            }
+            _ => {}
+        }
+    }
+    fired
+}
+
+fn gpu(seen: &mut Seen, name: &str, index: Option<u32>, line: u32) {
+    if name.to_ascii_uppercase().contains("NVIDIA") {
+        let at = seen.at(name.to_string(), line);
+        Seen::first(&mut seen.nvidia, at);
+        return;
+    }
+    let gfx = gfx_in(name).map(|g| seen.at(g, line));
+    let marketing = name.split(" (gfx").next().unwrap_or(name).trim();
+    seen.agents.push(Agent {
+        reader: "collect_env",
+        src: crate::triage::Src { file: seen.file, line },
+        index,
+        gfx,
+        marketing: (!marketing.is_empty()).then(|| marketing.to_string()),
+        ..Agent::default()
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::read;
+
+    // Modelled on collect_env reports in ROCm/ROCm and pytorch/pytorch issues (new layout with
+    // `(gfx…)`, e.g. https://github.com/pytorch/pytorch/issues/125322).
+    const NEW: &str = "\
+PyTorch version: 2.3.0+rocm6.0
+Is debug build: False
+CUDA used to build PyTorch: N/A
+ROCM used to build PyTorch: 6.0.32830-d62f6a171
+
+OS: Ubuntu 22.04.4 LTS (x86_64)
+Python platform: Linux-6.5.0-35-generic-x86_64-with-glibc2.35
+Is CUDA available: True
+GPU models and configuration: AMD Radeon RX 7900 XTX (gfx1100)
+Nvidia driver version: Could not collect
+HIP runtime version: 6.0.32830
+";
+
+    #[test]
+    fn new_layout() {
+        let (fired, s) = run(read, NEW);
+        assert!(fired);
+        assert_eq!(s.torch.unwrap().v, "2.3.0+rocm6.0");
+        let hip = s.torch_hip.unwrap();
+        assert_eq!((hip.v.as_str(), hip.src.line), ("6.0.32830-d62f6a171", 4));
+        assert!(s.torch_cuda.is_none());
+        assert_eq!(s.os.unwrap().v, "Ubuntu 22.04.4 LTS");
+        assert_eq!(s.kernel.unwrap().v, "6.5.0-35-generic");
+        assert!(s.wsl.is_none());
+        assert!(s.nvidia.is_none());
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1100");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 7900 XTX"));
+    }
+
+    #[test]
+    fn old_layout_without_gfx_and_wsl() {
+        let old = "PyTorch version: 2.1.2+rocm5.6\nROCM used to build PyTorch: 5.6.31061-8c743ae5d\nOS: Ubuntu 22.04.3 LTS (x86_64)\nPython platform: Linux-5.15.153.1-microsoft-standard-WSL2-x86_64-with-glibc2.35\nGPU models and configuration: AMD Radeon RX 7900 XTX\nHIP runtime version: 5.6.31061\n";
+        let (_, s) = run(read, old);
+        assert!(s.wsl.unwrap().v);
+        assert_eq!(s.kernel.unwrap().v, "5.15.153.1-microsoft-standard-WSL2");
+        assert!(s.agents[0].gfx.is_none(), "no (gfx…) → unknown, not guessed");
+    }
+
+    #[test]
+    fn multi_gpu_and_nvidia() {
+        let t = "PyTorch version: 2.4.0+cu121\nCUDA used to build PyTorch: 12.1\nGPU models and configuration: \nGPU 0: NVIDIA GeForce RTX 4090\nGPU 1: NVIDIA GeForce RTX 4090\n\nNvidia driver version: 550.54.14\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.torch_cuda.unwrap().v, "12.1");
+        assert!(s.nvidia.is_some());
+        assert!(s.agents.is_empty());
+        let t = "PyTorch version: 2.5.0\nGPU models and configuration:\nGPU 0: AMD Instinct MI300X (gfx942:sramecc+:xnack-)\nGPU 1: AMD Instinct MI300X (gfx942:sramecc+:xnack-)\nNvidia driver version: N/A\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 2);
+        assert_eq!(s.agents[1].index, Some(1));
+        assert_eq!(s.agents[1].gfx.as_ref().unwrap().v, "gfx942");
+        assert!(s.nvidia.is_none());
+    }
+
+    #[test]
+    fn unrelated_text_does_not_fire() {
+        let (fired, s) = run(read, "OS: whatever\nName: gfx1100\n");
+        assert!(!fired);
+        assert!(s.os.is_none());
+    }
+}

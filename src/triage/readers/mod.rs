@@ -1,0 +1,195 @@
+//! One reader per pasted format. Each reader scans the cleaned lines, records what it
+//! recognises into [`Seen`] (with the line it came from) and says whether it fired. Readers are
+//! independent and tolerant: a line they do not understand is skipped, never an error, and every
+//! regex here is from the `regex` crate (linear time in the input).
+
+pub mod agent_enumerator;
+pub mod amd_smi;
+pub mod cmdline;
+pub mod collect_env;
+pub mod dmesg;
+pub mod env_vars;
+pub mod kfd_properties;
+pub mod memory;
+pub mod nvidia_smi;
+pub mod ollama;
+pub mod pip;
+pub mod rocm_smi;
+pub mod rocm_version;
+pub mod rocminfo;
+pub mod torch_print;
+pub mod uname;
+
+use super::Seen;
+use super::paste::Line;
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// A reader: name and function.
+pub type Reader = (&'static str, fn(&[Line], &mut Seen) -> bool);
+
+/// Every reader, in the order they run. Earlier readers win where two set the same fact. The
+/// names are the format names of the corpus contract (`tests/triage/corpus/README.md`); the
+/// `memory` reader reports `meminfo`, `free` or `amd_ttm` itself.
+pub const READERS: &[Reader] = &[
+    ("collect_env", collect_env::read),
+    ("rocminfo", rocminfo::read),
+    ("rocm_smi", rocm_smi::read),
+    ("amd_smi", amd_smi::read),
+    ("agent_enumerator", agent_enumerator::read),
+    ("kfd_properties", kfd_properties::read),
+    ("dmesg", dmesg::read),
+    ("cmdline", cmdline::read),
+    ("memory", memory::read),
+    ("pip_list", pip::read),
+    ("torch_print", torch_print::read),
+    ("rocm_version_file", rocm_version::read),
+    ("uname", uname::read),
+    ("env_vars", env_vars::read),
+    ("ollama_log", ollama::read),
+    ("nvidia_smi", nvidia_smi::read),
+];
+
+/// Runs every reader over one input.
+pub fn read_all(lines: &[Line], seen: &mut Seen) {
+    for (name, read) in READERS {
+        if read(lines, seen) {
+            seen.formats.insert(name);
+        }
+    }
+}
+
+/// `Key:   value` → (`Key`, `value`), both trimmed.
+pub fn kv(t: &str) -> Option<(&str, &str)> {
+    let (k, v) = t.split_once(':')?;
+    Some((k.trim(), v.trim()))
+}
+
+/// A byte/number count as printed: `25753026560`, `25,753,026,560`, `25_753_026_560`.
+pub fn number(s: &str) -> Option<u64> {
+    let t: String = s.trim().chars().filter(|c| !matches!(c, ',' | '_')).collect();
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    t.parse().ok()
+}
+
+/// A size with a unit (`24.0 GiB`, `196592 MB`, `512M`, `16 KB`) in bytes. Binary units for
+/// `K/M/G/T`, `KiB…`, and for `KB/MB/GB` as ROCm tools print them (they mean 1024).
+pub fn size(num: &str, unit: &str) -> Option<u64> {
+    let n: f64 = num.trim().replace(',', "").parse().ok()?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" | "ki" => 1 << 10,
+        "m" | "mb" | "mib" | "mi" => 1 << 20,
+        "g" | "gb" | "gib" | "gi" => 1 << 30,
+        "t" | "tb" | "tib" | "ti" => 1 << 40,
+        _ => return None,
+    };
+    if !(n.is_finite() && n >= 0.0) {
+        return None;
+    }
+    Some((n * mult as f64).round() as u64)
+}
+
+static GFX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\bgfx([0-9][0-9a-f]{2,4})\b").unwrap());
+
+/// The first gfx target name in `s`, lower-cased, with rocm-smi's display quirk decoded: some
+/// builds print `gfx_target_version` digit groups in decimal (`gfx11002` for gfx1102, `gfx9402`
+/// for gfx942, `gfx9010` for gfx90a). `gfx000` (the CPU agent) is not a target.
+pub fn gfx_in(s: &str) -> Option<String> {
+    for c in GFX.captures_iter(s) {
+        let d = c[1].to_ascii_lowercase();
+        if let Some(g) = decode_gfx(&d) {
+            return Some(g);
+        }
+    }
+    None
+}
+
+fn decode_gfx(d: &str) -> Option<String> {
+    if d == "000" {
+        return None;
+    }
+    let all_dec = d.bytes().all(|b| b.is_ascii_digit());
+    let quirk = |major: &str, minor: &str, step: &str| -> Option<String> {
+        let (mi, st): (u32, u32) = (minor.parse().ok()?, step.parse().ok()?);
+        (mi <= 15 && st <= 15).then(|| format!("gfx{major}{mi:x}{st:x}"))
+    };
+    match d.len() {
+        5 if all_dec && d.starts_with('1') => quirk(&d[..2], &d[2..3], &d[3..]),
+        5 => None,
+        4 if all_dec && !d.starts_with('1') => quirk(&d[..1], &d[1..2], &d[2..]),
+        _ => Some(format!("gfx{d}")),
+    }
+}
+
+/// A PCI id as printed: `0x744c`, `744c`, `29772(0x744c)`.
+pub fn pci_id(s: &str) -> Option<u32> {
+    let s = s.trim();
+    if let Some(i) = s.find("0x") {
+        let h: String = s[i + 2..].chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+        return u32::from_str_radix(&h, 16).ok().filter(|v| *v != 0);
+    }
+    if s.len() == 4 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return u32::from_str_radix(s, 16).ok();
+    }
+    None
+}
+
+/// The last command line at or before index `i` (within `back` lines).
+pub fn command_before<'a>(lines: &'a [Line], i: usize, back: usize) -> Option<&'a str> {
+    lines[i.saturating_sub(back)..=i.min(lines.len().saturating_sub(1))]
+        .iter()
+        .rev()
+        .find(|l| l.command)
+        .map(|l| l.text.as_ref())
+}
+
+/// Test helper: runs one reader over a text.
+#[cfg(test)]
+pub fn run(read: fn(&[Line], &mut Seen) -> bool, text: &str) -> (bool, Seen) {
+    let lines = super::paste::lines(text);
+    let mut seen = Seen::default();
+    let fired = read(&lines, &mut seen);
+    (fired, seen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rocm_smi_gfx_quirk_decodes_to_the_real_target() {
+        // The trap: `gfx11002` is how some rocm-smi builds print gfx1102; it is not a target.
+        assert_eq!(gfx_in("GFX Version: gfx11002").as_deref(), Some("gfx1102"));
+        assert_eq!(gfx_in("gfx9402").as_deref(), Some("gfx942"));
+        assert_eq!(gfx_in("gfx9010").as_deref(), Some("gfx90a"));
+        assert_eq!(gfx_in("gfx1100").as_deref(), Some("gfx1100"));
+        assert_eq!(gfx_in("gfx90a:sramecc+:xnack-").as_deref(), Some("gfx90a"));
+        assert_eq!(gfx_in("amdgcn-amd-amdhsa--gfx1151").as_deref(), Some("gfx1151"));
+        assert_eq!(gfx_in("gfx000"), None);
+        assert_eq!(gfx_in("gfx"), None);
+    }
+
+    #[test]
+    fn numbers_sizes_and_ids() {
+        assert_eq!(number("25,753,026,560"), Some(25_753_026_560));
+        assert_eq!(number("12a"), None);
+        assert_eq!(size("24", "M"), Some(24 << 20));
+        assert_eq!(size("1.5", "GiB"), Some(3 << 29));
+        assert_eq!(size("x", "GiB"), None);
+        assert_eq!(pci_id("29772(0x744c)"), Some(0x744c));
+        assert_eq!(pci_id("0(0x0)"), None);
+        assert_eq!(pci_id("744c"), Some(0x744c));
+    }
+
+    #[test]
+    fn target_version_90402_is_gfx942_not_gfx943() {
+        // KFD's gfx_target_version 90402 = major 9, minor 4, stepping 2.
+        assert_eq!(
+            crate::version::Gfx::from_target_version(90402).unwrap().as_str(),
+            "gfx942"
+        );
+    }
+}

@@ -1,0 +1,105 @@
+//! Ollama server logs: the `server config env="map[… HSA_OVERRIDE_GFX_VERSION:11.0.3 …]"` line
+//! (empty entries are variables Ollama knows but that are not set) and the `inference compute`
+//! line (`library=rocm compute=gfx1100 … name=1002:744c`). Format: Ollama's `envconfig` and
+//! `discover` packages (<https://github.com/ollama/ollama>).
+
+use super::{Line, Seen, gfx_in, pci_id, size};
+use crate::triage::{Agent, At, Src};
+
+/// Reads Ollama log lines.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    let mut idx = 0;
+    for l in lines {
+        let t = l.text.as_ref();
+        if let Some(p) = t.find("env=\"map[") {
+            fired = true;
+            let body = &t[p + 9..];
+            let body = body.split("]\"").next().unwrap_or(body);
+            for tok in body.split_whitespace() {
+                let Some((k, v)) = tok.split_once(':') else { continue };
+                let related = ["HSA_", "HIP_", "ROCR_", "ROCM_", "GPU_", "CUDA_VISIBLE", "AMD_"]
+                    .iter()
+                    .any(|p| k.starts_with(p));
+                if related && !v.is_empty() {
+                    let at = seen.at((k.to_string(), v.to_string()), l.no);
+                    seen.env.push(at);
+                }
+            }
+        } else if (t.contains("inference compute") && t.contains("library=rocm")) || t.contains("gpu_type=") {
+            // `msg="inference compute" id=0 library=rocm compute=gfx1102 name=1002:7480 total="8.0 GiB"`,
+            // `msg="amdgpu is supported" gpu=0 gpu_type=gfx1102`, `msg="amdgpu is not supported …" gpu_type=gfx1031 gpu=0`.
+            fired = true;
+            let src = Src {
+                file: seen.file,
+                line: l.no,
+            };
+            let mut index = None;
+            let mut gfx = None;
+            let mut dev = None;
+            let mut total = None;
+            let toks: Vec<&str> = t.split_whitespace().collect();
+            for (j, tok) in toks.iter().enumerate() {
+                if let Some(g) = tok.strip_prefix("compute=").or_else(|| tok.strip_prefix("gpu_type=")) {
+                    gfx = gfx_in(g);
+                } else if let Some(n) = tok.strip_prefix("name=") {
+                    dev = n.split(':').nth(1).and_then(pci_id);
+                } else if let Some(n) = tok.strip_prefix("id=").or_else(|| tok.strip_prefix("gpu=")) {
+                    index = n.trim_matches('"').parse::<u32>().ok();
+                } else if let Some(n) = tok.strip_prefix("total=\"") {
+                    total = toks.get(j + 1).and_then(|u| size(n, u.trim_end_matches('"')));
+                }
+            }
+            let Some(gfx) = gfx else { continue };
+            let index = index.unwrap_or(idx);
+            idx = idx.max(index + 1);
+            let file = seen.file;
+            let pos = seen
+                .agents
+                .iter()
+                .position(|a| a.reader == "ollama_log" && a.index == Some(index) && a.src.file == file);
+            let a = match pos {
+                Some(p) => &mut seen.agents[p],
+                None => {
+                    seen.agents.push(Agent {
+                        reader: "ollama_log",
+                        src,
+                        index: Some(index),
+                        ..Agent::default()
+                    });
+                    seen.agents.last_mut().expect("pushed")
+                }
+            };
+            a.gfx.get_or_insert(At { v: gfx, src });
+            if let Some(d) = dev {
+                a.device_id.get_or_insert(At { v: d, src });
+            }
+            if let Some(b) = total {
+                a.vram.get_or_insert(At { v: b, src });
+            }
+        }
+    }
+    fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::read;
+
+    #[test]
+    fn env_map_and_inference_compute() {
+        // Shapes of Ollama 0.5 server logs as pasted in ollama/ollama issues (values ours).
+        let t = "2025/01/02 10:00:00 routes.go:1259: INFO server config env=\"map[CUDA_VISIBLE_DEVICES: GPU_DEVICE_ORDINAL: HIP_VISIBLE_DEVICES: HSA_OVERRIDE_GFX_VERSION:11.0.3 OLLAMA_DEBUG:false ROCR_VISIBLE_DEVICES:]\"\n\
+time=2025-01-02T10:00:01 level=INFO source=types.go:131 msg=\"inference compute\" id=0 library=rocm variant=\"\" compute=gfx1103 driver=6.8 name=1002:15bf total=\"16.0 GiB\" available=\"15.2 GiB\"\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.env.len(), 1, "empty entries are unset variables");
+        assert_eq!(
+            s.env[0].v,
+            ("HSA_OVERRIDE_GFX_VERSION".to_string(), "11.0.3".to_string())
+        );
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1103");
+        assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x15bf);
+    }
+}

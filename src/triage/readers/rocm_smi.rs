@@ -1,0 +1,164 @@
+//! `rocm-smi`: `--showproductname` (`GPU[0] : Card series: …`, `GFX Version: gfx1100`),
+//! `--showhw` (a table with `DID` and, in newer builds, `GFX VER` columns; variable spacing),
+//! `--showmeminfo vram gtt` (`VRAM Total Memory (B): 25753026560`, comma-grouped in some
+//! builds). rocm-smi's `gfx11002`-style display quirk is decoded by [`super::gfx_in`].
+//! Format: <https://github.com/ROCm/rocm_smi_lib/blob/develop/python_smi_tools/rocm_smi.py>.
+
+use super::{Line, Seen, gfx_in, number, pci_id};
+use crate::triage::{Agent, At, Src};
+
+fn agent(seen: &mut Seen, idx: u32, line: u32) -> &mut Agent {
+    let pos = seen
+        .agents
+        .iter()
+        .position(|a| a.reader == "rocm_smi" && a.index == Some(idx) && a.src.file == seen.file);
+    match pos {
+        Some(p) => &mut seen.agents[p],
+        None => {
+            seen.agents.push(Agent {
+                reader: "rocm_smi",
+                src: Src { file: seen.file, line },
+                index: Some(idx),
+                ..Agent::default()
+            });
+            seen.agents.last_mut().expect("pushed")
+        }
+    }
+}
+
+/// Reads rocm-smi output.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    let mut hw_cols: Option<(usize, Option<usize>)> = None; // DID column, GFX VER column (token index)
+    for l in lines {
+        let t = l.text.trim();
+        if t.contains("ROCm System Management Interface") {
+            fired = true;
+            continue;
+        }
+        // `GPU[0]		: Key: value`
+        if let Some(rest) = t.strip_prefix("GPU[")
+            && let Some((idx, rest)) = rest.split_once(']')
+            && let Ok(idx) = idx.trim().parse::<u32>()
+        {
+            let rest = rest.trim_start().trim_start_matches(':').trim();
+            let Some((k, v)) = rest.split_once(':') else { continue };
+            let (k, v) = (k.trim(), v.trim());
+            fired = true;
+            let file = seen.file;
+            let src = Src { file, line: l.no };
+            match k {
+                "GFX Version" => {
+                    if let Some(g) = gfx_in(v) {
+                        agent(seen, idx, l.no).gfx = Some(At { v: g, src });
+                    }
+                }
+                "Card series" | "Card Series" => {
+                    agent(seen, idx, l.no).marketing = Some(v.to_string());
+                }
+                "Device ID" => {
+                    if let Some(d) = pci_id(v) {
+                        agent(seen, idx, l.no).device_id = Some(At { v: d, src });
+                    }
+                }
+                "VRAM Total Memory (B)" => {
+                    if let Some(n) = number(v) {
+                        agent(seen, idx, l.no).vram = Some(At { v: n, src });
+                    }
+                }
+                "GTT Total Memory (B)" => {
+                    if let Some(n) = number(v) {
+                        agent(seen, idx, l.no).gtt = Some(At { v: n, src });
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        // --showhw table.
+        let toks: Vec<&str> = t.split_whitespace().collect();
+        if toks.first() == Some(&"GPU") && toks.contains(&"DID") {
+            let did = toks.iter().position(|x| *x == "DID");
+            let gfx = toks.windows(2).position(|w| w == ["GFX", "VER"]);
+            // Column positions count multi-word headers once: map header words to data tokens.
+            let words_before = |i: usize| {
+                toks[..i]
+                    .iter()
+                    .filter(|w| !["VER", "RAS", "ID"].contains(w) || i == 0)
+                    .count()
+            };
+            hw_cols = did.map(|d| (words_before(d), gfx.map(words_before)));
+            fired = true;
+            continue;
+        }
+        if let Some((did_col, gfx_col)) = hw_cols {
+            if toks.is_empty() || toks[0].starts_with('=') {
+                hw_cols = None;
+                continue;
+            }
+            let Ok(idx) = toks[0].parse::<u32>() else {
+                continue;
+            };
+            let file = seen.file;
+            let src = Src { file, line: l.no };
+            // Data tokens are looked up by shape as well as by column: spacing varies.
+            let did = toks.get(did_col).and_then(|x| pci_id(x)).or_else(|| {
+                toks.iter()
+                    .skip(1)
+                    .find(|x| x.starts_with("0x") && x.len() == 6)
+                    .and_then(|x| pci_id(x))
+            });
+            let gfx = gfx_col
+                .and_then(|c| toks.get(c))
+                .and_then(|x| gfx_in(x))
+                .or_else(|| toks.iter().find_map(|x| gfx_in(x)));
+            let a = agent(seen, idx, l.no);
+            if let Some(d) = did {
+                a.device_id = Some(At { v: d, src });
+            }
+            if let Some(g) = gfx {
+                a.gfx = Some(At { v: g, src });
+            }
+        }
+    }
+    fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::read;
+
+    #[test]
+    fn productname_and_meminfo() {
+        // Layout of rocm-smi 6.x `--showproductname --showmeminfo vram gtt` (values ours).
+        let t = "============================ ROCm System Management Interface ============================\n\
+GPU[0]\t\t: Card series: \t\tNavi 33 [Radeon RX 7700S/7600/7600S/7600M XT/PRO W7600]\n\
+GPU[0]\t\t: GFX Version: \t\tgfx11002\n\
+GPU[0]\t\t: VRAM Total Memory (B): 8,573,157,376\n\
+GPU[0]\t\t: GTT Total Memory (B): 33462882304\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        let a = &s.agents[0];
+        assert_eq!(a.gfx.as_ref().unwrap().v, "gfx1102", "the gfx11002 quirk is gfx1102");
+        assert_eq!(a.vram.as_ref().unwrap().v, 8_573_157_376);
+        assert_eq!(a.gtt.as_ref().unwrap().v, 33_462_882_304);
+        assert_eq!(a.vram.as_ref().unwrap().src.line, 4);
+    }
+
+    #[test]
+    fn showhw_table_with_and_without_gfx_column() {
+        let t = "GPU  NODE  DID     GUID   GFX VER  GFX RAS  SDMA RAS  UMC RAS  VBIOS  BUS           PARTITION ID\n\
+0    1     0x744c  53402  gfx1100  N/A      N/A       N/A      113-D  0000:03:00.0  0\n\
+1    2     0x164e  11220  gfx1036  N/A      N/A       N/A      113-R  0000:10:00.0  0\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.agents.len(), 2);
+        assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x744c);
+        assert_eq!(s.agents[1].gfx.as_ref().unwrap().v, "gfx1036");
+        let old = "GPU  DID    GFX RAS  SDMA RAS  UMC RAS  VBIOS           BUS\n0    73bf   N/A      N/A       N/A      113-D4120500-101  0000:0B:00.0\n";
+        let (_, s) = run(read, old);
+        assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x73bf);
+        assert!(s.agents[0].gfx.is_none());
+    }
+}

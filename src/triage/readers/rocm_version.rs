@@ -1,0 +1,56 @@
+//! The installed ROCm user space: `cat /opt/rocm/.info/version` (`6.0.2-115`), `rocm-core`
+//! package lines (`ii  rocm-core  6.0.2.60002-115~22.04`, apt's `rocm-core/jammy,now 6.2.4.60204-…`).
+
+use super::{Line, Seen, command_before};
+use regex::Regex;
+use std::sync::LazyLock;
+
+static INFO: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(\d+\.\d+\.\d+)(?:-\d+)?$").unwrap());
+static CORE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"rocm-core(?:/\S+)?\s+(\d+)\.(\d+)\.(\d+)\.\d{5}").unwrap());
+
+/// Reads ROCm version files and package lines.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.text.trim();
+        if l.command {
+            continue;
+        }
+        if let Some(c) = INFO.captures(t)
+            && i > 0
+            && command_before(lines, i - 1, 1).is_some_and(|c| c.contains(".info/version"))
+        {
+            fired = true;
+            let at = seen.at(c[1].to_string(), l.no);
+            Seen::first(&mut seen.rocm, at);
+        } else if t.contains("rocm-core")
+            && let Some(c) = CORE.captures(t)
+        {
+            fired = true;
+            let at = seen.at(format!("{}.{}.{}", &c[1], &c[2], &c[3]), l.no);
+            Seen::first(&mut seen.rocm, at);
+        }
+    }
+    fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::read;
+
+    #[test]
+    fn info_version_and_packages() {
+        let (fired, s) = run(read, "$ cat /opt/rocm/.info/version\n6.0.2-115\n");
+        assert!(fired);
+        assert_eq!(s.rocm.unwrap().v, "6.0.2");
+        let (_, s) = run(
+            read,
+            "ii  rocm-core   6.2.4.60204-139~24.04  amd64  ROCm Runtime software stack\n",
+        );
+        assert_eq!(s.rocm.unwrap().v, "6.2.4");
+        let (fired, _) = run(read, "6.0.2-115\n");
+        assert!(!fired, "a bare version without the command is not ROCm's");
+    }
+}

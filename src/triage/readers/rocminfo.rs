@@ -1,0 +1,259 @@
+//! `rocminfo`: the ROCk line, HSA agents (`Name: gfxNNNN`, `Marketing Name`, `Chip ID`,
+//! `Compute Unit`, pool sizes in KB → bytes) and `rocminfo | grep -E 'Name|Marketing'` output.
+//!
+//! An agent is the block after an `Agent N` header (or, in grepped output without headers, a
+//! `Name:` line). An agent cut off before its `Name:` stays unknown: its gfx target is never
+//! guessed from other lines. Format: <https://github.com/ROCm/rocminfo/blob/master/rocminfo.cc>.
+
+use super::{Line, Seen, gfx_in, kv, number, pci_id};
+use crate::triage::{Agent, Src};
+
+#[derive(Default)]
+struct Block {
+    a: Agent,
+    named: bool,
+    gpu: bool,
+    cpu: bool,
+    pool_global: bool,
+    /// Opened by agent lines with no `Agent N` header or `Name:` before them (a cut paste).
+    fragment: bool,
+}
+
+/// Reads rocminfo output.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut gpu_index = 0u32;
+    for l in lines {
+        let t = l.text.trim();
+        if t.starts_with("ROCk module") {
+            fired = true;
+            seen.amdgpu_loaded = true;
+            let v = t
+                .strip_prefix("ROCk module version ")
+                .and_then(|r| r.split_whitespace().next())
+                .map(str::to_string);
+            let at = seen.at(v, l.no);
+            Seen::first(&mut seen.rock, at);
+            continue;
+        }
+        if t == "HSA Agents" || t == "HSA System Attributes" {
+            fired = true;
+            continue;
+        }
+        if let Some(n) = t.strip_prefix("Agent ")
+            && n.trim().parse::<u32>().is_ok()
+        {
+            fired = true;
+            blocks.push(Block {
+                a: new_agent(seen, l.no),
+                ..Block::default()
+            });
+            continue;
+        }
+        let Some((k, v)) = kv(t) else { continue };
+        match k {
+            "Name" => {
+                if v.starts_with("amdgcn-") {
+                    continue; // an ISA name, not an agent
+                }
+                let start_new = blocks.last().is_none_or(|b| b.named || b.fragment);
+                if start_new {
+                    // Grepped output: a `Name:` line starts the next agent.
+                    blocks.push(Block {
+                        a: new_agent(seen, l.no),
+                        ..Block::default()
+                    });
+                }
+                let b = blocks.last_mut().expect("pushed above");
+                b.named = true;
+                if let Some(g) = gfx_in(v).filter(|_| v.to_ascii_lowercase().starts_with("gfx")) {
+                    fired = true;
+                    b.gpu = true;
+                    b.a.gfx = Some(crate::triage::At {
+                        v: g,
+                        src: Src {
+                            file: seen.file,
+                            line: l.no,
+                        },
+                    });
+                } else if v == "gfx000" || !v.is_empty() {
+                    b.cpu = !v.to_ascii_lowercase().starts_with("gfx");
+                }
+            }
+            _ => {
+                if blocks.is_empty()
+                    && matches!(
+                        k,
+                        "Device Type" | "Chip ID" | "Compute Unit" | "Marketing Name" | "Vendor Name"
+                    )
+                {
+                    // A paste that starts inside an agent: its Name was cut off.
+                    fired = true;
+                    blocks.push(Block {
+                        a: new_agent(seen, l.no),
+                        fragment: true,
+                        ..Block::default()
+                    });
+                }
+                let Some(b) = blocks.last_mut() else { continue };
+                match k {
+                    "Marketing Name" => b.a.marketing = Some(v.to_string()),
+                    "Device Type" => {
+                        b.gpu = v == "GPU";
+                        b.cpu = v == "CPU";
+                    }
+                    "Chip ID" => {
+                        b.a.device_id = pci_id(v).map(|d| crate::triage::At {
+                            v: d,
+                            src: Src {
+                                file: seen.file,
+                                line: l.no,
+                            },
+                        })
+                    }
+                    "Segment" => b.pool_global = v.starts_with("GLOBAL"),
+                    "Size" if b.pool_global && b.a.vram.is_none() => {
+                        // `25149440(0x17fc000) KB`
+                        let n = v.split(['(', ' ']).next().and_then(number);
+                        if v.trim_end().ends_with("KB")
+                            && let Some(n) = n
+                        {
+                            b.a.vram = Some(crate::triage::At {
+                                v: n * 1024,
+                                src: Src {
+                                    file: seen.file,
+                                    line: l.no,
+                                },
+                            });
+                        }
+                        b.pool_global = false;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    for b in blocks {
+        if b.cpu && !b.gpu {
+            continue;
+        }
+        if !b.gpu && b.named {
+            continue; // a named non-GPU agent (AIE, CPU without Device Type)
+        }
+        let mut a = b.a;
+        a.index = Some(gpu_index);
+        gpu_index += 1;
+        seen.agents.push(a);
+    }
+    fired
+}
+
+fn new_agent(seen: &Seen, line: u32) -> Agent {
+    Agent {
+        reader: "rocminfo",
+        src: Src { file: seen.file, line },
+        ..Agent::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::read;
+
+    // Shape of rocminfo 6.x output as pasted in ROCm/ROCm issues, e.g.
+    // https://github.com/ROCm/ROCm/issues/2631 (values ours).
+    const FULL: &str = "\
+ROCk module version 6.7.0 is loaded
+=====================
+HSA System Attributes
+=====================
+Runtime Version:         1.14
+==========
+HSA Agents
+==========
+*******
+Agent 1
+*******
+  Name:                    AMD Ryzen 9 7950X 16-Core Processor
+  Marketing Name:          AMD Ryzen 9 7950X 16-Core Processor
+  Device Type:             CPU
+  Chip ID:                 0(0x0)
+  Pool Info:
+    Pool 1
+      Segment:                 GLOBAL; FLAGS: FINE GRAINED
+      Size:                    65524604(0x3e7d67c) KB
+*******
+Agent 2
+*******
+  Name:                    gfx1100
+  Marketing Name:          Radeon RX 7900 XTX
+  Vendor Name:             AMD
+  Device Type:             GPU
+  Chip ID:                 29772(0x744c)
+  Compute Unit:            96
+  Pool Info:
+    Pool 1
+      Segment:                 GLOBAL; FLAGS: COARSE GRAINED
+      Size:                    25149440(0x17fc000) KB
+  ISA Info:
+    ISA 1
+      Name:                    amdgcn-amd-amdhsa--gfx1100
+";
+
+    #[test]
+    fn agents_pools_and_rock() {
+        let (fired, s) = run(read, FULL);
+        assert!(fired);
+        assert_eq!(s.rock.as_ref().unwrap().v.as_deref(), Some("6.7.0"));
+        assert_eq!(s.agents.len(), 1, "the CPU agent is not a GPU");
+        let a = &s.agents[0];
+        assert_eq!(a.gfx.as_ref().unwrap().v, "gfx1100");
+        assert_eq!(a.gfx.as_ref().unwrap().src.line, 23);
+        assert_eq!(a.device_id.as_ref().unwrap().v, 0x744c);
+        assert_eq!(a.vram.as_ref().unwrap().v, 25_149_440 * 1024);
+        assert_eq!(a.marketing.as_deref(), Some("Radeon RX 7900 XTX"));
+    }
+
+    #[test]
+    fn an_agent_cut_before_its_name_stays_unknown() {
+        let cut = "*******\nAgent 2\n*******\n  Marketing Name:          Radeon RX 7800 XT\n  Device Type:             GPU\n  Chip ID:                 29822(0x747e)\n      Name:                    amdgcn-amd-amdhsa--gfx1101\n";
+        let (fired, s) = run(read, cut);
+        assert!(fired);
+        assert_eq!(s.agents.len(), 1);
+        assert!(s.agents[0].gfx.is_none(), "never guessed from the ISA line");
+        // The truncated tail of the agent before it:
+        let cut2 = "Agent 2\n  Name:   gfx1030\n  Marketing Name: AMD Radeon RX 6800\n  Device Type: GPU\nAgent 3\n  Uuid: GPU-XX\n";
+        let (_, s) = run(read, cut2);
+        assert_eq!(s.agents.len(), 2);
+        assert!(s.agents[1].gfx.is_none());
+    }
+
+    #[test]
+    fn grepped_names_without_headers() {
+        let g = "$ rocminfo | grep -E 'Name|Marketing'\n  Name:                    AMD Ryzen 7 5800X\n  Marketing Name:          AMD Ryzen 7 5800X\n  Vendor Name:             CPU\n  Name:                    gfx1031\n  Marketing Name:          AMD Radeon RX 6700 XT\n  Vendor Name:             AMD\n      Name:                    amdgcn-amd-amdhsa--gfx1031\n";
+        let (fired, s) = run(read, g);
+        assert!(fired);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1031");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6700 XT"));
+    }
+
+    #[test]
+    fn a_paste_starting_inside_an_agent_is_a_gpu_of_unknown_target() {
+        // Modelled on a fragment quoted in ROCm/TheRock#1184 (Radeon 780M).
+        let t = "[turn 0 continued]\n```\n  Queue Type:              MULTI\n  Device Type:             GPU\n  Chip ID:                 5567(0x15bf)\n  Compute Unit:            12\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.agents.len(), 1);
+        assert!(s.agents[0].gfx.is_none());
+        assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x15bf);
+    }
+
+    #[test]
+    fn inbox_driver_has_no_version() {
+        let (_, s) = run(read, "ROCk module is loaded\n");
+        assert_eq!(s.rock.unwrap().v, None);
+    }
+}

@@ -1,0 +1,127 @@
+//! Prints of `torch.__version__`, `torch.version.hip`, `torch.version.cuda` (after a `>>>` or
+//! `python -c` line), and labelled lines (`torch version: …`, `HIP version: …`). Version shapes:
+//! `2.8.0+rocm7.2.4.git6bea3e0b`, `2.5.0a0+gitabc`, HIP `7.2.53211-97f5574fe2`.
+
+use super::{Line, Seen};
+use regex::Regex;
+use std::sync::LazyLock;
+
+static TORCH_V: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\d+\.\d+\.\d+(?:[a-z]+\d*)?(?:\+[0-9A-Za-z.]+)?$").unwrap());
+static HIP_V: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\d+\.\d+\.\d{5}(?:-[0-9a-f]+)?$").unwrap());
+static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(torch|pytorch|torch\.__version__|torch version|hip|hip version|torch\.version\.hip)\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
+});
+
+/// Reads torch version prints.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    let mut expect: Vec<&'static str> = Vec::new(); // what the last command prints, in order
+    for l in lines {
+        let t = l.text.trim();
+        if l.command || t.starts_with("python") || t.contains("print(") {
+            expect.clear();
+            let mut order: Vec<(usize, &'static str)> = Vec::new();
+            for (pat, what) in [
+                ("__version__", "torch"),
+                ("version.hip", "hip"),
+                ("version.cuda", "cuda"),
+            ] {
+                if let Some(p) = t.find(pat) {
+                    order.push((p, what));
+                }
+            }
+            order.sort();
+            expect = order.into_iter().map(|(_, w)| w).collect();
+            continue;
+        }
+        if let Some(c) = LABEL.captures(t) {
+            let k = c[1].to_ascii_lowercase();
+            let v = c[2].to_string();
+            fired = true;
+            let at = seen.at(v, l.no);
+            if k.contains("hip") {
+                Seen::first(&mut seen.torch_hip, at);
+            } else {
+                Seen::first(&mut seen.torch, at);
+            }
+            continue;
+        }
+        if expect.is_empty() || t.is_empty() {
+            continue;
+        }
+        let toks: Vec<&str> = t
+            .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
+            .map(|s| s.trim_matches(['\'', '"']))
+            .filter(|s| !s.is_empty())
+            .collect();
+        if toks.len() != expect.len() {
+            expect.clear();
+            continue;
+        }
+        for (tok, what) in toks.iter().zip(expect.iter()) {
+            let at = seen.at(tok.to_string(), l.no);
+            match *what {
+                "torch" if TORCH_V.is_match(tok) => {
+                    fired = true;
+                    if seen.torch_from_pip || seen.torch.is_none() {
+                        seen.torch = Some(at);
+                        seen.torch_from_pip = false;
+                    }
+                }
+                "hip" if HIP_V.is_match(tok) => {
+                    fired = true;
+                    Seen::first(&mut seen.torch_hip, at);
+                }
+                "cuda" if tok.chars().next().is_some_and(|c| c.is_ascii_digit()) => {
+                    fired = true;
+                    Seen::first(&mut seen.torch_cuda, at);
+                }
+                _ => {}
+            }
+        }
+        expect.clear();
+    }
+    fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::read;
+
+    #[test]
+    fn repl_and_python_c() {
+        let (fired, s) = run(
+            read,
+            ">>> import torch\n>>> torch.__version__\n'2.8.0+rocm7.2.4.git6bea3e0b'\n>>> torch.version.hip\n'7.2.53211-97f5574fe2'\n",
+        );
+        assert!(fired);
+        assert_eq!(s.torch.unwrap().v, "2.8.0+rocm7.2.4.git6bea3e0b");
+        let hip = s.torch_hip.unwrap();
+        assert_eq!((hip.v.as_str(), hip.src.line), ("7.2.53211-97f5574fe2", 5));
+        let (_, s) = run(
+            read,
+            "$ python -c 'import torch; print(torch.__version__, torch.version.hip)'\n2.3.0+rocm6.0 6.0.32830-d62f6a171\n",
+        );
+        assert_eq!(s.torch.unwrap().v, "2.3.0+rocm6.0");
+        assert_eq!(s.torch_hip.unwrap().v, "6.0.32830-d62f6a171");
+    }
+
+    #[test]
+    fn cuda_build_and_labels() {
+        let (_, s) = run(
+            read,
+            ">>> print(torch.__version__, torch.version.cuda)\n2.4.0+cu121 12.1\n",
+        );
+        assert_eq!(s.torch_cuda.unwrap().v, "12.1");
+        let (_, s) = run(
+            read,
+            "torch version: 2.6.0+rocm6.2.4\nHIP version: 6.2.41134-65d174c3e\n",
+        );
+        assert_eq!(s.torch.unwrap().v, "2.6.0+rocm6.2.4");
+        assert_eq!(s.torch_hip.unwrap().v, "6.2.41134-65d174c3e");
+        let (fired, _) = run(read, ">>> torch.__version__\nTraceback (most recent call last):\n");
+        assert!(!fired);
+    }
+}

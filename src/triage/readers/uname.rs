@@ -1,0 +1,80 @@
+//! `uname -r` / `uname -a`, `/etc/os-release` (`PRETTY_NAME=`), `lsb_release -d`; WSL from a
+//! `microsoft-standard-WSL2` kernel.
+
+use super::{Line, Seen, command_before};
+use regex::Regex;
+use std::sync::LazyLock;
+
+static RELEASE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\d+\.\d+(?:\.\d+)?[-+.][0-9A-Za-z.+_-]*$").unwrap());
+static UNAME_A: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^Linux \S+ (\d+\.\d+\S*) #").unwrap());
+
+/// Reads kernel release and OS lines.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.text.trim();
+        if l.command {
+            continue;
+        }
+        if t == "WSL environment detected." {
+            fired = true;
+            let at = seen.at(true, l.no);
+            Seen::first(&mut seen.wsl, at);
+            continue;
+        }
+        let mut kernel = None;
+        if let Some(c) = UNAME_A.captures(t) {
+            kernel = Some(c[1].to_string());
+        } else if RELEASE.is_match(t)
+            && i > 0
+            && command_before(lines, i - 1, 1).is_some_and(|c| c.starts_with("uname"))
+        {
+            kernel = Some(t.to_string());
+        }
+        if let Some(k) = kernel {
+            fired = true;
+            if k.to_ascii_lowercase().contains("microsoft") {
+                let at = seen.at(true, l.no);
+                Seen::first(&mut seen.wsl, at);
+            }
+            let at = seen.at(k, l.no);
+            Seen::first(&mut seen.kernel, at);
+            continue;
+        }
+        let os = t
+            .strip_prefix("PRETTY_NAME=")
+            .map(|v| v.trim_matches('"'))
+            .or_else(|| t.strip_prefix("Description:").map(str::trim));
+        if let Some(os) = os.filter(|o| !o.is_empty()) {
+            fired = true;
+            let at = seen.at(os.to_string(), l.no);
+            Seen::first(&mut seen.os, at);
+        }
+    }
+    fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::read;
+
+    #[test]
+    fn uname_and_os_release() {
+        let (fired, s) = run(
+            read,
+            "$ uname -r\n6.8.0-45-generic\nPRETTY_NAME=\"Ubuntu 24.04.1 LTS\"\n",
+        );
+        assert!(fired);
+        assert_eq!(s.kernel.unwrap().v, "6.8.0-45-generic");
+        assert_eq!(s.os.unwrap().v, "Ubuntu 24.04.1 LTS");
+        let (_, s) = run(
+            read,
+            "Linux DESKTOP 5.15.167.4-microsoft-standard-WSL2 #1 SMP Tue Nov 5 00:21:55 UTC 2024 x86_64 GNU/Linux\n",
+        );
+        assert_eq!(s.kernel.unwrap().v, "5.15.167.4-microsoft-standard-WSL2");
+        assert!(s.wsl.unwrap().v);
+        let (fired, _) = run(read, "6.8.0-45-generic\n");
+        assert!(!fired, "a bare release needs the uname command before it");
+    }
+}

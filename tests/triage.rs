@@ -1,0 +1,552 @@
+//! `rocmcheck triage` end to end: the binary on pastes (findings point at pasted lines, the
+//! issue's traps, unknown stays unknown), `--github-issue` against a 127.0.0.1 server serving
+//! recorded GitHub REST pages (`tests/fixtures/github/`), and a deterministic mutation run.
+
+use rocmcheck::matrix::Matrix;
+use rocmcheck::rules::{self, Scope};
+use rocmcheck::triage::{self, Input};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rocmcheck"));
+    c.env_remove("GITHUB_TOKEN")
+        .env_remove("GITHUB_API_URL")
+        .env_remove("ROCMCHECK_MATRIX")
+        .env("NO_COLOR", "1")
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn run_stdin(args: &[&str], stdin: &str) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn read(name: &str, text: &str) -> triage::Triage {
+    triage::triage(
+        &[Input {
+            name: name.into(),
+            text: text.into(),
+        }],
+        Matrix::embedded(),
+    )
+}
+
+fn codes(t: &triage::Triage) -> Vec<&'static str> {
+    rules::run(Scope::Env, &t.facts, Matrix::embedded())
+        .iter()
+        .map(|f| f.code)
+        .collect()
+}
+
+const NAVI32_OVERRIDE: &str = "\
+PyTorch version: 2.3.0+rocm6.0
+ROCM used to build PyTorch: 6.0.32830-d62f6a171
+GPU models and configuration: AMD Radeon RX 7800 XT (gfx1100)
+$ rocminfo | grep -E 'Name|Marketing|Chip'
+  Name:                    gfx1100
+  Marketing Name:          AMD Radeon RX 7800 XT
+  Chip ID:                 29822(0x747e)
+";
+
+/// Issue 11 trap: a rocminfo `Name: gfx1100` on a Navi 32 chip id is what
+/// `HSA_OVERRIDE_GFX_VERSION=11.0.0` produces; say so, and judge the hardware target.
+#[test]
+fn navi32_chip_named_gfx1100_is_an_override() {
+    let t = read("p.txt", NAVI32_OVERRIDE);
+    assert_eq!(t.summary.gfx, ["gfx1101"]);
+    let target = &t.facts.targets[0].value;
+    assert_eq!(target.effective.as_deref(), Some("gfx1100"));
+    assert!(
+        t.notes
+            .iter()
+            .any(|(n, _)| n.contains("HSA_OVERRIDE_GFX_VERSION=11.0.0")),
+        "{:?}",
+        t.notes
+    );
+    let o = run_stdin(&["triage", "-"], NAVI32_OVERRIDE);
+    let out = text(&o);
+    assert!(out.contains("-:5:1: note:"), "{out}");
+    assert!(out.contains("runs as gfx1100"), "{out}");
+}
+
+/// Issue 11 trap: WSL has no KFD sysfs. A paste never yields "KFD missing" or "no AMD GPU"
+/// because it does not mention them.
+#[test]
+fn wsl_and_silence_never_mean_missing() {
+    let wsl = "PyTorch version: 2.4.0+rocm6.1\nROCM used to build PyTorch: 6.1.40091-a8dbc0c19\nOS: Ubuntu 22.04.4 LTS (x86_64)\nPython platform: Linux-5.15.153.1-microsoft-standard-WSL2-x86_64-with-glibc2.35\nGPU models and configuration: AMD Radeon RX 7900 XTX (gfx1100)\n";
+    for (name, paste) in [
+        ("wsl", wsl),
+        ("bare torch", "torch==2.5.1+rocm6.2\n"),
+        ("nothing", "hello\n"),
+    ] {
+        let t = read(name, paste);
+        let c = codes(&t);
+        for bad in ["RC301", "RC302", "RC303", "RC309", "RC310", "RC312"] {
+            assert!(!c.contains(&bad), "{name}: {bad} from silence: {c:?}");
+        }
+        assert!(t.facts.devices.is_none() && t.facts.python.is_none() && t.facts.libraries.is_empty());
+    }
+    assert!(read("wsl", wsl).summary.wsl);
+}
+
+/// Issue 11 traps through the whole pipeline: rocm-smi's `gfx11002` and KFD's 90402.
+#[test]
+fn display_quirks_decode_to_real_targets() {
+    let t = read("smi", "GPU[0]\t\t: GFX Version: \t\tgfx11002\n");
+    assert_eq!(t.summary.gfx, ["gfx1102"]);
+    let t = read("kfd", "gfx_target_version 90402\n");
+    assert_eq!(t.summary.gfx, ["gfx942"]);
+}
+
+/// Findings point at the pasted line, in every format.
+#[test]
+fn findings_point_at_pasted_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("issue.txt");
+    std::fs::write(&p, "My setup:\n```\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\ntorch==2.5.1+rocm6.2\n$ rocminfo | grep Name\n  Name:   gfx1100\n```\n").unwrap();
+    let ps = p.to_str().unwrap();
+    let o = bin().args(["triage", ps, "--format", "json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let findings = v["subjects"][0]["findings"].as_array().unwrap();
+    let rc202 = findings
+        .iter()
+        .find(|f| f["code"] == "RC202")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(rc202["origin"]["line"], 3, "{rc202:#}");
+    assert_eq!(rc202["origin"]["path"], ps);
+    assert_eq!(o.status.code(), Some(1), "errors fail the run");
+    let o = bin().args(["triage", ps]).output().unwrap();
+    assert!(
+        text(&o).contains("  3 | export HSA_OVERRIDE_GFX_VERSION=10.3.0"),
+        "{}",
+        text(&o)
+    );
+    let o = bin().args(["triage", ps, "--format", "markdown"]).output().unwrap();
+    let md = text(&o);
+    assert!(md.starts_with("<!-- rocmcheck-triage -->\n"), "{md}");
+    assert!(md.contains("**Likely causes**") && md.contains("<details>"), "{md}");
+    assert!(md.contains(&format!("`{ps}:3:1`")), "{md}");
+}
+
+/// A paste that leaves the target open ends with the command that settles it.
+#[test]
+fn what_is_missing() {
+    let t = read("p", "torch==2.5.1+rocm6.2\n");
+    let cmds: Vec<&str> = t.missing.iter().map(|m| m.command.as_str()).collect();
+    assert!(cmds.iter().any(|c| c.starts_with("rocminfo")), "{cmds:?}");
+    assert!(cmds.contains(&"cat /opt/rocm/.info/version"), "{cmds:?}");
+    let t = read("p", "GPU[0]\t\t: GFX Version: \t\tgfx1151\n");
+    assert!(
+        t.missing.iter().any(|m| m.what.contains("APU memory")),
+        "{:?}",
+        t.missing
+    );
+    assert!(!t.missing.iter().any(|m| m.command.starts_with("rocminfo")));
+}
+
+/// Our own NVIDIA machine (the lead's device run): an NVIDIA paste says so and judges no AMD stack.
+#[test]
+fn nvidia_device_run_pastes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/device/x2-run");
+    let inputs: Vec<Input> = ["collect_env.txt", "nvidia-smi.txt"]
+        .iter()
+        .map(|f| Input {
+            name: f.to_string(),
+            text: std::fs::read_to_string(dir.join(f)).unwrap(),
+        })
+        .collect();
+    let t = triage::triage(&inputs, Matrix::embedded());
+    assert!(t.summary.nvidia, "{:?}", t.summary);
+    assert!(t.summary.gfx.is_empty());
+    assert!(
+        t.missing.is_empty(),
+        "nothing to ask an NVIDIA machine: {:?}",
+        t.missing
+    );
+    let c = codes(&t);
+    assert!(
+        !c.iter().any(|c| ["RC301", "RC302", "RC102", "RC103"].contains(c)),
+        "{c:?}"
+    );
+}
+
+/// An unreadable input is a located error (exit 2) that does not hide the other inputs' results.
+#[test]
+fn unreadable_input_is_reported_not_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.txt");
+    std::fs::write(&good, "export HSA_OVERRIDE_GFX_VERSION=10.3.0\n  Name: gfx1100\n").unwrap();
+    let o = bin()
+        .args(["triage", "/nonexistent/paste.txt", good.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    assert!(
+        out.contains("/nonexistent/paste.txt: input error: cannot read"),
+        "{out}"
+    );
+    assert!(out.contains("RC202"), "the readable input is still judged: {out}");
+    let o = bin().args(["triage"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("nothing to read"));
+}
+
+// ------------------------------------------------------------------ GitHub, on 127.0.0.1
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+type Handler = dyn Fn(&str, &str, usize) -> Reply + Send + Sync;
+
+/// A minimal HTTP/1.1 server on 127.0.0.1: `handler(base, path, nth request)`; records the
+/// request heads it received.
+fn serve(handler: Box<Handler>) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let (b, s, h) = (base.clone(), seen.clone(), Arc::new(handler));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let (b, s, h) = (b.clone(), s.clone(), h.clone());
+            std::thread::spawn(move || answer(stream, &b, &s, &*h));
+        }
+    });
+    (base, seen)
+}
+
+fn answer(mut s: TcpStream, base: &str, seen: &Mutex<Vec<String>>, handler: &Handler) {
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut req = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => req.extend_from_slice(&buf[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&req).to_string();
+    let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let n = {
+        let mut v = seen.lock().unwrap();
+        v.push(head);
+        v.len()
+    };
+    let r = handler(base, &path, n);
+    let mut out = format!(
+        "HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n",
+        r.status,
+        r.body.len()
+    );
+    for (k, v) in r.headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    out.push_str("\r\n");
+    let _ = s.write_all(out.as_bytes());
+    let _ = s.write_all(&r.body);
+    let _ = s.flush();
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/github")
+            .join(name),
+    )
+    .unwrap()
+}
+
+fn ok(body: Vec<u8>, headers: Vec<(String, String)>) -> Reply {
+    let mut h = vec![
+        ("x-ratelimit-limit".to_string(), "60".to_string()),
+        ("x-ratelimit-remaining".to_string(), "57".to_string()),
+    ];
+    h.extend(headers);
+    Reply {
+        status: 200,
+        headers: h,
+        body,
+    }
+}
+
+fn thread_server() -> (String, Arc<Mutex<Vec<String>>>) {
+    serve(Box::new(|base, path, _| {
+        let p = "/repos/example/rocm-app/issues/42";
+        if path == p {
+            ok(fixture("issue.json"), vec![])
+        } else if path == format!("{p}/comments?per_page=100") {
+            let next = format!(
+                "<{base}{p}/comments?per_page=100&page=2>; rel=\"next\", <{base}{p}/comments?per_page=100&page=2>; rel=\"last\""
+            );
+            ok(fixture("comments-1.json"), vec![("Link".into(), next)])
+        } else if path == format!("{p}/comments?per_page=100&page=2") {
+            ok(fixture("comments-2.json"), vec![])
+        } else {
+            Reply {
+                status: 404,
+                headers: vec![],
+                body: br#"{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}"#
+                    .to_vec(),
+            }
+        }
+    }))
+}
+
+#[test]
+fn github_issue_thread() {
+    let (base, seen) = thread_server();
+    let o = bin()
+        .args([
+            "triage",
+            "--github-issue",
+            "example/rocm-app#42",
+            "--api-url",
+            &base,
+            "--facts",
+        ])
+        .env("GITHUB_TOKEN", "test-token-123")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let s = &v["summary"];
+    assert_eq!(s["gfx"], serde_json::json!(["gfx1101"]), "{s:#}");
+    let chip = v["provenance"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["fact"] == "rocminfo[0].device_id")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(chip["file"], "example/rocm-app#42 comment 5001");
+    assert_eq!(chip["line"], 6);
+    assert_eq!(chip["text"], "Chip ID:                 29822(0x747e)");
+    assert_eq!(
+        s["hsa_override"], "11.0.0",
+        "the bot's own reply (marker) is not read: {s:#}"
+    );
+    assert_eq!(s["rocm"], "6.0.2", "page 2 was read: {s:#}");
+    assert_eq!(s["torch"], "2.3.0+rocm6.0");
+    let heads = seen.lock().unwrap().clone();
+    assert_eq!(heads.len(), 3, "issue + 2 comment pages: {heads:#?}");
+    for h in &heads {
+        let l = h.to_ascii_lowercase();
+        assert!(l.contains("authorization: bearer test-token-123"), "{h}");
+        assert!(l.contains("accept: application/vnd.github+json"), "{h}");
+        assert!(l.contains("x-github-api-version: 2022-11-28"), "{h}");
+        assert!(l.contains("user-agent: rocmcheck/"), "{h}");
+    }
+    // Findings name the comment and line they rest on.
+    let o = bin()
+        .args([
+            "triage",
+            "--github-issue",
+            "example/rocm-app#42",
+            "--api-url",
+            &base,
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let paths: Vec<String> = v["subjects"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["origin"]["path"].as_str().map(str::to_string))
+        .collect();
+    assert!(paths.iter().any(|p| p.starts_with("example/rocm-app#42")), "{v:#}");
+    let notes = v["subjects"][0]["notes"].to_string();
+    assert!(notes.contains("example/rocm-app#42 comment 5001"), "{notes}");
+    assert!(!heads.is_empty());
+}
+
+#[test]
+fn github_rate_limit_exhausted_says_when_it_resets() {
+    let (base, _) = serve(Box::new(|_, _, _| {
+        Reply {
+        status: 403,
+        headers: vec![
+            ("x-ratelimit-limit".into(), "60".into()),
+            ("x-ratelimit-remaining".into(), "0".into()),
+            ("x-ratelimit-reset".into(), "4102444800".into()),
+        ],
+        body: br#"{"message":"API rate limit exceeded for 127.0.0.1.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}"#.to_vec(),
+    }
+    }));
+    let o = bin()
+        .args(["triage", "--github-issue", "example/rocm-app#42", "--api-url", &base])
+        .output()
+        .unwrap();
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    assert!(out.contains("rate limit exhausted (limit 60)"), "{out}");
+    assert!(out.contains("resets at 4102444800"), "{out}");
+    assert!(out.contains("GITHUB_TOKEN"), "{out}");
+}
+
+#[test]
+fn github_secondary_rate_limit_is_waited_out_once() {
+    let (base, seen) = serve(Box::new(|_, path, n| {
+        if n == 1 {
+            return Reply {
+                status: 403,
+                headers: vec![("retry-after".into(), "1".into())],
+                body: br#"{"message":"You have exceeded a secondary rate limit."}"#.to_vec(),
+            };
+        }
+        if path.contains("/comments") {
+            ok(b"[]".to_vec(), vec![])
+        } else {
+            ok(fixture("issue.json"), vec![])
+        }
+    }));
+    let o = bin()
+        .args([
+            "triage",
+            "--github-issue",
+            "example/rocm-app#42",
+            "--api-url",
+            &base,
+            "--facts",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(seen.lock().unwrap().len(), 3, "retried once, then issue + comments");
+    let o = bin()
+        .args(["triage", "--github-issue", "not-an-issue", "--api-url", &base])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("expected OWNER/REPO#N"));
+}
+
+#[test]
+fn github_not_found_is_an_input_error() {
+    let (base, _) = thread_server();
+    let o = bin()
+        .args(["triage", "--github-issue", "example/rocm-app#7", "--api-url", &base])
+        .output()
+        .unwrap();
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    assert!(out.contains("HTTP 404 Not Found: Not Found"), "{out}");
+}
+
+// ------------------------------------------------------------------ mutation run
+
+/// A deterministic mutation run over the corpus and the GitHub fixtures (the cargo-fuzz target
+/// `fuzz/fuzz_targets/triage_readers.rs` explores further): no input may panic a reader, the
+/// facts builder, the rules or a renderer.
+#[test]
+fn mutated_pastes_never_panic() {
+    let m = Matrix::embedded();
+    let mut seeds: Vec<Vec<u8>> = Vec::new();
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/triage/corpus");
+    for e in std::fs::read_dir(corpus).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "txt") {
+            seeds.push(std::fs::read(p).unwrap());
+        }
+    }
+    seeds.push(NAVI32_OVERRIDE.as_bytes().to_vec());
+    let tokens: &[&[u8]] = &[
+        b"\n",
+        b"```\n",
+        b"Name:",
+        b"Agent 2\n",
+        b"gfx",
+        b"gfx11002",
+        b"0x",
+        b"(0x747e)",
+        b":",
+        b"=",
+        b"GPU[",
+        b"]",
+        b"|",
+        b"\"",
+        b"map[",
+        b"KB",
+        b"M of GTT memory ready",
+        b"\xff",
+        b"\0",
+        b"\xc3",
+        b"\r",
+        b"\x1b[",
+        b">>> ",
+        b"$ ",
+        b"Command line: ",
+        b"amdgpu.gttsize=",
+        b"gfx_target_version ",
+        b"total=\"",
+        b"Version:",
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut ran = 0;
+    for seed in &seeds {
+        for _ in 0..60 {
+            let mut d = seed.clone();
+            for _ in 0..(1 + next() % 6) {
+                let pos = if d.is_empty() { 0 } else { (next() as usize) % d.len() };
+                match next() % 3 {
+                    0 => {
+                        let t = tokens[(next() as usize) % tokens.len()];
+                        d.splice(pos..pos, t.iter().copied());
+                    }
+                    1 if !d.is_empty() => {
+                        let end = (pos + (next() as usize % 32)).min(d.len());
+                        d.drain(pos..end);
+                    }
+                    _ if !d.is_empty() => d[pos] = next() as u8,
+                    _ => {}
+                }
+            }
+            let t = triage::triage(
+                &[Input {
+                    name: "m".into(),
+                    text: String::from_utf8_lossy(&d).into_owned(),
+                }],
+                m,
+            );
+            let report = rocmcheck::cli::triage::evaluate(&t, &[], m, &rocmcheck::policy::Policy::default());
+            let mut sink = Vec::new();
+            rocmcheck::report::renderer(rocmcheck::report::Format::Markdown, false)
+                .render(&report, &mut sink)
+                .unwrap();
+            ran += 1;
+        }
+    }
+    assert!(ran >= 60 * 40, "ran {ran}");
+}
