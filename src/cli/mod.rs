@@ -15,6 +15,7 @@ pub mod triage;
 
 use crate::exit::ExitStatus;
 use crate::matrix::Matrix;
+pub use crate::report::{human_table, table_width, wrap_to_width};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
