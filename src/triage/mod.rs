@@ -520,6 +520,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             EnvVar {
                 name: e.v.0.clone(),
                 value: e.v.1.clone(),
+                site: None,
             },
             o(e.src),
         ));
