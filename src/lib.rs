@@ -38,3 +38,7 @@ pub mod smoke;
 pub mod sync;
 pub mod triage;
 pub mod version;
+
+/// The embedded matrix as build.rs validated and packed it ([`matrix::validate::pack`]); read by
+/// [`matrix::embedded::get`]. build.rs compiles `matrix/` itself and defines its own (empty) one.
+pub(crate) static PACKED_MATRIX: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/matrix.packed"));

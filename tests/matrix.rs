@@ -190,3 +190,61 @@ fn templates_default_to_recorded_base_tags() {
         "{bad:?}"
     );
 }
+
+/// The pack build.rs embeds (issue 13 item 7) loads to exactly the matrix the YAML gives: every
+/// field of every entry, compared through the JSON form `matrix export` uses.
+#[test]
+fn packed_embedded_matrix_equals_the_yaml() {
+    let yaml = rocmcheck::matrix::embedded::load().expect("embedded YAML validates");
+    let packed = rocmcheck::matrix::embedded::load_packed().expect("the pack build.rs wrote loads");
+    let yaml = serde_json::to_value(&yaml).unwrap();
+    assert_eq!(serde_json::to_value(&packed).unwrap(), yaml);
+    assert_eq!(serde_json::to_value(Matrix::embedded()).unwrap(), yaml);
+    // and a pack made now of the same files loads to the same matrix
+    let files = rocmcheck::matrix::embedded::files();
+    let blob = rocmcheck::matrix::validate::pack("<embedded>", &files).expect("packs");
+    let again = rocmcheck::matrix::validate::load_packed("<embedded>", &files, &blob).unwrap();
+    assert_eq!(serde_json::to_value(&again).unwrap(), yaml);
+}
+
+/// What build.rs runs refuses a broken matrix with the same located diagnostics as
+/// `matrix validate`, so such a matrix cannot be built into the binary.
+#[test]
+fn pack_refuses_a_matrix_that_does_not_validate() {
+    let mut files = rocmcheck::matrix::embedded::files();
+    let gpus = files.get_mut("gpus.yaml").unwrap();
+    *gpus = gpus.replacen("    family:", "    famly:", 1);
+    let d = rocmcheck::matrix::validate::pack("matrix", &files).expect_err("a broken matrix is refused");
+    assert!(
+        d[0].file == "matrix/gpus.yaml" && d[0].code == "M001" && d[0].message.contains("famly"),
+        "{d:?}"
+    );
+}
+
+/// A damaged pack is a located error, not a panic or a silently empty matrix.
+#[test]
+fn damaged_pack_is_an_error() {
+    let files = rocmcheck::matrix::embedded::files();
+    let blob = rocmcheck::matrix::validate::pack("<embedded>", &files).unwrap();
+    let d = rocmcheck::matrix::validate::load_packed("<embedded>", &files, &blob[..blob.len() / 2]).unwrap_err();
+    assert_eq!(d[0].code, "M001", "{d:?}");
+    let mut wrong = blob.clone();
+    wrong[0] ^= 0xff;
+    assert!(rocmcheck::matrix::validate::load_packed("<embedded>", &files, &wrong).is_err());
+}
+
+/// The embedded matrix's grammars are compiled on first use (they were checked at build time):
+/// each still compiles and reads every recorded tag of its repository.
+#[test]
+fn packed_grammars_compile_on_use_and_read_their_tags() {
+    for r in &Matrix::embedded().images {
+        assert!(
+            !r.known.is_empty() || r.grammar.to_string().starts_with('^'),
+            "{}",
+            r.repo
+        );
+        for k in &r.known {
+            assert!(r.grammar.is_match(&k.tag), "{} {}", r.repo, k.tag);
+        }
+    }
+}

@@ -6,7 +6,7 @@ use crate::docker::bollard::BollardEngine;
 use crate::docker::build::{self as b, BuildOptions, BuildResult, Candidate, Filter};
 use crate::docker::{Engine, EngineError};
 use crate::exit::ExitStatus;
-use comfy_table::{Table, presets};
+use comfy_table::presets;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -222,8 +222,7 @@ fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &m
         )?;
         return Ok(());
     }
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
+    let mut t = super::human_table(presets::UTF8_FULL_CONDENSED);
     t.set_header(["candidate", "template", "base image", "torch", "rocm", "gfx", "tag"]);
     for c in c {
         t.add_row([
@@ -237,14 +236,19 @@ fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &m
         ]);
     }
     writeln!(out, "{t}")?;
-    for l in &set.left_out {
-        writeln!(out, "left out: {}: {}", l.id, l.reason)?;
+    if !set.left_out.is_empty() {
+        // a table, not `left out: id: reason` lines, so that the reasons wrap to the width too
+        let mut t = super::human_table(presets::UTF8_FULL_CONDENSED);
+        t.set_header(["left out", "why"]);
+        for l in &set.left_out {
+            t.add_row([l.id.as_str(), l.reason.as_str()]);
+        }
+        writeln!(out, "{t}")?;
     }
     if set.torch_lines.is_empty() {
         writeln!(out, "{} candidate(s)", c.len())?;
     } else {
-        writeln!(
-            out,
+        let summary = format!(
             "{} candidate(s){}: torch {}{}",
             c.len(),
             if set.left_out.is_empty() {
@@ -258,7 +262,8 @@ fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &m
             } else {
                 " (current set; --all for every release)"
             }
-        )?;
+        );
+        writeln!(out, "{}", super::wrap_to_width(&summary))?;
     }
     Ok(())
 }
@@ -273,8 +278,7 @@ pub fn write_results(r: &[BuildResult], format: OutFormat, out: &mut dyn Write) 
         )?;
         return Ok(());
     }
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
+    let mut t = super::human_table(presets::UTF8_FULL_CONDENSED);
     t.set_header(["candidate", "result", "seconds", "tag / error", "log"]);
     for r in r {
         t.add_row([

@@ -271,18 +271,16 @@ fn rocm_arg(m: &Matrix, s: &str) -> Result<Version, String> {
     Ok(v)
 }
 
+/// Markdown tables never wrap (a row is one line of Markdown); human ones wrap to the width.
 fn table(format: ListFormat) -> Table {
-    let mut t = Table::new();
     match format {
         ListFormat::Markdown => {
+            let mut t = Table::new();
             t.load_style(presets::ASCII_MARKDOWN);
+            t
         }
-        _ => {
-            t.load_style(presets::UTF8_FULL_CONDENSED);
-            t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
-        }
+        _ => super::human_table(presets::UTF8_FULL_CONDENSED),
     }
-    t
 }
 
 fn show(m: &Matrix, a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {

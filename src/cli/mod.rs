@@ -4,6 +4,7 @@
 //! here and only here.
 
 pub mod build;
+pub mod completions;
 pub mod env;
 pub mod lint;
 pub mod matrix;
@@ -14,6 +15,7 @@ pub mod triage;
 
 use crate::exit::ExitStatus;
 use crate::matrix::Matrix;
+pub use crate::report::{human_table, table_width, wrap_to_width};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
@@ -64,6 +66,10 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Read pasted command output (bug reports, issue threads) and diagnose it with the env rules.
     Triage(triage::TriageArgs),
+    /// Print shell completions (bash, zsh, fish, powershell, elvish).
+    Completions(completions::CompletionsArgs),
+    /// Print the man page (roff), or write one page per subcommand with --out-dir.
+    Man(completions::ManArgs),
 }
 
 /// What every subcommand gets.
@@ -122,6 +128,8 @@ pub fn run(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         Command::Smoke(a) => smoke::run(&g, a, out, err),
         Command::Report(a) => report::run(&g, a, out, err),
         Command::Triage(a) => triage::run(&g, a, out, err),
+        Command::Completions(a) => completions::run_completions(&g, a, out, err),
+        Command::Man(a) => completions::run_man(&g, a, out, err),
     }
 }
 

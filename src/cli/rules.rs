@@ -81,8 +81,7 @@ pub fn run(_g: &Globals, a: RulesArgs, out: &mut dyn Write, err: &mut dyn Write)
         }
         RulesFormat::Markdown => write!(out, "{}", markdown_table())?,
         RulesFormat::Table => {
-            let mut t = comfy_table::Table::new();
-            t.load_style(comfy_table::presets::UTF8_BORDERS_ONLY);
+            let mut t = super::human_table(comfy_table::presets::UTF8_BORDERS_ONLY);
             t.set_header(["code", "name", "severity", "scope", "what it finds"]);
             for r in rules::all() {
                 let m = r.meta();

@@ -91,8 +91,8 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
             let mut b = Vec::new();
             match std::io::stdin().take(MAX_PASTE as u64 + 1).read_to_end(&mut b) {
                 Err(e) => Err(crate::input::ReadError::Io(e)),
-                Ok(_) if b.len() > MAX_PASTE => Err(crate::input::ReadError::TooLarge {
-                    size: b.len() as u64,
+                Ok(n) if n > MAX_PASTE => Err(crate::input::ReadError::TooLarge {
+                    size: n as u64,
                     max: MAX_PASTE,
                 }),
                 Ok(_) => Ok(b),

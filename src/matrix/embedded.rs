@@ -1,4 +1,9 @@
 //! The matrix files compiled into the binary, so rocmcheck works with no files on disk.
+//!
+//! build.rs validates them when rocmcheck is built (a matrix that does not validate fails the
+//! build with its diagnostics) and packs the parsed files ([`validate::pack`]); at run time
+//! [`get`] decodes that pack instead of parsing YAML, which keeps start-up well under a
+//! millisecond. `--matrix DIR` and `matrix validate` take the full YAML path ([`load`]).
 
 use super::{Matrix, validate};
 use std::collections::BTreeMap;
@@ -28,13 +33,18 @@ pub fn load() -> Result<Matrix, Vec<validate::MatrixDiagnostic>> {
     validate::load("<embedded>", &files())
 }
 
-/// The embedded matrix, validated once.
+/// Validates the embedded matrix from what build.rs packed (no YAML parsing).
+pub fn load_packed() -> Result<Matrix, Vec<validate::MatrixDiagnostic>> {
+    validate::load_packed("<embedded>", &files(), crate::PACKED_MATRIX)
+}
+
+/// The embedded matrix, loaded once from what build.rs validated and packed.
 ///
 /// # Panics
-/// If the embedded matrix is invalid. The test suite validates it, so a release cannot ship one.
+/// If the packed matrix does not load: build.rs validated the same files, so this is a build bug.
 pub fn get() -> &'static Matrix {
     static M: OnceLock<Matrix> = OnceLock::new();
-    M.get_or_init(|| match load() {
+    M.get_or_init(|| match load_packed() {
         Ok(m) => m,
         Err(d) => {
             let msgs: Vec<String> = d.iter().map(|d| d.to_string()).collect();

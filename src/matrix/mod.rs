@@ -356,6 +356,57 @@ impl ImageRepo {
     }
 }
 
+/// A repository's tag grammar (a regex with named groups), compiled on first use: the embedded
+/// matrix's grammars were compiled and checked when rocmcheck was built, so start-up does not pay
+/// for compiling them (about a third of the matrix load); `--matrix DIR` compiles them while
+/// validating. Derefs to the [`regex::Regex`].
+#[derive(Debug, Clone)]
+pub struct Grammar {
+    src: String,
+    re: std::sync::OnceLock<regex::Regex>,
+}
+
+impl Grammar {
+    /// A grammar already compiled (and so checked).
+    pub fn compiled(re: regex::Regex) -> Grammar {
+        Grammar {
+            src: re.as_str().to_string(),
+            re: re.into(),
+        }
+    }
+
+    /// A grammar that validation compiled before (at build time, for the embedded matrix); it is
+    /// compiled again when first used.
+    pub(crate) fn checked_before(src: String) -> Grammar {
+        Grammar {
+            src,
+            re: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The compiled regex.
+    ///
+    /// # Panics
+    /// If the grammar does not compile: it was compiled when the matrix was validated.
+    pub fn regex(&self) -> &regex::Regex {
+        self.re
+            .get_or_init(|| regex::Regex::new(&self.src).expect("the grammar compiled when the matrix was validated"))
+    }
+}
+
+impl std::ops::Deref for Grammar {
+    type Target = regex::Regex;
+    fn deref(&self) -> &regex::Regex {
+        self.regex()
+    }
+}
+
+impl std::fmt::Display for Grammar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.src)
+    }
+}
+
 /// An image repository and its tag grammar.
 #[derive(Debug, Clone, Serialize)]
 pub struct ImageRepo {
@@ -365,7 +416,7 @@ pub struct ImageRepo {
     pub os: Option<String>,
     /// Tag grammar.
     #[serde(serialize_with = "ser_display")]
-    pub grammar: regex::Regex,
+    pub grammar: Grammar,
     /// The image carries AMD's torch build.
     pub torch_from_image: bool,
     /// Moving tags.

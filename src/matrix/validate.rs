@@ -51,6 +51,39 @@ impl std::fmt::Display for MatrixDiagnostic {
 struct Ctx<'a> {
     dir: &'a str,
     diags: Vec<MatrixDiagnostic>,
+    /// Where [`Ctx::parse`] takes each file's raw structs from.
+    input: Input<'a>,
+}
+
+/// Where the raw structs of each file come from.
+enum Input<'a> {
+    /// The YAML text (`--matrix DIR`, `matrix validate`).
+    Yaml,
+    /// The YAML text; each parsed file is also packed (MessagePack), in `(file, bytes)` pairs.
+    /// This is what build.rs runs.
+    Pack(Vec<(String, Vec<u8>)>),
+    /// What build.rs packed: the YAML is not parsed again (start-up time).
+    Packed(BTreeMap<&'a str, &'a [u8]>),
+}
+
+/// Header of a packed matrix; the layout follows as `(u32 LE length, bytes)` for the file name
+/// and then for its MessagePack, per file.
+const PACK_MAGIC: &[u8] = b"rocmcheck packed matrix 1\n";
+
+fn unpack(blob: &[u8]) -> Option<BTreeMap<&str, &[u8]>> {
+    fn take<'b>(rest: &mut &'b [u8]) -> Option<&'b [u8]> {
+        let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+        let bytes = rest.get(4..4 + len)?;
+        *rest = &rest[4 + len..];
+        Some(bytes)
+    }
+    let mut rest = blob.strip_prefix(PACK_MAGIC)?;
+    let mut files = BTreeMap::new();
+    while !rest.is_empty() {
+        let name = std::str::from_utf8(take(&mut rest)?).ok()?;
+        files.insert(name, take(&mut rest)?);
+    }
+    Some(files)
 }
 
 /// Text of one file with helpers to find where an entry is.
@@ -113,9 +146,38 @@ impl Ctx<'_> {
         });
     }
 
-    fn parse<T: serde::de::DeserializeOwned>(&mut self, src: &Src) -> Option<T> {
+    fn parse<T: serde::de::DeserializeOwned + serde::Serialize>(&mut self, src: &Src) -> Option<T> {
+        if let Input::Packed(files) = &self.input {
+            let decoded = files
+                .get(src.name)
+                .map(|bytes| rmp_serde::from_slice::<T>(bytes).map_err(|e| e.to_string()));
+            return match decoded {
+                Some(Ok(v)) => Some(v),
+                Some(Err(e)) => {
+                    self.push(
+                        "M001",
+                        src,
+                        (1, 1),
+                        format!("the packed form does not decode ({e}): a build bug"),
+                    );
+                    None
+                }
+                None => {
+                    self.push("M001", src, (1, 1), "the packed form lacks this file: a build bug");
+                    None
+                }
+            };
+        }
         match serde_yaml::from_str::<T>(src.text) {
-            Ok(v) => Some(v),
+            Ok(v) => {
+                if let Input::Pack(packed) = &mut self.input {
+                    match rmp_serde::to_vec(&v) {
+                        Ok(bytes) => packed.push((src.name.to_string(), bytes)),
+                        Err(e) => self.push("M001", src, (1, 1), format!("cannot pack: {e}")),
+                    }
+                }
+                Some(v)
+            }
             Err(e) => {
                 let (line, col) = e
                     .location()
@@ -203,7 +265,53 @@ fn one_of<T: Copy>(value: &str, options: &[(&str, T)]) -> Result<T, String> {
 
 /// Validates the matrix files (name → text) into a [`Matrix`]. `dir` names the origin in messages.
 pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<MatrixDiagnostic>> {
-    let mut cx = Ctx { dir, diags: Vec::new() };
+    load_with(dir, files, Input::Yaml).map(|(m, _)| m)
+}
+
+/// Validates `files` like [`load`] and packs the raw structs of every file into one blob that
+/// [`load_packed`] reads back without parsing YAML. build.rs calls this on the embedded matrix,
+/// so a matrix that does not validate fails the build with these diagnostics.
+pub fn pack(dir: &str, files: &BTreeMap<String, String>) -> Result<Vec<u8>, Vec<MatrixDiagnostic>> {
+    let (_, input) = load_with(dir, files, Input::Pack(Vec::new()))?;
+    let Input::Pack(packed) = input else {
+        unreachable!("load_with returns the input it was given")
+    };
+    let mut blob = PACK_MAGIC.to_vec();
+    for (name, bytes) in packed {
+        for part in [name.as_bytes(), &bytes] {
+            let len = u32::try_from(part.len()).expect("a matrix file is far below 4 GiB");
+            blob.extend_from_slice(&len.to_le_bytes());
+            blob.extend_from_slice(part);
+        }
+    }
+    Ok(blob)
+}
+
+/// Loads a matrix from what [`pack`] wrote, running the same checks and conversions as [`load`]
+/// on the decoded raw structs. `files` are the YAML texts (used for locations only).
+pub fn load_packed(dir: &str, files: &BTreeMap<String, String>, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnostic>> {
+    let Some(packed) = unpack(blob) else {
+        return Err(vec![MatrixDiagnostic {
+            code: "M001",
+            file: dir.to_string(),
+            line: 1,
+            col: 1,
+            message: "the packed matrix has an unknown layout: a build bug".into(),
+        }]);
+    };
+    load_with(dir, files, Input::Packed(packed)).map(|(m, _)| m)
+}
+
+fn load_with<'a>(
+    dir: &'a str,
+    files: &BTreeMap<String, String>,
+    input: Input<'a>,
+) -> Result<(Matrix, Input<'a>), Vec<MatrixDiagnostic>> {
+    let mut cx = Ctx {
+        dir,
+        diags: Vec::new(),
+        input,
+    };
     let empty = String::new();
     let get = |cx: &mut Ctx, name: &'static str| -> Option<Src<'_>> {
         let _ = cx;
@@ -682,9 +790,13 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
                 if !seen.insert(r.repo.clone()) {
                     cx.push("M004", &src, at, format!("duplicate repository {}", r.repo));
                 }
-                let grammar = match regex::Regex::new(&r.grammar) {
-                    Ok(g) => g,
-                    Err(e) => {
+                // The embedded matrix's grammars and tags were checked at build time: compiling
+                // the grammars is most of what start-up would otherwise spend here.
+                let compiled = (!matches!(cx.input, Input::Packed(_))).then(|| regex::Regex::new(&r.grammar));
+                let grammar = match compiled {
+                    None => None,
+                    Some(Ok(g)) => Some(g),
+                    Some(Err(e)) => {
                         cx.push(
                             "M006",
                             &src,
@@ -694,7 +806,7 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
                         continue;
                     }
                 };
-                for name in grammar.capture_names().flatten() {
+                for name in grammar.iter().flat_map(|g| g.capture_names().flatten()) {
                     if !["rocm", "os", "python", "torch", "gfx", "variant"].contains(&name) {
                         cx.push(
                             "M006",
@@ -708,7 +820,7 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
                 let mut seen_tags = HashSet::new();
                 for k in &r.known {
                     let tag = k.tag();
-                    if !grammar.is_match(tag) {
+                    if grammar.as_ref().is_some_and(|g| !g.is_match(tag)) {
                         cx.push(
                             "M008",
                             &src,
@@ -767,7 +879,10 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
                 images.push(ImageRepo {
                     repo: r.repo.clone(),
                     os: r.os.clone(),
-                    grammar,
+                    grammar: match grammar {
+                        Some(g) => Grammar::compiled(g),
+                        None => Grammar::checked_before(r.grammar.clone()),
+                    },
                     torch_from_image,
                     moving: r.moving.clone(),
                     known,
@@ -784,13 +899,12 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
     if let Some(src) = get(&mut cx, "issues.yaml") {
         if let Some(f) = cx.parse::<raw::IssueFile>(&src) {
             let mut seen = HashSet::new();
-            let id_re = regex::Regex::new("^[a-z0-9]+(-[a-z0-9.]+)*$").expect("static regex");
             for (i, k) in f.issues.iter().enumerate() {
                 let at = src.entry("id", i);
                 if !seen.insert(k.id.clone()) {
                     cx.push("M004", &src, at, format!("duplicate known issue id {}", k.id));
                 }
-                if !id_re.is_match(&k.id) {
+                if !is_kebab_id(&k.id) {
                     cx.push("M006", &src, at, format!("id `{}`: expected kebab-case", k.id));
                 }
                 let Some(severity) = Severity::parse(&k.severity) else {
@@ -886,7 +1000,7 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
         return Err(cx.diags);
     }
     let stamp = stamp.expect("no diagnostics means matrix.yaml parsed");
-    Ok(Matrix {
+    let m = Matrix {
         schema: stamp.schema,
         data: stamp.data,
         rocm,
@@ -896,7 +1010,21 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
         gpus,
         images,
         issues,
-    })
+    };
+    Ok((m, cx.input))
+}
+
+/// `^[a-z0-9]+(-[a-z0-9.]+)*$` (known issue ids), without compiling a regex at start-up.
+fn is_kebab_id(s: &str) -> bool {
+    let mut parts = s.split('-');
+    let first = parts.next().unwrap_or_default();
+    !first.is_empty()
+        && first.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && parts.all(|p| {
+            !p.is_empty()
+                && p.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.')
+        })
 }
 
 fn is_date(s: &str) -> bool {
@@ -913,4 +1041,33 @@ fn parse_hex(s: &str) -> Option<u32> {
     let t = s.trim().to_ascii_lowercase();
     let t = t.strip_prefix("0x")?;
     u32::from_str_radix(t, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_kebab_id;
+
+    #[test]
+    fn kebab_id_is_the_documented_regex() {
+        let re = regex::Regex::new("^[a-z0-9]+(-[a-z0-9.]+)*$").unwrap();
+        for s in [
+            "",
+            "-",
+            "a",
+            "a-",
+            "-a",
+            "a-b",
+            "a--b",
+            "rocm6.2-x",
+            "a.b-c",
+            "a-b.c-7",
+            "A-b",
+            "a_b",
+            "gfx1151-oom",
+            "a-.",
+            "é-a",
+        ] {
+            assert_eq!(is_kebab_id(s), re.is_match(s), "{s:?}");
+        }
+    }
 }

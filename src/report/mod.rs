@@ -174,6 +174,56 @@ pub fn renderer(format: Format, color: bool) -> Box<dyn Renderer> {
     }
 }
 
+/// The width human tables wrap to, when one is known.
+///
+/// `COLUMNS` (a positive number) wins, on a terminal or piped, as for clap, `ls` and other GNU
+/// tools; otherwise a terminal's own width (comfy-table asks the terminal when the table is
+/// printed). Piped with no `COLUMNS` nothing wraps: each row stays one line for `grep`, `awk`
+/// and `less -S`, as the docker CLI and ripgrep leave piped output. Machines read
+/// `--format json|markdown`, which never wrap.
+pub fn table_width() -> Option<u16> {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .filter(|&w| w > 0)
+}
+
+/// A table for people: `preset` borders, cells wrapped (comfy-table's dynamic arrangement) so
+/// that no line is wider than [`table_width`] or the terminal.
+pub fn human_table(preset: comfy_table::TableStyle) -> comfy_table::Table {
+    let mut t = comfy_table::Table::new();
+    t.load_style(preset);
+    t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+    if let Some(w) = table_width() {
+        t.set_width(w);
+    }
+    t
+}
+
+/// `line` broken at spaces so that no piece is wider than [`table_width`] (continuations
+/// indented two spaces); unchanged when no width is set or a word alone is wider. For the prose
+/// lines printed under human tables.
+pub fn wrap_to_width(line: &str) -> String {
+    let Some(width) = table_width().map(usize::from) else {
+        return line.to_string();
+    };
+    let mut out = String::new();
+    let mut len = 0;
+    for word in line.split(' ') {
+        let w = word.chars().count();
+        if len > 0 && len + 1 + w > width {
+            out.push_str("\n  ");
+            len = 2;
+        } else if len > 0 {
+            out.push(' ');
+            len += 1;
+        }
+        out.push_str(word);
+        len += w;
+    }
+    out
+}
+
 #[cfg(test)]
 pub(crate) mod sample {
     //! The one sample report every format's snapshot renders.

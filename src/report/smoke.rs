@@ -6,7 +6,7 @@
 
 use crate::smoke::SmokeResult;
 use crate::smoke::figures::{Figures, StepState};
-use comfy_table::{Table, presets};
+use comfy_table::presets;
 use std::io::{self, Write};
 
 /// Up to this many images get a block each; more get one table.
@@ -339,8 +339,7 @@ fn cells(fg: &Figures) -> [String; 6] {
 }
 
 fn write_table(r: &[SmokeResult], out: &mut dyn Write) -> io::Result<()> {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
+    let mut t = super::human_table(presets::UTF8_FULL_CONDENSED);
     t.set_header([
         "image",
         "result",

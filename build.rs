@@ -1,0 +1,76 @@
+//! Validates the embedded matrix (`matrix/*.yaml`) when rocmcheck is built and packs it, so that
+//! start-up decodes a compact form instead of parsing and checking YAML (issue 13, item 7).
+//!
+//! The checks are rocmcheck's own: this script compiles `src/matrix/` and the modules it uses
+//! as `#[path]` modules, so the schema, the raw structs and the validation exist once. A matrix
+//! that does not validate fails the build with the same located diagnostics as
+//! `rocmcheck --matrix matrix matrix validate`.
+// Build scripts talk to cargo on stdout; the library's output rules do not apply here.
+#![allow(clippy::disallowed_macros)]
+// Only the loading half of the library modules is used here.
+#![allow(dead_code, unused_imports)]
+#![allow(clippy::collapsible_if)]
+
+// The crate modules that src/matrix/ uses. When matrix/ starts to use another one, the build
+// script fails to compile ("cannot find `x` in `crate`"): add it here and below.
+#[path = "src/facts.rs"]
+mod facts;
+#[path = "src/finding.rs"]
+mod finding;
+#[path = "src/input.rs"]
+mod input;
+#[path = "src/matrix/mod.rs"]
+mod matrix;
+#[path = "src/version.rs"]
+mod version;
+
+/// `matrix::embedded` reads the pack from the crate root; in the library it is the output of
+/// this script, here there is none yet.
+static PACKED_MATRIX: &[u8] = &[];
+
+fn main() {
+    let root = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    for dir in [
+        "matrix",
+        "src/matrix",
+        "src/version.rs",
+        "src/facts.rs",
+        "src/finding.rs",
+        "src/input.rs",
+    ] {
+        println!("cargo::rerun-if-changed={dir}");
+    }
+    let mut files = std::collections::BTreeMap::new();
+    for name in matrix::validate::FILES {
+        let path = root.join("matrix").join(name);
+        match std::fs::read_to_string(&path) {
+            Ok(t) => {
+                files.insert((*name).to_string(), t);
+            }
+            Err(e) => {
+                println!("cargo::error=cannot read {}: {e}", path.display());
+                std::process::exit(1);
+            }
+        }
+    }
+    match matrix::validate::pack("matrix", &files) {
+        Ok(blob) => {
+            let dest = out.join("matrix.packed");
+            if let Err(e) = std::fs::write(&dest, blob) {
+                println!("cargo::error=cannot write {}: {e}", dest.display());
+                std::process::exit(1);
+            }
+        }
+        Err(diags) => {
+            println!(
+                "cargo::error=the embedded matrix does not validate ({} problem(s)):",
+                diags.len()
+            );
+            for d in &diags {
+                println!("cargo::error={d}");
+            }
+            std::process::exit(1);
+        }
+    }
+}
