@@ -52,6 +52,18 @@ pub struct ConfigError {
 }
 
 impl Config {
+    /// `--config FILE` when given, else `.rocmcheck.yaml` found upwards from the current
+    /// directory, else the defaults.
+    pub fn load_or_discover(explicit: Option<&Path>) -> Result<Config, ConfigError> {
+        match explicit {
+            Some(p) => Config::load(p),
+            None => match std::env::current_dir().ok().and_then(|d| Config::discover(&d)) {
+                Some(p) => Config::load(&p),
+                None => Ok(Config::default()),
+            },
+        }
+    }
+
     /// Finds `.rocmcheck.yaml` in `dir` or its ancestors.
     pub fn discover(dir: &Path) -> Option<PathBuf> {
         dir.ancestors().map(|d| d.join(".rocmcheck.yaml")).find(|p| p.is_file())

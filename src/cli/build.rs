@@ -94,13 +94,7 @@ fn declared_targets(a: &CandidateArgs, err: &mut dyn Write) -> Result<Vec<String
     if !from_filters.is_empty() {
         return Ok(from_filters);
     }
-    let Some(path) = std::env::current_dir()
-        .ok()
-        .and_then(|d| crate::config::Config::discover(&d))
-    else {
-        return Ok(vec![]);
-    };
-    match crate::config::Config::load(&path) {
+    match crate::config::Config::load_or_discover(None) {
         Ok(c) => Ok(c.targets),
         Err(e) => {
             let _ = writeln!(err, "error: {e}");

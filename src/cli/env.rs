@@ -63,13 +63,7 @@ pub fn run(g: &Globals, a: EnvArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         Ok(m) => m,
         Err(s) => return Ok(s),
     };
-    let config = match &a.config {
-        Some(p) => Config::load(p),
-        None => match std::env::current_dir().ok().and_then(|d| Config::discover(&d)) {
-            Some(p) => Config::load(&p),
-            None => Ok(Config::default()),
-        },
-    };
+    let config = Config::load_or_discover(a.config.as_deref());
     let config = match config {
         Ok(c) => c,
         Err(e) => {

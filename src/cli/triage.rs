@@ -69,13 +69,7 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
         )?;
         return Ok(ExitStatus::Error);
     }
-    let config = match &a.config {
-        Some(p) => Config::load(p),
-        None => match std::env::current_dir().ok().and_then(|d| Config::discover(&d)) {
-            Some(p) => Config::load(&p),
-            None => Ok(Config::default()),
-        },
-    };
+    let config = Config::load_or_discover(a.config.as_deref());
     let config = match config {
         Ok(c) => c,
         Err(e) => {

@@ -251,8 +251,8 @@ mod tests {
     }
 
     /// The official SARIF 2.1.0 (Errata 01) schema, kept as a test fixture with its source and
-    /// terms in `tests/fixtures/sarif/README.md`. It used to be read from the serde-sarif crate's
-    /// sources through `cargo metadata --offline`, which fails on a fresh machine.
+    /// terms in `tests/fixtures/sarif/README.md`. Reading it from a dependency's
+    /// sources would need the cargo cache, which a fresh machine does not have.
     const SCHEMA: &str = include_str!("../../tests/fixtures/sarif/sarif-schema-2.1.0.json");
 
     #[test]
