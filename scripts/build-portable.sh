@@ -1,37 +1,60 @@
 #!/usr/bin/env bash
-# Portable Linux release binaries at a glibc 2.17 baseline (cargo-zigbuild; zig, maturin and
-# cargo-zigbuild come from PyPI into a venv under target/, nothing system-wide), packed as
+# Portable Linux release binaries at a glibc 2.17 baseline, packed as
 #   DIST/rocmcheck-VERSION-ARCH-unknown-linux-gnu.tar.gz (+ .sha256)
-# each holding the binary, README.md, completions/ (bash zsh fish powershell elvish) and man/.
+# each holding the binary, README.md, completions/ (bash zsh fish powershell elvish) and man/,
+# and the bare binary DIST/rocmcheck-ARCH-unknown-linux-gnu (+ .sha256).
+#
+# The binary is the one in the manylinux2014 wheel (scripts/build-wheel.sh: maturin --zig, which
+# links through cargo-zigbuild's zig wrapper at glibc 2.17, stripped): one release build serves
+# the wheel and the tarball, instead of two cold builds with different linker wrappers (cargo
+# would rebuild every crate that compiles C, ring included, and all that depend on them).
 #
 #   scripts/build-portable.sh [ARCH...]      ARCH: x86_64 (default), aarch64
 #   DIST defaults to target/dist. The last line printed is DIST.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=scripts/tools-venv.sh
-. scripts/tools-venv.sh
 TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 DIST="${DIST:-$TARGET_DIR/dist}"
 mkdir -p "$DIST"
 version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)"
 [ $# -gt 0 ] || set -- x86_64
 host_arch="$(uname -m)"
+
+# The binary inside a wheel: rocmcheck-VERSION.data/scripts/rocmcheck.
+extract() { # WHEEL DEST
+    "${PYTHON:-python3}" - "$1" "$2" "rocmcheck-$version.data/scripts/rocmcheck" <<'PYEOF'
+import os, shutil, sys, zipfile
+whl, dest, member = sys.argv[1:4]
+with zipfile.ZipFile(whl) as z, z.open(member) as src, open(dest + ".tmp", "wb") as out:
+    shutil.copyfileobj(src, out)
+os.chmod(dest + ".tmp", 0o755)
+os.replace(dest + ".tmp", dest)
+PYEOF
+}
+
+binary_for() { # ARCH -> path of its portable binary (cargo makes the rebuild a no-op)
+    local arch=$1 dir="$TARGET_DIR/portable/$1-unknown-linux-gnu" whl
+    mkdir -p "$dir"
+    echo "scripts/build-wheel.sh $arch (maturin --zig, manylinux2014)" >&2
+    whl="$(scripts/build-wheel.sh "$arch" | tail -1)"
+    extract "$whl" "$dir/rocmcheck"
+    printf '%s\n' "$dir/rocmcheck"
+}
+
 for arch in "$@"; do
+    case "$arch" in
+        x86_64 | aarch64) ;;
+        *) echo "usage: $0 [x86_64] [aarch64]" >&2; exit 2 ;;
+    esac
     triple="$arch-unknown-linux-gnu"
-    rustup target list --installed 2>/dev/null | grep -qx "$triple" || rustup target add "$triple" >&2
-    echo "cargo zigbuild --release --locked --target $triple.2.17" >&2
-    cargo zigbuild --release --locked --target "$triple.2.17" >&2
-    bin="$TARGET_DIR/$triple/release/rocmcheck"
+    bin="$(binary_for "$arch")"
     name="rocmcheck-$version-$triple"
     stage="$(mktemp -d)"
     mkdir -p "$stage/$name/completions" "$stage/$name/man"
     cp "$bin" README.md "$stage/$name/"
-    # completions and man pages come from a binary this machine can run (the host's build)
+    # completions and man pages come from a binary this machine can run (the host's)
     gen="$bin"
-    if [ "$arch" != "$host_arch" ]; then
-        gen="$TARGET_DIR/$host_arch-unknown-linux-gnu/release/rocmcheck"
-        [ -x "$gen" ] || cargo zigbuild --release --locked --target "$host_arch-unknown-linux-gnu.2.17" >&2
-    fi
+    [ "$arch" = "$host_arch" ] || gen="$(binary_for "$host_arch")"
     for sh in bash zsh fish powershell elvish; do
         "$gen" completions "$sh" >"$stage/$name/completions/rocmcheck.$sh"
     done

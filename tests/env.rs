@@ -144,3 +144,60 @@ fn facts_round_trip_through_json() {
     Human { color: false }.render(&report, &mut buf).unwrap();
     assert_eq!(String::from_utf8(buf).unwrap(), text);
 }
+
+/// A recorded root (`env --root DIR`) is the user's files: a FIFO where a sysfs or procfs file
+/// should be must not block the probe (opening a FIFO waits for a writer) and must be named.
+#[test]
+fn a_fifo_in_a_recorded_root_is_named_and_never_opened() {
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let dest = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy_dir(&e.path(), &dest);
+            } else {
+                std::fs::copy(e.path(), &dest).unwrap();
+            }
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let r = tmp.path().join("root");
+    copy_dir(&root("rx7600-with-igpu"), &r);
+    let fifos = ["proc/meminfo", "sys/class/kfd/kfd/topology/nodes/1/properties"];
+    for f in fifos {
+        let p = r.join(f);
+        assert!(p.is_file(), "fixture lacks {f}");
+        std::fs::remove_file(&p).unwrap();
+        let st = std::process::Command::new("mkfifo").arg(&p).status().expect("mkfifo");
+        assert!(st.success(), "mkfifo {f}");
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let r2 = r.clone();
+    std::thread::spawn(move || {
+        let runner = FakeRunner::new(RunOutcome {
+            status: RunStatus::SpawnFailed("unused".into()),
+            stdout: String::new(),
+            stderr: String::new(),
+            elapsed: Duration::ZERO,
+        });
+        let opts = ProbeOptions {
+            python: None,
+            deep: false,
+            timeout: Duration::from_secs(5),
+        };
+        let facts = probe_all(&r2, &opts, &runner, &BTreeMap::new(), Matrix::embedded()).expect("probe");
+        let _ = tx.send(facts);
+    });
+    let facts = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the probe blocked on a FIFO in the recorded root");
+    for f in fifos {
+        let p = facts
+            .problems
+            .iter()
+            .find(|p| matches!(&p.origin, rocmcheck::facts::Origin::Path { path } if path.ends_with(f)))
+            .unwrap_or_else(|| panic!("no problem recorded for {f}: {:?}", facts.problems));
+        assert!(p.message.contains("not a regular file (a FIFO)"), "{}", p.message);
+    }
+}

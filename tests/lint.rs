@@ -366,6 +366,18 @@ fn extra_index_only_from_requirements_and_environment() {
     // a pin is safe (`+rocm6.2` sorts above PyPI's same public version)
     let pinned = "FROM rocm/dev-ubuntu-22.04:6.2.4\nRUN pip install torch==2.5.1 --extra-index-url https://download.pytorch.org/whl/rocm6.2\n";
     assert!(!codes(pinned).contains(&"RC405"));
+    // an assignment in front of the command counts like ENV, for that command only
+    let prefixed = "FROM rocm/dev-ubuntu-22.04:6.2.4\nRUN PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/rocm6.2 pip install torch\n";
+    assert!(facts(prefixed).torch.unwrap().value.extra_index_only);
+    assert!(codes(prefixed).contains(&"RC405"), "{:?}", codes(prefixed));
+    let via_env = "FROM rocm/dev-ubuntu-22.04:6.2.4\nRUN env PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/rocm6.2 python3 -m pip install torch\n";
+    assert!(codes(via_env).contains(&"RC405"), "{:?}", codes(via_env));
+    let prefixed_primary = "FROM rocm/dev-ubuntu-22.04:6.2.4\nRUN PIP_INDEX_URL=https://download.pytorch.org/whl/rocm6.2 pip install torch\n";
+    assert!(!facts(prefixed_primary).torch.unwrap().value.extra_index_only);
+    assert!(!codes(prefixed_primary).contains(&"RC405"));
+    // the prefix of one command does not leak into the next
+    let other_cmd = "FROM rocm/dev-ubuntu-22.04:6.2.4\nRUN PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/rocm6.2 true && pip install torch\n";
+    assert!(!codes(other_cmd).contains(&"RC405"), "{:?}", codes(other_cmd));
 }
 
 /// A deterministic mutation run over the corpus and fixtures (the cargo-fuzz target in `fuzz/`

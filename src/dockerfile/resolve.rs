@@ -1240,6 +1240,26 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         (sites_ok && from == TorchFrom::PipInstall && !matches!(version, Some(TorchSpec::Url(_)))).then_some(sites);
     let mut index = inst.index;
     let (mut primary, mut extra) = (inst.primary, inst.extra);
+    // `PIP_EXTRA_INDEX_URL=… pip install` / `env PIP_INDEX_URL=… pip install`: assignments in
+    // front of the command count like ENV, for this command only, and come first.
+    let prefix: Vec<(&str, &str)> = words[..install]
+        .iter()
+        .filter_map(|w| {
+            let (k, v) = w.split_once('=')?;
+            let ident = !k.is_empty()
+                && !k.starts_with(|c: char| c.is_ascii_digit())
+                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            ident.then_some((k, v))
+        })
+        .collect();
+    let var = |k: &str| -> Option<&str> {
+        prefix
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == k)
+            .map(|(_, v)| *v)
+            .or_else(|| st.vars.get(k).map(String::as_str))
+    };
     if index.is_empty() {
         for k in [
             "PIP_INDEX_URL",
@@ -1247,7 +1267,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
             "PIP_EXTRA_INDEX_URL",
             "UV_EXTRA_INDEX_URL",
         ] {
-            if let Some(v) = st.vars.get(k) {
+            if let Some(v) = var(k) {
                 index.extend(v.split_whitespace().map(String::from));
                 if k.contains("EXTRA") {
                     extra = true;
@@ -1258,9 +1278,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         }
     } else if !primary {
         // environment indexes still count with command-line extras
-        primary = ["PIP_INDEX_URL", "UV_INDEX_URL"]
-            .iter()
-            .any(|k| st.vars.contains_key(*k));
+        primary = ["PIP_INDEX_URL", "UV_INDEX_URL"].iter().any(|k| var(k).is_some());
     }
     if let Some(TorchSpec::Url(u)) = &version {
         index.push(u.clone());

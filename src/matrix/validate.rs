@@ -92,11 +92,18 @@ struct Src<'a> {
     text: &'a str,
     /// Positions of `- key:` list items per key, computed once (validation asks for each entry).
     entries: std::cell::RefCell<std::collections::HashMap<String, Vec<(u32, u32)>>>,
+    /// Whether to search the text for locations. Off for the packed embedded matrix: build.rs
+    /// validated the same files, so a diagnostic there is a build bug and its place does not
+    /// matter, while searching the text for every entry was most of the start-up (issue 13).
+    locate: bool,
 }
 
 impl Src<'_> {
     /// Line/col of the `index`-th list item that starts with `- key:`.
     fn entry(&self, key: &str, index: usize) -> (u32, u32) {
+        if !self.locate {
+            return (1, 1);
+        }
         let mut cache = self.entries.borrow_mut();
         let list = cache.entry(key.to_string()).or_insert_with(|| {
             let pat = format!("- {key}:");
@@ -113,6 +120,9 @@ impl Src<'_> {
     }
     /// Line/col of `field:` at or after `from` line (1-based) — the field inside an entry.
     fn field(&self, from: (u32, u32), field: &str) -> (u32, u32) {
+        if !self.locate {
+            return from;
+        }
         let pat = format!("{field}:");
         for (i, line) in self.text.lines().enumerate().skip(from.0 as usize - 1) {
             if let Some(pos) = line.find(&pat) {
@@ -126,6 +136,9 @@ impl Src<'_> {
     }
     /// Line/col of `value` at or after `from`.
     fn value(&self, from: (u32, u32), value: &str) -> (u32, u32) {
+        if !self.locate {
+            return from;
+        }
         for (i, line) in self.text.lines().enumerate().skip(from.0 as usize - 1) {
             if let Some(pos) = line.find(value) {
                 return (i as u32 + 1, pos as u32 + 1);
@@ -313,12 +326,14 @@ fn load_with<'a>(
         input,
     };
     let empty = String::new();
+    let locate = !matches!(cx.input, Input::Packed(_));
     let get = |cx: &mut Ctx, name: &'static str| -> Option<Src<'_>> {
         let _ = cx;
         files.get(name).map(|t| Src {
             name,
             text: t.as_str(),
             entries: Default::default(),
+            locate,
         })
     };
     for name in FILES {
@@ -336,6 +351,7 @@ fn load_with<'a>(
         name,
         text: &empty,
         entries: Default::default(),
+        locate,
     };
 
     // matrix.yaml

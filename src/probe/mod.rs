@@ -88,6 +88,14 @@ impl Root {
     /// Reads a text file.
     pub fn read(&self, p: &str) -> Result<String, ReadError> {
         let full = self.path(p);
+        // A recorded tree (`--root DIR`) is the user's files: a FIFO there would block the open
+        // until a writer came, a device could be endless. Say what it is, never open it. The
+        // live machine's sysfs and procfs hold regular files only (and this costs a syscall).
+        if !self.is_system()
+            && let Some(what) = crate::input::non_regular(&full)
+        {
+            return Err(ReadError::Failed(format!("not a regular file ({what})")));
+        }
         let mut f = match std::fs::File::open(&full) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ReadError::Missing),
