@@ -1,4 +1,4 @@
-//! Packaging, for real: the portable release binary (cargo-zigbuild, glibc 2.17), the
+//! Packaging, for real: the portable release binary (glibc 2.17: the wheel's binary), the
 //! manylinux2014 wheel (maturin + zig), the wheel installed by pip in a Debian container with
 //! Python and no Rust, the devcontainer Feature's `install.sh` in a container, and the minimal
 //! container image (`dockerfiles/rocmcheck.Dockerfile`, here on a base made from Debian's packages)

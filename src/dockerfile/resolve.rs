@@ -253,10 +253,30 @@ fn find_close(s: &str) -> Option<usize> {
 }
 
 /// Names referenced by `$X` / `${X…}` in a text.
+/// (What the regex `\$\{?([A-Za-z_][A-Za-z0-9_]*)` finds, by hand: compiling that regex was a
+/// tenth of a one-file lint.)
 fn references(s: &str) -> Vec<String> {
-    static RE: OnceLock<regex::Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| regex::Regex::new(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)").expect("regex"));
-    re.captures_iter(s).map(|c| c[1].to_string()).collect()
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(p) = b[i..].iter().position(|&c| c == b'$') {
+        let mut j = i + p + 1;
+        if b.get(j) == Some(&b'{') {
+            j += 1;
+        }
+        let start = j;
+        if b.get(j).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+            j += 1;
+            while b.get(j).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+                j += 1;
+            }
+            out.push(s[start..j].to_string());
+            i = j;
+        } else {
+            i = i + p + 1;
+        }
+    }
+    out
 }
 
 /// `KEY=value KEY2="v 2"` (or the legacy `KEY value` form when `legacy`), with each key's byte
@@ -978,19 +998,36 @@ fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) -> Result<(), Inp
     static AMD_APT: OnceLock<regex::Regex> = OnceLock::new();
     static AMDGPU_INSTALL: OnceLock<regex::Regex> = OnceLock::new();
     static DISTRO: OnceLock<regex::Regex> = OnceLock::new();
-    let amd_apt = AMD_APT.get_or_init(|| {
-        regex::Regex::new(r"repo\.radeon\.com/rocm/(?:apt|rhel\d*|zyp|el\d*)/(\d+\.\d+(?:\.\d+)?)").expect("regex")
-    });
-    let amdgpu = AMDGPU_INSTALL.get_or_init(|| {
-        regex::Regex::new(r"amdgpu-install/(\d+\.\d+(?:\.\d+)?)/|amdgpu-install_(\d+)\.(\d+)\.(\d+)").expect("regex")
-    });
-    let distro = DISTRO.get_or_init(|| {
-        regex::Regex::new(r"\b(libamdhip64-\d+|hipcc|rocm-smi|librocblas\d*-dev|librocblas0|rocminfo)\b")
+    // ASCII classes (`[0-9]`, `(?-u:\b)`): Unicode `\d`/`\b` tables made compiling these most
+    // of a one-file lint's time (issue 13).
+    // compiled on first need: most RUN lines mention none of these
+    let amd_apt = || {
+        AMD_APT.get_or_init(|| {
+            regex::Regex::new(r"repo\.radeon\.com/rocm/(?:apt|rhel[0-9]*|zyp|el[0-9]*)/([0-9]+\.[0-9]+(?:\.[0-9]+)?)")
+                .expect("regex")
+        })
+    };
+    let amdgpu = || {
+        AMDGPU_INSTALL.get_or_init(|| {
+            regex::Regex::new(
+                r"amdgpu-install/([0-9]+\.[0-9]+(?:\.[0-9]+)?)/|amdgpu-install_([0-9]+)\.([0-9]+)\.([0-9]+)",
+            )
             .expect("regex")
-    });
+        })
+    };
+    let distro = || {
+        DISTRO.get_or_init(|| {
+            regex::Regex::new(
+                r"(?-u:\b)(libamdhip64-[0-9]+|hipcc|rocm-smi|librocblas[0-9]*-dev|librocblas0|rocminfo)(?-u:\b)",
+            )
+            .expect("regex")
+        })
+    };
     let sub = cx.expand_cut(text, &st.vars, base)?;
     let mut rocm_seen = false;
-    if let Some(c) = amd_apt.captures(&sub) {
+    if sub.contains("repo.radeon.com")
+        && let Some(c) = amd_apt().captures(&sub)
+    {
         push_rocm(
             cx,
             st,
@@ -1000,7 +1037,10 @@ fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) -> Result<(), Inp
         );
         rocm_seen = true;
     }
-    if !rocm_seen && let Some(c) = amdgpu.captures(&sub) {
+    if !rocm_seen
+        && sub.contains("amdgpu-install")
+        && let Some(c) = amdgpu().captures(&sub)
+    {
         let v = if let Some(v) = c.get(1) {
             v.as_str().to_string()
         } else {
@@ -1021,7 +1061,7 @@ fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) -> Result<(), Inp
     }
     if !rocm_seen
         && (sub.contains("apt-get install") || sub.contains("apt install") || sub.contains("dnf install"))
-        && let Some(m) = distro.find(&sub)
+        && let Some(m) = distro().find(&sub)
         && !st.rocm.iter().any(|r| r.value.from == RocmFrom::DistroPackages)
     {
         // the version is the distribution's; it is not in the text

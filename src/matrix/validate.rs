@@ -808,7 +808,7 @@ fn load_with<'a>(
                 }
                 // The embedded matrix's grammars and tags were checked at build time: compiling
                 // the grammars is most of what start-up would otherwise spend here.
-                let compiled = (!matches!(cx.input, Input::Packed(_))).then(|| regex::Regex::new(&r.grammar));
+                let compiled = (!matches!(cx.input, Input::Packed(_))).then(|| Grammar::compile(&r.grammar));
                 let grammar = match compiled {
                     None => None,
                     Some(Ok(g)) => Some(g),
