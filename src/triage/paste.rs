@@ -17,6 +17,47 @@ pub struct Line<'a> {
     pub command: bool,
 }
 
+/// Substring search for the readers' short literal needles: the first byte by `memchr`, then a
+/// compare. `str::contains(&str)` builds a two-way searcher on every call, which was a fifth of
+/// a 200 KB paste's triage (issue 11). Linear in the haystack for a needle of fixed length.
+pub trait Has {
+    /// Where `needle` first occurs.
+    fn at(&self, needle: &str) -> Option<usize>;
+    /// Whether `needle` occurs.
+    fn has(&self, needle: &str) -> bool {
+        self.at(needle).is_some()
+    }
+}
+
+impl Has for str {
+    fn at(&self, needle: &str) -> Option<usize> {
+        let (h, n) = (self.as_bytes(), needle.as_bytes());
+        let Some(&first) = n.first() else { return Some(0) };
+        let mut i = 0;
+        while let Some(p) = memchr::memchr(first, &h[i..]) {
+            let s = i + p;
+            if h[s..].starts_with(n) {
+                return Some(s);
+            }
+            i = s + 1;
+        }
+        None
+    }
+}
+
+/// `s.trim()`, fast for the usual case: ASCII whitespace is cut byte-wise, and when the ends
+/// left are ASCII the result is what `str::trim` gives (every other whitespace is non-ASCII);
+/// otherwise `str::trim` decides. Readers trim every line, and `str::trim` was an eighth of a
+/// 200 KB paste's triage.
+pub fn trim(s: &str) -> &str {
+    let t = s.trim_ascii();
+    match (t.as_bytes().first(), t.as_bytes().last()) {
+        (Some(a), Some(b)) if a.is_ascii() && b.is_ascii() => t,
+        (None, _) | (_, None) => t,
+        _ => t.trim(),
+    }
+}
+
 /// Splits and cleans a paste. Blank lines are kept (empty text) so that readers see block ends.
 pub fn lines(text: &str) -> Vec<Line<'_>> {
     let mut out = Vec::with_capacity(text.len() / 40 + 1);
@@ -123,18 +164,18 @@ fn prompt_command(t: &str) -> Option<&str> {
     }
     // Themed prompts: `(.venv) git:(main) λ cmd`, `❯ cmd`.
     for mark in ["λ ", "❯ ", "➜ "] {
-        if let Some(p) = s.find(mark) {
+        if let Some(p) = s.at(mark) {
             return Some(s[p + mark.len()..].trim());
         }
     }
     // `[user@host ~]$ cmd`
     if s.starts_with('[')
-        && let Some(p) = s.find("]$ ").or_else(|| s.find("]# "))
+        && let Some(p) = s.at("]$ ").or_else(|| s.at("]# "))
     {
         return Some(s[p + 3..].trim());
     }
     // `user@host:~/dir$ cmd`, `(venv) user@host:~$ cmd`, `root@box:/# cmd`.
-    let head_end = s.find("$ ").or_else(|| s.find("# "))?;
+    let head_end = s.at("$ ").or_else(|| s.at("# "))?;
     let head = &s[..head_end];
     if head.contains('@') && head.contains(':') && !head.contains(' ') || head.starts_with('(') && head.contains('@') {
         return Some(s[head_end + 2..].trim());
@@ -144,6 +185,53 @@ fn prompt_command(t: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn has_finds_what_contains_finds() {
+        use super::Has;
+        let hs = [
+            "",
+            "a",
+            "amdgpu: amdgpu 0000:03:00.0",
+            "xxamdgpu",
+            "amdgp",
+            "ttm.pages_limit=1",
+            "λ ❯ é",
+        ];
+        let ns = [
+            "a",
+            "amdgpu",
+            "gpu",
+            "0000:",
+            "ttm.",
+            "pages_limit=1",
+            "❯ ",
+            "é",
+            "zz",
+            "amdgpu 0",
+        ];
+        for h in hs {
+            for n in ns {
+                assert_eq!(h.at(n), h.find(n), "{h:?} {n:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn trim_is_str_trim() {
+        for s in [
+            "",
+            " ",
+            "  a b \t",
+            "\u{a0}x\u{a0}",
+            " \u{2003}gfx1100 ",
+            "é ",
+            "\u{3000}",
+            "a\u{a0} ",
+        ] {
+            assert_eq!(super::trim(s), s.trim(), "{s:?}");
+        }
+    }
+
     use super::*;
 
     #[test]

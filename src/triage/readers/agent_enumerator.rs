@@ -5,10 +5,12 @@
 //! <https://github.com/ROCm/rocminfo/blob/master/rocm_agent_enumerator>.
 
 use super::{Line, Seen, command_before, gfx_in};
+use crate::triage::paste::Has;
+use crate::triage::paste::trim;
 use crate::triage::{Agent, At, Src};
 
 fn bare(t: &str) -> bool {
-    let t = t.split(" #").next().unwrap_or(t).trim();
+    let t = t.at(" #").map_or(t, |p| &t[..p]).trim();
     t.len() <= 9 && t.starts_with("gfx") && t[3..].bytes().all(|b| b.is_ascii_hexdigit()) && t.len() >= 6
 }
 
@@ -27,8 +29,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         let run = &lines[start..i];
         let after_cmd =
-            start > 0 && command_before(lines, start - 1, 2).is_some_and(|c| c.contains("rocm_agent_enumerator"));
-        if !(after_cmd || run.iter().any(|l| l.text.trim() == "gfx000")) {
+            start > 0 && command_before(lines, start - 1, 2).is_some_and(|c| c.has("rocm_agent_enumerator"));
+        if !(after_cmd || run.iter().any(|l| trim(&l.text) == "gfx000")) {
             continue;
         }
         fired = true;

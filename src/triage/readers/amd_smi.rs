@@ -3,6 +3,8 @@
 //! `TOTAL_GTT`). Format: <https://github.com/ROCm/amdsmi/blob/develop/amdsmi_cli/README.md>.
 
 use super::{Line, Seen, gfx_in, kv, pci_id, size};
+use crate::triage::paste::Has;
+use crate::triage::paste::trim;
 use crate::triage::{Agent, At, Src};
 
 fn mb(v: &str) -> Option<u64> {
@@ -17,8 +19,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut cur: Option<usize> = None;
     let mut section = String::new();
     for l in lines {
-        let t = l.text.trim();
-        if t.starts_with("AMDSMI Tool:") || t.contains("AMDSMI Library version") {
+        let t = trim(&l.text);
+        if t.starts_with("AMDSMI Tool:") || t.has("AMDSMI Library version") {
             fired = true;
             for part in t.split('|') {
                 if let Some((k, v)) = kv(part)
@@ -34,9 +36,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if let Some(inner) = t.strip_prefix('|') {
             // The default box table: `| AMD-SMI 26.1.0 … ROCm version: N/A |`, then per GPU
             // `| 0000:c3:00.0  Radeon 8060S Graphics | …` and `|   0  0 … |  … 1553/32768 MB |`.
-            if inner.contains("AMD-SMI ") {
+            if inner.has("AMD-SMI ") {
                 fired = true;
-                if let Some(p) = inner.find("ROCm version:") {
+                if let Some(p) = inner.at("ROCm version:") {
                     let v = inner[p + 13..].split_whitespace().next().unwrap_or("");
                     if v.chars().next().is_some_and(|c| c.is_ascii_digit()) {
                         let at = seen.at(v.to_string(), l.no);

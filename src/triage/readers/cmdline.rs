@@ -3,6 +3,8 @@
 //! Misspellings the kernel ignores (`amdgpu.gtt_size`, `ttm.page_limit`) become notes.
 
 use super::{Line, Seen};
+use crate::triage::paste::Has;
+use crate::triage::paste::trim;
 
 const KNOWN_TYPOS: &[(&str, &str)] = &[
     ("amdgpu.gtt_size", "amdgpu.gttsize"),
@@ -16,13 +18,13 @@ const KNOWN_TYPOS: &[(&str, &str)] = &[
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     for (i, l) in lines.iter().enumerate() {
-        let t = l.text.trim();
+        let t = trim(&l.text);
         // dmesg pasted from a fixed-width terminal wraps the command line mid-token.
         let joined;
-        let t = if (t.contains("Command line:") || t.contains("BOOT_IMAGE="))
+        let t = if (t.has("Command line:") || t.has("BOOT_IMAGE="))
             && let Some(next) = lines.get(i + 1)
             && !next.text.trim_start().starts_with('[')
-            && !next.text.trim().is_empty()
+            && !trim(&next.text).is_empty()
             && !next.command
         {
             joined = format!("{t}{}", next.text.trim_end());
@@ -43,7 +45,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     params.push((format!("{module}.{k}"), v.to_string()));
                 }
             }
-        } else if t.contains("amdgpu.") || t.contains("ttm.") || t.contains("BOOT_IMAGE=") {
+        } else if t.has("amdgpu.") || t.has("ttm.") || t.has("BOOT_IMAGE=") {
             // `/proc/cmdline`, `Kernel command line:`, GRUB_CMDLINE_LINUX, or parameters quoted
             // inline in prose (`iommu=pt amdgpu.gttsize=126976 …`).
             let before = params.len();
@@ -54,7 +56,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     params.push((k.to_string(), v.to_string()));
                 }
             }
-            fired |= params.len() > before || t.contains("BOOT_IMAGE=");
+            fired |= params.len() > before || t.has("BOOT_IMAGE=");
         }
         for (k, v) in params {
             fired = true;

@@ -9,6 +9,8 @@
 
 use super::{Line, Seen, gfx_in, kv};
 use crate::triage::Agent;
+use crate::triage::paste::Has;
+use crate::triage::paste::trim;
 
 const NA: &[&str] = &["N/A", "Could not collect", "None", ""];
 
@@ -17,7 +19,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut in_gpus = false;
     for l in lines {
-        let t = l.text.trim();
+        let t = trim(&l.text);
         if in_gpus {
             if let Some(rest) = t.strip_prefix("GPU ")
                 && let Some((idx, name)) = rest.split_once(':')
@@ -29,7 +31,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             in_gpus = false;
         }
         // A lost newline can glue a key to the previous line ("…information...  PyTorch version: …").
-        let t = match t.find("PyTorch version") {
+        let t = match t.at("PyTorch version") {
             Some(p) if p > 0 => &t[p..],
             _ => t,
         };
@@ -73,7 +75,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     let kernel = &rest[..end];
                     let at = seen.at(kernel.to_string(), l.no);
                     Seen::first(&mut seen.kernel, at);
-                    if kernel.to_ascii_lowercase().contains("microsoft") {
+                    if kernel.to_ascii_lowercase().has("microsoft") {
                         let at = seen.at(true, l.no);
                         Seen::first(&mut seen.wsl, at);
                     }
@@ -97,7 +99,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 }
 
 fn gpu(seen: &mut Seen, name: &str, index: Option<u32>, line: u32) {
-    if name.to_ascii_uppercase().contains("NVIDIA") {
+    if name.to_ascii_uppercase().has("NVIDIA") {
         let at = seen.at(name.to_string(), line);
         Seen::first(&mut seen.nvidia, at);
         return;

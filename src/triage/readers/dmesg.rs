@@ -4,12 +4,13 @@
 //! (<https://github.com/torvalds/linux/blob/master/drivers/gpu/drm/amd/amdgpu/amdgpu_ttm.c>).
 
 use super::{Line, Seen, pci_id};
+use crate::triage::paste::Has;
 use crate::triage::{Agent, At, Src};
 use regex::Regex;
 use std::sync::LazyLock;
 
 static READY: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"amdgpu\b.*:\s+(\d+)M of (VRAM|GTT) memory ready").unwrap());
+    LazyLock::new(|| Regex::new(r"amdgpu(?-u:\b).*:\s+([0-9]+)M of (VRAM|GTT) memory ready").unwrap());
 static UNKNOWN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(amdgpu|ttm|amdttm): unknown parameter '([^']+)' ignored").unwrap());
 static ADDED: LazyLock<Regex> =
@@ -22,10 +23,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut dev: Option<Agent> = None;
     for l in lines {
         let t = l.text.as_ref();
-        if !(t.contains("amdgpu") || t.contains("ttm") || t.contains("Linux version")) {
+        if !(t.has("amdgpu") || t.has("ttm") || t.has("Linux version")) {
             continue;
         }
-        if let Some(c) = LINUX.captures(t) {
+        if t.has("Linux version")
+            && let Some(c) = LINUX.captures(t)
+        {
             fired = true;
             let at = seen.at(c[1].to_string(), l.no);
             Seen::first(&mut seen.kernel, at);
@@ -35,7 +38,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             file: seen.file,
             line: l.no,
         };
-        if let Some(c) = READY.captures(t) {
+        if t.has("memory ready")
+            && let Some(c) = READY.captures(t)
+        {
             fired = true;
             seen.amdgpu_loaded = true;
             let bytes = c[1].parse::<u64>().unwrap_or(0) << 20;
@@ -49,7 +54,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             } else {
                 a.gtt.get_or_insert(At { v: bytes, src });
             }
-        } else if let Some(c) = UNKNOWN.captures(t) {
+        } else if t.has("unknown parameter")
+            && let Some(c) = UNKNOWN.captures(t)
+        {
             fired = true;
             seen.note(
                 l.no,
@@ -58,7 +65,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     &c[1], &c[2]
                 ),
             );
-        } else if t.contains("gttsize") && t.contains("deprecated") {
+        } else if t.has("gttsize") && t.has("deprecated") {
             fired = true;
             // The kernel says a gttsize is configured; its value may not be in the paste.
             if !seen.params.iter().any(|p| p.v.0 == "amdgpu.gttsize") {
@@ -68,7 +75,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 );
                 seen.params.push(at);
             }
-        } else if let Some(c) = ADDED.captures(t) {
+        } else if t.has("added device")
+            && let Some(c) = ADDED.captures(t)
+        {
             fired = true;
             seen.amdgpu_loaded = true;
             let a = dev.get_or_insert_with(|| Agent {
@@ -77,7 +86,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 ..Agent::default()
             });
             a.device_id = pci_id(&c[2]).map(|v| At { v, src });
-        } else if t.contains("amdgpu") && (t.contains("[drm]") || t.contains("amdgpu 0000:")) {
+        } else if t.has("amdgpu") && (t.has("[drm]") || t.has("amdgpu 0000:")) {
             fired = true;
             seen.amdgpu_loaded = true;
         }

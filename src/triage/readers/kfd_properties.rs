@@ -3,6 +3,8 @@
 //! `device_id 29772` (decimal). `gfx_target_version 0` is a CPU node.
 
 use super::{Line, Seen};
+use crate::triage::paste::Has;
+use crate::triage::paste::trim;
 use crate::triage::{Agent, At, Src};
 use crate::version::Gfx;
 
@@ -12,8 +14,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut pending_id: Option<At<u32>> = None;
     let mut idx = 0;
     for l in lines {
-        let t = l.text.trim();
-        let t = t.rsplit_once("properties:").map(|(_, r)| r.trim()).unwrap_or(t);
+        let t = trim(&l.text);
+        let t = if t.has("properties:") {
+            t.rsplit_once("properties:").map(|(_, r)| r.trim()).unwrap_or(t)
+        } else {
+            t
+        };
         let mut it = t.split_whitespace();
         let (Some(k), Some(v), None) = (it.next(), it.next(), it.next()) else {
             continue;

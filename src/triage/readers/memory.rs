@@ -3,17 +3,19 @@
 //! limit: N pages`).
 
 use super::{Line, Seen, command_before, size};
+use crate::triage::paste::Has;
+use crate::triage::paste::trim;
 use regex::Regex;
 use std::sync::LazyLock;
 
-static TTM: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"Current TTM pages limit:\s*(\d+) pages").unwrap());
+static TTM: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"Current TTM pages limit:\s*([0-9]+) pages").unwrap());
 static NUM_UNIT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^([0-9.,]+)([A-Za-z]*)$").unwrap());
 
 /// Reads memory totals. Reports its formats (`meminfo`, `free`, `amd_ttm`) itself.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     for (i, l) in lines.iter().enumerate() {
-        let t = l.text.trim();
+        let t = trim(&l.text);
         if let Some(rest) = t.strip_prefix("MemTotal:") {
             let mut it = rest.split_whitespace();
             if let (Some(n), u) = (it.next(), it.next().unwrap_or("kB"))
@@ -50,7 +52,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 let at = seen.at(b, l.no);
                 Seen::first(&mut seen.mem_total, at);
             }
-        } else if let Some(c) = TTM.captures(t) {
+        } else if t.has("TTM pages")
+            && let Some(c) = TTM.captures(t)
+        {
             fired = true;
             seen.formats.insert("amd_ttm");
             let at = seen.at(("ttm.pages_limit".to_string(), c[1].to_string()), l.no);

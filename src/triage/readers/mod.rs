@@ -22,6 +22,7 @@ pub mod uname;
 
 use super::Seen;
 use super::paste::Line;
+use crate::triage::paste::Has;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -92,7 +93,7 @@ pub fn size(num: &str, unit: &str) -> Option<u64> {
     Some((n * mult as f64).round() as u64)
 }
 
-static GFX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\bgfx([0-9][0-9a-f]{2,4})\b").unwrap());
+static GFX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i-u)\bgfx([0-9][0-9a-f]{2,4})\b").unwrap());
 
 /// The first gfx target name in `s`, lower-cased, with rocm-smi's display quirk decoded: some
 /// builds print `gfx_target_version` digit groups in decimal (`gfx11002` for gfx1102, `gfx9402`
@@ -127,7 +128,7 @@ fn decode_gfx(d: &str) -> Option<String> {
 /// A PCI id as printed: `0x744c`, `744c`, `29772(0x744c)`.
 pub fn pci_id(s: &str) -> Option<u32> {
     let s = s.trim();
-    if let Some(i) = s.find("0x") {
+    if let Some(i) = s.at("0x") {
         let h: String = s[i + 2..].chars().take_while(|c| c.is_ascii_hexdigit()).collect();
         return u32::from_str_radix(&h, 16).ok().filter(|v| *v != 0);
     }

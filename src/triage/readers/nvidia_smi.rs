@@ -2,12 +2,13 @@
 //! says the machine is an NVIDIA one.
 
 use super::{Line, Seen};
+use crate::triage::paste::Has;
 
 /// Reads nvidia-smi output.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     for l in lines {
         let t = l.text.as_ref();
-        if t.contains("NVIDIA-SMI ") && t.contains("Driver Version") {
+        if t.has("NVIDIA-SMI ") && t.has("Driver Version") {
             let at = seen.at(t.trim().trim_matches('|').trim().to_string(), l.no);
             Seen::first(&mut seen.nvidia, at);
             return true;

@@ -4,6 +4,7 @@
 //! `discover` packages (<https://github.com/ollama/ollama>).
 
 use super::{Line, Seen, gfx_in, pci_id, size};
+use crate::triage::paste::Has;
 use crate::triage::{Agent, At, Src};
 
 /// Reads Ollama log lines.
@@ -12,7 +13,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut idx = 0;
     for l in lines {
         let t = l.text.as_ref();
-        if let Some(p) = t.find("env=\"map[") {
+        if let Some(p) = t.at("env=\"map[") {
             fired = true;
             let body = &t[p + 9..];
             let body = body.split("]\"").next().unwrap_or(body);
@@ -26,7 +27,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     seen.env.push(at);
                 }
             }
-        } else if (t.contains("inference compute") && t.contains("library=rocm")) || t.contains("gpu_type=") {
+        } else if (t.has("inference compute") && t.has("library=rocm")) || t.has("gpu_type=") {
             // `msg="inference compute" id=0 library=rocm compute=gfx1102 name=1002:7480 total="8.0 GiB"`,
             // `msg="amdgpu is supported" gpu=0 gpu_type=gfx1102`, `msg="amdgpu is not supported …" gpu_type=gfx1031 gpu=0`.
             fired = true;

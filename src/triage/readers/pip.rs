@@ -2,19 +2,21 @@
 //! installed torch version.
 
 use super::{Line, Seen};
+use crate::triage::paste::Has;
+use crate::triage::paste::trim;
 use regex::Regex;
 use std::sync::LazyLock;
 
 static FREEZE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(?:\[(?:pip3?|conda)\]\s+)?torch\s*==\s*(\d[^\s;]*)").unwrap());
-static LIST: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^torch\s+(\d+\.\d+[^\s]*)(?:\s|$)").unwrap());
+    LazyLock::new(|| Regex::new(r"^(?:\[(?:pip3?|conda)\]\s+)?torch\s*==\s*([0-9][^\s;]*)").unwrap());
+static LIST: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^torch\s+([0-9]+\.[0-9]+[^\s]*)(?:\s|$)").unwrap());
 
 /// Reads package lists.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut show_torch = false; // inside `pip show torch` output
     for l in lines {
-        let t = l.text.trim();
+        let t = trim(&l.text);
         if t == "Name: torch" {
             show_torch = true;
             continue;
@@ -31,7 +33,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             show_torch = !t.is_empty() && t.contains(':');
         }
-        if !t.contains("torch") {
+        if !t.has("torch") {
             continue;
         }
         let c = FREEZE.captures(t).or_else(|| LIST.captures(t));

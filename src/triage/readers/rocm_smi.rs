@@ -5,6 +5,8 @@
 //! Format: <https://github.com/ROCm/rocm_smi_lib/blob/develop/python_smi_tools/rocm_smi.py>.
 
 use super::{Line, Seen, gfx_in, number, pci_id};
+use crate::triage::paste::Has;
+use crate::triage::paste::trim;
 use crate::triage::{Agent, At, Src};
 
 fn agent(seen: &mut Seen, idx: u32, line: u32) -> &mut Agent {
@@ -31,8 +33,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut hw_cols: Option<(usize, Option<usize>)> = None; // DID column, GFX VER column (token index)
     for l in lines {
-        let t = l.text.trim();
-        if t.contains("ROCm System Management Interface") {
+        let t = trim(&l.text);
+        if t.has("ROCm System Management Interface") {
             fired = true;
             continue;
         }
@@ -76,6 +78,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         // --showhw table.
+        if hw_cols.is_none() && !t.starts_with("GPU") {
+            continue;
+        }
         let toks: Vec<&str> = t.split_whitespace().collect();
         if toks.first() == Some(&"GPU") && toks.contains(&"DID") {
             let did = toks.iter().position(|x| *x == "DID");

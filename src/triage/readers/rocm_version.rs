@@ -2,29 +2,32 @@
 //! package lines (`ii  rocm-core  6.0.2.60002-115~22.04`, apt's `rocm-core/jammy,now 6.2.4.60204-…`).
 
 use super::{Line, Seen, command_before};
+use crate::triage::paste::Has;
+use crate::triage::paste::trim;
 use regex::Regex;
 use std::sync::LazyLock;
 
-static INFO: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(\d+\.\d+\.\d+)(?:-\d+)?$").unwrap());
+static INFO: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^([0-9]+\.[0-9]+\.[0-9]+)(?:-[0-9]+)?$").unwrap());
 static CORE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"rocm-core(?:/\S+)?\s+(\d+)\.(\d+)\.(\d+)\.\d{5}").unwrap());
+    LazyLock::new(|| Regex::new(r"rocm-core(?:/\S+)?\s+([0-9]+)\.([0-9]+)\.([0-9]+)\.[0-9]{5}").unwrap());
 
 /// Reads ROCm version files and package lines.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     for (i, l) in lines.iter().enumerate() {
-        let t = l.text.trim();
+        let t = trim(&l.text);
         if l.command {
             continue;
         }
-        if let Some(c) = INFO.captures(t)
+        if t.as_bytes().first().is_some_and(u8::is_ascii_digit)
+            && let Some(c) = INFO.captures(t)
             && i > 0
-            && command_before(lines, i - 1, 1).is_some_and(|c| c.contains(".info/version"))
+            && command_before(lines, i - 1, 1).is_some_and(|c| c.has(".info/version"))
         {
             fired = true;
             let at = seen.at(c[1].to_string(), l.no);
             Seen::first(&mut seen.rocm, at);
-        } else if t.contains("rocm-core")
+        } else if t.has("rocm-core")
             && let Some(c) = CORE.captures(t)
         {
             fired = true;

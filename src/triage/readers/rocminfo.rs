@@ -6,6 +6,7 @@
 //! guessed from other lines. Format: <https://github.com/ROCm/rocminfo/blob/master/rocminfo.cc>.
 
 use super::{Line, Seen, gfx_in, kv, number, pci_id};
+use crate::triage::paste::trim;
 use crate::triage::{Agent, Src};
 
 #[derive(Default)]
@@ -25,7 +26,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut blocks: Vec<Block> = Vec::new();
     let mut gpu_index = 0u32;
     for l in lines {
-        let t = l.text.trim();
+        let t = trim(&l.text);
         if t.starts_with("ROCk module") {
             fired = true;
             seen.amdgpu_loaded = true;

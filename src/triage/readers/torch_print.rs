@@ -3,14 +3,16 @@
 //! `2.8.0+rocm7.2.4.git6bea3e0b`, `2.5.0a0+gitabc`, HIP `7.2.53211-97f5574fe2`.
 
 use super::{Line, Seen};
+use crate::triage::paste::Has;
+use crate::triage::paste::trim;
 use regex::Regex;
 use std::sync::LazyLock;
 
 static TORCH_V: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\d+\.\d+\.\d+(?:[a-z]+\d*)?(?:\+[0-9A-Za-z.]+)?$").unwrap());
-static HIP_V: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\d+\.\d+\.\d{5}(?:-[0-9a-f]+)?$").unwrap());
+    LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]+(?:[a-z]+[0-9]*)?(?:\+[0-9A-Za-z.]+)?$").unwrap());
+static HIP_V: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]{5}(?:-[0-9a-f]+)?$").unwrap());
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(torch|pytorch|torch\.__version__|torch version|hip|hip version|torch\.version\.hip)\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
+    Regex::new(r"^((?i-u:torch|pytorch|torch\.__version__|torch version|hip|hip version|torch\.version\.hip))\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
 });
 
 /// Reads torch version prints.
@@ -18,8 +20,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut expect: Vec<&'static str> = Vec::new(); // what the last command prints, in order
     for l in lines {
-        let t = l.text.trim();
-        if l.command || t.starts_with("python") || t.contains("print(") {
+        let t = trim(&l.text);
+        if l.command || t.starts_with("python") || t.has("print(") {
             expect.clear();
             let mut order: Vec<(usize, &'static str)> = Vec::new();
             for (pat, what) in [
@@ -35,12 +37,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             expect = order.into_iter().map(|(_, w)| w).collect();
             continue;
         }
-        if let Some(c) = LABEL.captures(t) {
+        if t.as_bytes()
+            .first()
+            .is_some_and(|b| matches!(b | 0x20, b't' | b'p' | b'h'))
+            && let Some(c) = LABEL.captures(t)
+        {
             let k = c[1].to_ascii_lowercase();
             let v = c[2].to_string();
             fired = true;
             let at = seen.at(v, l.no);
-            if k.contains("hip") {
+            if k.has("hip") {
                 Seen::first(&mut seen.torch_hip, at);
             } else {
                 Seen::first(&mut seen.torch, at);

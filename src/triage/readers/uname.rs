@@ -2,17 +2,20 @@
 //! `microsoft-standard-WSL2` kernel.
 
 use super::{Line, Seen, command_before};
+use crate::triage::paste::Has;
+use crate::triage::paste::trim;
 use regex::Regex;
 use std::sync::LazyLock;
 
-static RELEASE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\d+\.\d+(?:\.\d+)?[-+.][0-9A-Za-z.+_-]*$").unwrap());
-static UNAME_A: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^Linux \S+ (\d+\.\d+\S*) #").unwrap());
+static RELEASE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+(?:\.[0-9]+)?[-+.][0-9A-Za-z.+_-]*$").unwrap());
+static UNAME_A: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^Linux \S+ ([0-9]+\.[0-9]+\S*) #").unwrap());
 
 /// Reads kernel release and OS lines.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     for (i, l) in lines.iter().enumerate() {
-        let t = l.text.trim();
+        let t = trim(&l.text);
         if l.command {
             continue;
         }
@@ -23,9 +26,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         let mut kernel = None;
-        if let Some(c) = UNAME_A.captures(t) {
+        if t.starts_with("Linux ")
+            && let Some(c) = UNAME_A.captures(t)
+        {
             kernel = Some(c[1].to_string());
-        } else if RELEASE.is_match(t)
+        } else if t.as_bytes().first().is_some_and(u8::is_ascii_digit)
+            && RELEASE.is_match(t)
             && i > 0
             && command_before(lines, i - 1, 1).is_some_and(|c| c.starts_with("uname"))
         {
@@ -33,7 +39,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         if let Some(k) = kernel {
             fired = true;
-            if k.to_ascii_lowercase().contains("microsoft") {
+            if k.to_ascii_lowercase().has("microsoft") {
                 let at = seen.at(true, l.no);
                 Seen::first(&mut seen.wsl, at);
             }
