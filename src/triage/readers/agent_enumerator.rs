@@ -10,6 +10,9 @@ use crate::triage::paste::trim;
 use crate::triage::{Agent, At, Src};
 
 fn bare(t: &str) -> bool {
+    if !t.trim_start().starts_with("gfx") {
+        return false;
+    }
     let t = t.at(" #").map_or(t, |p| &t[..p]).trim();
     t.len() <= 9 && t.starts_with("gfx") && t[3..].bytes().all(|b| b.is_ascii_hexdigit()) && t.len() >= 6
 }

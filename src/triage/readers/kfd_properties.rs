@@ -15,6 +15,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut idx = 0;
     for l in lines {
         let t = trim(&l.text);
+        // the only keys read; every other line is skipped before it is split
+        if !(t.has("gfx_target_version") || t.has("device_id")) {
+            continue;
+        }
         let t = if t.has("properties:") {
             t.rsplit_once("properties:").map(|(_, r)| r.trim()).unwrap_or(t)
         } else {
