@@ -30,11 +30,33 @@ fn agent(seen: &mut Seen, idx: u32, line: u32) -> &mut Agent {
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut hw_cols: Option<(usize, Option<usize>)> = None; // DID column, GFX VER column (token index)
+    let mut csv_cols: Option<Vec<&str>> = None; // `--csv` header
     for l in lines {
         let t = l.text.trim();
         if t.contains("ROCm System Management Interface") {
             fired = true;
             continue;
+        }
+        // `--csv`: a header `device,Card series,Card model,…`, then one `cardN,…` row per GPU.
+        if let Some(rest) = t.strip_prefix("device,") {
+            if rest
+                .split(',')
+                .any(|c| c.trim().starts_with("Card ") || c.trim() == "GFX Version")
+            {
+                csv_cols = Some(t.split(',').map(str::trim).collect());
+                fired = true;
+            }
+            continue;
+        }
+        if let Some(cols) = &csv_cols {
+            if let Some(rest) = t.strip_prefix("card")
+                && let Some((idx, _)) = rest.split_once(',')
+                && let Ok(idx) = idx.parse::<u32>()
+            {
+                csv_row(seen, cols, t, idx, l.no);
+                continue;
+            }
+            csv_cols = None;
         }
         // `GPU[0]		: Key: value`
         if let Some(rest) = t.strip_prefix("GPU[")
@@ -54,7 +76,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     }
                 }
                 "Card series" | "Card Series" => {
-                    agent(seen, idx, l.no).marketing = Some(v.to_string());
+                    let a = agent(seen, idx, l.no);
+                    a.marketing = Some(v.to_string());
+                    a.name_src = Some(src);
                 }
                 "Device ID" => {
                     if let Some(d) = pci_id(v) {
@@ -124,6 +148,40 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     fired
 }
 
+/// One `--csv` row. `Card model` is not read: rocm-smi prints the PCI *subsystem* id there
+/// (`0x0c34` on an MI100), not the device id. A vendor cell may itself hold a comma
+/// (`Advanced Micro Devices, Inc. [AMD/ATI]`): extra cells are folded into it.
+fn csv_row(seen: &mut Seen, cols: &[&str], row: &str, idx: u32, line: u32) {
+    let mut cells: Vec<String> = row.split(',').map(|c| c.trim().to_string()).collect();
+    if let Some(v) = cols.iter().position(|c| c.eq_ignore_ascii_case("Card vendor")) {
+        while cells.len() > cols.len() && v + 1 < cells.len() {
+            let next = cells.remove(v + 1);
+            cells[v] = format!("{}, {next}", cells[v]);
+        }
+    }
+    let src = Src { file: seen.file, line };
+    for (k, v) in cols.iter().zip(cells.iter()) {
+        match *k {
+            "Card series" | "Card Series" if !v.is_empty() && v != "N/A" => {
+                let a = agent(seen, idx, line);
+                a.marketing = Some(v.clone());
+                a.name_src = Some(src);
+            }
+            "GFX Version" => {
+                if let Some(g) = gfx_in(v) {
+                    agent(seen, idx, line).gfx = Some(At { v: g, src });
+                }
+            }
+            "Device ID" => {
+                if let Some(d) = pci_id(v) {
+                    agent(seen, idx, line).device_id = Some(At { v: d, src });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::run;
@@ -160,5 +218,26 @@ GPU[0]\t\t: GTT Total Memory (B): 33462882304\n";
         let (_, s) = run(read, old);
         assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x73bf);
         assert!(s.agents[0].gfx.is_none());
+    }
+
+    #[test]
+    fn csv_productname_reads_the_series_not_the_card_model() {
+        // Layout of `rocm-smi --showproductname --csv` (rocm-smi 4.x/5.x); values ours.
+        let t = "device,Card series,Card model,Card vendor,Card SKU\n\
+card0,Vega 20 [Radeon Pro VII],0x081e,Advanced Micro Devices, Inc. [AMD/ATI],D16304\n\
+card1,Vega 20 [Radeon Pro VII],0x081e,Advanced Micro Devices, Inc. [AMD/ATI],D16304\n\
+cardsystem,6.2.4\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.agents.len(), 2);
+        assert_eq!(s.agents[1].index, Some(1));
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Vega 20 [Radeon Pro VII]"));
+        assert_eq!(s.agents[0].name_src.unwrap().line, 2);
+        assert!(
+            s.agents[0].device_id.is_none(),
+            "Card model is a subsystem id, not a device id"
+        );
+        let (fired, s) = run(read, "device,Driver version\ncardsystem,4.18.0\n");
+        assert!(!fired && s.agents.is_empty(), "a driver-version csv lists no GPU");
     }
 }
