@@ -1,11 +1,19 @@
 //! `rocm-smi`: `--showproductname` (`GPU[0] : Card series: …`, `GFX Version: gfx1100`),
 //! `--showhw` (a table with `DID` and, in newer builds, `GFX VER` columns; variable spacing),
 //! `--showmeminfo vram gtt` (`VRAM Total Memory (B): 25753026560`, comma-grouped in some
-//! builds). rocm-smi's `gfx11002`-style display quirk is decoded by [`super::gfx_in`].
+//! builds), `--csv` (`device,Card series,…` then `cardN,…` rows) and `--json`
+//! (`{"card0": {"Card series": "…", "GFX Version": "gfx9010", …}}`, one line or many). rocm-smi's
+//! `gfx11002`-style display quirk (`gfx9010` for gfx90a) is decoded by [`super::gfx_in`].
 //! Format: <https://github.com/ROCm/rocm_smi_lib/blob/develop/python_smi_tools/rocm_smi.py>.
 
 use super::{Line, Seen, gfx_in, number, pci_id};
 use crate::triage::{Agent, At, Src};
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// `"card0": {` (a GPU object of `--json`) or `"Key": "value"` (one of its fields).
+static JSON: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#""card(\d{1,4})"\s*:\s*\{|"([^"]{1,80})"\s*:\s*"([^"]{0,200})""#).unwrap());
 
 fn agent(seen: &mut Seen, idx: u32, line: u32) -> &mut Agent {
     let pos = seen
@@ -31,8 +39,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut hw_cols: Option<(usize, Option<usize>)> = None; // DID column, GFX VER column (token index)
     let mut csv_cols: Option<Vec<&str>> = None; // `--csv` header
+    let mut json_card: Option<u32> = None; // the `--json` GPU object being read
     for l in lines {
         let t = l.text.trim();
+        if json_card.is_some() && t.starts_with('}') {
+            json_card = None; // the GPU object closed
+        }
+        if t.contains("\"card") || (json_card.is_some() && t.starts_with('"')) {
+            if let Some(c) = json_line(seen, t, &mut json_card, l.no) {
+                fired |= c;
+                continue;
+            }
+        }
         if t.contains("ROCm System Management Interface") {
             fired = true;
             continue;
@@ -148,6 +166,61 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     fired
 }
 
+/// One line of `--json` output: GPU objects open with `"cardN": {`, their fields follow. Only
+/// the string fields rocm-smi prints for a GPU are read; `Card model` is a subsystem id.
+/// Returns None when the line holds no JSON field at all.
+fn json_line(seen: &mut Seen, t: &str, card: &mut Option<u32>, line: u32) -> Option<bool> {
+    let mut any = false;
+    let mut fired = false;
+    let src = Src { file: seen.file, line };
+    for c in JSON.captures_iter(t) {
+        any = true;
+        if let Some(n) = c.get(1) {
+            *card = n.as_str().parse().ok();
+            if let Some(i) = *card {
+                agent(seen, i, line);
+                fired = true;
+            }
+            continue;
+        }
+        let (Some(i), Some(k), Some(v)) = (*card, c.get(2), c.get(3)) else {
+            continue;
+        };
+        let v = v.as_str().trim();
+        match k.as_str() {
+            "Card series" | "Card Series" | "Device Name" if !v.is_empty() && v != "N/A" => {
+                let a = agent(seen, i, line);
+                if a.marketing.is_none() {
+                    a.marketing = Some(v.to_string());
+                    a.name_src = Some(src);
+                }
+            }
+            "GFX Version" => {
+                if let Some(g) = gfx_in(v) {
+                    agent(seen, i, line).gfx = Some(At { v: g, src });
+                }
+            }
+            "Device ID" | "GPU ID" => {
+                if let Some(d) = pci_id(v) {
+                    agent(seen, i, line).device_id = Some(At { v: d, src });
+                }
+            }
+            "VRAM Total Memory (B)" => {
+                if let Some(n) = number(v) {
+                    agent(seen, i, line).vram = Some(At { v: n, src });
+                }
+            }
+            "GTT Total Memory (B)" => {
+                if let Some(n) = number(v) {
+                    agent(seen, i, line).gtt = Some(At { v: n, src });
+                }
+            }
+            _ => {}
+        }
+    }
+    any.then_some(fired)
+}
+
 /// One `--csv` row. `Card model` is not read: rocm-smi prints the PCI *subsystem* id there
 /// (`0x0c34` on an MI100), not the device id. A vendor cell may itself hold a comma
 /// (`Advanced Micro Devices, Inc. [AMD/ATI]`): extra cells are folded into it.
@@ -239,5 +312,32 @@ cardsystem,6.2.4\n";
         );
         let (fired, s) = run(read, "device,Driver version\ncardsystem,4.18.0\n");
         assert!(!fired && s.agents.is_empty(), "a driver-version csv lists no GPU");
+    }
+
+    #[test]
+    fn json_on_one_line_and_pretty_printed() {
+        // Layout of `rocm-smi --showproductname --json` / `-a --json` (rocm-smi 5.x/6.x); values ours.
+        let one = r#"{"card0": {"Card series": "AMD INSTINCT MI250X", "Card model": "0x0b0c", "GFX Version": "gfx9010", "GPU ID": "0x7408"}, "card1": {"Card series": "AMD INSTINCT MI250X", "GFX Version": "gfx9010"}, "system": {"Driver version": "6.2.4"}}"#;
+        let (fired, s) = run(read, one);
+        assert!(fired);
+        assert_eq!(s.agents.len(), 2);
+        assert_eq!(
+            s.agents[0].gfx.as_ref().unwrap().v,
+            "gfx90a",
+            "gfx9010 is rocm-smi's gfx90a"
+        );
+        assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x7408);
+        assert_eq!(s.agents[1].index, Some(1));
+        assert!(s.agents[1].device_id.is_none(), "Card model is not a device id");
+        let pretty = "{\n    \"card0\": {\n        \"Device Name\": \"Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M]\",\n        \"Device ID\": \"0x744c\",\n        \"VRAM Total Memory (B)\": \"25753026560\"\n    }\n}\n";
+        let (fired, s) = run(read, pretty);
+        assert!(fired);
+        let a = &s.agents[0];
+        assert_eq!(a.device_id.as_ref().unwrap().v, 0x744c);
+        assert_eq!(a.vram.as_ref().unwrap().v, 25_753_026_560);
+        assert_eq!(a.name_src.unwrap().line, 3);
+        // JSON that is not rocm-smi's does not fire
+        let (fired, s) = run(read, r#"{"name": "x", "cards": 2}"#);
+        assert!(!fired && s.agents.is_empty());
     }
 }
