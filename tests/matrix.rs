@@ -266,6 +266,7 @@ fn product_names_map_exactly_or_not_at_all() {
         ("AMD Instinct MI250X/MI250", Some("gfx90a")),
         ("AMD Radeon RX 7800 XT", Some("gfx1101")),
         ("Radeon RX 7900 XTX", Some("gfx1100")),
+        ("AMD Radeon RX 9070", Some("gfx1201")),
         // generic names (APUs) and names of targets outside the matrix never map
         ("AMD Radeon Graphics", None),
         ("AMD Radeon(TM) Graphics", None),
