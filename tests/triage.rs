@@ -682,3 +682,23 @@ fn product_names_from_smi_tools_and_torch() {
     );
     assert!(t.summary.gfx.is_empty(), "{:?}", t.summary.gfx);
 }
+
+/// A reply that quotes a rocminfo with `> ` (the Navi 32 override trap inside a block quote):
+/// the quote markers are stripped, the chip id settles the hardware target, and the product
+/// name does not change anything.
+#[test]
+fn a_block_quoted_navi32_override_is_read_through_the_quote() {
+    let paste = "> *******\n> Agent 2\n> *******\n>   Name:                    gfx1100\n>   Marketing Name:          AMD Radeon RX 7800 XT\n>   Device Type:             GPU\n>   Chip ID:                 29822(0x747e)\n";
+    let t = read("p.txt", paste);
+    assert_eq!(t.summary.gfx, ["gfx1101"]);
+    assert!(t.summary.gfx_from_name.is_empty());
+    assert_eq!(t.facts.targets[0].value.effective.as_deref(), Some("gfx1100"));
+    assert!(
+        t.notes
+            .iter()
+            .any(|(n, _)| n.contains("HSA_OVERRIDE_GFX_VERSION=11.0.0")),
+        "{:?}",
+        t.notes
+    );
+    assert!(!t.notes.iter().any(|(n, _)| n.contains("product")), "{:?}", t.notes);
+}
