@@ -327,6 +327,9 @@ pub struct GpuTarget {
     /// Exact product names as the tools print them (`rocminfo` `Marketing Name`, collect_env,
     /// rocm-smi/amd-smi), each from a cited source; matched through [`product_key`] only.
     pub marketing: Vec<String>,
+    /// [`product_key`] of each `marketing` name, computed once at load.
+    #[serde(skip)]
+    pub marketing_keys: Vec<String>,
     /// Confidence.
     pub confidence: Confidence,
     /// Note.
@@ -701,10 +704,10 @@ impl Matrix {
         for cand in product_candidates(name) {
             let Some(key) = product_key(&cand) else { continue };
             let hit = self.gpus.iter().find_map(|g| {
-                g.marketing
+                g.marketing_keys
                     .iter()
-                    .find(|m| product_key(m).as_deref() == Some(key.as_str()))
-                    .map(|m| (g, m.as_str()))
+                    .position(|k| *k == key)
+                    .map(|i| (g, g.marketing[i].as_str()))
             });
             match (found, hit) {
                 (_, None) => {}

@@ -655,6 +655,8 @@ fn load_with<'a>(
                         pci: ids,
                     });
                 }
+                let mut marketing = Vec::new();
+                let mut marketing_keys = Vec::new();
                 for m in &g.marketing {
                     let Some(key) = super::product_key(m) else {
                         cx.push(
@@ -675,8 +677,10 @@ fn load_with<'a>(
                             format!("marketing name `{m}` is already listed for {other} (as `{first}`)"),
                         );
                     } else {
-                        names.insert(key, (gfx.clone(), m.clone()));
+                        names.insert(key.clone(), (gfx.clone(), m.clone()));
                     }
+                    marketing.push(m.clone());
+                    marketing_keys.push(key);
                 }
                 let confidence = cx.confidence(&src, at, &g.confidence);
                 let sources = cx.sources(&src, at, &format!("target {gfx}"), &g.sources);
@@ -687,7 +691,8 @@ fn load_with<'a>(
                     xnack,
                     override_version: over,
                     products,
-                    marketing: g.marketing.clone(),
+                    marketing,
+                    marketing_keys,
                     confidence,
                     note: g.note.clone(),
                     sources,

@@ -423,25 +423,24 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
         // A product name settles the target only where nothing printed does: no gfx, no chip id
         // the matrix knows. rocminfo prints `Name:` before `Marketing Name:`, so a rocminfo
         // agent without a name is a cut fragment and stays unknown (issue 11).
-        let by_name = a
-            .marketing
-            .as_deref()
-            .and_then(|n| matrix.gpu_by_name(n).map(|(g, _)| (g.gfx.clone(), n.to_string())));
+        let by_name = || {
+            a.marketing
+                .as_deref()
+                .filter(|_| a.reader != "rocminfo")
+                .and_then(|n| matrix.gpu_by_name(n).map(|(g, _)| (g.gfx.clone(), n.to_string())))
+        };
         let mut from_name = None;
         let hw = match (&shown, &by_chip) {
             (Some(s), Some(c)) if s.v != c.v => Some(c.clone()),
             (Some(s), _) => Some(s.clone()),
             (None, Some(c)) => Some(c.clone()),
-            (None, None) => match &by_name {
-                Some((gfx, name)) if a.reader != "rocminfo" => {
-                    from_name = Some(name.clone());
-                    Some(At {
-                        v: gfx.clone(),
-                        src: a.name_src.unwrap_or(a.src),
-                    })
+            (None, None) => by_name().map(|(gfx, name)| {
+                from_name = Some(name);
+                At {
+                    v: gfx,
+                    src: a.name_src.unwrap_or(a.src),
                 }
-                _ => None,
-            },
+            }),
         };
         let apu = hw
             .as_ref()
