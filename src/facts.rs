@@ -164,6 +164,9 @@ pub enum TargetReason {
     BuildTargets,
     /// Implied by an image tag (`rocm/vllm:…_gfx1151_…`).
     ImageTag,
+    /// A GPU shown only by its product name in pasted output (`triage`); the target is the
+    /// matrix's for that exact name, not printed by any tool.
+    ProductName,
 }
 
 /// A gfx target the checked stack must run on.

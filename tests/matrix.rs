@@ -248,3 +248,73 @@ fn packed_grammars_compile_on_use_and_read_their_tags() {
         }
     }
 }
+
+/// `marketing:` names map a printed product name to its target by exact key only: prefixes and
+/// marks are normalised, siblings of a pci.ids series are expanded, generic iGPU names and
+/// near misses never map.
+#[test]
+fn product_names_map_exactly_or_not_at_all() {
+    let m = Matrix::embedded();
+    let gfx = |n: &str| m.gpu_by_name(n).map(|(g, _)| g.gfx.clone());
+    for (name, want) in [
+        ("AMD Radeon RX 6900 XT", Some("gfx1030")),
+        ("Radeon RX 6900 XT", Some("gfx1030")),
+        ("AMD Radeon(TM) RX 6900 XT", Some("gfx1030")),
+        ("amd  radeon rx 6900 xt", Some("gfx1030")),
+        ("Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]", Some("gfx1030")),
+        ("Arcturus GL-XL [AMD Instinct MI100]", Some("gfx908")),
+        ("AMD Instinct MI250X/MI250", Some("gfx90a")),
+        ("AMD Radeon RX 7800 XT", Some("gfx1101")),
+        ("Radeon RX 7900 XTX", Some("gfx1100")),
+        ("AMD Radeon RX 9070", Some("gfx1201")),
+        // generic names (APUs) and names of targets outside the matrix never map
+        ("AMD Radeon Graphics", None),
+        ("AMD Radeon(TM) Graphics", None),
+        ("Radeon 8060S Graphics", None),
+        ("Fiji [Radeon R9 FURY / NANO Series]", None),
+        ("Radeon R9 FURY X", None),
+        // near misses: no substring or prefix matching
+        ("AMD Radeon RX 6900", None),
+        ("AMD Radeon RX 6900 XT 16GB", None),
+        ("Radeon RX 7900", None),
+        ("", None),
+        ("[", None),
+        ("/ / /", None),
+    ] {
+        assert_eq!(gfx(name).as_deref(), want, "{name:?}");
+    }
+    assert_eq!(rocmcheck::matrix::product_key("AMD Radeon Graphics"), None);
+    assert_eq!(
+        rocmcheck::matrix::product_key("AMD Radeon™ PRO  W7900").as_deref(),
+        Some("radeon pro w7900")
+    );
+}
+
+#[test]
+fn marketing_names_must_be_unique_and_specific() {
+    // a name listed for two targets (M004)
+    let d = broken("gpus.yaml", |t| {
+        t.replacen(
+            "      - \"Radeon RX 6700 XT\"\n",
+            "      - \"Radeon RX 6700 XT\"\n      - \"AMD Radeon RX 6900 XT\"\n",
+            1,
+        )
+    });
+    assert!(
+        d.iter()
+            .any(|x| x.contains("M004") && x.contains("AMD Radeon RX 6900 XT") && x.contains("gfx1030")),
+        "{d:?}"
+    );
+    // a generic name (no model number) cannot be listed (M006)
+    let d = broken("gpus.yaml", |t| {
+        t.replacen(
+            "      - \"Radeon RX 6700 XT\"\n",
+            "      - \"Radeon RX 6700 XT\"\n      - \"AMD Radeon(TM) Graphics\"\n",
+            1,
+        )
+    });
+    assert!(
+        d.iter().any(|x| x.contains("M006") && x.contains("no model number")),
+        "{d:?}"
+    );
+}

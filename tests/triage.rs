@@ -550,3 +550,155 @@ fn mutated_pastes_never_panic() {
     }
     assert!(ran >= 60 * 40, "ran {ran}");
 }
+
+// ---- targets inferred from a product name (matrix `marketing:`) ------------------------------
+
+/// An old collect_env names the GPU without `(gfx…)`: the target comes from the matrix's exact
+/// product names, marked as inferred in the facts, the provenance, the report and what to
+/// paste next.
+#[test]
+fn a_product_name_alone_gives_an_inferred_target() {
+    let paste = "PyTorch version: 2.1.2+rocm5.6\nROCM used to build PyTorch: 5.6.31061-8c743ae5d\nGPU models and configuration: AMD Radeon RX 6900 XT\nHIP runtime version: 5.6.31061\n";
+    let t = read("p.txt", paste);
+    assert_eq!(t.summary.gfx, ["gfx1030"]);
+    assert_eq!(t.summary.gfx_from_name, ["gfx1030"]);
+    let target = &t.facts.targets[0];
+    assert_eq!(target.value.reason, rocmcheck::facts::TargetReason::ProductName);
+    let p = t
+        .provenance
+        .iter()
+        .find(|p| p.fact == "gpu[0].gfx")
+        .expect("the inferred gfx has provenance");
+    assert_eq!((p.value.as_str(), p.line), ("gfx1030", 3));
+    assert!(
+        p.inferred
+            .as_deref()
+            .is_some_and(|s| s.contains("AMD Radeon RX 6900 XT")),
+        "{p:?}"
+    );
+    assert!(
+        t.notes
+            .iter()
+            .any(|(n, _)| n.contains("inferred from the product name"))
+    );
+    assert!(
+        t.missing
+            .iter()
+            .any(|m| m.what.contains("inferred") && m.command.contains("rocminfo"))
+    );
+    // `--facts`, human and markdown say so
+    let o = run_stdin(&["triage", "--facts", "-"], paste);
+    let out = text(&o);
+    assert!(
+        out.contains("\"gfx_from_name\"") && out.contains("from the product name"),
+        "{out}"
+    );
+    for fmt in ["human", "markdown"] {
+        let o = run_stdin(&["triage", "--format", fmt, "-"], paste);
+        let out = text(&o);
+        // (the Markdown reply turns inline backticks into quotes)
+        assert!(
+            out.contains("gfx1030 (from the product name; confirm with `rocminfo`)")
+                || out.contains("gfx1030 (from the product name; confirm with 'rocminfo')"),
+            "{fmt}: {out}"
+        );
+    }
+}
+
+/// Generic names (iGPUs), unknown cards and targets outside the matrix stay unknown.
+#[test]
+fn generic_or_unknown_product_names_are_not_guessed() {
+    for paste in [
+        "GPU models and configuration: AMD Radeon Graphics\nPyTorch version: 2.4.0+rocm6.1\n",
+        "GPU models and configuration: AMD Radeon(TM) Graphics\nPyTorch version: 2.4.0+rocm6.1\n",
+        "GPU[0]\t\t: Card series: \t\tFiji [Radeon R9 FURY / NANO Series]\nGPU[0]\t\t: Card model: \t\tRadeon R9 FURY X\n",
+        "GPU: 0\n    ASIC:\n        MARKET_NAME: AMD Radeon Graphics\n        VENDOR_ID: 0x1002\n",
+    ] {
+        let t = read("p.txt", paste);
+        assert!(t.summary.gfx.is_empty(), "{paste}: {:?}", t.summary.gfx);
+        assert!(t.facts.targets.is_empty());
+        assert!(t.missing.iter().any(|m| m.what == "no gfx target seen"), "{paste}");
+    }
+}
+
+/// A gfx printed in the paste always wins over the name; a name of another target is reported,
+/// never used to "correct" it (the override trap: a Navi 32 card shown as gfx1100).
+#[test]
+fn a_printed_gfx_wins_and_a_disagreeing_name_is_only_reported() {
+    let paste = "GPU models and configuration: AMD Radeon RX 7800 XT (gfx1100)\nPyTorch version: 2.3.0+rocm6.0\n";
+    let t = read("p.txt", paste);
+    assert_eq!(t.summary.gfx, ["gfx1100"]);
+    assert!(t.summary.gfx_from_name.is_empty());
+    assert_eq!(
+        t.facts.targets[0].value.reason,
+        rocmcheck::facts::TargetReason::Detected
+    );
+    let note = t
+        .notes
+        .iter()
+        .find(|(n, _)| n.contains("gfx1101 product"))
+        .expect("the disagreement is reported");
+    assert!(
+        note.0.contains("may be in effect") && note.0.contains("keeps gfx1100"),
+        "{}",
+        note.0
+    );
+    let with_env = format!("{paste}HSA_OVERRIDE_GFX_VERSION=11.0.0\n");
+    let t = read("p.txt", &with_env);
+    assert_eq!(t.summary.gfx, ["gfx1100"]);
+    assert!(
+        t.notes.iter().any(|(n, _)| n.contains("(set in the paste)")),
+        "{:?}",
+        t.notes
+    );
+    // agreeing name and gfx: no note
+    let t = read(
+        "p.txt",
+        "GPU models and configuration: AMD Radeon RX 6900 XT (gfx1030)\n",
+    );
+    assert!(!t.notes.iter().any(|(n, _)| n.contains("product")), "{:?}", t.notes);
+}
+
+/// rocm-smi series, amd-smi market names and torch's get_device_name print are read too; a
+/// rocminfo agent cut before its `Name:` stays unknown even with a known marketing name.
+#[test]
+fn product_names_from_smi_tools_and_torch() {
+    let t = read(
+        "p.txt",
+        "GPU[0]\t\t: Card series: \t\tNavi 21 [Radeon RX 6800/6800 XT / 6900 XT]\nGPU[0]\t\t: Card vendor: \t\tAdvanced Micro Devices, Inc. [AMD/ATI]\n",
+    );
+    assert_eq!(t.summary.gfx_from_name, ["gfx1030"]);
+    let t = read(
+        "p.txt",
+        "GPU: 0\n    ASIC:\n        MARKET_NAME: AMD Instinct MI210\n        VENDOR_ID: 0x1002\n",
+    );
+    assert_eq!(t.summary.gfx_from_name, ["gfx90a"]);
+    let t = read("p.txt", ">>> torch.cuda.get_device_name(0)\n'AMD Radeon RX 7900 XTX'\n");
+    assert_eq!(t.summary.gfx_from_name, ["gfx1100"]);
+    assert_eq!(t.provenance.iter().find(|p| p.fact == "gpu[0].gfx").unwrap().line, 2);
+    let t = read(
+        "p.txt",
+        "[turn 0 continued]\n  Marketing Name:          AMD Radeon RX 7800 XT\n  Device Type:             GPU\n",
+    );
+    assert!(t.summary.gfx.is_empty(), "{:?}", t.summary.gfx);
+}
+
+/// A reply that quotes a rocminfo with `> ` (the Navi 32 override trap inside a block quote):
+/// the quote markers are stripped, the chip id settles the hardware target, and the product
+/// name does not change anything.
+#[test]
+fn a_block_quoted_navi32_override_is_read_through_the_quote() {
+    let paste = "> *******\n> Agent 2\n> *******\n>   Name:                    gfx1100\n>   Marketing Name:          AMD Radeon RX 7800 XT\n>   Device Type:             GPU\n>   Chip ID:                 29822(0x747e)\n";
+    let t = read("p.txt", paste);
+    assert_eq!(t.summary.gfx, ["gfx1101"]);
+    assert!(t.summary.gfx_from_name.is_empty());
+    assert_eq!(t.facts.targets[0].value.effective.as_deref(), Some("gfx1100"));
+    assert!(
+        t.notes
+            .iter()
+            .any(|(n, _)| n.contains("HSA_OVERRIDE_GFX_VERSION=11.0.0")),
+        "{:?}",
+        t.notes
+    );
+    assert!(!t.notes.iter().any(|(n, _)| n.contains("product")), "{:?}", t.notes);
+}

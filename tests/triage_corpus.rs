@@ -33,6 +33,7 @@ fn show<T: std::fmt::Debug>(v: &Option<T>) -> String {
 fn check_fact(key: &str, want: &Value, s: &Summary) -> Result<(), (String, String)> {
     let got: String = match key {
         "gfx" => format!("{:?}", s.gfx),
+        "gfx_from_name" => format!("{:?}", s.gfx_from_name),
         "torch" => show(&s.torch),
         "torch_hip" => show(&s.torch_hip),
         "rocm" => show(&s.rocm),

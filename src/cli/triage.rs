@@ -224,10 +224,13 @@ pub fn header(t: &Triage) -> Vec<(String, String)> {
             Some(n) => format!("{n} — {gfx}"),
             None => gfx.to_string(),
         };
-        if let Some(tg) = f.targets.iter().find(|x| x.value.gpu == Some(i))
-            && let Some(e) = &tg.value.effective
-        {
-            line.push_str(&format!(" (runs as {e})"));
+        if let Some(tg) = f.targets.iter().find(|x| x.value.gpu == Some(i)) {
+            if tg.value.reason == crate::facts::TargetReason::ProductName {
+                line.push_str(" (from the product name; confirm with `rocminfo`)");
+            }
+            if let Some(e) = &tg.value.effective {
+                line.push_str(&format!(" (runs as {e})"));
+            }
         }
         if g.apu {
             line.push_str(", APU");

@@ -324,6 +324,12 @@ pub struct GpuTarget {
     pub override_version: Option<String>,
     /// Products.
     pub products: Vec<Product>,
+    /// Exact product names as the tools print them (`rocminfo` `Marketing Name`, collect_env,
+    /// rocm-smi/amd-smi), each from a cited source; matched through [`product_key`] only.
+    pub marketing: Vec<String>,
+    /// [`product_key`] of each `marketing` name, computed once at load.
+    #[serde(skip)]
+    pub marketing_keys: Vec<String>,
     /// Confidence.
     pub confidence: Confidence,
     /// Note.
@@ -567,6 +573,53 @@ pub struct Matrix {
     pub issues: Vec<KnownIssue>,
 }
 
+/// The comparison key of a product name: trademark marks (`(TM)`, `(R)`, `™`, `®`) removed,
+/// ASCII case folded, blanks collapsed, one leading `AMD ` dropped. None for a name without a
+/// digit: such a name (`AMD Radeon Graphics`, `Radeon(TM) Graphics`) names no model, and
+/// `matrix validate` refuses it in `marketing:` so that it can never map to a target.
+pub fn product_key(name: &str) -> Option<String> {
+    let mut s = name.to_ascii_lowercase();
+    for mark in ["(tm)", "(r)", "\u{2122}", "\u{ae}"] {
+        s = s.replace(mark, " ");
+    }
+    let words: Vec<&str> = s.split_whitespace().collect();
+    let words = match words.first() {
+        Some(&"amd") => &words[1..],
+        _ => &words[..],
+    };
+    let key = words.join(" ");
+    key.bytes().any(|b| b.is_ascii_digit()).then_some(key)
+}
+
+/// The names a printed product name may stand for (see [`Matrix::gpu_by_name`]).
+fn product_candidates(name: &str) -> Vec<String> {
+    let inner = match (name.find('['), name.rfind(']')) {
+        (Some(a), Some(b)) if a < b => &name[a + 1..b],
+        _ => name,
+    };
+    let mut parts = inner.split('/').map(str::trim).filter(|p| !p.is_empty());
+    let Some(first) = parts.next() else { return Vec::new() };
+    // `Radeon RX 6800` → prefix `Radeon RX ` (the words before the first one with a digit).
+    let words: Vec<&str> = first.split_whitespace().collect();
+    let model_at = words
+        .iter()
+        .position(|w| w.bytes().any(|b| b.is_ascii_digit()))
+        .unwrap_or(words.len());
+    let prefix = words[..model_at].join(" ");
+    let mut out = vec![first.to_string()];
+    for p in parts {
+        out.push(p.to_string());
+        let starts_with_model = p
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.bytes().any(|b| b.is_ascii_digit()));
+        if starts_with_model && !prefix.is_empty() {
+            out.push(format!("{prefix} {p}"));
+        }
+    }
+    out
+}
+
 fn ser_display<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(v)
 }
@@ -634,6 +687,36 @@ impl Matrix {
         self.gpus
             .iter()
             .find_map(|g| g.products.iter().find(|p| p.pci.contains(&device_id)).map(|p| (g, p)))
+    }
+
+    /// The target a printed product name belongs to, by the exact names of `marketing:`.
+    ///
+    /// `name` is what a tool printed: `AMD Radeon RX 6900 XT` (collect_env, torch),
+    /// `AMD Instinct MI250X/MI250` (rocminfo), or a pci.ids-style series
+    /// `Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]` (rocm-smi, amd-smi), where only the bracket
+    /// counts. Slash-separated siblings are tried one by one (`6800 XT` after `Radeon RX 6800`
+    /// is `Radeon RX 6800 XT`). Every candidate is compared by [`product_key`] for equality,
+    /// never by substring; the answer is a target only when at least one candidate matches and
+    /// all matches name the same target. Generic names (`AMD Radeon Graphics`, no model
+    /// number) have no key and never match.
+    pub fn gpu_by_name(&self, name: &str) -> Option<(&GpuTarget, &str)> {
+        let mut found: Option<(&GpuTarget, &str)> = None;
+        for cand in product_candidates(name) {
+            let Some(key) = product_key(&cand) else { continue };
+            let hit = self.gpus.iter().find_map(|g| {
+                g.marketing_keys
+                    .iter()
+                    .position(|k| *k == key)
+                    .map(|i| (g, g.marketing[i].as_str()))
+            });
+            match (found, hit) {
+                (_, None) => {}
+                (None, Some(h)) => found = Some(h),
+                (Some((f, _)), Some((g, _))) if f.gfx == g.gfx => {}
+                (Some(_), Some(_)) => return None,
+            }
+        }
+        found
     }
 
     /// All gfx names the matrix knows.

@@ -160,6 +160,8 @@ pub struct GpuTarget {
     #[serde(default)]
     pub products: Vec<Product>,
     #[serde(default)]
+    pub marketing: Vec<String>,
+    #[serde(default)]
     pub confidence: Option<String>,
     #[serde(default)]
     pub note: Option<String>,

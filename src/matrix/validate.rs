@@ -580,6 +580,8 @@ fn load_with<'a>(
         if let Some(f) = cx.parse::<raw::GpuFile>(&src) {
             let mut seen = HashSet::new();
             let mut pcis: HashSet<String> = HashSet::new();
+            // product_key → (gfx, name as written): a printed name may map to one target only.
+            let mut names: BTreeMap<String, (String, String)> = BTreeMap::new();
             for (i, g) in f.targets.iter().enumerate() {
                 let at = src.entry("gfx", i);
                 let Some(gfx) = cx.gfx(&src, at, &g.gfx) else { continue };
@@ -653,6 +655,33 @@ fn load_with<'a>(
                         pci: ids,
                     });
                 }
+                let mut marketing = Vec::new();
+                let mut marketing_keys = Vec::new();
+                for m in &g.marketing {
+                    let Some(key) = super::product_key(m) else {
+                        cx.push(
+                            "M006",
+                            &src,
+                            src.value(at, m),
+                            format!(
+                                "{gfx}: marketing name `{m}` has no model number; a generic name cannot identify a target"
+                            ),
+                        );
+                        continue;
+                    };
+                    if let Some((other, first)) = names.get(&key) {
+                        cx.push(
+                            "M004",
+                            &src,
+                            src.value(at, m),
+                            format!("marketing name `{m}` is already listed for {other} (as `{first}`)"),
+                        );
+                    } else {
+                        names.insert(key.clone(), (gfx.clone(), m.clone()));
+                    }
+                    marketing.push(m.clone());
+                    marketing_keys.push(key);
+                }
                 let confidence = cx.confidence(&src, at, &g.confidence);
                 let sources = cx.sources(&src, at, &format!("target {gfx}"), &g.sources);
                 gpus.push(GpuTarget {
@@ -662,6 +691,8 @@ fn load_with<'a>(
                     xnack,
                     override_version: over,
                     products,
+                    marketing,
+                    marketing_keys,
                     confidence,
                     note: g.note.clone(),
                     sources,

@@ -51,6 +51,8 @@ pub struct Agent {
     pub gfx: Option<At<String>>,
     /// Marketing name.
     pub marketing: Option<String>,
+    /// The line the marketing name was read from (the agent's first line when unset).
+    pub name_src: Option<Src>,
     /// PCI device id (`Chip ID`, `DID`, `DEVICE_ID`).
     pub device_id: Option<At<u32>>,
     /// Bytes of VRAM.
@@ -98,6 +100,8 @@ pub struct Seen {
     pub mem_total: Option<At<u64>>,
     /// Observations worth saying that no rule judges (override quirks, ignored parameters).
     pub notes: Vec<At<String>>,
+    /// Targets inferred from a product name (GPU index, gfx, the name), set by [`triage`].
+    pub inferred: Vec<At<(usize, String, String)>>,
 }
 
 impl Seen {
@@ -168,6 +172,9 @@ pub struct Summary {
     pub vram_bytes: Option<u64>,
     /// GTT of the first GPU.
     pub gtt_bytes: Option<u64>,
+    /// The targets of `gfx` that were inferred from a product name (no gfx in the paste).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gfx_from_name: Vec<String>,
 }
 
 /// One fact with where it was read: file, line and the pasted text of that line.
@@ -183,6 +190,9 @@ pub struct Provenance {
     pub line: u32,
     /// The pasted line (cleaned of prompts, quotes and colour codes).
     pub text: String,
+    /// Set when the value was not printed but inferred: how (`from the product name "…"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inferred: Option<String>,
 }
 
 /// The result of reading the inputs.
@@ -242,8 +252,8 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
 }
 
 fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
-    let mut v: Vec<(String, String, Src)> = Vec::new();
-    let mut one = |fact: &str, value: String, src: Src| v.push((fact.to_string(), value, src));
+    let mut v: Vec<(String, String, Src, Option<String>)> = Vec::new();
+    let mut one = |fact: &str, value: String, src: Src| v.push((fact.to_string(), value, src, None));
     for (k, x) in [
         ("torch", &seen.torch),
         ("torch_hip", &seen.torch_hip),
@@ -288,9 +298,20 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
             one(&format!("{g}.gtt_bytes"), x.v.to_string(), x.src);
         }
     }
+    for x in &seen.inferred {
+        let (gpu, gfx, name) = &x.v;
+        v.push((
+            format!("gpu[{gpu}].gfx"),
+            gfx.clone(),
+            x.src,
+            Some(format!(
+                "from the product name \"{name}\" (matrix gpus.yaml `marketing`); confirm with `rocminfo`"
+            )),
+        ));
+    }
     let texts: Vec<Vec<&str>> = inputs.iter().map(|i| i.text.split('\n').collect()).collect();
     v.into_iter()
-        .map(|(fact, value, src)| Provenance {
+        .map(|(fact, value, src, inferred)| Provenance {
             fact,
             value,
             file: inputs.get(src.file).map(|i| i.name.clone()).unwrap_or_default(),
@@ -300,6 +321,7 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
                 .and_then(|t| t.get(src.line.saturating_sub(1) as usize))
                 .map(|l| l.trim_end_matches('\r').trim().to_string())
                 .unwrap_or_default(),
+            inferred,
         })
         .collect()
 }
@@ -312,6 +334,8 @@ struct Merged {
     hw: Option<At<String>>,
     /// The target the runtime presents (the name shown, when an override changed it).
     shown: Option<At<String>>,
+    /// `hw` was inferred from this product name (no gfx and no known chip id in the paste).
+    from_name: Option<String>,
     apu: bool,
 }
 
@@ -325,6 +349,7 @@ const GPU_READERS: &[&str] = &[
     "collect_env",
     "ollama_log",
     "dmesg",
+    "torch_print",
 ];
 
 fn origin(names: &[String], s: Src) -> Origin {
@@ -382,6 +407,7 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
             }
             if a.marketing.is_none() {
                 a.marketing = o.marketing.clone();
+                a.name_src = o.name_src.or(Some(o.src));
             }
             if a.gfx.is_none() && o.reader != "dmesg" {
                 a.gfx = o.gfx.clone();
@@ -394,11 +420,27 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
                 src: d.src,
             })
         });
+        // A product name settles the target only where nothing printed does: no gfx, no chip id
+        // the matrix knows. rocminfo prints `Name:` before `Marketing Name:`, so a rocminfo
+        // agent without a name is a cut fragment and stays unknown (issue 11).
+        let by_name = || {
+            a.marketing
+                .as_deref()
+                .filter(|_| a.reader != "rocminfo")
+                .and_then(|n| matrix.gpu_by_name(n).map(|(g, _)| (g.gfx.clone(), n.to_string())))
+        };
+        let mut from_name = None;
         let hw = match (&shown, &by_chip) {
             (Some(s), Some(c)) if s.v != c.v => Some(c.clone()),
             (Some(s), _) => Some(s.clone()),
             (None, Some(c)) => Some(c.clone()),
-            (None, None) => None,
+            (None, None) => by_name().map(|(gfx, name)| {
+                from_name = Some(name);
+                At {
+                    v: gfx,
+                    src: a.name_src.unwrap_or(a.src),
+                }
+            }),
         };
         let apu = hw
             .as_ref()
@@ -408,6 +450,7 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
             agent: a,
             hw,
             shown,
+            from_name,
             apu,
         });
     }
@@ -447,6 +490,40 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             location_id: None,
         });
         let Some(hw) = &m.hw else { continue };
+        if let Some(name) = &m.from_name {
+            seen.inferred.push(At {
+                v: (i, hw.v.clone(), name.clone()),
+                src: hw.src,
+            });
+            seen.notes.push(At {
+                v: format!(
+                    "{} is inferred from the product name \"{name}\" (the paste shows no gfx target); confirm with rocminfo",
+                    hw.v
+                ),
+                src: hw.src,
+            });
+        }
+        // A name that belongs to another target than the one shown is reported, never used to
+        // correct it: an HSA_OVERRIDE_GFX_VERSION makes the runtime show another target (the
+        // chip id, when printed, has already settled `hw` above).
+        if m.from_name.is_none()
+            && m.shown.as_ref().is_some_and(|s| s.v == hw.v)
+            && a.device_id.as_ref().is_none_or(|d| matrix.gpu_by_pci(d.v).is_none())
+            && let Some(name) = &a.marketing
+            && let Some((g, _)) = matrix.gpu_by_name(name)
+            && g.gfx != hw.v
+        {
+            seen.notes.push(At {
+                v: format!(
+                    "the paste shows {} for \"{name}\", a {} product: an HSA_OVERRIDE_GFX_VERSION{} makes the runtime present another target; rocmcheck keeps {} (check rocminfo's Name and Chip ID lines and the environment)",
+                    hw.v,
+                    g.gfx,
+                    if override_var.is_some() { " (set in the paste)" } else { " may be in effect" },
+                    hw.v
+                ),
+                src: a.name_src.unwrap_or(hw.src),
+            });
+        }
         let mut effective = None;
         if let Some(s) = &m.shown
             && s.v != hw.v
@@ -474,7 +551,11 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             Target {
                 gfx: hw.v.clone(),
                 effective,
-                reason: TargetReason::Detected,
+                reason: if m.from_name.is_some() {
+                    TargetReason::ProductName
+                } else {
+                    TargetReason::Detected
+                },
                 gpu: Some(i),
             },
             o(m.shown.as_ref().map(|s| s.src).unwrap_or(hw.src)),
@@ -605,6 +686,11 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
         hsa_override: override_var.as_ref().map(|e| e.v.1.clone()),
         vram_bytes: merged.first().and_then(|m| m.agent.vram.as_ref().map(|v| v.v)),
         gtt_bytes: merged.first().and_then(|m| m.agent.gtt.as_ref().map(|v| v.v)),
+        gfx_from_name: merged
+            .iter()
+            .filter(|m| m.from_name.is_some())
+            .filter_map(|m| m.hw.as_ref().map(|h| h.v.clone()))
+            .collect(),
     };
     let notes = seen.notes.iter().map(|n| (n.v.clone(), o(n.src))).collect();
     let missing = missing(&seen, &merged, &f);
@@ -636,6 +722,11 @@ fn missing(seen: &Seen, merged: &[Merged], f: &Facts) -> Vec<Missing> {
     }
     if merged.iter().all(|g| g.hw.is_none()) {
         add("no gfx target seen", "rocminfo | grep -E 'Name|Marketing|Chip ID'");
+    } else if merged.iter().any(|g| g.from_name.is_some()) {
+        add(
+            "gfx target inferred from the product name only",
+            "rocminfo | grep -E 'Name|Marketing|Chip ID'",
+        );
     }
     if seen.torch.is_none() && seen.torch_hip.is_none() {
         add(

@@ -70,6 +70,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     },
                     index: Some(idx),
                     marketing: (!name.is_empty()).then(|| name.to_string()),
+                    name_src: Some(Src {
+                        file: seen.file,
+                        line: l.no,
+                    }),
                     ..Agent::default()
                 });
                 cur = Some(seen.agents.len() - 1);
@@ -125,6 +129,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             "MARKET_NAME" => {
                 fired = true;
                 a.marketing = Some(v.to_string());
+                a.name_src = Some(src);
             }
             "DEVICE_ID" if section == "ASIC" => {
                 fired = true;

@@ -112,6 +112,7 @@ fn gpu(seen: &mut Seen, name: &str, index: Option<u32>, line: u32) {
         index,
         gfx,
         marketing: (!marketing.is_empty()).then(|| marketing.to_string()),
+        name_src: Some(crate::triage::Src { file: seen.file, line }),
         ..Agent::default()
     });
 }

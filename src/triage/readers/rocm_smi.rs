@@ -1,13 +1,21 @@
 //! `rocm-smi`: `--showproductname` (`GPU[0] : Card series: …`, `GFX Version: gfx1100`),
 //! `--showhw` (a table with `DID` and, in newer builds, `GFX VER` columns; variable spacing),
 //! `--showmeminfo vram gtt` (`VRAM Total Memory (B): 25753026560`, comma-grouped in some
-//! builds). rocm-smi's `gfx11002`-style display quirk is decoded by [`super::gfx_in`].
+//! builds), `--csv` (`device,Card series,…` then `cardN,…` rows) and `--json`
+//! (`{"card0": {"Card series": "…", "GFX Version": "gfx9010", …}}`, one line or many). rocm-smi's
+//! `gfx11002`-style display quirk (`gfx9010` for gfx90a) is decoded by [`super::gfx_in`].
 //! Format: <https://github.com/ROCm/rocm_smi_lib/blob/develop/python_smi_tools/rocm_smi.py>.
 
 use super::{Line, Seen, gfx_in, number, pci_id};
 use crate::triage::paste::Has;
 use crate::triage::paste::trim;
 use crate::triage::{Agent, At, Src};
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// `"card0": {` (a GPU object of `--json`) or `"Key": "value"` (one of its fields).
+static JSON: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#""card(\d{1,4})"\s*:\s*\{|"([^"]{1,80})"\s*:\s*"([^"]{0,200})""#).unwrap());
 
 fn agent(seen: &mut Seen, idx: u32, line: u32) -> &mut Agent {
     let pos = seen
@@ -32,11 +40,43 @@ fn agent(seen: &mut Seen, idx: u32, line: u32) -> &mut Agent {
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut hw_cols: Option<(usize, Option<usize>)> = None; // DID column, GFX VER column (token index)
+    let mut csv_cols: Option<Vec<&str>> = None; // `--csv` header
+    let mut json_card: Option<u32> = None; // the `--json` GPU object being read
     for l in lines {
         let t = trim(&l.text);
+        if json_card.is_some() && t.starts_with('}') {
+            json_card = None; // the GPU object closed
+        }
+        if t.has("\"card") || (json_card.is_some() && t.starts_with('"')) {
+            if let Some(c) = json_line(seen, t, &mut json_card, l.no) {
+                fired |= c;
+                continue;
+            }
+        }
         if t.has("ROCm System Management Interface") {
             fired = true;
             continue;
+        }
+        // `--csv`: a header `device,Card series,Card model,…`, then one `cardN,…` row per GPU.
+        if let Some(rest) = t.strip_prefix("device,") {
+            if rest
+                .split(',')
+                .any(|c| c.trim().starts_with("Card ") || c.trim() == "GFX Version")
+            {
+                csv_cols = Some(t.split(',').map(str::trim).collect());
+                fired = true;
+            }
+            continue;
+        }
+        if let Some(cols) = &csv_cols {
+            if let Some(rest) = t.strip_prefix("card")
+                && let Some((idx, _)) = rest.split_once(',')
+                && let Ok(idx) = idx.parse::<u32>()
+            {
+                csv_row(seen, cols, t, idx, l.no);
+                continue;
+            }
+            csv_cols = None;
         }
         // `GPU[0]		: Key: value`
         if let Some(rest) = t.strip_prefix("GPU[")
@@ -56,7 +96,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     }
                 }
                 "Card series" | "Card Series" => {
-                    agent(seen, idx, l.no).marketing = Some(v.to_string());
+                    let a = agent(seen, idx, l.no);
+                    a.marketing = Some(v.to_string());
+                    a.name_src = Some(src);
                 }
                 "Device ID" => {
                     if let Some(d) = pci_id(v) {
@@ -129,6 +171,95 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     fired
 }
 
+/// One line of `--json` output: GPU objects open with `"cardN": {`, their fields follow. Only
+/// the string fields rocm-smi prints for a GPU are read; `Card model` is a subsystem id.
+/// Returns None when the line holds no JSON field at all.
+fn json_line(seen: &mut Seen, t: &str, card: &mut Option<u32>, line: u32) -> Option<bool> {
+    let mut any = false;
+    let mut fired = false;
+    let src = Src { file: seen.file, line };
+    for c in JSON.captures_iter(t) {
+        any = true;
+        if let Some(n) = c.get(1) {
+            *card = n.as_str().parse().ok();
+            if let Some(i) = *card {
+                agent(seen, i, line);
+                fired = true;
+            }
+            continue;
+        }
+        let (Some(i), Some(k), Some(v)) = (*card, c.get(2), c.get(3)) else {
+            continue;
+        };
+        let v = v.as_str().trim();
+        match k.as_str() {
+            "Card series" | "Card Series" | "Device Name" if !v.is_empty() && v != "N/A" => {
+                let a = agent(seen, i, line);
+                if a.marketing.is_none() {
+                    a.marketing = Some(v.to_string());
+                    a.name_src = Some(src);
+                }
+            }
+            "GFX Version" => {
+                if let Some(g) = gfx_in(v) {
+                    agent(seen, i, line).gfx = Some(At { v: g, src });
+                }
+            }
+            "Device ID" | "GPU ID" => {
+                if let Some(d) = pci_id(v) {
+                    agent(seen, i, line).device_id = Some(At { v: d, src });
+                }
+            }
+            "VRAM Total Memory (B)" => {
+                if let Some(n) = number(v) {
+                    agent(seen, i, line).vram = Some(At { v: n, src });
+                }
+            }
+            "GTT Total Memory (B)" => {
+                if let Some(n) = number(v) {
+                    agent(seen, i, line).gtt = Some(At { v: n, src });
+                }
+            }
+            _ => {}
+        }
+    }
+    any.then_some(fired)
+}
+
+/// One `--csv` row. `Card model` is not read: rocm-smi prints the PCI *subsystem* id there
+/// (`0x0c34` on an MI100), not the device id. A vendor cell may itself hold a comma
+/// (`Advanced Micro Devices, Inc. [AMD/ATI]`): extra cells are folded into it.
+fn csv_row(seen: &mut Seen, cols: &[&str], row: &str, idx: u32, line: u32) {
+    let mut cells: Vec<String> = row.split(',').map(|c| c.trim().to_string()).collect();
+    if let Some(v) = cols.iter().position(|c| c.eq_ignore_ascii_case("Card vendor")) {
+        while cells.len() > cols.len() && v + 1 < cells.len() {
+            let next = cells.remove(v + 1);
+            cells[v] = format!("{}, {next}", cells[v]);
+        }
+    }
+    let src = Src { file: seen.file, line };
+    for (k, v) in cols.iter().zip(cells.iter()) {
+        match *k {
+            "Card series" | "Card Series" if !v.is_empty() && v != "N/A" => {
+                let a = agent(seen, idx, line);
+                a.marketing = Some(v.clone());
+                a.name_src = Some(src);
+            }
+            "GFX Version" => {
+                if let Some(g) = gfx_in(v) {
+                    agent(seen, idx, line).gfx = Some(At { v: g, src });
+                }
+            }
+            "Device ID" => {
+                if let Some(d) = pci_id(v) {
+                    agent(seen, idx, line).device_id = Some(At { v: d, src });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::run;
@@ -165,5 +296,53 @@ GPU[0]\t\t: GTT Total Memory (B): 33462882304\n";
         let (_, s) = run(read, old);
         assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x73bf);
         assert!(s.agents[0].gfx.is_none());
+    }
+
+    #[test]
+    fn csv_productname_reads_the_series_not_the_card_model() {
+        // Layout of `rocm-smi --showproductname --csv` (rocm-smi 4.x/5.x); values ours.
+        let t = "device,Card series,Card model,Card vendor,Card SKU\n\
+card0,Vega 20 [Radeon Pro VII],0x081e,Advanced Micro Devices, Inc. [AMD/ATI],D16304\n\
+card1,Vega 20 [Radeon Pro VII],0x081e,Advanced Micro Devices, Inc. [AMD/ATI],D16304\n\
+cardsystem,6.2.4\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.agents.len(), 2);
+        assert_eq!(s.agents[1].index, Some(1));
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Vega 20 [Radeon Pro VII]"));
+        assert_eq!(s.agents[0].name_src.unwrap().line, 2);
+        assert!(
+            s.agents[0].device_id.is_none(),
+            "Card model is a subsystem id, not a device id"
+        );
+        let (fired, s) = run(read, "device,Driver version\ncardsystem,4.18.0\n");
+        assert!(!fired && s.agents.is_empty(), "a driver-version csv lists no GPU");
+    }
+
+    #[test]
+    fn json_on_one_line_and_pretty_printed() {
+        // Layout of `rocm-smi --showproductname --json` / `-a --json` (rocm-smi 5.x/6.x); values ours.
+        let one = r#"{"card0": {"Card series": "AMD INSTINCT MI250X", "Card model": "0x0b0c", "GFX Version": "gfx9010", "GPU ID": "0x7408"}, "card1": {"Card series": "AMD INSTINCT MI250X", "GFX Version": "gfx9010"}, "system": {"Driver version": "6.2.4"}}"#;
+        let (fired, s) = run(read, one);
+        assert!(fired);
+        assert_eq!(s.agents.len(), 2);
+        assert_eq!(
+            s.agents[0].gfx.as_ref().unwrap().v,
+            "gfx90a",
+            "gfx9010 is rocm-smi's gfx90a"
+        );
+        assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x7408);
+        assert_eq!(s.agents[1].index, Some(1));
+        assert!(s.agents[1].device_id.is_none(), "Card model is not a device id");
+        let pretty = "{\n    \"card0\": {\n        \"Device Name\": \"Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M]\",\n        \"Device ID\": \"0x744c\",\n        \"VRAM Total Memory (B)\": \"25753026560\"\n    }\n}\n";
+        let (fired, s) = run(read, pretty);
+        assert!(fired);
+        let a = &s.agents[0];
+        assert_eq!(a.device_id.as_ref().unwrap().v, 0x744c);
+        assert_eq!(a.vram.as_ref().unwrap().v, 25_753_026_560);
+        assert_eq!(a.name_src.unwrap().line, 3);
+        // JSON that is not rocm-smi's does not fire
+        let (fired, s) = run(read, r#"{"name": "x", "cards": 2}"#);
+        assert!(!fired && s.agents.is_empty());
     }
 }

@@ -22,7 +22,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if t.as_bytes().first().is_some_and(u8::is_ascii_digit)
             && let Some(c) = INFO.captures(t)
             && i > 0
-            && command_before(lines, i - 1, 1).is_some_and(|c| c.has(".info/version"))
+            && after_version_command(lines, i)
         {
             fired = true;
             let at = seen.at(c[1].to_string(), l.no);
@@ -36,6 +36,23 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
     }
     fired
+}
+
+/// The line before `i` is a `cat …/.info/version` command (`/opt/rocm/.info/version`,
+/// `/opt/rocm-6.3.4/.info/version`), possibly with blank lines between (some terminals and
+/// Markdown pastes put one there); any other line between breaks the link.
+fn after_version_command(lines: &[Line], i: usize) -> bool {
+    let mut j = i;
+    while j > 0 && i - j < 3 {
+        j -= 1;
+        if lines[j].command {
+            return command_before(lines, j, 0).is_some_and(|c| c.contains(".info/version"));
+        }
+        if !lines[j].text.trim().is_empty() {
+            return false;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -55,5 +72,19 @@ mod tests {
         assert_eq!(s.rocm.unwrap().v, "6.2.4");
         let (fired, _) = run(read, "6.0.2-115\n");
         assert!(!fired, "a bare version without the command is not ROCm's");
+    }
+
+    #[test]
+    fn a_versioned_path_and_a_blank_line_after_the_command() {
+        let (fired, s) = run(read, "$ cat /opt/rocm-6.3.4/.info/version\n\n6.3.4-49\n");
+        assert!(fired);
+        let r = s.rocm.unwrap();
+        assert_eq!((r.v.as_str(), r.src.line), ("6.3.4", 3));
+        // another output line between the command and the version breaks the link
+        let (fired, _) = run(read, "$ cat /opt/rocm/.info/version\ncat: No such file\n6.3.4-49\n");
+        assert!(!fired);
+        // four lines away is too far
+        let (fired, _) = run(read, "$ cat /opt/rocm/.info/version\n\n\n\n6.3.4\n");
+        assert!(!fired);
     }
 }

@@ -99,7 +99,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 }
                 let Some(b) = blocks.last_mut() else { continue };
                 match k {
-                    "Marketing Name" => b.a.marketing = Some(v.to_string()),
+                    "Marketing Name" => {
+                        b.a.marketing = Some(v.to_string());
+                        b.a.name_src = Some(Src {
+                            file: seen.file,
+                            line: l.no,
+                        });
+                    }
                     "Device Type" => {
                         b.gpu = v == "GPU";
                         b.cpu = v == "CPU";

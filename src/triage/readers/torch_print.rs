@@ -1,10 +1,12 @@
 //! Prints of `torch.__version__`, `torch.version.hip`, `torch.version.cuda` (after a `>>>` or
 //! `python -c` line), and labelled lines (`torch version: …`, `HIP version: …`). Version shapes:
 //! `2.8.0+rocm7.2.4.git6bea3e0b`, `2.5.0a0+gitabc`, HIP `7.2.53211-97f5574fe2`.
+//! A `torch.cuda.get_device_name(N)` print (alone on its command) gives GPU N's product name.
 
 use super::{Line, Seen};
 use crate::triage::paste::Has;
 use crate::triage::paste::trim;
+use crate::triage::{Agent, Src};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -19,9 +21,11 @@ static LABEL: LazyLock<Regex> = LazyLock::new(|| {
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut expect: Vec<&'static str> = Vec::new(); // what the last command prints, in order
+    let mut want_name: Option<Option<u32>> = None; // a get_device_name print is next (device index)
     for l in lines {
         let t = trim(&l.text);
         if l.command || t.starts_with("python") || t.has("print(") {
+            want_name = device_name_call(t);
             expect.clear();
             let mut order: Vec<(usize, &'static str)> = Vec::new();
             for (pat, what) in [
@@ -35,6 +39,35 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             order.sort();
             expect = order.into_iter().map(|(_, w)| w).collect();
+            if !expect.is_empty() {
+                want_name = None;
+            }
+            continue;
+        }
+        if let Some(index) = want_name
+            && !t.is_empty()
+        {
+            want_name = None;
+            let name = t.trim_matches(['\'', '"']).trim();
+            let plausible = name.len() <= 120
+                && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+                && !name.contains("Error")
+                && !name.starts_with("Traceback");
+            if plausible {
+                fired = true;
+                let src = Src {
+                    file: seen.file,
+                    line: l.no,
+                };
+                seen.agents.push(Agent {
+                    reader: "torch_print",
+                    src,
+                    index,
+                    marketing: Some(name.to_string()),
+                    name_src: Some(src),
+                    ..Agent::default()
+                });
+            }
             continue;
         }
         if t.as_bytes()
@@ -91,6 +124,14 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     fired
 }
 
+/// `torch.cuda.get_device_name(1)` → Some(Some(1)); `get_device_name()` → Some(Some(0)) (the
+/// current device, 0 unless changed); no call → None.
+fn device_name_call(t: &str) -> Option<Option<u32>> {
+    let p = t.find("get_device_name(")?;
+    let arg = t[p + 16..].split(')').next().unwrap_or("").trim();
+    Some(if arg.is_empty() { Some(0) } else { arg.parse().ok() })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::run;
@@ -129,5 +170,28 @@ mod tests {
         assert_eq!(s.torch_hip.unwrap().v, "6.2.41134-65d174c3e");
         let (fired, _) = run(read, ">>> torch.__version__\nTraceback (most recent call last):\n");
         assert!(!fired);
+    }
+
+    #[test]
+    fn get_device_name_print_is_a_gpu_name() {
+        let (fired, s) = run(
+            read,
+            ">>> import torch\n>>> torch.cuda.get_device_name(0)\n'AMD Radeon RX 6900 XT'\n",
+        );
+        assert!(fired);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6900 XT"));
+        assert_eq!((s.agents[0].index, s.agents[0].name_src.unwrap().line), (Some(0), 3));
+        let (fired, s) = run(
+            read,
+            "$ python -c 'import torch; print(torch.cuda.get_device_name(1))'\nTraceback (most recent call last):\n",
+        );
+        assert!(!fired && s.agents.is_empty(), "an error is not a name");
+        // A print that also shows versions is read for the versions only.
+        let (_, s) = run(
+            read,
+            ">>> print(torch.__version__, torch.cuda.get_device_name(0))\n2.4.0+rocm6.1 AMD Radeon RX 6900 XT\n",
+        );
+        assert!(s.agents.is_empty());
     }
 }
