@@ -98,7 +98,9 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
         match bytes {
             Ok(b) => inputs.push(Input {
                 name,
-                text: String::from_utf8_lossy(&b).into_owned(),
+                // Valid UTF-8 (nearly every paste) is taken as is: the lossy path checks byte by byte
+                // and copies.
+                text: String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
             }),
             Err(e) => errors.push(InputError {
                 origin: Origin::Config { key: name.clone() },

@@ -117,11 +117,21 @@ impl Root {
 
     /// Entry names of a directory, sorted. Missing → empty; other errors → Err.
     pub fn list(&self, p: &str) -> Result<Vec<String>, String> {
+        self.list_matching(p, |_| true)
+    }
+
+    /// Entry names of a directory that `keep` accepts, sorted. System library directories hold
+    /// thousands of entries of which a probe wants a handful: filtering the raw names before
+    /// they become `String`s and are sorted keeps `env` start-up short.
+    pub fn list_matching(&self, p: &str, keep: impl Fn(&[u8]) -> bool) -> Result<Vec<String>, String> {
+        use std::os::unix::ffi::OsStrExt;
         match std::fs::read_dir(self.path(p)) {
             Ok(rd) => {
                 let mut v: Vec<String> = rd
                     .filter_map(|e| e.ok())
-                    .filter_map(|e| e.file_name().into_string().ok())
+                    .map(|e| e.file_name())
+                    .filter(|n| keep(n.as_bytes()))
+                    .filter_map(|n| n.into_string().ok())
                     .collect();
                 v.sort();
                 Ok(v)

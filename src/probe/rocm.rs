@@ -108,7 +108,10 @@ pub fn probe(cx: &mut Cx, env: &BTreeMap<String, String>) -> (Vec<Sourced<RocmIn
             Ok(real) => real_dirs.insert(real),
             Err(_) => false,
         })
-        .map(|dir| (dir.clone(), cx.root.list(dir).unwrap_or_default()))
+        .map(|dir| {
+            let wanted = |n: &[u8]| LIBRARIES.iter().any(|l| n.starts_with(l.as_bytes()));
+            (dir.clone(), cx.root.list_matching(dir, wanted).unwrap_or_default())
+        })
         .collect();
     let mut libs = Vec::new();
     for lib in LIBRARIES {

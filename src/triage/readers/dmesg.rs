@@ -6,11 +6,11 @@
 use super::{Line, Seen, pci_id};
 use crate::triage::paste::Has;
 use crate::triage::{Agent, At, Src};
-use regex::Regex;
+use regex_lite::Regex;
 use std::sync::LazyLock;
 
 static READY: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"amdgpu(?-u:\b).*:\s+([0-9]+)M of (VRAM|GTT) memory ready").unwrap());
+    LazyLock::new(|| Regex::new(r"amdgpu\b.*:\s+([0-9]+)M of (VRAM|GTT) memory ready").unwrap());
 static UNKNOWN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(amdgpu|ttm|amdttm): unknown parameter '([^']+)' ignored").unwrap());
 static ADDED: LazyLock<Regex> =

@@ -5,7 +5,7 @@
 use super::{Line, Seen, command_before, size};
 use crate::triage::paste::Has;
 use crate::triage::paste::trim;
-use regex::Regex;
+use regex_lite::Regex;
 use std::sync::LazyLock;
 
 static TTM: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"Current TTM pages limit:\s*([0-9]+) pages").unwrap());

@@ -1,7 +1,10 @@
 //! One reader per pasted format. Each reader scans the cleaned lines, records what it
 //! recognises into [`Seen`] (with the line it came from) and says whether it fired. Readers are
-//! independent and tolerant: a line they do not understand is skipped, never an error, and every
-//! regex here is from the `regex` crate (linear time in the input).
+//! independent and tolerant: a line they do not understand is skipped, never an error. Every
+//! regex here is from the `regex` crate or, for the per-line patterns of readers that run them on
+//! a few guarded lines, `regex-lite` (cheap to compile; its `\s`, `\d`, `\b` are ASCII): both
+//! match in time linear in the input. Two formerly regex-read shapes (environment settings and
+//! `rocm-smi --json` fields) are hand-scanned, each held to its regex by a test.
 
 pub mod agent_enumerator;
 pub mod amd_smi;

@@ -4,7 +4,7 @@
 use super::{Line, Seen};
 use crate::triage::paste::Has;
 use crate::triage::paste::trim;
-use regex::Regex;
+use regex_lite::Regex;
 use std::sync::LazyLock;
 
 static FREEZE: LazyLock<Regex> =

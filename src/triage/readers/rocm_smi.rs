@@ -10,12 +10,69 @@ use super::{Line, Seen, gfx_in, number, pci_id};
 use crate::triage::paste::Has;
 use crate::triage::paste::trim;
 use crate::triage::{Agent, At, Src};
-use regex::Regex;
-use std::sync::LazyLock;
 
-/// `"card0": {` (a GPU object of `--json`) or `"Key": "value"` (one of its fields).
-static JSON: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#""card(\d{1,4})"\s*:\s*\{|"([^"]{1,80})"\s*:\s*"([^"]{0,200})""#).unwrap());
+/// One item of a `--json` line: `"card0": {` (a GPU object opens) or `"Key": "value"`.
+#[derive(Debug, PartialEq, Eq)]
+enum JsonItem<'a> {
+    Card(&'a str),
+    Field(&'a str, &'a str),
+}
+
+/// The items of one line, left to right, exactly as the regex
+/// `"card([0-9]{1,4})"\s*:\s*\{|"([^"]{1,80})"\s*:\s*"([^"]{0,200})"` finds them (a test holds
+/// the scanner to it). Hand-written because that regex, with its counted repetitions over
+/// Unicode classes, took 11 M instructions to compile: about 3 ms added to every paste that
+/// holds one `rocm-smi --json` line (issue 11).
+fn json_items(t: &str) -> Vec<JsonItem<'_>> {
+    fn blanks(s: &str) -> &str {
+        s.trim_start_matches(char::is_whitespace)
+    }
+    /// `"card0": {` at `rest` (just after the opening quote): the digits and the end.
+    fn card(rest: &str) -> Option<(&str, &str)> {
+        let r = rest.strip_prefix("card")?;
+        let n = r.bytes().take_while(u8::is_ascii_digit).count();
+        if !(1..=4).contains(&n) {
+            return None;
+        }
+        let after = blanks(r[n..].strip_prefix('"')?);
+        let after = blanks(after.strip_prefix(':')?);
+        Some((&r[..n], after.strip_prefix('{')?))
+    }
+    /// `"Key": "value"` at `rest`: key, value and the end.
+    fn field(rest: &str) -> Option<(&str, &str, &str)> {
+        let k_end = rest.find('"')?;
+        let key = &rest[..k_end];
+        if key.is_empty() || key.chars().nth(80).is_some() {
+            return None;
+        }
+        let after = blanks(&rest[k_end + 1..]);
+        let after = blanks(after.strip_prefix(':')?).strip_prefix('"')?;
+        let v_end = after.find('"')?;
+        let value = &after[..v_end];
+        if value.chars().nth(200).is_some() {
+            return None;
+        }
+        Some((key, value, &after[v_end + 1..]))
+    }
+    let mut out = Vec::new();
+    let mut p = 0;
+    while let Some(q) = memchr::memchr(b'"', &t.as_bytes()[p..]) {
+        let at = p + q;
+        let rest = &t[at + 1..];
+        let end = if let Some((n, end)) = card(rest) {
+            out.push(JsonItem::Card(n));
+            end
+        } else if let Some((k, v, end)) = field(rest) {
+            out.push(JsonItem::Field(k, v));
+            end
+        } else {
+            p = at + 1;
+            continue;
+        };
+        p = t.len() - end.len();
+    }
+    out
+}
 
 fn agent(seen: &mut Seen, idx: u32, line: u32) -> &mut Agent {
     let pos = seen
@@ -178,21 +235,24 @@ fn json_line(seen: &mut Seen, t: &str, card: &mut Option<u32>, line: u32) -> Opt
     let mut any = false;
     let mut fired = false;
     let src = Src { file: seen.file, line };
-    for c in JSON.captures_iter(t) {
+    for item in json_items(t) {
         any = true;
-        if let Some(n) = c.get(1) {
-            *card = n.as_str().parse().ok();
-            if let Some(i) = *card {
-                agent(seen, i, line);
-                fired = true;
+        let (k, v) = match item {
+            JsonItem::Card(n) => {
+                *card = n.parse().ok();
+                if let Some(i) = *card {
+                    agent(seen, i, line);
+                    fired = true;
+                }
+                continue;
             }
-            continue;
-        }
-        let (Some(i), Some(k), Some(v)) = (*card, c.get(2), c.get(3)) else {
+            JsonItem::Field(k, v) => (k, v),
+        };
+        let Some(i) = *card else {
             continue;
         };
-        let v = v.as_str().trim();
-        match k.as_str() {
+        let v = v.trim();
+        match k {
             "Card series" | "Card Series" | "Device Name" if !v.is_empty() && v != "N/A" => {
                 let a = agent(seen, i, line);
                 if a.marketing.is_none() {
@@ -344,5 +404,69 @@ cardsystem,6.2.4\n";
         // JSON that is not rocm-smi's does not fire
         let (fired, s) = run(read, r#"{"name": "x", "cards": 2}"#);
         assert!(!fired && s.agents.is_empty());
+    }
+
+    #[test]
+    fn json_scanner_equals_its_regex() {
+        use super::{JsonItem, json_items};
+        let re = regex::Regex::new(r#""card([0-9]{1,4})"\s*:\s*\{|"([^"]{1,80})"\s*:\s*"([^"]{0,200})""#).unwrap();
+        fn by_regex<'t>(re: &regex::Regex, t: &'t str) -> Vec<JsonItem<'t>> {
+            re.captures_iter(t)
+                .map(|c| match c.get(1) {
+                    Some(n) => JsonItem::Card(n.as_str()),
+                    None => JsonItem::Field(c.get(2).unwrap().as_str(), c.get(3).unwrap().as_str()),
+                })
+                .collect()
+        }
+        let long_key = "k".repeat(80);
+        let longer_key = "k".repeat(81);
+        let long_value = "é".repeat(200);
+        let longer_value = "v".repeat(201);
+        let pieces = [
+            "\"",
+            "card",
+            "0",
+            "12345",
+            "1",
+            ":",
+            " ",
+            "\u{a0}",
+            "{",
+            "}",
+            ",",
+            "GFX Version",
+            "gfx9010",
+            "é",
+            long_key.as_str(),
+            longer_key.as_str(),
+            long_value.as_str(),
+            longer_value.as_str(),
+            "\"card0\": {",
+            "\"Card series\": \"Instinct MI210\"",
+            "N/A",
+            "\t",
+        ];
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut items = 0;
+        for _ in 0..20_000 {
+            let n = 1 + (next() % 14) as usize;
+            let line: String = (0..n)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            let want = by_regex(&re, &line);
+            items += want.len();
+            assert_eq!(json_items(&line), want, "line {line:?}");
+        }
+        assert!(items > 2_000, "the generated lines hold items ({items})");
+        let one =
+            r#"{"card0": {"Card series": "Instinct MI210", "GFX Version": "gfx9010"}, "card1": {"Card Series": "x"}}"#;
+        assert_eq!(json_items(one), by_regex(&re, one));
+        assert_eq!(json_items(one).len(), 5);
     }
 }

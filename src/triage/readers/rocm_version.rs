@@ -4,7 +4,7 @@
 use super::{Line, Seen, command_before};
 use crate::triage::paste::Has;
 use crate::triage::paste::trim;
-use regex::Regex;
+use regex_lite::Regex;
 use std::sync::LazyLock;
 
 static INFO: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^([0-9]+\.[0-9]+\.[0-9]+)(?:-[0-9]+)?$").unwrap());

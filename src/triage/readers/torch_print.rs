@@ -7,14 +7,14 @@ use super::{Line, Seen};
 use crate::triage::paste::Has;
 use crate::triage::paste::trim;
 use crate::triage::{Agent, Src};
-use regex::Regex;
+use regex_lite::Regex;
 use std::sync::LazyLock;
 
 static TORCH_V: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]+(?:[a-z]+[0-9]*)?(?:\+[0-9A-Za-z.]+)?$").unwrap());
 static HIP_V: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]{5}(?:-[0-9a-f]+)?$").unwrap());
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^((?i-u:torch|pytorch|torch\.__version__|torch version|hip|hip version|torch\.version\.hip))\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
+    Regex::new(r"^((?i:torch|pytorch|torch\.__version__|torch version|hip|hip version|torch\.version\.hip))\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
 });
 
 /// Reads torch version prints.
