@@ -238,6 +238,22 @@ impl serde::Serialize for Version {
     }
 }
 
+/// Reads the text [`Version`]'s `Serialize` writes (the packed embedded matrix).
+impl<'de> serde::Deserialize<'de> for Version {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Version, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Version::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Reads a range as the matrix writes it (the packed embedded matrix stores its text).
+impl<'de> serde::Deserialize<'de> for Range {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Range, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Range::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
 /// A ROCm release version: `6.3`, `6.2.4`, `rocm6.2`, `7.10.0a20251015`, `10.0.0`.
 ///
 /// Also accepts a HIP runtime version as `torch.version.hip` and `hipconfig` print it

@@ -11,14 +11,14 @@ pub mod validate;
 
 use crate::finding::{Confidence, Severity};
 use crate::version::{Range, Version};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use rank::{RankOpts, Ranked};
 pub use validate::{MatrixDiagnostic, SCHEMA};
 
 /// Which release stream a ROCm version belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Stream {
     /// The classic production stream (5.x, 6.x, 7.0–7.2.x).
@@ -30,7 +30,7 @@ pub enum Stream {
 }
 
 /// Support status of a release.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     /// Supported.
@@ -44,7 +44,7 @@ pub enum Status {
 }
 
 /// How a release supports a gfx target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GfxSupport {
     /// Listed as supported.
@@ -56,7 +56,7 @@ pub enum GfxSupport {
 }
 
 /// How complete a release's `gfx` list in the matrix is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GfxList {
     /// AMD's whole Linux list was read: a target not named is not listed by AMD.
@@ -70,7 +70,7 @@ pub enum GfxList {
 /// What AMD's Linux support list says of one target for one release, as far as the matrix knows.
 /// Ordered best first: rankings prefer `Supported`, then `Deprecated`, then `Unknown` (no list
 /// found), then `NotListed` (a complete list without it), then `Unsupported`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GfxListing {
     /// Listed as supported.
@@ -99,7 +99,7 @@ impl GfxListing {
 }
 
 /// One ROCm release (or minor line).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RocmRelease {
     /// The release or line.
     pub version: Version,
@@ -149,7 +149,7 @@ impl RocmRelease {
 }
 
 /// AMD's general driver ↔ user-space promise.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DriverPolicy {
     /// User-space versions it applies to.
     #[serde(serialize_with = "ser_display")]
@@ -165,7 +165,7 @@ pub struct DriverPolicy {
 }
 
 /// The size of the driver compatibility window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DriverWindow {
     /// ± this many minor releases.
@@ -175,7 +175,7 @@ pub enum DriverWindow {
 }
 
 /// One row of AMD's kernel driver table.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Driver {
     /// Driver version (30.30, or 6.4 for pre-7.0 drivers).
     pub driver: Version,
@@ -192,7 +192,7 @@ pub struct Driver {
 }
 
 /// Wheel channel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Channel {
     /// `whl/rocmX.Y`.
@@ -202,7 +202,7 @@ pub enum Channel {
 }
 
 /// Where a torch build came from, as far as its version string and the matrix tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TorchBuild {
     /// A pytorch.org release wheel.
@@ -216,7 +216,7 @@ pub enum TorchBuild {
 }
 
 /// A named gfx list compiled into wheels.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ArchList {
     /// Id.
     pub id: String,
@@ -231,7 +231,7 @@ pub struct ArchList {
 }
 
 /// One `rocmX.Y` variant of a torch release.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WheelVariant {
     /// The ROCm of the index (`rocm6.2` → 6.2).
     pub rocm: Version,
@@ -246,7 +246,7 @@ pub struct WheelVariant {
 }
 
 /// Official wheels of one or more torch releases.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TorchRelease {
     /// Torch versions covered.
     pub torch: Vec<Version>,
@@ -267,7 +267,7 @@ pub struct TorchRelease {
 }
 
 /// The torch section.
-#[derive(Debug, Clone, Serialize, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct TorchTable {
     /// Index base URL.
     pub index: String,
@@ -278,7 +278,7 @@ pub struct TorchTable {
 }
 
 /// GPU kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GpuKind {
     /// A discrete consumer/workstation card.
@@ -290,7 +290,7 @@ pub enum GpuKind {
 }
 
 /// XNACK capability.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Xnack {
     /// Switchable (`HSA_XNACK=1` can enable it).
@@ -300,7 +300,7 @@ pub enum Xnack {
 }
 
 /// A product.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Product {
     /// Marketing name.
     pub name: String,
@@ -309,7 +309,7 @@ pub struct Product {
 }
 
 /// A gfx target.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GpuTarget {
     /// Name.
     pub gfx: String,
@@ -339,12 +339,12 @@ pub struct GpuTarget {
 }
 
 /// A tag recorded as existing, with its evidence.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KnownTag {
     /// The tag.
     pub tag: String,
     /// Note.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub note: Option<String>,
     /// Evidence that the tag exists (the repository's sources when the YAML gives a bare tag).
     pub sources: Vec<String>,
@@ -412,6 +412,14 @@ impl Grammar {
     }
 }
 
+/// For the packed embedded matrix only: the grammar text, compiled and checked when rocmcheck
+/// was built, is compiled again on first use ([`Grammar::checked_before`]).
+impl<'de> Deserialize<'de> for Grammar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Grammar, D::Error> {
+        String::deserialize(d).map(Grammar::checked_before)
+    }
+}
+
 impl std::ops::Deref for Grammar {
     type Target = regex::Regex;
     fn deref(&self) -> &regex::Regex {
@@ -426,7 +434,7 @@ impl std::fmt::Display for Grammar {
 }
 
 /// An image repository and its tag grammar.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ImageRepo {
     /// `rocm/dev-ubuntu-22.04`.
     pub repo: String,
@@ -450,39 +458,39 @@ pub struct ImageRepo {
 }
 
 /// The conditions of a known issue; all given ones must hold.
-#[derive(Debug, Clone, Serialize, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct Condition {
     /// Any of these targets.
     pub gfx: Vec<String>,
     /// Torch version range.
-    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none", default)]
     pub torch: Option<Range>,
     /// Range over the wheel's ROCm.
-    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none", default)]
     pub torch_rocm: Option<Range>,
     /// Range over the user-space ROCm.
-    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none", default)]
     pub rocm: Option<Range>,
     /// Kind of torch build.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub torch_build: Option<TorchBuild>,
     /// Range over the kernel release.
-    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none", default)]
     pub kernel: Option<Range>,
     /// APU only / discrete only.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub apu: Option<bool>,
     /// Variables that must be set.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub env_set: Vec<String>,
     /// Variables that must not be set.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub env_unset: Vec<String>,
     /// Variables that must have exactly these values.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
     pub env_value: BTreeMap<String, String>,
     /// An allocator option (`expandable_segments:True`) in force in the allocator settings.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub alloc_option: Option<String>,
 }
 
@@ -505,7 +513,7 @@ impl Condition {
 }
 
 /// A known issue.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KnownIssue {
     /// Stable id.
     pub id: String,
@@ -526,7 +534,7 @@ pub struct KnownIssue {
 }
 
 /// What an image reference means, by the matrix's grammars.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImageMatch {
     /// Repository.
     pub repo: String,
@@ -551,7 +559,7 @@ pub struct ImageMatch {
 }
 
 /// The validated matrix.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Matrix {
     /// Layout version.
     pub schema: u32,

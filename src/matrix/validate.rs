@@ -51,40 +51,11 @@ impl std::fmt::Display for MatrixDiagnostic {
 struct Ctx<'a> {
     dir: &'a str,
     diags: Vec<MatrixDiagnostic>,
-    /// Where [`Ctx::parse`] takes each file's raw structs from.
-    input: Input<'a>,
 }
 
-/// Where the raw structs of each file come from.
-enum Input<'a> {
-    /// The YAML text (`--matrix DIR`, `matrix validate`).
-    Yaml,
-    /// The YAML text; each parsed file is also packed (MessagePack), in `(file, bytes)` pairs.
-    /// This is what build.rs runs.
-    Pack(Vec<(String, Vec<u8>)>),
-    /// What build.rs packed: the YAML is not parsed again (start-up time).
-    Packed(BTreeMap<&'a str, &'a [u8]>),
-}
-
-/// Header of a packed matrix; the layout follows as `(u32 LE length, bytes)` for the file name
-/// and then for its MessagePack, per file.
-const PACK_MAGIC: &[u8] = b"rocmcheck packed matrix 1\n";
-
-fn unpack(blob: &[u8]) -> Option<BTreeMap<&str, &[u8]>> {
-    fn take<'b>(rest: &mut &'b [u8]) -> Option<&'b [u8]> {
-        let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
-        let bytes = rest.get(4..4 + len)?;
-        *rest = &rest[4 + len..];
-        Some(bytes)
-    }
-    let mut rest = blob.strip_prefix(PACK_MAGIC)?;
-    let mut files = BTreeMap::new();
-    while !rest.is_empty() {
-        let name = std::str::from_utf8(take(&mut rest)?).ok()?;
-        files.insert(name, take(&mut rest)?);
-    }
-    Some(files)
-}
+/// Header of a packed matrix; the validated [`Matrix`] follows as MessagePack with named fields
+/// (its own `Serialize`, so optional fields may be left out).
+const PACK_MAGIC: &[u8] = b"rocmcheck packed matrix 2\n";
 
 /// Text of one file with helpers to find where an entry is.
 struct Src<'a> {
@@ -92,18 +63,11 @@ struct Src<'a> {
     text: &'a str,
     /// Positions of `- key:` list items per key, computed once (validation asks for each entry).
     entries: std::cell::RefCell<std::collections::HashMap<String, Vec<(u32, u32)>>>,
-    /// Whether to search the text for locations. Off for the packed embedded matrix: build.rs
-    /// validated the same files, so a diagnostic there is a build bug and its place does not
-    /// matter, while searching the text for every entry was most of the start-up (issue 13).
-    locate: bool,
 }
 
 impl Src<'_> {
     /// Line/col of the `index`-th list item that starts with `- key:`.
     fn entry(&self, key: &str, index: usize) -> (u32, u32) {
-        if !self.locate {
-            return (1, 1);
-        }
         let mut cache = self.entries.borrow_mut();
         let list = cache.entry(key.to_string()).or_insert_with(|| {
             let pat = format!("- {key}:");
@@ -120,9 +84,6 @@ impl Src<'_> {
     }
     /// Line/col of `field:` at or after `from` line (1-based) — the field inside an entry.
     fn field(&self, from: (u32, u32), field: &str) -> (u32, u32) {
-        if !self.locate {
-            return from;
-        }
         let pat = format!("{field}:");
         for (i, line) in self.text.lines().enumerate().skip(from.0 as usize - 1) {
             if let Some(pos) = line.find(&pat) {
@@ -136,9 +97,6 @@ impl Src<'_> {
     }
     /// Line/col of `value` at or after `from`.
     fn value(&self, from: (u32, u32), value: &str) -> (u32, u32) {
-        if !self.locate {
-            return from;
-        }
         for (i, line) in self.text.lines().enumerate().skip(from.0 as usize - 1) {
             if let Some(pos) = line.find(value) {
                 return (i as u32 + 1, pos as u32 + 1);
@@ -159,38 +117,9 @@ impl Ctx<'_> {
         });
     }
 
-    fn parse<T: serde::de::DeserializeOwned + serde::Serialize>(&mut self, src: &Src) -> Option<T> {
-        if let Input::Packed(files) = &self.input {
-            let decoded = files
-                .get(src.name)
-                .map(|bytes| rmp_serde::from_slice::<T>(bytes).map_err(|e| e.to_string()));
-            return match decoded {
-                Some(Ok(v)) => Some(v),
-                Some(Err(e)) => {
-                    self.push(
-                        "M001",
-                        src,
-                        (1, 1),
-                        format!("the packed form does not decode ({e}): a build bug"),
-                    );
-                    None
-                }
-                None => {
-                    self.push("M001", src, (1, 1), "the packed form lacks this file: a build bug");
-                    None
-                }
-            };
-        }
+    fn parse<T: serde::de::DeserializeOwned>(&mut self, src: &Src) -> Option<T> {
         match serde_yaml::from_str::<T>(src.text) {
-            Ok(v) => {
-                if let Input::Pack(packed) = &mut self.input {
-                    match rmp_serde::to_vec(&v) {
-                        Ok(bytes) => packed.push((src.name.to_string(), bytes)),
-                        Err(e) => self.push("M001", src, (1, 1), format!("cannot pack: {e}")),
-                    }
-                }
-                Some(v)
-            }
+            Ok(v) => Some(v),
             Err(e) => {
                 let (line, col) = e
                     .location()
@@ -278,62 +207,60 @@ fn one_of<T: Copy>(value: &str, options: &[(&str, T)]) -> Result<T, String> {
 
 /// Validates the matrix files (name → text) into a [`Matrix`]. `dir` names the origin in messages.
 pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<MatrixDiagnostic>> {
-    load_with(dir, files, Input::Yaml).map(|(m, _)| m)
+    load_with(dir, files)
 }
 
-/// Validates `files` like [`load`] and packs the raw structs of every file into one blob that
-/// [`load_packed`] reads back without parsing YAML. build.rs calls this on the embedded matrix,
-/// so a matrix that does not validate fails the build with these diagnostics.
+/// Validates `files` like [`load`] and packs the resulting [`Matrix`] into one blob that
+/// [`load_packed`] decodes without parsing YAML or checking again. build.rs calls this on the
+/// embedded matrix, so a matrix that does not validate fails the build with these diagnostics.
 pub fn pack(dir: &str, files: &BTreeMap<String, String>) -> Result<Vec<u8>, Vec<MatrixDiagnostic>> {
-    let (_, input) = load_with(dir, files, Input::Pack(Vec::new()))?;
-    let Input::Pack(packed) = input else {
-        unreachable!("load_with returns the input it was given")
-    };
+    let m = load_with(dir, files)?;
     let mut blob = PACK_MAGIC.to_vec();
-    for (name, bytes) in packed {
-        for part in [name.as_bytes(), &bytes] {
-            let len = u32::try_from(part.len()).expect("a matrix file is far below 4 GiB");
-            blob.extend_from_slice(&len.to_le_bytes());
-            blob.extend_from_slice(part);
-        }
-    }
-    Ok(blob)
-}
-
-/// Loads a matrix from what [`pack`] wrote, running the same checks and conversions as [`load`]
-/// on the decoded raw structs. `files` are the YAML texts (used for locations only).
-pub fn load_packed(dir: &str, files: &BTreeMap<String, String>, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnostic>> {
-    let Some(packed) = unpack(blob) else {
-        return Err(vec![MatrixDiagnostic {
+    rmp_serde::encode::write_named(&mut blob, &m).map_err(|e| {
+        vec![MatrixDiagnostic {
             code: "M001",
             file: dir.to_string(),
             line: 1,
             col: 1,
-            message: "the packed matrix has an unknown layout: a build bug".into(),
-        }]);
-    };
-    load_with(dir, files, Input::Packed(packed)).map(|(m, _)| m)
+            message: format!("cannot pack the matrix: {e}"),
+        }]
+    })?;
+    Ok(blob)
 }
 
-fn load_with<'a>(
-    dir: &'a str,
-    files: &BTreeMap<String, String>,
-    input: Input<'a>,
-) -> Result<(Matrix, Input<'a>), Vec<MatrixDiagnostic>> {
-    let mut cx = Ctx {
-        dir,
-        diags: Vec::new(),
-        input,
+/// Decodes what [`pack`] wrote: the matrix as validated when rocmcheck was built (issue 13: the
+/// embedded matrix is checked once, at build time; start-up only decodes it). Derived lookups
+/// that are not serialized (the product-name keys) are computed again.
+pub fn load_packed(dir: &str, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnostic>> {
+    let bug = |message: String| {
+        vec![MatrixDiagnostic {
+            code: "M001",
+            file: dir.to_string(),
+            line: 1,
+            col: 1,
+            message,
+        }]
     };
+    let Some(body) = blob.strip_prefix(PACK_MAGIC) else {
+        return Err(bug("the packed matrix has an unknown layout: a build bug".into()));
+    };
+    let mut m: Matrix = rmp_serde::from_slice(body)
+        .map_err(|e| bug(format!("the packed matrix does not decode ({e}): a build bug")))?;
+    for g in &mut m.gpus {
+        g.marketing_keys = g.marketing.iter().filter_map(|n| super::product_key(n)).collect();
+    }
+    Ok(m)
+}
+
+fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<MatrixDiagnostic>> {
+    let mut cx = Ctx { dir, diags: Vec::new() };
     let empty = String::new();
-    let locate = !matches!(cx.input, Input::Packed(_));
     let get = |cx: &mut Ctx, name: &'static str| -> Option<Src<'_>> {
         let _ = cx;
         files.get(name).map(|t| Src {
             name,
             text: t.as_str(),
             entries: Default::default(),
-            locate,
         })
     };
     for name in FILES {
@@ -351,7 +278,6 @@ fn load_with<'a>(
         name,
         text: &empty,
         entries: Default::default(),
-        locate,
     };
 
     // matrix.yaml
@@ -837,13 +763,9 @@ fn load_with<'a>(
                 if !seen.insert(r.repo.clone()) {
                     cx.push("M004", &src, at, format!("duplicate repository {}", r.repo));
                 }
-                // The embedded matrix's grammars and tags were checked at build time: compiling
-                // the grammars is most of what start-up would otherwise spend here.
-                let compiled = (!matches!(cx.input, Input::Packed(_))).then(|| Grammar::compile(&r.grammar));
-                let grammar = match compiled {
-                    None => None,
-                    Some(Ok(g)) => Some(g),
-                    Some(Err(e)) => {
+                let grammar = match Grammar::compile(&r.grammar) {
+                    Ok(g) => Some(g),
+                    Err(e) => {
                         cx.push(
                             "M006",
                             &src,
@@ -1058,7 +980,7 @@ fn load_with<'a>(
         images,
         issues,
     };
-    Ok((m, cx.input))
+    Ok(m)
 }
 
 /// `^[a-z0-9]+(-[a-z0-9.]+)*$` (known issue ids), without compiling a regex at start-up.
