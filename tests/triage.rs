@@ -59,6 +59,49 @@ fn codes(t: &triage::Triage) -> Vec<&'static str> {
         .collect()
 }
 
+/// vLLM's collect_env (new layout) as `vllm/collect_env.py` prints it (vllm-project/vllm@030ea52e:
+/// `ROCM Version` is `hipcc --version`'s `HIP version:`, the installed user space), modelled: a
+/// torch wheel for ROCm 6.2 in an image whose hipcc is ROCm 6.4. No public paste of this shape
+/// was found (tests/triage/corpus/README.md, "Not found"); the values are representative.
+const VLLM_MISMATCH: &str = "\
+==============================
+       PyTorch Info
+==============================
+PyTorch version              : 2.5.1+rocm6.2
+Is debug build               : False
+CUDA used to build PyTorch   : N/A
+ROCM used to build PyTorch   : 6.2.41133-dd7f95766
+==============================
+         vLLM Info
+==============================
+ROCM Version                 : 6.4.43482-0f2d60242
+vLLM Version                 : 0.9.1
+";
+
+/// Issue 11: a torch/ROCm mismatch read from one vLLM collect_env: the wheel's ROCm (6.2) and
+/// the installed ROCm (hipcc's 6.4) are both facts with their lines, and RC104 fires.
+#[test]
+fn vllm_collect_env_shows_torch_rocm_mismatch() {
+    let t = read("vllm.txt", VLLM_MISMATCH);
+    let rocm: Vec<String> = t.facts.rocm.iter().map(|r| r.value.version.clone()).collect();
+    assert_eq!(rocm, ["6.4"], "installed ROCm from `ROCM Version`");
+    let c = codes(&t);
+    assert!(c.contains(&"RC104"), "{c:?}");
+    // without the vLLM line there is no installed ROCm, so no mismatch can be claimed
+    let t = read(
+        "vllm.txt",
+        &VLLM_MISMATCH.replace("ROCM Version                 : 6.4.43482-0f2d60242\n", ""),
+    );
+    assert!(t.facts.rocm.is_empty());
+    assert!(!codes(&t).contains(&"RC104"));
+    // `Could not collect` (no hipcc) is not a version
+    let t = read(
+        "vllm.txt",
+        &VLLM_MISMATCH.replace("6.4.43482-0f2d60242", "Could not collect"),
+    );
+    assert!(t.facts.rocm.is_empty());
+}
+
 const NAVI32_OVERRIDE: &str = "\
 PyTorch version: 2.3.0+rocm6.0
 ROCM used to build PyTorch: 6.0.32830-d62f6a171

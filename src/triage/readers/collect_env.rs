@@ -4,7 +4,8 @@
 //! `CUDA used to build PyTorch`, `OS`, the kernel inside `Python platform`
 //! (`Linux-6.5.0-35-generic-x86_64-with-glibc2.35`, WSL's `…-microsoft-standard-WSL2-…`),
 //! `GPU models and configuration` with or without `(gfxNNNN)` and with `GPU N:` continuation
-//! lines, and `Nvidia driver version`. `[pip3] torch==…` lines are the pip reader's.
+//! lines, `Nvidia driver version`, and vLLM's `ROCM Version` (the installed HIP, from `hipcc`).
+//! `[pip3] torch==…` lines are the pip reader's.
 //! Example of the layout: <https://github.com/pytorch/pytorch/blob/main/torch/utils/collect_env.py>.
 
 use super::{Line, Seen, gfx_in, kv};
@@ -50,6 +51,17 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 if known {
                     let at = seen.at(v.to_string(), l.no);
                     Seen::first(&mut seen.torch_hip, at);
+                }
+            }
+            // vLLM's collect_env only: `hipcc --version`'s `HIP version:` (vllm/collect_env.py,
+            // `get_rocm_version`, at vllm-project/vllm@030ea52e), i.e. the ROCm user space
+            // installed beside torch, not torch's own HIP. With `ROCM used to build PyTorch` it
+            // puts a torch/ROCm mismatch in one paste.
+            "ROCM Version" => {
+                fired = true;
+                if known && let Ok(r) = crate::version::RocmVersion::parse(v) {
+                    let at = seen.at(r.version.to_string(), l.no);
+                    Seen::first(&mut seen.rocm, at);
                 }
             }
             "CUDA used to build PyTorch" => {
