@@ -1,7 +1,8 @@
 //! Fuzzes the whole `rocmcheck triage` path for one paste: line cleaning, every reader in
 //! `triage::readers`, the facts builder, the env rules and the Markdown reply. Any panic is a
-//! bug: a paste only ever yields facts, notes or nothing. The readers use only the `regex`
-//! crate (linear time) and single passes over the lines, so input size bounds the work.
+//! bug: a paste only ever yields facts, notes or nothing. The readers use the `regex` and
+//! `regex-lite` crates (both linear time), two hand-written scanners (environment settings,
+//! `rocm-smi --json` fields) and single passes over the lines, so input size bounds the work.
 //!
 //! Run: `cargo +nightly fuzz run triage_readers fuzz/corpus/triage_readers tests/triage/corpus -- -dict=fuzz/triage_readers.dict -detect_leaks=0`
 #![no_main]
