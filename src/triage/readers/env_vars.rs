@@ -183,13 +183,7 @@ mod tests {
             ":",
             "0",
         ];
-        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = super::super::xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..20_000 {
             let n = 1 + (next() % 12) as usize;
             let line: String = (0..n)

@@ -159,6 +159,17 @@ pub fn run(read: fn(&[Line], &mut Seen) -> bool, text: &str) -> (bool, Seen) {
     (fired, seen)
 }
 
+/// A xorshift64 generator for the readers' generated-input tests (deterministic, no crate).
+#[cfg(test)]
+pub(crate) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -446,13 +446,7 @@ cardsystem,6.2.4\n";
             "N/A",
             "\t",
         ];
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = super::super::xorshift(0x2545_f491_4f6c_dd1d);
         let mut items = 0;
         for _ in 0..20_000 {
             let n = 1 + (next() % 14) as usize;
