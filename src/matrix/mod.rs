@@ -327,15 +327,25 @@ pub struct GpuTarget {
     /// Exact product names as the tools print them (`rocminfo` `Marketing Name`, collect_env,
     /// rocm-smi/amd-smi), each from a cited source; matched through [`product_key`] only.
     pub marketing: Vec<String>,
-    /// [`product_key`] of each `marketing` name, computed once at load.
+    /// [`product_key`] of each `marketing` name, computed on first use (only product-name
+    /// lookups need them; start-up does not pay for them).
     #[serde(skip)]
-    pub marketing_keys: Vec<String>,
+    pub(crate) marketing_keys: std::sync::OnceLock<Vec<Option<String>>>,
     /// Confidence.
     pub confidence: Confidence,
     /// Note.
     pub note: Option<String>,
     /// Sources.
     pub sources: Vec<String>,
+}
+
+impl GpuTarget {
+    /// [`product_key`] of each `marketing` name, in the same order (None for a name without a
+    /// model number, which `matrix validate` refuses).
+    pub fn marketing_keys(&self) -> &[Option<String>] {
+        self.marketing_keys
+            .get_or_init(|| self.marketing.iter().map(|n| product_key(n)).collect())
+    }
 }
 
 /// A tag recorded as existing, with its evidence.
@@ -534,7 +544,7 @@ pub struct KnownIssue {
 }
 
 /// What an image reference means, by the matrix's grammars.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ImageMatch {
     /// Repository.
     pub repo: String,
@@ -712,9 +722,9 @@ impl Matrix {
         for cand in product_candidates(name) {
             let Some(key) = product_key(&cand) else { continue };
             let hit = self.gpus.iter().find_map(|g| {
-                g.marketing_keys
+                g.marketing_keys()
                     .iter()
-                    .position(|k| *k == key)
+                    .position(|k| k.as_deref() == Some(key.as_str()))
                     .map(|i| (g, g.marketing[i].as_str()))
             });
             match (found, hit) {

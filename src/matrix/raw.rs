@@ -5,11 +5,11 @@
 
 #![allow(missing_docs)] // fields are documented once, in matrix/README.md
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// `matrix.yaml`.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Stamp {
     pub schema: u32,
@@ -17,13 +17,13 @@ pub struct Stamp {
 }
 
 /// `rocm.yaml`.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RocmFile {
     pub releases: Vec<RocmRelease>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RocmRelease {
     pub version: String,
@@ -50,14 +50,14 @@ pub struct RocmRelease {
 }
 
 /// `driver.yaml`.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DriverFile {
     pub policies: Vec<DriverPolicy>,
     pub drivers: Vec<Driver>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DriverPolicy {
     pub userspace: String,
@@ -73,7 +73,7 @@ pub struct DriverPolicy {
     pub sources: Vec<String>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Driver {
     pub driver: String,
@@ -89,7 +89,7 @@ pub struct Driver {
 }
 
 /// `torch.yaml`.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TorchFile {
     pub index: String,
@@ -97,7 +97,7 @@ pub struct TorchFile {
     pub wheels: Vec<Wheel>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArchList {
     pub id: String,
@@ -110,7 +110,7 @@ pub struct ArchList {
     pub sources: Vec<String>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Wheel {
     pub torch: Vec<String>,
@@ -128,7 +128,7 @@ pub struct Wheel {
     pub sources: Vec<String>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Variant {
     pub rocm: String,
@@ -142,13 +142,13 @@ pub struct Variant {
 }
 
 /// `gpus.yaml`.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GpuFile {
     pub targets: Vec<GpuTarget>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GpuTarget {
     pub gfx: String,
@@ -169,7 +169,7 @@ pub struct GpuTarget {
     pub sources: Vec<String>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Product {
     pub name: String,
@@ -178,13 +178,13 @@ pub struct Product {
 }
 
 /// `images.yaml`.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImageFile {
     pub repositories: Vec<ImageRepo>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImageRepo {
     pub repo: String,
@@ -207,14 +207,14 @@ pub struct ImageRepo {
 
 /// A recorded tag: a bare string (evidence: the repository's `sources`) or a record with its own
 /// evidence.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub enum KnownTag {
     Plain(String),
     Record(KnownTagRecord),
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KnownTagRecord {
     pub tag: String,
@@ -234,13 +234,13 @@ impl KnownTag {
 }
 
 /// `issues.yaml`.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IssueFile {
     pub issues: Vec<KnownIssue>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KnownIssue {
     pub id: String,
@@ -257,7 +257,7 @@ pub struct KnownIssue {
     pub sources: Vec<String>,
 }
 
-#[derive(Debug, Deserialize, Serialize, Default)]
+#[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct When {
     #[serde(default)]

@@ -229,8 +229,7 @@ pub fn pack(dir: &str, files: &BTreeMap<String, String>) -> Result<Vec<u8>, Vec<
 }
 
 /// Decodes what [`pack`] wrote: the matrix as validated when rocmcheck was built (issue 13: the
-/// embedded matrix is checked once, at build time; start-up only decodes it). Derived lookups
-/// that are not serialized (the product-name keys) are computed again.
+/// embedded matrix is checked once, at build time; start-up only decodes it).
 pub fn load_packed(dir: &str, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnostic>> {
     let bug = |message: String| {
         vec![MatrixDiagnostic {
@@ -244,12 +243,7 @@ pub fn load_packed(dir: &str, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnosti
     let Some(body) = blob.strip_prefix(PACK_MAGIC) else {
         return Err(bug("the packed matrix has an unknown layout: a build bug".into()));
     };
-    let mut m: Matrix = rmp_serde::from_slice(body)
-        .map_err(|e| bug(format!("the packed matrix does not decode ({e}): a build bug")))?;
-    for g in &mut m.gpus {
-        g.marketing_keys = g.marketing.iter().filter_map(|n| super::product_key(n)).collect();
-    }
-    Ok(m)
+    rmp_serde::from_slice(body).map_err(|e| bug(format!("the packed matrix does not decode ({e}): a build bug")))
 }
 
 fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<MatrixDiagnostic>> {
@@ -582,7 +576,6 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                     });
                 }
                 let mut marketing = Vec::new();
-                let mut marketing_keys = Vec::new();
                 for m in &g.marketing {
                     let Some(key) = super::product_key(m) else {
                         cx.push(
@@ -606,7 +599,6 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                         names.insert(key.clone(), (gfx.clone(), m.clone()));
                     }
                     marketing.push(m.clone());
-                    marketing_keys.push(key);
                 }
                 let confidence = cx.confidence(&src, at, &g.confidence);
                 let sources = cx.sources(&src, at, &format!("target {gfx}"), &g.sources);
@@ -618,7 +610,7 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                     override_version: over,
                     products,
                     marketing,
-                    marketing_keys,
+                    marketing_keys: Default::default(),
                     confidence,
                     note: g.note.clone(),
                     sources,
@@ -764,7 +756,7 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                     cx.push("M004", &src, at, format!("duplicate repository {}", r.repo));
                 }
                 let grammar = match Grammar::compile(&r.grammar) {
-                    Ok(g) => Some(g),
+                    Ok(g) => g,
                     Err(e) => {
                         cx.push(
                             "M006",
@@ -775,7 +767,7 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                         continue;
                     }
                 };
-                for name in grammar.iter().flat_map(|g| g.capture_names().flatten()) {
+                for name in grammar.capture_names().flatten() {
                     if !["rocm", "os", "python", "torch", "gfx", "variant"].contains(&name) {
                         cx.push(
                             "M006",
@@ -789,7 +781,7 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                 let mut seen_tags = HashSet::new();
                 for k in &r.known {
                     let tag = k.tag();
-                    if grammar.as_ref().is_some_and(|g| !g.is_match(tag)) {
+                    if !grammar.is_match(tag) {
                         cx.push(
                             "M008",
                             &src,
@@ -848,10 +840,7 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                 images.push(ImageRepo {
                     repo: r.repo.clone(),
                     os: r.os.clone(),
-                    grammar: match grammar {
-                        Some(g) => Grammar::compiled(g),
-                        None => Grammar::checked_before(r.grammar.clone()),
-                    },
+                    grammar: Grammar::compiled(grammar),
                     torch_from_image,
                     moving: r.moving.clone(),
                     known,
