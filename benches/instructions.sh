@@ -13,11 +13,8 @@ RC=$PWD/target/release/rocmcheck
 ONE=tests/corpus/tgi-rocm.Dockerfile
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# the same 200 KB paste as benches/triage.sh
 BIG=$TMP/paste-200k.txt
-: > "$BIG"
-while [ "$(stat -c %s "$BIG")" -lt 204800 ]; do cat tests/triage/corpus/*.txt >> "$BIG"; done
-head -c 204800 "$BIG" > "$TMP/p" && mv "$TMP/p" "$BIG"
+benches/paste-200k.sh "$BIG" # the same 200 KB paste as benches/triage.sh
 : > "$TMP/empty.txt"
 
 count() { # prints the total instruction count of one run (findings exit 1: not an error here)

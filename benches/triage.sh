@@ -16,9 +16,7 @@ RC=target/release/rocmcheck
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 BIG=$TMP/paste-200k.txt
-: > "$BIG"
-while [ "$(stat -c %s "$BIG")" -lt 204800 ]; do cat tests/triage/corpus/*.txt >> "$BIG"; done
-head -c 204800 "$BIG" > "$TMP/p" && mv "$TMP/p" "$BIG"
+benches/paste-200k.sh "$BIG"
 : > "$TMP/empty.txt"
 echo "paste: $(stat -c %s "$BIG") bytes, $(wc -l < "$BIG") lines"
 mkdir -p benches/results

@@ -65,15 +65,18 @@ pub fn settings(t: &str) -> Vec<(&str, &str)> {
                 .is_some_and(|c| (c.is_whitespace() || matches!(c, '"' | '\'' | '=')) && start - c.len_utf8() >= from)
         };
         let name = &t[start..eq];
-        if !boundary || !kept(name) || (start > from && is_name_byte(b[start - 1])) {
+        if !boundary || !kept(name) {
             continue;
         }
         let rest = &t[eq + 1..];
-        let len = match rest.as_bytes().first() {
-            Some(&q @ (b'"' | b'\'')) if memchr::memchr(q, &rest.as_bytes()[1..]).is_some() => {
-                2 + memchr::memchr(q, &rest.as_bytes()[1..]).unwrap_or(0)
-            }
-            _ => rest
+        // A quoted value runs to its closing quote; without one, the value is unquoted.
+        let closed = match rest.as_bytes().first() {
+            Some(&q @ (b'"' | b'\'')) => memchr::memchr(q, &rest.as_bytes()[1..]).map(|n| n + 2),
+            _ => None,
+        };
+        let len = match closed {
+            Some(n) => n,
+            None => rest
                 .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';'))
                 .unwrap_or(rest.len()),
         };

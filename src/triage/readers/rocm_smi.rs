@@ -228,66 +228,32 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     fired
 }
 
-/// One line of `--json` output: GPU objects open with `"cardN": {`, their fields follow. Only
-/// the string fields rocm-smi prints for a GPU are read; `Card model` is a subsystem id.
-/// Returns None when the line holds no JSON field at all.
+/// One line of `--json` output: GPU objects open with `"cardN": {`, their fields follow (read
+/// by [`field`]). Returns None when the line holds no JSON field at all.
 fn json_line(seen: &mut Seen, t: &str, card: &mut Option<u32>, line: u32) -> Option<bool> {
     let mut any = false;
     let mut fired = false;
-    let src = Src { file: seen.file, line };
     for item in json_items(t) {
         any = true;
-        let (k, v) = match item {
+        match item {
             JsonItem::Card(n) => {
                 *card = n.parse().ok();
                 if let Some(i) = *card {
                     agent(seen, i, line);
                     fired = true;
                 }
-                continue;
             }
-            JsonItem::Field(k, v) => (k, v),
-        };
-        let Some(i) = *card else {
-            continue;
-        };
-        let v = v.trim();
-        match k {
-            "Card series" | "Card Series" | "Device Name" if !v.is_empty() && v != "N/A" => {
-                let a = agent(seen, i, line);
-                if a.marketing.is_none() {
-                    a.marketing = Some(v.to_string());
-                    a.name_src = Some(src);
+            JsonItem::Field(k, v) => {
+                if let Some(i) = *card {
+                    field(seen, i, line, k, v.trim());
                 }
             }
-            "GFX Version" => {
-                if let Some(g) = gfx_in(v) {
-                    agent(seen, i, line).gfx = Some(At { v: g, src });
-                }
-            }
-            "Device ID" | "GPU ID" => {
-                if let Some(d) = pci_id(v) {
-                    agent(seen, i, line).device_id = Some(At { v: d, src });
-                }
-            }
-            "VRAM Total Memory (B)" => {
-                if let Some(n) = number(v) {
-                    agent(seen, i, line).vram = Some(At { v: n, src });
-                }
-            }
-            "GTT Total Memory (B)" => {
-                if let Some(n) = number(v) {
-                    agent(seen, i, line).gtt = Some(At { v: n, src });
-                }
-            }
-            _ => {}
         }
     }
     any.then_some(fired)
 }
 
-/// One `--csv` row. `Card model` is not read: rocm-smi prints the PCI *subsystem* id there
-/// (`0x0c34` on an MI100), not the device id. A vendor cell may itself hold a comma
+/// One `--csv` row (its fields as [`field`] reads them). A vendor cell may itself hold a comma
 /// (`Advanced Micro Devices, Inc. [AMD/ATI]`): extra cells are folded into it.
 fn csv_row(seen: &mut Seen, cols: &[&str], row: &str, idx: u32, line: u32) {
     let mut cells: Vec<String> = row.split(',').map(|c| c.trim().to_string()).collect();
@@ -297,26 +263,45 @@ fn csv_row(seen: &mut Seen, cols: &[&str], row: &str, idx: u32, line: u32) {
             cells[v] = format!("{}, {next}", cells[v]);
         }
     }
-    let src = Src { file: seen.file, line };
     for (k, v) in cols.iter().zip(cells.iter()) {
-        match *k {
-            "Card series" | "Card Series" if !v.is_empty() && v != "N/A" => {
-                let a = agent(seen, idx, line);
-                a.marketing = Some(v.clone());
+        field(seen, idx, line, k, v);
+    }
+}
+
+/// One named field of GPU `idx`, as `--json` and `--csv` name them. `Card model` is not read:
+/// rocm-smi prints the PCI *subsystem* id there (`0x0c34` on an MI100), not the device id. The
+/// first product name of a GPU wins.
+fn field(seen: &mut Seen, idx: u32, line: u32, k: &str, v: &str) {
+    let src = Src { file: seen.file, line };
+    match k {
+        "Card series" | "Card Series" | "Device Name" if !v.is_empty() && v != "N/A" => {
+            let a = agent(seen, idx, line);
+            if a.marketing.is_none() {
+                a.marketing = Some(v.to_string());
                 a.name_src = Some(src);
             }
-            "GFX Version" => {
-                if let Some(g) = gfx_in(v) {
-                    agent(seen, idx, line).gfx = Some(At { v: g, src });
-                }
-            }
-            "Device ID" => {
-                if let Some(d) = pci_id(v) {
-                    agent(seen, idx, line).device_id = Some(At { v: d, src });
-                }
-            }
-            _ => {}
         }
+        "GFX Version" => {
+            if let Some(g) = gfx_in(v) {
+                agent(seen, idx, line).gfx = Some(At { v: g, src });
+            }
+        }
+        "Device ID" | "GPU ID" => {
+            if let Some(d) = pci_id(v) {
+                agent(seen, idx, line).device_id = Some(At { v: d, src });
+            }
+        }
+        "VRAM Total Memory (B)" => {
+            if let Some(n) = number(v) {
+                agent(seen, idx, line).vram = Some(At { v: n, src });
+            }
+        }
+        "GTT Total Memory (B)" => {
+            if let Some(n) = number(v) {
+                agent(seen, idx, line).gtt = Some(At { v: n, src });
+            }
+        }
+        _ => {}
     }
 }
 
