@@ -2,7 +2,7 @@
 //!
 //! build.rs validates them when rocmcheck is built (a matrix that does not validate fails the
 //! build with its diagnostics) and packs the validated [`Matrix`] ([`validate::pack`]); at run
-//! time [`get`] only decodes that pack (about 1.8 M instructions, no YAML, no checks).
+//! time [`get`] only decodes that pack (about 1.6 M instructions, no YAML, no checks).
 //! `--matrix DIR` and `matrix validate` take the full YAML path ([`load`]).
 
 use super::{Matrix, validate};
