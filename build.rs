@@ -41,6 +41,20 @@ fn main() {
     ] {
         println!("cargo::rerun-if-changed={dir}");
     }
+    // The data cache (issue 21) stores a packed `Matrix`; a cache written by a build whose
+    // matrix types differ is re-derived from its bundle. The fingerprint of those types: FNV-1a
+    // of the sources that define them and the package version.
+    let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
+    for f in ["src/matrix/mod.rs", "src/version.rs", "src/facts.rs", "src/finding.rs"] {
+        let text = std::fs::read(root.join(f)).unwrap_or_default();
+        for b in text.iter().chain(b"\0") {
+            fnv = (fnv ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    for b in std::env::var("CARGO_PKG_VERSION").unwrap_or_default().bytes() {
+        fnv = (fnv ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    println!("cargo::rustc-env=ROCMCHECK_MATRIX_LAYOUT={fnv:016x}");
     let mut files = std::collections::BTreeMap::new();
     for name in matrix::validate::FILES {
         let path = root.join("matrix").join(name);
@@ -56,6 +70,11 @@ fn main() {
     }
     match matrix::validate::pack("matrix", &files) {
         Ok(blob) => {
+            // The embedded `data:` date, so start-up can compare it with a cached bundle's
+            // without decoding the embedded matrix (issue 21).
+            if let Ok(m) = matrix::validate::load_packed("matrix", &blob) {
+                println!("cargo::rustc-env=ROCMCHECK_EMBEDDED_DATA={}", m.data);
+            }
             let dest = out.join("matrix.packed");
             if let Err(e) = std::fs::write(&dest, blob) {
                 println!("cargo::error=cannot write {}: {e}", dest.display());

@@ -4,8 +4,8 @@
 # is added when the base lacks it; the payload is copied in at run time.
 #
 #   docker build -f rocm-base.Dockerfile \
-#     --build-arg BASE_IMAGE=rocm/dev-ubuntu-24.04:6.4.4-complete .
-ARG BASE_IMAGE=rocm/dev-ubuntu-24.04:6.4.4
+#     --build-arg BASE_IMAGE=rocm/dev-ubuntu-24.04:7.2.4-complete .
+ARG BASE_IMAGE=rocm/dev-ubuntu-24.04:7.2.4
 FROM ${BASE_IMAGE}
 
 LABEL org.rocmcheck.template="rocm-base"

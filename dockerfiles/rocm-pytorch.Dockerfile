@@ -3,8 +3,8 @@
 # run time.
 #
 #   docker build -f rocm-pytorch.Dockerfile \
-#     --build-arg BASE_IMAGE=rocm/pytorch:rocm6.4.4_ubuntu24.04_py3.12_pytorch_release_2.7.1 .
-ARG BASE_IMAGE=rocm/pytorch:rocm6.4.4_ubuntu24.04_py3.12_pytorch_release_2.7.1
+#     --build-arg BASE_IMAGE=rocm/pytorch:rocm7.2.4_ubuntu24.04_py3.12_pytorch_release_2.10.0 .
+ARG BASE_IMAGE=rocm/pytorch:rocm7.2.4_ubuntu24.04_py3.12_pytorch_release_2.10.0
 FROM ${BASE_IMAGE}
 
 LABEL org.rocmcheck.template="rocm-pytorch"

@@ -4,14 +4,14 @@
 # time, so this image carries nothing of rocmcheck's.
 #
 #   docker build -f rocm-torch-wheel.Dockerfile \
-#     --build-arg BASE_IMAGE=rocm/dev-ubuntu-24.04:6.4.4 \
-#     --build-arg TORCH_VERSION=2.9.1 \
-#     --build-arg TORCH_INDEX_URL=https://download.pytorch.org/whl/rocm6.4 .
-ARG BASE_IMAGE=rocm/dev-ubuntu-24.04:6.4.4
+#     --build-arg BASE_IMAGE=rocm/dev-ubuntu-24.04:7.2.4 \
+#     --build-arg TORCH_VERSION=2.13.0 \
+#     --build-arg TORCH_INDEX_URL=https://download.pytorch.org/whl/rocm7.2 .
+ARG BASE_IMAGE=rocm/dev-ubuntu-24.04:7.2.4
 FROM ${BASE_IMAGE}
 
-ARG TORCH_VERSION=2.9.1
-ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/rocm6.4
+ARG TORCH_VERSION=2.13.0
+ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/rocm7.2
 
 LABEL org.rocmcheck.template="rocm-torch-wheel" \
       org.rocmcheck.torch-version="${TORCH_VERSION}" \

@@ -33,19 +33,22 @@ pub struct Config {
     pub path: Option<PathBuf>,
     /// Targets.
     pub targets: Vec<String>,
+    /// Where each target is written (line, column), for errors.
+    pub target_at: Vec<(usize, usize)>,
     /// Policy.
     pub policy: Policy,
 }
 
-/// A configuration problem, located.
+/// A configuration problem, located (`path:line:col: message`), or about the whole file
+/// (`path: message`: line and column 0, as for a file that cannot be read).
 #[derive(Debug, thiserror::Error)]
-#[error("{path}:{line}:{col}: {message}")]
+#[error("{path}{}: {message}", if *line == 0 { String::new() } else { format!(":{line}:{col}") })]
 pub struct ConfigError {
     /// File.
     pub path: String,
-    /// Line.
+    /// Line (1-based; 0: the whole file).
     pub line: usize,
-    /// Column.
+    /// Column (1-based; 0: the whole file).
     pub col: usize,
     /// Message.
     pub message: String,
@@ -74,8 +77,8 @@ impl Config {
         let shown = path.display().to_string();
         let text = crate::input::read_text(path, 1 << 20).map_err(|e| ConfigError {
             path: shown.clone(),
-            line: 1,
-            col: 1,
+            line: 0,
+            col: 0,
             message: format!("cannot read: {e}"),
         })?;
         Self::parse(&shown, &text)
@@ -117,21 +120,43 @@ impl Config {
             policy.fail_on =
                 Severity::parse(f).ok_or_else(|| bad(f, format!("fail_on `{f}`: expected error, warning or info")))?;
         }
+        // a typo in a rule code or name is an error, not a rule silently not ignored (issue 24)
         for i in &raw.ignore {
-            policy.ignore.insert(i.clone());
+            let code = crate::rules::resolve(i).map_err(|m| bad(i, format!("ignore: {m}")))?;
+            policy.ignore.insert(code.to_string());
         }
         for (k, v) in &raw.severity {
+            let code = crate::rules::resolve(k).map_err(|m| bad(k, format!("severity: {m}")))?;
             let s = Severity::parse(v)
                 .ok_or_else(|| bad(v, format!("severity of {k} `{v}`: expected error, warning or info")))?;
-            policy.severity.insert(k.clone(), s);
+            policy.severity.insert(code.to_string(), s);
         }
         for t in &raw.targets {
             crate::version::Gfx::parse(t).map_err(|e| bad(t, e.to_string()))?;
         }
+        let target_at = raw.targets.iter().map(|t| locate(t)).collect();
         Ok(Config {
             path: Some(shown.into()),
             targets: raw.targets,
+            target_at,
             policy,
         })
+    }
+
+    /// Checks the targets against the matrix: a gfx name the matrix does not know (`gfx1110`) is
+    /// an error at its line, with the nearest known one, as `--gfx` gives.
+    pub fn check_targets(&self, matrix: &crate::matrix::Matrix) -> Result<(), ConfigError> {
+        for (i, t) in self.targets.iter().enumerate() {
+            if let Err(message) = crate::cli::matrix::parse_gfx_arg(matrix, t) {
+                let (line, col) = self.target_at.get(i).copied().unwrap_or((0, 0));
+                return Err(ConfigError {
+                    path: self.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+                    line,
+                    col,
+                    message: format!("targets: {message}"),
+                });
+            }
+        }
+        Ok(())
     }
 }

@@ -217,6 +217,9 @@ pub enum RocmFrom {
     Installed,
     /// `ROCM_PATH` / `HIP_PATH`.
     EnvVar,
+    /// The ROCm Python packages (`rocm`, `rocm-sdk-core`, `rocm-sdk-device-<gfx>` …): installed
+    /// into site-packages (`_rocm_sdk_core…`), or pulled by `pip install`.
+    PipWheels,
 }
 
 /// One ROCm user-space installation.
@@ -235,6 +238,17 @@ pub struct RocmInstall {
     /// gfx targets hipBLASLt ships kernels for, when probed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hipblaslt_gfx: Vec<String>,
+    /// Links that lead to this install (`/opt/rocm`, the Core SDK's update-alternatives links
+    /// `/opt/rocm/core`, `/opt/rocm/core-<major>`, `/opt/rocm/bin` …, `ROCM_PATH`), when probed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<String>,
+    /// gfx targets the distribution was built for (TheRock's `share/therock/dist_info.json`
+    /// `dist_amdgpu_targets`, `rocm-sdk targets`), when known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
+    /// The probed torch loads its HIP runtime (`libamdhip64`) from this install.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub torch_loads: bool,
 }
 
 /// The base image of a Dockerfile stage.
@@ -311,6 +325,29 @@ pub struct TorchFacts {
     /// Where the install sits in the Dockerfile, for fixes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sites: Option<TorchSites>,
+    /// Extras of the torch requirement (`torch[device-gfx942]` → `device-gfx942`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extras: Vec<String>,
+    /// The HIP runtime the imported torch loaded (`libamdhip64` in `/proc/self/maps` after
+    /// `import torch`), env only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hip_library: Option<String>,
+}
+
+/// A Python distribution in the stack (not torch itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PipRequirement {
+    /// The distribution name as written (`rocm`, `rocm-sdk-device-gfx1100`).
+    pub name: String,
+    /// The pinned or installed version, if known (`7.14.0`, `2.12.0+rocm7.14.0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Extras (`libraries`, `device-gfx1100`, `device-all`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extras: Vec<String>,
+    /// Index URLs in effect for it (the same pip command), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub index_urls: Vec<String>,
 }
 
 /// One GPU as the probes saw it.
@@ -459,6 +496,10 @@ pub struct PythonFacts {
     /// The last lines of the probe's stderr or a parse error, when the probe failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The interpreter's site-packages directories (`site.getsitepackages()` and the user
+    /// site), as it reported them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub site_packages: Vec<String>,
     /// `--deep` ran (the GPU was initialised).
     #[serde(default)]
     pub deep: bool,
@@ -558,6 +599,13 @@ pub struct Facts {
     /// GPU access settings of devcontainer.json / compose services (lint only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub containers: Vec<Sourced<ContainerGpu>>,
+    /// Python distributions the stack installs (each requirement of every `pip install` line of
+    /// a Dockerfile, torch's included, whose `torch` fact holds only the last one) or has
+    /// installed (site-packages, pasted `pip list`): name, pin, extras and the indexes of the
+    /// same command. Rules pick the ones the matrix knows
+    /// (`distribution.yaml`: the ROCm wheels, AMD's torch device packages).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pip: Vec<Sourced<PipRequirement>>,
 }
 
 /// How a container is started (devcontainer.json `runArgs`, a compose service): the settings

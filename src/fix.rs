@@ -71,6 +71,37 @@ pub fn apply(text: &str, path: &str, fixes: &[&Fix]) -> (String, Vec<usize>) {
     (out, applied)
 }
 
+/// A file's line endings, so that fixes computed on its LF text (see
+/// [`crate::dockerfile::parse::decode`]) are written back with the endings it had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEnding {
+    /// LF (or no line break at all).
+    Lf,
+    /// CR LF on most lines (a file with mixed endings is written back with its majority).
+    CrLf,
+}
+
+impl LineEnding {
+    /// The LF text of `text` and the endings to write it back with.
+    pub fn split(text: &str) -> (std::borrow::Cow<'_, str>, LineEnding) {
+        let crlf = text.matches("\r\n").count();
+        if crlf == 0 {
+            return (std::borrow::Cow::Borrowed(text), LineEnding::Lf);
+        }
+        let lf = text.matches('\n').count() - crlf;
+        let e = if crlf >= lf { LineEnding::CrLf } else { LineEnding::Lf };
+        (std::borrow::Cow::Owned(text.replace("\r\n", "\n")), e)
+    }
+
+    /// `lf_text` with these endings.
+    pub fn restore(self, lf_text: &str) -> String {
+        match self {
+            LineEnding::Lf => lf_text.to_string(),
+            LineEnding::CrLf => lf_text.replace('\n', "\r\n"),
+        }
+    }
+}
+
 /// What fixing one file did.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {

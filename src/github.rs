@@ -68,11 +68,25 @@ struct Comment {
 
 /// Longest `Retry-After` waited before giving up.
 const MAX_WAIT: Duration = Duration::from_secs(60);
-/// Pages of comments read at most (100 each).
-const MAX_PAGES: usize = 30;
+/// Pages of comments read at most (100 each): a thread of thousands of comments is read in a
+/// bounded time, and the reply says it was cut.
+pub const MAX_PAGES: usize = 30;
+/// Bytes of response bodies read at most (issue and comment pages together).
+pub const MAX_BYTES: usize = 16 << 20;
 
-/// Fetches the issue body and its comments as triage inputs.
-pub async fn issue_inputs(api: &str, issue: &IssueRef, token: Option<&str>) -> Result<Vec<Input>, String> {
+/// What [`issue_inputs`] read.
+#[derive(Debug, Clone, Default)]
+pub struct Fetched {
+    /// The issue body and the comments, in order.
+    pub inputs: Vec<Input>,
+    /// Set when the thread was longer than [`MAX_PAGES`] / [`MAX_BYTES`]: says what was read.
+    pub cut: Option<String>,
+}
+
+/// Fetches the issue body and its comments as triage inputs, within [`MAX_PAGES`] and
+/// [`MAX_BYTES`]. `Link: rel="next"` is followed only to the API's own origin, so the token
+/// is never sent elsewhere.
+pub async fn issue_inputs(api: &str, issue: &IssueRef, token: Option<&str>) -> Result<Fetched, String> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(30))
@@ -87,14 +101,31 @@ pub async fn issue_inputs(api: &str, issue: &IssueRef, token: Option<&str>) -> R
         name: issue.to_string(),
         text: i.body.unwrap_or_default(),
     }];
+    let origin = origin_of(api);
+    let mut bytes = body.len();
     let mut url = Some(format!("{base}/comments?per_page=100"));
     let mut pages = 0;
+    let mut comments = 0usize;
+    let mut cut = None;
     while let Some(u) = url.take() {
-        pages += 1;
-        if pages > MAX_PAGES {
+        if pages == MAX_PAGES || bytes >= MAX_BYTES {
+            cut = Some(format!(
+                "the thread is longer than rocmcheck reads: the issue and its first {comments} comments \
+                 ({pages} pages, {} KiB) were read, later comments were not (limits: {MAX_PAGES} pages of 100, \
+                 {} MiB)",
+                bytes >> 10,
+                MAX_BYTES >> 20
+            ));
             break;
         }
+        if origin_of(&u) != origin {
+            return Err(format!(
+                "{base}: the next page of comments is on another host ({u}); not followed"
+            ));
+        }
+        pages += 1;
         let (body, next) = get(&client, &u, token).await?;
+        bytes += body.len();
         let cs: Vec<Comment> =
             serde_json::from_slice(&body).map_err(|e| format!("{u}: not a list of comments: {e}"))?;
         for c in cs {
@@ -102,6 +133,7 @@ pub async fn issue_inputs(api: &str, issue: &IssueRef, token: Option<&str>) -> R
             if text.contains(crate::report::markdown::TRIAGE_MARKER) {
                 continue;
             }
+            comments += 1;
             out.push(Input {
                 name: format!("{issue} comment {}", c.id),
                 text,
@@ -109,7 +141,14 @@ pub async fn issue_inputs(api: &str, issue: &IssueRef, token: Option<&str>) -> R
         }
         url = next;
     }
-    Ok(out)
+    Ok(Fetched { inputs: out, cut })
+}
+
+/// `scheme://host[:port]` of a URL (lower case), for the same-origin check.
+fn origin_of(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    format!("{}://{}", scheme.to_ascii_lowercase(), host.to_ascii_lowercase())
 }
 
 /// GET with the API headers; returns the body and the `rel="next"` link.
@@ -123,7 +162,10 @@ async fn get(client: &reqwest::Client, url: &str, token: Option<&str>) -> Result
         if let Some(t) = token.filter(|t| !t.is_empty()) {
             req = req.bearer_auth(t);
         }
-        let resp = req.send().await.map_err(|e| format!("{url}: request failed: {e}"))?;
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| format!("{url}: request failed: {}", crate::sync::chain(&e)))?;
         let status = resp.status();
         let h = resp.headers();
         let header = |k: &str| h.get(k).and_then(|v| v.to_str().ok()).map(str::to_string);
@@ -132,7 +174,7 @@ async fn get(client: &reqwest::Client, url: &str, token: Option<&str>) -> Result
             let body = resp
                 .bytes()
                 .await
-                .map_err(|e| format!("{url}: reading the body: {e}"))?;
+                .map_err(|e| format!("{url}: reading the body: {}", crate::sync::chain(&e)))?;
             return Ok((body.to_vec(), next));
         }
         let remaining = header("x-ratelimit-remaining");
@@ -217,5 +259,15 @@ mod tests {
             Some("https://api.github.com/repositories/1/issues/2/comments?per_page=100&page=2")
         );
         assert_eq!(next_link("<x>; rel=\"prev\""), None);
+    }
+
+    #[test]
+    fn origins() {
+        assert_eq!(
+            origin_of("https://API.github.com/repos/a?x=1"),
+            "https://api.github.com"
+        );
+        assert_eq!(origin_of("http://127.0.0.1:80/x"), "http://127.0.0.1:80");
+        assert_ne!(origin_of("http://127.0.0.1:81/x"), origin_of("http://127.0.0.1:80"));
     }
 }

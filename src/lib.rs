@@ -21,6 +21,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod data;
 pub mod docker;
 pub mod dockerfile;
 pub mod exit;
@@ -30,6 +31,7 @@ pub mod fix;
 pub mod github;
 pub mod input;
 pub mod matrix;
+pub mod online;
 pub mod policy;
 pub mod probe;
 pub mod report;

@@ -17,7 +17,10 @@ fn main() -> ExitCode {
     } else {
         Box::new(std::io::BufWriter::with_capacity(64 * 1024, stdout.lock()))
     };
-    let mut err = std::io::stderr().lock();
+    // Not `stderr().lock()`: a lock held for the whole run deadlocks with the progress bar's
+    // thread, which draws to stderr on its own (`build` under a terminal hung for ever, issue
+    // 24). Unbuffered `Stderr` takes its lock per write.
+    let mut err = std::io::stderr();
     let status = match cli::run(args, &mut out, &mut err) {
         Ok(s) => s,
         Err(e) if is_broken_pipe(&e) => ExitStatus::Success,

@@ -6,7 +6,16 @@
 //!   `torch-2.9.0+rocm6.4-cp312-cp312-manylinux_2_28_x86_64.whl` → torch releases, ROCm variants
 //!   and Python tags the matrix does not have;
 //! - Docker Hub tag listings (`<hub>/v2/repositories/<repo>/tags?page_size=100`, paginated JSON
-//!   with `next`) → tags the matrix does not list, read through the repository's tag grammar.
+//!   with `next`) → tags the matrix does not list, read through the repository's tag grammar;
+//! - the Core SDK era's ROCm wheels (`distribution.yaml`): the PEP 503 project list of each
+//!   wheel-based PyTorch ROCm line (`<base>/rocm7.14/`, which mirrors `rocm`, `rocm-sdk-core`,
+//!   `rocm-sdk-libraries` and `rocm-sdk-device-<gfx>` with absolute links to repo.amd.com:
+//!   pytorch/test-infra s3_management/update_dependencies.py@61a77570), AMD's multi-arch indexes
+//!   (`https://repo.amd.com/rocm/whl-multi-arch/`, relative `../<wheel>.whl` links) and per-family
+//!   indexes (`<root><family>/`) → device packages for gfx targets `gpus.yaml` lacks (including
+//!   AMD's split `amd-torch-device-<gfx>`), per-family library packages of families
+//!   `distribution.yaml` lacks, and `rocm` / `rocm-sdk-core` versions newer than `rocm.yaml`
+//!   knows (a release line it lacks, or a patch it does not list).
 //!
 //! Every proposed line carries the URL it came from. Nothing here writes the matrix: support
 //! claims are a person's decision. Network behaviour: a timeout per request, retries with
@@ -14,7 +23,7 @@
 //! honoured on 429, a cap on every response's size, and a clear error for a truncated, malformed
 //! or oversized response. One failing source does not stop the others.
 
-use crate::matrix::{Channel, Matrix};
+use crate::matrix::{Channel, IndexChannel, IndexLayout, Matrix, PackageRole};
 use crate::version::Version;
 use regex::Regex;
 use serde::Serialize;
@@ -54,6 +63,11 @@ pub struct Options {
     pub wheels: bool,
     /// Read Docker Hub.
     pub images: bool,
+    /// AMD's package indexes to read for ROCm wheels (default: the stable ones of
+    /// `distribution.yaml`), each with its layout.
+    pub amd_indexes: Vec<(String, IndexLayout)>,
+    /// Read the ROCm wheel indexes (the PyTorch mirror of wheel-based lines and AMD's).
+    pub rocm_wheels: bool,
 }
 
 impl Options {
@@ -71,6 +85,14 @@ impl Options {
             max_pages: 100,
             wheels: true,
             images: true,
+            amd_indexes: m
+                .distribution
+                .indexes
+                .iter()
+                .filter(|ix| ix.channel == IndexChannel::Stable)
+                .map(|ix| (ix.url.clone(), ix.layout))
+                .collect(),
+            rocm_wheels: true,
         }
     }
 }
@@ -105,6 +127,32 @@ pub enum Change {
         rocm: String,
         /// The new Python tags.
         python: Vec<String>,
+    },
+    /// A ROCm wheel (`rocm`, `rocm-sdk-core`) version `rocm.yaml` does not know: its release
+    /// line is missing, or the line does not list the patch.
+    RocmWheel {
+        /// The package (`rocm-sdk-core`).
+        package: String,
+        /// The version on the index (`10.2.0`).
+        version: String,
+        /// The release line is in `rocm.yaml` (only the patch is new).
+        known_line: bool,
+    },
+    /// A per-target device package (`rocm-sdk-device-<gfx>`, `amd-torch-device-<gfx>`) for a gfx
+    /// target `gpus.yaml` does not have.
+    DeviceTarget {
+        /// The package.
+        package: String,
+        /// The target.
+        gfx: String,
+    },
+    /// A GPU family `distribution.yaml` does not have: a per-family library package
+    /// (`rocm-sdk-libraries-<family>`) or a family directory of a per-family index root.
+    Family {
+        /// What shows it (the package name, or `<family>/` for an index directory).
+        seen: String,
+        /// The family name.
+        family: String,
     },
     /// A tag missing from an image repository's known tags.
     ImageTag {
@@ -173,6 +221,16 @@ pub struct Outcome {
 struct Fetcher {
     client: reqwest::Client,
     opts: Options,
+    /// Set at the first name-resolution failure (offline, no DNS): every later source would fail
+    /// the same way, each after its retries, so sync stops there with one message.
+    unresolved: std::sync::Mutex<Option<String>>,
+}
+
+/// Does this error chain say a host name could not be resolved?
+fn is_name_resolution(chain: &str) -> bool {
+    chain.contains("dns error")
+        || chain.contains("failed to lookup address")
+        || chain.contains("Name or service not known")
 }
 
 enum Attempt {
@@ -194,7 +252,13 @@ impl Fetcher {
         Ok(Fetcher {
             client,
             opts: opts.clone(),
+            unresolved: std::sync::Mutex::new(None),
         })
+    }
+
+    /// The host that could not be resolved, once one could not.
+    fn unresolved(&self) -> Option<String> {
+        self.unresolved.lock().ok().and_then(|g| g.clone())
     }
 
     /// GETs `url`; Ok(None) for 404. Retries what may pass on a second try.
@@ -229,7 +293,21 @@ impl Fetcher {
                 return Err(Attempt::Retry(format!("timed out after {:?}", self.opts.timeout), None));
             }
             Err(e) if e.is_builder() => return Err(Attempt::Fail(format!("invalid URL: {e}"))),
-            Err(e) => return Err(Attempt::Retry(format!("request failed: {}", chain(&e)), None)),
+            Err(e) => {
+                let c = chain(&e);
+                if is_name_resolution(&c) {
+                    // not retried: a missing network or DNS does not come back in a second
+                    let host = reqwest::Url::parse(url)
+                        .ok()
+                        .and_then(|u| u.host_str().map(String::from))
+                        .unwrap_or_else(|| url.to_string());
+                    if let Ok(mut g) = self.unresolved.lock() {
+                        *g = Some(host.clone());
+                    }
+                    return Err(Attempt::Fail(format!("cannot resolve the host name {host}: {c}")));
+                }
+                return Err(Attempt::Retry(format!("request failed: {c}"), None));
+            }
         };
         let status = resp.status();
         // download.pytorch.org answers 403 (its storage's AccessDenied) for a path that does not
@@ -315,7 +393,9 @@ impl Fetcher {
     }
 }
 
-fn chain(e: &dyn std::error::Error) -> String {
+/// An error with its causes (`error sending request: …: tcp connect error: Connection refused`),
+/// each cause once.
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut src = e.source();
     while let Some(inner) = src {
@@ -459,6 +539,13 @@ fn origin(url: &str) -> &str {
 
 /// Reads the sources and proposes additions. Never writes anything.
 pub async fn sync(m: &Matrix, opts: &Options) -> Outcome {
+    sync_with_progress(m, opts, &mut |_| {}).await
+}
+
+/// [`sync`], calling `progress` with a line before each source is read (`reading 3/25: URL`).
+/// At the first host name that cannot be resolved (offline, no DNS) it stops: one error that
+/// says so and how many sources were not read, instead of one per source after its retries.
+pub async fn sync_with_progress(m: &Matrix, opts: &Options, progress: &mut dyn FnMut(&str)) -> Outcome {
     let mut out = Outcome::default();
     let f = match Fetcher::new(opts) {
         Ok(f) => f,
@@ -471,11 +558,6 @@ pub async fn sync(m: &Matrix, opts: &Options) -> Outcome {
         }
     };
     let mut rocm_lines: BTreeSet<String> = BTreeSet::new();
-    if opts.images {
-        for repo in &opts.repos {
-            images(m, &f, repo, &mut out, &mut rocm_lines).await;
-        }
-    }
     if opts.wheels {
         for r in &m.rocm {
             rocm_lines.insert(r.version.line().to_string());
@@ -485,7 +567,41 @@ pub async fn sync(m: &Matrix, opts: &Options) -> Outcome {
                 rocm_lines.insert(v.rocm.to_string());
             }
         }
-        wheels(m, &f, &rocm_lines, &mut out).await;
+    }
+    // the image tags can name more ROCm lines: the total grows to what is known before each part
+    let mut total = if opts.images { opts.repos.len() } else { 0 } + rocm_lines.len();
+    let mut n = 0;
+    let hub = opts.docker_hub_url.trim_end_matches('/');
+    if opts.images {
+        for repo in &opts.repos {
+            if f.unresolved().is_some() {
+                break;
+            }
+            n += 1;
+            progress(&format!("reading {n}/{total}: {hub}/v2/repositories/{repo}/tags"));
+            images(m, &f, repo, &mut out, &mut rocm_lines).await;
+        }
+    }
+    if opts.wheels && f.unresolved().is_none() {
+        total = n + rocm_lines.len();
+        wheels(m, &f, &rocm_lines, &mut out, &mut |url: &str| {
+            n += 1;
+            progress(&format!("reading {n}/{total}: {url}"));
+        })
+        .await;
+    }
+    // the Core SDK era's ROCm wheel indexes (not counted in the progress total); not read at all
+    // once a host name could not be resolved, and stopped at the first one that cannot be
+    if opts.rocm_wheels && f.unresolved().is_none() {
+        rocm_wheel_indexes(m, &f, &mut out).await;
+    }
+    if let Some(host) = f.unresolved()
+        && let Some(e) = out.errors.last_mut()
+    {
+        e.message.push_str(&format!(
+            "; stopped there: {host} cannot be resolved (offline, or no DNS?), {} of {total} source(s) not read",
+            total.saturating_sub(n)
+        ));
     }
     out.proposals.sort();
     out.proposals.dedup();
@@ -595,12 +711,22 @@ async fn images(m: &Matrix, f: &Fetcher, repo: &str, out: &mut Outcome, rocm_lin
     }
 }
 
-async fn wheels(m: &Matrix, f: &Fetcher, rocm_lines: &BTreeSet<String>, out: &mut Outcome) {
+async fn wheels(
+    m: &Matrix,
+    f: &Fetcher,
+    rocm_lines: &BTreeSet<String>,
+    out: &mut Outcome,
+    progress: &mut dyn FnMut(&str),
+) {
     let base = f.opts.base_url.trim_end_matches('/');
     // (torch, rocm) → (python tags, source)
     let mut seen: BTreeMap<(String, String), (BTreeSet<String>, String)> = BTreeMap::new();
     for line in rocm_lines {
+        if f.unresolved().is_some() {
+            break;
+        }
         let url = format!("{base}/rocm{line}/torch/");
+        progress(&url);
         let body = match f.get(&url).await {
             Ok(Some(b)) => b,
             Ok(None) => continue, // no wheels for this ROCm line
@@ -666,6 +792,290 @@ async fn wheels(m: &Matrix, f: &Fetcher, rocm_lines: &BTreeSet<String>, out: &mu
     }
 }
 
+// ---------------------------------------------------------------------- ROCm wheel indexes
+
+/// Reads a PEP 503 page into its links: (anchor text, href). Errors as [`parse_index_page`].
+fn page_links(html: &str) -> Result<Vec<(String, String)>, String> {
+    let lower = html.to_ascii_lowercase();
+    if !lower.contains("<html") && !lower.contains("<a ") {
+        return Err("not an HTML simple-index page (no <html> or <a> element)".into());
+    }
+    if !lower.trim_end().ends_with("</html>") {
+        return Err("truncated page: the simple index does not end with </html>".into());
+    }
+    Ok(ANCHOR
+        .captures_iter(html)
+        .map(|c| (c[2].trim().to_string(), c[1].to_string()))
+        .collect())
+}
+
+/// The project names of a PEP 503 root page (`<a href="rocm-sdk-core/">rocm-sdk-core</a>`),
+/// normalised (PEP 503: lower case, runs of `-_.` → `-`).
+pub fn parse_project_list(html: &str) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = page_links(html)?
+        .into_iter()
+        .map(|(text, href)| {
+            let name = if text.is_empty() {
+                href.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string()
+            } else {
+                text
+            };
+            normalise(&name)
+        })
+        .filter(|n| !n.is_empty())
+        .collect();
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn normalise(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.trim().chars() {
+        if matches!(c, '-' | '_' | '.') {
+            if !out.ends_with('-') {
+                out.push('-');
+            }
+        } else {
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
+/// The version in a distribution file name: a wheel (`rocm_sdk_core-7.14.0-py3-none-linux_x86_64.whl`,
+/// PyPA binary distribution format) or an sdist (`rocm-7.14.0.post1.tar.gz`). None for others.
+pub fn file_version(file: &str) -> Option<String> {
+    let stem = file
+        .strip_suffix(".whl")
+        .or_else(|| file.strip_suffix(".tar.gz"))
+        .or_else(|| file.strip_suffix(".zip"))?;
+    let b = stem.as_bytes();
+    let start = (1..b.len()).find(|&i| b[i - 1] == b'-' && b[i].is_ascii_digit())?;
+    let rest = &stem[start..];
+    let v = if file.ends_with(".whl") {
+        rest.split('-').next().unwrap_or(rest)
+    } else {
+        rest
+    };
+    (!v.is_empty()).then(|| v.to_string())
+}
+
+/// The file names a PEP 503 project page lists (anchor text when it is a file name, else the
+/// href's last segment, percent-decoded: absolute links to repo.amd.com and relative
+/// `../<wheel>.whl` links alike).
+fn page_files(html: &str) -> Result<Vec<String>, String> {
+    Ok(page_links(html)?
+        .into_iter()
+        .map(|(text, href)| {
+            if text.ends_with(".whl") || text.ends_with(".tar.gz") {
+                text
+            } else {
+                let h = href.split(['#', '?']).next().unwrap_or("");
+                percent_decode(h.rsplit('/').next().unwrap_or(""))
+            }
+        })
+        .collect())
+}
+
+/// A release version `X.Y.Z` (or `X.Y.Z.postN`): (line `X.Y`, `X.Y.Z`). None for pre-releases,
+/// nightlies and dev builds (`7.15.0a20260630`, `10.0.0rc1`, `…dev0+…`).
+fn release_version(v: &str) -> Option<(String, String)> {
+    let base = match v.split_once(".post") {
+        Some((b, post)) if !post.is_empty() && post.bytes().all(|c| c.is_ascii_digit()) => b,
+        Some(_) => return None,
+        None => v,
+    };
+    let parts: Vec<&str> = base.split('.').collect();
+    if !(2..=3).contains(&parts.len())
+        || !parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
+    {
+        return None;
+    }
+    Some((format!("{}.{}", parts[0], parts[1]), base.to_string()))
+}
+
+async fn get_text(f: &Fetcher, url: &str, out: &mut Outcome) -> Option<String> {
+    match f.get(url).await {
+        Ok(Some(b)) => match String::from_utf8(b) {
+            Ok(t) => Some(t),
+            Err(_) => {
+                out.errors.push(SyncError {
+                    url: url.to_string(),
+                    message: "the page is not UTF-8".into(),
+                });
+                None
+            }
+        },
+        Ok(None) => None,
+        Err(e) => {
+            out.errors.push(SyncError {
+                url: url.to_string(),
+                message: e,
+            });
+            None
+        }
+    }
+}
+
+/// The wheel-based PyTorch ROCm lines (variants with `rocm_from: wheels`) and the Core SDK
+/// releases of `rocm.yaml`: the lines whose `<base>/rocm<line>/` mirrors ROCm wheels.
+fn wheel_lines(m: &Matrix) -> BTreeSet<String> {
+    let mut lines: BTreeSet<String> = m
+        .torch
+        .wheels
+        .iter()
+        .flat_map(|w| w.variants.iter())
+        .filter(|v| v.rocm_from_wheels)
+        .map(|v| v.rocm.to_string())
+        .collect();
+    lines.extend(
+        m.rocm
+            .iter()
+            .filter(|r| r.stream == crate::matrix::Stream::CoreSdk)
+            .map(|r| r.version.line().to_string()),
+    );
+    lines
+}
+
+async fn rocm_wheel_indexes(m: &Matrix, f: &Fetcher, out: &mut Outcome) {
+    let base = f.opts.base_url.trim_end_matches('/');
+    let mut roots: Vec<String> = wheel_lines(m).into_iter().map(|l| format!("{base}/rocm{l}/")).collect();
+    for (url, layout) in &f.opts.amd_indexes {
+        if f.unresolved().is_some() {
+            return;
+        }
+        let root = format!("{}/", url.trim_end_matches('/'));
+        match layout {
+            IndexLayout::MultiArch => roots.push(root),
+            IndexLayout::PerFamily => {
+                let mut fams: Vec<String> = m.distribution.families.iter().map(|f| f.name.clone()).collect();
+                // The root's own listing of family directories: its format is not documented
+                // (it is no PEP 503 page); any anchor whose text is a `gfx…` name is taken as a
+                // family directory, and a root without such a listing is not an error.
+                if let Some(text) = get_text(f, &root, out).await
+                    && let Ok(links) = page_links(&text)
+                {
+                    out.fetched.push(root.clone());
+                    for (t, _) in links {
+                        let name = t.trim_end_matches('/').to_string();
+                        if !name.starts_with("gfx") || name.contains(['/', ' ']) || fams.contains(&name) {
+                            continue;
+                        }
+                        if m.distribution.family(&name).is_none() && crate::version::Gfx::parse(&name).is_err() {
+                            out.proposals.push(Proposal {
+                                change: Change::Family {
+                                    seen: format!("{name}/"),
+                                    family: name.clone(),
+                                },
+                                source: root.clone(),
+                            });
+                        }
+                        fams.push(name);
+                    }
+                }
+                for fam in fams {
+                    roots.push(format!("{root}{fam}/"));
+                }
+            }
+        }
+    }
+    // (package, version) → source, once each
+    let mut versions: BTreeMap<(String, String), String> = BTreeMap::new();
+    for root in roots {
+        if f.unresolved().is_some() {
+            return;
+        }
+        // An index or line that does not exist (404/403) is not an error: not every family has
+        // an index, not every Core SDK line a PyTorch mirror.
+        let Some(text) = get_text(f, &root, out).await else {
+            continue;
+        };
+        let projects = match parse_project_list(&text) {
+            Ok(p) => p,
+            Err(e) => {
+                out.errors.push(SyncError { url: root, message: e });
+                continue;
+            }
+        };
+        out.fetched.push(root.clone());
+        for name in projects {
+            let Some(pm) = m.distribution.package(&name) else {
+                continue;
+            };
+            match (pm.role, pm.suffix) {
+                (PackageRole::Device | PackageRole::TorchDevice, Some(g)) => {
+                    let is_target = crate::version::Gfx::parse(&g).is_ok_and(|x| x.as_str() == g);
+                    if is_target && m.gpu(&g).is_none() {
+                        out.proposals.push(Proposal {
+                            change: Change::DeviceTarget {
+                                package: name.clone(),
+                                gfx: g,
+                            },
+                            source: root.clone(),
+                        });
+                    }
+                }
+                (PackageRole::FamilyLibraries, Some(fam)) => {
+                    let already = out.proposals.iter().any(
+                        |p| matches!(&p.change, Change::Family { family, .. } if family.eq_ignore_ascii_case(&fam)),
+                    );
+                    if !already && m.distribution.family(&fam).is_none() && crate::version::Gfx::parse(&fam).is_err() {
+                        out.proposals.push(Proposal {
+                            change: Change::Family {
+                                seen: name.clone(),
+                                family: fam,
+                            },
+                            source: root.clone(),
+                        });
+                    }
+                }
+                (PackageRole::Selector | PackageRole::Core, _) => {
+                    let url = format!("{root}{name}/");
+                    let Some(page) = get_text(f, &url, out).await else {
+                        continue;
+                    };
+                    let files = match page_files(&page) {
+                        Ok(v) => v,
+                        Err(e) => {
+                            out.errors.push(SyncError { url, message: e });
+                            continue;
+                        }
+                    };
+                    out.fetched.push(url.clone());
+                    for v in files.iter().filter_map(|x| file_version(x)) {
+                        versions.entry((name.clone(), v)).or_insert_with(|| url.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for ((package, version), source) in versions {
+        let Some((line, patch)) = release_version(&version) else {
+            continue;
+        };
+        let (Ok(lv), Ok(pv)) = (Version::parse(&line), Version::parse(&patch)) else {
+            continue;
+        };
+        let release = m.rocm.iter().find(|r| r.version.line() == lv.line());
+        let known_line = release.is_some();
+        if release.is_some_and(|r| r.patches.contains(&pv) || r.version == pv) {
+            continue;
+        }
+        out.proposals.push(Proposal {
+            change: Change::RocmWheel {
+                package,
+                version: patch,
+                known_line,
+            },
+            source,
+        });
+    }
+}
+
 // ----------------------------------------------------------------------------------- output
 
 fn quote_list(v: &[String]) -> String {
@@ -684,7 +1094,12 @@ pub fn render_diff(m: &Matrix, o: &Outcome, out: &mut dyn std::io::Write) -> std
     let torch: Vec<&Proposal> = o
         .proposals
         .iter()
-        .filter(|p| !matches!(p.change, Change::ImageTag { .. }))
+        .filter(|p| {
+            matches!(
+                p.change,
+                Change::TorchRelease { .. } | Change::WheelVariant { .. } | Change::Python { .. }
+            )
+        })
         .collect();
     let images: Vec<&Proposal> = o
         .proposals
@@ -713,7 +1128,61 @@ pub fn render_diff(m: &Matrix, o: &Outcome, out: &mut dyn std::io::Write) -> std
                     quote_list(python),
                     p.source
                 )?,
-                Change::ImageTag { .. } => {}
+                _ => {}
+            }
+        }
+    }
+    let core: Vec<&Proposal> = o
+        .proposals
+        .iter()
+        .filter(|p| {
+            matches!(
+                p.change,
+                Change::RocmWheel { .. } | Change::DeviceTarget { .. } | Change::Family { .. }
+            )
+        })
+        .collect();
+    for (file, pick) in [("rocm.yaml", 0u8), ("gpus.yaml", 1), ("distribution.yaml", 2)] {
+        let mine: Vec<&&Proposal> = core
+            .iter()
+            .filter(|p| match p.change {
+                Change::RocmWheel { .. } => pick == 0,
+                Change::DeviceTarget { .. } => pick == 1,
+                _ => pick == 2,
+            })
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        writeln!(out, "--- matrix/{file}\n+++ matrix/{file} (proposed)")?;
+        for p in mine {
+            match &p.change {
+                Change::RocmWheel {
+                    package,
+                    version,
+                    known_line: false,
+                } => writeln!(
+                    out,
+                    "+ rocm: a release for {version} (ROCm wheels: {package} {version} is on the index; rocm.yaml has no such line)\n#   source: {}",
+                    p.source
+                )?,
+                Change::RocmWheel { package, version, .. } => writeln!(
+                    out,
+                    "+ rocm[{}].patches: \"{version}\" ({package} {version} is on the index)\n#   source: {}",
+                    version.rsplit_once('.').map(|x| x.0).unwrap_or(version),
+                    p.source
+                )?,
+                Change::DeviceTarget { package, gfx } => writeln!(
+                    out,
+                    "+ gfx: {gfx} (device package {package} exists; gpus.yaml has no such target)\n#   source: {}",
+                    p.source
+                )?,
+                Change::Family { seen, family } => writeln!(
+                    out,
+                    "+ families: {{name: {family}, gfx: [?]}} ({seen} exists; its targets are TheRock's therock_amdgpu_targets.cmake to read)\n#   source: {}",
+                    p.source
+                )?,
+                _ => {}
             }
         }
     }
@@ -808,6 +1277,31 @@ pub fn render_yaml(m: &Matrix, o: &Outcome, out: &mut dyn std::io::Write) -> std
                     yaml_str(torch)
                 )?;
                 writeln!(out, "    rocm: {}\n    value: {}", yaml_str(rocm), quote_list(python))?;
+            }
+            Change::RocmWheel {
+                package,
+                version,
+                known_line,
+            } => {
+                if *known_line {
+                    writeln!(out, "  - file: rocm.yaml\n    op: add-patch")?;
+                } else {
+                    writeln!(out, "  - file: rocm.yaml\n    op: add-release")?;
+                }
+                writeln!(
+                    out,
+                    "    value: {}\n    package: {}",
+                    yaml_str(version),
+                    yaml_str(package)
+                )?;
+            }
+            Change::DeviceTarget { package, gfx } => {
+                writeln!(out, "  - file: gpus.yaml\n    op: add-target")?;
+                writeln!(out, "    value: {}\n    package: {}", yaml_str(gfx), yaml_str(package))?;
+            }
+            Change::Family { seen, family } => {
+                writeln!(out, "  - file: distribution.yaml\n    op: add-family")?;
+                writeln!(out, "    value: {}\n    seen: {}", yaml_str(family), yaml_str(seen))?;
             }
             Change::ImageTag {
                 repo,

@@ -17,8 +17,11 @@ use std::time::{Duration, Instant};
 enum Out {
     Stdout,
     Stderr,
+    /// On stderr, about one file: the other files named are still linted (their findings on
+    /// stdout).
+    File,
 }
-use Out::{Stderr, Stdout};
+use Out::{File, Stderr, Stdout};
 
 struct Case {
     /// The command, as the README groups them.
@@ -64,25 +67,25 @@ const GOOD_FINDING: &str = "good.Dockerfile:1:6: warning[RC401]";
 fn cases() -> Vec<Case> {
     let mut v = vec![
         // ---- lint: files
-        case("lint", "a FIFO", &["lint", "fifo.Dockerfile", "good.Dockerfile"], 2, Stdout, "fifo.Dockerfile: input error: not a regular file (a FIFO)"),
-        case("lint", "a unix socket", &["lint", "sock.Dockerfile", "good.Dockerfile"], 2, Stdout, "sock.Dockerfile: input error: not a regular file (a socket)"),
-        case("lint", "a character device", &["lint", "/dev/null", "good.Dockerfile"], 2, Stdout, "/dev/null: input error: not a regular file (a character device)"),
-        case("lint", "a symlink to a FIFO", &["lint", "link.Dockerfile", "good.Dockerfile"], 2, Stdout, "link.Dockerfile: input error: not a regular file (a FIFO)"),
+        case("lint", "a FIFO", &["lint", "fifo.Dockerfile", "good.Dockerfile"], 2, File, "error: fifo.Dockerfile: not a regular file (a FIFO)"),
+        case("lint", "a unix socket", &["lint", "sock.Dockerfile", "good.Dockerfile"], 2, File, "error: sock.Dockerfile: not a regular file (a socket)"),
+        case("lint", "a character device", &["lint", "/dev/null", "good.Dockerfile"], 2, File, "error: /dev/null: not a regular file (a character device)"),
+        case("lint", "a symlink to a FIFO", &["lint", "link.Dockerfile", "good.Dockerfile"], 2, File, "error: link.Dockerfile: not a regular file (a FIFO)"),
         case("lint", "a directory holding a FIFO named Dockerfile (walked past, never opened)", &["lint", "walk"], 0, Stdout, GOOD_FINDING),
-        case("lint", "a path that does not exist", &["lint", "missing/Dockerfile", "good.Dockerfile"], 2, Stdout, "missing/Dockerfile: input error: no such file or directory"),
-        case("lint", "a glob that matches nothing", &["lint", "nothing*.Dockerfile", "good.Dockerfile"], 2, Stdout, "nothing*.Dockerfile: input error: the pattern matches no file"),
-        case("lint", "invalid UTF-8", &["lint", "latin1.Dockerfile", "good.Dockerfile"], 2, Stdout, "latin1.Dockerfile:2:13: input error: invalid UTF-8"),
-        case("lint", "a NUL byte (binary)", &["lint", "nul.Dockerfile", "good.Dockerfile"], 2, Stdout, "nul.Dockerfile:1:5: input error:"),
-        case("lint", "a file over 1 MiB", &["lint", "huge.Dockerfile", "good.Dockerfile"], 2, Stdout, "huge.Dockerfile:1:1: input error:"),
-        case("lint", "an unknown instruction", &["lint", "frob.Dockerfile", "good.Dockerfile"], 2, Stdout, "frob.Dockerfile:2:1: input error: unknown instruction 'FROBNICATE'"),
-        case("lint", "no FROM", &["lint", "nofrom.Dockerfile", "good.Dockerfile"], 2, Stdout, "nofrom.Dockerfile:1:1: input error: expected at least one FROM instruction"),
-        case("lint", "an ARG cycle", &["lint", "cycle.Dockerfile", "good.Dockerfile"], 2, Stdout, "cycle.Dockerfile:2:5: input error: ARG cycle: A → B → A"),
-        case("lint", "40 doubling ARGs (2^40 bytes)", &["lint", "bomb.Dockerfile", "good.Dockerfile"], 2, Stdout, "bomb.Dockerfile:18:5: input error: ARG A17: its value expands to more than 64 KiB"),
-        case("lint", "${X:-${X:-…}} nested 20,000 deep", &["lint", "nest.Dockerfile", "good.Dockerfile"], 2, Stdout, "nest.Dockerfile:2:5: input error: ARG V: `${A:-${B:-…}}` defaults nest more than 16 deep"),
-        case("lint", "80 RUN lines of a 64 KiB ARG", &["lint", "runs.Dockerfile", "good.Dockerfile"], 2, Stdout, "runs.Dockerfile:45:17: input error: RUN: this file's substitutions and stage copies come to more than 4 MiB in all"),
-        case("lint", "80 copies of a stage holding 64 KiB", &["lint", "copies.Dockerfile", "good.Dockerfile"], 2, Stdout, "copies.Dockerfile:45:6: input error: FROM s29: this file's substitutions and stage copies come to more than 4 MiB in all"),
-        case("lint", "a devcontainer.json that is not JSON", &["lint", "dc/devcontainer.json", "good.Dockerfile"], 2, Stdout, "dc/devcontainer.json:2:"),
-        case("lint", "a compose file that is not YAML", &["lint", "docker-compose.yml", "good.Dockerfile"], 2, Stdout, "docker-compose.yml:3:1: input error: invalid compose file:"),
+        case("lint", "a path that does not exist", &["lint", "missing/Dockerfile", "good.Dockerfile"], 2, File, "error: missing/Dockerfile: no such file or directory"),
+        case("lint", "a glob that matches nothing", &["lint", "nothing*.Dockerfile", "good.Dockerfile"], 2, File, "error: nothing*.Dockerfile: the pattern matches no file"),
+        case("lint", "invalid UTF-8", &["lint", "latin1.Dockerfile", "good.Dockerfile"], 2, File, "error: latin1.Dockerfile:2:13: invalid UTF-8"),
+        case("lint", "a NUL byte (binary)", &["lint", "nul.Dockerfile", "good.Dockerfile"], 2, File, "error: nul.Dockerfile:1:5:"),
+        case("lint", "a file over 1 MiB", &["lint", "huge.Dockerfile", "good.Dockerfile"], 2, File, "error: huge.Dockerfile:1:1:"),
+        case("lint", "an unknown instruction", &["lint", "frob.Dockerfile", "good.Dockerfile"], 2, File, "error: frob.Dockerfile:2:1: unknown instruction 'FROBNICATE'"),
+        case("lint", "no FROM", &["lint", "nofrom.Dockerfile", "good.Dockerfile"], 2, File, "error: nofrom.Dockerfile:1:1: expected at least one FROM instruction"),
+        case("lint", "an ARG cycle", &["lint", "cycle.Dockerfile", "good.Dockerfile"], 2, File, "error: cycle.Dockerfile:2:5: ARG cycle: A → B → A"),
+        case("lint", "40 doubling ARGs (2^40 bytes)", &["lint", "bomb.Dockerfile", "good.Dockerfile"], 2, File, "error: bomb.Dockerfile:18:5: ARG A17: its value expands to more than 64 KiB"),
+        case("lint", "${X:-${X:-…}} nested 20,000 deep", &["lint", "nest.Dockerfile", "good.Dockerfile"], 2, File, "error: nest.Dockerfile:2:5: ARG V: `${A:-${B:-…}}` defaults nest more than 16 deep"),
+        case("lint", "80 RUN lines of a 64 KiB ARG", &["lint", "runs.Dockerfile", "good.Dockerfile"], 2, File, "error: runs.Dockerfile:45:17: RUN: this file's substitutions and stage copies come to more than 4 MiB in all"),
+        case("lint", "80 copies of a stage holding 64 KiB", &["lint", "copies.Dockerfile", "good.Dockerfile"], 2, File, "error: copies.Dockerfile:45:6: FROM s29: this file's substitutions and stage copies come to more than 4 MiB in all"),
+        case("lint", "a devcontainer.json that is not JSON", &["lint", "dc/devcontainer.json", "good.Dockerfile"], 2, File, "error: dc/devcontainer.json:2:"),
+        case("lint", "a compose file that is not YAML", &["lint", "docker-compose.yml", "good.Dockerfile"], 2, File, "error: docker-compose.yml:3:1: invalid compose file:"),
         // ---- lint: big but valid input stays linear (these used to take minutes)
         case("lint", "40,000 chained ARGs (valid; was quadratic)", &["lint", "chain.Dockerfile", "good.Dockerfile"], 0, Stdout, GOOD_FINDING),
         case("lint", "40,000 unrelated stages (valid; was quadratic)", &["lint", "stages.Dockerfile", "good.Dockerfile"], 0, Stdout, GOOD_FINDING),
@@ -91,14 +94,25 @@ fn cases() -> Vec<Case> {
         case("lint", "--gfx that is not a gfx target", &["lint", "good.Dockerfile", "--gfx", "navi31"], 2, Stderr, "error: --gfx navi31:"),
         case("lint", "--fail-on that is not a severity", &["lint", "good.Dockerfile", "--fail-on", "fatal"], 2, Stderr, "`fatal`: expected error, warning or info"),
         case("lint", "--format that does not exist", &["lint", "good.Dockerfile", "--format", "xml"], 2, Stderr, "invalid value 'xml' for '--format"),
-        case("lint", "--config that is a FIFO", &["lint", "good.Dockerfile", "--config", "fifo.yaml"], 2, Stderr, "error: fifo.yaml:1:1: cannot read: not a regular file (a FIFO)"),
-        case("lint", "--config that does not exist", &["lint", "good.Dockerfile", "--config", "missing.yaml"], 2, Stderr, "error: missing.yaml:1:1: cannot read: No such file or directory"),
-        case("lint", "--config that is a directory", &["lint", "good.Dockerfile", "--config", "dc"], 2, Stderr, "error: dc:1:1: cannot read: not a regular file (a directory)"),
+        case("lint", "--config that is a FIFO", &["lint", "good.Dockerfile", "--config", "fifo.yaml"], 2, Stderr, "error: fifo.yaml: cannot read: not a regular file (a FIFO)"),
+        case("lint", "--config that does not exist", &["lint", "good.Dockerfile", "--config", "missing.yaml"], 2, Stderr, "error: missing.yaml: cannot read: No such file or directory"),
+        case("lint", "--config that is a directory", &["lint", "good.Dockerfile", "--config", "dc"], 2, Stderr, "error: dc: cannot read: not a regular file (a directory)"),
         case("lint", "--config with a YAML syntax error", &["lint", "good.Dockerfile", "--config", "syntax.yaml"], 2, Stderr, "error: syntax.yaml:2:"),
         case("lint", "--config with an unknown key", &["lint", "good.Dockerfile", "--config", "unknown-key.yaml"], 2, Stderr, "error: unknown-key.yaml:1:1: unknown field `targetz`"),
         case("lint", "--config with a bad severity", &["lint", "good.Dockerfile", "--config", "bad-severity.yaml"], 2, Stderr, "error: bad-severity.yaml:1:10: fail_on `fatal`: expected error, warning or info"),
         case("lint", "--config with a bad target", &["lint", "good.Dockerfile", "--config", "bad-target.yaml"], 2, Stderr, "error: bad-target.yaml:1:11:"),
-        case("lint", "--config that is not UTF-8", &["lint", "good.Dockerfile", "--config", "latin1.yaml"], 2, Stderr, "error: latin1.yaml:1:1: cannot read: invalid UTF-8 at byte 9"),
+        case("lint", "--config that is not UTF-8", &["lint", "good.Dockerfile", "--config", "latin1.yaml"], 2, Stderr, "error: latin1.yaml: cannot read: invalid UTF-8 at byte 9"),
+        // ---- lint: typos are usage errors with "did you mean" (issue 24)
+        case("lint", "--gfx with a typo (gfx1110)", &["lint", "good.Dockerfile", "--gfx", "gfx1110"], 2, Stderr, "error: --gfx gfx1110: unknown gfx target `gfx1110` (did you mean `gfx1100`?)"),
+        case("lint", "--ignore of a code that does not exist", &["lint", "good.Dockerfile", "--ignore", "RC999"], 2, Stderr, "error: --ignore RC999: no rule `RC999`"),
+        case("lint", "--ignore of a misspelt rule name", &["lint", "good.Dockerfile", "--ignore", "torch-unpined"], 2, Stderr, "error: --ignore torch-unpined: no rule `torch-unpined` (did you mean `torch-unpinned`?)"),
+        case("lint", "--build-arg without = and not in the environment", &["lint", "good.Dockerfile", "--build-arg", "ROCMCHECK_NO_SUCH_VAR"], 2, Stderr, "error: --build-arg ROCMCHECK_NO_SUCH_VAR: expected K=V"),
+        case("lint", "--config with a target typo", &["lint", "good.Dockerfile", "--config", "typo-target.yaml"], 2, Stderr, "error: typo-target.yaml:2:5: targets: unknown gfx target `gfx1110` (did you mean `gfx1100`?)"),
+        case("lint", "--config ignoring a code that does not exist", &["lint", "good.Dockerfile", "--config", "typo-ignore.yaml"], 2, Stderr, "error: typo-ignore.yaml:1:10: ignore: no rule `RC999`"),
+        case("lint", "--config with a severity for a rule that does not exist", &["lint", "good.Dockerfile", "--config", "typo-severity.yaml"], 2, Stderr, "error: typo-severity.yaml:1:12: severity: no rule `RC4O1` (did you mean `RC401`?)"),
+        case("lint", "a pragma naming a code that does not exist (a warning, the run goes on)", &["lint", "pragma.Dockerfile", "good.Dockerfile"], 0, File, "warning: pragma.Dockerfile:1: `# rocmcheck ignore=`: no rule `rc999`"),
+        case("lint", "a directory with no file to lint", &["lint", "empty-dir"], 2, Stderr, "error: empty-dir: no file to lint in this directory"),
+        case("lint", "a directory with no file to lint, next to a file", &["lint", "empty-dir", "good.Dockerfile"], 2, File, "error: empty-dir: no file to lint in this directory"),
         // ---- env
         case("env", "--root that is a file", &["env", "--root", "good.Dockerfile", "--no-python"], 2, Stderr, "error: --root good.Dockerfile: not a directory"),
         case("env", "--root that does not exist", &["env", "--root", "missing", "--no-python"], 2, Stderr, "error: --root missing:"),
@@ -109,7 +123,12 @@ fn cases() -> Vec<Case> {
         case("env", "--timeout 0", &["env", "--timeout", "0"], 2, Stderr, "error: --timeout 0: expected a positive number of seconds"),
         case("env", "--timeout NaN", &["env", "--timeout", "NaN"], 2, Stderr, "error: --timeout NaN: expected a positive number of seconds"),
         case("env", "--facts with --from", &["env", "--facts", "--from", "list.json"], 2, Stderr, "cannot be used with"),
+        case("env", "--ignore of a code that does not exist", &["env", "--no-python", "--root", "sysroot", "--ignore", "RC999"], 2, Stderr, "error: --ignore RC999: no rule `RC999`"),
+        case("env", "--config with a target typo", &["env", "--no-python", "--root", "sysroot", "--config", "typo-target.yaml"], 2, Stderr, "typo-target.yaml:2:5: targets: unknown gfx target `gfx1110`"),
         case("env", "--config with an unknown key", &["env", "--no-python", "--root", "sysroot", "--config", "unknown-key.yaml"], 2, Stderr, "unknown field `targetz`"),
+        // ---- triage
+        case("triage", "a paste file that does not exist", &["triage", "missing.txt"], 2, Stderr, "error: missing.txt: cannot read: No such file or directory"),
+        case("triage", "--ignore of a code that does not exist", &["triage", "good.Dockerfile", "--ignore", "RC999"], 2, Stderr, "error: --ignore RC999: no rule `RC999`"),
         // ---- matrix validate / --matrix DIR
         case("matrix validate", "--matrix that is not a directory", &["--matrix", "good.Dockerfile", "matrix", "version"], 2, Stderr, "error: --matrix good.Dockerfile: not a directory"),
         case("matrix validate", "a YAML syntax error", &["--matrix", "m-syntax", "matrix", "validate"], 2, Stdout, "gpus.yaml:"),
@@ -130,9 +149,9 @@ fn cases() -> Vec<Case> {
         case("matrix show", "an unknown subcommand", &["matrix", "frobnicate"], 2, Stderr, "unrecognized subcommand 'frobnicate'"),
         case("matrix export", "--gfx unknown for a GitHub matrix", &["matrix", "export", "--format", "github-matrix", "--gfx", "gfx9999"], 2, Stderr, "error: --gfx: unknown gfx target `gfx9999`"),
         case("sync", "--timeout 0", &["matrix", "sync", "--timeout", "0"], 2, Stderr, "error: --timeout must be a positive number of seconds"),
-        case("sync", "an index that refuses connections", &["matrix", "sync", "--no-images", "--retries", "0", "--base-url", "http://127.0.0.1:9/whl"], 2, Stderr, "tcp connect error: Connection refused"),
+        case("sync", "an index that refuses connections", &["matrix", "sync", "--no-images", "--retries", "0", "--base-url", "http://127.0.0.1:9/whl", "--amd-index-url", "http://127.0.0.1:9/amd/"], 2, Stderr, "tcp connect error: Connection refused"),
         // ---- build / smoke (dry-run and filters; nothing here reaches an engine)
-        case("build", "--filter with an unknown key", &["build", "--dry-run", "--filter", "colour=red"], 2, Stderr, "unknown key \"colour\" (keys: id, template, torch, rocm, gfx)"),
+        case("build", "--filter with an unknown key", &["build", "--dry-run", "--filter", "colour=red"], 2, Stderr, "unknown key \"colour\" (keys: id, candidate, template, torch, rocm, gfx)"),
         case("build", "--filter without =", &["build", "--dry-run", "--filter", "gfx1100"], 2, Stderr, "invalid value 'gfx1100' for '--filter"),
         case("build", "--filter that matches nothing", &["build", "--dry-run", "--filter", "torch=0.1"], 2, Stderr, "error: no candidate matches the filters"),
         case("build", "--candidates-file that does not exist", &["build", "--dry-run", "--candidates-file", "missing.yaml"], 2, Stderr, "error: missing.yaml: No such file or directory"),
@@ -147,11 +166,12 @@ fn cases() -> Vec<Case> {
         case("smoke", "a daemon socket that does not exist", &["smoke", "x:1", "--gpus", "none", "--docker-host", "unix:///nonexistent/docker.sock"], 2, Stderr, "hint: is the daemon running"),
         case("smoke", "--local with a Python that does not exist", &["smoke", "--local", "--python", "/nonexistent/python3"], 2, Stderr, "error: cannot run /nonexistent/python3: No such file or directory"),
         // ---- report
-        case("report", "merge of a file that does not exist", &["report", "merge", "missing.json"], 2, Stderr, "error: 1 of 1 result file(s) could not be read"),
+        case("report", "merge of a file that does not exist", &["report", "merge", "missing.json"], 2, Stderr, "error: 1 of 1 result file(s) could not be opened"),
         case("report", "merge of a FIFO", &["report", "merge", "fifo.json", "run.json"], 2, Stderr, "fifo.json: cannot read: not a regular file (a FIFO)"),
-        case("report", "merge of a file that is not JSON", &["report", "merge", "good.Dockerfile"], 2, Stderr, "good.Dockerfile:1:1: not valid JSON"),
+        // A job's garbled result is that job's `missing` result, never a refusal of the night.
+        case("report", "merge of a file that is not JSON", &["report", "merge", "good.Dockerfile"], 0, Stderr, "warning: good.Dockerfile: the job's result file could not be read: good.Dockerfile:1:1: not valid JSON"),
         case("report", "merge of the same candidate twice", &["report", "merge", "run.json", "run.json"], 2, Stderr, "is in both run.json and run.json"),
-        case("report", "merge of a newer results schema", &["report", "merge", "schema.json"], 2, Stderr, "error: schema.json: results_schema 99 is not supported"),
+        case("report", "merge of a newer results schema", &["report", "merge", "schema.json"], 0, Stderr, "schema.json: results_schema 99 is not supported (this rocmcheck reads 1); recorded as `missing`"),
         case("report", "diff against a file that is not JSON", &["report", "diff", "good.Dockerfile", "run.json"], 2, Stderr, "good.Dockerfile:1:1: not valid JSON"),
         case("report", "render of a JSON list of non-results", &["report", "render", "list.json"], 2, Stderr, "list.json: item 0:"),
         case("report", "render --format that does not exist", &["report", "render", "run.json", "--format", "html"], 2, Stderr, "invalid value 'html' for '--format"),
@@ -163,15 +183,15 @@ fn cases() -> Vec<Case> {
     // ---- stdin
     v.push(Case {
         stdin: Some(b"FROM x\nRUN \xe9\n".to_vec()),
-        ..case("stdin", "invalid UTF-8 on stdin", &["lint", "-", "good.Dockerfile"], 2, Stdout, "-:2:5: input error: invalid UTF-8")
+        ..case("stdin", "invalid UTF-8 on stdin", &["lint", "-", "good.Dockerfile"], 2, File, "error: -:2:5: invalid UTF-8")
     });
     v.push(Case {
         stdin: Some(bomb(40).into_bytes()),
-        ..case("stdin", "an expansion bomb on stdin", &["lint", "-", "good.Dockerfile"], 2, Stdout, "-:18:5: input error: ARG A17: its value expands to more than 64 KiB")
+        ..case("stdin", "an expansion bomb on stdin", &["lint", "-", "good.Dockerfile"], 2, File, "error: -:18:5: ARG A17: its value expands to more than 64 KiB")
     });
     v.push(Case {
         stdin: Some(vec![b'#'; (1 << 20) + 10]),
-        ..case("stdin", "more than 1 MiB on stdin", &["lint", "-", "good.Dockerfile"], 2, Stdout, "-:1:1: input error:")
+        ..case("stdin", "more than 1 MiB on stdin", &["lint", "-", "good.Dockerfile"], 2, File, "error: -:1:1:")
     });
     v
 }
@@ -270,6 +290,16 @@ fn scratch() -> (tempfile::TempDir, std::os::unix::net::UnixListener) {
     w("bad-severity.yaml", b"fail_on: fatal\n");
     w("bad-target.yaml", b"targets: [navi31]\n");
     w("latin1.yaml", b"targets: \xe9\n");
+    w("typo-target.yaml", b"targets:\n  - gfx1110\n");
+    w("typo-ignore.yaml", b"ignore: [RC999]\n");
+    w("typo-severity.yaml", b"severity: {RC4O1: error}\n");
+    // the pragma silences RC401 (a real rule) and names RC999 (none)
+    w(
+        "pragma.Dockerfile",
+        b"# rocmcheck ignore=RC999,RC401\nFROM rocm/pytorch\n",
+    );
+    std::fs::create_dir_all(d.join("empty-dir/sub")).unwrap();
+    w("empty-dir/sub/notes.txt", b"no Dockerfile here\n");
     w("list.json", b"[1, 2]\n");
     w("cands-template.yaml", b"candidates:\n  - id: c1\n    template: nope\n");
     w("schema.json", b"{\"results_schema\": 99, \"candidates\": []}\n");
@@ -365,7 +395,7 @@ fn every_bad_input_gets_its_exit_code_and_a_message_that_names_it() {
         let (code, stdout, stderr) = run(d, &c);
         let shown = match c.out {
             Stdout => &stdout,
-            Stderr => &stderr,
+            Stderr | File => &stderr,
         };
         let mut why = Vec::new();
         if code != c.code {
@@ -377,9 +407,12 @@ fn every_bad_input_gets_its_exit_code_and_a_message_that_names_it() {
         if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
             why.push("it panicked".into());
         }
-        // a file-level problem (on stdout, in the report) must leave the other file's findings;
-        // a bad flag or config stops the command before any file is read
-        let per_file = matches!(c.out, Stdout) && c.args.first() == Some(&"lint");
+        // a file-level problem must leave the other file's findings; a bad flag or config stops
+        // the command before any file is read
+        let per_file = matches!(c.out, File) && c.args.first() == Some(&"lint");
+        if c.code == 2 && matches!(c.out, File) && stdout.contains("No findings") {
+            why.push("the summary says \"No findings\" with exit 2".into());
+        }
         if per_file && c.args.contains(&"good.Dockerfile") && !stdout.contains(GOOD_FINDING) {
             why.push("the good file's finding is missing: bad input hid other results".into());
         }

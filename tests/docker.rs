@@ -316,11 +316,17 @@ fn hang_is_reported_within_the_timeout_and_the_container_is_gone() {
 fn wait_for_container(s: &Scope) -> String {
     let t = Instant::now();
     loop {
+        // The smoke's own container (role `smoke`), running — not the short-lived helper that
+        // reads the host's /dev first (role `host-probe`). Filtering on the label itself, not on
+        // "is not the helper", matters: a helper removed between `ps` and `inspect` used to look
+        // like the smoke container, and the test then killed a container that was already gone.
         let running = lines(docker(&[
             "ps",
             "-q",
             "--filter",
             &format!("label=org.rocmcheck.test-id={}", s.id),
+            "--filter",
+            "label=org.rocmcheck.role=smoke",
             "--filter",
             "status=running",
         ]));
@@ -782,8 +788,10 @@ fn engine_lost_mid_smoke_then_cleanup_passes_remove_the_leftover() {
     );
     assert!(s.containers().is_empty(), "{:?}", s.containers());
 
-    // Again, then `smoke --cleanup` removes it at once and says what it removed.
-    let (code, _, err, _) = cut_run(&[PY]);
+    // Again, then `smoke --cleanup` removes it at once and says what it removed. (NOPY first:
+    // the helper that reads the Docker host's /dev runs the first image, and NOPY has no `sh`,
+    // so the first `/wait` the proxy cuts is PY's smoke, as above.)
+    let (code, _, err, _) = cut_run(&[NOPY, PY]);
     assert_eq!(code, 2, "{err}");
     let left = container_label(&s, "org.rocmcheck.run");
     assert_eq!(left.len(), 1, "{left:?}");

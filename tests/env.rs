@@ -94,6 +94,10 @@ fixture!(strix_halo, "strix-halo-128g", has: ["RC305", "RC306"], lacks: ["RC301"
     assert!(t.contains("62.54 GiB"), "{t}");
     // 125.08 GiB RAM, 8 GiB reserve → 117 GiB = 30670848 pages
     assert!(t.contains("options ttm pages_limit=30670848"), "{t}");
+    // kernel 6.14.0-1018-oem carries the KFD fixes as a backport: not told to install it (issue 24)
+    assert!(!t.contains("OEM >= 6.14.0-1018"), "{t}");
+    // the GTT cap once, with this machine's figures (RC305), not again as a known issue (RC100)
+    assert!(!t.contains("apu-gtt-half-of-ram") && !t.contains("defaults to about 50 %"), "{t}");
 });
 
 fixture!(mi300x, "mi300x-node", has: [], lacks: ["RC301", "RC302", "RC303", "RC305", "RC307", "RC312"], |f, t| {
@@ -130,6 +134,57 @@ fixture!(rx7600_igpu, "rx7600-with-igpu", has: ["RC308", "RC310"], lacks: ["RC30
 fixture!(no_amd_gpu, "no-amd-gpu", has: ["RC301", "RC304"], lacks: ["RC302", "RC303", "RC312"], |_f, t| {
     assert!(t.contains("No AMD GPU is visible"));
     assert!(t.contains("CUDA build (CUDA 12.4)"));
+});
+
+// The Core SDK layout: /opt/rocm/core-10.0 reached through the update-alternatives links
+// (fixture follows AMD's transition guide and TheRock's packaging; see its SOURCE.md).
+fixture!(coresdk_10_host, "coresdk-10.0-rx9070xt", has: [], lacks: ["RC110", "RC111", "RC301"], |f, t| {
+    use rocmcheck::facts::{Origin, RocmFrom};
+    assert_eq!(f.rocm.len(), 1, "{:?}", f.rocm);
+    let r = &f.rocm[0].value;
+    assert_eq!(r.path.as_deref(), Some("/opt/rocm/core-10.0"));
+    // no .info/version in the tree: the version is the directory's
+    assert_eq!(r.version, "10.0");
+    assert_eq!(r.from, RocmFrom::Installed);
+    assert_eq!(r.via, ["/opt/rocm/bin", "/opt/rocm/core", "/opt/rocm/core-10", "/opt/rocm/lib"]);
+    assert!(r.rocblas_gfx.contains(&"gfx1201".to_string()));
+    assert_eq!(f.rocm[0].origin, Origin::Path { path: "/opt/rocm/core-10.0".into() });
+    // the runtime libraries are found in the Core SDK prefix
+    let hip = f.libraries.iter().find(|l| l.name == "libamdhip64.so").unwrap();
+    assert_eq!(hip.found, ["/opt/rocm/core-10.0/lib/libamdhip64.so.7"]);
+    assert!(f.pip.is_empty());
+    assert!(t.contains("10.0 at /opt/rocm/core-10.0 (Core SDK layout; via /opt/rocm/bin, /opt/rocm/core"), "{t}");
+});
+
+// A venv with the ROCm wheels and AMD's split torch holding only gfx942's device packages on a
+// gfx1100 box, beside a Core SDK 7.14 from AMD's packages (see the fixture's SOURCE.md).
+fixture!(coresdk_venv_wrong_device, "coresdk-venv-gfx1100", has: ["RC110", "RC111"], lacks: ["RC301"], |f, t| {
+    use rocmcheck::facts::RocmFrom;
+    let pip: Vec<(&str, Option<&str>)> = f.pip.iter().map(|p| (p.value.name.as_str(), p.value.version.as_deref())).collect();
+    assert!(pip.contains(&("amd-torch-device-gfx942", Some("2.12.0+rocm7.14.0"))), "{pip:?}");
+    assert!(pip.contains(&("rocm-sdk-device-gfx942", Some("7.14.0"))), "{pip:?}");
+    assert!(pip.contains(&("rocm", Some("7.14.0"))), "{pip:?}");
+    assert!(!pip.iter().any(|(n, _)| *n == "torch"), "torch is the torch fact, not a ROCm package: {pip:?}");
+    let sys = f.rocm.iter().find(|r| r.value.from == RocmFrom::Installed).unwrap();
+    assert_eq!(sys.value.path.as_deref(), Some("/opt/rocm/core-7.14"));
+    assert!(!sys.value.torch_loads);
+    let wheels = f.rocm.iter().find(|r| r.value.from == RocmFrom::PipWheels).unwrap();
+    assert_eq!(wheels.value.version, "7.14.0");
+    assert_eq!(
+        wheels.value.path.as_deref(),
+        Some("/opt/venv/lib/python3.12/site-packages/_rocm_sdk_core")
+    );
+    assert!(wheels.value.targets.contains(&"gfx1100".to_string()));
+    assert!(wheels.value.torch_loads, "torch maps the pip ROCm's libamdhip64");
+    // RC110 is an error for the torch kernels and for the ROCm device code of gfx1100
+    let rc110: Vec<&str> = t.lines().filter(|l| l.contains("error[RC110]")).collect();
+    assert_eq!(rc110.len(), 2, "{t}");
+    assert!(rc110.iter().all(|l| l.contains("gfx1100")), "{t}");
+    assert!(t.contains("torch loads this one"), "{t}");
+    assert!(t.contains("amd-torch-device-gfx942==2.12.0+rocm7.14.0"), "{t}");
+    // the new facts (links, targets, the install torch loads, pip entries) survive --facts / --from
+    let back: rocmcheck::facts::Facts = serde_json::from_str(&serde_json::to_string(f).unwrap()).unwrap();
+    assert_eq!(&back, f);
 });
 
 #[test]

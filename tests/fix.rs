@@ -152,6 +152,69 @@ fn fixing_the_corpus_removes_the_fixed_findings_and_adds_no_error() {
     }
 }
 
+/// Issue 24, defect 8: a fix must reach a state with none of the findings it addresses. For every
+/// fixture of every fixable code, and every target set, each code fixed is gone from the final
+/// text, and no finding left has a fix that `--unsafe-fixes` would apply; no fix text of the final
+/// findings keeps a `<version>` / `<X.Y>` placeholder when the matrix has an answer.
+#[test]
+fn every_fixable_code_reaches_a_state_without_the_findings_it_addresses() {
+    let mut codes_fixed = BTreeSet::new();
+    for p in files(&["tests/fixtures/fixes"]) {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let mut sets: Vec<Vec<String>> = vec![vec![], vec!["gfx1100".into()], vec!["gfx1151".into()]];
+        sets.push(fixture_gfx(&text));
+        for gfx in sets {
+            let mut lint = linter(&p, &gfx);
+            let Some(first) = lint(&text) else { continue };
+            let name = p.display().to_string();
+            let out = fix::fix_text(&text, &name, Mode::Unsafe, first, &mut lint);
+            for (code, title) in &out.fixed {
+                codes_fixed.insert(*code);
+                let left: Vec<_> = out.findings.iter().filter(|f| f.code == *code).collect();
+                assert!(
+                    left.is_empty(),
+                    "{name} {gfx:?}: `{title}` applied, {code} still found:\n{left:#?}\n{}",
+                    out.text
+                );
+            }
+            let fixable: Vec<_> = out.findings.iter().filter(|f| f.autofix.is_some()).collect();
+            assert!(
+                fixable.is_empty(),
+                "{name} {gfx:?}: fixable findings left: {fixable:#?}\n{}",
+                out.text
+            );
+        }
+    }
+    for code in [
+        "RC101", "RC102", "RC201", "RC401", "RC402", "RC403", "RC404", "RC405", "RC501", "RC502", "RC503",
+    ] {
+        assert!(codes_fixed.contains(code), "no fixture exercises the {code} fix");
+    }
+    // the issue's case: python:3.12-slim, `pip install torch torchvision`, --unsafe-fixes
+    let p = Path::new("tests/fixtures/fixes/RC404-no-rocm.Dockerfile");
+    let text = std::fs::read_to_string(p).unwrap();
+    let mut lint = linter(p, &[]);
+    let first = lint(&text).unwrap();
+    let rc404 = first
+        .iter()
+        .find(|f| f.code == "RC404")
+        .expect("RC404 on the PyPI install");
+    let shown = rc404.fix.clone().unwrap_or_default();
+    assert!(!shown.contains('<'), "a placeholder although the matrix knows: {shown}");
+    let out = fix::fix_text(&text, &p.display().to_string(), Mode::Unsafe, first, &mut lint);
+    let m = Matrix::embedded();
+    assert!(
+        out.text.contains(&format!("--index-url {}/rocm", m.torch.index)),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.findings.iter().all(|f| f.severity < Severity::Warning),
+        "{:#?}",
+        out.findings
+    );
+}
+
 /// A fix never points at a test/nightly build or at a base tag the matrix does not record.
 #[test]
 fn fixes_name_only_releases_and_recorded_tags() {

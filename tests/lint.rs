@@ -303,10 +303,11 @@ fn a_fifo_is_named_and_never_opened() {
             .unwrap()
     });
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stdout}");
-    assert!(stdout.contains("input error: not a regular file (a FIFO)"), "{stdout}");
+    assert!(stderr.contains("Dockerfile: not a regular file (a FIFO)"), "{stderr}");
     assert!(
-        stdout.contains("0 error(s)"),
+        stdout.contains("0 error(s), 0 warning(s), 0 info in 1 file; 1 input error(s)"),
         "the other file is still linted: {stdout}"
     );
 }
@@ -546,4 +547,218 @@ fn mutated_inputs_never_panic() {
     assert!(fixed >= 50, "only {fixed} mutated inputs had a fix applied");
     // the seeds and tokens do reach the expansion limits (the class is exercised, not missed)
     assert!(limit_hits > 0, "no mutated input reached an expansion limit");
+}
+
+/// Issue 20: today's officially recommended install (torch 2.14 from whl/rocm7.14 on a plain
+/// Ubuntu image: the wheel brings ROCm as pip packages) is clean — no finding at all, RC106
+/// (preview stream) included, since 7.14 is a Core SDK production release.
+#[test]
+fn todays_recommended_install_is_clean() {
+    let p = Path::new("tests/corpus/coresdk-pip-plain-ubuntu.Dockerfile");
+    let got = codes(p);
+    assert!(got.is_empty(), "{got:?}");
+    let m = Matrix::embedded();
+    let rel = m
+        .rocm_release(&rocmcheck::version::Version::parse("7.14").unwrap())
+        .unwrap();
+    assert_eq!(rel.stream, rocmcheck::matrix::Stream::CoreSdk);
+}
+
+/// Every "move to ROCm X" names the current production release: the newest supported release
+/// of a production stream (legacy or Core SDK), never a legacy line once the Core SDK exists.
+#[test]
+fn end_of_life_fix_names_the_current_production_release() {
+    let m = Matrix::embedded();
+    let cur = m.current_production().expect("a current production release");
+    assert_eq!(cur.stream, rocmcheck::matrix::Stream::CoreSdk, "{}", cur.version);
+    assert!(
+        m.rocm.iter().all(|r| !r.stream.is_production()
+            || r.status != rocmcheck::matrix::Status::Supported
+            || r.version <= cur.version),
+        "{} is not the newest supported production release",
+        cur.version
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("Dockerfile");
+    std::fs::write(&p, "FROM rocm/dev-ubuntu-22.04:6.3.1\n").unwrap();
+    let bytes = std::fs::read(&p).unwrap();
+    let (facts, _) = dockerfile::analyze(Kind::Dockerfile, "Dockerfile", &bytes, m, &Options::default()).unwrap();
+    let f = rules::run(Scope::Lint, &facts, m);
+    let eol = f.iter().find(|f| f.code == "RC107").expect("ROCm 6.3 is end-of-life");
+    let fix = eol.fix.as_deref().unwrap_or_default();
+    assert!(fix.contains(&format!("move to ROCm {}", cur.newest_patch())), "{fix}");
+}
+
+/// (code, line, col) of a finding or of an input error (then the message in place of the code).
+type At = (String, u32, u32);
+
+/// The located findings of a Dockerfile given as bytes, or its located input error.
+fn located(bytes: &[u8]) -> Result<Vec<At>, At> {
+    let m = Matrix::embedded();
+    let (facts, pragmas) = dockerfile::analyze(Kind::Dockerfile, "Dockerfile", bytes, m, &Options::default())
+        .map_err(|e| (e.message, e.line, e.col))?;
+    let f = Policy::default().apply(rules::run(Scope::Lint, &facts, m), &|f| pragmas.ignores(f));
+    Ok(f.iter()
+        .map(|f| match &f.origin {
+            rocmcheck::facts::Origin::File { line, col, .. } => (f.code.to_string(), *line, *col),
+            o => panic!("{o:?}"),
+        })
+        .collect())
+}
+
+/// Issue 24, defect 2: `RUN pip install \` + CR LF + the continued line was read as two lines,
+/// and the wheel on the continued line was never checked (exit 0; RC101 with LF).
+#[test]
+fn crlf_mixed_and_bom_files_read_like_lf_and_a_lone_cr_is_a_located_error() {
+    let lf = "FROM python:3.12-slim\nRUN pip install \\\n    torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.3\nENV HIP_VISIBLE_DEVICES=0\n";
+    let want = located(lf.as_bytes()).unwrap();
+    assert!(want.iter().any(|(c, l, _)| c == "RC101" && *l == 3), "{want:?}");
+    let crlf = lf.replace('\n', "\r\n");
+    // mixed: CR LF on the continued instruction only
+    let mixed = lf.replacen("\\\n", "\\\r\n", 1);
+    let bom = format!("\u{feff}{crlf}");
+    for (what, text) in [("CR LF", &crlf), ("mixed", &mixed), ("BOM + CR LF", &bom)] {
+        assert_eq!(located(text.as_bytes()).unwrap(), want, "{what}");
+    }
+    // a CR without LF is no line break for Docker: a located input error, not a misreading
+    let cr = lf.replace('\n', "\r");
+    let (msg, line, col) = located(cr.as_bytes()).unwrap_err();
+    assert_eq!((line, col), (1, 22), "{msg}");
+    assert!(msg.contains("carriage return without a line feed"), "{msg}");
+}
+
+/// A fix written to a CR LF file keeps its CR LF line endings (fixes are computed on the LF text).
+#[test]
+fn fixes_keep_crlf_line_endings() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("Dockerfile");
+    let src = std::fs::read_to_string("tests/fixtures/fixes/RC401.Dockerfile").unwrap();
+    std::fs::write(&p, src.replace('\n', "\r\n")).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["lint", "--unsafe-fixes"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("fixed 1 finding in 1 file"), "{err}");
+    let after = std::fs::read_to_string(&p).unwrap();
+    assert_ne!(after, src.replace('\n', "\r\n"), "the fix was written");
+    assert_eq!(after.matches('\n').count(), after.matches("\r\n").count(), "{after:?}");
+    assert!(!after.contains("BASE_TAG=latest"), "{after}");
+}
+
+/// Issue 24, defect 5: a missing file is a `path` origin in JSON (it was `config`), its error is
+/// on stderr too (a JSON report redirected to a file must not hide it from the log), and the
+/// human summary never says "0 error(s)" or "No findings" alone with exit 2.
+#[test]
+fn a_missing_file_is_a_path_error_on_stderr_and_the_summary_says_so() {
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8(o.stdout).unwrap(),
+            String::from_utf8(o.stderr).unwrap(),
+        )
+    };
+    let (code, out, err) = run(&["lint", "no/such/Dockerfile", "--format", "json"]);
+    assert_eq!(code, Some(2));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let e = &v["subjects"][0]["errors"][0];
+    assert_eq!(e["origin"]["kind"], "path", "{e}");
+    assert_eq!(e["origin"]["path"], "no/such/Dockerfile", "{e}");
+    assert_eq!(err.trim(), "error: no/such/Dockerfile: no such file or directory");
+
+    let (code, out, err) = run(&[
+        "lint",
+        "no/such/Dockerfile",
+        "tests/fixtures/dockerfiles/RC401.good.Dockerfile",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(!out.contains("no/such") && !out.contains("no such file"), "{out}");
+    assert!(
+        err.contains("error: no/such/Dockerfile: no such file or directory"),
+        "{err}"
+    );
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.contains("in 1 file; 1 input error(s), on stderr") && !last.starts_with("No findings"),
+        "{last}"
+    );
+}
+
+/// Issue 24, defect 10: the shipped candidate templates defaulted to a ROCm release rocmcheck
+/// itself calls end-of-life. Each template's default `BASE_IMAGE` must be a tag the matrix
+/// records, whose ROCm release the matrix calls supported; linted with its defaults, it gets no
+/// finding about the base image or its ROCm release. Written against whatever the matrix says
+/// (no version here): a matrix update that retires the default fails this test and names the
+/// tags that would do.
+#[test]
+fn candidate_templates_default_to_a_release_the_matrix_supports() {
+    use rocmcheck::matrix::Status;
+    let m = Matrix::embedded();
+    let mut checked = 0;
+    for e in std::fs::read_dir("dockerfiles").unwrap() {
+        let p = e.unwrap().path();
+        // the ROCm templates (test-debian.Dockerfile is the test suite's own)
+        if !p.file_name().unwrap().to_str().unwrap().starts_with("rocm-") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        let Some(default) = text.lines().find_map(|l| l.strip_prefix("ARG BASE_IMAGE=")) else {
+            continue;
+        };
+        let (repo, tag) = default.trim().rsplit_once(':').unwrap();
+        let im = m
+            .parse_image(repo, Some(tag))
+            .unwrap_or_else(|| panic!("{}: {repo} is not in the matrix", p.display()));
+        // the tags of this repository that would do: recorded, and on a production release that
+        // is not end-of-life (supported, or in maintenance like the legacy stream's 7.2.x)
+        let would_do: Vec<String> = m
+            .images
+            .iter()
+            .filter(|r| r.repo == im.repo)
+            .flat_map(|r| r.known.iter())
+            .filter(|k| {
+                m.parse_image(repo, Some(&k.tag))
+                    .and_then(|i| i.rocm)
+                    .and_then(|v| rocmcheck::version::Version::parse(&v).ok())
+                    .and_then(|v| m.rocm_release(&v).cloned())
+                    .is_some_and(|r| r.status != Status::Eol && r.stream.is_production())
+            })
+            .map(|k| k.tag.clone())
+            .collect();
+        let hint = format!("the matrix's supported tags of {repo}: {would_do:?}");
+        assert!(im.known, "{}: {default} is not a recorded tag; {hint}", p.display());
+        let rocm = im
+            .rocm
+            .clone()
+            .unwrap_or_else(|| panic!("{}: {default} names no ROCm", p.display()));
+        let rel = m
+            .rocm_release(&rocmcheck::version::Version::parse(&rocm).unwrap())
+            .unwrap_or_else(|| panic!("{}: ROCm {rocm} is not in the matrix; {hint}", p.display()));
+        assert!(
+            rel.status != Status::Eol && rel.stream.is_production(),
+            "{}: ROCm {rocm} of {default} is {:?} ({:?}); {hint}",
+            p.display(),
+            rel.status,
+            rel.stream
+        );
+        let found = codes(&p);
+        for bad in ["RC101", "RC104", "RC106", "RC107", "RC108", "RC401", "RC402"] {
+            assert!(
+                !found.contains(bad),
+                "{}: {bad} on its default {default}; {hint}",
+                p.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= 3,
+        "the templates with a BASE_IMAGE default were found ({checked})"
+    );
 }

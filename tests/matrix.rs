@@ -102,7 +102,7 @@ fn dangling_reference_and_duplicates() {
 
 #[test]
 fn newer_schema_is_refused_clearly() {
-    let d = broken("matrix.yaml", |t| t.replace("schema: 1", "schema: 99"));
+    let d = broken("matrix.yaml", |t| t.replace("schema: 2", "schema: 99"));
     assert!(
         d[0].starts_with("matrix.yaml:2:1 M002") || d[0].contains("M002"),
         "{d:?}"
@@ -176,17 +176,33 @@ fn gfx_list_values_are_checked() {
 fn templates_default_to_recorded_base_tags() {
     let bad = rocmcheck::docker::build::templates_with_unrecorded_base(Matrix::embedded());
     assert!(bad.is_empty(), "{bad:?}");
-    // and the check bites: a matrix that does not record rocm/dev-ubuntu-24.04:6.4.4
+    // and the check bites: a matrix that does not record the template's default tag (read from
+    // the template, so that a new default keeps the test meaningful)
+    let template = std::fs::read_to_string("dockerfiles/rocm-torch-wheel.Dockerfile").unwrap();
+    let default = template
+        .lines()
+        .find_map(|l| l.strip_prefix("ARG BASE_IMAGE="))
+        .unwrap();
+    let tag = default.rsplit_once(':').unwrap().1.trim().to_string();
     let tmp = tempfile::tempdir().unwrap();
     copy_matrix(tmp.path());
     let p = tmp.path().join("images.yaml");
     let text = std::fs::read_to_string(&p).unwrap();
-    std::fs::write(&p, text.replacen("      - \"6.4.4\"\n", "", 1)).unwrap();
+    // the tag's line in images.yaml: a bare tag or a `{tag: …, sources: …}` record
+    let line = text
+        .lines()
+        .find(|l| {
+            let t = l.trim();
+            t == format!("- \"{tag}\"") || t.starts_with(&format!("- {{tag: \"{tag}\","))
+        })
+        .unwrap_or_else(|| panic!("images.yaml lists {tag}"))
+        .to_string();
+    std::fs::write(&p, text.replacen(&format!("{line}\n"), "", 1)).unwrap();
     let m = Matrix::from_dir(tmp.path()).expect("still a valid matrix");
     let bad = rocmcheck::docker::build::templates_with_unrecorded_base(&m);
     assert!(
         bad.iter()
-            .any(|(t, image, _)| t == "rocm-torch-wheel" && image.ends_with(":6.4.4")),
+            .any(|(t, image, _)| t == "rocm-torch-wheel" && image.ends_with(&format!(":{tag}"))),
         "{bad:?}"
     );
 }
@@ -325,4 +341,47 @@ fn marketing_names_must_be_unique_and_specific() {
         d.iter().any(|x| x.contains("M006") && x.contains("no model number")),
         "{d:?}"
     );
+}
+
+/// distribution.yaml read through its API: AMD's index URLs (per-family with its family, a
+/// target standing for itself, multi-arch), the ROCm pip package names, and the families.
+#[test]
+fn distribution_reads_indexes_packages_and_families() {
+    use rocmcheck::matrix::{IndexLayout, PackageRole};
+    let d = &Matrix::embedded().distribution;
+    let fam = d
+        .classify_index("https://repo.amd.com/rocm/whl/gfx120X-all/torch/")
+        .unwrap();
+    assert_eq!(fam.index.layout, IndexLayout::PerFamily);
+    assert_eq!(fam.family.as_ref().unwrap().gfx, ["gfx1200", "gfx1201"]);
+    let own = d.classify_index("https://repo.amd.com/rocm/whl/gfx1151").unwrap();
+    assert_eq!(own.family.unwrap().gfx, ["gfx1151"]);
+    let staging = d
+        .classify_index("https://rocm.nightlies.amd.com/v2-staging/gfx110X-all/")
+        .unwrap();
+    assert_eq!(staging.index.url, "https://rocm.nightlies.amd.com/v2-staging/");
+    assert!(staging.family.unwrap().gfx.contains(&"gfx1103".to_string()));
+    let unknown = d.classify_index("https://repo.amd.com/rocm/whl/gfx999X-nope/").unwrap();
+    assert_eq!(unknown.unknown_family.as_deref(), Some("gfx999X-nope"));
+    let multi = d.classify_index("https://repo.amd.com/rocm/whl-multi-arch/").unwrap();
+    assert_eq!(multi.index.layout, IndexLayout::MultiArch);
+    assert!(d.classify_index("https://download.pytorch.org/whl/rocm7.14").is_none());
+    assert_eq!(d.package("rocm").unwrap().role, PackageRole::Selector);
+    assert_eq!(d.package("rocm_sdk_core").unwrap().role, PackageRole::Core);
+    let dev = d.package("rocm-sdk-device-gfx1100").unwrap();
+    assert_eq!(
+        (dev.role, dev.suffix.as_deref()),
+        (PackageRole::Device, Some("gfx1100"))
+    );
+    let fl = d.package("rocm-sdk-libraries-gfx110X-all").unwrap();
+    assert_eq!(fl.role, PackageRole::FamilyLibraries);
+    assert_eq!(d.package("rocm-sdk-libraries").unwrap().role, PackageRole::Libraries);
+    let t = d.package("amd-torch-device-gfx942").unwrap();
+    assert_eq!(
+        (t.role, t.suffix.as_deref()),
+        (PackageRole::TorchDevice, Some("gfx942"))
+    );
+    assert!(d.package("numpy").is_none());
+    assert_eq!(d.families_for("gfx1102")[0].name, "gfx110X-dgpu");
+    assert!(d.stable_multi_arch().is_some());
 }

@@ -105,3 +105,46 @@ fn narrow_snapshots() {
         .env("COLUMNS", "80")
         .case("tests/cmd-narrow/*.toml");
 }
+
+/// The same tables at 60 and 120 columns (issue 24 item 12: between words or shortened with
+/// "…", never a word cut in two; `tests/cmd-narrow/{60,120}/`).
+#[test]
+fn snapshots_at_60_and_120_columns() {
+    for w in ["60", "120"] {
+        trycmd::TestCases::new()
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", w)
+            .case(format!("tests/cmd-narrow/{w}/*.toml"));
+    }
+}
+
+/// Issue 24 item 12: at 80 and 100 columns headers and cells were split mid-word ("ROC/m",
+/// "torch-wheel-not-on-inde/x"). Now every rule name in `rocmcheck rules` is whole or shortened
+/// with "…", at any width.
+#[test]
+fn rule_names_are_never_cut_in_two() {
+    let names: Vec<String> = run(&["rules", "--format", "markdown"], None)
+        .lines()
+        .filter_map(|l| l.split('`').nth(1).map(String::from))
+        .collect();
+    assert!(names.len() > 20, "{names:?}");
+    for w in ["60", "72", "80", "100", "120"] {
+        let out = run(&["rules"], Some(w));
+        for l in out.lines().filter(|l| l.starts_with("│ RC")) {
+            let name = l.split_whitespace().nth(2).unwrap();
+            let whole = names.iter().any(|n| n == name);
+            let shortened = name
+                .strip_suffix('…')
+                .is_some_and(|p| names.iter().any(|n| n.starts_with(p)));
+            assert!(
+                whole || shortened,
+                "COLUMNS={w}: `{name}` is neither whole nor shortened:\n{out}"
+            );
+        }
+        // and no line is wider than the width
+        assert!(
+            out.lines().all(|l| width(l) <= w.parse().unwrap()),
+            "COLUMNS={w}:\n{out}"
+        );
+    }
+}

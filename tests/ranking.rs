@@ -18,104 +18,111 @@ struct Row {
     sources: &'static [&'static str],
 }
 
-const WHEEL_2_13: &str = "pytorch/test-infra:tools/scripts/generate_binary_build_matrix.py@6d36e31f";
-const ARCH_2_13: &str = "https://github.com/pytorch/pytorch/pull/179653";
-const ROCM_7_2: &str = "ROCm/legacy-rocm-build:docs/compatibility/compatibility-matrix.rst@fff7efbd";
-/// AMD's compatibility matrix with the 7.0.0-7.2.0 columns (AMD's docs history, read in a fork).
-const ROCM_7_0_LIST: &str = "https://github.com/alanina/ROCm/blob/decd7e712cb227873d6803e86f5f33870a0661d0/docs/compatibility/compatibility-matrix-historical-6.0.csv";
-const ROCM_6_0: &str = "ROCm/rocm-install-on-linux:docs/reference/system-requirements.rst@docs/6.0.0";
+/// torch 2.14.0 went stable on 2026-09-02 (test-infra#8712); release/2.14 builds rocm7.2 and rocm7.14.
+const WHEEL_2_14: &str = "https://github.com/pytorch/test-infra/pull/8712";
+/// The arch list of the rocm7.14 (Core SDK, ROCm from pip) build.
+const ARCH_2_14_THEROCK: &str = "https://github.com/pytorch/pytorch/issues/191688";
+/// AMD's transition guide: 7.14.0 is the first production release of the Core SDK.
+const ROCM_7_14: &str = "https://github.com/ROCm/legacy-rocm-build/releases/tag/rocm-7.14.0";
+/// rocBLAS of ROCm 6.4 ships no gfx906 Tensile library (the known issue that moves gfx906).
+const GFX906_ROCBLAS: &str = "https://github.com/ROCm/legacy-rocm-build/issues/4625";
+/// The 2.7 arch list (also used for 2.8/2.9 rocm6.3/6.4): printed 2.7.1 lists.
+const ARCH_2_7: &str = "https://github.com/astral-sh/uv/issues/14086";
 
+// Today's first answers (matrix data 2026-11-23). Every target AMD lists for the Core SDK gets
+// torch 2.14.0 on ROCm 7.14; gfx906 gets the newest wheel whose bundled rocBLAS still carries
+// its kernels (ROCm <= 6.3).
 const TABLE: &[Row] = &[
     Row {
         gfx: "gfx906",
-        first: "2.4.1+rocm6.0",
-        listing: GfxListing::Supported,
-        why: "MI50/MI60 left the wheels after the rocm6.0 builds; ROCm 6.0 still lists gfx906",
-        sources: &["pytorch/builder:manywheel/build_docker.sh@b9d2b93c08", ROCM_6_0],
+        first: "2.9.1+rocm6.3",
+        listing: GfxListing::NotListed,
+        why: "MI50/MI60/Radeon VII: wheels on ROCm >= 6.4 carry torch's gfx906 kernels but bundle a rocBLAS without them (known issue, error); 6.0-6.2 only mark it deprecated and 5.7's 'supported' is end-of-life, so the newest working wheel wins (was 2.4.1+rocm6.0)",
+        sources: &[ARCH_2_7],
     },
     Row {
         gfx: "gfx908",
-        first: "2.13.0+rocm7.2",
+        first: "2.14.0+rocm7.14",
         listing: GfxListing::Supported,
-        why: "MI100: ROCm 7.2's compute list names gfx908; the newest wheel carries it",
-        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
+        why: "MI100: in the Core SDK 7.14/10.0 tables; the 2.14 rocm7.14 wheel carries it",
+        sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx90a",
-        first: "2.13.0+rocm7.2",
+        first: "2.14.0+rocm7.14",
         listing: GfxListing::Supported,
-        why: "MI200 listed for ROCm 7.2; newest release wheel",
-        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
+        why: "MI200: Core SDK 7.14 list; newest release wheel",
+        sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx942",
-        first: "2.13.0+rocm7.2",
+        first: "2.14.0+rocm7.14",
         listing: GfxListing::Supported,
-        why: "MI300 listed for ROCm 7.2; newest release wheel",
-        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
+        why: "MI300: Core SDK 7.14 list; newest release wheel (was 2.13.0+rocm7.2)",
+        sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx950",
-        first: "2.13.0+rocm7.2",
+        first: "2.14.0+rocm7.14",
         listing: GfxListing::Supported,
-        why: "MI350/MI355 listed for ROCm 7.2; newest release wheel",
-        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
+        why: "MI350/MI355: Core SDK 7.14 list; newest release wheel",
+        sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1030",
-        first: "2.13.0+rocm7.2",
+        first: "2.14.0+rocm7.14",
         listing: GfxListing::Supported,
-        why: "RDNA2 (W6800/V620) listed for ROCm 7.2; newest release wheel",
-        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
+        why: "RDNA2 (W6800/V620): Core SDK 7.14 list; newest release wheel",
+        sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1100",
-        first: "2.13.0+rocm7.2",
+        first: "2.14.0+rocm7.14",
         listing: GfxListing::Supported,
-        why: "RX 7900 listed for ROCm 7.2; newest release wheel (was 2.9.1+rocm6.3 before the 7.x lists)",
-        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
+        why: "RX 7900: Core SDK 7.14 list; 2.14.0 ties on rocm7.2 and rocm7.14, the newer ROCm wins (was 2.13.0+rocm7.2)",
+        sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1101",
-        first: "2.13.0+rocm7.2",
+        first: "2.14.0+rocm7.14",
         listing: GfxListing::Supported,
-        why: "Navi 32 listed for ROCm 7.2",
-        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
+        why: "Navi 32: Core SDK 7.14 list",
+        sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1102",
-        first: "2.13.0+rocm7.2",
-        listing: GfxListing::NotListed,
-        why: "Navi 33 is in no AMD Linux list of 7.0, 7.1 or 7.2 (all complete); the newest wheel carries it",
-        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2, ROCM_7_0_LIST],
+        first: "2.14.0+rocm7.14",
+        listing: GfxListing::Supported,
+        why: "Navi 33 (RX 7600) is back in AMD's list with the Core SDK (not in 7.0-7.2); the rocm7.14 wheel carries it",
+        sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1103",
-        first: "2.13.0+rocm7.2",
-        listing: GfxListing::NotListed,
-        why: "Phoenix iGPU: in no AMD Linux list; the newest wheel carries it",
-        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
+        first: "2.14.0+rocm7.14",
+        listing: GfxListing::Supported,
+        why: "Hawk Point iGPU (780M) is in the Core SDK table; the rocm7.14 wheel carries it",
+        sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1151",
-        first: "2.13.0+rocm7.2",
+        first: "2.14.0+rocm7.14",
         listing: GfxListing::Supported,
-        why: "Strix Halo: AMD's RDNA3.5 page supports it on 7.2 with fixed kernels; in the ROCm 7 wheels",
-        sources: &[WHEEL_2_13, ARCH_2_13],
+        why: "Strix Halo: Core SDK 7.14 list (7.14.0 adds the PRO 400 parts); newest release wheel (was 2.13.0+rocm7.2)",
+        sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1200",
-        first: "2.13.0+rocm7.2",
+        first: "2.14.0+rocm7.14",
         listing: GfxListing::Supported,
-        why: "RDNA4 listed for ROCm 7.2",
-        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
+        why: "RDNA4 (RX 9060/9050): Core SDK 7.14 list",
+        sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1201",
-        first: "2.13.0+rocm7.2",
+        first: "2.14.0+rocm7.14",
         listing: GfxListing::Supported,
-        why: "RDNA4 listed for ROCm 7.2 (the issue's fix pointed at the 2.14 test build)",
-        sources: &[WHEEL_2_13, ARCH_2_13, ROCM_7_2],
+        why: "RDNA4 (RX 9070, R9700): Core SDK 7.14 list (was 2.13.0+rocm7.2)",
+        sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
 ];
 
@@ -160,7 +167,8 @@ fn no_recommendation_points_at_a_pre_release() {
         .filter(|w| w.channel == Channel::Test)
         .flat_map(|w| w.torch.iter())
         .collect();
-    assert!(!test_versions.is_empty(), "the matrix has test-channel wheels to avoid");
+    // Between releases the matrix may record no test-channel wheel (2026-11-23: 2.14.0 is stable
+    // and no 2.15 ROCm release candidate was found); the checks below hold either way.
     for gfx in m.gfx_names() {
         for r in m.rank(gfx, &RankOpts::default()) {
             assert_eq!(r.channel, Channel::Release, "{gfx}: {}", r.install);
@@ -181,14 +189,66 @@ fn no_recommendation_points_at_a_pre_release() {
             ..Default::default()
         },
     );
-    assert!(
-        with_test.iter().any(|r| r.channel == Channel::Test),
-        "--channel test adds release candidates"
-    );
+    if test_versions.is_empty() {
+        let release = m.rank("gfx1100", &RankOpts::default());
+        assert_eq!(
+            with_test.iter().map(|r| r.torch_local()).collect::<Vec<_>>(),
+            release.iter().map(|r| r.torch_local()).collect::<Vec<_>>(),
+            "without test-channel wheels, --channel test answers like the release channel"
+        );
+    } else {
+        assert!(
+            with_test.iter().any(|r| r.channel == Channel::Test),
+            "--channel test adds release candidates"
+        );
+    }
 }
 
 #[test]
-fn ties_go_to_the_newer_rocm_and_unknown_ranks_above_not_listed() {
+fn gfx906_wheels_on_rocm_6_4_and_later_carry_the_rocblas_known_issue() {
+    let m = Matrix::embedded();
+    let ranked = m.rank("gfx906", &RankOpts::default());
+    let newer: Vec<_> = ranked
+        .iter()
+        .filter(|r| r.rocm >= Version::parse("6.4").unwrap())
+        .collect();
+    assert!(
+        !newer.is_empty(),
+        "wheels on ROCm >= 6.4 still list gfx906 in their arch lists"
+    );
+    for r in &newer {
+        assert!(
+            r.known_issues
+                .iter()
+                .any(|i| i == "rocblas-no-gfx906-kernels-rocm-ge-6.4"),
+            "{}: {:?}",
+            r.torch_local(),
+            r.known_issues
+        );
+        assert!(r.sources.iter().any(|s| s == GFX906_ROCBLAS), "{}", r.torch_local());
+    }
+    // and every one of them ranks below every wheel without it
+    let first_bad = ranked.iter().position(|r| !r.known_issues.is_empty()).unwrap();
+    assert!(ranked[first_bad..].iter().all(|r| !r.known_issues.is_empty()));
+}
+
+/// The listing tier of an answer: supported by a release that is not end-of-life (2); supported
+/// by an end-of-life release, deprecated, unknown or not listed (1); unsupported (0).
+fn tier(m: &Matrix, r: &rocmcheck::matrix::Ranked) -> u8 {
+    let eol = r
+        .rocm_release
+        .as_ref()
+        .and_then(|v| m.rocm_release(v))
+        .is_some_and(|rel| rel.status == rocmcheck::matrix::Status::Eol);
+    match r.listing {
+        GfxListing::Supported if !eol => 2,
+        GfxListing::Unsupported => 0,
+        _ => 1,
+    }
+}
+
+#[test]
+fn ties_go_to_the_newer_rocm_and_listing_tiers_order_the_answers() {
     let m = Matrix::embedded();
     for gfx in m.gfx_names() {
         let r = m.rank(gfx, &RankOpts::default());
@@ -204,7 +264,7 @@ fn ties_go_to_the_newer_rocm_and_unknown_ranks_above_not_listed() {
             }
             if a.known_issues.is_empty() == b.known_issues.is_empty() && a.production == b.production {
                 assert!(
-                    a.listing <= b.listing,
+                    tier(m, a) >= tier(m, b),
                     "{gfx}: {} ({}) ranked above {} ({})",
                     a.torch_local(),
                     a.listing.as_str(),
@@ -230,8 +290,33 @@ fn the_default_candidate_set_is_current_recorded_and_release_only() {
         },
     );
     assert!(all.candidates.len() > set.candidates.len());
+    let wheel_base = m.distribution.wheel_base.as_ref().map(|b| b.image.clone());
+    assert!(
+        wheel_base.is_some(),
+        "distribution.yaml records the plain base of wheel-based ROCm"
+    );
+    // today's set holds the newest stable torch on a Core SDK ROCm that comes from pip
+    assert!(
+        set.candidates
+            .iter()
+            .any(|c| c.build_args.get("BASE_IMAGE") == wheel_base.as_ref() && c.torch.as_deref() == Some("2.14.0")),
+        "{:?}",
+        set.candidates.iter().map(|c| &c.id).collect::<Vec<_>>()
+    );
     for c in &set.candidates {
         let image = &c.build_args["BASE_IMAGE"];
+        if Some(image) == wheel_base.as_ref() {
+            // ROCm from pip: the template installs torch, which pulls the `rocm` wheels
+            let u = &c.build_args["TORCH_INDEX_URL"];
+            let v = m.parse_index_url(u).expect("an official index").1;
+            let t = Version::parse(c.torch.as_deref().unwrap()).unwrap();
+            assert!(
+                m.wheel(&t, &v).is_some_and(|(_, w)| w.rocm_from_wheels),
+                "{}: {u}",
+                c.id
+            );
+            continue;
+        }
         let (repo, tag) = image.rsplit_once(':').expect("repo:tag");
         let im = m.parse_image(repo, Some(tag)).expect("a matrix repository");
         assert!(im.known && !im.moving, "{}: base {image} is not a recorded tag", c.id);

@@ -101,7 +101,8 @@ fn nights_render_in_every_format() {
 fn regression_between_nights_is_detected() {
     let d = results::diff(&night(1), &night(2));
     let ids = |v: &[results::Change]| v.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
-    assert_eq!(ids(&d.regressions), ["torch2.8.0-rocm6.4-gfx1100"]);
+    // Results are keyed by candidate × gfx: torch 2.8.0 regresses on gfx1100 only.
+    assert_eq!(ids(&d.regressions), ["torch2.8.0-rocm6.4-dev-ubuntu-24.04@gfx1100"]);
     assert_eq!(d.regressions[0].after, "torch-failed");
     assert!(
         d.regressions[0]
@@ -110,11 +111,20 @@ fn regression_between_nights_is_detected() {
             .unwrap()
             .contains("invalid device function")
     );
-    assert_eq!(ids(&d.fixed), ["torch2.7.1-rocm6.3-gfx1030"]);
-    assert_eq!(d.new, [("torch2.9.0-rocm6.4-gfx942".to_string(), "pass".to_string())]);
+    assert_eq!(ids(&d.fixed), ["torch2.7.1-rocm6.3-dev-ubuntu-22.04@gfx1030"]);
+    assert_eq!(
+        d.new,
+        [(
+            "torch2.9.0-rocm6.4-dev-ubuntu-24.04@gfx942".to_string(),
+            "pass".to_string()
+        )]
+    );
     assert_eq!(
         d.vanished,
-        [("torch2.6.0-rocm6.2-gfx90a".to_string(), "pass".to_string())]
+        [(
+            "torch2.6.0-rocm6.2-dev-ubuntu-22.04@gfx90a".to_string(),
+            "pass".to_string()
+        )]
     );
     assert_eq!(d.unchanged, 1);
     let mut buf = Vec::new();
@@ -174,7 +184,7 @@ fn fail_on_regression_exits_1_and_plain_diff_exits_0() {
     ]);
     assert_eq!(rc, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["regressions"][0]["id"], "torch2.7.1-rocm6.3-gfx1030");
+    assert_eq!(v["regressions"][0]["id"], "torch2.7.1-rocm6.3-dev-ubuntu-22.04@gfx1030");
 }
 
 #[test]
@@ -191,34 +201,128 @@ fn merge_cli_combines_jobs_and_renders() {
         merged_s,
     ]);
     assert_eq!(rc, 0, "{err}");
-    assert!(err.contains("2 candidate(s), 1 passed"), "{err}");
+    assert!(err.contains("2 result(s) (candidate × gfx), 1 passed"), "{err}");
     let (rc, xml, _) = rocmcheck(&["report", "render", merged_s, "--format", "junit"]);
     assert_eq!(rc, 0);
-    assert!(xml.contains("name=\"torch2.9.0-rocm6.4-gfx942\""), "{xml}");
+    assert!(
+        xml.contains("name=\"torch2.9.0-rocm6.4-dev-ubuntu-24.04@gfx942\""),
+        "{xml}"
+    );
     assert!(
         xml.contains("<failure message=\"timeout: step &apos;memory&apos; did not finish within 60 s\""),
         "{xml}"
     );
     let (rc, md, _) = rocmcheck(&["report", "render", merged_s, "--format", "markdown"]);
     assert_eq!(rc, 0);
-    assert!(md.contains("**1 of 2 candidate(s) passed**"), "{md}");
+    assert!(md.contains("**1 of 2 job(s) (candidate × gfx) passed**"), "{md}");
+    let (rc, table, _) = rocmcheck(&["report", "render", merged_s, "--format", "human"]);
+    assert_eq!(rc, 0);
+    assert!(
+        table.contains("1 of 2 job(s) passed; 0 infrastructure failure(s)"),
+        "{table}"
+    );
 }
 
 #[test]
-fn merge_cli_rejects_duplicates_and_bad_files() {
+fn merge_cli_rejects_true_duplicates_and_keeps_lost_jobs() {
+    // Two nights hold the same candidate × gfx jobs: a true duplicate, refused with both files.
     let (rc, _, err) = rocmcheck(&["report", "merge", "results/night-1.json", "results/night-2.json"]);
     assert_eq!(rc, 2);
     assert!(
-        err.contains("is in both results/night-1.json and results/night-2.json"),
+        err.contains(
+            "candidate `torch2.6.0-rocm6.2-dev-ubuntu-22.04` on gfx90a is in both results/night-1.json and results/night-2.json"
+        ) || err.contains("is in both results/night-1.json and results/night-2.json: each candidate × gfx job must be run once"),
         "{err}"
     );
+    // A garbled file and an empty one (a dead runner) are those jobs' `missing` results; the
+    // readable file is merged as usual and the run is not refused.
     let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("truncated.json");
+    let bad = dir.path().join("torch2.9.0-rocm6.4-dev-ubuntu-24.04@gfx1100.json");
     std::fs::write(&bad, "{\"payload_schema\": 1,\n \"classification\": \"pa").unwrap();
-    let (rc, _, err) = rocmcheck(&["report", "merge", bad.to_str().unwrap(), "smoke/h100-local.json"]);
+    let empty = dir.path().join("torch2.9.0-rocm6.4-dev-ubuntu-24.04@gfx90a.json");
+    std::fs::write(&empty, "").unwrap();
+    let merged = dir.path().join("current.json");
+    let (rc, _, err) = rocmcheck(&[
+        "report",
+        "merge",
+        bad.to_str().unwrap(),
+        empty.to_str().unwrap(),
+        "smoke/h100-local.json",
+        "-o",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(err.contains("gfx1100.json:2:"), "{err}");
+    assert!(err.contains("the job's result file is empty"), "{err}");
+    assert!(
+        err.contains("3 result(s) (candidate × gfx), 1 passed, 2 infrastructure failure(s)"),
+        "{err}"
+    );
+    let run = results::load_file(&merged).unwrap();
+    let lost: Vec<(String, Option<String>, String)> = run
+        .iter()
+        .filter(|c| c.infrastructure())
+        .map(|c| (c.id.clone(), c.gfx.clone(), c.classification.clone()))
+        .collect();
+    assert_eq!(
+        lost,
+        [
+            (
+                "torch2.9.0-rocm6.4-dev-ubuntu-24.04".into(),
+                Some("gfx1100".into()),
+                "missing".into()
+            ),
+            (
+                "torch2.9.0-rocm6.4-dev-ubuntu-24.04".into(),
+                Some("gfx90a".into()),
+                "missing".into()
+            ),
+        ]
+    );
+    // A name that is no file is a usage error, not a lost job.
+    let (rc, _, err) = rocmcheck(&["report", "merge", "results/no-such-file.json"]);
     assert_eq!(rc, 2);
-    assert!(err.contains("truncated.json:2:"), "{err}");
-    assert!(err.contains("1 of 2 result file(s) could not be read"), "{err}");
+    assert!(err.contains("1 of 1 result file(s) could not be opened"), "{err}");
+}
+
+/// `--expect` (the exported job list): a job with no result file at all is `missing`.
+#[test]
+fn merge_expect_records_jobs_without_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = dir.path().join("matrix.json");
+    std::fs::write(
+        &jobs,
+        r#"{"include":[{"candidate":"torch2.9.0-rocm6.4-dev-ubuntu-24.04","gfx":"gfx942"},
+                       {"candidate":"torch2.9.0-rocm6.4-dev-ubuntu-24.04","gfx":"gfx1100"}]}"#,
+    )
+    .unwrap();
+    let (rc, out, err) = rocmcheck(&[
+        "report",
+        "merge",
+        "results/job-gfx942.json",
+        "--expect",
+        jobs.to_str().unwrap(),
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(err.contains("1 expected job(s) left no result file"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let c = v["candidates"].as_array().unwrap();
+    assert_eq!(c.len(), 2);
+    assert_eq!(
+        (c[0]["gfx"].as_str(), c[0]["classification"].as_str()),
+        (Some("gfx1100"), Some("missing"))
+    );
+    assert_eq!(
+        (c[1]["gfx"].as_str(), c[1]["classification"].as_str()),
+        (Some("gfx942"), Some("hang"))
+    );
+    std::fs::write(&jobs, "{\"jobs\": []}").unwrap();
+    let (rc, _, err) = rocmcheck(&["report", "merge", "--expect", jobs.to_str().unwrap()]);
+    assert_eq!(rc, 2);
+    assert!(
+        err.contains("expected a `matrix export --format github-matrix` document"),
+        "{err}"
+    );
 }
 
 /// What `rocmcheck smoke` writes (the smoke module's `SmokeResult`, as JSON) is read the same

@@ -1,7 +1,7 @@
 //! `matrix sync` against a local HTTP server (127.0.0.1 only) serving the pages in
 //! `tests/fixtures/sync/` (see its README), and against broken responses.
 
-use rocmcheck::matrix::Matrix;
+use rocmcheck::matrix::{IndexLayout, Matrix};
 use rocmcheck::sync::{self, Change, Options, Outcome};
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -170,6 +170,11 @@ fn options(server: &Server) -> Options {
     o.timeout = Duration::from_secs(10);
     o.retries = 2;
     o.backoff = Duration::from_millis(10);
+    // AMD's indexes, served by the same server (404 unless a test's handler records them)
+    o.amd_indexes = vec![
+        (format!("{}/amd/whl-multi-arch/", server.base), IndexLayout::MultiArch),
+        (format!("{}/amd/whl/", server.base), IndexLayout::PerFamily),
+    ];
     o
 }
 
@@ -289,6 +294,8 @@ fn cli_prints_a_diff_with_sources_and_yaml_that_parses() {
             .args(["matrix", "sync", "--base-url"])
             .arg(format!("{}/whl", server.base))
             .args(["--docker-hub-url", &server.base, "--backoff-ms", "10", "--format", fmt])
+            // AMD's indexes are not recorded for this test: a path the server answers 404
+            .args(["--amd-index-url", &format!("{}/absent/", server.base)])
             .output()
             .unwrap();
         (
@@ -357,6 +364,7 @@ fn cli_prints_a_diff_with_sources_and_yaml_that_parses() {
 fn one_repo(server: &Server) -> Options {
     let mut o = options(server);
     o.wheels = false;
+    o.rocm_wheels = false;
     o.repos = vec!["rocm/dev-ubuntu-22.04".into()];
     o
 }
@@ -570,6 +578,7 @@ fn sync_yaml(server: &Server, dir: Option<&Path>) -> serde_yaml::Value {
             "--format",
             "yaml",
         ])
+        .args(["--amd-index-url", &format!("{}/absent/", server.base)])
         .output()
         .unwrap();
     let out = String::from_utf8(o.stdout).unwrap();
@@ -648,4 +657,215 @@ fn base_tag_proposals_are_known_records_that_apply_and_validate() {
         .filter(|p| p["op"].as_str() == Some("add-known-tag"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// Issue 24, defect 7: offline, `matrix sync` was silent for 88 s, then printed 25 near-identical
+/// DNS errors, each after 4 attempts. Now it stops at the first host name that cannot be resolved,
+/// with one error that says so, and shows a progress line per source on stderr.
+///
+/// `a..b` cannot be resolved and costs no network traffic: glibc refuses a name with an empty
+/// label before it builds a DNS query (checked here: the UDP datagrams sent, counted in
+/// /proc/net/snmp, did not change over `getent hosts a..b`).
+#[test]
+fn offline_sync_stops_at_the_first_unresolvable_host_with_one_message() {
+    let t = std::time::Instant::now();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args([
+            "matrix",
+            "sync",
+            "--base-url",
+            "http://a..b/whl",
+            "--docker-hub-url",
+            "http://a..b",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 1, "one error, not one per source:\n{err}");
+    assert!(errors[0].contains("cannot resolve the host name a..b"), "{err}");
+    assert!(errors[0].contains("offline, or no DNS?"), "{err}");
+    assert!(errors[0].contains("failed to lookup address"), "the cause: {err}");
+    assert!(!errors[0].contains("gave up after"), "not retried: {err}");
+    let progress: Vec<&str> = err.lines().filter(|l| l.starts_with("matrix sync: reading ")).collect();
+    assert_eq!(progress.len(), 1, "{err}");
+    assert!(err.contains("1 error(s); the matrix was not changed"), "{err}");
+}
+
+#[test]
+fn sync_shows_one_progress_line_per_source_on_stderr() {
+    let server = Server::start(Box::new(upstream));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["matrix", "sync", "--base-url"])
+        .arg(format!("{}/whl", server.base))
+        .args(["--docker-hub-url", &server.base, "--backoff-ms", "1"])
+        .args(["--amd-index-url", &format!("{}/absent/", server.base)])
+        .args(["--amd-family-index-url", &format!("{}/absent-family/", server.base)])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let progress: Vec<&str> = err.lines().filter(|l| l.starts_with("matrix sync: reading ")).collect();
+    let total = progress.len();
+    assert!(total > 3, "{err}");
+    // the first lines' total is what is known before the image tags name more ROCm lines
+    assert!(progress[0].starts_with("matrix sync: reading 1/"), "{err}");
+    assert!(
+        progress[0].contains(&format!(": {}/v2/repositories/", server.base)),
+        "{err}"
+    );
+    assert!(
+        progress[total - 1].starts_with(&format!(
+            "matrix sync: reading {total}/{total}: {}/whl/rocm",
+            server.base
+        )),
+        "{err}"
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .all(|l| !l.starts_with("matrix sync: reading"))
+    );
+}
+
+/// The Core SDK era's pages (`tests/fixtures/sync/coresdk/`, written by its `make.py` in PEP 503
+/// form, each page's model cited there): download.pytorch.org's `whl/rocm7.14/` root and its
+/// mirrored ROCm project pages (absolute links to repo.amd.com), AMD's multi-arch index (relative
+/// `../<wheel>` links) and per-family indexes. Paths without a recorded page answer 404.
+fn coresdk_upstream(_base: &str, path: &str, _n: usize) -> Reply {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sync/coresdk");
+    let rel = match path.strip_prefix("/whl/") {
+        Some(r) => format!("pytorch/{r}"),
+        None => path.trim_start_matches('/').to_string(),
+    };
+    let rel = rel.trim_end_matches('/');
+    for file in [format!("{rel}.html"), format!("{rel}/index.html")] {
+        if let Ok(t) = std::fs::read_to_string(dir.join(&file)) {
+            return ok(t, "text/html");
+        }
+    }
+    status(404)
+}
+
+#[test]
+fn core_sdk_indexes_propose_what_the_matrix_lacks() {
+    let server = Server::start(Box::new(coresdk_upstream));
+    let mut o = options(&server);
+    o.images = false;
+    let out = run(&o);
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let b = &server.base;
+    let p = |change: Change, src: &str| sync::Proposal {
+        change,
+        source: format!("{b}{src}"),
+    };
+    let mut expected = vec![
+        // a torch release on whl/rocm7.14 the matrix lacks
+        p(
+            Change::TorchRelease {
+                torch: "2.14.1".into(),
+                rocm: "7.14".into(),
+                python: strs(&["3.10", "3.11", "3.12", "3.13", "3.14"]),
+            },
+            "/whl/rocm7.14/torch/",
+        ),
+        // device packages for a target gpus.yaml lacks: the PyTorch mirror's and AMD's split torch
+        p(
+            Change::DeviceTarget {
+                package: "rocm-sdk-device-gfx1250".into(),
+                gfx: "gfx1250".into(),
+            },
+            "/whl/rocm7.14/",
+        ),
+        p(
+            Change::DeviceTarget {
+                package: "amd-torch-device-gfx1250".into(),
+                gfx: "gfx1250".into(),
+            },
+            "/amd/whl-multi-arch/",
+        ),
+        // ROCm wheel versions rocm.yaml does not know: a patch of a known line, a new line
+        p(
+            Change::RocmWheel {
+                package: "rocm-sdk-core".into(),
+                version: "7.14.2".into(),
+                known_line: true,
+            },
+            "/whl/rocm7.14/rocm-sdk-core/",
+        ),
+        p(
+            Change::RocmWheel {
+                package: "rocm-sdk-core".into(),
+                version: "10.2.0".into(),
+                known_line: false,
+            },
+            "/amd/whl-multi-arch/rocm-sdk-core/",
+        ),
+        // a family distribution.yaml lacks, from the per-family root's listing (once)
+        p(
+            Change::Family {
+                seen: "gfx125X-dcgpu/".into(),
+                family: "gfx125X-dcgpu".into(),
+            },
+            "/amd/whl/",
+        ),
+    ];
+    expected.sort();
+    assert_eq!(out.proposals, expected);
+    // the pages read: the mirror's root and ROCm pages, AMD's roots, family pages that exist
+    for page in [
+        "/whl/rocm7.14/",
+        "/whl/rocm7.14/rocm/",
+        "/whl/rocm7.14/rocm-sdk-core/",
+        "/amd/whl-multi-arch/rocm/",
+        "/amd/whl/gfx110X-all/",
+        "/amd/whl/gfx125X-dcgpu/",
+    ] {
+        assert!(
+            out.fetched.contains(&format!("{b}{page}")),
+            "{page} not read: {:?}",
+            out.fetched
+        );
+    }
+    // device pages are not fetched (the project name says it all); a missing family index is quiet
+    assert_eq!(server.hits("/whl/rocm7.14/rocm-sdk-device-gfx1250/"), 0);
+    assert_eq!(server.hits("/amd/whl/gfx950-dcgpu/"), 1);
+    // the diff names each file the proposals go to, with sources
+    let mut diff = Vec::new();
+    sync::render_diff(Matrix::embedded(), &out, &mut diff).unwrap();
+    let diff = String::from_utf8(diff).unwrap();
+    for want in [
+        "--- matrix/rocm.yaml",
+        "+ rocm[7.14].patches: \"7.14.2\"",
+        "+ rocm: a release for 10.2.0",
+        "--- matrix/gpus.yaml",
+        "+ gfx: gfx1250 (device package amd-torch-device-gfx1250 exists",
+        "--- matrix/distribution.yaml",
+        "+ families: {name: gfx125X-dcgpu",
+    ] {
+        assert!(diff.contains(want), "{want:?} not in:\n{diff}");
+    }
+    let mut yaml = Vec::new();
+    sync::render_yaml(Matrix::embedded(), &out, &mut yaml).unwrap();
+    let doc: serde_yaml::Value = serde_yaml::from_slice(&yaml).expect("the YAML patch parses");
+    assert_eq!(doc["proposals"].as_sequence().unwrap().len(), expected.len());
+}
+
+#[test]
+fn core_sdk_page_shapes() {
+    // PEP 503 root page → normalised project names
+    let html = "<!DOCTYPE html><html><body><a href=\"Rocm_SDK.Core/\">Rocm_SDK.Core</a><a href=\"torch/\">torch</a></body></html>";
+    assert_eq!(sync::parse_project_list(html).unwrap(), ["rocm-sdk-core", "torch"]);
+    assert!(sync::parse_project_list(&html[..40]).unwrap_err().contains("truncated"));
+    // distribution file names (PyPA binary distribution format; sdists)
+    assert_eq!(
+        sync::file_version("rocm_sdk_device_gfx1011-7.14.0-py3-none-linux_x86_64.whl").as_deref(),
+        Some("7.14.0")
+    );
+    assert_eq!(
+        sync::file_version("rocm-7.14.0.post1.tar.gz").as_deref(),
+        Some("7.14.0.post1")
+    );
+    assert_eq!(sync::file_version("index.html"), None);
 }

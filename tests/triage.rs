@@ -246,11 +246,12 @@ fn unreadable_input_is_reported_not_fatal() {
         .unwrap();
     let out = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}");
-    assert!(
-        out.contains("/nonexistent/paste.txt: input error: cannot read"),
-        "{out}"
-    );
-    assert!(out.contains("RC202"), "the readable input is still judged: {out}");
+    // the error on stderr (issue 24), the report of the readable input on stdout
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("error: /nonexistent/paste.txt: cannot read"), "{err}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!stdout.contains("/nonexistent"), "{stdout}");
+    assert!(stdout.contains("RC202"), "the readable input is still judged: {out}");
     let o = bin().args(["triage"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("nothing to read"));
@@ -744,4 +745,417 @@ fn a_block_quoted_navi32_override_is_read_through_the_quote() {
         t.notes
     );
     assert!(!t.notes.iter().any(|(n, _)| n.contains("product")), "{:?}", t.notes);
+}
+
+/// Issue 24, defect 6: `--github-issue` that cannot be fetched (here: a refused connection on
+/// 127.0.0.1, as offline) is an error on stderr with its cause, exit 2, and no report: the
+/// Markdown reply used to drop the error and say "(no input)" and that no rule matches.
+#[test]
+fn github_issue_that_cannot_be_fetched_is_an_error_with_its_cause_on_stderr() {
+    for format in ["human", "markdown", "json"] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+            .args([
+                "triage",
+                "--github-issue",
+                "ROCm/ROCm#1",
+                "--api-url",
+                "http://127.0.0.1:1",
+            ])
+            .args(["--format", format])
+            .env_remove("GITHUB_TOKEN")
+            .output()
+            .unwrap();
+        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.status.code(), Some(2), "{format}: {out}{err}");
+        assert_eq!(out, "", "{format}: nothing on stdout");
+        assert!(
+            err.starts_with("error: --github-issue: http://127.0.0.1:1/repos/ROCm/ROCm/issues/1: request failed:"),
+            "{format}: {err}"
+        );
+        assert!(
+            err.contains("Connection refused"),
+            "{format}: the cause is named: {err}"
+        );
+    }
+}
+
+/// The Core SDK era in a paste: collect_env's `[pip3]` lines of AMD's split torch (the line shape
+/// of ROCm/pytorch#3518, a real collect_env; the gfx942-only selection is our modelled mistake)
+/// beside a rocminfo that shows a gfx1100: the missing device package is an error, at its line.
+#[test]
+fn split_torch_device_packages_against_the_gpu() {
+    let paste = "\
+  Name:                    gfx1100
+  Marketing Name:          Radeon RX 7900 XTX
+Versions of relevant libraries:
+[pip3] amd-torch-device-gfx942==2.12.0+rocm7.14.0
+[pip3] numpy==2.2.6
+[pip3] torch==2.12.0+rocm7.14.0
+";
+    let t = read("paste.txt", paste);
+    let pip: Vec<(&str, Option<&str>)> = t
+        .facts
+        .pip
+        .iter()
+        .map(|p| (p.value.name.as_str(), p.value.version.as_deref()))
+        .collect();
+    // numpy is not a package the matrix knows: not a ROCm fact
+    assert_eq!(pip, [("amd-torch-device-gfx942", Some("2.12.0+rocm7.14.0"))]);
+    let findings = rules::run(Scope::Env, &t.facts, Matrix::embedded());
+    let f = findings
+        .iter()
+        .find(|f| f.code == "RC110")
+        .unwrap_or_else(|| panic!("no RC110: {findings:?}"));
+    assert_eq!(f.severity, rocmcheck::finding::Severity::Error);
+    assert!(f.title.contains("gfx1100"), "{}", f.title);
+    assert!(
+        matches!(&f.origin, rocmcheck::facts::Origin::File { line: 4, .. }),
+        "{:?}",
+        f.origin
+    );
+    // the same list with the GPU's own package: no finding
+    let t = read("paste.txt", &paste.replace("gfx942==", "gfx1100=="));
+    assert!(!codes(&t).contains(&"RC110"));
+}
+
+/// `rocm-sdk` tool output (shapes per ROCm/TheRock rocm_sdk/__main__.py @16adc4d8) and a Core SDK
+/// path (AMD's transition guide: /opt/rocm/core-10.0) in one paste: two ROCm user spaces, one
+/// installed from AMD's packages and one from pip, each with where it came from.
+#[test]
+fn rocm_sdk_output_and_core_sdk_paths() {
+    let paste = "\
+$ ls /opt/rocm/core-10.0/lib/libamdhip64.so.7
+/opt/rocm/core-10.0/lib/libamdhip64.so.7
+$ rocm-sdk version
+7.14.0
+$ rocm-sdk targets
+gfx1100;gfx1101;gfx1102;gfx1103;gfx1151;gfx1200;gfx1201
+$ rocm-sdk path --root
+/home/u/.venv/lib/python3.12/site-packages/_rocm_sdk_devel
+";
+    let t = read("p", paste);
+    use rocmcheck::facts::RocmFrom;
+    let sys = t
+        .facts
+        .rocm
+        .iter()
+        .find(|r| r.value.from == RocmFrom::Installed)
+        .expect("the Core SDK install");
+    assert_eq!(sys.value.version, "10.0");
+    assert_eq!(sys.value.path.as_deref(), Some("/opt/rocm/core-10.0"));
+    let pip = t
+        .facts
+        .rocm
+        .iter()
+        .find(|r| r.value.from == RocmFrom::PipWheels)
+        .expect("the pip ROCm");
+    assert_eq!(pip.value.version, "7.14.0");
+    assert_eq!(pip.value.targets.len(), 7);
+    assert_eq!(
+        pip.value.path.as_deref(),
+        Some("/home/u/.venv/lib/python3.12/site-packages/_rocm_sdk_devel")
+    );
+    assert!(
+        matches!(&pip.origin, rocmcheck::facts::Origin::File { line: 4, .. }),
+        "{:?}",
+        pip.origin
+    );
+    assert!(codes(&t).contains(&"RC111"), "{:?}", codes(&t));
+    assert_eq!(t.summary.rocm.as_deref(), Some("10.0"));
+    assert!(
+        t.summary.formats.iter().any(|f| f == "rocm_sdk"),
+        "{:?}",
+        t.summary.formats
+    );
+}
+
+/// pip's resolver log of a pytorch.org rocm7.14 torch (the line shape of pytorch/pytorch#193979):
+/// the requirement that pulled the device packages (`rocm[device-all,libraries]`) is read too, so
+/// a log that shows only some device packages is not taken for a partial selection.
+#[test]
+fn pip_resolver_log_with_device_all() {
+    let paste = "\
+  Name:                    gfx1100
+Collecting rocm-sdk-device-gfx1011==7.14.0 (from rocm[device-all,libraries]==7.14.*->torch)
+  Downloading rocm_sdk_device_gfx1011-7.14.0-py3-none-linux_x86_64.whl (63.2 MB)
+";
+    let t = read("p", paste);
+    let rocm = t
+        .facts
+        .pip
+        .iter()
+        .find(|p| p.value.name == "rocm")
+        .expect("rocm selector");
+    assert_eq!(rocm.value.extras, ["device-all", "libraries"]);
+    assert!(t.facts.pip.iter().any(|p| p.value.name == "rocm-sdk-device-gfx1011"));
+    assert!(!codes(&t).contains(&"RC110"), "{:?}", codes(&t));
+}
+
+// ------------------------------------------------------------------ untrusted text (issue 22)
+//
+// The triage action posts `--format markdown` as a comment on an issue anyone can write. These
+// tests paste hostile text and read the reply as GitHub would render it: secrets never come
+// back, pasted text never becomes a mention, link, image or HTML, the reply fits one comment,
+// and a huge thread is read within a bound. Threat model: SECURITY.md.
+
+/// Secrets as `env`, `printenv` or a config paste shows them. The values are made up, in the
+/// documented shapes (GitHub `ghp_`/`github_pat_`, Hugging Face `hf_`, OpenAI `sk-`, the AWS
+/// documentation's example key pair, a Slack `xoxb-`).
+const SECRETS: &[&str] = &[
+    "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+    "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVW",
+    "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD",
+    "AKIAIOSFODNN7EXAMPLE",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "xoxb-123456789012-abcdefghijklmn",
+    "hunter2-database-password",
+];
+
+/// A collect_env + `env` paste that carries every secret, in the fields rocmcheck echoes (GPU
+/// name, OS, NVIDIA line, PyTorch version, an environment variable) and as a plain env dump.
+fn secret_paste() -> String {
+    let [hf, ghp, pat, sk, akia, aws, slack, pw] = SECRETS else {
+        unreachable!()
+    };
+    format!(
+        "PyTorch version: 2.4.0+rocm6.1 {ghp}\n\
+         ROCM used to build PyTorch: 6.1.40091-a8dbc0c19\n\
+         OS: Ubuntu 22.04.4 LTS {sk} (x86_64)\n\
+         GPU models and configuration: AMD Radeon RX 6800 XT {hf} {akia} (gfx1030)\n\
+         Nvidia driver version: 550.90.07 {pat} {aws}\n\
+         HIP runtime version: 6.1.40091\n\
+         $ env\n\
+         HF_TOKEN={hf}\n\
+         GITHUB_TOKEN={ghp}\n\
+         GH_PAT={pat}\n\
+         OPENAI_API_KEY={sk}\n\
+         AWS_ACCESS_KEY_ID={akia}\n\
+         AWS_SECRET_ACCESS_KEY={aws}\n\
+         SLACK_BOT_TOKEN={slack}\n\
+         DB_PASSWORD={pw}\n\
+         HSA_OVERRIDE_GFX_VERSION=11.0.0 {hf}\n\
+         PYTORCH_ROCM_ARCH={ghp}\n\
+         ROCR_VISIBLE_DEVICES={aws}\n"
+    )
+}
+
+#[test]
+fn a_reply_never_echoes_pasted_secrets() {
+    let o = run_stdin(&["triage", "-", "--format", "markdown"], &secret_paste());
+    let md = String::from_utf8_lossy(&o.stdout).to_string();
+    assert_eq!(o.status.code(), Some(1), "the paste has an error finding: {md}");
+    // the reply is a real answer: the override finding and the pasted GPU are there
+    assert!(md.contains("RC202") && md.contains("RX 6800 XT"), "{md}");
+    assert!(md.contains("redacted"), "{md}");
+    for s in SECRETS {
+        // the whole secret, and any 12-character piece of its random part
+        assert!(!md.contains(s), "{s} leaked:\n{md}");
+        let tail: String = s.chars().skip(s.len().saturating_sub(12)).collect();
+        assert!(!md.contains(&tail), "a piece of {s} ({tail}) leaked:\n{md}");
+    }
+}
+
+/// The Markdown text outside code spans (where GitHub never links, mentions or renders HTML).
+fn outside_code(md: &str) -> String {
+    md.lines()
+        .map(|l| {
+            l.split('`')
+                .enumerate()
+                .filter(|(i, _)| i % 2 == 0)
+                .map(|(_, p)| p)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Whether `t` has `c` without a backslash before it.
+fn unescaped(t: &str, c: char) -> Vec<String> {
+    let b: Vec<char> = t.chars().collect();
+    (0..b.len())
+        .filter(|&i| b[i] == c && (i == 0 || b[i - 1] != '\\'))
+        .map(|i| b[i.saturating_sub(20)..(i + 20).min(b.len())].iter().collect())
+        .collect()
+}
+
+#[test]
+fn pasted_text_makes_no_mention_link_image_or_html() {
+    let hostile = "@octocat @ROCm/maintainers [click](https://evil.example/a) ![img](https://evil.example/p.png) \
+                   <img src=x onerror=alert(1)> <script>alert(1)</script> <a href=\"https://evil.example\">x</a> \
+                   https://evil.example/bare www.evil.example ROCm/ROCm#1 #4242 <https://evil.example/auto> \
+                   [ref]: https://evil.example/r **bold** $x^2$ &lt;b&gt; `code` ``";
+    let paste = format!(
+        "PyTorch version: 2.4.0+rocm6.1 {hostile}\n\
+         ROCM used to build PyTorch: 6.1.40091-a8dbc0c19\n\
+         OS: Ubuntu 22.04.4 LTS {hostile}\n\
+         GPU models and configuration: AMD Radeon RX 6800 XT {hostile} (gfx1030)\n\
+         Nvidia driver version: 550.90.07 {hostile}\n\
+         HSA_OVERRIDE_GFX_VERSION=11.0.0\n\
+         ROCR_VISIBLE_DEVICES=@everyone\n"
+    );
+    let o = run_stdin(&["triage", "-", "--format", "markdown"], &paste);
+    let md = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(md.contains("RC202") && md.contains("RX 6800 XT"), "{md}");
+    let prose = outside_code(&md);
+    // the only HTML is our own: the marker, the details fold, the footer
+    let ours = [
+        "<!-- rocmcheck-triage -->",
+        "<details>",
+        "<summary>",
+        "</summary>",
+        "</details>",
+        "<sub>",
+        "</sub>",
+    ];
+    // the matrix's own sources (`- see:` lines) are ours, not the paste's
+    let mut rest = prose
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("- see: "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    for t in ours {
+        rest = rest.replace(t, "");
+    }
+    for c in ['<', '>', '@', '[', ']', '$', '&'] {
+        let hits = unescaped(&rest, c);
+        assert!(hits.is_empty(), "unescaped {c:?} outside code spans: {hits:?}\n{md}");
+    }
+    // no pasted URL, reference or @name is live text (they are all inside code spans)
+    for live in ["evil.example", "https://", "www.", "#4242", "ROCm#1"] {
+        assert!(!rest.contains(live), "{live} outside code spans:\n{md}");
+    }
+    // and the pasted text is still there to read, literally
+    assert!(md.contains("`@octocat`") && md.contains("=@everyone`"), "{md}");
+    assert!(md.contains("`[click](https://evil.example/a)`"), "{md}");
+    // code spans close on the line they open (a stray backtick cannot open one that swallows ours)
+    for l in md.lines() {
+        assert_eq!(l.matches('`').count() % 2, 0, "unbalanced backticks: {l}");
+    }
+}
+
+#[test]
+fn a_huge_paste_fits_one_comment_and_keeps_the_causes() {
+    // 1,500 ignored-parameter notes (each a pasted line), a 100 KB GPU name, a wrong override
+    let mut p = format!(
+        "PyTorch version: 2.4.0+rocm6.1\n\
+         ROCM used to build PyTorch: 6.1.40091-a8dbc0c19\n\
+         GPU models and configuration: AMD Radeon RX 6800 XT {} (gfx1030)\n\
+         HSA_OVERRIDE_GFX_VERSION=11.0.0\n",
+        "A".repeat(100_000)
+    );
+    for i in 0..1500 {
+        p.push_str(&format!(
+            "[    {i}.000000] amdgpu: unknown parameter 'gtt_size{i}' ignored\n"
+        ));
+    }
+    let o = run_stdin(&["triage", "-", "--format", "markdown"], &p);
+    let md = String::from_utf8_lossy(&o.stdout).to_string();
+    // GitHub's limit on a comment body: 65,536 characters
+    assert!(md.chars().count() < 65_536, "{} characters", md.chars().count());
+    assert!(md.starts_with("<!-- rocmcheck-triage -->\n"), "{}", &md[..200]);
+    assert!(md.contains("RC202"), "the causes survive the cut:\n{md}");
+    assert!(md.contains("more notes"), "says what it left out:\n{md}");
+    assert!(md.trim_end().ends_with("</sub>"), "the footer stays");
+    // the full report is still there for whoever runs it locally
+    let o = run_stdin(&["triage", "-", "--format", "json"], &p);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("gtt_size1499"));
+}
+
+/// A thread of endless 100-comment pages: rocmcheck stops at its page bound, says so on stderr
+/// and in the reply, and the request count proves the bound.
+#[test]
+fn a_thread_of_thousands_of_comments_is_read_within_a_bound() {
+    let (base, seen) = serve(Box::new(|base, path, _| {
+        let p = "/repos/example/busy/issues/9";
+        if path == p {
+            return ok(
+                br#"{"number":9,"body":"PyTorch version: 2.4.0+rocm6.1\nGPU models and configuration: AMD Radeon RX 6800 XT (gfx1030)\n"}"#.to_vec(),
+                vec![],
+            );
+        }
+        let page: usize = path.rsplit_once("page=").and_then(|(_, n)| n.parse().ok()).unwrap_or(1);
+        let comments: Vec<serde_json::Value> = (0..100)
+            .map(|i| {
+                let id = page * 1000 + i;
+                serde_json::json!({"id": id, "body": format!("+1 same here ({id})")})
+            })
+            .collect();
+        let next = format!("<{base}{p}/comments?per_page=100&page={}>; rel=\"next\"", page + 1);
+        ok(serde_json::to_vec(&comments).unwrap(), vec![("Link".into(), next)])
+    }));
+    let o = bin()
+        .args([
+            "triage",
+            "--github-issue",
+            "example/busy#9",
+            "--api-url",
+            &base,
+            "--format",
+            "markdown",
+        ])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let pages = rocmcheck::github::MAX_PAGES;
+    assert_eq!(seen.lock().unwrap().len(), 1 + pages, "issue + {pages} comment pages");
+    let said = format!("first {} comments", pages * 100);
+    assert!(err.contains("warning") && err.contains(&said), "{err}");
+    assert!(out.contains("**Note**") && out.contains(&said), "{out}");
+    assert!(out.contains("later comments were not"), "{out}");
+}
+
+/// Big comment pages: the byte bound stops the read before the page bound does.
+#[test]
+fn a_thread_of_huge_comments_is_read_within_a_byte_bound() {
+    let (base, seen) = serve(Box::new(|base, path, _| {
+        let p = "/repos/example/big/issues/3";
+        if path == p {
+            return ok(br#"{"number":3,"body":"torch==2.5.1+rocm6.2\n"}"#.to_vec(), vec![]);
+        }
+        let page: usize = path.rsplit_once("page=").and_then(|(_, n)| n.parse().ok()).unwrap_or(1);
+        // one comment of 4 MiB per page
+        let body = serde_json::json!([{"id": page, "body": "x".repeat(4 << 20)}]);
+        let next = format!("<{base}{p}/comments?per_page=100&page={}>; rel=\"next\"", page + 1);
+        ok(serde_json::to_vec(&body).unwrap(), vec![("Link".into(), next)])
+    }));
+    let o = bin()
+        .args(["triage", "--github-issue", "example/big#3", "--api-url", &base])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let requests = seen.lock().unwrap().len();
+    let max_pages = (rocmcheck::github::MAX_BYTES >> 22) + 1;
+    assert!(
+        requests <= 1 + max_pages && requests < 1 + rocmcheck::github::MAX_PAGES,
+        "{requests} requests"
+    );
+    assert!(err.contains("later comments were not") && err.contains("MiB"), "{err}");
+}
+
+/// A `Link: rel="next"` to another host is not followed: the token never leaves the API's origin.
+#[test]
+fn a_next_link_to_another_host_is_not_followed() {
+    let (other, other_seen) = serve(Box::new(|_, _, _| ok(b"[]".to_vec(), vec![])));
+    let other2 = other.clone();
+    let (base, _) = serve(Box::new(move |_, path, _| {
+        let p = "/repos/example/x/issues/1";
+        if path == p {
+            ok(br#"{"number":1,"body":"hi"}"#.to_vec(), vec![])
+        } else {
+            let next = format!("<{other2}{p}/comments?per_page=100&page=2>; rel=\"next\"");
+            ok(b"[]".to_vec(), vec![("Link".into(), next)])
+        }
+    }));
+    let o = bin()
+        .args(["triage", "--github-issue", "example/x#1", "--api-url", &base])
+        .env("GITHUB_TOKEN", "secret-token-xyz")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("another host"), "{}", text(&o));
+    assert!(other_seen.lock().unwrap().is_empty(), "the other host was asked");
 }

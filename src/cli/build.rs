@@ -22,8 +22,8 @@ pub enum OutFormat {
 /// Which candidates (shared by `build` and `smoke --candidates`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct CandidateArgs {
-    /// Keep candidates matching KEY=VALUE (repeatable, all must match). Keys: id (substring),
-    /// template, torch and rocm (version prefix: torch=2.9), gfx (covered by the wheel).
+    /// Keep candidates matching KEY=VALUE (repeatable, all must match). Keys: id (substring), candidate
+    /// (the exact id), template, torch and rocm (version prefix: torch=2.9), gfx (covered by the wheel).
     #[arg(long = "filter", value_name = "KEY=VALUE")]
     pub filters: Vec<Filter>,
     /// Take the candidates from this YAML file instead of the matrix
@@ -60,6 +60,10 @@ pub struct BuildOpts {
     /// Where the per-candidate build logs go.
     #[arg(long, value_name = "DIR", default_value = "rocmcheck-logs/build")]
     pub log_dir: PathBuf,
+    /// An image whose layers the build may reuse (repeatable; pull it first, e.g. last night's
+    /// push of the same candidate).
+    #[arg(long, value_name = "IMAGE")]
+    pub cache_from: Vec<String>,
 }
 
 /// Arguments of `rocmcheck build`.
@@ -89,18 +93,16 @@ pub fn select(g: &Globals, a: &CandidateArgs, err: &mut dyn Write) -> Result<Vec
 
 /// The declared targets: `--filter gfx=…`, else `.rocmcheck.yaml` `targets:` (found upwards from
 /// the current directory).
-fn declared_targets(a: &CandidateArgs, err: &mut dyn Write) -> Result<Vec<String>, ExitStatus> {
+fn declared_targets(
+    a: &CandidateArgs,
+    m: &crate::matrix::Matrix,
+    err: &mut dyn Write,
+) -> Result<Vec<String>, ExitStatus> {
     let from_filters: Vec<String> = a.filters.iter().filter_map(|f| f.gfx().map(String::from)).collect();
     if !from_filters.is_empty() {
         return Ok(from_filters);
     }
-    match crate::config::Config::load_or_discover(None) {
-        Ok(c) => Ok(c.targets),
-        Err(e) => {
-            let _ = writeln!(err, "error: {e}");
-            Err(ExitStatus::Error)
-        }
-    }
+    super::load_config(None, m, &[], err).map(|c| c.targets)
 }
 
 /// Loads and filters the candidates with what the matrix set left out.
@@ -117,7 +119,7 @@ pub fn select_set(g: &Globals, a: &CandidateArgs, err: &mut dyn Write) -> Result
         None => {
             let opts = b::SetOptions {
                 all: a.all,
-                targets: declared_targets(a, err)?,
+                targets: declared_targets(a, &m, err)?,
             };
             b::from_matrix(&m, &a.tag_prefix, &opts)
         }
@@ -175,17 +177,52 @@ fn progress(n: usize) -> Option<indicatif::ProgressBar> {
     Some(pb)
 }
 
-/// Builds candidates with progress; Ctrl-C stops (the daemon cancels a build whose client left).
+/// The plain progress line of one finished build (stderr not a terminal: one line per step, as
+/// docker and cargo print them).
+pub fn progress_line(done: usize, total: usize, r: &BuildResult) -> String {
+    format!(
+        "building [{done}/{total}] {} {} ({:.1} s)",
+        r.id,
+        if r.ok {
+            "built"
+        } else if r.engine_lost {
+            "engine-lost"
+        } else {
+            "FAILED"
+        },
+        r.wall_ms / 1000.0
+    )
+}
+
+/// Builds candidates with progress: a bar on a terminal, else one line per step on `err`.
+/// Ctrl-C stops (the daemon cancels a build whose client left).
 pub async fn build_with_progress<E: Engine>(
     engine: &E,
     cands: &[Candidate],
     opts: &BuildOptions,
+    err: &mut dyn Write,
 ) -> Result<Option<Vec<BuildResult>>, EngineError> {
     let pb = progress(cands.len());
+    if pb.is_none() {
+        let _ = writeln!(
+            err,
+            "building {} candidate(s), {} at a time",
+            cands.len(),
+            opts.jobs.min(cands.len()).max(1)
+        );
+    }
+    let total = cands.len();
+    let mut done = 0;
     let run = b::build_all(engine, cands, opts, |r| {
-        if let Some(pb) = &pb {
-            pb.inc(1);
-            pb.set_message(format!("{} {}", r.id, if r.ok { "built" } else { "FAILED" }));
+        done += 1;
+        match &pb {
+            Some(pb) => {
+                pb.inc(1);
+                pb.set_message(format!("{} {}", r.id, if r.ok { "built" } else { "FAILED" }));
+            }
+            None => {
+                let _ = writeln!(err, "{}", progress_line(done, total, r));
+            }
         }
     });
     let out = tokio::select! {
@@ -229,6 +266,7 @@ fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &m
             c.tag.clone(),
         ]);
     }
+    crate::report::fit(&mut t);
     writeln!(out, "{t}")?;
     if !set.left_out.is_empty() {
         // a table, not `left out: id: reason` lines, so that the reasons wrap to the width too
@@ -237,6 +275,7 @@ fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &m
         for l in &set.left_out {
             t.add_row([l.id.as_str(), l.reason.as_str()]);
         }
+        crate::report::fit(&mut t);
         writeln!(out, "{t}")?;
     }
     if set.torch_lines.is_empty() {
@@ -293,6 +332,7 @@ pub fn write_results(r: &[BuildResult], format: OutFormat, out: &mut dyn Write) 
             r.log.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
         ]);
     }
+    crate::report::fit(&mut t);
     writeln!(out, "{t}")?;
     let lost = r.iter().filter(|r| r.engine_lost).count();
     let failed = r.iter().filter(|r| !r.ok).count() - lost;
@@ -333,8 +373,9 @@ pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) 
             no_cache: a.build.no_cache,
             jobs: a.build.jobs,
             log_dir: Some(a.build.log_dir.clone()),
+            cache_from: a.build.cache_from.clone(),
         };
-        match build_with_progress(&engine, &cands, &opts).await {
+        match build_with_progress(&engine, &cands, &opts, err).await {
             Ok(Some(r)) => {
                 write_results(&r, a.format, out)?;
                 let lost = r.iter().filter(|r| r.engine_lost).count();

@@ -2,7 +2,6 @@
 //! stack, environment-variable and host rules, and print a header plus findings with fixes.
 
 use super::Globals;
-use crate::config::Config;
 use crate::exit::ExitStatus;
 use crate::facts::Facts;
 use crate::finding::Severity;
@@ -40,7 +39,7 @@ pub struct EnvArgs {
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Exit 1 when a finding is at least this severe.
     #[arg(long, value_name = "SEVERITY", value_parser = parse_severity)]
@@ -63,13 +62,9 @@ pub fn run(g: &Globals, a: EnvArgs, out: &mut dyn Write, err: &mut dyn Write) ->
         Ok(m) => m,
         Err(s) => return Ok(s),
     };
-    let config = Config::load_or_discover(a.config.as_deref());
-    let config = match config {
+    let config = match super::load_config(a.config.as_deref(), &matrix, &a.ignore, err) {
         Ok(c) => c,
-        Err(e) => {
-            writeln!(err, "error: {e}")?;
-            return Ok(ExitStatus::Error);
-        }
+        Err(s) => return Ok(s),
     };
     let facts = if let Some(path) = &a.from {
         match load_facts(path) {
@@ -111,10 +106,8 @@ pub fn run(g: &Globals, a: EnvArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     if let Some(s) = a.fail_on {
         policy.fail_on = s;
     }
-    policy
-        .ignore
-        .extend(a.ignore.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()));
     let report = evaluate(&facts, &matrix, &policy);
+    report.write_input_errors(err)?;
     crate::report::renderer(a.format, g.color).render(&report, out)?;
     Ok(policy.exit_status(report.findings()))
 }
@@ -229,10 +222,48 @@ pub fn header(f: &Facts) -> Vec<(String, String)> {
         h.push(("ROCm".into(), "no /opt/rocm*/.info/version".into()));
     }
     for r in &f.rocm {
-        h.push((
-            "ROCm".into(),
-            format!("{} at {}", r.value.version, r.value.path.as_deref().unwrap_or("?")),
-        ));
+        let r = &r.value;
+        let mut s = format!(
+            "{} at {}",
+            if r.version.is_empty() { "?" } else { &r.version },
+            r.path.as_deref().unwrap_or("?")
+        );
+        let mut notes: Vec<String> = Vec::new();
+        if r.from == crate::facts::RocmFrom::PipWheels {
+            notes.push("pip wheels".into());
+        } else if r
+            .path
+            .as_deref()
+            .and_then(|p| p.rsplit('/').next())
+            .and_then(crate::probe::rocm::core_sdk_version)
+            .is_some()
+        {
+            notes.push("Core SDK layout".into());
+        }
+        if !r.via.is_empty() {
+            notes.push(format!("via {}", r.via.join(", ")));
+        }
+        if !r.targets.is_empty() {
+            notes.push(format!("targets {}", r.targets.join(" ")));
+        }
+        if !notes.is_empty() {
+            s.push_str(&format!(" ({})", notes.join("; ")));
+        }
+        if r.torch_loads {
+            s.push_str(" — torch loads this one");
+        }
+        h.push(("ROCm".into(), s));
+    }
+    if !f.pip.is_empty() {
+        let pkgs: Vec<String> = f
+            .pip
+            .iter()
+            .map(|p| match &p.value.version {
+                Some(v) => format!("{}=={v}", p.value.name),
+                None => p.value.name.clone(),
+            })
+            .collect();
+        h.push(("ROCm pip".into(), pkgs.join(", ")));
     }
     if let Some(k) = &f.kernel {
         let mut s = k.release.clone().unwrap_or_else(|| "unknown".into());
@@ -271,6 +302,9 @@ pub fn header(f: &Facts) -> Vec<(String, String)> {
             );
             if !t.arch_list.is_empty() {
                 s.push_str(&format!("; arch list {}", t.arch_list.join(" ")));
+            }
+            if let Some(l) = &t.hip_library {
+                s.push_str(&format!("; loads {l}"));
             }
             s
         }

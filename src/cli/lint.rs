@@ -7,7 +7,6 @@
 //! or invalid file is a located input error for that file; the others are still linted.
 
 use super::Globals;
-use crate::config::Config;
 use crate::dockerfile::{self, Kind, Options};
 use crate::exit::ExitStatus;
 use crate::facts::Origin;
@@ -39,7 +38,7 @@ pub struct LintArgs {
     #[arg(long, value_name = "SEVERITY", value_parser = parse_severity)]
     pub fail_on: Option<Severity>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Name to show for stdin input.
     #[arg(long, value_name = "NAME", default_value = "-")]
@@ -90,6 +89,13 @@ fn expand(paths: &[String]) -> Vec<Input> {
                 .filter_map(|e| Kind::of(e.path()).map(|k| (e.into_path(), k)))
                 .collect();
             found.sort_by(|a, b| a.0.cmp(&b.0));
+            if found.is_empty() {
+                // a wrong path in CI must not pass green (ruff: "No Python files found")
+                out.push(Input::Missing(
+                    p.clone(),
+                    "no file to lint in this directory: expected Dockerfile*, *.Dockerfile, Containerfile*, devcontainer.json, docker-compose*.yml or compose*.yaml".into(),
+                ));
+            }
             out.extend(found.into_iter().map(|(p, k)| Input::File(p, k)));
         } else if path.is_file() {
             out.push(Input::File(
@@ -165,29 +171,31 @@ fn glob_regex(g: &str) -> regex::Regex {
     regex::Regex::new(&r).unwrap_or_else(|_| regex::Regex::new("^$").expect("regex"))
 }
 
+/// `warning: Dockerfile:3: # rocmcheck ignore=…: no rule `RC999` (did you mean …)` per unknown
+/// code in a pragma (the run goes on; see [`crate::dockerfile::pragma::Pragmas::unknown`]).
+fn warn_unknown_pragmas(
+    err: &mut dyn Write,
+    name: &str,
+    p: &crate::dockerfile::pragma::Pragmas,
+) -> std::io::Result<()> {
+    for (line, m) in &p.unknown {
+        writeln!(err, "warning: {name}:{line}: `# rocmcheck ignore=`: {m}")?;
+    }
+    Ok(())
+}
+
 /// Runs `rocmcheck lint`.
 pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
     let matrix = match g.matrix(err) {
         Ok(m) => m,
         Err(s) => return Ok(s),
     };
-    // configuration: --config, else discovered from the current directory
-    let config_path = a
-        .config
-        .clone()
-        .or_else(|| std::env::current_dir().ok().and_then(|d| Config::discover(&d)));
-    let config = match &config_path {
-        Some(p) => match Config::load(p) {
-            Ok(c) => c,
-            Err(e) => {
-                writeln!(err, "error: {e}")?;
-                return Ok(ExitStatus::Error);
-            }
-        },
-        None => Config::default(),
+    // configuration: --config, else discovered from the current directory; --ignore checked
+    let config = match super::load_config(a.config.as_deref(), &matrix, &a.ignore, err) {
+        Ok(c) => c,
+        Err(s) => return Ok(s),
     };
     let mut policy = config.policy.clone();
-    policy.ignore.extend(a.ignore.iter().cloned());
     if let Some(f) = a.fail_on {
         policy.fail_on = f;
     }
@@ -195,21 +203,30 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
     for b in &a.build_args {
         match b.split_once('=') {
             Some((k, v)) => build_args.push((k.to_string(), v.to_string())),
-            // `--build-arg K` takes K from the environment, like docker build
-            None => {
-                if let Ok(v) = std::env::var(b) {
-                    build_args.push((b.clone(), v));
+            // `--build-arg K` takes K from the environment, like docker build; unset, it is
+            // almost always a typo for K=V, and the lint would silently use the default
+            None => match std::env::var(b) {
+                Ok(v) => build_args.push((b.clone(), v)),
+                Err(_) => {
+                    writeln!(
+                        err,
+                        "error: --build-arg {b}: expected K=V (or K set in the environment, as docker build takes it; {b} is not set)"
+                    )?;
+                    return Ok(ExitStatus::Error);
                 }
-            }
+            },
         }
     }
     let mut targets = Vec::new();
     for t in &a.gfx {
-        if let Err(e) = crate::version::Gfx::parse(t) {
-            writeln!(err, "error: --gfx {t}: {e}")?;
-            return Ok(ExitStatus::Error);
+        // a gfx name the matrix does not know is a typo until shown otherwise (issue 24)
+        match super::matrix::parse_gfx_arg(&matrix, t) {
+            Ok(g) => targets.push((g, Origin::Config { key: "--gfx".into() })),
+            Err(e) => {
+                writeln!(err, "error: --gfx {t}: {e}")?;
+                return Ok(ExitStatus::Error);
+            }
         }
-        targets.push((t.clone(), Origin::Config { key: "--gfx".into() }));
     }
     if a.gfx.is_empty() {
         for t in &config.targets {
@@ -254,7 +271,7 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
             Input::Missing(name, why) => {
                 report.subjects.push(SubjectReport {
                     errors: vec![InputError {
-                        origin: Origin::Config { key: name.clone() },
+                        origin: Origin::Path { path: name.clone() },
                         message: why,
                     }],
                     name,
@@ -296,7 +313,7 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
         };
         match bytes {
             Err(e) => sr.errors.push(InputError {
-                origin: at(1, 1),
+                origin: Origin::Path { path: name.clone() },
                 message: format!("cannot read: {e}"),
             }),
             Ok(bytes) => {
@@ -311,6 +328,7 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         message: p.message,
                     }),
                     Ok((facts, pragmas)) if fixing => {
+                        warn_unknown_pragmas(err, &name, &pragmas)?;
                         let first = policy.apply(rules::run(Scope::Lint, &facts, &matrix), &|f| pragmas.ignores(f));
                         let lint_one = |text: &str| -> Option<Vec<crate::finding::Finding>> {
                             let (facts, pragmas) =
@@ -319,7 +337,10 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                             Some(policy.apply(findings, &|f| pragmas.ignores(f)))
                         };
                         let bom = bytes.starts_with(b"\xEF\xBB\xBF");
-                        let text = std::str::from_utf8(&bytes[if bom { 3 } else { 0 }..]).unwrap_or_default();
+                        let raw = std::str::from_utf8(&bytes[if bom { 3 } else { 0 }..]).unwrap_or_default();
+                        // fixes are computed on the LF text; the file keeps its line endings
+                        let (text, ending) = crate::fix::LineEnding::split(raw);
+                        let text = text.as_ref();
                         let outcome = crate::fix::fix_text(text, &name, mode, first, lint_one);
                         sr.findings = outcome.findings;
                         sr.source = Some(outcome.text.clone());
@@ -335,31 +356,34 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         if a.diff {
                             diffs.push_str(&crate::fix::unified_diff(&name, text, &outcome.text));
                         } else if is_stdin {
-                            stdin_fixed = Some(outcome.text);
+                            stdin_fixed = Some(ending.restore(&outcome.text));
                         } else if changed && let Some(p) = &file_path {
                             let mut new = Vec::with_capacity(outcome.text.len() + 3);
                             if bom {
                                 new.extend_from_slice(b"\xEF\xBB\xBF");
                             }
-                            new.extend_from_slice(outcome.text.as_bytes());
+                            new.extend_from_slice(ending.restore(&outcome.text).as_bytes());
                             if let Err(e) = crate::fix::write_atomic(p, &bytes, &new) {
                                 sr.errors.push(InputError {
-                                    origin: at(1, 1),
+                                    origin: Origin::Path { path: name.clone() },
                                     message: format!("fixes not written: {e}"),
                                 });
                             }
                         }
                     }
                     Ok((facts, pragmas)) => {
+                        warn_unknown_pragmas(err, &name, &pragmas)?;
                         let findings = rules::run(Scope::Lint, &facts, &matrix);
                         sr.findings = policy.apply(findings, &|f| pragmas.ignores(f));
-                        sr.source = std::str::from_utf8(&bytes).ok().map(String::from);
+                        sr.source = dockerfile::parse::decode(&bytes).ok().map(String::from);
                     }
                 }
             }
         }
         report.subjects.push(sr);
     }
+    report.checked = Some(report.subjects.iter().filter(|s| s.errors.is_empty()).count());
+    report.write_input_errors(err)?;
     if fixing {
         let remaining = report.findings().count();
         let unsafe_left = report

@@ -7,7 +7,7 @@ use crate::facts::{
     TorchFrom,
 };
 use crate::finding::{Confidence, Severity};
-use crate::matrix::{Channel, GfxSupport, Matrix, Stream};
+use crate::matrix::{Channel, GfxSupport, Matrix};
 use crate::policy::Policy;
 use crate::rules::{self, Scope};
 use crate::version::{Gfx, RocmVersion, TorchVersion, Version, nearest};
@@ -35,8 +35,12 @@ pub enum Action {
     Validate,
     /// Export the matrix as JSON or as a GitHub Actions strategy matrix.
     Export(ExportArgs),
-    /// Print the schema and data versions.
+    /// Print the schema and data versions, the data serial, and which data is in use, from where.
     Version,
+    /// Download, verify and install the newest signed data bundle into the user cache.
+    Update(UpdateArgs),
+    /// Write a data bundle (tar: manifest + matrix YAML) of the matrix in use, for signing.
+    Bundle(BundleArgs),
     /// Read the PyTorch wheel index and Docker Hub tags; propose matrix additions (never writes).
     Sync(SyncArgs),
 }
@@ -120,6 +124,19 @@ pub struct QueryArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ListFormat::Human)]
     pub format: ListFormat,
+    /// Show every source of each answer (by default: their count; JSON always has them all).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// Also confirm the torch wheel against the live wheel index (PEP 691 JSON, PEP 503 HTML
+    /// fallback; cached on disk): notice lines on stderr, the answer itself never changes.
+    #[arg(long)]
+    pub online: bool,
+    /// The wheel index root for --online (default: the matrix's torch index).
+    #[arg(long, value_name = "URL")]
+    pub index: Option<String>,
+    /// Seconds --online waits for the index.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub online_timeout: u64,
 }
 
 /// `--channel`.
@@ -160,6 +177,9 @@ pub enum ExportFormat {
     Json,
     /// `{"include": [...]}` for a GitHub Actions `strategy.matrix` via `fromJSON`.
     GithubMatrix,
+    /// The distinct images of the github-matrix jobs, one entry per candidate (with the gfx
+    /// targets its jobs smoke), for a build-once job before the smoke jobs.
+    GithubBuilds,
 }
 
 /// `matrix export`.
@@ -168,19 +188,78 @@ pub struct ExportArgs {
     /// Format.
     #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
     pub format: ExportFormat,
-    /// github-matrix: only candidates for these gfx targets (repeatable).
+    /// github-matrix: only candidates for these gfx targets (repeatable; default: the
+    /// `.rocmcheck.yaml` `targets:`, else every target).
     #[arg(long)]
     pub gfx: Vec<String>,
-    /// github-matrix: every release torch version (the history), not only the current set that
-    /// `rocmcheck build --dry-run` lists (the last three torch minors).
+    /// github-matrix: which candidates (the same flags and set as `build` and `smoke`).
+    #[command(flatten)]
+    pub cands: super::build::CandidateArgs,
+    /// github-matrix: the runner label of a job; `{gfx}` is replaced by the job's target.
+    #[arg(long, value_name = "PATTERN", default_value = "gpu-{gfx}")]
+    pub runner_label: String,
+    /// github-matrix: the runner labels that have runners (repeatable or comma-separated); jobs
+    /// for other labels are left out (said on stderr) instead of queueing for a day. Default: all.
+    #[arg(long, value_name = "LABEL", value_delimiter = ',')]
+    pub available: Vec<String>,
+    /// github-matrix: the most jobs one matrix may hold (GitHub's limit is 256); past it the
+    /// export is refused with what to do, unless --chunk splits it.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub max_jobs: usize,
+    /// github-matrix: emit only chunk I of N equal parts (`--chunk 2/3`), for a workflow with N
+    /// matrix jobs.
+    #[arg(long, value_name = "I/N", value_parser = parse_chunk)]
+    pub chunk: Option<(usize, usize)>,
+}
+
+fn parse_chunk(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{s}`: expected I/N with 1 <= I <= N, e.g. 1/2");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if i == 0 || n == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// `matrix update`.
+#[derive(Debug, clap::Args)]
+pub struct UpdateArgs {
+    /// The bundle: an http(s) URL (a mirror) or a file (air-gapped); its signature is the same
+    /// name + `.minisig`. Default: the project's data release.
+    #[arg(long, value_name = "URL|FILE")]
+    pub from: Option<String>,
+    /// Also trust this minisign public key (a `minisign.pub` file) for this update: for a mirror
+    /// that signs its own bundles. Only as a flag, never from the environment.
+    #[arg(long, value_name = "FILE")]
+    pub trusted_key: Vec<std::path::PathBuf>,
+    /// Seconds a download may take.
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+}
+
+/// `matrix bundle`.
+#[derive(Debug, clap::Args)]
+pub struct BundleArgs {
+    /// The bundle's serial: must grow from one data release to the next (the workflow uses the
+    /// UTC time in seconds).
     #[arg(long)]
-    pub all: bool,
+    pub serial: u64,
+    /// Where to write the tar.
+    #[arg(long, value_name = "FILE")]
+    pub out: std::path::PathBuf,
 }
 
 /// Runs `rocmcheck matrix`.
 pub fn run(g: &Globals, a: MatrixArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    if let Action::Validate = a.action {
-        return validate(g, out, err);
+    match a.action {
+        Action::Validate => return validate(g, out, err),
+        Action::Update(u) => return update(g, u, out, err),
+        Action::Bundle(b) => return bundle(g, b, out, err),
+        _ => {}
     }
     let m = match g.matrix(err) {
         Ok(m) => m,
@@ -188,14 +267,185 @@ pub fn run(g: &Globals, a: MatrixArgs, out: &mut dyn Write, err: &mut dyn Write)
     };
     match a.action {
         Action::Show(s) => show(&m, s, out, err),
-        Action::Query(q) => query(&m, q, out, err),
+        Action::Query(q) => {
+            let online = q.online.then(|| online_target(&m, &q)).flatten();
+            let offline = q.online && g.offline;
+            let opts = crate::online::Options {
+                index: q.index.clone().unwrap_or_else(|| m.torch.index.clone()),
+                timeout: std::time::Duration::from_secs(q.online_timeout.max(1)),
+                cache: crate::online::cache_dir(),
+            };
+            let status = query(&m, q, out, err)?;
+            if status != ExitStatus::Error {
+                if offline {
+                    writeln!(
+                        err,
+                        "notice: --online ignored: offline (--offline or ROCMCHECK_OFFLINE)"
+                    )?;
+                } else if let Some((torch, rocm)) = online {
+                    out.flush()?;
+                    for line in crate::online::check(&m, &opts, torch.as_ref(), &rocm) {
+                        writeln!(err, "{line}")?;
+                    }
+                }
+            }
+            Ok(status)
+        }
         Action::Export(e) => export(&m, e, out, err),
-        Action::Version => {
-            writeln!(out, "schema {}\ndata {}", m.schema, m.data)?;
+        Action::Version => version(&m, out),
+        Action::Sync(a) => sync(&m, a, out, err),
+        Action::Validate | Action::Update(_) | Action::Bundle(_) => unreachable!(),
+    }
+}
+
+/// What `--online` checks for a query: the pinned torch (public version) and its ROCm variant,
+/// or the best recommendation's variant.
+fn online_target(m: &Matrix, q: &QueryArgs) -> Option<(Option<Version>, Version)> {
+    match q.torch.as_deref().map(TorchVersion::parse) {
+        Some(Ok(t)) => {
+            let rocm = match &t.local {
+                crate::version::TorchLocal::Rocm { rocm, .. } => Some(rocm.clone()),
+                _ => q.rocm.as_deref().and_then(|r| Version::parse(r).ok()).map(|r| r.line()),
+            }?;
+            Some((Some(t.public), rocm))
+        }
+        Some(Err(_)) => None,
+        None => {
+            let gfx = parse_gfx_arg(m, &q.gfx).ok()?;
+            m.best_for(&gfx).map(|r| (None, r.rocm))
+        }
+    }
+}
+
+fn version(m: &Matrix, out: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    let p = &m.provenance;
+    writeln!(out, "schema {}\ndata {}", m.schema, m.data)?;
+    match p.serial {
+        Some(s) => writeln!(out, "serial {s}")?,
+        None => writeln!(out, "serial none")?,
+    }
+    let from = match p.kind {
+        crate::matrix::DataKind::Embedded => "embedded in this binary".to_string(),
+        crate::matrix::DataKind::Cache => format!(
+            "cache {}{}{}",
+            p.path.as_deref().unwrap_or("?"),
+            p.fetched_from
+                .as_deref()
+                .map(|f| format!(" (from {f}"))
+                .unwrap_or_default(),
+            p.key
+                .as_deref()
+                .map(|k| format!(", verified with the {k})"))
+                .unwrap_or_else(|| ")".into())
+        ),
+        crate::matrix::DataKind::Dir => format!("--matrix {}", p.path.as_deref().unwrap_or("?")),
+    };
+    writeln!(out, "source {} ({from})", p.kind.as_str())?;
+    Ok(ExitStatus::Success)
+}
+
+fn update(g: &Globals, a: UpdateArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    use crate::data;
+    let mut keys = data::TrustedKey::builtin();
+    for f in &a.trusted_key {
+        match data::TrustedKey::from_file(f) {
+            Ok(k) => keys.push(k),
+            Err(e) => {
+                writeln!(err, "error: {e}")?;
+                return Ok(ExitStatus::Error);
+            }
+        }
+    }
+    let Some(dir) = data::cache_dir() else {
+        writeln!(
+            err,
+            "error: no cache directory: set ROCMCHECK_CACHE_DIR, XDG_CACHE_HOME or HOME"
+        )?;
+        return Ok(ExitStatus::Error);
+    };
+    let from = a.from.clone().unwrap_or_else(data::default_url);
+    let result =
+        data::fetch(&from, g.offline, std::time::Duration::from_secs(a.timeout.max(1))).and_then(|(bundle, sig)| {
+            let v = data::open(&bundle, &sig, &keys, &from)?;
+            let done = data::install(&dir, &v, &bundle, &sig, &from)?;
+            Ok((v, done))
+        });
+    match result {
+        Ok((v, data::Installed::AlreadyCurrent)) => {
+            writeln!(
+                out,
+                "matrix data {} (serial {}) is already installed in {}",
+                v.manifest.data,
+                v.manifest.serial,
+                dir.display()
+            )?;
             Ok(ExitStatus::Success)
         }
-        Action::Sync(a) => sync(&m, a, out, err),
-        Action::Validate => unreachable!(),
+        Ok((v, data::Installed::New { previous })) => {
+            writeln!(
+                out,
+                "installed matrix data {} (schema {}, serial {}{}) from {from} into {}, verified with the {}",
+                v.manifest.data,
+                v.manifest.schema,
+                v.manifest.serial,
+                previous.map(|p| format!(", replacing serial {p}")).unwrap_or_default(),
+                dir.display(),
+                v.key
+            )?;
+            let embedded = Matrix::embedded();
+            if v.manifest.data.as_str() <= embedded.data.as_str() {
+                writeln!(
+                    out,
+                    "note: this binary's embedded data ({}) is as new or newer, so commands keep using it",
+                    embedded.data
+                )?;
+            }
+            Ok(ExitStatus::Success)
+        }
+        Err(e) => {
+            writeln!(err, "error: matrix update: {e}")?;
+            Ok(ExitStatus::Error)
+        }
+    }
+}
+
+fn bundle(g: &Globals, a: BundleArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    let files = match &g.matrix_dir {
+        None => crate::matrix::embedded::files(),
+        Some(d) => {
+            let mut files = std::collections::BTreeMap::new();
+            for name in crate::matrix::validate::FILES {
+                let p = d.join(name);
+                match crate::input::read_text(&p, 64 << 20) {
+                    Ok(t) => {
+                        files.insert((*name).to_string(), t);
+                    }
+                    Err(e) => {
+                        writeln!(err, "error: {}: {e}", p.display())?;
+                        return Ok(ExitStatus::Error);
+                    }
+                }
+            }
+            files
+        }
+    };
+    match crate::data::build_bundle(&files, a.serial) {
+        Ok(tar) => {
+            std::fs::write(&a.out, &tar).with_context(|| format!("writing {}", a.out.display()))?;
+            writeln!(
+                out,
+                "wrote {} ({} bytes, serial {}); sign it: minisign -S -s KEY -m {}",
+                a.out.display(),
+                tar.len(),
+                a.serial,
+                a.out.display()
+            )?;
+            Ok(ExitStatus::Success)
+        }
+        Err(e) => {
+            writeln!(err, "error: {e}")?;
+            Ok(ExitStatus::Error)
+        }
     }
 }
 
@@ -398,21 +648,57 @@ fn show(m: &Matrix, a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
                 }
                 cols.sort_by_key(|c| m.gpus.iter().position(|g| &g.gfx == c));
                 let mut t = table(a.format);
+                let version_cell = |r: &crate::matrix::RocmRelease| {
+                    r.version.to_string()
+                        + if r.confidence == Confidence::Unconfirmed {
+                            " (?)"
+                        } else {
+                            ""
+                        }
+                };
+                let stream_cell = |r: &crate::matrix::RocmRelease| {
+                    serde_json::to_value(r.stream)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default()
+                };
+                // One column per target needs ~6 columns of width each; where the terminal is
+                // narrower than that, the targets go into two wrapping cells instead.
+                let grid_width = 44 + 6 * cols.len();
+                let compact = a.format != ListFormat::Markdown
+                    && crate::report::table_width().is_some_and(|w| usize::from(w) < grid_width);
+                if compact {
+                    t.set_header(["ROCm", "stream", "status", "released", "supported", "deprecated / no"]);
+                    for r in releases {
+                        let pick = |want: &[GfxSupport]| {
+                            cols.iter()
+                                .filter(|c| r.gfx.get(*c).is_some_and(|s| want.contains(s)))
+                                .map(|c| match r.gfx.get(c) {
+                                    Some(GfxSupport::Unsupported) => format!("{c} (no)"),
+                                    _ => c.clone(),
+                                })
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        };
+                        t.add_row(vec![
+                            version_cell(r),
+                            stream_cell(r),
+                            format!("{:?}", r.status).to_lowercase(),
+                            r.released.clone().unwrap_or_default(),
+                            pick(&[GfxSupport::Supported]),
+                            pick(&[GfxSupport::Deprecated, GfxSupport::Unsupported]),
+                        ]);
+                    }
+                    writeln!(out, "{t}\n(targets not named are not listed; (?): unconfirmed entry)\n")?;
+                    continue;
+                }
                 let mut head = vec!["ROCm".to_string(), "stream".into(), "status".into(), "released".into()];
                 head.extend(cols.iter().cloned());
                 t.set_header(head);
                 for r in releases {
                     let mut row = vec![
-                        r.version.to_string()
-                            + if r.confidence == Confidence::Unconfirmed {
-                                " (?)"
-                            } else {
-                                ""
-                            },
-                        serde_json::to_value(r.stream)
-                            .ok()
-                            .and_then(|v| v.as_str().map(String::from))
-                            .unwrap_or_default(),
+                        version_cell(r),
+                        stream_cell(r),
                         format!("{:?}", r.status).to_lowercase(),
                         r.released.clone().unwrap_or_default(),
                     ];
@@ -429,6 +715,7 @@ fn show(m: &Matrix, a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
                     }
                     t.add_row(row);
                 }
+                crate::report::fit(&mut t);
                 writeln!(out, "{t}\n(·: not listed; (?): unconfirmed entry)\n")?;
             }
             Section::Torch => {
@@ -493,6 +780,7 @@ fn show(m: &Matrix, a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
                         gfx_col,
                     ]);
                 }
+                crate::report::fit(&mut t);
                 writeln!(out, "{t}\n")?;
             }
             Section::Gpus => {
@@ -525,6 +813,7 @@ fn show(m: &Matrix, a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
                         products,
                     ]);
                 }
+                crate::report::fit(&mut t);
                 writeln!(out, "{t}\n")?;
             }
             Section::Images => {
@@ -544,6 +833,7 @@ fn show(m: &Matrix, a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
                         r.known.len().to_string(),
                     ]);
                 }
+                crate::report::fit(&mut t);
                 writeln!(out, "{t}\n")?;
             }
             Section::Issues => {
@@ -566,6 +856,7 @@ fn show(m: &Matrix, a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
                         i.when.gfx.join(" "),
                     ]);
                 }
+                crate::report::fit(&mut t);
                 writeln!(out, "{t}\n")?;
             }
             Section::Driver => {
@@ -579,6 +870,7 @@ fn show(m: &Matrix, a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
                         d.userspace.iter().map(|u| u.to_string()).collect::<Vec<_>>().join(", "),
                     ]);
                 }
+                crate::report::fit(&mut t);
                 writeln!(out, "{t}\n")?;
                 for p in &m.driver_policies {
                     writeln!(out, "user space {}: {:?}", p.userspace, p.window)?;
@@ -656,6 +948,9 @@ fn facts_for(
                 path: None,
                 rocblas_gfx: vec![],
                 hipblaslt_gfx: vec![],
+                via: vec![],
+                targets: vec![],
+                torch_loads: false,
             },
             Origin::Config { key: "--rocm".into() },
         ));
@@ -840,12 +1135,12 @@ fn recommend(
                     && im.gfx.as_deref().is_none_or(|g| g == gfx)
                     && fam_ok
                 {
-                    let label = if r.stream == Stream::Production {
+                    let label = if r.stream.is_production() {
                         format!("{}:{}", repo.repo, tag)
                     } else {
                         format!("{}:{} (preview stream)", repo.repo, tag)
                     };
-                    amd_images.push(((r.stream == Stream::Production, rv), label));
+                    amd_images.push(((r.stream.is_production(), rv), label));
                 }
             }
         }
@@ -897,10 +1192,17 @@ fn recommend(
                 )?;
                 writeln!(out, "   install: {}", r.install)?;
                 if let Some(b) = &r.base_image {
-                    writeln!(
-                        out,
-                        "   base image (optional: the wheel bundles its own ROCm user space): {b}"
-                    )?;
+                    if r.rocm_from_wheels {
+                        writeln!(
+                            out,
+                            "   base image: {b} (a plain OS: pip brings ROCm; a ROCm image would add a second one)"
+                        )?;
+                    } else {
+                        writeln!(
+                            out,
+                            "   base image (optional: the wheel bundles its own ROCm user space): {b}"
+                        )?;
+                    }
                 }
                 for why in &r.reasons {
                     writeln!(out, "   + {why}")?;
@@ -908,8 +1210,13 @@ fn recommend(
                 for c in &rec.caveats {
                     writeln!(out, "   ! {c}")?;
                 }
-                for s in &r.sources {
-                    writeln!(out, "   source: {s}")?;
+                if q.verbose {
+                    for s in &r.sources {
+                        writeln!(out, "   source: {s}")?;
+                    }
+                } else if !r.sources.is_empty() {
+                    // 5–6 source lines per answer made the answers hard to find (issue 24)
+                    writeln!(out, "   sources: {} (--verbose lists them)", r.sources.len())?;
                 }
                 writeln!(out)?;
             }
@@ -965,46 +1272,164 @@ fn export(m: &Matrix, e: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -
             serde_json::to_writer_pretty(&mut *out, &v).context("writing JSON")?;
             writeln!(out)?;
         }
-        ExportFormat::GithubMatrix => {
-            let mut gfxs = Vec::new();
-            for g in &e.gfx {
-                match parse_gfx_arg(m, g) {
-                    Ok(g) => gfxs.push(g),
-                    Err(msg) => {
-                        writeln!(err, "error: --gfx: {msg}")?;
-                        return Ok(ExitStatus::Error);
-                    }
-                }
+        ExportFormat::GithubMatrix | ExportFormat::GithubBuilds => return github_matrix(m, e, out, err),
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// `matrix export --format github-matrix`: one job per candidate × gfx target, for the targets
+/// declared (`--gfx`, else `.rocmcheck.yaml` `targets:`), the `--filter`s and the runner labels
+/// that have runners (`--available`); refused past `--max-jobs` unless `--chunk` splits it.
+fn github_matrix(m: &Matrix, e: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    let mut targets = Vec::new();
+    for g in &e.gfx {
+        match parse_gfx_arg(m, g) {
+            Ok(g) => targets.push(g),
+            Err(msg) => {
+                writeln!(err, "error: --gfx: {msg}")?;
+                return Ok(ExitStatus::Error);
             }
-            // The same set as `build --dry-run`: one job per candidate × target it carries.
-            let set = crate::docker::build::from_matrix(
-                m,
-                crate::docker::build::DEFAULT_TAG_PREFIX,
-                &crate::docker::build::SetOptions {
-                    all: e.all,
-                    targets: gfxs.clone(),
-                },
-            );
-            let mut include = Vec::new();
-            for c in set.candidates.iter().filter(|c| c.template == "rocm-torch-wheel") {
-                for g in &c.gfx {
-                    include.push(serde_json::json!({
-                        "id": format!("{}-{g}", c.id),
-                        "candidate": c.id,
-                        "torch": c.torch,
-                        "rocm": c.rocm,
-                        "gfx": g,
-                        "index_url": c.build_args.get("TORCH_INDEX_URL"),
-                        "base_image": c.build_args.get("BASE_IMAGE"),
-                        "runner": format!("gpu-{g}"),
-                        "matrix_data": m.data,
-                    }));
-                }
-            }
-            serde_json::to_writer(&mut *out, &serde_json::json!({"include": include}))?;
-            writeln!(out)?;
         }
     }
+    if targets.is_empty() {
+        match crate::config::Config::load_or_discover(None) {
+            Ok(c) => targets = c.targets,
+            Err(e) => {
+                writeln!(err, "error: {e}")?;
+                return Ok(ExitStatus::Error);
+            }
+        }
+    }
+    if !e.runner_label.contains("{gfx}") {
+        writeln!(
+            err,
+            "error: --runner-label {:?}: the pattern must contain {{gfx}} (e.g. gpu-{{gfx}})",
+            e.runner_label
+        )?;
+        return Ok(ExitStatus::Error);
+    }
+    use crate::docker::build as b;
+    let from_file = e.cands.candidates_file.is_some();
+    let cands = match &e.cands.candidates_file {
+        Some(p) => match b::from_file(m, p, &e.cands.tag_prefix) {
+            Ok(c) => c,
+            Err(msg) => {
+                writeln!(err, "error: {msg}")?;
+                return Ok(ExitStatus::Error);
+            }
+        },
+        // The same set as `build --dry-run`: the wheel candidates × the targets each carries.
+        None => b::from_matrix(
+            m,
+            &e.cands.tag_prefix,
+            &b::SetOptions {
+                all: e.cands.all,
+                targets: targets.clone(),
+            },
+        )
+        .candidates
+        .into_iter()
+        .filter(|c| c.template == "rocm-torch-wheel")
+        .collect(),
+    };
+    let cands = b::filter(cands, &e.cands.filters);
+    let gfx_filters: Vec<&str> = e.cands.filters.iter().filter_map(|f| f.gfx()).collect();
+    let available: Vec<&str> = e.available.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).collect();
+    let mut include = Vec::new();
+    let mut no_runner: std::collections::BTreeMap<String, usize> = Default::default();
+    for c in &cands {
+        for g in &c.gfx {
+            if !targets.is_empty() && !targets.contains(g) {
+                continue;
+            }
+            if !gfx_filters.is_empty() && !gfx_filters.contains(&g.as_str()) {
+                continue;
+            }
+            let runner = e.runner_label.replace("{gfx}", g);
+            if !available.is_empty() && !available.contains(&runner.as_str()) {
+                *no_runner.entry(runner).or_default() += 1;
+                continue;
+            }
+            include.push(serde_json::json!({
+                "id": format!("{}@{g}", c.id),
+                "candidate": c.id,
+                "torch": c.torch,
+                "rocm": c.rocm,
+                "gfx": g,
+                "image": c.tag,
+                "index_url": c.build_args.get("TORCH_INDEX_URL"),
+                "base_image": c.build_args.get("BASE_IMAGE"),
+                "runner": runner,
+                "matrix_data": m.data,
+            }));
+        }
+    }
+    for (label, n) in &no_runner {
+        writeln!(
+            err,
+            "note: left out {n} job(s) for runner label {label}: not among the --available labels"
+        )?;
+    }
+    if e.format == ExportFormat::GithubBuilds {
+        // One build per distinct image: the jobs of a candidate share it.
+        let mut builds: Vec<serde_json::Value> = Vec::new();
+        for j in include {
+            match builds.iter_mut().find(|b| b["candidate"] == j["candidate"]) {
+                Some(b) => {
+                    if let Some(g) = b["gfx"].as_array_mut() {
+                        g.push(j["gfx"].clone());
+                    }
+                }
+                None => builds.push(serde_json::json!({
+                    "id": j["candidate"],
+                    "candidate": j["candidate"],
+                    "image": j["image"],
+                    "torch": j["torch"],
+                    "rocm": j["rocm"],
+                    "base_image": j["base_image"],
+                    "gfx": [j["gfx"]],
+                    "matrix_data": j["matrix_data"],
+                })),
+            }
+        }
+        include = builds;
+    }
+    let total = include.len();
+    if let Some((i, n)) = e.chunk {
+        let per = total.div_ceil(n);
+        include = include.into_iter().skip((i - 1) * per).take(per).collect();
+    }
+    if include.len() > e.max_jobs {
+        writeln!(
+            err,
+            "error: {} jobs, past the {}-job limit of one GitHub Actions matrix: narrow the set \
+             (`.rocmcheck.yaml` targets, --gfx, --filter torch=…, fewer --available labels{}) or split \
+             it with --chunk 1/{n} … --chunk {n}/{n} across {n} matrix jobs",
+            include.len(),
+            e.max_jobs,
+            if e.cands.all { ", no --all" } else { "" },
+            n = total.div_ceil(e.max_jobs.max(1))
+        )?;
+        return Ok(ExitStatus::Error);
+    }
+    writeln!(
+        err,
+        "matrix export: {} {} from {} candidate(s){}{}",
+        include.len(),
+        if e.format == ExportFormat::GithubBuilds {
+            "build(s) (one per distinct image)"
+        } else {
+            "job(s) (candidate × gfx)"
+        },
+        cands.len(),
+        if from_file { " of the candidates file" } else { "" },
+        match e.chunk {
+            Some((i, n)) => format!(", chunk {i}/{n} of {total}"),
+            None => String::new(),
+        }
+    )?;
+    serde_json::to_writer(&mut *out, &serde_json::json!({"include": include}))?;
+    writeln!(out)?;
     Ok(ExitStatus::Success)
 }
 
@@ -1038,6 +1463,17 @@ pub struct SyncArgs {
     /// Skip Docker Hub.
     #[arg(long)]
     pub no_images: bool,
+    /// Skip the ROCm wheel indexes (the PyTorch mirror of wheel-based ROCm lines and AMD's).
+    #[arg(long)]
+    pub no_rocm_wheels: bool,
+    /// An AMD multi-arch ROCm wheel index to read (repeatable; with `--amd-family-index-url`,
+    /// replaces the stable indexes of distribution.yaml).
+    #[arg(long = "amd-index-url", value_name = "URL")]
+    pub amd_index_urls: Vec<String>,
+    /// An AMD per-family index root (`<root><family>/` is read for every family of
+    /// distribution.yaml; repeatable).
+    #[arg(long = "amd-family-index-url", value_name = "URL")]
+    pub amd_family_index_urls: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SyncFormat::Diff)]
     pub format: SyncFormat,
@@ -1071,6 +1507,19 @@ fn sync(m: &Matrix, a: SyncArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
     }
     opts.wheels = !a.no_wheels;
     opts.images = !a.no_images;
+    opts.rocm_wheels = !a.no_rocm_wheels;
+    if !a.amd_index_urls.is_empty() || !a.amd_family_index_urls.is_empty() {
+        opts.amd_indexes = a
+            .amd_index_urls
+            .into_iter()
+            .map(|u| (u, crate::matrix::IndexLayout::MultiArch))
+            .chain(
+                a.amd_family_index_urls
+                    .into_iter()
+                    .map(|u| (u, crate::matrix::IndexLayout::PerFamily)),
+            )
+            .collect();
+    }
     opts.timeout = std::time::Duration::from_secs_f64(a.timeout);
     opts.retries = a.retries;
     opts.backoff = std::time::Duration::from_millis(a.backoff_ms);
@@ -1079,7 +1528,10 @@ fn sync(m: &Matrix, a: SyncArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let o = rt.block_on(sync::sync(m, &opts));
+    // one line per source on stderr: a sync against slow or absent sources is never silent
+    let o = rt.block_on(sync::sync_with_progress(m, &opts, &mut |line: &str| {
+        let _ = writeln!(err, "matrix sync: {line}");
+    }));
     match a.format {
         SyncFormat::Diff => sync::render_diff(m, &o, out)?,
         SyncFormat::Yaml => sync::render_yaml(m, &o, out)?,

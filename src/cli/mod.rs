@@ -28,6 +28,10 @@ pub struct Args {
     /// Use the matrix in DIR instead of the one embedded in this binary.
     #[arg(long, global = true, value_name = "DIR", env = "ROCMCHECK_MATRIX")]
     pub matrix: Option<PathBuf>,
+    /// Never touch the network (also ROCMCHECK_OFFLINE=1): `matrix update` takes only
+    /// `--from FILE`. Nothing touches the network unless asked anyway.
+    #[arg(long, global = true)]
+    pub offline: bool,
     /// When to use colours (NO_COLOR is honoured with `auto`).
     #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
@@ -78,34 +82,97 @@ pub struct Globals {
     pub matrix_dir: Option<PathBuf>,
     /// Emit colours.
     pub color: bool,
+    /// `--offline` or `ROCMCHECK_OFFLINE`.
+    pub offline: bool,
+    /// The matrix once loaded (commands ask more than once: the staleness notice, reports).
+    pub loaded: std::cell::OnceCell<Result<&'static Matrix, ExitStatus>>,
+}
+
+/// `ROCMCHECK_OFFLINE` set to anything but empty, `0`, `false`, `no` or `off`.
+pub fn offline_from_env() -> bool {
+    std::env::var("ROCMCHECK_OFFLINE").is_ok_and(|v| {
+        !matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "" | "0" | "false" | "no" | "off"
+        )
+    })
 }
 
 impl Globals {
-    /// Loads the matrix (embedded or `--matrix DIR`). On failure the diagnostics are written to
-    /// `err` and `Err(ExitStatus::Error)` is returned.
+    /// The matrix every command uses: `--matrix DIR` when given (explicit wins), else the newest
+    /// of the embedded data and the cached bundle (`matrix update`; by `data:` date, ties to the
+    /// embedded). On failure the diagnostics are written to `err` and `Err(ExitStatus::Error)` is
+    /// returned; a cache that is there but unusable is one notice line, and the embedded data is
+    /// used.
     pub fn matrix(&self, err: &mut dyn Write) -> Result<Cow<'static, Matrix>, ExitStatus> {
+        self.loaded.get_or_init(|| self.load_matrix(err)).map(Cow::Borrowed)
+    }
+
+    fn load_matrix(&self, err: &mut dyn Write) -> Result<&'static Matrix, ExitStatus> {
         match &self.matrix_dir {
-            None => Ok(Cow::Borrowed(Matrix::embedded())),
+            None => {
+                // The embedded date is known without decoding: a newer cache is the only matrix
+                // decoded.
+                let Some(dir) = crate::data::cache_dir() else {
+                    return Ok(Matrix::embedded());
+                };
+                match crate::data::cached_newer_than(&dir, crate::matrix::embedded::data()) {
+                    Ok(Some(m)) => Ok(Box::leak(Box::new(m))),
+                    Ok(None) => Ok(Matrix::embedded()),
+                    Err(e) => {
+                        let _ = writeln!(
+                            err,
+                            "notice: the cached matrix data is unusable ({e}); using the embedded data (run `rocmcheck matrix update`)"
+                        );
+                        Ok(Matrix::embedded())
+                    }
+                }
+            }
             Some(dir) => {
                 if !dir.is_dir() {
                     let _ = writeln!(err, "error: --matrix {}: not a directory", dir.display());
                     return Err(ExitStatus::Error);
                 }
-                Matrix::from_dir(dir).map(Cow::Owned).map_err(|diags| {
-                    for d in &diags {
-                        let _ = writeln!(err, "{d}");
-                    }
-                    let _ = writeln!(
-                        err,
-                        "error: the matrix in {} is invalid ({} problem(s))",
-                        dir.display(),
-                        diags.len()
-                    );
-                    ExitStatus::Error
-                })
+                Matrix::from_dir(dir)
+                    .map(|m| &*Box::leak(Box::new(m)))
+                    .map_err(|diags| {
+                        for d in &diags {
+                            let _ = writeln!(err, "{d}");
+                        }
+                        let _ = writeln!(
+                            err,
+                            "error: the matrix in {} is invalid ({} problem(s))",
+                            dir.display(),
+                            diags.len()
+                        );
+                        ExitStatus::Error
+                    })
             }
         }
     }
+}
+
+/// The configuration a checking command starts from: `--config FILE`, else `.rocmcheck.yaml` found
+/// upwards, its targets checked against the matrix; plus `--ignore` from the command line, each
+/// checked against the rule registry (a typo is a usage error with "did you mean", issue 24).
+/// On error it is written to `err` and `Err(ExitStatus::Error)` returned.
+pub fn load_config(
+    explicit: Option<&std::path::Path>,
+    matrix: &Matrix,
+    ignore: &[String],
+    err: &mut dyn Write,
+) -> Result<crate::config::Config, ExitStatus> {
+    let fail = |err: &mut dyn Write, m: String| {
+        let _ = writeln!(err, "error: {m}");
+        ExitStatus::Error
+    };
+    let mut c = crate::config::Config::load_or_discover(explicit).map_err(|e| fail(err, e.to_string()))?;
+    c.check_targets(matrix).map_err(|e| fail(err, e.to_string()))?;
+    for i in ignore.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let code = crate::rules::resolve(i).map_err(|m| fail(err, format!("--ignore {i}: {m}")))?;
+        c.policy.ignore.insert(code.to_string());
+    }
+    Ok(c)
 }
 
 /// Runs the parsed command. `out` is stdout, `err` stderr.
@@ -118,6 +185,8 @@ pub fn run(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
     let g = Globals {
         matrix_dir: args.matrix,
         color,
+        offline: args.offline || offline_from_env(),
+        loaded: std::cell::OnceCell::new(),
     };
     match args.command {
         Command::Env(a) => with_staleness_notice(&g, env::run(&g, a, out, err), err),
@@ -157,14 +226,14 @@ fn with_staleness_notice(
     r
 }
 
-/// "matrix data 2026-11-22 is 130 days old: update rocmcheck" when `data` (YYYY-MM-DD) is more
+/// "matrix data 2026-11-22 is 130 days old: run `rocmcheck matrix update`" when `data` (YYYY-MM-DD) is more
 /// than [`STALE_AFTER_DAYS`] before `today` (days since 1970-01-01).
 pub fn stale_notice(data: &str, today: i64) -> Option<String> {
     let mut it = data.splitn(3, '-').map(|p| p.parse::<i64>().ok());
     let (y, m, d) = (it.next()??, it.next()??, it.next()??);
     let age = today - days_from_civil(y, m, d);
     (age > STALE_AFTER_DAYS).then(|| {
-        format!("notice: matrix data {data} is {age} days old: update rocmcheck (`rocmcheck matrix sync` shows what changed upstream)")
+        format!("notice: matrix data {data} is {age} days old: run `rocmcheck matrix update` (or upgrade rocmcheck)")
     })
 }
 
@@ -191,7 +260,7 @@ mod tests {
         assert_eq!(stale_notice("2026-11-22", d + 120), None);
         let n = stale_notice("2026-11-22", d + 121).expect("notice after 120 days");
         assert!(
-            n.starts_with("notice: matrix data 2026-11-22 is 121 days old: update rocmcheck"),
+            n.starts_with("notice: matrix data 2026-11-22 is 121 days old: run `rocmcheck matrix update`"),
             "{n}"
         );
         assert_eq!(stale_notice("not a date", d), None);

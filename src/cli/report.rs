@@ -25,17 +25,84 @@ pub enum Action {
     Diff(DiffArgs),
     /// Render a run (or any result file) as Markdown, JUnit XML or JSON.
     Render(RenderArgs),
+    /// Check a runner before a nightly job: its facts (`rocmcheck env --facts`, probed on the
+    /// runner) against the job's needs. Exit 0: the runner is fit, nothing written; exit 1: a
+    /// `runner-misconfigured` result for the job is written (an infrastructure failure, not a
+    /// finding about the candidate).
+    Preflight(PreflightArgs),
+    /// The nightly gate: fail on every job that did not pass (and, with --previous, every job
+    /// that vanished) unless an allow-list entry covers it with a reason and an unexpired date.
+    Gate(GateArgs),
+    /// A trend table (Markdown) of the last nights: the runs oldest first, the current one last.
+    Trend(TrendArgs),
+}
+
+/// `report gate`.
+#[derive(Debug, clap::Args)]
+pub struct GateArgs {
+    /// Tonight's run.
+    pub current: PathBuf,
+    /// The previous night's run (vanished jobs fail).
+    #[arg(long, value_name = "FILE")]
+    pub previous: Option<PathBuf>,
+    /// The allow-list (YAML: `allow: [{candidate, gfx?, classification?, reason, expires}]`).
+    #[arg(long, value_name = "FILE")]
+    pub allow: Option<PathBuf>,
+    /// The date expiries are checked against (YYYY-MM-DD; default: today, UTC).
+    #[arg(long, value_name = "DATE")]
+    pub today: Option<String>,
+}
+
+/// `report trend`.
+#[derive(Debug, clap::Args)]
+pub struct TrendArgs {
+    /// Runs, oldest first; each column is labelled by the file's folder name.
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<PathBuf>,
+    /// Show only the last N runs.
+    #[arg(long, value_name = "N", default_value_t = 7)]
+    pub last: usize,
+    /// The column label of the last run (default: its folder name), e.g. `tonight`.
+    #[arg(long, value_name = "LABEL")]
+    pub current_label: Option<String>,
+}
+
+/// `report preflight`.
+#[derive(Debug, clap::Args)]
+pub struct PreflightArgs {
+    /// The runner's facts, from `rocmcheck env --facts` run on the runner.
+    #[arg(value_name = "FACTS")]
+    pub facts: PathBuf,
+    /// The job's candidate id.
+    #[arg(long, value_name = "ID")]
+    pub candidate: String,
+    /// The job's gfx target (the runner label's).
+    #[arg(long, value_name = "GFX")]
+    pub gfx: String,
+    /// The render-node index this runner was told to use (ROCMCHECK_GPU), if any.
+    #[arg(long, value_name = "N", env = "ROCMCHECK_GPU")]
+    pub gpu: Option<usize>,
+    /// The runner's name.
+    #[arg(long, value_name = "NAME", env = "RUNNER_NAME")]
+    pub runner: Option<String>,
+    /// Write the result here instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// `report merge`.
 #[derive(Debug, clap::Args)]
 pub struct MergeArgs {
     /// Result files.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required_unless_present = "expect", value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Write the run here instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// The jobs that should have run: a `matrix export --format github-matrix` document; a job
+    /// (candidate × gfx) with no result becomes a `missing` result.
+    #[arg(long, value_name = "FILE")]
+    pub expect: Option<PathBuf>,
 }
 
 /// Diff output formats.
@@ -67,6 +134,8 @@ pub struct DiffArgs {
 /// Render formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum RenderFormat {
+    /// A table for people.
+    Human,
     /// Markdown (for `$GITHUB_STEP_SUMMARY`).
     Markdown,
     /// JUnit XML: one test case per candidate and per step.
@@ -91,7 +160,127 @@ pub fn run(_g: &Globals, a: ReportArgs, out: &mut dyn Write, err: &mut dyn Write
         Action::Merge(m) => merge(m, out, err),
         Action::Diff(d) => diff(d, out, err),
         Action::Render(r) => render(r, out, err),
+        Action::Preflight(p) => preflight(p, out, err),
+        Action::Gate(g) => gate(g, out, err),
+        Action::Trend(t) => trend(t, out, err),
     }
+}
+
+fn gate(a: GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    use crate::report::gate;
+    let today = a.today.clone().unwrap_or_else(gate::today_utc);
+    if gate::parse_date(&today).is_none() {
+        writeln!(err, "error: --today {today:?}: expected YYYY-MM-DD")?;
+        return Ok(ExitStatus::Error);
+    }
+    let allow = match &a.allow {
+        Some(p) => match gate::load_allow(p) {
+            Ok(l) => l,
+            Err(e) => {
+                writeln!(err, "error: {e}")?;
+                return Ok(ExitStatus::Error);
+            }
+        },
+        None => Default::default(),
+    };
+    let Some(cur) = load_run(&a.current, err)? else {
+        return Ok(ExitStatus::Error);
+    };
+    let prev = match &a.previous {
+        Some(p) => match load_run(p, err)? {
+            Some(r) => Some(r),
+            None => return Ok(ExitStatus::Error),
+        },
+        None => None,
+    };
+    let v = gate::judge(&cur, prev.as_ref(), &allow, &today);
+    gate::render_verdict(&v, out)?;
+    if v.fails() {
+        let blocking = v.failing.iter().filter(|j| j.allowed_by.is_none()).count();
+        writeln!(
+            err,
+            "error: the night fails: {blocking} failing job(s) not in the allow-list, {} expired allow-list entr{}",
+            v.expired.len(),
+            if v.expired.len() == 1 { "y" } else { "ies" }
+        )?;
+        for e in &v.expired {
+            writeln!(
+                err,
+                "error: allow-list entry for {}{} expired on {}",
+                e.candidate,
+                e.gfx.as_deref().map(|g| format!(" on {g}")).unwrap_or_default(),
+                e.expires
+            )?;
+        }
+        return Ok(ExitStatus::Findings);
+    }
+    Ok(ExitStatus::Success)
+}
+
+fn trend(a: TrendArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    let skip = a.runs.len().saturating_sub(a.last.max(1));
+    let mut nights = Vec::new();
+    for p in &a.runs[skip..] {
+        let Some(run) = load_run(p, err)? else {
+            return Ok(ExitStatus::Error);
+        };
+        let label = p
+            .parent()
+            .and_then(|d| d.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| p.display().to_string());
+        nights.push((label, run));
+    }
+    if let (Some(l), Some(last)) = (&a.current_label, nights.last_mut()) {
+        last.0.clone_from(l);
+    }
+    crate::report::gate::render_trend(&nights, out)?;
+    Ok(ExitStatus::Success)
+}
+
+fn preflight(a: PreflightArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    use crate::smoke::{Classification, SmokeResult};
+    let facts = match crate::cli::env::load_facts(&a.facts) {
+        Ok(f) => f,
+        Err(e) => {
+            writeln!(err, "error: {}: {e}", a.facts.display())?;
+            return Ok(ExitStatus::Error);
+        }
+    };
+    let need = crate::report::preflight::Need {
+        gfx: &a.gfx,
+        gpu: a.gpu,
+    };
+    let problems = crate::report::preflight::problems(&facts, &need);
+    if problems.is_empty() {
+        writeln!(err, "pre-flight: the runner is fit for {}@{}", a.candidate, a.gfx)?;
+        return Ok(ExitStatus::Success);
+    }
+    for p in &problems {
+        writeln!(err, "pre-flight: {p}")?;
+    }
+    let mut r = SmokeResult::outcome(
+        &a.candidate,
+        Classification::RunnerMisconfigured,
+        Some(problems.join("; ")),
+    );
+    r.gfx = Some(a.gfx.clone());
+    r.machine.runner = a.runner.clone();
+    match &a.output {
+        Some(path) => {
+            let mut buf = Vec::new();
+            crate::report::smoke::write_json(&[r], &mut buf)?;
+            std::fs::write(path, buf).with_context(|| format!("writing {}", path.display()))?;
+        }
+        None => crate::report::smoke::write_json(&[r], out)?,
+    }
+    writeln!(
+        err,
+        "pre-flight: runner-misconfigured: the job is not run (an infrastructure failure, not a finding about {})",
+        a.candidate
+    )?;
+    Ok(ExitStatus::Findings)
 }
 
 fn load(path: &Path, err: &mut dyn Write) -> anyhow::Result<Option<Vec<CandidateResult>>> {
@@ -109,49 +298,135 @@ fn load_run(path: &Path, err: &mut dyn Write) -> anyhow::Result<Option<Run>> {
     match results::merge(vec![(path.display().to_string(), r)]) {
         Ok(run) => Ok(Some(run)),
         Err(d) => {
-            writeln!(err, "error: {}: candidate `{}` appears twice", path.display(), d.id)?;
+            writeln!(err, "error: {d}")?;
             Ok(None)
         }
     }
 }
 
+/// Why a result file gives no result, in words for the report.
+fn unreadable(path: &Path, e: &results::LoadError) -> String {
+    let empty = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(false)
+        || std::fs::read(path).is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace));
+    if empty {
+        "the job's result file is empty: its runner died or lost its Docker engine before writing a result".to_string()
+    } else {
+        format!("the job's result file could not be read: {e}")
+    }
+}
+
+/// The jobs of a github-matrix export: (candidate, gfx).
+fn expected_jobs(path: &Path) -> Result<Vec<results::Key>, String> {
+    let text = crate::input::read_text(path, 64 << 20).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{}:{}:{}: not valid JSON: {e}", path.display(), e.line(), e.column()))?;
+    let include = v.get("include").and_then(|i| i.as_array()).ok_or_else(|| {
+        format!(
+            "{}: expected a `matrix export --format github-matrix` document (`{{\"include\": [...]}}`)",
+            path.display()
+        )
+    })?;
+    include
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            let field = |k: &str| j.get(k).and_then(|x| x.as_str()).map(str::to_string);
+            match (field("candidate"), field("gfx")) {
+                (Some(c), Some(g)) => Ok((c, g)),
+                _ => Err(format!(
+                    "{}: include[{i}]: expected `candidate` and `gfx` strings",
+                    path.display()
+                )),
+            }
+        })
+        .collect()
+}
+
 fn merge(a: MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    let expected = match &a.expect {
+        Some(p) => match expected_jobs(p) {
+            Ok(j) => j,
+            Err(e) => {
+                writeln!(err, "error: --expect {e}")?;
+                return Ok(ExitStatus::Error);
+            }
+        },
+        None => vec![],
+    };
     let mut parts = Vec::new();
+    let mut lost = Vec::new();
     let mut bad = 0;
     for f in &a.files {
-        match load(f, err)? {
-            Some(r) => parts.push((f.display().to_string(), r)),
-            None => bad += 1,
+        match results::load_file(f) {
+            Ok(r) => parts.push((f.display().to_string(), r)),
+            // A name that is no file is a usage error (a typo), not a lost job.
+            Err(e) if !f.is_file() => {
+                writeln!(err, "error: {e}")?;
+                bad += 1;
+            }
+            Err(e) => {
+                let why = unreadable(f, &e);
+                writeln!(err, "warning: {}: {why}; recorded as `missing`", f.display())?;
+                lost.push(CandidateResult::missing(f, &why));
+            }
         }
     }
     if bad > 0 {
         writeln!(
             err,
-            "error: {bad} of {} result file(s) could not be read",
+            "error: {bad} of {} result file(s) could not be opened",
             a.files.len()
         )?;
         return Ok(ExitStatus::Error);
     }
-    let run = match results::merge(parts) {
+    let mut run = match results::merge(parts) {
         Ok(r) => r,
         Err(d) => {
-            writeln!(
-                err,
-                "error: candidate `{}` is in both {} and {}: each candidate must be run once",
-                d.id, d.first, d.second
-            )?;
+            writeln!(err, "error: {d}")?;
             return Ok(ExitStatus::Error);
         }
     };
+    run.sources = a.files.iter().map(|f| f.display().to_string()).collect();
+    // A lost job's placeholder gives way to a real result of the same job (a re-run).
+    let mut have: std::collections::BTreeSet<results::Key> = run.candidates.iter().map(|c| c.key()).collect();
+    for m in lost {
+        if have.insert(m.key()) {
+            run.candidates.push(m);
+        }
+    }
+    let mut absent = 0;
+    for (candidate, gfx) in expected {
+        if have.insert((candidate.clone(), gfx.clone())) {
+            absent += 1;
+            run.candidates.push(CandidateResult {
+                id: candidate,
+                gfx: Some(gfx),
+                classification: "missing".into(),
+                detail: Some(
+                    "no result file: the job did not run or did not upload its result (no runner with its label, cancelled, timed out)"
+                        .into(),
+                ),
+                ..Default::default()
+            });
+        }
+    }
+    if absent > 0 {
+        writeln!(
+            err,
+            "warning: {absent} expected job(s) left no result file; recorded as `missing`"
+        )?;
+    }
+    run.candidates.sort_by_key(|c| c.key());
     match &a.output {
         Some(path) => {
             let mut buf = Vec::new();
             results::render_json(&run, &mut buf)?;
             std::fs::write(path, buf).with_context(|| format!("writing {}", path.display()))?;
             let passed = run.candidates.iter().filter(|c| c.passed()).count();
+            let infra = run.candidates.iter().filter(|c| c.infrastructure()).count();
             writeln!(
                 err,
-                "merged {} file(s): {} candidate(s), {passed} passed → {}",
+                "merged {} file(s): {} result(s) (candidate × gfx), {passed} passed, {infra} infrastructure failure(s) → {}",
                 a.files.len(),
                 run.candidates.len(),
                 path.display()
@@ -194,6 +469,7 @@ fn render(a: RenderArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
         return Ok(ExitStatus::Error);
     };
     match a.format {
+        RenderFormat::Human => results::render_human(&run, out)?,
         RenderFormat::Markdown => results::render_markdown(&run, out)?,
         RenderFormat::Junit => results::render_junit(&run, out)?,
         RenderFormat::Json => results::render_json(&run, out)?,

@@ -93,6 +93,7 @@ pub fn run(_g: &Globals, a: RulesArgs, out: &mut dyn Write, err: &mut dyn Write)
                     m.summary,
                 ]);
             }
+            crate::report::fit(&mut t);
             writeln!(out, "{t}")?;
         }
     }

@@ -5,7 +5,9 @@ use super::Globals;
 use super::build::{CandidateArgs, DockerArgs, OutFormat, build_with_progress, connect, runtime, select};
 use crate::docker::build::BuildOptions;
 use crate::docker::cleanup::{self, Mode};
-use crate::docker::smoke::{GpuSelection, SmokeOptions, host_access, host_root, new_run_id, smoke_image};
+use crate::docker::smoke::{
+    GpuSelection, HostView, SmokeOptions, access_from, host_root, host_view_via_engine, new_run_id, smoke_image,
+};
 use crate::docker::{Engine, LABEL_RUN};
 use crate::exit::ExitStatus;
 use crate::smoke::local::{LocalOptions, run_local};
@@ -23,6 +25,10 @@ pub struct SmokeArgs {
     /// Build the candidates (layer cache makes unchanged ones quick), then smoke each.
     #[arg(long, conflicts_with = "local")]
     pub candidates: bool,
+    /// With --candidates: do not build; smoke the candidates' images as they are on the engine
+    /// (built once by an earlier job, or pulled by digest). A missing one is `image-missing`.
+    #[arg(long, requires = "candidates")]
+    pub no_build: bool,
     /// Run the payload with this host's python3, without Docker.
     #[arg(long)]
     pub local: bool,
@@ -62,9 +68,28 @@ pub struct SmokeArgs {
     /// How to build (with `--candidates`).
     #[command(flatten)]
     pub build: super::build::BuildOpts,
+    /// The gfx target this run is for (a nightly job's runner label): recorded in every result,
+    /// so that one candidate's results on several targets stay apart when merged.
+    #[arg(long, value_name = "GFX")]
+    pub gfx: Option<String>,
+    /// The runner's name, recorded in every result.
+    #[arg(long, value_name = "NAME", env = "RUNNER_NAME")]
+    pub runner: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutFormat::Human)]
     pub format: OutFormat,
+}
+
+/// Stamps what ran where on each result: the job's gfx and the runner.
+fn stamp(results: &mut [SmokeResult], a: &SmokeArgs) {
+    for r in results {
+        if r.gfx.is_none() {
+            r.gfx.clone_from(&a.gfx);
+        }
+        if r.machine.runner.is_none() {
+            r.machine.runner.clone_from(&a.runner);
+        }
+    }
 }
 
 /// Writes results: blocks of figures or a table for people, one JSON document for machines
@@ -104,7 +129,8 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
         };
         return match run_local(&opts) {
             Ok(r) => {
-                let r = [r];
+                let mut r = [r];
+                stamp(&mut r, &a);
                 write_results(&r, a.format, out)?;
                 Ok(status_of(&r))
             }
@@ -157,22 +183,15 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
     } else {
         vec![]
     };
-    let access = match host_access(&a.gpus, &host_root()) {
-        Ok(x) => x,
-        Err(e) => {
-            writeln!(err, "error: {e}")?;
-            return Ok(ExitStatus::Error);
-        }
-    };
     for e in &a.env {
         if !e.contains('=') {
             writeln!(err, "error: --env {e:?}: expected KEY=VALUE")?;
             return Ok(ExitStatus::Error);
         }
     }
-    let opts = SmokeOptions {
+    let mut opts = SmokeOptions {
         timeout,
-        access,
+        access: Default::default(),
         seccomp_unconfined: !a.no_seccomp_unconfined,
         shm_size: a.shm_mib.max(1) * 1024 * 1024,
         payload_args: a.payload_args.clone(),
@@ -203,13 +222,16 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
         let mut results: Vec<SmokeResult> = Vec::new();
         // (subject shown, image to run); build failures are results already.
         let mut todo: Vec<(String, String)> = a.images.iter().map(|i| (i.clone(), i.clone())).collect();
-        if a.candidates {
+        if a.candidates && a.no_build {
+            todo.extend(cands.iter().map(|c| (c.id.clone(), c.tag.clone())));
+        } else if a.candidates {
             let bopts = BuildOptions {
                 no_cache: a.build.no_cache,
                 jobs: a.build.jobs.max(1),
                 log_dir: Some(a.build.log_dir.clone()),
+                cache_from: a.build.cache_from.clone(),
             };
-            match build_with_progress(&engine, &cands, &bopts).await {
+            match build_with_progress(&engine, &cands, &bopts, err).await {
                 Ok(Some(builds)) => {
                     for b in builds {
                         if b.ok {
@@ -235,6 +257,30 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
                     return Ok(ExitStatus::Error);
                 }
             }
+        }
+        // The devices and groups the containers get: the Docker host's, read through the engine
+        // by a helper container of the first image; this machine's own when that cannot run.
+        if !todo.is_empty() {
+            let view = match todo.first() {
+                Some((_, image)) => match host_view_via_engine(&engine, image, &opts.run_id).await {
+                    Ok(v) => v,
+                    Err(e) => {
+                        writeln!(
+                            err,
+                            "warning: could not read the Docker host's /dev and /etc/group through a helper container of {image} ({e}); using this machine's"
+                        )?;
+                        HostView::from_root(&host_root())
+                    }
+                },
+                None => HostView::from_root(&host_root()),
+            };
+            opts.access = match access_from(&a.gpus, &view) {
+                Ok(x) => x,
+                Err(e) => {
+                    writeln!(err, "error: {e}")?;
+                    return Ok(ExitStatus::Error);
+                }
+            };
         }
         // One image at a time: the smoke probes the GPU's memory, which runs must not share.
         let all = async {
@@ -263,6 +309,7 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
         match outcome {
             Some(Ok(rs)) => {
                 results.extend(rs);
+                stamp(&mut results, &a);
                 write_results(&results, a.format, out)?;
                 let lost = results
                     .iter()

@@ -3,7 +3,6 @@
 //! what rocmcheck sees, the findings, and what to paste next.
 
 use super::Globals;
-use crate::config::Config;
 use crate::exit::ExitStatus;
 use crate::facts::Origin;
 use crate::finding::Severity;
@@ -36,7 +35,7 @@ pub struct TriageArgs {
     #[arg(long)]
     pub facts: bool,
     /// Output format (`markdown` is written to be posted as a reply on the issue).
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Exit 1 when a finding is at least this severe.
     #[arg(long, value_name = "SEVERITY", value_parser = parse_severity)]
@@ -69,13 +68,9 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
         )?;
         return Ok(ExitStatus::Error);
     }
-    let config = Config::load_or_discover(a.config.as_deref());
-    let config = match config {
+    let config = match super::load_config(a.config.as_deref(), &matrix, &a.ignore, err) {
         Ok(c) => c,
-        Err(e) => {
-            writeln!(err, "error: {e}")?;
-            return Ok(ExitStatus::Error);
-        }
+        Err(s) => return Ok(s),
     };
     let mut inputs: Vec<Input> = Vec::new();
     let mut errors: Vec<InputError> = Vec::new();
@@ -103,11 +98,12 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
                 text: String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
             }),
             Err(e) => errors.push(InputError {
-                origin: Origin::Config { key: name.clone() },
+                origin: Origin::Path { path: name.clone() },
                 message: format!("cannot read: {e}"),
             }),
         }
     }
+    let mut cut = None;
     if let Some(spec) = &a.github_issue {
         let issue = match IssueRef::parse(spec) {
             Ok(i) => i,
@@ -119,7 +115,13 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
         let token = std::env::var("GITHUB_TOKEN").ok();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         match rt.block_on(github::issue_inputs(&a.api_url, &issue, token.as_deref())) {
-            Ok(mut v) => inputs.append(&mut v),
+            Ok(mut v) => {
+                inputs.append(&mut v.inputs);
+                if let Some(c) = v.cut {
+                    writeln!(err, "warning: {issue}: {c}")?;
+                    cut = Some(c);
+                }
+            }
             Err(e) => errors.push(InputError {
                 origin: Origin::Config {
                     key: "--github-issue".into(),
@@ -127,6 +129,19 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
                 message: e,
             }),
         }
+    }
+    if inputs.is_empty() && !errors.is_empty() {
+        // nothing could be read: no report (it would say "(no input)" and, as a Markdown reply,
+        // that no rule matches); the errors, with their causes, and exit 2
+        for e in &errors {
+            writeln!(
+                err,
+                "error: {}: {}",
+                crate::report::human::origin_text(&e.origin),
+                e.message
+            )?;
+        }
+        return Ok(ExitStatus::Error);
     }
     let t = triage::triage(&inputs, &matrix);
     if a.facts {
@@ -143,13 +158,22 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
     if let Some(s) = a.fail_on {
         policy.fail_on = s;
     }
-    policy
-        .ignore
-        .extend(a.ignore.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()));
     let mut report = evaluate(&t, &inputs, &matrix, &policy);
     if let Some(s) = report.subjects.first_mut() {
         s.errors = errors;
+        if let Some(c) = cut {
+            s.notes.insert(
+                0,
+                Note {
+                    text: c,
+                    origin: Origin::Config {
+                        key: "--github-issue".into(),
+                    },
+                },
+            );
+        }
     }
+    report.write_input_errors(err)?;
     crate::report::renderer(a.format, g.color).render(&report, out)?;
     if report.has_input_errors() {
         return Ok(ExitStatus::Error);
@@ -220,13 +244,21 @@ pub fn header(t: &Triage) -> Vec<(String, String)> {
             s.formats.join(", ")
         },
     ));
+    // the target of each GPU, looked up once (a search per GPU was quadratic in the GPUs)
+    let mut target_of: std::collections::HashMap<usize, &crate::facts::Sourced<crate::facts::Target>> =
+        std::collections::HashMap::new();
+    for t in &f.targets {
+        if let Some(i) = t.value.gpu {
+            target_of.entry(i).or_insert(t);
+        }
+    }
     for (i, g) in f.gpus.iter().enumerate() {
         let gfx = g.gfx.as_deref().unwrap_or("gfx target not shown");
         let mut line = match &g.name {
             Some(n) => format!("{n} — {gfx}"),
             None => gfx.to_string(),
         };
-        if let Some(tg) = f.targets.iter().find(|x| x.value.gpu == Some(i)) {
+        if let Some(tg) = target_of.get(&i) {
             if tg.value.reason == crate::facts::TargetReason::ProductName {
                 line.push_str(" (from the product name; confirm with `rocminfo`)");
             }

@@ -150,6 +150,7 @@ impl Engine for BollardEngine {
             dockerfile: req.dockerfile.clone(),
             t: Some(req.tag.clone()),
             nocache: req.no_cache,
+            cachefrom: (!req.cache_from.is_empty()).then(|| req.cache_from.clone()),
             rm: true,
             forcerm: true,
             buildargs: Some(to_hash(&req.build_args)),
@@ -232,6 +233,7 @@ impl Engine for BollardEngine {
             host_config: Some(HostConfig {
                 devices: Some(devices),
                 group_add: Some(spec.group_add.clone()),
+                binds: (!spec.binds.is_empty()).then(|| spec.binds.clone()),
                 security_opt: Some(spec.security_opt.clone()),
                 shm_size: spec.shm_size,
                 network_mode: spec.network_disabled.then(|| "none".to_string()),

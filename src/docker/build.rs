@@ -251,7 +251,13 @@ pub fn from_matrix(m: &Matrix, prefix: &str, opts: &SetOptions) -> CandidateSet 
                     continue; // carries none of the declared targets: not a candidate at all
                 }
                 let rocm = v.built_on.as_ref().unwrap_or(&v.rocm);
-                let Some(base) = m.recorded_base_for(None, rocm) else {
+                // a wheel that takes ROCm from pip starts from a plain OS image
+                let base = if v.rocm_from_wheels {
+                    m.distribution.wheel_base.as_ref().map(|b| b.image.clone())
+                } else {
+                    m.recorded_base_for(None, rocm)
+                };
+                let Some(base) = base else {
                     set.left_out.push(LeftOut {
                         id: tag_safe(&format!("torch{torch}-rocm{}", v.rocm)),
                         reason: format!(
@@ -265,7 +271,11 @@ pub fn from_matrix(m: &Matrix, prefix: &str, opts: &SetOptions) -> CandidateSet 
                 args.insert("BASE_IMAGE".into(), base.clone());
                 args.insert("TORCH_VERSION".into(), torch.to_string());
                 args.insert("TORCH_INDEX_URL".into(), m.index_url(&v.rocm, None));
-                let os = repo.rsplit('/').next().unwrap_or(repo).to_string();
+                let os = if v.rocm_from_wheels {
+                    format!("{}-pip", repo.rsplit('/').next().unwrap_or(repo))
+                } else {
+                    repo.rsplit('/').next().unwrap_or(repo).to_string()
+                };
                 set.candidates.push(candidate(
                     m,
                     prefix,
@@ -379,8 +389,9 @@ pub fn from_file(m: &Matrix, path: &Path, prefix: &str) -> Result<Vec<Candidate>
     Ok(out)
 }
 
-/// A `--filter KEY=VALUE` over candidates. Keys: `id` (substring), `template`, `torch` and
-/// `rocm` (version prefix: `torch=2.9` matches 2.9.1), `gfx` (the target is covered).
+/// A `--filter KEY=VALUE` over candidates. Keys: `id` (substring), `candidate` (the exact id),
+/// `template`, `torch` and `rocm` (version prefix: `torch=2.9` matches 2.9.1), `gfx` (the target
+/// is covered).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Filter {
     key: String,
@@ -390,12 +401,12 @@ pub struct Filter {
 impl std::str::FromStr for Filter {
     type Err = String;
     fn from_str(s: &str) -> Result<Filter, String> {
-        let (k, v) = s
-            .split_once('=')
-            .ok_or_else(|| format!("filter {s:?}: expected KEY=VALUE (keys: id, template, torch, rocm, gfx)"))?;
-        if !matches!(k, "id" | "template" | "torch" | "rocm" | "gfx") {
+        let (k, v) = s.split_once('=').ok_or_else(|| {
+            format!("filter {s:?}: expected KEY=VALUE (keys: id, candidate, template, torch, rocm, gfx)")
+        })?;
+        if !matches!(k, "id" | "candidate" | "template" | "torch" | "rocm" | "gfx") {
             return Err(format!(
-                "filter {s:?}: unknown key {k:?} (keys: id, template, torch, rocm, gfx)"
+                "filter {s:?}: unknown key {k:?} (keys: id, candidate, template, torch, rocm, gfx)"
             ));
         }
         Ok(Filter {
@@ -419,6 +430,7 @@ impl Filter {
     pub fn matches(&self, c: &Candidate) -> bool {
         match self.key.as_str() {
             "id" => c.id.contains(&self.value),
+            "candidate" => c.id == self.value,
             "template" => c.template == self.value,
             "torch" => version_prefix(c.torch.as_deref(), &self.value),
             "rocm" => version_prefix(c.rocm.as_deref(), &self.value),
@@ -472,6 +484,8 @@ pub struct BuildOptions {
     pub jobs: usize,
     /// Where per-candidate logs go (created if needed); None: no log files.
     pub log_dir: Option<PathBuf>,
+    /// Images whose layers the build may reuse (`--cache-from`).
+    pub cache_from: Vec<String>,
 }
 
 /// Builds one candidate, writing its log. Docker failures (daemon gone) are `Err`.
@@ -489,6 +503,7 @@ pub async fn build_one<E: Engine>(engine: &E, c: &Candidate, opts: &BuildOptions
         build_args: c.build_args.clone(),
         labels: c.labels.clone(),
         no_cache: opts.no_cache,
+        cache_from: opts.cache_from.clone(),
     };
     let mut log = |line: &str| {
         if let Some(f) = file.as_mut() {
@@ -685,6 +700,7 @@ mod tests {
             no_cache: true,
             jobs: 2,
             log_dir: Some(dir.path().join("logs")),
+            cache_from: vec![],
         };
         let mut seen = 0;
         let r = build_all(&fake, &cands, &opts, |_| seen += 1).await.unwrap();

@@ -34,6 +34,9 @@ pub const LABEL_TEST_ID: &str = "org.rocmcheck.test-id";
 /// (the engine went away, rocmcheck was killed), so the start-of-run cleanup may remove it
 /// without touching a concurrent run's containers.
 pub const LABEL_DEADLINE: &str = "org.rocmcheck.deadline";
+/// Label of the short-lived helper container that reads the Docker host's /dev and /etc/group
+/// (value `host-probe`).
+pub const LABEL_ROLE: &str = "org.rocmcheck.role";
 
 /// Labels common to everything rocmcheck creates: managed, plus the test label when asked for.
 pub fn base_labels() -> BTreeMap<String, String> {
@@ -86,6 +89,8 @@ pub struct BuildRequest {
     pub labels: BTreeMap<String, String>,
     /// `--no-cache`.
     pub no_cache: bool,
+    /// `--cache-from`: images whose layers may be reused (pulled beforehand).
+    pub cache_from: Vec<String>,
 }
 
 /// How a build ended (a failed build is a result, not an [`EngineError`]).
@@ -150,6 +155,8 @@ pub struct ContainerSpec {
     pub labels: BTreeMap<String, String>,
     /// Files copied in before start.
     pub files: Vec<UploadFile>,
+    /// Bind mounts (`/dev:/host/dev:ro`), paths on the Docker host.
+    pub binds: Vec<String>,
 }
 
 /// The narrow Docker surface rocmcheck uses. Implementations must not panic on daemon errors.

@@ -51,36 +51,97 @@ pub struct HostAccess {
     pub groups: Vec<String>,
 }
 
-/// Reads the devices and groups for `sel` from the host rooted at `root` (`/` normally). An index
-/// that names no render node is an error (a usage problem, said clearly).
-pub fn host_access(sel: &GpuSelection, root: &Path) -> Result<HostAccess, String> {
-    let mut a = HostAccess::default();
-    if let Ok(text) = std::fs::read_to_string(root.join("etc/group")) {
-        for line in text.lines() {
-            let f: Vec<&str> = line.split(':').collect();
-            if f.len() >= 3 && (f[0] == "video" || f[0] == "render") && f[2].parse::<u32>().is_ok() {
-                a.groups.push(f[2].to_string());
+/// What a host has for containers: `/dev/kfd`, the render nodes, `/etc/group`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostView {
+    /// `/dev/kfd` exists.
+    pub kfd: bool,
+    /// Render node names (`renderD128`).
+    pub render_nodes: Vec<String>,
+    /// The text of `/etc/group`.
+    pub group: String,
+    /// Where this was read (`the Docker host`, `this machine's /`).
+    pub source: String,
+}
+
+/// The helper container's script: the host's /dev and /etc/group are bound read-only under
+/// /host; it prints three marked sections.
+const HOST_SCRIPT: &str = "echo '#kfd'; test -e /host/dev/kfd && echo yes; echo '#dri'; ls -1 /host/dev/dri 2>/dev/null; \
+     echo '#group'; cat /host/etc/group 2>/dev/null; true";
+
+impl HostView {
+    /// Reads a host rooted at `root` (`/` normally: the machine rocmcheck runs on).
+    pub fn from_root(root: &Path) -> HostView {
+        let render_nodes = std::fs::read_dir(root.join("dev/dri"))
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        HostView {
+            kfd: root.join("dev/kfd").exists(),
+            render_nodes,
+            group: std::fs::read_to_string(root.join("etc/group")).unwrap_or_default(),
+            source: format!("{}", root.display()),
+        }
+    }
+
+    /// Reads the helper container's output ([`HOST_SCRIPT`]).
+    pub fn parse_helper(out: &str) -> HostView {
+        let mut v = HostView {
+            source: "the Docker host".into(),
+            ..Default::default()
+        };
+        let mut section = "";
+        for line in out.lines() {
+            match line {
+                "#kfd" | "#dri" | "#group" => section = line,
+                _ => match section {
+                    "#kfd" => v.kfd |= line.trim() == "yes",
+                    "#dri" if !line.trim().is_empty() => v.render_nodes.push(line.trim().to_string()),
+                    "#group" => {
+                        v.group.push_str(line);
+                        v.group.push('\n');
+                    }
+                    _ => {}
+                },
             }
+        }
+        v
+    }
+}
+
+/// Reads the devices and groups for `sel` from the machine rocmcheck runs on, rooted at `root`
+/// (right only when the engine is local and rocmcheck is not in a container: see
+/// [`host_view_via_engine`]). An index that names no render node is an error.
+pub fn host_access(sel: &GpuSelection, root: &Path) -> Result<HostAccess, String> {
+    access_from(sel, &HostView::from_root(root))
+}
+
+/// The devices and groups for `sel` on a host seen as `v`.
+pub fn access_from(sel: &GpuSelection, v: &HostView) -> Result<HostAccess, String> {
+    let mut a = HostAccess::default();
+    for line in v.group.lines() {
+        let f: Vec<&str> = line.split(':').collect();
+        if f.len() >= 3 && (f[0] == "video" || f[0] == "render") && f[2].parse::<u32>().is_ok() {
+            a.groups.push(f[2].to_string());
         }
     }
     if *sel == GpuSelection::None {
         return Ok(a);
     }
-    let mut nodes: Vec<(u32, String)> = std::fs::read_dir(root.join("dev/dri"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter_map(|e| {
-                    let n = e.file_name().to_string_lossy().into_owned();
-                    n.strip_prefix("renderD")
-                        .and_then(|d| d.parse().ok())
-                        .map(|d| (d, format!("/dev/dri/{n}")))
-                })
-                .collect()
+    let mut nodes: Vec<(u32, String)> = v
+        .render_nodes
+        .iter()
+        .filter_map(|n| {
+            n.strip_prefix("renderD")
+                .and_then(|d| d.parse().ok())
+                .map(|d| (d, format!("/dev/dri/{n}")))
         })
-        .unwrap_or_default();
+        .collect();
     nodes.sort();
-    let kfd = root.join("dev/kfd");
-    if kfd.exists() {
+    if v.kfd {
         a.devices.push("/dev/kfd".into());
     }
     match sel {
@@ -89,7 +150,8 @@ pub fn host_access(sel: &GpuSelection, root: &Path) -> Result<HostAccess, String
             for &i in ix {
                 let (_, p) = nodes.get(i).ok_or_else(|| {
                     format!(
-                        "--gpus: GPU {i} does not exist on this host ({} render node(s) under /dev/dri)",
+                        "--gpus: GPU {i} does not exist on {} ({} render node(s) under /dev/dri)",
+                        v.source,
                         nodes.len()
                     )
                 })?;
@@ -99,6 +161,44 @@ pub fn host_access(sel: &GpuSelection, root: &Path) -> Result<HostAccess, String
         GpuSelection::None => {}
     }
     Ok(a)
+}
+
+/// Reads /dev and /etc/group of the Docker HOST — not of the machine rocmcheck runs on, which
+/// differs under a remote `DOCKER_HOST` or a containerised runner — through a short-lived helper
+/// container of `image` (any image with `sh`) that binds them read-only, labelled like every
+/// rocmcheck container and always removed.
+pub async fn host_view_via_engine<E: Engine>(engine: &E, image: &str, run_id: &str) -> Result<HostView, String> {
+    let mut labels = base_labels();
+    labels.insert(LABEL_RUN.to_string(), run_id.to_string());
+    let deadline = super::cleanup::now() + 30 + DEADLINE_GRACE_S;
+    labels.insert(LABEL_DEADLINE.to_string(), deadline.to_string());
+    labels.insert(super::LABEL_ROLE.to_string(), "host-probe".to_string());
+    let spec = ContainerSpec {
+        image: image.to_string(),
+        entrypoint: vec!["sh".into()],
+        cmd: vec!["-c".into(), HOST_SCRIPT.into()],
+        network_disabled: true,
+        labels,
+        binds: vec!["/dev:/host/dev:ro".into(), "/etc/group:/host/etc/group:ro".into()],
+        ..Default::default()
+    };
+    let id = engine.create(&spec).await.map_err(|e| e.to_string())?;
+    let run = async {
+        engine.start(&id).await?;
+        match tokio::time::timeout(Duration::from_secs(30), engine.wait(&id)).await {
+            Ok(code) => {
+                code?;
+                engine.logs(&id).await
+            }
+            Err(_) => Err(EngineError::Api(
+                "the helper container did not finish within 30 s".into(),
+            )),
+        }
+    };
+    let out = run.await;
+    let _ = engine.remove(&id).await;
+    out.map(|(stdout, _)| HostView::parse_helper(&stdout))
+        .map_err(|e| e.to_string())
 }
 
 /// Options of a smoke run.
@@ -130,6 +230,7 @@ pub fn spec(image: &str, opts: &SmokeOptions) -> ContainerSpec {
     labels.insert(LABEL_RUN.to_string(), opts.run_id.clone());
     let deadline = super::cleanup::now() + opts.timeout.as_secs_f64().ceil() as u64 + DEADLINE_GRACE_S;
     labels.insert(LABEL_DEADLINE.to_string(), deadline.to_string());
+    labels.insert(super::LABEL_ROLE.to_string(), "smoke".to_string());
     let mut cmd = vec![PAYLOAD_PATH.to_string()];
     cmd.extend(opts.payload_args.iter().cloned());
     ContainerSpec {
@@ -151,6 +252,7 @@ pub fn spec(image: &str, opts: &SmokeOptions) -> ContainerSpec {
             path: PAYLOAD_PATH.to_string(),
             content: PAYLOAD.as_bytes().to_vec(),
         }],
+        binds: vec![],
     }
 }
 
@@ -308,6 +410,25 @@ mod tests {
     use super::*;
     use crate::docker::fake::{FakeEngine, FakeRun};
 
+    #[test]
+    fn helper_output_is_the_docker_hosts_view() {
+        let out =
+            "#kfd\nyes\n#dri\ncard0\nrenderD129\nrenderD128\n#group\nroot:x:0:\nvideo:x:44:\nrender:x:109:runner\n";
+        let v = HostView::parse_helper(out);
+        assert!(v.kfd);
+        let a = access_from(&GpuSelection::Indices(vec![1]), &v).unwrap();
+        // One GPU per job: index 1 is the second render node by number, and only it goes in.
+        assert_eq!(a.devices, ["/dev/kfd", "/dev/dri/renderD129"]);
+        assert_eq!(a.groups, ["44", "109"]);
+        let e = access_from(&GpuSelection::Indices(vec![2]), &v).unwrap_err();
+        assert!(
+            e.contains("GPU 2 does not exist on the Docker host (2 render node(s)"),
+            "{e}"
+        );
+        let none = HostView::parse_helper("#kfd\n#dri\n#group\n");
+        assert_eq!(access_from(&GpuSelection::All, &none).unwrap(), HostAccess::default());
+    }
+
     const NODEVICE: &str = include_str!("../../tests/fixtures/smoke/debian-hip-trixie-nodevice.json");
 
     fn opts(timeout_ms: u64) -> SmokeOptions {
@@ -353,6 +474,7 @@ mod tests {
         assert_eq!(s.security_opt, ["seccomp=unconfined"]);
         assert!(s.network_disabled);
         assert_eq!(s.labels[LABEL_RUN], "r1");
+        assert_eq!(s.labels[super::super::LABEL_ROLE], "smoke");
         assert_eq!(s.files[0].content, PAYLOAD.as_bytes());
     }
 

@@ -5,6 +5,7 @@
 //! final stage into facts, [`container`] reads devcontainer.json and compose files.
 
 pub mod container;
+pub mod heredoc;
 pub mod parse;
 pub mod pragma;
 pub mod resolve;
@@ -58,15 +59,21 @@ pub fn analyze(
     let text = parse::decode(bytes)?;
     match kind {
         Kind::Dockerfile => {
-            let df = parse::parse(&text)?;
-            let ix = parse::LineIndex::new(&text);
+            // heredocs the parser cannot read are taken out first (offsets kept; heredoc.rs)
+            let prepared = heredoc::prepare(&text);
+            let (parse_text, bodies) = match &prepared {
+                Some((t, b)) => (t.as_str(), b.as_slice()),
+                None => (text.as_ref(), &[][..]),
+            };
+            let df = parse::parse(parse_text)?;
+            let ix = parse::LineIndex::new(parse_text);
             let starts: Vec<u32> = df
                 .instructions
                 .iter()
-                .map(|i| ix.pos(&text, instruction_start(i)).0)
+                .map(|i| ix.pos(parse_text, instruction_start(i)).0)
                 .collect();
-            let pragmas = Pragmas::read(&text, &starts);
-            let facts = resolve::resolve(path, &text, &df, matrix, opts)?;
+            let pragmas = Pragmas::read(parse_text, &starts);
+            let facts = resolve::resolve_with_heredocs(path, &text, &df, bodies, matrix, opts)?;
             Ok((facts, pragmas))
         }
         Kind::Devcontainer => Ok((container::devcontainer(path, &text)?, Pragmas::default())),

@@ -35,7 +35,10 @@ impl InputProblem {
     }
 }
 
-/// Checks the raw bytes and returns the text (a leading UTF-8 BOM removed).
+/// Checks the raw bytes and returns the text (a leading UTF-8 BOM removed, CR LF line endings
+/// read as LF: Docker drops the CR of a CR LF, so `RUN pip install \` + CR LF continues the
+/// line as it does with LF; issue 24). Line and column numbers are unchanged by this (the CR
+/// ends its line); byte offsets are those of the LF text.
 pub fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, InputProblem> {
     if bytes.len() > MAX_BYTES {
         return Err(InputProblem::new(
@@ -58,6 +61,7 @@ pub fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, InputProblem> {
         ));
     }
     match std::str::from_utf8(bytes) {
+        Ok(s) if s.contains("\r\n") => Ok(Cow::Owned(s.replace("\r\n", "\n"))),
         Ok(s) => Ok(Cow::Borrowed(s)),
         Err(e) => {
             let (line, col) = byte_pos(bytes, e.valid_up_to());
@@ -80,6 +84,15 @@ fn byte_pos(bytes: &[u8], pos: usize) -> (u32, u32) {
 
 /// Parses a Dockerfile, turning parser errors into located problems.
 pub fn parse(text: &str) -> Result<parse_dockerfile::Dockerfile<'_>, InputProblem> {
+    if let Some(pos) = text.find('\r') {
+        // a CR without LF (classic Mac OS line ending): Docker reads it as part of the line
+        let (line, col) = byte_pos(text.as_bytes(), pos);
+        return Err(InputProblem::new(
+            line,
+            col,
+            "carriage return without a line feed (old Mac OS line ending): Docker does not read it as a line break; expected LF or CR LF line endings",
+        ));
+    }
     parse_dockerfile::parse(text).map_err(|e| {
         let msg = format!("{e:#}");
         let msg = if msg.starts_with("unknown instruction") {
@@ -149,6 +162,22 @@ mod tests {
         let big = vec![b'#'; MAX_BYTES + 1];
         assert!(decode(&big).unwrap_err().message.contains("limit"));
         assert_eq!(decode(b"\xEF\xBB\xBFFROM a").unwrap(), "FROM a");
+    }
+
+    #[test]
+    fn crlf_is_read_as_lf_and_a_lone_cr_is_a_located_error() {
+        assert_eq!(
+            decode(b"FROM a\r\nRUN x \\\r\n y\r\n").unwrap(),
+            "FROM a\nRUN x \\\n y\n"
+        );
+        assert_eq!(decode(b"\xEF\xBB\xBFFROM a\r\nRUN b\n").unwrap(), "FROM a\nRUN b\n");
+        let e = parse("FROM a\nRUN b\rRUN c\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 6));
+        assert!(
+            e.message.contains("carriage return without a line feed"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -15,6 +15,10 @@ pub struct Pragmas {
     pub by_line: BTreeMap<u32, BTreeSet<String>>,
     /// Instruction line ranges (start, end inclusive), sorted.
     pub ranges: Vec<(u32, u32)>,
+    /// Codes or names in pragmas that name no rule: (line, what is wrong). `lint` warns about
+    /// each on stderr and goes on, as ruff does for an unknown code in `# noqa` (a pragma written
+    /// for a newer rocmcheck must not fail an older one's run).
+    pub unknown: Vec<(u32, String)>,
 }
 
 fn ids(s: &str) -> impl Iterator<Item = String> + '_ {
@@ -41,9 +45,16 @@ impl Pragmas {
     pub fn read(text: &str, instruction_starts: &[u32]) -> Pragmas {
         let lines: Vec<&str> = text.lines().collect();
         let mut p = Pragmas::default();
-        for l in &lines {
-            if let Some((true, ids)) = pragma(l) {
-                p.global.extend(ids);
+        for (i, l) in lines.iter().enumerate() {
+            if let Some((global, ids)) = pragma(l) {
+                for id in &ids {
+                    if let Err(m) = crate::rules::resolve(id) {
+                        p.unknown.push((i as u32 + 1, m));
+                    }
+                }
+                if global {
+                    p.global.extend(ids);
+                }
             }
         }
         for (k, &start) in instruction_starts.iter().enumerate() {

@@ -4,8 +4,8 @@
 
 use super::parse::{InputProblem, LineIndex};
 use crate::facts::{
-    BaseImage, EnvVar, Facts, IndexSite, Origin, RocmFrom, RocmInstall, Sourced, Span, Subject, Target, TargetReason,
-    TorchFacts, TorchFrom, TorchSites,
+    BaseImage, EnvVar, Facts, IndexSite, Origin, PipRequirement, RocmFrom, RocmInstall, Sourced, Span, Subject, Target,
+    TargetReason, TorchFacts, TorchFrom, TorchSites,
 };
 use crate::matrix::Matrix;
 use crate::version::Gfx;
@@ -39,6 +39,8 @@ struct Stage {
     env: Vec<Sourced<EnvVar>>,
     rocm: Vec<Sourced<RocmInstall>>,
     torch: Option<Sourced<TorchFacts>>,
+    /// Other requirements of `pip install` lines (name, pin, extras, indexes).
+    pip: Vec<Sourced<PipRequirement>>,
     base: Option<Sourced<BaseImage>>,
     image_targets: Vec<Sourced<Target>>,
     arg_targets: Vec<Sourced<Target>>,
@@ -609,6 +611,19 @@ pub fn resolve(
     matrix: &Matrix,
     opts: &Options,
 ) -> Result<Facts, InputProblem> {
+    resolve_with_heredocs(path, text, df, &[], matrix, opts)
+}
+
+/// [`resolve`] with the heredoc bodies [`super::heredoc::prepare`] took out of the text the
+/// parser read (`df` was parsed from that text; `text` is the file's own, same offsets).
+pub fn resolve_with_heredocs(
+    path: &str,
+    text: &str,
+    df: &Dockerfile,
+    heredocs: &[super::heredoc::Body],
+    matrix: &Matrix,
+    opts: &Options,
+) -> Result<Facts, InputProblem> {
     let cx = Ctx {
         path,
         text,
@@ -766,8 +781,21 @@ pub fn resolve(
                         text.get(s.span.clone()) == Some(s.value),
                     )),
                     Command::Exec(v) => {
-                        for a in v.value.iter() {
-                            pieces.push((a.span.start, a.value.to_string(), false));
+                        // exec form: no shell, no variable expansion. `["sh", "-c", "…"]` runs
+                        // its script through a shell; otherwise the words are the command.
+                        let words: Vec<(usize, String)> =
+                            v.value.iter().map(|a| (a.span.start, a.value.to_string())).collect();
+                        let shell_c = words.len() >= 3
+                            && matches!(
+                                words[0].1.rsplit('/').next().unwrap_or(""),
+                                "sh" | "bash" | "dash" | "zsh"
+                            )
+                            && words[1].1 == "-c";
+                        if shell_c {
+                            pieces.push((words[2].0, words[2].1.clone(), false));
+                        } else {
+                            st.exact = false;
+                            pip_install(&cx, st, &words)?;
                         }
                     }
                     #[allow(unreachable_patterns)]
@@ -776,6 +804,11 @@ pub fn resolve(
                 for h in &r.here_docs {
                     let ok = text.get(h.span.clone()) == Some(h.value.as_ref());
                     pieces.push((h.span.start, h.value.to_string(), ok));
+                }
+                // heredocs after a command (or several on a line): read when a shell runs them
+                for h in heredocs.iter().filter(|h| h.instruction == r.run.span.start && h.shell) {
+                    let ok = text.get(h.start..h.start + h.text.len()) == Some(h.text.as_str());
+                    pieces.push((h.start, h.text.clone(), ok));
                 }
                 for (base, run, exact) in pieces {
                     st.exact = exact;
@@ -858,6 +891,7 @@ fn into_facts(cx: &Ctx, st: Stage, idx: usize) -> Facts {
     facts.rocm = st.rocm;
     facts.base_image = st.base;
     facts.torch = st.torch;
+    facts.pip = st.pip;
     facts.env = st.env;
     facts
 }
@@ -905,6 +939,9 @@ fn base_stage(cx: &Ctx, image: &str, unresolved: bool, span: &std::ops::Range<us
                     path: None,
                     rocblas_gfx: vec![],
                     hipblaslt_gfx: vec![],
+                    via: vec![],
+                    targets: vec![],
+                    torch_loads: false,
                 },
                 origin.clone(),
             ));
@@ -1104,6 +1141,9 @@ fn push_rocm(cx: &Ctx, st: &mut Stage, at: usize, version: String, from: RocmFro
             path: None,
             rocblas_gfx: vec![],
             hipblaslt_gfx: vec![],
+            via: vec![],
+            targets: vec![],
+            torch_loads: false,
         },
         cx.origin(at),
     ));
@@ -1160,13 +1200,23 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         let b = w.rsplit('/').next().unwrap_or(w);
         b == "pip" || b.starts_with("pip3") || b.starts_with("pip2")
     };
-    let Some(install) = words
-        .iter()
-        .enumerate()
-        .position(|(i, w)| *w == "install" && i > 0 && (is_pip(words[i - 1]) || (words[i - 1] == "pip" && i > 1)))
-    else {
+    let is_uv = |w: &str| w.rsplit('/').next().unwrap_or(w) == "uv";
+    // `pip install`, `python -m pip install`, `uv pip install`, `uv add`
+    let Some(install) = words.iter().enumerate().position(|(i, w)| {
+        i > 0
+            && ((*w == "install" && (is_pip(words[i - 1]) || (words[i - 1] == "pip" && i > 1)))
+                || (*w == "add" && is_uv(words[i - 1])))
+    }) else {
         return Ok(());
     };
+    // uv resolves with its `first-index` strategy: the first index (extra and `--index` indexes
+    // before the default) that has a package wins, so PyPI cannot shadow a ROCm index the way it
+    // does with pip (RC405) — unless `--index-strategy unsafe-best-match` says otherwise.
+    let uv = words[..install].iter().any(|w| is_uv(w))
+        && !words
+            .windows(2)
+            .any(|p| p[0] == "--index-strategy" && p[1] == "unsafe-best-match")
+        && !words.contains(&"--index-strategy=unsafe-best-match");
     let mut inst = Install::default();
     // the raw extent of each word in the file, when it is exactly where we think it is
     let raw: Vec<Option<Span>> = c
@@ -1200,7 +1250,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         };
         match flag {
             "-i" | "--index-url" | "--extra-index-url" | "-f" | "--find-links" | "-r" | "--requirement" | "-c"
-            | "--constraint" => {
+            | "--constraint" | "--index" | "--default-index" => {
                 let flag_at = i;
                 let v = match inline {
                     Some(v) => v,
@@ -1236,9 +1286,15 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
                     }
                 }
                 match flag {
-                    "-i" | "--index-url" => {
+                    "-i" | "--index-url" | "--default-index" => {
                         inst.primary = true;
                         inst.index.push(v)
+                    }
+                    // uv's `--index NAME=URL` / `--index URL`: searched before the default index
+                    "--index" => {
+                        inst.extra = true;
+                        inst.index
+                            .push(v.split_once('=').map_or(v.clone(), |(_, u)| u.to_string()))
                     }
                     "--extra-index-url" => {
                         inst.extra = true;
@@ -1252,6 +1308,9 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
             "--pre" => inst.pre = true,
             _ if w.starts_with('-') => {}
             _ if torch_spec(w).is_none() => {
+                if let Some(r) = requirement(w) {
+                    inst.others.push((r, *off, w.len()));
+                }
                 let l = w.to_ascii_lowercase();
                 if !["torchvision", "torchaudio", "triton", "pytorch-triton-rocm"]
                     .iter()
@@ -1268,10 +1327,40 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
                     }
                     inst.torch = Some((t, *off, TorchFrom::PipInstall));
                     inst.len = w.len();
+                    inst.torch_extras = requirement(w).map(|r| r.extras).unwrap_or_default();
+                    if let Some(r) = requirement(w) {
+                        inst.others.push((r, *off, w.len()));
+                    }
                 }
             }
         }
         i += 1;
+    }
+    // the indexes of this command (command line first, then the environment's)
+    let cmd_index = {
+        let mut v = inst.index.clone();
+        if v.is_empty() {
+            for k in [
+                "PIP_INDEX_URL",
+                "UV_INDEX_URL",
+                "PIP_EXTRA_INDEX_URL",
+                "UV_EXTRA_INDEX_URL",
+            ] {
+                if let Some(x) = words[..install]
+                    .iter()
+                    .rev()
+                    .find_map(|w| w.strip_prefix(k).and_then(|r| r.strip_prefix('=')))
+                    .or_else(|| st.vars.get(k).map(String::as_str))
+                {
+                    v.extend(x.split_whitespace().map(String::from));
+                }
+            }
+        }
+        v
+    };
+    for (mut r, off, len) in std::mem::take(&mut inst.others) {
+        r.index_urls = cmd_index.clone();
+        st.pip.push(Sourced::new(r, cx.origin_len(off, len)));
     }
     let Some((version, off, from)) = inst.torch else {
         return Ok(());
@@ -1304,12 +1393,18 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         for k in [
             "PIP_INDEX_URL",
             "UV_INDEX_URL",
+            "UV_DEFAULT_INDEX",
             "PIP_EXTRA_INDEX_URL",
             "UV_EXTRA_INDEX_URL",
+            "UV_INDEX",
         ] {
             if let Some(v) = var(k) {
-                index.extend(v.split_whitespace().map(String::from));
-                if k.contains("EXTRA") {
+                // UV_INDEX entries may be `name=url`
+                index.extend(
+                    v.split_whitespace()
+                        .map(|u| u.split_once('=').map_or(u, |(_, x)| x).to_string()),
+                );
+                if k.contains("EXTRA") || k == "UV_INDEX" {
                     extra = true;
                 } else {
                     primary = true;
@@ -1332,9 +1427,10 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
             },
             from: Some(from),
             index_urls: index,
-            extra_index_only: extra && !primary,
+            extra_index_only: extra && !primary && !uv,
             pre: inst.pre,
             sites,
+            extras: inst.torch_extras,
             ..TorchFacts::default()
         },
         if inst.len > 0 {
@@ -1356,6 +1452,53 @@ struct Install {
     /// `--extra-index-url` seen (added to PyPI).
     extra: bool,
     pre: bool,
+    /// Requirements other than torch: (requirement, offset, length).
+    others: Vec<(PipRequirement, usize, usize)>,
+    /// Extras of the torch requirement.
+    torch_extras: Vec<String>,
+}
+
+/// A requirement word (`rocm[libraries,device-gfx1100]==7.14.0`, `"amd-torch-device-gfx1100"`):
+/// its name, extras and exact pin. None for what is not a requirement (paths, URLs, `.`).
+fn requirement(w: &str) -> Option<PipRequirement> {
+    let w = w.trim().trim_matches(|c| c == '"' || c == '\'');
+    let name_end = w
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .unwrap_or(w.len());
+    let name = &w[..name_end];
+    if name.is_empty()
+        || !name.starts_with(|c: char| c.is_ascii_alphabetic())
+        || name.ends_with(".whl")
+        || name.contains("..")
+    {
+        return None;
+    }
+    let mut rest = &w[name_end..];
+    let mut extras = Vec::new();
+    if let Some(r) = rest.strip_prefix('[') {
+        let (inner, after) = r.split_once(']')?;
+        extras = inner
+            .split(',')
+            .map(|e| e.trim().to_ascii_lowercase())
+            .filter(|e| !e.is_empty())
+            .collect();
+        rest = after;
+    }
+    let rest = rest.split(';').next().unwrap_or("").trim();
+    if !rest.is_empty() && !rest.starts_with(['=', '<', '>', '!', '~']) {
+        return None; // `name/…`, `name:…`: a path or URL, not a requirement
+    }
+    let version = rest
+        .strip_prefix("===")
+        .or_else(|| rest.strip_prefix("=="))
+        .filter(|v| !v.contains(',') && !v.is_empty())
+        .map(|v| v.trim().to_string());
+    Some(PipRequirement {
+        name: name.to_string(),
+        version,
+        extras,
+        index_urls: Vec::new(),
+    })
 }
 
 /// The version (pinned) or the specifier (unpinned) of a torch requirement written at `raw`.

@@ -18,7 +18,17 @@ pub const FILES: &[(&str, &str)] = &[
     ("gpus.yaml", include_str!("../../matrix/gpus.yaml")),
     ("images.yaml", include_str!("../../matrix/images.yaml")),
     ("issues.yaml", include_str!("../../matrix/issues.yaml")),
+    ("distribution.yaml", include_str!("../../matrix/distribution.yaml")),
 ];
+
+/// The embedded matrix's `data:` date, known without decoding it (build.rs).
+pub fn data() -> &'static str {
+    // build.rs compiles this module too, before it has set the variable.
+    match option_env!("ROCMCHECK_EMBEDDED_DATA") {
+        Some(d) if !d.is_empty() => d,
+        _ => &get().data,
+    }
+}
 
 /// The embedded files as a map.
 pub fn files() -> BTreeMap<String, String> {

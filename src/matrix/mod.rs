@@ -21,12 +21,30 @@ pub use validate::{MatrixDiagnostic, SCHEMA};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Stream {
-    /// The classic production stream (5.x, 6.x, 7.0–7.2.x).
-    Production,
-    /// TheRock technology previews (7.9–7.14): not successors of the production stream.
-    Preview,
-    /// ROCm Core SDK (10.x).
+    /// The legacy release stream (5.x, 6.x, 7.0–7.2.x): production in its day, packaged under
+    /// `/opt/rocm-X.Y.Z`; AMD now calls it "legacy" and keeps its last line in maintenance.
+    Legacy,
+    /// The ROCm Core SDK, built with TheRock: the production stream since its first production
+    /// release (installed under `/opt/rocm/core-X.Y`, as `amdrocm-*` packages or pip wheels).
     CoreSdk,
+    /// TheRock technology previews: not production releases of either stream.
+    Preview,
+}
+
+impl Stream {
+    /// A production release (legacy or Core SDK), as opposed to a preview.
+    pub fn is_production(self) -> bool {
+        matches!(self, Stream::Legacy | Stream::CoreSdk)
+    }
+
+    /// How the stream is named in messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Stream::Legacy => "legacy",
+            Stream::CoreSdk => "Core SDK",
+            Stream::Preview => "technology-preview (TheRock)",
+        }
+    }
 }
 
 /// Support status of a release.
@@ -140,6 +158,11 @@ impl RocmRelease {
         }
     }
 
+    /// The newest patch release this entry records (`7.2.4` for the 7.2 line), else its version.
+    pub fn newest_patch(&self) -> &Version {
+        self.patches.iter().max().unwrap_or(&self.version)
+    }
+
     /// Does this entry cover version `v` (exact patch, the entry's own version, or its line)?
     pub fn covers(&self, v: &Version) -> bool {
         self.patches.iter().any(|p| v.is_within(p) || p.is_within(v))
@@ -243,6 +266,10 @@ pub struct WheelVariant {
     pub confidence: Confidence,
     /// Note.
     pub note: Option<String>,
+    /// The wheel does not bundle ROCm: it requires the `rocm` pip packages (ROCm Core SDK wheels)
+    /// and loads the ROCm user space from them.
+    #[serde(default)]
+    pub rocm_from_wheels: bool,
 }
 
 /// Official wheels of one or more torch releases.
@@ -487,6 +514,11 @@ pub struct Condition {
     /// Range over the kernel release.
     #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none", default)]
     pub kernel: Option<Range>,
+    /// Distribution kernels that carry the fix as a backport under a lower version number
+    /// (`6.14.0-1018-oem`: Ubuntu's OEM 6.14.0 from ABI 1018 on): a running kernel of the same
+    /// version and flavour with an ABI number at least this one is not in `kernel`'s range.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub kernel_backports: Vec<String>,
     /// APU only / discrete only.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub apu: Option<bool>,
@@ -520,6 +552,27 @@ impl Condition {
             && self.env_value.is_empty()
             && self.alloc_option.is_none()
     }
+}
+
+/// A distribution kernel release read as (version, ABI number, flavour):
+/// `6.14.0-1018-oem` → (6.14.0, 1018, "oem"), `6.17.0-19-generic` → (6.17.0, 19, "generic").
+pub fn distro_kernel(release: &str) -> Option<(crate::version::Version, u64, &str)> {
+    let (base, rest) = release.trim().split_once('-')?;
+    let abi_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let abi = rest[..abi_end].parse().ok()?;
+    let flavour = rest.rsplit_once('-').map_or("", |(_, f)| f);
+    Some((crate::version::Version::parse(base).ok()?, abi, flavour))
+}
+
+/// Does `release` (a running kernel, `uname -r`) carry a backport listed in `backports`?
+pub fn kernel_has_backport(release: &str, backports: &[String]) -> bool {
+    let Some((v, abi, flavour)) = distro_kernel(release) else {
+        return false;
+    };
+    backports
+        .iter()
+        .filter_map(|b| distro_kernel(b))
+        .any(|(bv, babi, bf)| bv == v && bf == flavour && abi >= babi)
 }
 
 /// A known issue.
@@ -589,6 +642,290 @@ pub struct Matrix {
     pub images: Vec<ImageRepo>,
     /// Known issues.
     pub issues: Vec<KnownIssue>,
+    /// ROCm as pip wheels, AMD's package indexes and GPU families (`distribution.yaml`).
+    pub distribution: Distribution,
+    /// Where this data came from (not part of the data: never packed or exported).
+    #[serde(skip)]
+    pub provenance: Provenance,
+}
+
+/// Where the matrix in use came from (issue 21): `matrix version` and the report stamps say it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Provenance {
+    /// Embedded, cached bundle or `--matrix DIR`.
+    pub kind: DataKind,
+    /// The file or directory read (none for the embedded data).
+    pub path: Option<String>,
+    /// The data bundle's serial (bundles only).
+    pub serial: Option<u64>,
+    /// Where the bundle was downloaded from, and which key verified it (bundles only).
+    pub fetched_from: Option<String>,
+    /// The key that verified the bundle: `built-in <id>` or `--trusted-key <id>`.
+    pub key: Option<String>,
+}
+
+/// Which of the three data sources a matrix is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DataKind {
+    /// Compiled into this binary.
+    #[default]
+    Embedded,
+    /// A verified data bundle in the user cache (`rocmcheck matrix update`).
+    Cache,
+    /// `--matrix DIR`.
+    Dir,
+}
+
+impl DataKind {
+    /// `embedded`, `cache`, `dir`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DataKind::Embedded => "embedded",
+            DataKind::Cache => "cache",
+            DataKind::Dir => "dir",
+        }
+    }
+}
+
+/// How ROCm reaches a machine besides OS packages (`distribution.yaml`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Distribution {
+    /// The ROCm Python packages and AMD's torch device packages, by name or name prefix.
+    pub packages: Vec<PipPackage>,
+    /// Sources of `packages`.
+    pub package_sources: Vec<String>,
+    /// TheRock's GPU families.
+    pub families: Vec<Family>,
+    /// Sources of `families`.
+    pub family_sources: Vec<String>,
+    /// AMD's package indexes.
+    pub indexes: Vec<PackageIndex>,
+    /// The plain OS image a wheel-based ROCm stack starts from.
+    pub wheel_base: Option<WheelBase>,
+}
+
+/// A ROCm Python package (exact name) or family of names (prefix + gfx target / GPU family).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PipPackage {
+    /// Exact distribution name.
+    pub name: Option<String>,
+    /// Name prefix; the rest is a gfx target or a GPU family.
+    pub prefix: Option<String>,
+    /// What it carries.
+    pub role: PackageRole,
+}
+
+/// What a ROCm Python package carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PackageRole {
+    /// The `rocm` selector package (`rocm-sdk` tool, `rocm_sdk` namespace).
+    Selector,
+    /// `rocm-sdk-core`.
+    Core,
+    /// Arch-neutral host libraries.
+    Libraries,
+    /// The legacy per-family library wheel (`rocm-sdk-libraries-<family>`).
+    FamilyLibraries,
+    /// One target's device code (`rocm-sdk-device-<gfx>`).
+    Device,
+    /// Headers and tools.
+    Devel,
+    /// One target's torch kernels in AMD's split torch builds (`amd-torch-device-<gfx>`).
+    TorchDevice,
+}
+
+/// A GPU family of TheRock (`gfx110X-all`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Family {
+    /// Name as used in index paths and package names.
+    pub name: String,
+    /// Targets it covers.
+    pub gfx: Vec<String>,
+}
+
+/// How an index serves targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IndexLayout {
+    /// One index for every GPU; the target is chosen by `[device-…]` extras.
+    MultiArch,
+    /// `<root><family>/`: the index serves only that family.
+    PerFamily,
+}
+
+/// Channel of an AMD index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IndexChannel {
+    /// Releases.
+    Stable,
+    /// Release candidates.
+    Prerelease,
+    /// Nightlies.
+    Nightly,
+    /// Development builds.
+    Dev,
+}
+
+/// One of AMD's package indexes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PackageIndex {
+    /// Root URL (https, ends in `/`).
+    pub url: String,
+    /// Who publishes it.
+    pub publisher: String,
+    /// Layout.
+    pub layout: IndexLayout,
+    /// Channel.
+    pub channel: IndexChannel,
+    /// Note.
+    pub note: Option<String>,
+    /// Sources.
+    pub sources: Vec<String>,
+}
+
+/// The plain OS image of a wheel-based ROCm stack.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WheelBase {
+    /// `repo:tag`.
+    pub image: String,
+    /// OS name as in rocm.yaml's distro lists.
+    pub os: String,
+    /// Sources.
+    pub sources: Vec<String>,
+}
+
+/// An index URL as the matrix reads it.
+#[derive(Debug, Clone)]
+pub struct IndexMatch<'a> {
+    /// The index.
+    pub index: &'a PackageIndex,
+    /// For a per-family index, the family the URL names (a listed family, or a gfx target
+    /// standing for itself; None: the root itself, or a name the matrix does not know, in
+    /// `unknown_family`).
+    pub family: Option<Family>,
+    /// A per-family URL whose family name the matrix does not know.
+    pub unknown_family: Option<String>,
+}
+
+/// A pip distribution name as the matrix reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageMatch {
+    /// Its role.
+    pub role: PackageRole,
+    /// The gfx target or family the name carries after its prefix (`gfx1100`, `gfx110X-all`).
+    pub suffix: Option<String>,
+}
+
+impl Distribution {
+    /// The family of this name: a listed family, or a gfx target standing for itself.
+    pub fn family(&self, name: &str) -> Option<&Family> {
+        self.families.iter().find(|f| f.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The targets a family name (or a target standing for itself) covers.
+    pub fn family_targets(&self, name: &str) -> Option<Vec<String>> {
+        if let Some(f) = self.family(name) {
+            return Some(f.gfx.clone());
+        }
+        crate::version::Gfx::parse(name)
+            .ok()
+            .map(|g| vec![g.as_str().to_string()])
+    }
+
+    /// Reads an index URL: which of AMD's indexes, and for a per-family one, which family.
+    pub fn classify_index(&self, url: &str) -> Option<IndexMatch<'_>> {
+        let norm = url.trim().trim_end_matches('/').to_ascii_lowercase();
+        let norm = norm.replacen("http://", "https://", 1);
+        // the longest root that prefixes the URL (v2-staging before v2)
+        let ix = self
+            .indexes
+            .iter()
+            .filter(|ix| {
+                let root = ix.url.trim_end_matches('/').to_ascii_lowercase();
+                norm == root || norm.starts_with(&format!("{root}/"))
+            })
+            .max_by_key(|ix| ix.url.len())?;
+        let root = ix.url.trim_end_matches('/').to_ascii_lowercase();
+        let rest = norm[root.len()..].trim_start_matches('/');
+        let first = rest.split('/').next().unwrap_or("");
+        let (family, unknown_family) = if ix.layout == IndexLayout::PerFamily && !first.is_empty() {
+            // the original spelling (family names carry capitals: gfx110X-all)
+            let orig = url.trim().trim_end_matches('/');
+            let seg = orig
+                .get(orig.len() - rest.len()..)
+                .and_then(|r| r.split('/').next())
+                .unwrap_or(first);
+            match self.family_targets(seg) {
+                Some(gfx) => (
+                    Some(Family {
+                        name: self.family(seg).map_or_else(|| seg.to_string(), |f| f.name.clone()),
+                        gfx,
+                    }),
+                    None,
+                ),
+                None => (None, Some(seg.to_string())),
+            }
+        } else {
+            (None, None)
+        };
+        Some(IndexMatch {
+            index: ix,
+            family,
+            unknown_family,
+        })
+    }
+
+    /// Reads a pip distribution name (normalised as PEP 503: case, `_`/`.` → `-`).
+    pub fn package(&self, name: &str) -> Option<PackageMatch> {
+        let n: String = name
+            .trim()
+            .chars()
+            .map(|c| {
+                if c == '_' || c == '.' {
+                    '-'
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
+            .collect();
+        if let Some(p) = self.packages.iter().find(|p| p.name.as_deref() == Some(n.as_str())) {
+            return Some(PackageMatch {
+                role: p.role,
+                suffix: None,
+            });
+        }
+        self.packages
+            .iter()
+            .filter_map(|p| {
+                let pre = p.prefix.as_deref()?;
+                let rest = n.strip_prefix(pre)?;
+                (!rest.is_empty()).then(|| PackageMatch {
+                    role: p.role,
+                    suffix: Some(rest.to_string()),
+                })
+            })
+            .max_by_key(|m| m.role == PackageRole::FamilyLibraries)
+    }
+
+    /// Families (smallest first) that cover `gfx`, for fix lines.
+    pub fn families_for(&self, gfx: &str) -> Vec<&Family> {
+        let mut v: Vec<&Family> = self
+            .families
+            .iter()
+            .filter(|f| f.gfx.iter().any(|g| g == gfx))
+            .collect();
+        v.sort_by_key(|f| (f.gfx.len(), f.name.clone()));
+        v
+    }
+
+    /// The stable multi-arch index (the production pip index of the Core SDK), if recorded.
+    pub fn stable_multi_arch(&self) -> Option<&PackageIndex> {
+        self.indexes
+            .iter()
+            .find(|ix| ix.layout == IndexLayout::MultiArch && ix.channel == IndexChannel::Stable)
+    }
 }
 
 /// The comparison key of a product name: trademark marks (`(TM)`, `(R)`, `™`, `®`) removed,
@@ -675,7 +1012,13 @@ impl Matrix {
                 }
             }
         }
-        validate::load(&dir.display().to_string(), &files)
+        let mut m = validate::load(&dir.display().to_string(), &files)?;
+        m.provenance = Provenance {
+            kind: DataKind::Dir,
+            path: Some(dir.display().to_string()),
+            ..Provenance::default()
+        };
+        Ok(m)
     }
 
     /// The release entry covering a ROCm version: exact patch first, then its line.
@@ -832,13 +1175,22 @@ impl Matrix {
         })
     }
 
+    /// The current production release: the newest release of a production stream (legacy or
+    /// Core SDK) whose status is `supported`. Every "move to ROCm X" line names it.
+    pub fn current_production(&self) -> Option<&RocmRelease> {
+        self.rocm
+            .iter()
+            .filter(|r| r.stream.is_production() && r.status == Status::Supported)
+            .max_by(|a, b| a.version.cmp(&b.version))
+    }
+
     /// Classifies a torch build from its parsed version and the ROCm streams.
     pub fn torch_build(&self, t: &crate::version::TorchVersion) -> TorchBuild {
         if t.is_nightly() {
             return TorchBuild::Nightly;
         }
         if let crate::version::TorchLocal::Rocm { rocm, extra } = &t.local {
-            if self.rocm_release(rocm).is_some_and(|r| r.stream != Stream::Production)
+            if self.rocm_release(rocm).is_some_and(|r| r.stream == Stream::Preview)
                 || rocm.is_prerelease()
                 || t.public.is_prerelease()
             {

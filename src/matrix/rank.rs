@@ -5,11 +5,16 @@
 //! 1. the wheel carries the target (others are not candidates at all);
 //! 2. the channel asked for: release wheels only unless `--channel test` (then release
 //!    candidates count too); a fix never points at a pre-release;
-//! 3. the wheel's ROCm is of the production stream (preview/Core SDK builds come last);
+//! 3. the wheel's ROCm is a production release, of the legacy stream or the Core SDK (TheRock
+//!    technology previews come last);
 //! 4. no error-level known issue of the matrix applies to exactly this torch × ROCm × target;
-//! 5. what AMD's Linux list of that ROCm release says of the target: supported, deprecated,
-//!    *unknown* (the list was not found: `gfx_list: unknown/partial`), not listed (a complete
-//!    list without it), listed as unsupported;
+//! 5. what AMD's Linux list of that ROCm release says of the target, in three tiers: listed as
+//!    supported by a release that is not end-of-life; then supported by an end-of-life release
+//!    (a label that promises nothing today), deprecated, *unknown* (the list was not found: `gfx_list: unknown/partial`)
+//!    and not listed (a complete list without it) alike, since none of them is a support promise
+//!    and none denies that the wheel's kernels work (a deprecated label must not outrank a newer
+//!    wheel that still works: what decides there is step 4, e.g. a bundled rocBLAS without the
+//!    target's kernels); last, listed as unsupported;
 //! 6. the newest torch release; 7. ties go to the newer ROCm variant.
 //!
 //! Everything here reads the matrix only: no rule runs, no file is read.
@@ -48,7 +53,7 @@ pub struct Ranked {
     /// The ROCm release entry the listing comes from (`7.2`), if the matrix has one.
     #[serde(serialize_with = "super::ser_opt_display")]
     pub rocm_release: Option<Version>,
-    /// The wheel's ROCm is of the production stream (not a preview or Core SDK build).
+    /// The wheel's ROCm is a production release (legacy stream or Core SDK; not a preview).
     pub production: bool,
     /// Any input to this answer is marked unconfirmed in the matrix.
     pub unconfirmed: bool,
@@ -64,6 +69,9 @@ pub struct Ranked {
     pub reasons: Vec<String>,
     /// Sources behind the answer (the wheel, its arch list, the ROCm release, known issues).
     pub sources: Vec<String>,
+    /// The wheel does not bundle ROCm: it requires the `rocm` pip packages (Core SDK wheels),
+    /// so its base image is a plain OS image.
+    pub rocm_from_wheels: bool,
     #[serde(skip)]
     key: RankKey,
 }
@@ -219,7 +227,7 @@ impl Matrix {
         let (listing, production) = match (release, gfx) {
             (Some(r), None) => {
                 sources.extend(r.sources.iter().take(1).cloned());
-                (GfxListing::Unknown, r.stream == Stream::Production)
+                (GfxListing::Unknown, r.stream.is_production())
             }
             (Some(r), Some(gfx)) => {
                 let l = r.listing(gfx);
@@ -251,19 +259,16 @@ impl Matrix {
                 } else {
                     reasons.push(what);
                 }
-                if r.stream != Stream::Production {
+                if r.stream == Stream::Preview {
                     reasons.push(format!(
-                        "ROCm {} is a {} release, not part of the production stream",
-                        r.version,
-                        if r.stream == Stream::Preview {
-                            "technology-preview"
-                        } else {
-                            "Core SDK"
-                        }
+                        "ROCm {} is a technology-preview release, not a production release",
+                        r.version
                     ));
+                } else if r.stream == Stream::CoreSdk {
+                    reasons.push(format!("ROCm {} is a Core SDK production release", r.version));
                 }
                 sources.extend(r.sources.iter().take(2).cloned());
-                (l, r.stream == Stream::Production)
+                (l, r.stream.is_production())
             }
             (None, _) => {
                 reasons.push(format!(
@@ -286,13 +291,28 @@ impl Matrix {
         }
         let index_url = self.index_url(&v.rocm, (w.channel == Channel::Test).then_some("test"));
         let install = format!("pip install torch=={newest} --index-url {index_url}");
-        let base_image = self.recorded_base_for(None, v.built_on.as_ref().unwrap_or(&v.rocm));
+        let base_image = if v.rocm_from_wheels {
+            self.distribution.wheel_base.as_ref().map(|b| b.image.clone())
+        } else {
+            self.recorded_base_for(None, v.built_on.as_ref().unwrap_or(&v.rocm))
+        };
+        if v.rocm_from_wheels {
+            reasons.push(format!(
+                "the rocm{} wheel takes ROCm from the `rocm` pip packages (installed with it), not from the image",
+                v.rocm
+            ));
+        }
         let mut seen = std::collections::HashSet::new();
         sources.retain(|s| seen.insert(s.clone()));
         let key = RankKey {
             production,
             no_error_issue: known_issues.is_empty(),
-            listing: 4 - listing as u8,
+            listing: match listing {
+                GfxListing::Supported if !release.is_some_and(|r| r.status == super::Status::Eol) => 2,
+                GfxListing::Supported => 1,
+                GfxListing::Deprecated | GfxListing::Unknown | GfxListing::NotListed => 1,
+                GfxListing::Unsupported => 0,
+            },
             torch: Some(newest.clone()),
             rocm: Some(v.rocm.clone()),
             confirmed,
@@ -311,6 +331,7 @@ impl Matrix {
             known_issues,
             reasons,
             sources,
+            rocm_from_wheels: v.rocm_from_wheels,
             key,
         }
     }

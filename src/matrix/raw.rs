@@ -139,6 +139,10 @@ pub struct Variant {
     pub confidence: Option<String>,
     #[serde(default)]
     pub note: Option<String>,
+    /// `bundled` (default: ROCm libraries inside the torch wheel) or `wheels` (the wheel requires
+    /// the `rocm` pip packages and loads ROCm from them).
+    #[serde(default)]
+    pub rocm_from: Option<String>,
 }
 
 /// `gpus.yaml`.
@@ -273,6 +277,8 @@ pub struct When {
     #[serde(default)]
     pub kernel: Option<String>,
     #[serde(default)]
+    pub kernel_backports: Vec<String>,
+    #[serde(default)]
     pub apu: Option<bool>,
     #[serde(default)]
     pub env_set: Vec<String>,
@@ -282,4 +288,53 @@ pub struct When {
     pub env_value: BTreeMap<String, String>,
     #[serde(default)]
     pub alloc_option: Option<String>,
+}
+
+/// `distribution.yaml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DistributionFile {
+    pub packages: Vec<RawPackage>,
+    pub package_sources: Vec<String>,
+    pub families: Vec<RawFamily>,
+    pub family_sources: Vec<String>,
+    pub indexes: Vec<RawIndex>,
+    pub wheel_base: RawWheelBase,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPackage {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub prefix: Option<String>,
+    pub role: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFamily {
+    pub name: String,
+    pub gfx: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawIndex {
+    pub url: String,
+    pub publisher: String,
+    pub layout: String,
+    pub channel: String,
+    #[serde(default)]
+    pub note: Option<String>,
+    pub sources: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWheelBase {
+    pub image: String,
+    pub os: String,
+    pub sources: Vec<String>,
 }

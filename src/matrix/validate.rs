@@ -8,7 +8,7 @@ use crate::version::{Gfx, Range, Version};
 use std::collections::{BTreeMap, HashSet};
 
 /// The layout version this build of rocmcheck understands.
-pub const SCHEMA: u32 = 1;
+pub const SCHEMA: u32 = 2;
 
 /// The files a matrix consists of, in load order.
 pub const FILES: &[&str] = &[
@@ -19,6 +19,7 @@ pub const FILES: &[&str] = &[
     "gpus.yaml",
     "images.yaml",
     "issues.yaml",
+    "distribution.yaml",
 ];
 
 /// A problem in the matrix, with its place.
@@ -215,16 +216,21 @@ pub fn load(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<M
 /// embedded matrix, so a matrix that does not validate fails the build with these diagnostics.
 pub fn pack(dir: &str, files: &BTreeMap<String, String>) -> Result<Vec<u8>, Vec<MatrixDiagnostic>> {
     let m = load_with(dir, files)?;
-    let mut blob = PACK_MAGIC.to_vec();
-    rmp_serde::encode::write_named(&mut blob, &m).map_err(|e| {
+    pack_matrix(&m).map_err(|message| {
         vec![MatrixDiagnostic {
             code: "M001",
             file: dir.to_string(),
             line: 1,
             col: 1,
-            message: format!("cannot pack the matrix: {e}"),
+            message,
         }]
-    })?;
+    })
+}
+
+/// Packs a matrix that [`load`] validated (the data cache stores this form: issue 21).
+pub fn pack_matrix(m: &Matrix) -> Result<Vec<u8>, String> {
+    let mut blob = PACK_MAGIC.to_vec();
+    rmp_serde::encode::write_named(&mut blob, m).map_err(|e| format!("cannot pack the matrix: {e}"))?;
     Ok(blob)
 }
 
@@ -319,9 +325,9 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                 let stream = one_of(
                     &r.stream,
                     &[
-                        ("production", Stream::Production),
-                        ("preview", Stream::Preview),
+                        ("legacy", Stream::Legacy),
                         ("core-sdk", Stream::CoreSdk),
+                        ("preview", Stream::Preview),
                     ],
                 );
                 let status = one_of(
@@ -721,12 +727,26 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                     }
                     let built_on = v.built_on.as_ref().and_then(|b| cx.version(&src, vat, b, "built_on"));
                     let confidence = cx.confidence(&src, vat, &v.confidence);
+                    let rocm_from_wheels = match v.rocm_from.as_deref() {
+                        None | Some("bundled") => false,
+                        Some("wheels") => true,
+                        Some(o) => {
+                            cx.push(
+                                "M006",
+                                &src,
+                                src.field(vat, "rocm_from"),
+                                format!("rocm_from `{o}`: expected bundled or wheels"),
+                            );
+                            false
+                        }
+                    };
                     variants.push(WheelVariant {
                         rocm: rv,
                         arch: v.arch.clone(),
                         built_on,
                         confidence,
                         note: v.note.clone(),
+                        rocm_from_wheels,
                     });
                 }
                 let confidence = cx.confidence(&src, at, &w.confidence);
@@ -923,6 +943,7 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                     rocm: cx.range(&src, at, &w.rocm, "rocm range"),
                     torch_build,
                     kernel: cx.range(&src, at, &w.kernel, "kernel range"),
+                    kernel_backports: w.kernel_backports.clone(),
                     apu: w.apu,
                     env_set: w.env_set.clone(),
                     env_unset: w.env_unset.clone(),
@@ -936,6 +957,16 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                             &src,
                             src.value(at, o),
                             format!("alloc_option `{o}`: expected key:value, e.g. expandable_segments:True"),
+                        );
+                    }
+                }
+                for b in &w.kernel_backports {
+                    if super::distro_kernel(b).is_none_or(|(_, _, f)| f.is_empty()) {
+                        cx.push(
+                            "M006",
+                            &src,
+                            src.value(at, b),
+                            format!("kernel_backports `{b}`: expected VERSION-ABI-FLAVOUR as uname -r gives it, e.g. 6.14.0-1018-oem"),
                         );
                     }
                 }
@@ -954,6 +985,14 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
         }
     }
 
+    // distribution.yaml
+    let mut distribution = Distribution::default();
+    if let Some(src) = get(&mut cx, "distribution.yaml") {
+        if let Some(f) = cx.parse::<raw::DistributionFile>(&src) {
+            distribution = distribution_from(&mut cx, &src, f);
+        }
+    }
+
     if !cx.diags.is_empty() {
         return Err(cx.diags);
     }
@@ -968,8 +1007,120 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
         gpus,
         images,
         issues,
+        distribution,
+        provenance: Provenance::default(),
     };
     Ok(m)
+}
+
+fn distribution_from(cx: &mut Ctx, src: &Src, f: raw::DistributionFile) -> Distribution {
+    let mut d = Distribution {
+        package_sources: cx.sources(src, (1, 1), "packages", &f.package_sources),
+        family_sources: cx.sources(src, (1, 1), "families", &f.family_sources),
+        ..Default::default()
+    };
+    for p in &f.packages {
+        let at = match (&p.name, &p.prefix) {
+            (Some(n), None) => src.value(src.field((1, 1), "packages"), n),
+            (None, Some(x)) => src.value(src.field((1, 1), "packages"), x),
+            _ => {
+                let at = src.field((1, 1), "packages");
+                cx.push(
+                    "M006",
+                    src,
+                    at,
+                    "a package entry needs exactly one of `name` and `prefix`",
+                );
+                continue;
+            }
+        };
+        let role = one_of(
+            &p.role,
+            &[
+                ("selector", PackageRole::Selector),
+                ("core", PackageRole::Core),
+                ("libraries", PackageRole::Libraries),
+                ("family-libraries", PackageRole::FamilyLibraries),
+                ("device", PackageRole::Device),
+                ("devel", PackageRole::Devel),
+                ("torch-device", PackageRole::TorchDevice),
+            ],
+        );
+        match role {
+            Ok(role) => d.packages.push(PipPackage {
+                name: p.name.clone(),
+                prefix: p.prefix.clone(),
+                role,
+            }),
+            Err(e) => cx.push("M006", src, src.field(at, "role"), format!("role {e}")),
+        }
+    }
+    let mut seen = HashSet::new();
+    for (i, fam) in f.families.iter().enumerate() {
+        let at = src.entry("name", i);
+        let at = src.value(at, &fam.name);
+        if !seen.insert(fam.name.clone()) {
+            cx.push("M004", src, at, format!("family {} is listed twice", fam.name));
+        }
+        let gfx: Vec<String> = fam.gfx.iter().filter_map(|g| cx.gfx(src, at, g)).collect();
+        if gfx.is_empty() {
+            cx.push("M006", src, at, format!("family {} names no gfx target", fam.name));
+        }
+        d.families.push(Family {
+            name: fam.name.clone(),
+            gfx,
+        });
+    }
+    for ix in &f.indexes {
+        let at = src.value((1, 1), &ix.url);
+        let layout = one_of(
+            &ix.layout,
+            &[
+                ("multi-arch", IndexLayout::MultiArch),
+                ("per-family", IndexLayout::PerFamily),
+            ],
+        );
+        let channel = one_of(
+            &ix.channel,
+            &[
+                ("stable", IndexChannel::Stable),
+                ("prerelease", IndexChannel::Prerelease),
+                ("nightly", IndexChannel::Nightly),
+                ("dev", IndexChannel::Dev),
+            ],
+        );
+        if !(ix.url.starts_with("https://") && ix.url.ends_with('/')) {
+            cx.push(
+                "M006",
+                src,
+                at,
+                format!("index {}: expected an https:// URL ending in `/`", ix.url),
+            );
+        }
+        let sources = cx.sources(src, at, &format!("index {}", ix.url), &ix.sources);
+        match (layout, channel) {
+            (Ok(layout), Ok(channel)) => d.indexes.push(PackageIndex {
+                url: ix.url.clone(),
+                publisher: ix.publisher.clone(),
+                layout,
+                channel,
+                note: ix.note.clone(),
+                sources,
+            }),
+            (a, b) => {
+                for e in [a.err(), b.err()].into_iter().flatten() {
+                    cx.push("M006", src, at, format!("index {}: {e}", ix.url));
+                }
+            }
+        }
+    }
+    let at = src.value((1, 1), &f.wheel_base.image);
+    d.wheel_base = Some(WheelBase {
+        image: f.wheel_base.image.clone(),
+        os: f.wheel_base.os.clone(),
+        sources: cx.sources(src, at, "wheel_base", &f.wheel_base.sources),
+    });
+    d
 }
 
 /// `^[a-z0-9]+(-[a-z0-9.]+)*$` (known issue ids), without compiling a regex at start-up.

@@ -8,7 +8,8 @@
 //! a root that is not a directory is an error.
 //!
 //! One file per area: [`gpu`] (KFD topology + DRM), [`devices`] (device nodes, groups,
-//! container), [`rocm`] (user-space installs, libraries), [`kernel`] (driver, TTM, memory),
+//! container), [`rocm`] (user-space installs, libraries), [`rocm_pip`] (ROCm as pip wheels in
+//! site-packages), [`kernel`] (driver, TTM, memory),
 //! [`python`] (torch, through one subprocess), [`env_vars`] (the environment).
 
 pub mod devices;
@@ -17,6 +18,7 @@ pub mod gpu;
 pub mod kernel;
 pub mod python;
 pub mod rocm;
+pub mod rocm_pip;
 
 use crate::facts::{Facts, Origin, ProbeProblem, Subject};
 use crate::matrix::Matrix;
@@ -113,6 +115,51 @@ impl Root {
     /// True if the path exists (following symlinks).
     pub fn exists(&self, p: &str) -> bool {
         self.path(p).exists()
+    }
+
+    /// True if `p` itself is a symbolic link (not followed).
+    pub fn is_link(&self, p: &str) -> bool {
+        std::fs::symlink_metadata(self.path(p)).is_ok_and(|m| m.file_type().is_symlink())
+    }
+
+    /// The real path of `p` on the probed machine: symbolic links are followed inside the root
+    /// (an absolute link target is a path on the probed machine, as `update-alternatives` and
+    /// `/opt/rocm -> /opt/rocm-6.2.4` write them, never one on this machine). None when a part
+    /// of the path is missing or the links loop (more than 40 hops).
+    pub fn resolve(&self, p: &str) -> Option<String> {
+        let mut todo: std::collections::VecDeque<String> =
+            p.split('/').filter(|c| !c.is_empty()).map(str::to_string).collect();
+        let mut parts: Vec<String> = Vec::new();
+        let mut hops = 0;
+        while let Some(c) = todo.pop_front() {
+            match c.as_str() {
+                "." => continue,
+                ".." => {
+                    parts.pop();
+                    continue;
+                }
+                _ => {}
+            }
+            parts.push(c);
+            let cur = format!("/{}", parts.join("/"));
+            let meta = std::fs::symlink_metadata(self.path(&cur)).ok()?;
+            if meta.file_type().is_symlink() {
+                hops += 1;
+                if hops > 40 {
+                    return None;
+                }
+                let target = std::fs::read_link(self.path(&cur)).ok()?;
+                let target = target.to_str()?.to_string();
+                parts.pop();
+                if target.starts_with('/') {
+                    parts.clear();
+                }
+                for (i, t) in target.split('/').filter(|c| !c.is_empty()).enumerate() {
+                    todo.insert(i, t.to_string());
+                }
+            }
+        }
+        Some(format!("/{}", parts.join("/")))
     }
 
     /// Entry names of a directory, sorted. Missing → empty; other errors → Err.
@@ -248,6 +295,19 @@ pub fn probe_all(
         let (python, torch) = python::probe(py, opts, runner, env);
         facts.python = Some(python);
         facts.torch = torch;
+    }
+    // ROCm as pip wheels, in the probed Python's site-packages and the usual places.
+    let reported: Vec<String> = facts
+        .python
+        .as_ref()
+        .map(|p| p.site_packages.clone())
+        .unwrap_or_default();
+    let dirs = rocm_pip::site_dirs(&mut cx, env, &reported);
+    let (pip_installs, pip) = rocm_pip::probe(&mut cx, &dirs);
+    facts.rocm.extend(pip_installs);
+    facts.pip = pip;
+    if let Some(lib) = facts.torch.as_ref().and_then(|t| t.value.hip_library.clone()) {
+        rocm_pip::mark_loaded(&cx, &mut facts.rocm, &lib);
     }
     facts.problems = cx.problems;
     Ok(facts)
@@ -469,5 +529,29 @@ mod tests {
         );
         assert!(msgs.iter().any(|m| m.contains("pages_limit")), "{msgs:?}");
         assert!(facts.gpus.is_empty());
+    }
+
+    #[test]
+    fn links_resolve_inside_the_root() {
+        let d = tempfile::tempdir().unwrap();
+        let r = Root::new(d.path());
+        std::fs::create_dir_all(d.path().join("opt/rocm/core-10.0/lib")).unwrap();
+        std::fs::create_dir_all(d.path().join("etc/alternatives")).unwrap();
+        // absolute targets are paths on the probed machine (update-alternatives writes them so)
+        std::os::unix::fs::symlink("/opt/rocm/core-10.0", d.path().join("etc/alternatives/core")).unwrap();
+        std::os::unix::fs::symlink("/etc/alternatives/core", d.path().join("opt/rocm/core")).unwrap();
+        std::os::unix::fs::symlink("core-10.0/lib", d.path().join("opt/rocm/lib")).unwrap();
+        std::os::unix::fs::symlink("../opt/rocm/core/./lib", d.path().join("etc/rocmlib")).unwrap();
+        std::os::unix::fs::symlink("/loop", d.path().join("loop")).unwrap();
+        assert_eq!(r.resolve("/opt/rocm/core").as_deref(), Some("/opt/rocm/core-10.0"));
+        assert_eq!(
+            r.resolve("/opt/rocm/core/lib").as_deref(),
+            Some("/opt/rocm/core-10.0/lib")
+        );
+        assert_eq!(r.resolve("/opt/rocm/lib").as_deref(), Some("/opt/rocm/core-10.0/lib"));
+        assert_eq!(r.resolve("/etc/rocmlib").as_deref(), Some("/opt/rocm/core-10.0/lib"));
+        assert_eq!(r.resolve("/loop"), None, "a link loop ends");
+        assert_eq!(r.resolve("/opt/missing"), None);
+        assert!(r.is_link("/opt/rocm/core") && !r.is_link("/opt/rocm/core-10.0"));
     }
 }

@@ -37,6 +37,11 @@ pub struct ProbeOutput {
     pub bundled_gfx: Vec<String>,
     /// `--deep` results.
     pub deep: Option<DeepOutput>,
+    /// `site.getsitepackages()` and the user site (existing directories).
+    #[serde(default)]
+    pub site_packages: Vec<String>,
+    /// The `libamdhip64` mapped into the process after `import torch`.
+    pub hip_library: Option<String>,
 }
 
 /// `--deep` part of the script's output.
@@ -111,6 +116,7 @@ pub fn probe(
     };
     pf.version = out.python;
     pf.executable = out.executable;
+    pf.site_packages = out.site_packages;
     if let Some(e) = out.torch_error {
         pf.torch_error = Some(e);
         return (pf, None);
@@ -134,6 +140,7 @@ pub fn probe(
                 arch_list: out.arch_list,
                 bundled_gfx: out.bundled_gfx,
                 bundled_libs: out.bundled_libs,
+                hip_library: out.hip_library,
                 ..TorchFacts::default()
             },
             Origin::Command {
@@ -199,5 +206,77 @@ mod tests {
         assert_eq!(p.status, "ok");
         assert!(t.is_none());
         assert!(p.torch_error.unwrap().contains("No module named"));
+    }
+
+    /// The real script under a real Python, with a stand-in `torch` package whose import loads a
+    /// shared library named `libamdhip64.so.7` (a copy of the system's libz: any ELF object does):
+    /// the probe must report the site-packages directories and the mapped HIP runtime's path.
+    #[test]
+    fn the_script_reports_site_packages_and_the_mapped_hip_runtime() {
+        use crate::probe::SystemRunner;
+        let Some(python) = ["/usr/bin/python3", "/usr/local/bin/python3"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists())
+            .map(str::to_string)
+            .or_else(|| which("python3"))
+        else {
+            panic!("no python3 on this machine: this test needs one (it runs the real probe script)");
+        };
+        let lib_src = [
+            "/usr/lib/x86_64-linux-gnu/libz.so.1",
+            "/lib/x86_64-linux-gnu/libz.so.1",
+            "/usr/lib64/libz.so.1",
+        ]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .expect("no libz.so.1 to stand in for libamdhip64 (needed by this test)");
+        let d = tempfile::tempdir().unwrap();
+        let pkg = d.path().join("sp/torch");
+        std::fs::create_dir_all(pkg.join("lib")).unwrap();
+        let hip = d.path().join("sp/_rocm_sdk_core/lib/libamdhip64.so.7");
+        std::fs::create_dir_all(hip.parent().unwrap()).unwrap();
+        std::fs::copy(lib_src, &hip).unwrap();
+        std::fs::write(
+            pkg.join("__init__.py"),
+            format!(
+                "import ctypes\n_h = ctypes.CDLL({:?})\n__version__ = '2.12.0+rocm7.14.0'\nclass version:\n    hip = '7.14.60850'\n    cuda = None\nclass _C:\n    pass\n",
+                hip.display().to_string()
+            ),
+        )
+        .unwrap();
+        let wrapper = d.path().join("python");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nPYTHONPATH={} exec {python} \"$@\"\n",
+                d.path().join("sp").display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (pf, t) = probe(
+            wrapper.to_str().unwrap(),
+            &ProbeOptions::default(),
+            &SystemRunner,
+            &BTreeMap::new(),
+        );
+        assert_eq!(pf.status, "ok", "{pf:?}");
+        let t = t.expect("the stand-in torch imports").value;
+        assert_eq!(t.version.as_deref(), Some("2.12.0+rocm7.14.0"));
+        assert_eq!(t.hip_library.as_deref(), Some(hip.to_str().unwrap()));
+        assert!(
+            pf.site_packages.iter().all(|p| std::path::Path::new(p).is_dir()),
+            "{:?}",
+            pf.site_packages
+        );
+    }
+
+    fn which(name: &str) -> Option<String> {
+        std::env::var("PATH")
+            .ok()?
+            .split(':')
+            .map(|d| format!("{d}/{name}"))
+            .find(|p| std::path::Path::new(p).exists())
     }
 }

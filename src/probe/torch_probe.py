@@ -1,9 +1,17 @@
 # rocmcheck's torch probe: prints one line `ROCMCHECK_JSON:{...}`. Without --deep it never
 # initialises a GPU: torch._C._cuda_getArchFlags() reads the compiled arch list (get_arch_list()
 # returns [] when no device is available), and bundled libraries are found by file name.
-import json, os, platform, re, sys
+import json, os, platform, re, site, sys
 
 out = {"python": platform.python_version(), "executable": sys.executable}
+try:
+    sp = list(getattr(site, "getsitepackages", lambda: [])())
+    user = site.getusersitepackages() if hasattr(site, "getusersitepackages") else None
+    if isinstance(user, str):
+        sp.append(user)
+    out["site_packages"] = [p for p in sp if os.path.isdir(p)]
+except BaseException:
+    out["site_packages"] = []
 deep = "--deep" in sys.argv[1:]
 try:
     import torch
@@ -14,6 +22,16 @@ except BaseException as e:
 out["torch"] = str(torch.__version__)
 out["hip"] = getattr(torch.version, "hip", None)
 out["cuda"] = getattr(torch.version, "cuda", None)
+# Which HIP runtime the import loaded (a bundled one in torch/lib, a pip ROCm's, /opt/rocm's).
+try:
+    with open("/proc/self/maps") as f:
+        for line in f:
+            p = line.rstrip("\n").split(None, 5)
+            if len(p) == 6 and os.path.basename(p[5]).startswith("libamdhip64.so"):
+                out["hip_library"] = p[5]
+                break
+except OSError:
+    pass
 try:
     flags = torch._C._cuda_getArchFlags() if hasattr(torch._C, "_cuda_getArchFlags") else None
     if flags:

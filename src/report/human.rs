@@ -42,6 +42,29 @@ impl Human {
     }
 }
 
+impl Human {
+    /// The last line: never "No findings." or "0 error(s)" alone when an input could not be read
+    /// (the exit code is 2 then), and how many files were checked where files are checked.
+    pub fn summary(&self, r: &Report) -> String {
+        let (e, w, i) = r.counts();
+        let n = r.input_error_count();
+        let checked = r
+            .checked
+            .map(|c| format!(" in {c} file{}", if c == 1 { "" } else { "s" }));
+        if e + w + i == 0 && n == 0 {
+            return self.paint("1;32", &format!("No findings{}.", checked.unwrap_or_default()));
+        }
+        let mut s = format!("{e} error(s), {w} warning(s), {i} info");
+        if let Some(c) = checked {
+            s += &c;
+        }
+        if n > 0 {
+            s += &format!("; {n} input error(s), on stderr");
+        }
+        s + &format!(" (matrix data {})", r.stamp.matrix_data)
+    }
+}
+
 impl Renderer for Human {
     fn render(&self, r: &Report, out: &mut dyn Write) -> io::Result<()> {
         for s in &r.subjects {
@@ -62,16 +85,7 @@ impl Renderer for Human {
                 let at = origin_text(&n.origin);
                 writeln!(out, "{}: {}: {}", at, self.paint("1;36", "note"), n.text)?;
             }
-            for e in &s.errors {
-                let at = origin_text(&e.origin);
-                writeln!(
-                    out,
-                    "{}: {}: {}",
-                    if at.is_empty() { s.name.clone() } else { at },
-                    self.paint("1;31", "input error"),
-                    e.message
-                )?;
-            }
+            // input errors go to stderr, written by the command (Report::write_input_errors)
             for f in &s.findings {
                 let at = origin_text(&f.origin);
                 let prefix = if at.is_empty() {
@@ -153,17 +167,41 @@ impl Renderer for Human {
                 writeln!(out)?;
             }
         }
-        let (e, w, i) = r.counts();
-        if e + w + i == 0 && !r.has_input_errors() {
-            writeln!(out, "{}", self.paint("1;32", "No findings."))?;
-        } else {
-            writeln!(
-                out,
-                "{e} error(s), {w} warning(s), {i} info (matrix data {})",
-                r.stamp.matrix_data
-            )?;
-        }
+        writeln!(out, "{}", self.summary(r))?;
         Ok(())
+    }
+}
+
+/// `--format concise` (also `--output-format concise`): one line per finding, its origin, severity,
+/// code and title, then the human summary line; no source lines, evidence or fixes (`lint`
+/// without it, or `rules --explain CODE`, has those).
+pub struct Concise {
+    /// Emit ANSI colours.
+    pub color: bool,
+}
+
+impl Renderer for Concise {
+    fn render(&self, r: &Report, out: &mut dyn Write) -> io::Result<()> {
+        let h = Human { color: self.color };
+        for s in &r.subjects {
+            for f in &s.findings {
+                let at = origin_text(&f.origin);
+                let at = if at.is_empty() { s.name.clone() } else { at };
+                let fixable = match f.autofix.as_ref().map(|x| x.applicability) {
+                    Some(crate::finding::Applicability::Safe) => " [*]",
+                    Some(crate::finding::Applicability::Unsafe) => " [-]",
+                    None => "",
+                };
+                writeln!(
+                    out,
+                    "{at}: {}[{}] {}{fixable}",
+                    h.sev(f.severity),
+                    h.paint("1", f.code),
+                    f.title
+                )?;
+            }
+        }
+        writeln!(out, "{}", h.summary(r))
     }
 }
 

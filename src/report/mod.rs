@@ -3,13 +3,16 @@
 //! [`Report`] and a writer, compute nothing and never touch files.
 
 pub mod checkstyle;
+pub mod gate;
 pub mod github;
 pub mod human;
 pub mod json;
 pub mod markdown;
+pub mod preflight;
 pub mod results;
 pub mod sarif;
 pub mod smoke;
+pub mod untrusted;
 
 use crate::finding::{Finding, Severity};
 use crate::matrix::Matrix;
@@ -28,6 +31,11 @@ pub struct Stamp {
     pub matrix_schema: u32,
     /// Matrix data version.
     pub matrix_data: String,
+    /// The data bundle's serial, when the data came from one (`matrix update`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matrix_serial: Option<u64>,
+    /// Where the data came from: `embedded`, `cache` or `dir`.
+    pub matrix_source: String,
 }
 
 impl Stamp {
@@ -37,6 +45,8 @@ impl Stamp {
             rocmcheck: env!("CARGO_PKG_VERSION").to_string(),
             matrix_schema: matrix.schema,
             matrix_data: matrix.data.clone(),
+            matrix_serial: matrix.provenance.serial,
+            matrix_source: matrix.provenance.kind.as_str().to_string(),
         }
     }
 }
@@ -104,6 +114,10 @@ pub struct Report {
     pub command: String,
     /// Per subject.
     pub subjects: Vec<SubjectReport>,
+    /// How many files were read and checked (`lint`; None where files are not what is
+    /// checked), for the human summary line.
+    #[serde(skip)]
+    pub checked: Option<usize>,
 }
 
 impl Report {
@@ -114,6 +128,7 @@ impl Report {
             stamp: Stamp::new(matrix),
             command: command.to_string(),
             subjects: Vec::new(),
+            checked: None,
         }
     }
     /// All findings.
@@ -136,6 +151,23 @@ impl Report {
     pub fn has_input_errors(&self) -> bool {
         self.subjects.iter().any(|s| !s.errors.is_empty())
     }
+    /// How many input errors.
+    pub fn input_error_count(&self) -> usize {
+        self.subjects.iter().map(|s| s.errors.len()).sum()
+    }
+    /// Writes every input error as `error: ORIGIN: MESSAGE`, one line each: for stderr, whatever
+    /// the format of the report on stdout (a JSON or SARIF report redirected to a file must not
+    /// hide from the log that an input could not be read).
+    pub fn write_input_errors(&self, err: &mut dyn Write) -> io::Result<()> {
+        for s in &self.subjects {
+            for e in &s.errors {
+                let at = human::origin_text(&e.origin);
+                let at = if at.is_empty() { s.name.clone() } else { at };
+                writeln!(err, "error: {at}: {}", e.message)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Output formats.
@@ -144,6 +176,9 @@ impl Report {
 pub enum Format {
     /// Human-readable, coloured on a terminal.
     Human,
+    /// One line per finding (`FILE:LINE:COL: severity[CODE] title`), then the summary, as ruff's
+    /// `--output-format concise`.
+    Concise,
     /// JSON (schema-versioned).
     Json,
     /// Markdown.
@@ -166,6 +201,7 @@ pub trait Renderer {
 pub fn renderer(format: Format, color: bool) -> Box<dyn Renderer> {
     match format {
         Format::Human => Box::new(human::Human { color }),
+        Format::Concise => Box::new(human::Concise { color }),
         Format::Json => Box::new(json::Json),
         Format::Markdown => Box::new(markdown::Markdown),
         Format::Sarif => Box::new(sarif::Sarif),
@@ -198,6 +234,81 @@ pub fn human_table(preset: comfy_table::TableStyle) -> comfy_table::Table {
         t.set_width(w);
     }
     t
+}
+
+/// Readies a [`human_table`] for printing, once its rows are in (issue 24):
+/// - a width of 0 (a pseudo-terminal that reports no size) is unknown: nothing wraps, as piped;
+/// - when every column can be as wide as its longest word (header included, at most 40
+///   characters) within the width, those are the columns' minimums, so cells wrap between words
+///   (not "ROC/m", "gfx1/100");
+/// - when even that does not fit, each row is one line and cells too long for their column end
+///   in "…", as the docker CLI shortens them, instead of words cut into pieces.
+///
+/// Tables that do not wrap (Markdown) are left as they are.
+pub fn fit(t: &mut comfy_table::Table) {
+    use comfy_table::{ColumnConstraint, ContentArrangement, Width};
+    if !matches!(t.content_arrangement(), ContentArrangement::Dynamic) {
+        return;
+    }
+    let Some(width) = t.width().filter(|&w| w > 0) else {
+        t.set_content_arrangement(ContentArrangement::Disabled);
+        return;
+    };
+    // per column: the widest line (what it needs unwrapped) and the longest word (at most 40)
+    let (mut natural, mut longest): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    for row in t.header().into_iter().chain(t.row_iter()) {
+        for (i, cell) in row.cell_iter().enumerate() {
+            let text = cell.content();
+            let line = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+            let word = text
+                .split_whitespace()
+                .map(|w| w.chars().count())
+                .max()
+                .unwrap_or(0)
+                .min(40);
+            if natural.len() <= i {
+                natural.resize(i + 1, 0);
+                longest.resize(i + 1, 0);
+            }
+            natural[i] = natural[i].max(line);
+            longest[i] = longest[i].max(word);
+        }
+    }
+    // a cell's padding (one space each side) and one border per column, plus the last border
+    let avail = usize::from(width).saturating_sub(natural.len() * 3 + 1);
+    if natural.iter().sum::<usize>() <= avail {
+        return;
+    }
+    // even the longest words do not fit: every row becomes one line and cells too long for their
+    // column are shortened with "…" (as the docker CLI does), rather than words cut into pieces
+    let shorten = longest.iter().sum::<usize>() > avail;
+    let floor: Vec<usize> = if shorten { vec![1; longest.len()] } else { longest };
+    // narrow the widest column that can still give, one character at a time: the widths (of
+    // the content; comfy-table's fixed widths count the padding too) stay at least the longest
+    // word, so comfy-table wraps between words
+    let mut w = natural;
+    while w.iter().sum::<usize>() > avail {
+        let Some(i) = (0..w.len()).filter(|&i| w[i] > floor[i]).max_by_key(|&i| w[i]) else {
+            break;
+        };
+        w[i] -= 1;
+    }
+    if shorten {
+        t.set_truncation_indicator("…");
+        if let Some(h) = t.header() {
+            let mut row = comfy_table::Row::from(h.cell_iter().cloned().collect::<Vec<_>>());
+            row.max_height(1);
+            t.set_header(row);
+        }
+        for r in t.row_iter_mut() {
+            r.max_height(1);
+        }
+    }
+    for (i, n) in w.iter().enumerate() {
+        if let Some(c) = t.column_mut(i) {
+            c.set_constraint(ColumnConstraint::Absolute(Width::Fixed(*n as u16 + 2)));
+        }
+    }
 }
 
 /// `line` broken at spaces so that no piece is wider than [`table_width`] (continuations

@@ -56,9 +56,24 @@ pub struct CandidateResult {
     /// The GPU runtime found (`hip`, `cuda`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<String>,
-    /// The gfx target the candidate was built for.
+    /// The gfx target the job ran for (the runner's label); with `id`, the result's key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gfx: Option<String>,
+    /// The runner that ran the job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<String>,
+    /// The GPU the payload saw (first device's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
+    /// The GPU's arch as the runtime reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<String>,
+    /// The driver version the payload read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+    /// The runtime (ROCm) version the payload loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rocm: Option<String>,
     /// Total time in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_ms: Option<f64>,
@@ -82,10 +97,60 @@ pub struct StepResult {
     pub error: Option<String>,
 }
 
+/// Classifications about the infrastructure (runner, engine, a lost job), not the candidate.
+pub const INFRASTRUCTURE: &[&str] = &["engine-lost", "runner-misconfigured", "missing"];
+
+/// What a result is keyed by: the candidate and the gfx target its job ran for.
+pub type Key = (String, String);
+
+/// `candidate@gfx` (or the candidate alone when the job named no target).
+pub fn key_name(k: &Key) -> String {
+    if k.1.is_empty() {
+        k.0.clone()
+    } else {
+        format!("{}@{}", k.0, k.1)
+    }
+}
+
 impl CandidateResult {
     /// The candidate passed.
     pub fn passed(&self) -> bool {
         self.classification == PASS
+    }
+
+    /// The result is about the infrastructure, not the candidate (shown apart).
+    pub fn infrastructure(&self) -> bool {
+        INFRASTRUCTURE.contains(&self.classification.as_str())
+    }
+
+    /// The result's key: candidate × gfx.
+    pub fn key(&self) -> Key {
+        (self.id.clone(), self.gfx.clone().unwrap_or_default())
+    }
+
+    /// The key as one name (`candidate@gfx`).
+    pub fn name(&self) -> String {
+        key_name(&self.key())
+    }
+
+    /// The result of a job that left no readable result file: named after the file
+    /// (`<candidate>@<gfx>.json`, as the nightly names them), classified `missing`.
+    pub fn missing(file: &Path, why: &str) -> CandidateResult {
+        let stem = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| file.display().to_string());
+        let (id, gfx) = match stem.rsplit_once('@') {
+            Some((id, gfx)) if !id.is_empty() && !gfx.is_empty() => (id.to_string(), Some(gfx.to_string())),
+            _ => (stem, None),
+        };
+        CandidateResult {
+            id,
+            gfx,
+            classification: "missing".into(),
+            detail: Some(why.to_string()),
+            ..Default::default()
+        }
     }
 
     /// The first step that neither passed nor was skipped.
@@ -255,7 +320,24 @@ fn candidate(v: &Value, fallback_id: Option<&str>) -> Result<CandidateResult, St
         .and_then(Value::as_f64);
     // The smoke module's `SmokeResult` names the image (or candidate id) `subject`.
     let subject_image = str_field(o, &["subject"]).filter(|s| s.contains(':') || s.contains('/'));
+    let machine_obj = o.get("machine").and_then(Value::as_object);
+    // The payload document: embedded under `payload`, or the object itself (a bare document).
+    let from_payload = match payload {
+        Some(p) => crate::smoke::result::Machine::from_payload(&Value::Object(p.clone())),
+        None if o.contains_key("payload_schema") => crate::smoke::result::Machine::from_payload(v),
+        None => Default::default(),
+    };
+    let machine = |k: &str, fallback: &Option<String>| {
+        str_field(o, &[k])
+            .or_else(|| machine_obj.and_then(|m| str_field(m, &[k])))
+            .or_else(|| fallback.clone())
+    };
     Ok(CandidateResult {
+        runner: machine("runner", &None),
+        gpu: machine("gpu", &from_payload.gpu),
+        arch: machine("arch", &from_payload.arch),
+        driver: machine("driver", &from_payload.driver),
+        rocm: machine("rocm", &from_payload.rocm),
         image: get(&["image", "tag"])
             .or(subject_image)
             .or_else(|| candidate_obj.and_then(|c| str_field(c, &["image", "tag"]))),
@@ -317,47 +399,80 @@ impl From<&crate::smoke::result::SmokeResult> for CandidateResult {
             classification: r.classification.as_str().to_string(),
             detail: r.detail.clone(),
             runtime: r.runtime.clone(),
-            gfx: None,
+            gfx: r.gfx.clone(),
+            runner: r.machine.runner.clone(),
+            gpu: r.machine.gpu.clone(),
+            arch: r.machine.arch.clone(),
+            driver: r.machine.driver.clone(),
+            rocm: r.machine.rocm.clone(),
             total_ms,
             steps,
         }
     }
 }
 
-/// Two results of different files for one candidate id.
+/// Two results for one candidate × gfx.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Duplicate {
     /// The candidate id.
     pub id: String,
+    /// The gfx target (empty when the results name none).
+    pub gfx: String,
     /// The file that had it first.
     pub first: String,
     /// The file that had it again.
     pub second: String,
+    /// Both in one file (not one file given twice).
+    pub within_one_file: bool,
 }
 
-/// Merges per-job results (file name, results) into one run. A candidate id that appears twice
-/// is an error: the nightly runs each candidate once.
+impl std::fmt::Display for Duplicate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let on = if self.gfx.is_empty() {
+            " (no gfx recorded)".to_string()
+        } else {
+            format!(" on {}", self.gfx)
+        };
+        let same = if self.within_one_file {
+            format!("is twice in {}", self.first)
+        } else {
+            format!("is in both {} and {}", self.first, self.second)
+        };
+        write!(
+            f,
+            "candidate `{}`{on} {same}: each candidate × gfx job must be run once",
+            self.id
+        )
+    }
+}
+
+/// Merges per-job results (file name, results) into one run, keyed by candidate × gfx: one
+/// candidate on several targets is several results; the same candidate and target twice is an
+/// error (the nightly runs each job once).
 pub fn merge(parts: Vec<(String, Vec<CandidateResult>)>) -> Result<Run, Duplicate> {
-    let mut seen: BTreeMap<String, (String, CandidateResult)> = BTreeMap::new();
+    let mut seen: BTreeMap<Key, (usize, String, CandidateResult)> = BTreeMap::new();
     let mut sources = Vec::new();
-    for (file, results) in parts {
+    for (part, (file, results)) in parts.into_iter().enumerate() {
         sources.push(file.clone());
         for r in results {
-            if let Some((first, _)) = seen.get(&r.id) {
+            let k = r.key();
+            if let Some((first_part, first, _)) = seen.get(&k) {
                 return Err(Duplicate {
-                    id: r.id,
+                    id: k.0,
+                    gfx: k.1,
                     first: first.clone(),
                     second: file,
+                    within_one_file: *first_part == part,
                 });
             }
-            seen.insert(r.id.clone(), (file.clone(), r));
+            seen.insert(k, (part, file.clone(), r));
         }
     }
     Ok(Run {
         results_schema: RESULTS_SCHEMA,
         rocmcheck: Some(env!("CARGO_PKG_VERSION").to_string()),
         sources,
-        candidates: seen.into_values().map(|(_, r)| r).collect(),
+        candidates: seen.into_values().map(|(_, _, r)| r).collect(),
     })
 }
 
@@ -405,18 +520,19 @@ fn why(r: &CandidateResult) -> Option<String> {
     }
 }
 
-/// Compares two runs by candidate id.
+/// Compares two runs by candidate × gfx (ids in the diff read `candidate@gfx`).
 pub fn diff(previous: &Run, current: &Run) -> Diff {
-    let prev: BTreeMap<&str, &CandidateResult> = previous.candidates.iter().map(|c| (c.id.as_str(), c)).collect();
-    let cur: BTreeMap<&str, &CandidateResult> = current.candidates.iter().map(|c| (c.id.as_str(), c)).collect();
+    let prev: BTreeMap<Key, &CandidateResult> = previous.candidates.iter().map(|c| (c.key(), c)).collect();
+    let cur: BTreeMap<Key, &CandidateResult> = current.candidates.iter().map(|c| (c.key(), c)).collect();
     let mut d = Diff::default();
-    for (id, c) in &cur {
-        let Some(p) = prev.get(id) else {
-            d.new.push((id.to_string(), c.classification.clone()));
+    for (k, c) in &cur {
+        let id = key_name(k);
+        let Some(p) = prev.get(k) else {
+            d.new.push((id, c.classification.clone()));
             continue;
         };
         let change = Change {
-            id: id.to_string(),
+            id,
             before: p.classification.clone(),
             after: c.classification.clone(),
             detail: if c.passed() { None } else { why(c) },
@@ -431,9 +547,9 @@ pub fn diff(previous: &Run, current: &Run) -> Diff {
             d.unchanged += 1;
         }
     }
-    for (id, p) in &prev {
-        if !cur.contains_key(id) {
-            d.vanished.push((id.to_string(), p.classification.clone()));
+    for (k, p) in &prev {
+        if !cur.contains_key(k) {
+            d.vanished.push((key_name(k), p.classification.clone()));
         }
     }
     d
@@ -451,10 +567,45 @@ fn fmt_ms(ms: Option<f64>) -> String {
     }
 }
 
-/// Renders a run as Markdown (for `$GITHUB_STEP_SUMMARY`).
+fn step_marks(c: &CandidateResult) -> String {
+    c.steps
+        .iter()
+        .map(|s| {
+            let m = if s.skipped() {
+                "⏭"
+            } else if s.failed() {
+                "❌"
+            } else {
+                "✅"
+            };
+            format!("{m} {}", s.name)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn dash(s: Option<&str>) -> String {
+    s.map(md_cell).unwrap_or_else(|| "–".into())
+}
+
+/// The GPU cell: the name, with the arch the runtime reported when it differs from the label.
+fn gpu_cell(c: &CandidateResult) -> Option<String> {
+    match (&c.gpu, &c.arch) {
+        (Some(g), Some(a)) => Some(format!("{g} ({a})")),
+        (Some(g), None) => Some(g.clone()),
+        (None, Some(a)) => Some(a.clone()),
+        (None, None) => None,
+    }
+}
+
+/// Renders a run as Markdown (for `$GITHUB_STEP_SUMMARY`): product results (candidate × gfx,
+/// with the GPU and driver the job ran on), then infrastructure failures apart (misconfigured
+/// runners, lost engines, jobs that left no result), which say nothing about a candidate.
 pub fn render_markdown(run: &Run, out: &mut dyn Write) -> io::Result<()> {
-    let total = run.candidates.len();
-    let passed = run.candidates.iter().filter(|c| c.passed()).count();
+    let (infra, product): (Vec<&CandidateResult>, Vec<&CandidateResult>) =
+        run.candidates.iter().partition(|c| c.infrastructure());
+    let total = product.len();
+    let passed = product.iter().filter(|c| c.passed()).count();
     let mut by_class: BTreeMap<&str, usize> = BTreeMap::new();
     for c in &run.candidates {
         *by_class.entry(c.classification.as_str()).or_default() += 1;
@@ -463,58 +614,70 @@ pub fn render_markdown(run: &Run, out: &mut dyn Write) -> io::Result<()> {
     let classes: Vec<String> = by_class.iter().map(|(k, n)| format!("{k}: {n}")).collect();
     writeln!(
         out,
-        "**{passed} of {total} candidate(s) passed**{}\n",
+        "**{passed} of {total} job(s) (candidate × gfx) passed**{}{}\n",
+        if infra.is_empty() {
+            String::new()
+        } else {
+            format!("; **{} infrastructure failure(s)**", infra.len())
+        },
         if classes.is_empty() {
             String::new()
         } else {
             format!(" ({})", classes.join(", "))
         }
     )?;
-    if total == 0 {
+    if run.candidates.is_empty() {
         writeln!(out, "No results.")?;
         return Ok(());
     }
-    writeln!(out, "| candidate | image | result | steps | time | detail |")?;
-    writeln!(out, "| --- | --- | --- | --- | --- | --- |")?;
-    for c in &run.candidates {
-        let mark = if c.passed() { "✅" } else { "❌" };
-        let steps: Vec<String> = c
-            .steps
-            .iter()
-            .map(|s| {
-                let m = if s.skipped() {
-                    "⏭"
-                } else if s.failed() {
-                    "❌"
-                } else {
-                    "✅"
-                };
-                format!("{m} {}", s.name)
-            })
-            .collect();
+    if !product.is_empty() {
         writeln!(
             out,
-            "| `{}` | {} | {mark} {} | {} | {} | {} |",
-            md_cell(&c.id),
-            c.image
-                .as_deref()
-                .map(|i| format!("`{}`", md_cell(i)))
-                .unwrap_or_else(|| "–".into()),
-            md_cell(&c.classification),
-            steps.join(" "),
-            fmt_ms(c.total_ms),
-            if c.passed() {
-                String::new()
-            } else {
-                why(c).map(|w| md_cell(&w)).unwrap_or_default()
-            }
+            "| candidate | gfx | GPU | driver | ROCm | result | steps | time | detail |"
         )?;
+        writeln!(out, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |")?;
+        for c in &product {
+            let mark = if c.passed() { "✅" } else { "❌" };
+            writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} | {mark} {} | {} | {} | {} |",
+                md_cell(&c.id),
+                dash(c.gfx.as_deref()),
+                dash(gpu_cell(c).as_deref()),
+                dash(c.driver.as_deref()),
+                dash(c.rocm.as_deref()),
+                md_cell(&c.classification),
+                step_marks(c),
+                fmt_ms(c.total_ms),
+                if c.passed() {
+                    String::new()
+                } else {
+                    why(c).map(|w| md_cell(&w)).unwrap_or_default()
+                }
+            )?;
+        }
     }
-    let failing: Vec<&CandidateResult> = run.candidates.iter().filter(|c| !c.passed()).collect();
+    if !infra.is_empty() {
+        writeln!(out, "\n### Infrastructure (runner or engine, not the candidate)\n")?;
+        writeln!(out, "| candidate | gfx | runner | result | detail |")?;
+        writeln!(out, "| --- | --- | --- | --- | --- |")?;
+        for c in &infra {
+            writeln!(
+                out,
+                "| `{}` | {} | {} | ⚠️ {} | {} |",
+                md_cell(&c.id),
+                dash(c.gfx.as_deref()),
+                dash(c.runner.as_deref()),
+                md_cell(&c.classification),
+                why(c).map(|w| md_cell(&w)).unwrap_or_default()
+            )?;
+        }
+    }
+    let failing: Vec<&&CandidateResult> = product.iter().filter(|c| !c.passed()).collect();
     if !failing.is_empty() {
         writeln!(out, "\n<details><summary>Failing steps</summary>\n")?;
         for c in failing {
-            writeln!(out, "- `{}`: **{}**", md_cell(&c.id), md_cell(&c.classification))?;
+            writeln!(out, "- `{}`: **{}**", md_cell(&c.name()), md_cell(&c.classification))?;
             for s in c.steps.iter().filter(|s| s.failed()) {
                 writeln!(
                     out,
@@ -532,6 +695,42 @@ pub fn render_markdown(run: &Run, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "\n</details>")?;
     }
     Ok(())
+}
+
+/// Renders a run for people: one table, infrastructure failures marked.
+pub fn render_human(run: &Run, out: &mut dyn Write) -> io::Result<()> {
+    let mut t = super::human_table(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t.set_header(["candidate", "gfx", "GPU", "driver", "ROCm", "result", "time", "detail"]);
+    let plain = |s: Option<&str>| s.unwrap_or("–").to_string();
+    for c in &run.candidates {
+        let class = if c.infrastructure() {
+            format!("{} (infrastructure)", c.classification)
+        } else {
+            c.classification.clone()
+        };
+        t.add_row([
+            c.id.clone(),
+            plain(c.gfx.as_deref()),
+            plain(gpu_cell(c).as_deref()),
+            plain(c.driver.as_deref()),
+            plain(c.rocm.as_deref()),
+            class,
+            fmt_ms(c.total_ms),
+            if c.passed() {
+                String::new()
+            } else {
+                why(c).unwrap_or_default()
+            },
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    let product = run.candidates.iter().filter(|c| !c.infrastructure()).count();
+    let passed = run.candidates.iter().filter(|c| c.passed()).count();
+    writeln!(
+        out,
+        "{passed} of {product} job(s) passed; {} infrastructure failure(s)",
+        run.candidates.len() - product
+    )
 }
 
 fn xml_escape(s: &str) -> String {
@@ -555,36 +754,45 @@ fn secs(ms: Option<f64>) -> String {
     format!("{:.3}", ms.unwrap_or(0.0) / 1000.0)
 }
 
-/// Renders a run as JUnit XML: one `<testsuite>` per candidate holding a `classification` test
-/// case (fails unless the candidate passed) and one test case per step (failed steps fail,
-/// skipped steps are skipped).
+/// Renders a run as JUnit XML: one `<testsuite>` per candidate × gfx (`candidate@gfx`) holding
+/// a `classification` test case (fails unless the candidate passed; an infrastructure failure is
+/// an `<error>`, not a `<failure>`) and one test case per step (failed steps fail, skipped steps
+/// are skipped).
 pub fn render_junit(run: &Run, out: &mut dyn Write) -> io::Result<()> {
     let mut body = String::new();
-    let (mut tests, mut failures, mut skipped) = (0usize, 0usize, 0usize);
+    let (mut tests, mut failures, mut errors, mut skipped) = (0usize, 0usize, 0usize, 0usize);
     let mut total_ms = 0.0;
     for c in &run.candidates {
         let c_tests = 1 + c.steps.len();
-        let c_fail = usize::from(!c.passed()) + c.steps.iter().filter(|s| s.failed()).count();
+        let c_err = usize::from(c.infrastructure());
+        let c_fail = usize::from(!c.passed() && !c.infrastructure()) + c.steps.iter().filter(|s| s.failed()).count();
         let c_skip = c.steps.iter().filter(|s| s.skipped()).count();
         tests += c_tests;
         failures += c_fail;
+        errors += c_err;
         skipped += c_skip;
         total_ms += c.total_ms.unwrap_or(0.0);
-        let id = xml_escape(&c.id);
+        let id = xml_escape(&c.name());
         let _ = writeln!(
             body,
-            "  <testsuite name=\"{id}\" tests=\"{c_tests}\" failures=\"{c_fail}\" errors=\"0\" skipped=\"{c_skip}\" time=\"{}\">",
+            "  <testsuite name=\"{id}\" tests=\"{c_tests}\" failures=\"{c_fail}\" errors=\"{c_err}\" skipped=\"{c_skip}\" time=\"{}\">",
             secs(c.total_ms)
         );
-        let mut props = Vec::new();
-        if let Some(i) = &c.image {
-            props.push(("image", i.as_str()));
-        }
-        if let Some(r) = &c.runtime {
-            props.push(("runtime", r.as_str()));
-        }
-        if let Some(g) = &c.gfx {
-            props.push(("gfx", g.as_str()));
+        let mut props = vec![("candidate", c.id.as_str())];
+        let fields = [
+            ("gfx", &c.gfx),
+            ("image", &c.image),
+            ("runtime", &c.runtime),
+            ("gpu", &c.gpu),
+            ("arch", &c.arch),
+            ("driver", &c.driver),
+            ("rocm", &c.rocm),
+            ("runner", &c.runner),
+        ];
+        for (k, v) in fields {
+            if let Some(v) = v {
+                props.push((k, v.as_str()));
+            }
         }
         if !props.is_empty() {
             let _ = writeln!(body, "    <properties>");
@@ -608,9 +816,10 @@ pub fn render_junit(run: &Run, out: &mut dyn Write) -> io::Result<()> {
             );
             let _ = writeln!(
                 body,
-                ">\n      <failure message=\"{}\" type=\"{}\"/>\n    </testcase>",
+                ">\n      <{tag} message=\"{}\" type=\"{}\"/>\n    </testcase>",
                 xml_escape(&msg),
-                xml_escape(&c.classification)
+                xml_escape(&c.classification),
+                tag = if c.infrastructure() { "error" } else { "failure" }
             );
         }
         for s in &c.steps {
@@ -647,7 +856,7 @@ pub fn render_junit(run: &Run, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
     writeln!(
         out,
-        "<testsuites name=\"rocmcheck smoke\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{}\">",
+        "<testsuites name=\"rocmcheck smoke\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{}\">",
         secs(Some(total_ms))
     )?;
     out.write_all(body.as_bytes())?;
@@ -752,17 +961,63 @@ mod tests {
         assert!(e.message.contains("no `classification`"), "{e}");
     }
 
-    #[test]
-    fn merge_rejects_duplicate_ids() {
-        let c = |id: &str| CandidateResult {
+    fn on(id: &str, gfx: &str) -> CandidateResult {
+        CandidateResult {
             id: id.into(),
+            gfx: (!gfx.is_empty()).then(|| gfx.into()),
             classification: PASS.into(),
             ..Default::default()
-        };
-        let d = merge(vec![("1.json".into(), vec![c("a")]), ("2.json".into(), vec![c("a")])]).unwrap_err();
+        }
+    }
+
+    #[test]
+    fn merge_keys_by_candidate_and_gfx() {
+        // One candidate on two targets: two jobs, two results.
+        let run = merge(vec![
+            ("a@gfx942.json".into(), vec![on("a", "gfx942")]),
+            ("a@gfx1100.json".into(), vec![on("a", "gfx1100")]),
+            ("b@gfx942.json".into(), vec![on("b", "gfx942")]),
+        ])
+        .unwrap();
+        let names: Vec<String> = run.candidates.iter().map(CandidateResult::name).collect();
+        assert_eq!(names, ["a@gfx1100", "a@gfx942", "b@gfx942"]);
+        // The same candidate and target twice is a true duplicate.
+        let d = merge(vec![
+            ("1.json".into(), vec![on("a", "gfx942")]),
+            ("2.json".into(), vec![on("a", "gfx942")]),
+        ])
+        .unwrap_err();
         assert_eq!((d.first.as_str(), d.second.as_str()), ("1.json", "2.json"));
-        let run = merge(vec![("1.json".into(), vec![c("b")]), ("2.json".into(), vec![c("a")])]).unwrap();
-        assert_eq!(run.candidates[0].id, "a");
+        assert_eq!(
+            d.to_string(),
+            "candidate `a` on gfx942 is in both 1.json and 2.json: each candidate × gfx job must be run once"
+        );
+        let d = merge(vec![("1.json".into(), vec![on("a", ""), on("a", "")])]).unwrap_err();
+        assert!(d.to_string().contains("(no gfx recorded) is twice in 1.json"), "{d}");
+    }
+
+    #[test]
+    fn missing_result_is_named_after_its_file() {
+        let m = CandidateResult::missing(Path::new("results/torch2.9.1-rocm6.4@gfx942.json"), "empty");
+        assert_eq!(
+            (m.id.as_str(), m.gfx.as_deref()),
+            ("torch2.9.1-rocm6.4", Some("gfx942"))
+        );
+        assert!(m.infrastructure() && !m.passed());
+        let m = CandidateResult::missing(Path::new("odd.json"), "empty");
+        assert_eq!((m.id.as_str(), m.gfx), ("odd", None));
+    }
+
+    #[test]
+    fn diff_is_by_candidate_and_gfx() {
+        let mut fail = on("a", "gfx1100");
+        fail.classification = "no-device".into();
+        let prev = merge(vec![("p".into(), vec![on("a", "gfx942"), on("a", "gfx1100")])]).unwrap();
+        let cur = merge(vec![("c".into(), vec![on("a", "gfx942"), fail])]).unwrap();
+        let d = diff(&prev, &cur);
+        assert_eq!(d.unchanged, 1);
+        assert_eq!(d.regressions.len(), 1);
+        assert_eq!(d.regressions[0].id, "a@gfx1100");
     }
 
     #[test]

@@ -212,7 +212,13 @@ impl Renderer for Sarif {
             .semantic_version(r.stamp.rocmcheck.clone())
             .rules(rules)
             .build();
+        let mut stamp = BTreeMap::new();
+        stamp.insert("matrix_schema".to_string(), serde_json::json!(r.stamp.matrix_schema));
+        stamp.insert("matrix_data".to_string(), serde_json::json!(r.stamp.matrix_data));
+        stamp.insert("matrix_serial".to_string(), serde_json::json!(r.stamp.matrix_serial));
+        stamp.insert("matrix_source".to_string(), serde_json::json!(r.stamp.matrix_source));
         let run = Run::builder()
+            .properties(PropertyBag::builder().additional_properties(stamp).build())
             .tool(Tool::builder().driver(driver).build())
             .results(results)
             .invocations(vec![invocation])

@@ -365,6 +365,7 @@ fn write_table(r: &[SmokeResult], out: &mut dyn Write) -> io::Result<()> {
             res.wall_ms.map(|w| format!("{:.1}", w / 1000.0)).unwrap_or_default(),
         ]);
     }
+    crate::report::fit(&mut t);
     writeln!(out, "{t}")?;
     for res in r.iter().filter(|r| r.detail.is_some()) {
         writeln!(

@@ -103,6 +103,32 @@ pub fn find(code_or_name: &str) -> Option<&'static dyn Rule> {
         .find(|r| r.meta().code.eq_ignore_ascii_case(code_or_name) || r.meta().name == code_or_name)
 }
 
+/// A rule code or name as a user typed it (`--ignore`, `.rocmcheck.yaml`, a pragma) → the rule's
+/// code. A code in [`REMOVED`] is accepted as itself (ignoring a removed rule is harmless). An
+/// unknown one is an error that names the nearest code or name ("did you mean").
+pub fn resolve(id: &str) -> Result<&'static str, String> {
+    let id = id.trim();
+    if let Some(r) = find(id).or_else(|| all().into_iter().find(|r| r.meta().name.eq_ignore_ascii_case(id))) {
+        return Ok(r.meta().code);
+    }
+    if let Some(c) = REMOVED.iter().find(|c| c.eq_ignore_ascii_case(id)) {
+        return Ok(c);
+    }
+    let rules = all();
+    let upper = id.to_ascii_uppercase();
+    let lower = id.to_ascii_lowercase();
+    let hint = crate::version::nearest(&upper, rules.iter().map(|r| r.meta().code))
+        .or_else(|| crate::version::nearest(&lower, rules.iter().map(|r| r.meta().name)))
+        .map(|n| format!(" (did you mean `{n}`?)"))
+        .unwrap_or_default();
+    Err(format!("no rule `{id}`{hint}; `rocmcheck rules` lists them"))
+}
+
+/// Known issues (matrix `issues.yaml` ids) that a dedicated rule reports with the machine's own
+/// figures: when that rule fires, the known-issue finding (RC100) states the same fact again and
+/// is dropped (issue 24: `env` reported the APU GTT cap twice, as RC305 and as an RC100 info).
+pub const COVERED_BY_RULE: &[(&str, &str)] = &[("RC305", "apu-gtt-half-of-ram")];
+
 /// Runs every rule of a scope over the facts.
 pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
     let cx = Context { facts, matrix };
@@ -111,6 +137,17 @@ pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
         if r.meta().scope.includes(scope) {
             r.check(&cx, &mut out);
         }
+    }
+    let covered: Vec<&str> = COVERED_BY_RULE
+        .iter()
+        .filter(|(code, _)| out.iter().any(|f| f.code == *code))
+        .map(|(_, id)| *id)
+        .collect();
+    if !covered.is_empty() {
+        let tag = |id: &str| format!("[{id}]");
+        out.retain(|f| {
+            f.code != stack::KnownIssueMatches::META.code || !covered.iter().any(|id| f.evidence.starts_with(&tag(id)))
+        });
     }
     out
 }
@@ -198,7 +235,34 @@ impl Context<'_> {
             ..Default::default()
         };
         let gfx = self.targets().next().map(|(t, _)| t.runtime_gfx().to_string());
-        self.matrix.rank_any(gfx.as_deref(), &opts).into_iter().next()
+        self.fitting(self.matrix.rank_any(gfx.as_deref(), &opts))
+    }
+
+    /// The ranking's first answer for `gfx` that fits this stack (see [`Context::fitting`]).
+    pub fn best_for_gfx(&self, gfx: &str) -> Option<crate::matrix::Ranked> {
+        self.fitting(self.matrix.rank(gfx, &crate::matrix::RankOpts::default()))
+    }
+
+    /// The first ranked answer that fits the stack: where an image already has a system ROCm, a
+    /// wheel that brings ROCm as pip packages would add a second one (RC111), so a wheel that
+    /// bundles ROCm comes first; otherwise (and on a machine) the ranking's own first answer.
+    pub fn fitting(&self, ranked: Vec<crate::matrix::Ranked>) -> Option<crate::matrix::Ranked> {
+        // an image (a host keeps its /opt/rocm for tools; pip's ROCm in a venv is the upstream way)
+        let image = matches!(self.facts.subject, crate::facts::Subject::Dockerfile { .. });
+        let system = image
+            && self.facts.rocm.iter().any(|r| {
+                matches!(
+                    r.value.from,
+                    crate::facts::RocmFrom::BaseImage
+                        | crate::facts::RocmFrom::AmdRepo
+                        | crate::facts::RocmFrom::DistroPackages
+                        | crate::facts::RocmFrom::Installed
+                )
+            });
+        if system && let Some(i) = ranked.iter().position(|r| !r.rocm_from_wheels) {
+            return ranked.into_iter().nth(i);
+        }
+        ranked.into_iter().next()
     }
 
     /// [`Context::best_stack`] limited to one wheel index (`whl/rocm6.2` is the variant 6.2).
@@ -208,7 +272,7 @@ impl Context<'_> {
             ..Default::default()
         };
         let gfx = self.targets().next().map(|(t, _)| t.runtime_gfx().to_string());
-        self.matrix.rank_any(gfx.as_deref(), &opts).into_iter().next()
+        self.fitting(self.matrix.rank_any(gfx.as_deref(), &opts))
     }
 
     /// The origin to point at for the torch install.
@@ -221,6 +285,35 @@ impl Context<'_> {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn covered_known_issues_name_a_rule_and_an_issue_and_are_dropped_when_it_fires() {
+        let m = Matrix::embedded();
+        for (code, id) in COVERED_BY_RULE {
+            assert!(find(code).is_some(), "{code} is not a rule");
+            assert!(
+                m.issues.iter().any(|i| i.id == *id),
+                "{id} is not a known issue of the matrix"
+            );
+        }
+        assert_eq!(
+            resolve("RC999")
+                .unwrap_err()
+                .split(';')
+                .next()
+                .unwrap()
+                .split(" (")
+                .next(),
+            Some("no rule `RC999`")
+        );
+        assert_eq!(resolve("torch-UNPINNED"), Ok("RC403"));
+        assert_eq!(resolve("rc403"), Ok("RC403"));
+        assert!(
+            resolve("torch-unpined")
+                .unwrap_err()
+                .contains("did you mean `torch-unpinned`")
+        );
+    }
 
     #[test]
     fn codes_and_names_are_unique_and_documented() {
@@ -344,6 +437,9 @@ pub(crate) mod testing {
                     path: None,
                     rocblas_gfx: vec![],
                     hipblaslt_gfx: vec![],
+                    via: vec![],
+                    targets: vec![],
+                    torch_loads: false,
                 },
                 Origin::Path {
                     path: "/opt/rocm/.info/version".into(),

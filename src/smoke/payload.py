@@ -427,7 +427,20 @@ def host_info():
         "kernel": u.release,
         "machine": u.machine,
         "pid": os.getpid(),
+        "amdgpu_driver": amdgpu_driver(),
     }
+
+
+def amdgpu_driver():
+    """The host's amdgpu kernel driver version (sysfs is the host's, also in a container): the
+    DKMS module writes /sys/module/amdgpu/version; the in-tree driver has none (then the kernel
+    release names it)."""
+    try:
+        with open("/sys/module/amdgpu/version") as f:
+            v = f.read().strip()
+            return v or None
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def site_dirs():

@@ -41,6 +41,12 @@ pub enum Classification {
     /// The Docker engine went away (connection lost, daemon stopped) while this image was built
     /// or smoked, or before rocmcheck reached it: the image was not judged.
     EngineLost,
+    /// The runner failed its pre-flight (no `/dev/kfd`, no render node, no access): an
+    /// infrastructure failure, not a finding about the candidate.
+    RunnerMisconfigured,
+    /// The job left no readable result (an empty or garbled result file: its runner died, or
+    /// lost its engine before writing): the candidate was not judged.
+    Missing,
     /// A classification this rocmcheck does not know (a newer payload).
     #[serde(other)]
     Unknown,
@@ -48,7 +54,7 @@ pub enum Classification {
 
 impl Classification {
     /// Every classification, in report order.
-    pub const ALL: [Classification; 12] = [
+    pub const ALL: [Classification; 14] = [
         Classification::Pass,
         Classification::NoDevice,
         Classification::RuntimeMissing,
@@ -60,6 +66,8 @@ impl Classification {
         Classification::BuildFailed,
         Classification::ImageMissing,
         Classification::EngineLost,
+        Classification::RunnerMisconfigured,
+        Classification::Missing,
         Classification::Unknown,
     ];
 
@@ -77,6 +85,8 @@ impl Classification {
             Classification::BuildFailed => "build-failed",
             Classification::ImageMissing => "image-missing",
             Classification::EngineLost => "engine-lost",
+            Classification::RunnerMisconfigured => "runner-misconfigured",
+            Classification::Missing => "missing",
             Classification::Unknown => "unknown",
         }
     }
@@ -92,6 +102,15 @@ impl Classification {
     /// Whether this outcome counts as a pass (exit code 0).
     pub fn is_pass(self) -> bool {
         self == Classification::Pass
+    }
+
+    /// Whether this outcome is about the infrastructure (runner, engine, a lost job), not the
+    /// candidate: reports show these apart from product results.
+    pub fn is_infrastructure(self) -> bool {
+        matches!(
+            self,
+            Classification::EngineLost | Classification::RunnerMisconfigured | Classification::Missing
+        )
     }
 }
 
@@ -146,6 +165,56 @@ pub struct SmokeResult {
     /// The tail of stderr (truncated), kept for failures.
     #[serde(default)]
     pub stderr_tail: Option<String>,
+    /// The gfx target this job ran for (`smoke --gfx`: the runner's label), so that results of
+    /// one candidate on several targets stay apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gfx: Option<String>,
+    /// The machine the payload ran on, as it read it.
+    #[serde(default, skip_serializing_if = "Machine::is_empty")]
+    pub machine: Machine,
+}
+
+/// What the payload saw of the machine: the first device's name and arch, the driver and the
+/// runtime versions. Every field is optional (no device, no runtime, an older payload).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Machine {
+    /// The runner's name (`smoke --runner`, default `$RUNNER_NAME`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<String>,
+    /// The first device's marketing name (`AMD Instinct MI300X`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
+    /// The first device's arch as the runtime reports it (`gfx942:sramecc+:xnack-`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<String>,
+    /// The kernel driver: the amdgpu module's version when the host has the DKMS driver, else
+    /// the runtime's driver version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+    /// The runtime's version (HIP's is the ROCm release it came with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rocm: Option<String>,
+}
+
+impl Machine {
+    /// Nothing known.
+    pub fn is_empty(&self) -> bool {
+        *self == Machine::default()
+    }
+
+    /// Reads the machine out of a payload document; tolerant of any shape.
+    pub fn from_payload(doc: &serde_json::Value) -> Machine {
+        let s = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_str).map(str::to_string);
+        let rt = doc.pointer("/steps/runtime");
+        let dev = rt.and_then(|r| r.pointer("/devices/0"));
+        Machine {
+            runner: None,
+            gpu: s(dev.and_then(|d| d.get("name"))),
+            arch: s(dev.and_then(|d| d.get("arch"))),
+            driver: s(doc.pointer("/host/amdgpu_driver")).or_else(|| s(rt.and_then(|r| r.get("driver_version_str")))),
+            rocm: s(rt.and_then(|r| r.get("runtime_version_str"))),
+        }
+    }
 }
 
 /// The part of the payload document rocmcheck reads; everything else is kept as JSON.
@@ -214,6 +283,8 @@ impl SmokeResult {
             payload: None,
             raw_output: None,
             stderr_tail: None,
+            gfx: None,
+            machine: Machine::default(),
         }
     }
 
@@ -260,6 +331,7 @@ impl SmokeResult {
                         r.detail.as_deref().unwrap_or(r.classification.as_str())
                     ));
                 }
+                r.machine = Machine::from_payload(&value);
                 r.payload = Some(value);
             }
             (Some(value), Some(doc)) => {
@@ -342,6 +414,25 @@ mod tests {
         let h = SmokeResult::from_output("local", HANG, "", Some(0), None);
         assert_eq!(h.classification, Classification::Hang);
         assert_eq!(h.detail.as_deref(), Some("memory"));
+    }
+
+    #[test]
+    fn machine_is_read_from_the_payload() {
+        let r = SmokeResult::from_output("local", LOCAL, "", Some(0), None);
+        // Values of the recorded document (an H100 host): the first device and the runtime.
+        assert_eq!(r.machine.gpu.as_deref(), Some("NVIDIA H100 80GB HBM3"));
+        assert_eq!(r.machine.arch.as_deref(), Some("sm_90"));
+        assert_eq!(r.machine.driver.as_deref(), Some("13.0"));
+        assert_eq!(r.machine.rocm.as_deref(), Some("13.0"));
+        let n = SmokeResult::from_output("img", NODEVICE, "", Some(0), None);
+        assert_eq!(n.machine.gpu, None);
+        let j = serde_json::to_value(&n).unwrap();
+        assert!(j.get("gfx").is_none(), "unset fields stay out of the JSON: {j}");
+        let doc = r#"{"payload_schema":1,"classification":"pass","host":{"amdgpu_driver":"6.10.5"},
+            "steps":{"runtime":{"status":"ok","driver_version_str":"60443483","devices":[{"name":"AMD Instinct MI300X","arch":"gfx942:sramecc+:xnack-"}]}}}"#;
+        let m = SmokeResult::from_output("img", doc, "", Some(0), None).machine;
+        assert_eq!(m.driver.as_deref(), Some("6.10.5"), "the kernel module's version wins");
+        assert_eq!(m.arch.as_deref(), Some("gfx942:sramecc+:xnack-"));
     }
 
     #[test]

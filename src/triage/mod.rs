@@ -102,6 +102,36 @@ pub struct Seen {
     pub notes: Vec<At<String>>,
     /// Targets inferred from a product name (GPU index, gfx, the name), set by [`triage`].
     pub inferred: Vec<At<(usize, String, String)>>,
+    /// Python distributions whose names may be ROCm packages (`rocm`, `rocm-sdk-*`,
+    /// `amd-torch-device-*`), from package lists and pip logs; the matrix picks the ones it
+    /// knows when facts are built.
+    pub pip: Vec<At<PipLine>>,
+    /// What the `rocm-sdk` tool printed (`version`, `targets`, `path --root`).
+    pub rocm_sdk: RocmSdk,
+    /// A Core SDK install prefix seen in a path (`/opt/rocm/core-10.0`), with its version.
+    pub rocm_core: Option<At<(String, String)>>,
+}
+
+/// One package line: name as printed, version (or specifier), extras.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PipLine {
+    /// Name as printed.
+    pub name: String,
+    /// `==` version (or the specifier text after `==`), when shown.
+    pub version: Option<String>,
+    /// Extras (`device-all`, `libraries`).
+    pub extras: Vec<String>,
+}
+
+/// Output of TheRock's `rocm-sdk` tool.
+#[derive(Debug, Clone, Default)]
+pub struct RocmSdk {
+    /// `rocm-sdk version`.
+    pub version: Option<At<String>>,
+    /// `rocm-sdk targets` (the semicolon list).
+    pub targets: Option<At<Vec<String>>>,
+    /// `rocm-sdk path --root` (or `--bin`, `--cmake`).
+    pub path: Option<At<String>>,
 }
 
 impl Seen {
@@ -377,16 +407,43 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
     };
     let list: Vec<&Agent> = seen.agents.iter().filter(|a| a.reader == *reader).collect();
     let n = list.len();
+    // The other readers' agents, and how many each reader saw, computed once: comparing every
+    // agent with every other one (and counting per pair) made a paste of N rocminfo agents cost
+    // N² string comparisons (issue 25: 40,000 agents took 30 s).
+    let others: Vec<&Agent> = seen.agents.iter().filter(|o| o.reader != *reader).collect();
+    let mut per_reader: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for o in &others {
+        *per_reader.entry(o.reader).or_default() += 1;
+    }
+    // For more than one GPU only an index can tie two views together (below): look them up by
+    // index, in the readers' order.
+    let mut by_index: std::collections::HashMap<u32, Vec<(usize, &Agent)>> = std::collections::HashMap::new();
+    for (k, o) in others.iter().enumerate() {
+        if let Some(x) = o.index {
+            by_index.entry(x).or_default().push((k, o));
+        }
+    }
     let mut out = Vec::new();
     for (i, a) in list.iter().enumerate() {
         let mut a = (*a).clone();
         // Fill gaps from the other readers' view of the same GPU (same index, or the only GPU).
-        for o in seen.agents.iter().filter(|o| o.reader != *reader) {
+        let candidates: Vec<&Agent> = if n == 1 {
+            others.clone()
+        } else {
+            let mut c: Vec<(usize, &Agent)> = Vec::new();
+            for key in a.index.into_iter().chain(std::iter::once(i as u32)) {
+                c.extend(by_index.get(&key).into_iter().flatten().copied());
+            }
+            c.sort_by_key(|(k, _)| *k);
+            c.dedup_by_key(|(k, _)| *k);
+            c.into_iter().map(|(_, o)| o).collect()
+        };
+        for o in candidates {
             let same = match (a.index, o.index) {
                 (Some(x), Some(y)) => x == y,
                 _ => {
                     n == 1
-                        && seen.agents.iter().filter(|x| x.reader == o.reader).count() == 1
+                        && per_reader.get(o.reader).copied() == Some(1)
                         && (o.gfx.is_none()
                             || a.gfx.is_none()
                             || o.gfx.as_ref().map(|g| &g.v) == a.gfx.as_ref().map(|g| &g.v))
@@ -562,15 +619,63 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
         ));
     }
     if let Some(r) = &seen.rocm {
+        // A Core SDK prefix in the paste names where this version sits (same major.minor).
+        let path = seen.rocm_core.as_ref().and_then(|c| {
+            let (v, p) = &c.v;
+            (r.v == *v || r.v.strip_prefix(v.as_str()).is_some_and(|rest| rest.starts_with('.'))).then(|| p.clone())
+        });
         f.rocm.push(Sourced::new(
             RocmInstall {
                 version: r.v.clone(),
                 from: RocmFrom::Installed,
-                path: None,
+                path,
                 rocblas_gfx: vec![],
                 hipblaslt_gfx: vec![],
+                via: vec![],
+                targets: vec![],
+                torch_loads: false,
             },
             o(r.src),
+        ));
+    }
+    let sdk = &seen.rocm_sdk;
+    if let Some(first) = sdk
+        .version
+        .as_ref()
+        .or(sdk.path.as_ref())
+        .map(|a| a.src)
+        .or(sdk.targets.as_ref().map(|a| a.src))
+    {
+        f.rocm.push(Sourced::new(
+            RocmInstall {
+                version: sdk.version.as_ref().map(|v| v.v.clone()).unwrap_or_default(),
+                from: RocmFrom::PipWheels,
+                path: sdk.path.as_ref().map(|p| p.v.clone()),
+                rocblas_gfx: vec![],
+                hipblaslt_gfx: vec![],
+                via: vec![],
+                targets: sdk.targets.as_ref().map(|t| t.v.clone()).unwrap_or_default(),
+                torch_loads: false,
+            },
+            o(first),
+        ));
+    }
+    for p in &seen.pip {
+        if matrix.distribution.package(&p.v.name).is_none()
+            || f.pip
+                .iter()
+                .any(|q| q.value.name == p.v.name && q.value.version == p.v.version)
+        {
+            continue;
+        }
+        f.pip.push(Sourced::new(
+            crate::facts::PipRequirement {
+                name: p.v.name.clone(),
+                version: p.v.version.clone(),
+                extras: p.v.extras.clone(),
+                index_urls: vec![],
+            },
+            o(p.src),
         ));
     }
     if seen.torch.is_some() || seen.torch_hip.is_some() || seen.torch_cuda.is_some() {

@@ -114,6 +114,12 @@ def main(argv):
     try:
         post(url, token, payload(diff, pr["head"]["sha"]))
     except urllib.error.HTTPError as e:
+        if e.code == 403:
+            # A pull request from a fork gets a read-only token: no reviews can be posted.
+            print("::notice::rocmcheck could not post review suggestions (403: the token cannot "
+                  "write to this pull request, as for one from a fork); the diff is in the log "
+                  "and the step summary", file=sys.stderr)
+            return 0
         if e.code != 422:
             raise
         # a fix touches lines outside the pull request's diff: post the diff itself

@@ -62,34 +62,34 @@ impl Rule for TorchPypiCudaWheel {
             .as_ref()
             .and_then(|p| cx.best_stack(line.as_ref(), Some(p)))
             .or_else(|| cx.best_stack(line.as_ref(), None));
-        // Safe when the user's pin stays (only the index that has its ROCm build is added), or
-        // torch is unpinned (the ROCm index's newest release for the image's line, the same
-        // thing pip would pick there): a CUDA wheel in a ROCm image never meant to be one.
-        // Unsafe when the pin has no wheel for the image's ROCm and the version must move.
-        let autofix = match (&best, &line) {
-            (Some(r), Some(_)) => {
-                let keeps = pinned.as_ref().is_none_or(|p| r.torch.is_within(p) || *p == r.torch);
-                let change = crate::rules::fixes::TorchChange {
-                    version: (!keeps).then(|| r.torch.to_string()),
-                    index_url: Some(&r.index_url),
-                    ..Default::default()
-                };
-                cx.torch_edits(&change).and_then(|e| {
-                    crate::finding::Fix::new(
-                        format!("install torch from {}", r.index_url),
-                        if keeps {
-                            crate::finding::Applicability::Safe
-                        } else {
-                            crate::finding::Applicability::Unsafe
-                        },
-                        e,
-                    )
-                })
-            }
-            _ => None,
-        };
+        // Safe when the image has a ROCm line and the user's pin stays (only the index that has
+        // its ROCm build is added), or torch is unpinned (the ROCm index's newest release for the
+        // image's line, the same thing pip would pick there): a CUDA wheel in a ROCm image never
+        // meant to be one. Unsafe when the pin has no wheel for the image's ROCm and the version
+        // must move, or when the image has no ROCm (`python:3.12-slim`, the usual case: the wheel
+        // brings its own) and rocmcheck picks the ROCm line: issue 24, the fix then names the
+        // release and index it picks instead of `<version>` and `<X.Y>`.
+        let autofix = best.as_ref().and_then(|r| {
+            let keeps = pinned.as_ref().is_none_or(|p| r.torch.is_within(p) || *p == r.torch);
+            let change = crate::rules::fixes::TorchChange {
+                version: (!keeps || line.is_none()).then(|| r.torch.to_string()),
+                index_url: Some(&r.index_url),
+                ..Default::default()
+            };
+            cx.torch_edits(&change).and_then(|e| {
+                crate::finding::Fix::new(
+                    format!("install torch {} from {}", r.torch, r.index_url),
+                    if keeps && line.is_some() {
+                        crate::finding::Applicability::Safe
+                    } else {
+                        crate::finding::Applicability::Unsafe
+                    },
+                    e,
+                )
+            })
+        });
         let fix = match (&best, &line) {
-            (Some(r), Some(_)) => format!("install from the ROCm index: {}", r.install),
+            (Some(r), _) => format!("install from the ROCm index: {}", r.install),
             (None, Some(l)) => format!(
                 "install from the ROCm index: pip install torch==<version> --index-url {}",
                 cx.matrix.index_url(l, None)

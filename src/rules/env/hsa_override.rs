@@ -1,4 +1,5 @@
-//! RC201–RC203: `HSA_OVERRIDE_GFX_VERSION` (and the per-node `HSA_OVERRIDE_GFX_VERSION_<n>`).
+//! RC201–RC203 and RC209: `HSA_OVERRIDE_GFX_VERSION` (and the per-node
+//! `HSA_OVERRIDE_GFX_VERSION_<n>`).
 
 use super::override_vars;
 use crate::declare_rule;
@@ -91,12 +92,9 @@ impl Rule for HsaOverrideInvalid {
 declare_rule! {
     /// ## What it checks
     /// The target an `HSA_OVERRIDE_GFX_VERSION` presents belongs to the same family as the GPU it
-    /// applies to (RDNA2 → 10.3.0, RDNA3 → 11.0.0). An override baked into an image (Dockerfile
-    /// `ENV`) is a *warning* when no target is declared (`--gfx`, `.rocmcheck.yaml` `targets:`,
-    /// `PYTORCH_ROCM_ARCH`), like visibility variables baked in (RC208): the image runs on other
-    /// machines, and the override forces one ISA on whatever GPU it meets there. It stays
-    /// *information* when every declared target is of the family the override names: the image
-    /// is then meant for that family only.
+    /// applies to (RDNA2 → 10.3.0, RDNA3 → 11.0.0), and is a target the matrix knows. An override
+    /// baked into an image is RC209's (`hsa-override-baked-in`), a separate rule since issue 24:
+    /// ignoring that warning must not silence this error.
     ///
     /// ## Why it matters
     /// The override makes the runtime load code objects for another ISA; nothing is translated.
@@ -132,45 +130,6 @@ impl Rule for HsaOverrideCrossFamily {
             };
             let over_family = cx.matrix.gpu(over.as_str()).map(|g| g.family.as_str());
             let targets: Vec<_> = cx.targets().map(|(t, _)| t).collect();
-            let baked = matches!(cx.facts.subject, Subject::Dockerfile { .. });
-            if targets.is_empty() {
-                if baked {
-                    out.push(
-                        Finding::new(&Self::META, format!("{} is baked into the image", e.value.name), e.origin.clone())
-                            .severity(Severity::Warning)
-                            .evidence(format!("{}={} presents {}; no target declared", e.value.name, e.value.value, over))
-                            .why(format!(
-                                "Every container of this image presents its GPU as {over}{}, on whatever machine it runs: on a GPU of another family the kernels do not run (invalid device function, hangs, memory faults). Declare the targets the image is for (--gfx, .rocmcheck.yaml targets:, PYTORCH_ROCM_ARCH) to check them.",
-                                over_family.map(|f| format!(" ({f})")).unwrap_or_default()
-                            ))
-                            .fix("set the override at run time (docker run -e HSA_OVERRIDE_GFX_VERSION=…) on the machines that need it")
-                            .refs([LIBHSAKMT]),
-                    );
-                }
-                continue;
-            }
-            let same_family = over_family.is_some_and(|of| {
-                targets
-                    .iter()
-                    .all(|t| cx.matrix.gpu(&t.gfx).is_some_and(|g| g.family == of))
-            });
-            if baked && same_family {
-                let names: Vec<&str> = targets.iter().map(|t| t.gfx.as_str()).collect();
-                out.push(
-                    Finding::new(&Self::META, format!("{} is baked into the image", e.value.name), e.origin.clone())
-                        .severity(Severity::Info)
-                        .evidence(format!(
-                            "{}={} presents {over}; declared targets {} are {}",
-                            e.value.name,
-                            e.value.value,
-                            names.join(" "),
-                            over_family.unwrap_or("?")
-                        ))
-                        .why("The image is declared for this family only; on a machine with a GPU of another family the override would present the wrong ISA.")
-                        .fix("set the override at run time where you can; keep it baked only in images for this family")
-                        .refs([LIBHSAKMT]),
-                );
-            }
             for t in targets {
                 if t.gfx == over.as_str() {
                     continue;
@@ -200,6 +159,90 @@ impl Rule for HsaOverrideCrossFamily {
                     ),
                     _ => {}
                 }
+            }
+        }
+    }
+}
+
+declare_rule! {
+    /// ## What it checks
+    /// An `HSA_OVERRIDE_GFX_VERSION` baked into an image (Dockerfile `ENV`). A *warning* when no
+    /// target is declared (`--gfx`, `.rocmcheck.yaml` `targets:`, `PYTORCH_ROCM_ARCH`), like
+    /// visibility variables baked in (RC208): the image runs on other machines, and the override
+    /// forces one ISA on whatever GPU it meets there. *Information* when every declared target is
+    /// of the family the override names: the image is then meant for that family only. (Split out
+    /// of RC202 in issue 24: a declared target of another family is RC202's error.)
+    ///
+    /// ## Why it matters
+    /// On a GPU of another family the presented ISA's kernels do not run (invalid device
+    /// function, hangs, memory faults), and nothing in the image says which machines it is for.
+    ///
+    /// ## Example
+    /// `ENV HSA_OVERRIDE_GFX_VERSION=11.0.0` in an image built for everyone.
+    ///
+    /// ## Fix
+    /// Set the override at run time (`docker run -e HSA_OVERRIDE_GFX_VERSION=…`) on the machines
+    /// that need it; or declare the targets the image is for.
+    ///
+    /// ## References
+    /// - ROCm/ROCR-Runtime libhsakmt/src/topology.c
+    pub struct HsaOverrideBakedIn {
+        code: "RC209",
+        name: "hsa-override-baked-in",
+        severity: Warning,
+        scope: Lint,
+        summary: "HSA_OVERRIDE_GFX_VERSION is baked into an image",
+    }
+}
+
+impl Rule for HsaOverrideBakedIn {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        if !matches!(cx.facts.subject, Subject::Dockerfile { .. }) {
+            return;
+        }
+        for e in override_vars(cx.facts) {
+            let Ok(over) = Gfx::from_override(&e.value.value) else {
+                continue;
+            };
+            let over_family = cx.matrix.gpu(over.as_str()).map(|g| g.family.as_str());
+            let targets: Vec<_> = cx.targets().map(|(t, _)| t).collect();
+            if targets.is_empty() {
+                out.push(
+                    Finding::new(&Self::META, format!("{} is baked into the image", e.value.name), e.origin.clone())
+                        .evidence(format!("{}={} presents {}; no target declared", e.value.name, e.value.value, over))
+                        .why(format!(
+                            "Every container of this image presents its GPU as {over}{}, on whatever machine it runs: on a GPU of another family the kernels do not run (invalid device function, hangs, memory faults). Declare the targets the image is for (--gfx, .rocmcheck.yaml targets:, PYTORCH_ROCM_ARCH) to check them.",
+                            over_family.map(|f| format!(" ({f})")).unwrap_or_default()
+                        ))
+                        .fix("set the override at run time (docker run -e HSA_OVERRIDE_GFX_VERSION=…) on the machines that need it")
+                        .refs([LIBHSAKMT]),
+                );
+                continue;
+            }
+            let same_family = over_family.is_some_and(|of| {
+                targets
+                    .iter()
+                    .all(|t| cx.matrix.gpu(&t.gfx).is_some_and(|g| g.family == of))
+            });
+            if same_family {
+                let names: Vec<&str> = targets.iter().map(|t| t.gfx.as_str()).collect();
+                out.push(
+                    Finding::new(&Self::META, format!("{} is baked into the image", e.value.name), e.origin.clone())
+                        .severity(Severity::Info)
+                        .evidence(format!(
+                            "{}={} presents {over}; declared targets {} are {}",
+                            e.value.name,
+                            e.value.value,
+                            names.join(" "),
+                            over_family.unwrap_or("?")
+                        ))
+                        .why("The image is declared for this family only; on a machine with a GPU of another family the override would present the wrong ISA.")
+                        .fix("set the override at run time where you can; keep it baked only in images for this family")
+                        .refs([LIBHSAKMT]),
+                );
             }
         }
     }

@@ -8,7 +8,7 @@ mod hsa_override;
 
 pub use alloc_settings::{AllocConfContradiction, AllocConfInvalid, AllocConfSeveral};
 pub use debug_settings::{DebugSettingLeftOn, VisibleDevicesBakedIn};
-pub use hsa_override::{HsaOverrideCrossFamily, HsaOverrideInvalid, HsaOverrideMasksSupported};
+pub use hsa_override::{HsaOverrideBakedIn, HsaOverrideCrossFamily, HsaOverrideInvalid, HsaOverrideMasksSupported};
 
 use super::Rule;
 
@@ -17,6 +17,7 @@ pub static RULES: &[&dyn Rule] = &[
     &HsaOverrideInvalid,
     &HsaOverrideCrossFamily,
     &HsaOverrideMasksSupported,
+    &HsaOverrideBakedIn,
     &AllocConfInvalid,
     &AllocConfContradiction,
     &AllocConfSeveral,
@@ -85,22 +86,26 @@ mod tests {
                 .contains(&"RC202")
         );
         // baked into an image without declared targets: a warning, like RC208 (the image runs
-        // on other machines, the override forces one ISA on whatever GPU it meets)
+        // on other machines, the override forces one ISA on whatever GPU it meets); its own rule
+        // (RC209), so that ignoring it leaves the cross-family error (issue 24)
         let fs = dockerfile().env("HSA_OVERRIDE_GFX_VERSION", "11.0.0").findings(Lint);
         assert_eq!(
-            fs.iter().find(|f| f.code == "RC202").unwrap().severity,
+            fs.iter().find(|f| f.code == "RC209").unwrap().severity,
             Severity::Warning
         );
+        assert!(!fs.iter().any(|f| f.code == "RC202"), "{fs:?}");
         // declared targets of the family the override names: information only
         let fs = dockerfile()
             .gfx("gfx1101")
             .gfx("gfx1102")
             .env("HSA_OVERRIDE_GFX_VERSION", "11.0.0")
             .findings(Lint);
-        let rc202: Vec<_> = fs.iter().filter(|f| f.code == "RC202").collect();
-        assert_eq!(rc202.len(), 1, "{rc202:?}");
-        assert_eq!(rc202[0].severity, Severity::Info);
-        // a declared target of another family: the cross-family error, not the info
+        let rc209: Vec<_> = fs.iter().filter(|f| f.code == "RC209").collect();
+        assert_eq!(rc209.len(), 1, "{rc209:?}");
+        assert_eq!(rc209[0].severity, Severity::Info);
+        assert!(!fs.iter().any(|f| f.code == "RC202"), "{fs:?}");
+        // a declared target of another family: the cross-family error, not the info; ignoring
+        // RC209 (or hsa-override-baked-in) leaves it
         let fs = dockerfile()
             .gfx("gfx1030")
             .env("HSA_OVERRIDE_GFX_VERSION", "11.0.0")
@@ -109,6 +114,21 @@ mod tests {
         assert!(
             rc202.iter().all(|f| f.severity == Severity::Error) && !rc202.is_empty(),
             "{rc202:?}"
+        );
+        for ignore in ["RC209", "hsa-override-baked-in"] {
+            let mut p = crate::policy::Policy::default();
+            p.ignore.insert(ignore.into());
+            let left = p.apply(fs.clone(), &|_| false);
+            assert!(
+                left.iter().any(|f| f.code == "RC202" && f.severity == Severity::Error),
+                "{ignore}: {left:?}"
+            );
+        }
+        // and a finding of either rule is about one thing: none is both baked-in and cross-family
+        assert!(
+            fs.iter()
+                .filter(|f| f.code == "RC202")
+                .all(|f| !f.title.contains("baked"))
         );
         // gfx1102 is in torch 2.7 wheels: the override only hides it
         assert!(

@@ -65,6 +65,11 @@ impl Rule for LibraryMissing {
             );
         }
         for r in &f.rocm {
+            // The libraries' place inside a pip ROCm's packages is not the `lib/` of an install
+            // prefix (and not documented): only system installs are checked here.
+            if r.value.from == crate::facts::RocmFrom::PipWheels {
+                continue;
+            }
             let Some(p) = &r.value.path else { continue };
             let dir = format!("{p}/lib/");
             let missing: Vec<&str> = ["libamdhip64.so", "libhsa-runtime64.so"]

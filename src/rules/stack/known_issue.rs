@@ -111,6 +111,16 @@ pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String
         if !r.contains(&k) {
             return None;
         }
+        // a distribution kernel with the fix backported (a lower version number) is not affected
+        let release = cx
+            .facts
+            .kernel
+            .as_ref()
+            .and_then(|k| k.release.as_deref())
+            .unwrap_or("");
+        if crate::matrix::kernel_has_backport(release, &w.kernel_backports) {
+            return None;
+        }
         ev.push(format!("kernel {k}"));
     }
     if let Some(apu) = w.apu {

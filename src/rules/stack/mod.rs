@@ -3,10 +3,12 @@
 
 mod known_issue;
 mod rocm_release;
+pub(crate) mod rocm_wheels;
 mod torch_wheel;
 
 pub use known_issue::KnownIssueMatches;
 pub use rocm_release::{DriverWindow, RocmEol, RocmGfxUnsupported, RocmPreviewStream, RocmUnknown};
+pub use rocm_wheels::{DevicePackageMissing, FamilyIndexMismatch, RocmInstalledTwice};
 pub use torch_wheel::{TorchRocmMismatch, TorchWheelMissingGfx, TorchWheelNotOnIndex};
 
 use super::{Context, Rule};
@@ -23,6 +25,9 @@ pub static RULES: &[&dyn Rule] = &[
     &RocmPreviewStream,
     &RocmEol,
     &RocmUnknown,
+    &FamilyIndexMismatch,
+    &DevicePackageMissing,
+    &RocmInstalledTwice,
 ];
 
 /// True when the stack installs an official release wheel that does not exist on the index
@@ -192,6 +197,58 @@ mod tests {
         // a known-issue condition over the kernel: gfx1151 needs kernel fixes (mainline 6.18.4)
         let fs = facts().gfx("gfx1151").kernel("6.11.0-29-generic").findings(Env);
         assert!(fs.iter().any(|f| f.evidence.contains("gfx1151-kernel")), "{fs:#?}");
+    }
+
+    /// Issue 24, defect 9: `env` on a Strix Halo with Ubuntu's OEM kernel 6.14.0-1018 told the
+    /// user to install OEM >= 6.14.0-1018. The backports listed in the matrix are read against
+    /// `uname -r`: the listed kernel and later ABIs of the same flavour are not affected; an
+    /// earlier ABI, another flavour or a plain older version still are.
+    #[test]
+    fn kernel_backports_are_not_reported_as_missing_the_fix() {
+        let m = crate::matrix::Matrix::embedded();
+        let with: Vec<_> = m
+            .issues
+            .iter()
+            .filter(|i| !i.when.kernel_backports.is_empty())
+            .collect();
+        assert!(!with.is_empty(), "the matrix lists kernel backports");
+        for issue in with {
+            let gfx = issue.when.gfx.first().expect("a kernel issue names its gfx").clone();
+            let rocm = issue
+                .when
+                .rocm
+                .as_ref()
+                .map(|r| r.to_string().trim_start_matches(['=', '>', '<']).to_string());
+            let fires = |release: &str| {
+                let mut f = facts().gfx(&gfx).kernel(release);
+                if let Some(r) = &rocm {
+                    f = f.rocm(r);
+                }
+                f.findings(Env).iter().any(|f| f.evidence.contains(&issue.id))
+            };
+            for b in &issue.when.kernel_backports {
+                let (v, abi, flavour) = crate::matrix::distro_kernel(b).unwrap();
+                assert!(!fires(b), "{}: {b} carries the fix", issue.id);
+                assert!(
+                    !fires(&format!("{v}-{}-{flavour}", abi + 7)),
+                    "{}: a later ABI of {b}",
+                    issue.id
+                );
+                if abi > 0 {
+                    assert!(fires(&format!("{v}-{}-{flavour}", abi - 1)), "{}: before {b}", issue.id);
+                }
+                assert!(
+                    fires(&format!("{v}-{abi}-{flavour}x")),
+                    "{}: another flavour than {b}",
+                    issue.id
+                );
+            }
+        }
+        assert_eq!(
+            crate::matrix::distro_kernel("6.14.0-1018-oem").map(|(v, a, f)| (v.to_string(), a, f.to_string())),
+            Some(("6.14.0".into(), 1018, "oem".into()))
+        );
+        assert!(crate::matrix::distro_kernel("6.18.4").is_none());
     }
 
     #[test]

@@ -186,20 +186,22 @@ impl Rule for DriverWindow {
 
 declare_rule! {
     /// ## What it checks
-    /// A ROCm release of the technology-preview stream (TheRock 7.9–7.14) or the Core SDK in the
-    /// stack. In a Dockerfile this is a warning; on a running machine, information.
+    /// A ROCm release that the matrix marks as a TheRock technology preview (`stream: preview`,
+    /// the previews that came before the first Core SDK production release) in the stack. In a
+    /// Dockerfile this is a warning; on a running machine, information. Production releases of
+    /// either stream (legacy ≤ 7.2.x, Core SDK) never fire it.
     ///
     /// ## Why it matters
-    /// Preview versions are not newer releases of the production stream (7.0–7.2.x): there is no
-    /// upgrade path between them, their wheels come from other indexes, and fixes land differently.
-    /// A production image built on a preview is a surprise for whoever maintains it.
+    /// Preview versions are not production releases: there is no upgrade path from them, their
+    /// wheels come from other indexes, and fixes land differently. A production image built on a
+    /// preview is a surprise for whoever maintains it.
     ///
     /// ## Example
     /// `FROM rocm/dev-ubuntu-24.04:7.11.0-complete` in a production image.
     ///
     /// ## Fix
-    /// Use a production release (7.2.x) unless the preview is deliberate; then silence the rule
-    /// for that file.
+    /// Use the current production release (`rocmcheck matrix show rocm`) unless the preview is
+    /// deliberate; then silence the rule for that file.
     ///
     /// ## References
     /// - https://github.com/ROCm/legacy-rocm-build/releases/tag/therock-7.9.0
@@ -222,20 +224,19 @@ impl Rule for RocmPreviewStream {
             let Some(rel) = cx.matrix.rocm_release(&v) else {
                 continue;
             };
-            if rel.stream == Stream::Production {
+            if rel.stream != Stream::Preview {
                 continue;
             }
-            let stream = if rel.stream == Stream::Preview {
-                "technology-preview (TheRock)"
-            } else {
-                "Core SDK"
-            };
+            let stream = rel.stream.label();
             out.push(
                 Finding::new(&Self::META, format!("{what} {v} is a {stream} release"), origin.clone())
                     .severity(if image { Severity::Warning } else { Severity::Info })
                     .evidence(format!("ROCm {} stream: {stream}", rel.version))
-                    .why("Preview releases are not successors of the production 7.2.x line; there is no upgrade path between the streams and their wheels come from other indexes.")
-                    .fix("use the production line unless the preview is deliberate (then ignore this rule for the file)")
+                    .why("A technology preview is not a production release: there is no upgrade path from it, its wheels come from other indexes, and fixes land differently.")
+                    .fix(match cx.matrix.current_production() {
+                        Some(cur) => format!("use the current production release, ROCm {} ({}), unless the preview is deliberate (then ignore this rule for the file)", cur.newest_patch(), cur.stream.label()),
+                        None => "use a production release unless the preview is deliberate (then ignore this rule for the file)".into(),
+                    })
                     .refs(source(rel))
                     .unconfirmed(rel.confidence == Confidence::Unconfirmed),
             );
@@ -282,22 +283,18 @@ impl Rule for RocmEol {
             if rel.status != Status::Eol {
                 continue;
             }
-            let newest = cx
-                .matrix
-                .rocm
-                .iter()
-                .filter(|x| x.stream == Stream::Production && x.status == Status::Supported)
-                .map(|x| x.version.to_string())
-                .collect::<Vec<_>>();
+            let current = cx.matrix.current_production();
             out.push(
                 Finding::new(
                     &Self::META,
                     format!("ROCm {} is end-of-life", v.version),
                     r.origin.clone(),
                 )
+                // one version per finding: the release seen; the matrix's entry may be another
+                // patch release of its line (6.4.1 for a 6.4.4 image)
                 .evidence(format!(
-                    "matrix: ROCm {} status eol{}",
-                    rel.version,
+                    "matrix: the ROCm {}.x releases are end-of-life{}",
+                    rel.version.line(),
                     if rel.status_confidence == Confidence::Unconfirmed {
                         " (a reading of AMD's support policy, not a dated notice)"
                     } else {
@@ -305,10 +302,13 @@ impl Rule for RocmEol {
                     }
                 ))
                 .why("No fixes arrive for an end-of-life release, and new torch wheels are not built for it.")
-                .fix(if newest.is_empty() {
-                    "move to a supported release".into()
-                } else {
-                    format!("move to ROCm {}", newest.join(" / "))
+                .fix(match current {
+                    Some(cur) => format!(
+                        "move to ROCm {}, the current production release ({})",
+                        cur.newest_patch(),
+                        cur.stream.label()
+                    ),
+                    None => "move to a supported release".into(),
                 })
                 .refs(source(rel))
                 .unconfirmed(rel.status_confidence == Confidence::Unconfirmed),
@@ -328,7 +328,7 @@ declare_rule! {
     /// `FROM rocm/dev-ubuntu-22.04:6.22`
     ///
     /// ## Fix
-    /// Check the version; update rocmcheck or its matrix (`rocmcheck matrix sync`).
+    /// Check the version; run `rocmcheck matrix update` for newer matrix data, or upgrade rocmcheck.
     ///
     /// ## References
     /// - `matrix/rocm.yaml`
@@ -358,7 +358,9 @@ impl Rule for RocmUnknown {
                 Finding::new(&Self::META, format!("{what} {v} is not in the matrix{hint}"), origin)
                     .evidence(format!("matrix data {}", cx.matrix.data))
                     .why("rocmcheck cannot check a release it does not know.")
-                    .fix("check the version; update rocmcheck or run `rocmcheck matrix sync`"),
+                    .fix(
+                        "check the version; run `rocmcheck matrix update` for newer matrix data, or upgrade rocmcheck",
+                    ),
             );
         }
     }

@@ -79,7 +79,7 @@ impl Rule for TorchWheelNotOnIndex {
                             + &rocm.to_string()
                             + ".",
                     )
-                    .fix("update rocmcheck or its matrix (`rocmcheck matrix sync` proposes additions)"),
+                    .fix("run `rocmcheck matrix update` for newer matrix data, or upgrade rocmcheck (`rocmcheck matrix sync` proposes additions)"),
                 );
             } else {
                 out.push(
@@ -203,7 +203,7 @@ impl Rule for TorchWheelMissingGfx {
                         && crate::version::Gfx::from_override(o).is_ok_and(|og| arch.iter().any(|a| a == og.as_str()))
                 });
             // The one ranking (release channel only: a fix never names a pre-release).
-            let ranked = cx.matrix.best_for(g);
+            let ranked = cx.best_for_gfx(g);
             let newer: Option<String> = ranked.as_ref().map(|r| r.short());
             // Unsafe: another torch release (and maybe another ROCm) gets installed.
             let autofix = ranked.as_ref().and_then(|r| {
@@ -323,6 +323,10 @@ impl Rule for TorchRocmMismatch {
             return;
         }
         if tr.line() == user.line() || super::wheel_missing_from_index(cx) {
+            return;
+        }
+        // a wheel-based torch (ROCm from pip) beside a system ROCm is RC111's finding
+        if super::rocm_wheels::torch_pulls_rocm_wheels(cx).is_some() {
             return;
         }
         let within = within_window(cx, &user, &tr);

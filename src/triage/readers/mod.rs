@@ -17,6 +17,7 @@ pub mod memory;
 pub mod nvidia_smi;
 pub mod ollama;
 pub mod pip;
+pub mod rocm_sdk;
 pub mod rocm_smi;
 pub mod rocm_version;
 pub mod rocminfo;
@@ -48,6 +49,7 @@ pub const READERS: &[Reader] = &[
     ("pip_list", pip::read),
     ("torch_print", torch_print::read),
     ("rocm_version_file", rocm_version::read),
+    ("rocm_sdk", rocm_sdk::read),
     ("uname", uname::read),
     ("env_vars", env_vars::read),
     ("ollama_log", ollama::read),

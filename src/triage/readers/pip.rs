@@ -1,7 +1,16 @@
 //! `pip list`, `pip freeze`, `uv pip list` and collect_env's `[pip3] torch==…` lines: the
-//! installed torch version.
+//! installed torch version; and the Core SDK era's ROCm packages in the same lists and in pip's
+//! `Collecting …` log lines (`rocm`, `rocm-sdk-*`, `amd-torch-device-*`: every name starting
+//! with `rocm` or `amd` is kept, and the matrix's `distribution.yaml` picks the ones it knows
+//! when facts are built).
+//!
+//! Shapes: `[pip3] amd-torch-device-gfx1100==2.12.0+rocm7.14.0` (collect_env, ROCm/pytorch#3518),
+//! `rocm-sdk-core==7.15.0a20260630` (pip freeze, ROCm/TheRock RELEASES.md@16adc4d8),
+//! `Collecting rocm-sdk-device-gfx1011==7.14.0 (from rocm[device-all,libraries]==7.14.*->torch)`
+//! (pip's resolver log, pytorch/pytorch#193979), `rocm-sdk-core  7.14.0` (pip list columns).
 
 use super::{Line, Seen};
+use crate::triage::PipLine;
 use crate::triage::paste::Has;
 use crate::triage::paste::trim;
 use regex_lite::Regex;
@@ -11,15 +20,139 @@ static FREEZE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(?:\[(?:pip3?|conda)\]\s+)?torch\s*==\s*([0-9][^\s;]*)").unwrap());
 static LIST: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^torch\s+([0-9]+\.[0-9]+[^\s]*)(?:\s|$)").unwrap());
 
+/// A name a ROCm package may have (the matrix decides): `rocm…`, `amd…`.
+fn rocm_like(name: &str) -> bool {
+    name.starts_with("rocm") || name.starts_with("amd")
+}
+
+/// A distribution name (`[A-Za-z0-9._-]+`) at the start of `s`, and the rest.
+fn name_at(s: &str) -> (&str, &str) {
+    let end = s
+        .bytes()
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')))
+        .unwrap_or(s.len());
+    (&s[..end], &s[end..])
+}
+
+/// `name[extras]==version` (or with a version column) at the start of `s`; the version may be
+/// required (`==` or a column) or optional (`Collecting name`). Linear in `s`.
+fn requirement(s: &str, version_required: bool) -> Option<(PipLine, &str)> {
+    let (name, mut rest) = name_at(s);
+    if name.is_empty() || !rocm_like(name) {
+        return None;
+    }
+    let mut extras = Vec::new();
+    if let Some(r) = rest.strip_prefix('[') {
+        let end = r.find(']')?;
+        extras = r[..end]
+            .split(',')
+            .map(|e| e.trim().to_string())
+            .filter(|e| !e.is_empty())
+            .collect();
+        rest = &r[end + 1..];
+    }
+    let r = rest.trim_start();
+    let token = |x: &str| -> String {
+        let end = x
+            .find(|c: char| c.is_whitespace() || matches!(c, ';' | ')' | ','))
+            .unwrap_or(x.len());
+        let v = &x[..end];
+        v.split("->").next().unwrap_or(v).to_string()
+    };
+    let version = if let Some(v) = r.strip_prefix("==") {
+        Some(token(v.trim_start()))
+    } else if r.as_bytes().first().is_some_and(u8::is_ascii_digit) && rest.starts_with(char::is_whitespace) {
+        Some(token(r))
+    } else {
+        None
+    };
+    if version_required && version.is_none() {
+        return None;
+    }
+    let line = PipLine {
+        name: name.to_string(),
+        version: version.filter(|v| !v.is_empty()),
+        extras,
+    };
+    Some((line, r))
+}
+
+/// ROCm package lines: freeze/list/collect_env rows and pip's `Collecting` lines.
+fn rocm_packages(t: &str) -> Vec<PipLine> {
+    let mut out = Vec::new();
+    let mut body = t;
+    for p in ["[pip3]", "[pip]", "[conda]"] {
+        if let Some(r) = body.strip_prefix(p) {
+            body = r.trim_start();
+        }
+    }
+    if let Some(r) = body.strip_prefix("Collecting ") {
+        if let Some((line, rest)) = requirement(r.trim_start(), false) {
+            out.push(line);
+            // `(from rocm[device-all,libraries]==7.14.*->torch)`: the requirement that pulled it
+            if let Some(i) = rest.at("(from ")
+                && let Some((from, _)) = requirement(&rest[i + 6..], false)
+            {
+                out.push(from);
+            }
+        }
+        return out;
+    }
+    if let Some((line, _)) = requirement(body, true) {
+        out.push(line);
+    }
+    out
+}
+
 /// Reads package lists.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut show_torch = false; // inside `pip show torch` output
+    let mut show_rocm: Option<String> = None; // inside `pip show rocm-…` output
     for l in lines {
         let t = trim(&l.text);
+        // `pip show` prints `Version:` on the line right after `Name:` (rocminfo's `Name:` lines
+        // are followed by other keys)
+        let after_name = show_rocm.take();
         if t == "Name: torch" {
             show_torch = true;
             continue;
+        }
+        if let Some(n) = t.strip_prefix("Name: ").map(str::trim)
+            && rocm_like(n)
+        {
+            show_rocm = Some(n.to_string());
+            continue;
+        }
+        if let Some(n) = &after_name
+            && let Some(v) = t.strip_prefix("Version:")
+        {
+            fired = true;
+            let at = seen.at(
+                PipLine {
+                    name: n.clone(),
+                    version: Some(v.trim().to_string()),
+                    extras: vec![],
+                },
+                l.no,
+            );
+            seen.pip.push(at);
+            continue;
+        }
+        if !l.command
+            && t.as_bytes()
+                .first()
+                .is_some_and(|b| matches!(b, b'r' | b'a' | b'[' | b'C'))
+        {
+            let found = rocm_packages(t);
+            if !found.is_empty() {
+                fired = true;
+                for p in found {
+                    let at = seen.at(p, l.no);
+                    seen.pip.push(at);
+                }
+                continue;
+            }
         }
         if show_torch {
             if let Some(v) = t.strip_prefix("Version:") {
@@ -74,5 +207,86 @@ mod tests {
         assert_eq!(s.torch.unwrap().v, "2.6.0+rocm6.2.4");
         let (fired, _) = run(read, "torchvision 0.20.1\npytorch-triton-rocm 3.1.0\n");
         assert!(!fired);
+    }
+
+    fn pkgs(text: &str) -> Vec<(String, Option<String>, Vec<String>)> {
+        let (_, s) = run(read, text);
+        s.pip.into_iter().map(|p| (p.v.name, p.v.version, p.v.extras)).collect()
+    }
+
+    #[test]
+    fn core_sdk_packages_in_lists_and_pip_logs() {
+        // collect_env lines of AMD's split torch (ROCm/pytorch#3518, a real paste)
+        let got = pkgs(
+            "Versions of relevant libraries:\n[pip3] amd-torch-device-gfx1100==2.12.0+rocm7.14.0\n[pip3] amd-torch-device-gfx12-0==2.12.0+rocm7.14.0\n[pip3] torch==2.12.0+rocm7.14.0\n",
+        );
+        assert_eq!(
+            got,
+            [
+                (
+                    "amd-torch-device-gfx1100".into(),
+                    Some("2.12.0+rocm7.14.0".into()),
+                    vec![]
+                ),
+                (
+                    "amd-torch-device-gfx12-0".into(),
+                    Some("2.12.0+rocm7.14.0".into()),
+                    vec![]
+                ),
+            ]
+        );
+        // pip freeze of TheRock's multi-arch ROCm (ROCm/TheRock RELEASES.md@16adc4d8)
+        let got = pkgs(
+            "rocm==7.15.0a20260630\nrocm-sdk-core==7.15.0a20260630\nrocm-sdk-device-gfx1100==7.15.0a20260630\nrocm-sdk-libraries==7.15.0a20260630\n",
+        );
+        assert_eq!(got.len(), 4);
+        assert_eq!(
+            got[2],
+            ("rocm-sdk-device-gfx1100".into(), Some("7.15.0a20260630".into()), vec![])
+        );
+        // pip list columns (the same packages as `pip list` prints them; column layout of pip's own list)
+        let got = pkgs(
+            "Package                  Version\n------------------------ ---------\nrocm-sdk-core            7.14.0\namd-torch-device-gfx942  2.12.0+rocm7.14.0\n",
+        );
+        assert_eq!(got[0], ("rocm-sdk-core".into(), Some("7.14.0".into()), vec![]));
+        assert_eq!(got[1].1.as_deref(), Some("2.12.0+rocm7.14.0"));
+        // pip's resolver log of a rocm7.14 torch (pytorch/pytorch#193979)
+        let got = pkgs(
+            "Collecting rocm-sdk-device-gfx1011==7.14.0 (from rocm[device-all,libraries]==7.14.*->torch)\n  Downloading rocm_sdk_device_gfx1011-7.14.0-py3-none-linux_x86_64.whl (63.2 MB)\n",
+        );
+        assert_eq!(
+            got,
+            [
+                ("rocm-sdk-device-gfx1011".into(), Some("7.14.0".into()), vec![]),
+                (
+                    "rocm".into(),
+                    Some("7.14.*".into()),
+                    vec!["device-all".to_string(), "libraries".to_string()]
+                ),
+            ]
+        );
+        // pip show
+        let got = pkgs("$ pip show rocm-sdk-core\nName: rocm-sdk-core\nVersion: 10.0.0\nSummary: ROCm SDK core\n");
+        assert_eq!(got, [("rocm-sdk-core".into(), Some("10.0.0".into()), vec![])]);
+        // trap (corpus case 12): rocminfo's `Name: amdgcn-amd-amdhsa--gfx1102` is not a `pip show`
+        let (_, s) = run(
+            read,
+            "      Name:                    amdgcn-amd-amdhsa--gfx1102\n      Machine Models:          HSA_MACHINE_MODEL_LARGE\nName: torch\nVersion: 2.6.0+rocm6.2.4\n",
+        );
+        assert!(s.pip.is_empty());
+        assert_eq!(s.torch.unwrap().v, "2.6.0+rocm6.2.4");
+        // not package rows (rows the matrix does not know, `rocm-smi 3 …`, are dropped when facts are built)
+        assert!(pkgs("rocminfo\nROCm version: 7.14.0\nROCM used to build PyTorch: 7.14.60850\n").is_empty());
+    }
+
+    /// Long lines of near-misses stay linear: no backtracking parser here.
+    #[test]
+    fn long_near_miss_lines_are_read_in_one_pass() {
+        let line = format!("rocm-sdk-core{}\n", "[".repeat(100_000));
+        let (_, s) = run(read, &line);
+        assert!(s.pip.is_empty());
+        let line = format!("Collecting rocm (from {})\n", "rocm[".repeat(50_000));
+        let (_, s) = run(read, &line);
+        assert_eq!(s.pip.len(), 1);
     }
 }

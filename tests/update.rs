@@ -1,0 +1,716 @@
+//! `rocmcheck matrix update` (issue 21) against bundles served from 127.0.0.1: install, a
+//! tampered or untrusted bundle, an older serial, a newer schema, a truncated download,
+//! concurrent updates, `--offline`, and which data the other commands then use.
+//!
+//! The signing keys are generated per test run with the `minisign` crate (a dev-dependency):
+//! test-only keys, never the project's. The binary trusts them only through the explicit
+//! `--trusted-key FILE` flag; one test shows a bundle signed by them is refused without it.
+//! Every test has its own `ROCMCHECK_CACHE_DIR`, so no test reads or writes a user's cache.
+
+use rocmcheck::data;
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A test-only key pair and its public key file.
+struct TestKey {
+    kp: minisign::KeyPair,
+    pub_file: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl TestKey {
+    fn new() -> TestKey {
+        let kp = minisign::KeyPair::generate_unencrypted_keypair().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let pub_file = dir.path().join("test-only-minisign.pub");
+        std::fs::write(&pub_file, kp.pk.to_box().unwrap().to_string()).unwrap();
+        TestKey {
+            kp,
+            pub_file,
+            _dir: dir,
+        }
+    }
+
+    fn sign(&self, bundle: &[u8]) -> String {
+        minisign::sign(
+            Some(&self.kp.pk),
+            &self.kp.sk,
+            std::io::Cursor::new(bundle),
+            Some("rocmcheck test bundle"),
+            None,
+        )
+        .unwrap()
+        .to_string()
+    }
+}
+
+/// The embedded matrix files with `data:` set to `date` and a marker in the first known issue's
+/// title, so a command's answer shows which data it used.
+fn files(date: &str, marker: &str) -> BTreeMap<String, String> {
+    let mut f = rocmcheck::matrix::embedded::files();
+    let stamp = f.get_mut("matrix.yaml").unwrap();
+    let embedded = &rocmcheck::matrix::Matrix::embedded().data;
+    assert!(
+        stamp.contains(&format!("data: \"{embedded}\"")),
+        "matrix.yaml stamp layout changed:\n{stamp}"
+    );
+    *stamp = stamp.replace(&format!("data: \"{embedded}\""), &format!("data: \"{date}\""));
+    let issues = f.get_mut("issues.yaml").unwrap();
+    *issues = issues.replacen("title: \"", &format!("title: \"{marker} "), 1);
+    f
+}
+
+fn bundle(date: &str, marker: &str, serial: u64) -> Vec<u8> {
+    data::build_bundle(&files(date, marker), serial).unwrap()
+}
+
+/// A date later than the embedded data's (the cache must win over it).
+const FRESH: &str = "2099-01-31";
+
+// ------------------------------------------------------------------ a 127.0.0.1 server
+
+/// What the server answers on one path.
+#[derive(Clone, Default)]
+struct Page {
+    body: Vec<u8>,
+    ctype: &'static str,
+    etag: Option<String>,
+    cache_control: Option<String>,
+    delay: Duration,
+}
+
+type Routes = Arc<Mutex<BTreeMap<String, Page>>>;
+
+struct Server {
+    base: String,
+    routes: Routes,
+    truncate: Arc<Mutex<Vec<String>>>,
+    hits: Arc<Mutex<usize>>,
+}
+
+impl Server {
+    fn start() -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let routes: Routes = Arc::default();
+        let truncate: Arc<Mutex<Vec<String>>> = Arc::default();
+        let hits: Arc<Mutex<usize>> = Arc::default();
+        let (r, t, h) = (routes.clone(), truncate.clone(), hits.clone());
+        std::thread::spawn(move || {
+            for s in listener.incoming() {
+                let Ok(s) = s else { continue };
+                *h.lock().unwrap() += 1;
+                let (r, t) = (r.clone(), t.clone());
+                std::thread::spawn(move || answer(s, &r, &t));
+            }
+        });
+        Server {
+            base,
+            routes,
+            truncate,
+            hits,
+        }
+    }
+
+    /// Serves `bundle` at /NAME and its signature at /NAME.minisig; the bundle's URL.
+    fn put(&self, name: &str, bundle: &[u8], sig: &str) -> String {
+        let mut r = self.routes.lock().unwrap();
+        let page = |body: &[u8]| Page {
+            body: body.to_vec(),
+            ctype: "application/octet-stream",
+            ..Page::default()
+        };
+        r.insert(format!("/{name}"), page(bundle));
+        r.insert(format!("/{name}.minisig"), page(sig.as_bytes()));
+        format!("{}/{name}", self.base)
+    }
+
+    fn page(&self, path: &str, page: Page) {
+        self.routes.lock().unwrap().insert(path.to_string(), page);
+    }
+
+    fn hits(&self) -> usize {
+        *self.hits.lock().unwrap()
+    }
+}
+
+fn answer(mut s: TcpStream, routes: &Routes, truncate: &Mutex<Vec<String>>) {
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut req = Vec::new();
+    let mut buf = [0u8; 2048];
+    while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => req.extend_from_slice(&buf[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&req).to_string();
+    let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let if_none_match = head.lines().find_map(|l| {
+        l.to_ascii_lowercase()
+            .strip_prefix("if-none-match:")
+            .map(|v| v.trim().to_string())
+    });
+    let Some(page) = routes.lock().unwrap().get(&path).cloned() else {
+        let _ = s.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        return;
+    };
+    std::thread::sleep(page.delay);
+    let mut extra = String::new();
+    if let Some(e) = &page.etag {
+        extra.push_str(&format!("ETag: {e}\r\n"));
+    }
+    if let Some(c) = &page.cache_control {
+        extra.push_str(&format!("Cache-Control: {c}\r\n"));
+    }
+    if page.etag.is_some() && if_none_match.as_deref() == page.etag.as_deref().map(str::to_ascii_lowercase).as_deref() {
+        let _ = write!(s, "HTTP/1.1 304 Not Modified\r\n{extra}Connection: close\r\n\r\n");
+        return;
+    }
+    let body = if truncate.lock().unwrap().contains(&path) {
+        &page.body[..page.body.len() / 2]
+    } else {
+        &page.body[..]
+    };
+    let _ = write!(
+        s,
+        "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n",
+        page.ctype,
+        page.body.len()
+    );
+    let _ = s.write_all(body);
+    let _ = s.flush();
+    let _ = s.shutdown(std::net::Shutdown::Both);
+}
+
+// ------------------------------------------------------------------------- the binary
+
+fn rocmcheck(cache: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(args)
+        .env("ROCMCHECK_CACHE_DIR", cache)
+        .env_remove("ROCMCHECK_MATRIX")
+        .env_remove("ROCMCHECK_OFFLINE")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn update(cache: &Path, from: &str, key: &TestKey) -> Output {
+    rocmcheck(
+        cache,
+        &[
+            "matrix",
+            "update",
+            "--from",
+            from,
+            "--trusted-key",
+            key.pub_file.to_str().unwrap(),
+        ],
+    )
+}
+
+/// `matrix version` as key → value.
+fn version(cache: &Path) -> BTreeMap<String, String> {
+    let o = rocmcheck(cache, &["matrix", "version"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn assert_serial(cache: &Path, serial: &str) {
+    let v = version(cache);
+    assert_eq!(v["serial"], serial, "{v:?}");
+    assert!(v["source"].starts_with("cache "), "{v:?}");
+}
+
+/// Installs a fresh bundle with `serial` from the server.
+fn install(srv: &Server, cache: &Path, key: &TestKey, serial: u64) {
+    let b = bundle(FRESH, "CACHED", serial);
+    let url = srv.put(&format!("good-{serial}.tar"), &b, &key.sign(&b));
+    let o = update(cache, &url, key);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
+
+// ------------------------------------------------------------------------------ tests
+
+#[test]
+fn update_installs_a_signed_bundle_and_every_command_then_answers_from_it() {
+    let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+    let before = version(cache.path());
+    assert_eq!(before["source"], "embedded (embedded in this binary)", "{before:?}");
+    assert_eq!(before["serial"], "none");
+
+    let b = bundle(FRESH, "CACHED-ANSWER", 5);
+    let url = srv.put("rocmcheck-data.tar", &b, &key.sign(&b));
+    let o = update(cache.path(), &url, &key);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(&format!("installed matrix data {FRESH}")), "{out}");
+    assert!(out.contains("serial 5") && out.contains("--trusted-key key"), "{out}");
+
+    let v = version(cache.path());
+    assert_eq!(v["data"], FRESH);
+    assert_eq!(v["serial"], "5");
+    assert!(v["source"].contains(&url) && v["source"].starts_with("cache "), "{v:?}");
+
+    // The stale-by-comparison embedded data loses to the fresh cache: the answer is the cache's.
+    let o = rocmcheck(cache.path(), &["matrix", "show", "issues", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("CACHED-ANSWER"),
+        "{}",
+        text(&o)
+    );
+
+    // Report stamps name the serial (JSON, SARIF, markdown).
+    let d = tempfile::tempdir().unwrap();
+    let df = d.path().join("Dockerfile");
+    std::fs::write(&df, "FROM scratch\n").unwrap();
+    let df = df.to_str().unwrap();
+    let o = rocmcheck(cache.path(), &["lint", df, "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    assert_eq!(j["stamp"]["matrix_serial"], 5, "{j}");
+    assert_eq!(j["stamp"]["matrix_source"], "cache", "{j}");
+    assert_eq!(j["stamp"]["matrix_data"], FRESH, "{j}");
+    let o = rocmcheck(cache.path(), &["lint", df, "--format", "sarif"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    assert_eq!(j["runs"][0]["properties"]["matrix_serial"], 5, "{j}");
+    let o = rocmcheck(cache.path(), &["lint", df, "--format", "markdown"]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("serial 5 (cache)"),
+        "{}",
+        text(&o)
+    );
+
+    // An explicit --matrix DIR wins over the cache.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("matrix");
+    let o = rocmcheck(cache.path(), &["--matrix", dir.to_str().unwrap(), "matrix", "version"]);
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(s.contains("source dir") && s.contains("serial none"), "{}", text(&o));
+
+    // The same serial again: nothing to do.
+    let o = update(cache.path(), &url, &key);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("already installed"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn a_cache_no_newer_than_the_embedded_data_is_not_used() {
+    let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+    let embedded = rocmcheck::matrix::Matrix::embedded().data.clone();
+    let b = bundle(&embedded, "SAME-DAY", 3);
+    let url = srv.put("same.tar", &b, &key.sign(&b));
+    let o = update(cache.path(), &url, &key);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("keep using it"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(version(cache.path())["serial"], "none");
+}
+
+#[test]
+fn a_bundle_signed_by_an_untrusted_key_or_tampered_with_is_refused_and_nothing_changes() {
+    let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+    install(&srv, cache.path(), &key, 5);
+
+    // Signed by the test key, but the key is not passed: only the built-in keys are trusted.
+    let b = bundle(FRESH, "UNTRUSTED", 6);
+    let url = srv.put("untrusted.tar", &b, &key.sign(&b));
+    let o = rocmcheck(cache.path(), &["matrix", "update", "--from", &url]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("does not trust"),
+        "{}",
+        text(&o)
+    );
+    assert_serial(cache.path(), "5");
+
+    // One byte of the YAML changed after signing.
+    let mut t = bundle(FRESH, "TAMPERED", 7);
+    let sig = key.sign(&t);
+    let at = t.windows(8).position(|w| w == b"TAMPERED").unwrap();
+    t[at] = b'X';
+    let url = srv.put("tampered.tar", &t, &sig);
+    let o = update(cache.path(), &url, &key);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("does not match its signature"),
+        "{}",
+        text(&o)
+    );
+    assert_serial(cache.path(), "5");
+}
+
+#[test]
+fn an_older_serial_is_refused() {
+    let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+    install(&srv, cache.path(), &key, 10);
+    let b = bundle(FRESH, "OLDER", 9);
+    let url = srv.put("older.tar", &b, &key.sign(&b));
+    let o = update(cache.path(), &url, &key);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("serial 9, older than the installed serial 10"),
+        "{}",
+        text(&o)
+    );
+    assert_serial(cache.path(), "10");
+}
+
+#[test]
+fn a_newer_schema_is_refused_with_the_upgrade_message() {
+    let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+    install(&srv, cache.path(), &key, 5);
+    // A bundle as a future rocmcheck would write it: schema + 1 in the manifest and the stamp.
+    let newer = rocmcheck::matrix::SCHEMA + 1;
+    let mut f = files(FRESH, "NEWER");
+    let stamp = f.get_mut("matrix.yaml").unwrap();
+    *stamp = stamp.replace(
+        &format!("schema: {}", rocmcheck::matrix::SCHEMA),
+        &format!("schema: {newer}"),
+    );
+    let manifest = format!("{{\"format\": 1, \"schema\": {newer}, \"data\": \"{FRESH}\", \"serial\": 99}}");
+    let mut tar = tar::Builder::new(Vec::new());
+    for (name, body) in std::iter::once(("manifest.json".to_string(), manifest))
+        .chain(f.into_iter().map(|(n, t)| (format!("matrix/{n}"), t)))
+    {
+        let mut h = tar::Header::new_ustar();
+        h.set_size(body.len() as u64);
+        h.set_mode(0o644);
+        tar.append_data(&mut h, name, body.as_bytes()).unwrap();
+    }
+    let b = tar.into_inner().unwrap();
+    let url = srv.put("newer.tar", &b, &key.sign(&b));
+    let o = update(cache.path(), &url, &key);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("upgrade rocmcheck") && e.contains("Nothing was changed"),
+        "{}",
+        text(&o)
+    );
+    assert!(e.contains(&format!("matrix schema {newer}")), "{}", text(&o));
+    assert_serial(cache.path(), "5");
+}
+
+#[test]
+fn a_truncated_download_leaves_the_previous_data() {
+    let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+    install(&srv, cache.path(), &key, 5);
+    let b = bundle(FRESH, "TRUNCATED", 6);
+    let url = srv.put("cut.tar", &b, &key.sign(&b));
+    srv.truncate.lock().unwrap().push("/cut.tar".into());
+    let o = update(cache.path(), &url, &key);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("nothing was changed"),
+        "{}",
+        text(&o)
+    );
+    assert_serial(cache.path(), "5");
+    // A bundle file cut short on disk fails its signature the same way.
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("cut.tar");
+    std::fs::write(&f, &b[..b.len() / 2]).unwrap();
+    std::fs::write(d.path().join("cut.tar.minisig"), key.sign(&b)).unwrap();
+    let o = update(cache.path(), f.to_str().unwrap(), &key);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert_serial(cache.path(), "5");
+}
+
+#[test]
+fn concurrent_updates_leave_a_valid_cache() {
+    let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+    let urls: Vec<String> = (20..24)
+        .map(|serial| {
+            let b = bundle(FRESH, &format!("SERIAL{serial}"), serial);
+            srv.put(&format!("c{serial}.tar"), &b, &key.sign(&b))
+        })
+        .collect();
+    let children: Vec<_> = urls
+        .iter()
+        .map(|u| {
+            Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+                .args([
+                    "matrix",
+                    "update",
+                    "--from",
+                    u,
+                    "--trusted-key",
+                    key.pub_file.to_str().unwrap(),
+                ])
+                .env("ROCMCHECK_CACHE_DIR", cache.path())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        // Each one either installs or, when a newer serial won the lock first, refuses to go back.
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            o.status.code() == Some(0) || (o.status.code() == Some(2) && e.contains("refusing to go back")),
+            "{}",
+            text(&o)
+        );
+    }
+    // The newest serial always ends up installed, and the cache decodes.
+    assert_serial(cache.path(), "23");
+    let o = rocmcheck(cache.path(), &["matrix", "show", "issues", "--format", "json"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("SERIAL23"), "{}", text(&o));
+    let leftovers: Vec<String> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left behind: {leftovers:?}");
+}
+
+#[test]
+fn offline_makes_no_connection() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}/rocmcheck-data.tar", listener.local_addr().unwrap());
+    let cache = tempfile::tempdir().unwrap();
+    let o = rocmcheck(cache.path(), &["--offline", "matrix", "update", "--from", &url]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("offline"), "{}", text(&o));
+    let o = Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["matrix", "update", "--from", &url])
+        .env("ROCMCHECK_CACHE_DIR", cache.path())
+        .env("ROCMCHECK_OFFLINE", "1")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("offline"), "{}", text(&o));
+    // The listener was there all along: had anything connected, accept would return it.
+    std::thread::sleep(Duration::from_millis(200));
+    match listener.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("something connected to the listener: {other:?}"),
+    }
+    // The control: without --offline the same command does connect (so the check above can fail).
+    let o = rocmcheck(cache.path(), &["matrix", "update", "--from", &url, "--timeout", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let mut accepted = false;
+    for _ in 0..50 {
+        if listener.accept().is_ok() {
+            accepted = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(accepted, "the control update never connected: {}", text(&o));
+}
+
+#[test]
+fn an_unusable_cache_is_one_notice_and_the_embedded_data_answers() {
+    let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+    install(&srv, cache.path(), &key, 5);
+    std::fs::write(
+        cache.path().join("matrix.cache"),
+        b"rocmcheck matrix cache 1\n{not json\n",
+    )
+    .unwrap();
+    let o = rocmcheck(cache.path(), &["matrix", "version"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("source embedded"),
+        "{}",
+        text(&o)
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(e.lines().count(), 1, "{}", text(&o));
+    assert!(e.contains("run `rocmcheck matrix update`"), "{}", text(&o));
+    // And the server saw only the install's two requests: nothing fetched on its own.
+    assert_eq!(srv.hits(), 2);
+}
+
+// ------------------------------------------------------------------------- --online
+
+/// A stack the matrix recommends (derived from the data, so it survives a data update), and a
+/// torch version newer than any the matrix knows for its ROCm variant.
+fn stack() -> (String, String, String, String) {
+    let m = rocmcheck::matrix::Matrix::embedded();
+    let gfx = "gfx1100";
+    let best = m.best_for(gfx).expect("the matrix recommends a stack for gfx1100");
+    let (torch, rocm) = (best.torch.to_string(), best.rocm.to_string());
+    let newest = m
+        .torch
+        .wheels
+        .iter()
+        .filter(|w| w.variants.iter().any(|v| v.rocm == best.rocm))
+        .flat_map(|w| w.torch.iter())
+        .max()
+        .unwrap()
+        .to_string();
+    let mut parts: Vec<u64> = newest.split('.').map(|p| p.parse().unwrap()).collect();
+    while parts.len() < 3 {
+        parts.push(0);
+    }
+    parts[2] += 50;
+    let ahead = parts.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(".");
+    (gfx.to_string(), torch, rocm, ahead)
+}
+
+fn wheel(torch: &str, rocm: &str) -> String {
+    format!("torch-{torch}+rocm{rocm}-cp312-cp312-manylinux_2_28_x86_64.whl")
+}
+
+fn json_page(torch: &[&str], rocm: &str) -> Page {
+    let files: Vec<serde_json::Value> = torch
+        .iter()
+        .map(|t| serde_json::json!({"filename": wheel(t, rocm), "url": format!("../../{}", wheel(t, rocm)), "hashes": {}}))
+        .collect();
+    Page {
+        body: serde_json::to_vec(&serde_json::json!({"meta": {"api-version": "1.1"}, "name": "torch", "files": files}))
+            .unwrap(),
+        ctype: "application/vnd.pypi.simple.v1+json",
+        ..Page::default()
+    }
+}
+
+fn query(cache: &Path, index: Option<&str>, extra: &[&str]) -> Output {
+    let (gfx, torch, rocm, _) = stack();
+    let pin = format!("{torch}+rocm{rocm}");
+    let mut args = vec!["matrix", "query", "--gfx", &gfx, "--torch", &pin];
+    if let Some(i) = index {
+        args.extend(["--online", "--index", i, "--online-timeout", "2"]);
+    }
+    args.extend_from_slice(extra);
+    rocmcheck(cache, &args)
+}
+
+#[test]
+fn online_says_when_the_index_is_ahead_of_the_matrix_and_changes_no_finding() {
+    let (srv, cache) = (Server::start(), tempfile::tempdir().unwrap());
+    let (_, torch, rocm, ahead) = stack();
+    srv.page(&format!("/whl/rocm{rocm}/torch/"), json_page(&[&torch, &ahead], &rocm));
+    let plain = query(cache.path(), None, &[]);
+    let o = query(cache.path(), Some(&format!("{}/whl", srv.base)), &[]);
+    assert_eq!(o.status.code(), plain.status.code(), "{}", text(&o));
+    assert_eq!(o.stdout, plain.stdout, "the answer does not change");
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains(&format!("the index lists torch {torch} for rocm{rocm}")),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        e.contains(&format!(
+            "the index has torch {ahead} for rocm{rocm}; the matrix does not know it yet — run `rocmcheck matrix update`"
+        )),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn online_reads_pep_503_html_and_caches_by_max_age_and_etag() {
+    let (srv, cache) = (Server::start(), tempfile::tempdir().unwrap());
+    let (_, torch, rocm, _) = stack();
+    let w = wheel(&torch, &rocm);
+    let html = format!("<!DOCTYPE html>\n<html><body>\n<a href=\"/whl/{w}#sha256=00\">{w}</a><br/>\n</body></html>\n");
+    let path = format!("/whl/rocm{rocm}/torch/");
+    srv.page(
+        &path,
+        Page {
+            body: html.into_bytes(),
+            ctype: "text/html",
+            cache_control: Some("max-age=600".into()),
+            ..Page::default()
+        },
+    );
+    let index = format!("{}/whl", srv.base);
+    let o = query(cache.path(), Some(&index), &[]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains(&format!("lists torch {torch} for rocm{rocm}")) && e.contains("fetched"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(srv.hits(), 1);
+    // Fresh by max-age: no request at all.
+    let o = query(cache.path(), Some(&index), &[]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cached"), "{}", text(&o));
+    assert_eq!(srv.hits(), 1);
+    // Stale with an ETag: revalidated with If-None-Match, answered 304.
+    let (srv2, cache2) = (Server::start(), tempfile::tempdir().unwrap());
+    let mut page = json_page(&[&torch], &rocm);
+    page.etag = Some("\"v1\"".into());
+    srv2.page(&path, page);
+    let index2 = format!("{}/whl", srv2.base);
+    let o = query(cache2.path(), Some(&index2), &[]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("fetched"), "{}", text(&o));
+    let o = query(cache2.path(), Some(&index2), &[]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("revalidated"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(srv2.hits(), 2);
+}
+
+#[test]
+fn online_with_the_index_down_or_slow_is_one_notice_line() {
+    let cache = tempfile::tempdir().unwrap();
+    let plain = query(cache.path(), None, &[]);
+    // Down: a port nothing listens on any more.
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let o = query(cache.path(), Some(&format!("http://127.0.0.1:{port}/whl")), &[]);
+    assert_eq!(o.status.code(), plain.status.code(), "{}", text(&o));
+    assert_eq!(o.stdout, plain.stdout);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(e.lines().filter(|l| l.contains("--online")).count(), 1, "{}", text(&o));
+    assert!(e.contains("could not be read"), "{}", text(&o));
+    // Slow: the server answers after 6 s, the timeout is 2 s.
+    let srv = Server::start();
+    let (_, torch, rocm, _) = stack();
+    let mut page = json_page(&[&torch], &rocm);
+    page.delay = Duration::from_secs(6);
+    srv.page(&format!("/whl/rocm{rocm}/torch/"), page);
+    let o = query(cache.path(), Some(&format!("{}/whl", srv.base)), &[]);
+    assert_eq!(o.status.code(), plain.status.code(), "{}", text(&o));
+    assert_eq!(o.stdout, plain.stdout);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("could not be read (timed out after 2 s"), "{}", text(&o));
+    // Offline wins over --online: no connection, one notice.
+    let o = query(
+        cache.path(),
+        Some(&format!("http://127.0.0.1:{port}/whl")),
+        &["--offline"],
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--online ignored: offline"),
+        "{}",
+        text(&o)
+    );
+}
