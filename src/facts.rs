@@ -279,7 +279,8 @@ pub struct BaseImage {
 pub enum TorchFrom {
     /// A `pip install` (or `uv pip install`) in a RUN.
     PipInstall,
-    /// A requirements file read from the build context.
+    /// A file read from the build context: a requirements or constraints file, a
+    /// `pyproject.toml` or a `uv.lock` (the finding points into that file).
     Requirements,
     /// The base image carries it (AMD's `rocm/pytorch`).
     BaseImage,
@@ -606,6 +607,39 @@ pub struct Facts {
     /// (`distribution.yaml`: the ROCm wheels, AMD's torch device packages).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pip: Vec<Sourced<PipRequirement>>,
+    /// Files of the build context that decide what a Dockerfile installs (requirements and
+    /// constraints files, `pyproject.toml`, `uv.lock`): which were read, which could not be
+    /// (lint only; `lint --verbose` lists them, a missing one is a note).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context_files: Vec<ContextFile>,
+}
+
+/// A build-context file a Dockerfile brings in (`COPY`, `ADD`, `RUN --mount=type=bind`) or
+/// names (`pip install -r`, `uv sync`), and whether it was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextFile {
+    /// The file as shown: the context directory joined with its path in the context.
+    pub path: String,
+    /// What it was read for (`pip install -r`, `uv sync`), or `COPY` for a file only copied.
+    pub used_by: String,
+    /// Read, missing, unreadable, or copied and never installed from.
+    pub status: ContextStatus,
+    /// The Dockerfile instruction that brought it in or named it.
+    pub origin: Origin,
+}
+
+/// What became of a build-context file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "reason", rename_all = "kebab-case")]
+pub enum ContextStatus {
+    /// Read, and its installs are in the facts.
+    Read,
+    /// Not in the build context (the build would fail on it, or it comes from elsewhere).
+    Missing,
+    /// There, but not read: why (not a regular file, too large, not UTF-8, not valid TOML).
+    Unreadable(String),
+    /// Copied into the image, but no RUN we read installs from it.
+    Unused,
 }
 
 /// How a container is started (devcontainer.json `runArgs`, a compose service): the settings

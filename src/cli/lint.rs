@@ -57,6 +57,14 @@ pub struct LintArgs {
     /// Apply fixes and report only what was fixed (exit 0 unless an input error).
     #[arg(long)]
     pub fix_only: bool,
+    /// The build context: requirements files, `pyproject.toml` and `uv.lock` that a Dockerfile
+    /// `COPY`s or names are read from here (default: each Dockerfile's directory, as
+    /// `docker build` takes it).
+    #[arg(long, value_name = "DIR")]
+    pub context: Option<PathBuf>,
+    /// Also say which build-context files were read (on stderr).
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 fn parse_severity(s: &str) -> Result<Severity, String> {
@@ -184,6 +192,42 @@ fn warn_unknown_pragmas(
     Ok(())
 }
 
+/// Build-context files: a note for each one a Dockerfile needs that is missing or unreadable
+/// (never an error: the other findings still count), and with `--verbose` a line on stderr for
+/// each one read or only copied.
+fn context_notes(
+    files: &[crate::facts::ContextFile],
+    verbose: bool,
+    sr: &mut SubjectReport,
+    err: &mut dyn Write,
+) -> std::io::Result<()> {
+    use crate::facts::ContextStatus as S;
+    for f in files {
+        let at = crate::report::human::origin_text(&f.origin);
+        match &f.status {
+            S::Missing => sr.notes.push(crate::report::Note {
+                text: format!(
+                    "{} ({}) is not in the build context: not read (--context DIR names the context)",
+                    f.path, f.used_by
+                ),
+                origin: f.origin.clone(),
+            }),
+            S::Unreadable(why) => sr.notes.push(crate::report::Note {
+                text: format!("{} ({}): not read: {why}", f.path, f.used_by),
+                origin: f.origin.clone(),
+            }),
+            S::Read if verbose => writeln!(err, "{at}: read {} ({})", f.path, f.used_by)?,
+            S::Unused if verbose => writeln!(
+                err,
+                "{at}: {} is copied ({}) but no RUN that rocmcheck reads installs from it",
+                f.path, f.used_by
+            )?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Runs `rocmcheck lint`.
 pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
     let matrix = match g.matrix(err) {
@@ -238,6 +282,12 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
             ));
         }
     }
+    if let Some(c) = &a.context
+        && !c.is_dir()
+    {
+        writeln!(err, "error: --context {}: expected a directory", c.display())?;
+        return Ok(ExitStatus::Error);
+    }
     let inputs = expand(&a.paths);
     let mut report = Report::new("lint", &matrix);
     let fixing = a.fix || a.unsafe_fixes || a.diff || a.fix_only;
@@ -266,7 +316,7 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                     writeln!(err, "error: stdin: {e}")?;
                     return Ok(ExitStatus::Error);
                 }
-                (a.stdin_name.clone(), Kind::Dockerfile, Ok(b), None)
+                (a.stdin_name.clone(), Kind::Dockerfile, Ok(b), a.context.clone())
             }
             Input::Missing(name, why) => {
                 report.subjects.push(SubjectReport {
@@ -297,7 +347,7 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         std::fs::read(&p)
                     }
                 });
-                (name, k, bytes, ctx)
+                (name, k, bytes, a.context.clone().or(ctx))
             }
         };
         let mut sr = SubjectReport {
@@ -322,7 +372,11 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                     targets: targets.clone(),
                     context,
                 };
-                match dockerfile::analyze(kind, &name, &bytes, &matrix, &opts) {
+                let analyzed = dockerfile::analyze(kind, &name, &bytes, &matrix, &opts);
+                if let Ok((facts, _)) = &analyzed {
+                    context_notes(&facts.context_files, a.verbose, &mut sr, err)?;
+                }
+                match analyzed {
                     Err(p) => sr.errors.push(InputError {
                         origin: at(p.line, p.col),
                         message: p.message,

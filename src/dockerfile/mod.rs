@@ -6,6 +6,7 @@
 
 pub mod container;
 pub mod heredoc;
+pub mod install;
 pub mod parse;
 pub mod pragma;
 pub mod resolve;
@@ -72,7 +73,8 @@ pub fn analyze(
                 .iter()
                 .map(|i| ix.pos(parse_text, instruction_start(i)).0)
                 .collect();
-            let pragmas = Pragmas::read(parse_text, &starts);
+            let mut pragmas = Pragmas::read(parse_text, &starts);
+            pragmas.path = Some(path.to_string());
             let facts = resolve::resolve_with_heredocs(path, &text, &df, bodies, matrix, opts)?;
             Ok((facts, pragmas))
         }

@@ -19,6 +19,10 @@ pub struct Pragmas {
     /// each on stderr and goes on, as ruff does for an unknown code in `# noqa` (a pragma written
     /// for a newer rocmcheck must not fail an older one's run).
     pub unknown: Vec<(u32, String)>,
+    /// The file the pragmas are in: an inline pragma applies to findings located in it, not to
+    /// those located in a requirements file or `uv.lock` it names (same line numbers, another
+    /// file). None: every finding is taken to be in it.
+    pub path: Option<String>,
 }
 
 fn ids(s: &str) -> impl Iterator<Item = String> + '_ {
@@ -98,9 +102,12 @@ impl Pragmas {
         if hit(&self.global) {
             return true;
         }
-        let Origin::File { line, .. } = &f.origin else {
+        let Origin::File { line, path, .. } = &f.origin else {
             return false;
         };
+        if self.path.as_ref().is_some_and(|p| p != path) {
+            return false;
+        }
         self.ranges
             .iter()
             .find(|(s, e)| s <= line && line <= e)

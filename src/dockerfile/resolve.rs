@@ -3,15 +3,17 @@
 //! the file:line:col it came from.
 
 use super::parse::{InputProblem, LineIndex};
+use super::install::{requirements, uv};
 use crate::facts::{
-    BaseImage, EnvVar, Facts, IndexSite, Origin, PipRequirement, RocmFrom, RocmInstall, Sourced, Span, Subject, Target,
+    BaseImage, ContextFile, ContextStatus, EnvVar, Facts, IndexSite, Origin, PipRequirement, RocmFrom, RocmInstall, Sourced, Span, Subject, Target,
     TargetReason, TorchFacts, TorchFrom, TorchSites,
 };
 use crate::matrix::Matrix;
 use crate::version::Gfx;
 use parse_dockerfile::{Command, Dockerfile, Instruction, UnescapedString};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 /// What the resolver needs besides the file.
@@ -21,7 +23,8 @@ pub struct Options {
     pub build_args: Vec<(String, String)>,
     /// Requested targets (`--gfx`, `.rocmcheck.yaml targets:`), with their origin.
     pub targets: Vec<(String, Origin)>,
-    /// The build context (the Dockerfile's directory), for requirements files; None for stdin.
+    /// The build context (`--context`, else the Dockerfile's directory, as `docker build`
+    /// takes it), for requirements files and uv projects; None for stdin.
     pub context: Option<PathBuf>,
 }
 
@@ -48,7 +51,85 @@ struct Stage {
     /// RUN text at the offsets we compute is the file's own text (no continuation or comment was
     /// removed by the parser): only then are torch sites recorded.
     exact: bool,
+    /// `WORKDIR`, absolute (`/` until set).
+    workdir: String,
+    /// Files brought in from the build context (`COPY`, `ADD`, and a RUN's bind mounts while
+    /// it runs), in order.
+    copies: Vec<CopyIn>,
 }
+
+/// A `COPY`/`ADD` source (or a bind mount) from the build context and where it lands.
+#[derive(Debug, Clone)]
+struct CopyIn {
+    /// The source, relative to the context, normalised (`.` for the whole context).
+    src: String,
+    /// The source is a directory (its content lands under `dest`).
+    src_dir: bool,
+    /// The destination in the image, absolute and normalised.
+    dest: String,
+    /// The destination is a directory (several sources, a trailing `/`, a directory source).
+    dest_dir: bool,
+}
+
+/// `a/./b/../c` → `a/c`; keeps a leading `/`.
+fn norm_path(p: &str) -> String {
+    let abs = p.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for c in p.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    let j = parts.join("/");
+    match (abs, j.is_empty()) {
+        (true, _) => format!("/{j}"),
+        (false, true) => ".".to_string(),
+        (false, false) => j,
+    }
+}
+
+/// `dir` joined with `p` (absolute `p` wins), normalised.
+fn join_path(dir: &str, p: &str) -> String {
+    if p.starts_with('/') || dir.is_empty() || dir == "." {
+        norm_path(p)
+    } else {
+        norm_path(&format!("{dir}/{p}"))
+    }
+}
+
+/// The directory part of a normalised relative path (`.` for none).
+fn parent_of(p: &str) -> &str {
+    p.rsplit_once('/').map_or(".", |(d, _)| d)
+}
+
+/// A file name against a `COPY` source pattern (`*`, `?`; Go's `filepath.Match` without classes).
+fn name_matches(pattern: &str, name: &str) -> bool {
+    fn go(p: &[u8], n: &[u8]) -> bool {
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => go(&p[1..], n) || (!n.is_empty() && n[0] != b'/' && go(p, &n[1..])),
+            (Some(b'?'), Some(&c)) if c != b'/' => go(&p[1..], &n[1..]),
+            (Some(a), Some(b)) if a == b => go(&p[1..], &n[1..]),
+            _ => false,
+        }
+    }
+    go(pattern.as_bytes(), name.as_bytes())
+}
+
+/// Build-context files that decide what gets installed.
+fn install_file(name: &str) -> bool {
+    let n = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
+    (n.ends_with(".txt") && (n.contains("requirement") || n.contains("constraint")))
+        || n == "pyproject.toml"
+        || n == "uv.lock"
+}
+
+/// The most bytes of a `uv.lock` read (real locks of large projects are a few MiB).
+const MAX_LOCK_BYTES: usize = 16 << 20;
 
 /// The most bytes one substitution may produce (one ARG/ENV value, one image reference, one RUN
 /// command). Every stored ARG/ENV value went through a bounded substitution, so a chain
@@ -444,6 +525,10 @@ struct Ctx<'a> {
     opts: &'a Options,
     /// What this file may still spend on substitution.
     budget: std::cell::RefCell<Budget>,
+    /// Build-context files brought in or read, in order.
+    files: std::cell::RefCell<Vec<ContextFile>>,
+    /// Build-context files read so far (by path in the context), each read once per file.
+    cache: std::cell::RefCell<BTreeMap<String, Result<Rc<str>, ContextStatus>>>,
 }
 
 impl Ctx<'_> {
@@ -534,6 +619,113 @@ impl Ctx<'_> {
             from = p + 1;
         }
         u.span.start + raw.find(key).unwrap_or(0)
+    }
+
+    /// A path in the build context as shown: the context directory joined with it.
+    fn shown(&self, rel: &str) -> String {
+        let dir = self.opts.context.as_ref().map(|d| d.display().to_string()).unwrap_or_default();
+        let dir = dir.trim_end_matches('/');
+        if dir.is_empty() || dir == "." {
+            rel.to_string()
+        } else {
+            format!("{dir}/{rel}")
+        }
+    }
+
+    /// Notes a build-context file (once per path and use; a later status replaces an earlier).
+    fn record(&self, rel: &str, used_by: &str, status: ContextStatus, at: usize) {
+        let path = self.shown(rel);
+        let mut files = self.files.borrow_mut();
+        if let Some(f) = files.iter_mut().find(|f| f.path == path && f.used_by == used_by) {
+            f.status = status;
+            return;
+        }
+        files.push(ContextFile {
+            path,
+            used_by: used_by.to_string(),
+            status,
+            origin: self.origin(at),
+        });
+    }
+
+    /// The build-context file behind `path` as a command in `st` names it: through the
+    /// `COPY`/`ADD` sources and bind mounts seen so far (latest first), else the path itself
+    /// in the context (an absolute one by its file name). Relative to the context, normalised.
+    fn locate(&self, st: &Stage, path: &str) -> String {
+        let ip = join_path(&st.workdir, path);
+        for c in st.copies.iter().rev() {
+            if !c.dest_dir {
+                if c.dest == ip {
+                    return c.src.clone();
+                }
+                continue;
+            }
+            let prefix = if c.dest == "/" { "/".to_string() } else { format!("{}/", c.dest) };
+            let Some(rest) = ip.strip_prefix(&prefix) else { continue };
+            if c.src_dir {
+                return join_path(&c.src, rest);
+            }
+            // a file copied into a directory keeps its name
+            let pat = c.src.rsplit('/').next().unwrap_or(&c.src);
+            if !rest.contains('/') && name_matches(pat, rest) {
+                return join_path(parent_of(&c.src), rest);
+            }
+        }
+        if path.starts_with('/') {
+            norm_path(path.rsplit('/').next().unwrap_or(path))
+        } else {
+            norm_path(path)
+        }
+    }
+
+    /// Reads a build-context file (`rel`, from [`Ctx::locate`]) once, noting it as read for
+    /// `used_by` at `at`, or why not: a missing or unreadable file is a note, never an error
+    /// (the build would fail on it, not the lint). A FIFO or device is never opened.
+    fn read_context(&self, rel: &str, used_by: &str, at: usize, max: usize) -> Option<Rc<str>> {
+        let dir = self.opts.context.as_ref()?;
+        let cached = self.cache.borrow().get(rel).cloned();
+        let r = match cached {
+            Some(r) => r,
+            None => {
+                let full = dir.join(rel);
+                let r = match crate::input::read_regular(&full, max) {
+                    Ok(bytes) => match String::from_utf8(bytes) {
+                        Ok(t) => Ok(Rc::from(t.strip_prefix('\u{feff}').unwrap_or(&t))),
+                        Err(_) => Err(ContextStatus::Unreadable("not UTF-8 text".into())),
+                    },
+                    Err(crate::input::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                        Err(ContextStatus::Missing)
+                    }
+                    Err(e) => Err(ContextStatus::Unreadable(e.to_string())),
+                };
+                self.cache.borrow_mut().insert(rel.to_string(), r.clone());
+                r
+            }
+        };
+        match r {
+            Ok(t) => {
+                self.record(rel, used_by, ContextStatus::Read, at);
+                Some(t)
+            }
+            Err(st) => {
+                self.record(rel, used_by, st, at);
+                None
+            }
+        }
+    }
+
+    /// A span of a build-context file (`text`, shown as `path`) as an origin.
+    fn file_origin(&self, path: &str, text: &str, span: Span) -> Origin {
+        let ix = LineIndex::new(text);
+        let (line, col) = ix.pos(text, span.start);
+        let (el, ec) = ix.pos(text, span.end);
+        Origin::File {
+            path: path.to_string(),
+            line,
+            col,
+            end_line: (el != line).then_some(el),
+            end_col: (span.end > span.start).then_some(ec),
+        }
     }
 }
 
@@ -631,6 +823,8 @@ pub fn resolve_with_heredocs(
         matrix,
         opts,
         budget: Default::default(),
+        files: Default::default(),
+        cache: Default::default(),
     };
     // ARG cycles, per scope (global, then each stage)
     {
@@ -771,8 +965,70 @@ pub fn resolve_with_heredocs(
                     ));
                 }
             }
+            Instruction::Workdir(w) => {
+                let Some(st) = &mut cur else { continue };
+                let (dir, _) = substitute(&w.arguments.value, &st.vars);
+                st.workdir = join_path(&st.workdir, dir.trim());
+            }
+            Instruction::Copy(x) => {
+                let Some(st) = &mut cur else { continue };
+                let srcs: Vec<&UnescapedString> = x
+                    .src
+                    .iter()
+                    .filter_map(|s| match s {
+                        parse_dockerfile::Source::Path(p) => Some(p),
+                        _ => None,
+                    })
+                    .collect();
+                let from_context = !x.options.iter().any(|f| f.name.value == "from");
+                copy_in(&cx, st, &srcs, &x.dest, from_context);
+            }
+            Instruction::Add(x) => {
+                let Some(st) = &mut cur else { continue };
+                let srcs: Vec<&UnescapedString> = x
+                    .src
+                    .iter()
+                    .filter_map(|s| match s {
+                        parse_dockerfile::Source::Path(p) => Some(p),
+                        _ => None,
+                    })
+                    .collect();
+                copy_in(&cx, st, &srcs, &x.dest, true);
+            }
             Instruction::Run(r) => {
                 let Some(st) = &mut cur else { continue };
+                // `--mount=type=bind,source=S,target=T` (from the context: no `from=`) is there
+                // while this RUN runs
+                let kept = st.copies.len();
+                for f in r.options.iter().filter(|f| f.name.value == "mount") {
+                    let Some(v) = &f.value else { continue };
+                    let kv: Vec<(&str, &str)> = v
+                        .value
+                        .split(',')
+                        .map(|p| p.split_once('=').unwrap_or((p, "")))
+                        .collect();
+                    let get = |k: &[&str]| kv.iter().find(|(n, _)| k.contains(n)).map(|(_, v)| *v);
+                    if get(&["type"]) != Some("bind") || get(&["from"]).is_some() {
+                        continue;
+                    }
+                    let (Some(src), Some(dst)) = (get(&["source", "src"]), get(&["target", "dst", "destination"]))
+                    else {
+                        continue;
+                    };
+                    let src = norm_path(src.trim_start_matches('/'));
+                    let src_dir = src == "."
+                        || cx.opts.context.as_ref().is_some_and(|d| d.join(&src).is_dir());
+                    if install_file(&src) && !src_dir {
+                        let status = context_status(&cx, &src);
+                        cx.record(&src, "RUN --mount", status, f.value.as_ref().map_or(r.run.span.start, |v| v.span.start));
+                    }
+                    st.copies.push(CopyIn {
+                        dest: join_path(&st.workdir, dst),
+                        dest_dir: src_dir,
+                        src,
+                        src_dir,
+                    });
+                }
                 let mut pieces: Vec<(usize, String, bool)> = Vec::new();
                 match &r.arguments {
                     Command::Shell(s) => pieces.push((
@@ -796,6 +1052,7 @@ pub fn resolve_with_heredocs(
                         } else {
                             st.exact = false;
                             pip_install(&cx, st, &words)?;
+                            uv_project(&cx, st, &words)?;
                         }
                     }
                     #[allow(unreachable_patterns)]
@@ -815,6 +1072,7 @@ pub fn resolve_with_heredocs(
                     scan_run(&cx, st, base, &run)?;
                 }
                 st.exact = false;
+                st.copies.truncate(kept);
             }
             _ => {}
         }
@@ -856,6 +1114,15 @@ fn into_facts(cx: &Ctx, st: Stage, idx: usize) -> Facts {
         path: cx.path.to_string(),
         stage: Some(st.name.clone().unwrap_or_else(|| idx.to_string())),
     });
+    // a file only copied is listed unless it was also read (or found missing) for an install
+    let mut files = cx.files.take();
+    let used: Vec<String> = files
+        .iter()
+        .filter(|f| f.used_by != "COPY" && f.used_by != "RUN --mount")
+        .map(|f| f.path.clone())
+        .collect();
+    files.retain(|f| !((f.used_by == "COPY" || f.used_by == "RUN --mount") && used.contains(&f.path)));
+    facts.context_files = files;
     let override_gfx = st
         .env
         .iter()
@@ -917,7 +1184,10 @@ fn env_site(text: &str, at: usize, k: &str, limit: usize, sites: &Sites) -> Opti
 }
 
 fn base_stage(cx: &Ctx, image: &str, unresolved: bool, span: &std::ops::Range<usize>, tag_site: Option<Span>) -> Stage {
-    let mut st = Stage::default();
+    let mut st = Stage {
+        workdir: "/".into(),
+        ..Stage::default()
+    };
     let origin = cx.origin_span(span);
     let (rest, digest) = match image.split_once('@') {
         Some((r, d)) => (r, Some(d.to_string())),
@@ -993,6 +1263,46 @@ fn strip_registry(r: &str) -> String {
         return rest.to_string();
     }
     r.to_string()
+}
+
+/// Where a build-context file stands before anyone reads it: there (not yet used) or missing.
+fn context_status(cx: &Ctx, rel: &str) -> ContextStatus {
+    match &cx.opts.context {
+        Some(d) if d.join(rel).exists() => ContextStatus::Unused,
+        _ => ContextStatus::Missing,
+    }
+}
+
+/// A `COPY`/`ADD` from the build context: where each source lands, and a note of the sources
+/// that decide installs (requirements, constraints, `pyproject.toml`, `uv.lock`).
+fn copy_in(cx: &Ctx, st: &mut Stage, srcs: &[&UnescapedString], dest: &UnescapedString, from_context: bool) {
+    if !from_context {
+        return;
+    }
+    let (dest_s, _) = substitute(&dest.value, &st.vars);
+    let dest_s = dest_s.trim().to_string();
+    let several = srcs.len() > 1;
+    for u in srcs {
+        let (src, _) = substitute(&u.value, &st.vars);
+        if src.contains("://") {
+            continue; // ADD URL
+        }
+        let src = norm_path(src.trim_start_matches('/'));
+        let src_dir = src == "."
+            || src.ends_with('/')
+            || cx.opts.context.as_ref().is_some_and(|d| d.join(&src).is_dir());
+        let globbed = src.contains(['*', '?', '[']);
+        if install_file(&src) && !src_dir && !globbed && cx.opts.context.is_some() {
+            let status = context_status(cx, &src);
+            cx.record(&src, "COPY", status, u.span.start);
+        }
+        st.copies.push(CopyIn {
+            dest: join_path(&st.workdir, &dest_s),
+            dest_dir: several || src_dir || globbed || dest_s.ends_with('/') || dest_s == "." || dest_s == "..",
+            src,
+            src_dir,
+        });
+    }
 }
 
 /// ARG/ENV that name gfx targets.
@@ -1121,6 +1431,7 @@ fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) -> Result<(), Inp
                     c.push((base + o, cx.expand_cut(&s, &st.vars, base + o)?));
                 }
                 pip_install(cx, st, &c)?;
+                uv_project(cx, st, &c)?;
             }
         } else {
             cmd.push(w);
@@ -1301,7 +1612,8 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
                         inst.index.push(v)
                     }
                     "-f" | "--find-links" => inst.index.push(v),
-                    "-r" | "--requirement" => read_requirements(cx, &v, *off, &mut inst)?,
+                    "-r" | "--requirement" => read_requirements(cx, st, &v, *off, &mut inst, false)?,
+                    "-c" | "--constraint" => read_requirements(cx, st, &v, *off, &mut inst, true)?,
                     _ => {}
                 }
             }
@@ -1309,7 +1621,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
             _ if w.starts_with('-') => {}
             _ if torch_spec(w).is_none() => {
                 if let Some(r) = requirement(w) {
-                    inst.others.push((r, *off, w.len()));
+                    inst.others.push((r, cx.origin_len(*off, w.len())));
                 }
                 let l = w.to_ascii_lowercase();
                 if !["torchvision", "torchaudio", "triton", "pytorch-triton-rocm"]
@@ -1329,7 +1641,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
                     inst.len = w.len();
                     inst.torch_extras = requirement(w).map(|r| r.extras).unwrap_or_default();
                     if let Some(r) = requirement(w) {
-                        inst.others.push((r, *off, w.len()));
+                        inst.others.push((r, cx.origin_len(*off, w.len())));
                     }
                 }
             }
@@ -1358,9 +1670,9 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         }
         v
     };
-    for (mut r, off, len) in std::mem::take(&mut inst.others) {
+    for (mut r, origin) in std::mem::take(&mut inst.others) {
         r.index_urls = cmd_index.clone();
-        st.pip.push(Sourced::new(r, cx.origin_len(off, len)));
+        st.pip.push(Sourced::new(r, origin));
     }
     let Some((version, off, from)) = inst.torch else {
         return Ok(());
@@ -1418,12 +1730,14 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
     if let Some(TorchSpec::Url(u)) = &version {
         index.push(u.clone());
     }
+    let constraint = inst.torch_constraint.take().map(|(v, _)| v);
     st.torch = Some(Sourced::new(
         TorchFacts {
             version: match version {
                 Some(TorchSpec::Pinned(v)) => Some(v),
                 Some(TorchSpec::Url(u)) => wheel_version(&u),
-                None => None,
+                // `pip install torch -c constraints.txt`: the constraint pins it
+                None => constraint,
             },
             from: Some(from),
             index_urls: index,
@@ -1433,10 +1747,10 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
             extras: inst.torch_extras,
             ..TorchFacts::default()
         },
-        if inst.len > 0 {
-            cx.origin_len(off, inst.len)
-        } else {
-            cx.origin(off)
+        match inst.torch_origin {
+            Some(o) => o,
+            None if inst.len > 0 => cx.origin_len(off, inst.len),
+            None => cx.origin(off),
         },
     ));
     Ok(())
@@ -1452,8 +1766,12 @@ struct Install {
     /// `--extra-index-url` seen (added to PyPI).
     extra: bool,
     pre: bool,
-    /// Requirements other than torch: (requirement, offset, length).
-    others: Vec<(PipRequirement, usize, usize)>,
+    /// Every requirement, torch's included, and where it is written.
+    others: Vec<(PipRequirement, Origin)>,
+    /// Where torch is required when that is in a requirements file (else at `torch.1`).
+    torch_origin: Option<Origin>,
+    /// A pin for torch from a constraints file (`-c`), and where it is written.
+    torch_constraint: Option<(String, Origin)>,
     /// Extras of the torch requirement.
     torch_extras: Vec<String>,
 }
@@ -1580,62 +1898,233 @@ fn wheel_version(u: &str) -> Option<String> {
     file.split('-').nth(1).map(String::from)
 }
 
-/// A requirements file named by `pip install -r`, read from the build context. One that cannot
-/// be read is skipped (the build would fail on it, not the lint); a FIFO or device is never
-/// opened; what is read is charged to the file's expansion budget (a thousand `-r` of one big
-/// file would otherwise cost a thousand reads).
-fn read_requirements(cx: &Ctx, file: &str, off: usize, inst: &mut Install) -> Result<(), InputProblem> {
-    let Some(dir) = &cx.opts.context else { return Ok(()) };
-    let p = Path::new(file);
-    let full = if p.is_absolute() {
-        // an absolute path in the image: look for its file name in the context
-        dir.join(p.file_name().unwrap_or_default())
-    } else {
-        dir.join(p)
-    };
-    let Ok(bytes) = crate::input::read_regular(&full, super::parse::MAX_BYTES) else {
+/// A requirements (or, `constraint`, constraints) file named by `pip install -r` / `-c`,
+/// found in the build context through the Dockerfile's `COPY`s and read with what it names
+/// (`-r`/`-c` inside it, relative to it; at most [`MAX_NESTED`] deep, each file once). Its
+/// index lines count like the command line's; its requirements are located in it. A
+/// `pyproject.toml` (`uv pip install -r pyproject.toml`) is read as a uv project. One that
+/// cannot be read is a note (the build would fail on it, not the lint); what is read is
+/// charged to the file's expansion budget (a thousand `-r` of one big file would otherwise
+/// cost a thousand reads).
+fn read_requirements(
+    cx: &Ctx,
+    st: &Stage,
+    file: &str,
+    off: usize,
+    inst: &mut Install,
+    constraint: bool,
+) -> Result<(), InputProblem> {
+    if cx.opts.context.is_none() {
         return Ok(());
-    };
-    cx.charge(bytes.len(), off, &format!("pip install -r {file}"))?;
-    let Ok(text) = String::from_utf8(bytes) else {
-        return Ok(());
-    };
-    for line in text.lines() {
-        let line = line.split(" #").next().unwrap_or("").trim();
-        if line.starts_with('#') || line.is_empty() {
-            continue;
-        }
-        let words: Vec<String> = shell_words(line).into_iter().map(|(_, w)| w).collect();
-        let mut j = 0;
-        while j < words.len() {
-            let w = words[j].as_str();
-            let (flag, inline) = match w.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-                _ => (w, None),
-            };
-            match flag {
-                "-i" | "--index-url" | "--extra-index-url" | "-f" | "--find-links" => {
-                    let v = inline.or_else(|| {
-                        j += 1;
-                        words.get(j).cloned()
-                    });
-                    match flag {
-                        "-i" | "--index-url" => inst.primary = true,
-                        "--extra-index-url" => inst.extra = true,
-                        _ => {}
+    }
+    let rel = cx.locate(st, file);
+    if rel.rsplit('/').next() == Some("pyproject.toml") {
+        let used = "pip install -r pyproject.toml";
+        if let Some(text) = cx.read_context(&rel, used, off, super::parse::MAX_BYTES) {
+            match uv::project(&text, &[], false) {
+                Ok(Some(t)) => {
+                    let origin = cx.file_origin(&cx.shown(&rel), &text, t.at);
+                    let spec = torch_spec(&t.requirement).flatten();
+                    inst.torch = Some((spec, off, TorchFrom::Requirements));
+                    inst.torch_origin = Some(origin.clone());
+                    inst.torch_extras = t.extras.clone();
+                    inst.index.extend(t.index_urls);
+                    if let Some(r) = requirement(&t.requirement) {
+                        inst.others.push((r, origin));
                     }
-                    inst.index.extend(v);
                 }
-                "--pre" => inst.pre = true,
-                _ => {
-                    if let Some(t) = torch_spec(w) {
-                        inst.torch = Some((t, off, TorchFrom::Requirements));
+                Ok(None) => {}
+                Err(p) => toml_problem(cx, &rel, used, &text, &p, off),
+            }
+        }
+        return Ok(());
+    }
+    let mut seen = Vec::new();
+    requirements_file(cx, &rel, file, off, inst, constraint, 0, &mut seen)
+}
+
+/// How deep `-r` / `-c` inside requirements files are followed.
+const MAX_NESTED: usize = 8;
+
+#[allow(clippy::too_many_arguments)]
+fn requirements_file(
+    cx: &Ctx,
+    rel: &str,
+    as_named: &str,
+    off: usize,
+    inst: &mut Install,
+    constraint: bool,
+    depth: usize,
+    seen: &mut Vec<String>,
+) -> Result<(), InputProblem> {
+    if depth > MAX_NESTED || seen.iter().any(|s| s == rel) {
+        return Ok(());
+    }
+    seen.push(rel.to_string());
+    let used = if constraint { "pip install -c" } else { "pip install -r" };
+    let Some(text) = cx.read_context(rel, used, off, super::parse::MAX_BYTES) else {
+        return Ok(());
+    };
+    cx.charge(text.len(), off, &format!("{used} {as_named}"))?;
+    let shown = cx.shown(rel);
+    for e in requirements::parse(&text) {
+        match e {
+            requirements::Entry::Index { primary, url, .. } => {
+                if primary {
+                    inst.primary = true;
+                } else {
+                    inst.extra = true;
+                }
+                inst.index.push(url);
+            }
+            requirements::Entry::FindLinks(u) => inst.index.push(u),
+            requirements::Entry::NoIndex => {}
+            requirements::Entry::Pre => inst.pre = true,
+            requirements::Entry::Nested {
+                constraint: c,
+                path,
+                ..
+            } => {
+                let child = join_path(parent_of(rel), &path);
+                requirements_file(cx, &child, &path, off, inst, constraint || c, depth + 1, seen)?;
+            }
+            requirements::Entry::Requirement { text: req, at, marker } => {
+                if marker.as_deref().is_some_and(requirements::excludes_image) {
+                    continue;
+                }
+                let origin = || cx.file_origin(&shown, &text, at);
+                match torch_spec(&req) {
+                    Some(spec) if constraint => {
+                        if let Some(TorchSpec::Pinned(v)) = spec {
+                            inst.torch_constraint = Some((v, origin()));
+                        }
                     }
+                    Some(spec) => {
+                        inst.torch = Some((spec, off, TorchFrom::Requirements));
+                        inst.torch_origin = Some(origin());
+                        inst.torch_extras = requirement(&req).map(|r| r.extras).unwrap_or_default();
+                        if let Some(r) = requirement(&req) {
+                            inst.others.push((r, origin()));
+                        }
+                    }
+                    None if !constraint => {
+                        if let Some(r) = requirement(&req) {
+                            inst.others.push((r, origin()));
+                        }
+                    }
+                    None => {}
                 }
             }
-            j += 1;
         }
     }
+    Ok(())
+}
+
+/// A TOML file of the build context that does not parse: noted with where and why.
+fn toml_problem(cx: &Ctx, rel: &str, used: &str, text: &str, p: &uv::Problem, off: usize) {
+    let (line, col) = LineIndex::new(text).pos(text, p.at);
+    cx.record(
+        rel,
+        used,
+        ContextStatus::Unreadable(format!("{line}:{col}: {} (expected TOML)", p.message)),
+        off,
+    );
+}
+
+/// `uv sync` / `uv run` (which syncs first unless `--no-sync`): torch as the project's
+/// `uv.lock` pins it, else as its `pyproject.toml` asks for it, both found in the build
+/// context through the Dockerfile's `COPY`s and bind mounts (`--project` / `--directory`
+/// name the project's directory; `--extra`, `--all-extras` choose optional dependencies).
+fn uv_project(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), InputProblem> {
+    let words: Vec<&str> = c.iter().map(|(_, w)| w.as_str()).collect();
+    let is_uv = |w: &str| w.rsplit('/').next().unwrap_or(w) == "uv";
+    let Some(i) = words.iter().position(|w| is_uv(w)) else {
+        return Ok(());
+    };
+    let sub = match words.get(i + 1) {
+        Some(&s @ ("sync" | "run")) => s,
+        _ => return Ok(()),
+    };
+    if cx.opts.context.is_none() {
+        return Ok(());
+    }
+    let (mut extras, mut all, mut dir, mut pre) = (Vec::new(), false, ".".to_string(), false);
+    let mut j = i + 2;
+    while j < words.len() {
+        let w = words[j];
+        if !w.starts_with('-') {
+            break; // `uv run CMD …`: the rest is the command's
+        }
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_string())),
+            None => (w, None),
+        };
+        let mut value = || {
+            inline.clone().or_else(|| {
+                j += 1;
+                words.get(j).map(|s| s.to_string())
+            })
+        };
+        match flag {
+            "--extra" => extras.extend(value()),
+            "--all-extras" => all = true,
+            "--project" | "--directory" => dir = value().unwrap_or_default(),
+            "--no-sync" => return Ok(()),
+            "--prerelease" => pre = value().is_some_and(|v| v == "allow"),
+            "--package" | "--group" | "--python" | "-p" | "--index" | "--default-index" | "--with" => {
+                value();
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    let off = c[i].0;
+    let used = format!("uv {sub}");
+    let found = |rel: &str, lock: bool| -> Option<(uv::Torch, String, Rc<str>)> {
+        let max = if lock { MAX_LOCK_BYTES } else { super::parse::MAX_BYTES };
+        let text = cx.read_context(rel, &used, off, max)?;
+        let r = if lock {
+            uv::lock(&text, &extras, all)
+        } else {
+            uv::project(&text, &extras, all)
+        };
+        match r {
+            Ok(t) => t.map(|t| (t, rel.to_string(), text)),
+            Err(p) => {
+                toml_problem(cx, rel, &used, &text, &p, off);
+                None
+            }
+        }
+    };
+    let lock_rel = cx.locate(st, &join_path(&dir, "uv.lock"));
+    let project_rel = cx.locate(st, &join_path(&dir, "pyproject.toml"));
+    let Some((t, rel, text)) = found(&lock_rel, true).or_else(|| found(&project_rel, false)) else {
+        return Ok(());
+    };
+    let origin = cx.file_origin(&cx.shown(&rel), &text, t.at);
+    let spec = torch_spec(&t.requirement).flatten();
+    let version = match spec {
+        Some(TorchSpec::Pinned(v)) => Some(v),
+        Some(TorchSpec::Url(u)) => wheel_version(&u),
+        None => None,
+    };
+    if let Some(mut r) = requirement(&t.requirement) {
+        r.index_urls = t.index_urls.clone();
+        st.pip.push(Sourced::new(r, origin.clone()));
+    }
+    st.torch = Some(Sourced::new(
+        TorchFacts {
+            version,
+            from: Some(TorchFrom::Requirements),
+            index_urls: t.index_urls,
+            // uv searches indexes in order (`first-index`): PyPI cannot shadow the ROCm index
+            extra_index_only: false,
+            pre,
+            extras: t.extras,
+            ..TorchFacts::default()
+        },
+        origin,
+    ));
     Ok(())
 }
 

@@ -103,14 +103,15 @@ impl Renderer for Human {
                 )?;
                 if let (
                     Origin::File {
+                        path,
                         line,
                         col,
                         end_col,
                         end_line,
-                        ..
                     },
                     Some(src),
                 ) = (&f.origin, &s.source)
+                    && *path == s.name
                 {
                     if let Some(text) = src.lines().nth(*line as usize - 1) {
                         let n = line.to_string();

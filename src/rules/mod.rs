@@ -149,6 +149,24 @@ pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
             f.code != stack::KnownIssueMatches::META.code || !covered.iter().any(|id| f.evidence.starts_with(&tag(id)))
         });
     }
+    // a finding located in a build-context file (a requirements file, `uv.lock`) names the
+    // Dockerfile instruction that reads it
+    if !facts.context_files.is_empty() {
+        for f in &mut out {
+            let Origin::File { path, .. } = &f.origin else { continue };
+            if let Some(c) = facts
+                .context_files
+                .iter()
+                .find(|c| &c.path == path && c.status == crate::facts::ContextStatus::Read)
+            {
+                f.evidence.push_str(&format!(
+                    " (read for `{}` at {})",
+                    c.used_by,
+                    crate::report::human::origin_text(&c.origin)
+                ));
+            }
+        }
+    }
     out
 }
 

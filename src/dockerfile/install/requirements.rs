@@ -1,0 +1,342 @@
+//! pip requirements and constraints files (`pip install -r FILE`, `-c FILE`), as pip reads
+//! them (<https://pip.pypa.io/en/stable/reference/requirements-file-format/>): one requirement
+//! or option line per logical line, `\` + newline continues a line, `#` at the start of a line
+//! or after whitespace starts a comment, options (`-r`, `-c`, `-i`/`--index-url`,
+//! `--extra-index-url`, `-f`, `--no-index`, `--pre`) on their own lines, per-requirement
+//! options after the requirement (`--hash=sha256:…`, as `pip-compile --generate-hashes`
+//! writes them), environment markers after `;`.
+//!
+//! Pure: text in, entries with byte spans out; the resolver reads the files and turns the
+//! entries into install facts.
+
+use crate::facts::Span;
+
+/// One thing a requirements file says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// `-i URL` / `--index-url URL` (`primary`) or `--extra-index-url URL`.
+    Index {
+        /// `--index-url` (replaces PyPI) rather than `--extra-index-url`.
+        primary: bool,
+        /// The URL as written.
+        url: String,
+        /// The flag itself.
+        flag: Span,
+        /// The URL.
+        value: Span,
+    },
+    /// `-f URL` / `--find-links URL`.
+    FindLinks(String),
+    /// `--no-index`.
+    NoIndex,
+    /// `--pre`.
+    Pre,
+    /// `-r FILE` (`constraint` false) or `-c FILE`, relative to this file's directory.
+    Nested {
+        /// `-c` / `--constraint`.
+        constraint: bool,
+        /// The path as written.
+        path: String,
+        /// Where the path is written.
+        at: Span,
+    },
+    /// A requirement (`torch==2.5.1+rocm6.2`, `torch @ https://…/torch-….whl`), without its
+    /// marker and per-requirement options.
+    Requirement {
+        /// The requirement text.
+        text: String,
+        /// Where it is written.
+        at: Span,
+        /// The environment marker after `;`, if any.
+        marker: Option<String>,
+    },
+}
+
+/// The file's text with comments and line continuations replaced by spaces (same length, so
+/// every offset stays the file's own).
+fn blank(text: &str) -> String {
+    let mut b = text.as_bytes().to_vec();
+    let mut i = 0;
+    let mut line_start = true;
+    let mut prev_ws = true;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'#' && (line_start || prev_ws) {
+            // a comment runs to the end of the physical line (a `\` at its end continues nothing)
+            while i < b.len() && b[i] != b'\n' {
+                b[i] = b' ';
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'\\' {
+            let n = if b.get(i + 1) == Some(&b'\n') {
+                2
+            } else if b.get(i + 1) == Some(&b'\r') && b.get(i + 2) == Some(&b'\n') {
+                3
+            } else {
+                0
+            };
+            if n > 0 {
+                for x in &mut b[i..i + n] {
+                    *x = b' ';
+                }
+                i += n;
+                prev_ws = true;
+                line_start = false;
+                continue;
+            }
+        }
+        line_start = c == b'\n';
+        prev_ws = c.is_ascii_whitespace();
+        i += 1;
+    }
+    // only ASCII bytes were replaced by ASCII spaces, at ASCII positions: still UTF-8
+    String::from_utf8(b).unwrap_or_else(|_| text.to_string())
+}
+
+/// Whitespace-separated words of `s` with their offsets (a requirements line is split like
+/// pip's `shlex.split`, quotes aside: quoted values are rare in these files).
+fn words(s: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in s.char_indices() {
+        if c.is_whitespace() {
+            if let Some(st) = start.take() {
+                out.push((st, &s[st..i]));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(st) = start {
+        out.push((st, &s[st..]));
+    }
+    out
+}
+
+fn unquote(s: &str) -> &str {
+    s.trim_matches(|c| c == '"' || c == '\'')
+}
+
+/// The entries of a requirements (or constraints) file, in order.
+pub fn parse(text: &str) -> Vec<Entry> {
+    let blanked = blank(text);
+    let mut out = Vec::new();
+    let mut line_at = 0;
+    for line in blanked.split('\n') {
+        let base = line_at;
+        line_at += line.len() + 1;
+        let ws = words(line);
+        let Some(&(_, first)) = ws.first() else { continue };
+        if !first.starts_with('-') {
+            // a requirement: up to the first option word (`--hash=…`), marker after `;`
+            let end = ws
+                .iter()
+                .skip(1)
+                .find(|(_, w)| w.starts_with('-'))
+                .map_or(line.trim_end().len(), |(o, _)| *o);
+            let req = line[..end].trim_end();
+            let start = ws[0].0;
+            let req_text = &req[start..];
+            // `name @ url ; marker` needs a space before `;` (the URL may hold one)
+            let cut = if req_text.contains(" @ ") || req_text.contains('@') {
+                req_text.find(" ;")
+            } else {
+                req_text.find(';')
+            };
+            let (spec, marker) = match cut {
+                Some(c) => (
+                    req_text[..c].trim_end(),
+                    Some(req_text[c..].trim_start_matches([' ', ';']).trim().to_string()),
+                ),
+                None => (req_text, None),
+            };
+            out.push(Entry::Requirement {
+                text: spec.to_string(),
+                at: Span::new(base + start, base + start + spec.len()),
+                marker,
+            });
+            continue;
+        }
+        let mut j = 0;
+        while j < ws.len() {
+            let (o, w) = ws[j];
+            let (flag, inline) = match w.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f, Some((o + f.len() + 1, v))),
+                _ => match w {
+                    // `-rfile`, `-ihttps://…`: a short flag glued to its value
+                    _ if w.len() > 2 && matches!(&w[..2], "-r" | "-c" | "-i" | "-f") && !w.starts_with("--") => {
+                        (&w[..2], Some((o + 2, &w[2..])))
+                    }
+                    _ => (w, None),
+                },
+            };
+            let value = |j: &mut usize| -> Option<(usize, &str)> {
+                match inline {
+                    Some(v) => Some(v),
+                    None => {
+                        *j += 1;
+                        ws.get(*j).copied()
+                    }
+                }
+            };
+            let span = |(at, v): (usize, &str)| Span::new(base + at, base + at + v.len());
+            match flag {
+                "-i" | "--index-url" | "--extra-index-url" => {
+                    if let Some(v) = value(&mut j) {
+                        out.push(Entry::Index {
+                            primary: flag != "--extra-index-url",
+                            url: unquote(v.1).to_string(),
+                            flag: Span::new(base + o, base + o + flag.len()),
+                            value: span(v),
+                        });
+                    }
+                }
+                "-f" | "--find-links" => {
+                    if let Some(v) = value(&mut j) {
+                        out.push(Entry::FindLinks(unquote(v.1).to_string()));
+                    }
+                }
+                "-r" | "--requirement" | "-c" | "--constraint" => {
+                    if let Some(v) = value(&mut j) {
+                        out.push(Entry::Nested {
+                            constraint: matches!(flag, "-c" | "--constraint"),
+                            path: unquote(v.1).to_string(),
+                            at: span(v),
+                        });
+                    }
+                }
+                "--no-index" => out.push(Entry::NoIndex),
+                "--pre" => out.push(Entry::Pre),
+                // `-e path` / `--editable`: a local project, not a distribution from an index
+                "-e" | "--editable" => break,
+                // options with a value we do not need (`--trusted-host h`, `--hash …`)
+                "--trusted-host" | "--hash" | "--config-settings" | "--global-option" | "--use-feature"
+                | "--only-binary" | "--no-binary"
+                    if inline.is_none() =>
+                {
+                    j += 1;
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+    }
+    out
+}
+
+/// Whether an environment marker clearly excludes a Linux x86-64 image (the platform ROCm
+/// wheels are built for): `sys_platform == "darwin"`, `platform_system == "Windows"`,
+/// `platform_machine == "aarch64"`. A requirement under such a marker is not installed in the
+/// image. Markers combined with `or` or parentheses, or that test anything else, are taken to
+/// apply: a requirement is dropped only when its marker says so plainly.
+pub fn excludes_image(marker: &str) -> bool {
+    if marker.contains(" or ") || marker.contains('(') {
+        return false;
+    }
+    marker.split(" and ").any(|clause| {
+        let c: String = clause.chars().filter(|c| !c.is_whitespace()).collect();
+        let c = c.replace('\'', "\"");
+        for (key, ours) in [
+            ("sys_platform", &["linux"][..]),
+            ("platform_system", &["linux"][..]),
+            ("os_name", &["posix"][..]),
+            ("platform_machine", &["x86_64", "amd64"][..]),
+        ] {
+            let is_ours = |v: &str| ours.contains(&v.trim_matches('"').to_ascii_lowercase().as_str());
+            if let Some(v) = c.strip_prefix(&format!("{key}==")) {
+                return !is_ours(v);
+            }
+            if let Some(v) = c.strip_prefix(&format!("{key}!=")) {
+                return is_ours(v);
+            }
+        }
+        false
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at<'a>(text: &'a str, s: &Span) -> &'a str {
+        &text[s.start..s.end]
+    }
+
+    #[test]
+    fn options_requirements_hashes_and_markers() {
+        // the shape `pip-compile --generate-hashes` writes (pip-tools' README): a header
+        // comment, an index line, `\` continuations with `--hash` options, `# via` comments
+        let text = "#\n# pip-compile --generate-hashes\n#\n--index-url https://download.pytorch.org/whl/rocm6.2\n--extra-index-url=https://pypi.org/simple\n\nfilelock==3.16.1 \\\n    --hash=sha256:2082e5703d51fbf98ea75855d9d5527e33d8ff23099bec374a134febee6946b0\n    # via torch\ntorch==2.5.1+rocm6.2 \\\n    --hash=sha256:aaaa \\\n    --hash=sha256:bbbb\n    # via -r requirements.in\ntorch==2.5.1 ; sys_platform == \"darwin\"\n-r base.txt\n-cconstraints.txt\n--pre\n-e ./local\n";
+        let e = parse(text);
+        let reqs: Vec<(&str, Option<&str>)> = e
+            .iter()
+            .filter_map(|x| match x {
+                Entry::Requirement { text, marker, .. } => Some((text.as_str(), marker.as_deref())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            reqs,
+            [
+                ("filelock==3.16.1", None),
+                ("torch==2.5.1+rocm6.2", None),
+                ("torch==2.5.1", Some("sys_platform == \"darwin\""))
+            ]
+        );
+        let Entry::Index { primary, url, flag, value } = &e[0] else { panic!("{e:?}") };
+        assert!(*primary);
+        assert_eq!(url, "https://download.pytorch.org/whl/rocm6.2");
+        assert_eq!(at(text, flag), "--index-url");
+        assert_eq!(at(text, value), "https://download.pytorch.org/whl/rocm6.2");
+        let Entry::Index { primary, value, .. } = &e[1] else { panic!("{e:?}") };
+        assert!(!*primary);
+        assert_eq!(at(text, value), "https://pypi.org/simple");
+        // spans are the file's own bytes
+        let torch = e
+            .iter()
+            .find_map(|x| match x {
+                Entry::Requirement { text: t, at: a, .. } if t.starts_with("torch==2.5.1+") => Some(*a),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(at(text, &torch), "torch==2.5.1+rocm6.2");
+        let nested: Vec<(bool, &str)> = e
+            .iter()
+            .filter_map(|x| match x {
+                Entry::Nested { constraint, path, .. } => Some((*constraint, path.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(nested, [(false, "base.txt"), (true, "constraints.txt")]);
+        assert!(e.contains(&Entry::Pre));
+        // `-e` is a local project: nothing from it
+        assert!(!e.iter().any(|x| matches!(x, Entry::Requirement { text, .. } if text.contains("local"))));
+    }
+
+    #[test]
+    fn comments_and_urls() {
+        let text = "torch @ https://download.pytorch.org/whl/rocm6.2/torch-2.5.1%2Brocm6.2-cp311-cp311-linux_x86_64.whl ; python_version == \"3.11\"\nnumpy # not#a comment\n# torch==1.0\n";
+        let e = parse(text);
+        assert_eq!(e.len(), 2, "{e:?}");
+        let Entry::Requirement { text: t, marker, .. } = &e[0] else { panic!() };
+        assert!(t.ends_with(".whl"), "{t}");
+        assert_eq!(marker.as_deref(), Some("python_version == \"3.11\""));
+        let Entry::Requirement { text: t, .. } = &e[1] else { panic!() };
+        assert_eq!(t, "numpy");
+    }
+
+    #[test]
+    fn markers_that_exclude_the_image() {
+        assert!(excludes_image("sys_platform == \"darwin\""));
+        assert!(excludes_image("platform_system == 'Windows' and python_version >= '3.10'"));
+        assert!(excludes_image("sys_platform != 'linux'"));
+        assert!(excludes_image("sys_platform == 'linux' and platform_machine == 'aarch64'"));
+        assert!(!excludes_image("sys_platform == 'linux'"));
+        assert!(!excludes_image("sys_platform == 'darwin' or sys_platform == 'linux'"));
+        assert!(!excludes_image("python_version >= '3.10'"));
+        assert!(!excludes_image("platform_machine == 'x86_64'"));
+        assert!(!excludes_image("sys_platform != 'darwin'"));
+    }
+}

@@ -1,0 +1,458 @@
+//! uv projects: what `uv sync`, `uv run` and `uv pip install -r pyproject.toml` install as
+//! torch, read from the project's `pyproject.toml` and `uv.lock` (both TOML, read with
+//! `toml_edit`, which keeps the spans a finding points at).
+//!
+//! The configuration is uv's, as its PyTorch guide documents it
+//! (<https://docs.astral.sh/uv/guides/integration/pytorch/>): indexes are `[[tool.uv.index]]`
+//! tables (`name`, `url`, `explicit = true` for an index used only by the packages that name
+//! it, `default = true` for the one that replaces PyPI); `[tool.uv.sources] torch = { index =
+//! "…" }` (or a list of such tables with `marker` and `extra`) routes torch to one of them;
+//! optional dependencies (`uv sync --extra rocm`) choose among per-accelerator pins. The lock
+//! pins what is installed exactly: each `[[package]]` has its `version` (`2.10.0+rocm7.1`) and
+//! `source = { registry = URL }`, and the project's own entry names, per extra, which torch
+//! version it takes when several are locked (InvokeAI's `uv.lock` is the real-world shape).
+
+use super::requirements::excludes_image;
+use crate::facts::Span;
+use toml_edit::{Document, Item, Value};
+
+/// A `[[tool.uv.index]]` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Index {
+    /// `name`.
+    pub name: Option<String>,
+    /// `url`.
+    pub url: String,
+    /// `explicit = true`: only packages whose source names it come from it.
+    pub explicit: bool,
+    /// `default = true`: it replaces PyPI.
+    pub default: bool,
+}
+
+/// Torch as a uv project (or its lock) installs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Torch {
+    /// The requirement as written in `pyproject.toml` (`torch==2.5.1`), or the locked
+    /// `torch==VERSION`.
+    pub requirement: String,
+    /// The exact version when pinned or locked.
+    pub version: Option<String>,
+    /// The indexes torch is resolved from, in the order uv searches them.
+    pub index_urls: Vec<String>,
+    /// Where the requirement (or the locked version) is written.
+    pub at: Span,
+    /// The extras of the requirement.
+    pub extras: Vec<String>,
+}
+
+/// A TOML file that could not be read: a byte offset and what went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Byte offset in the file.
+    pub at: usize,
+    /// The parser's message.
+    pub message: String,
+}
+
+fn parse(text: &str) -> Result<Document<&str>, Problem> {
+    Document::parse(text).map_err(|e| Problem {
+        at: e.span().map_or(0, |s| s.start),
+        message: e.message().trim().to_string(),
+    })
+}
+
+fn span(r: Option<std::ops::Range<usize>>) -> Span {
+    r.map_or(Span::new(0, 0), |r| Span::new(r.start, r.end))
+}
+
+/// The `[[tool.uv.index]]` entries, in order.
+fn indexes(doc: &Document<&str>) -> Vec<Index> {
+    let Some(aot) = doc.as_item().get("tool").and_then(|t| t.get("uv")).and_then(|t| t.get("index")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut push = |get: &dyn Fn(&str) -> Option<Value>| {
+        if let Some(url) = get("url").and_then(|v| v.as_str().map(String::from)) {
+            out.push(Index {
+                name: get("name").and_then(|v| v.as_str().map(String::from)),
+                url,
+                explicit: get("explicit").and_then(|v| v.as_bool()).unwrap_or(false),
+                default: get("default").and_then(|v| v.as_bool()).unwrap_or(false),
+            });
+        }
+    };
+    if let Some(a) = aot.as_array_of_tables() {
+        for t in a.iter() {
+            push(&|k| t.get(k).and_then(|i| i.as_value().cloned()));
+        }
+    } else if let Some(a) = aot.as_array() {
+        for v in a.iter() {
+            if let Some(t) = v.as_inline_table() {
+                push(&|k| t.get(k).cloned());
+            }
+        }
+    }
+    out
+}
+
+/// The requirement strings of a dependency list (`[project] dependencies`, an optional
+/// dependency list, a dependency group), with their spans (inside the quotes).
+fn requirement_strings(item: Option<&Item>) -> Vec<(String, Span)> {
+    let Some(a) = item.and_then(Item::as_array) else { return Vec::new() };
+    a.iter()
+        .filter_map(|v| {
+            let s = v.as_str()?;
+            let sp = span(v.span());
+            // the span covers the quotes; point inside them when the literal is plain
+            let inner = if sp.end >= sp.start + 2 + s.len() {
+                Span::new(sp.start + 1, sp.start + 1 + s.len())
+            } else {
+                sp
+            };
+            Some((s.to_string(), inner))
+        })
+        .collect()
+}
+
+/// The name of a PEP 508 requirement string, lower-cased.
+fn req_name(r: &str) -> String {
+    let end = r
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .unwrap_or(r.len());
+    r[..end].to_ascii_lowercase().replace('_', "-")
+}
+
+fn split_marker(r: &str) -> (&str, Option<&str>) {
+    match r.find(';') {
+        Some(c) => (r[..c].trim(), Some(r[c + 1..].trim())),
+        None => (r.trim(), None),
+    }
+}
+
+/// Torch as `pyproject.toml` asks for it, for `uv sync` / `uv run` with these `extras`
+/// (`--all-extras`: all of them) and the default `dev` group. None when the project does not
+/// depend on torch directly.
+pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option<Torch>, Problem> {
+    let doc = parse(text)?;
+    let root = doc.as_item();
+    let mut cands: Vec<(String, Span, Option<String>)> = Vec::new();
+    if let Some(opt) = root
+        .get("project")
+        .and_then(|p| p.get("optional-dependencies"))
+        .and_then(Item::as_table_like)
+    {
+        for (name, item) in opt.iter() {
+            if all_extras || extras.iter().any(|e| e == name) {
+                for (r, s) in requirement_strings(Some(item)) {
+                    cands.push((r, s, Some(name.to_string())));
+                }
+            }
+        }
+    }
+    for item in [
+        root.get("project").and_then(|p| p.get("dependencies")),
+        root.get("dependency-groups").and_then(|g| g.get("dev")),
+    ] {
+        for (r, s) in requirement_strings(item) {
+            cands.push((r, s, None));
+        }
+    }
+    let Some((req, at, extra)) = cands.into_iter().find(|(r, _, _)| {
+        req_name(r) == "torch" && split_marker(r).1.is_none_or(|m| !excludes_image(m))
+    }) else {
+        return Ok(None);
+    };
+    let (spec, _) = split_marker(&req);
+    let rest = spec[5.min(spec.len())..].trim_start();
+    let (extras_of, rest) = match rest.strip_prefix('[') {
+        Some(r) => match r.split_once(']') {
+            Some((e, after)) => (
+                e.split(',').map(|x| x.trim().to_ascii_lowercase()).filter(|x| !x.is_empty()).collect(),
+                after.trim(),
+            ),
+            None => (Vec::new(), ""),
+        },
+        None => (Vec::new(), rest),
+    };
+    let version = rest
+        .strip_prefix("===")
+        .or_else(|| rest.strip_prefix("=="))
+        .map(str::trim)
+        .filter(|v| !v.is_empty() && !v.contains([',', '*']))
+        .map(String::from);
+    let idx = indexes(&doc);
+    let named = |n: &str| idx.iter().find(|i| i.name.as_deref() == Some(n)).map(|i| i.url.clone());
+    // `[tool.uv.sources] torch`: one table or a list; an entry with `extra` applies with that
+    // extra only; one whose marker excludes the image does not apply
+    let mut source: Option<String> = None;
+    if let Some(s) = root
+        .get("tool")
+        .and_then(|t| t.get("uv"))
+        .and_then(|t| t.get("sources"))
+        .and_then(|t| t.get("torch"))
+    {
+        let mut entries: Vec<toml_edit::InlineTable> = Vec::new();
+        if let Some(t) = s.as_inline_table() {
+            entries.push(t.clone());
+        } else if let Some(t) = s.as_table() {
+            entries.push(t.clone().into_inline_table());
+        } else if let Some(a) = s.as_array() {
+            entries.extend(a.iter().filter_map(|v| v.as_inline_table().cloned()));
+        }
+        let applies = |t: &toml_edit::InlineTable, want_extra: bool| {
+            let e = t.get("extra").and_then(|v| v.as_str());
+            let m = t.get("marker").and_then(|v| v.as_str());
+            let extra_ok = match e {
+                Some(e) => want_extra && (all_extras || extras.iter().any(|x| x == e)),
+                None => !want_extra,
+            };
+            extra_ok && m.is_none_or(|m| !excludes_image(m))
+        };
+        // entries for a requested extra first, then the others
+        source = [true, false]
+            .iter()
+            .find_map(|&w| entries.iter().find(|t| applies(t, w)))
+            .and_then(|t| t.get("index").and_then(|v| v.as_str()).map(String::from));
+    }
+    let _ = extra;
+    let index_urls = match source.as_deref().and_then(named) {
+        Some(u) => vec![u],
+        // no source: the indexes that are not explicit, in order (uv searches them before the
+        // default; a `default = true` one replaces PyPI)
+        None => idx.iter().filter(|i| !i.explicit).map(|i| i.url.clone()).collect(),
+    };
+    Ok(Some(Torch {
+        requirement: spec.to_string(),
+        version,
+        index_urls,
+        at,
+        extras: extras_of,
+    }))
+}
+
+/// Torch as `uv.lock` pins it for these extras: the version and registry of the `torch`
+/// package the project's own entry takes (per extra when several torch builds are locked), or
+/// the only torch in the lock. None when the lock has no torch, or several with nothing to
+/// choose between them.
+pub fn lock(text: &str, extras: &[String], all_extras: bool) -> Result<Option<Torch>, Problem> {
+    let doc = parse(text)?;
+    let Some(packages) = doc.as_item().get("package").and_then(Item::as_array_of_tables) else {
+        return Ok(None);
+    };
+    let torches: Vec<&toml_edit::Table> = packages
+        .iter()
+        .filter(|p| p.get("name").and_then(Item::as_str).is_some_and(|n| req_name(n) == "torch"))
+        .collect();
+    if torches.is_empty() {
+        return Ok(None);
+    }
+    // the project itself: its source is `editable = "."` or `virtual = "."`
+    let root = packages.iter().find(|p| {
+        p.get("source")
+            .and_then(Item::as_table_like)
+            .is_some_and(|s| s.contains_key("editable") || s.contains_key("virtual"))
+    });
+    // the torch versions the project takes: per requested extra first, then its dependencies
+    let mut wanted: Vec<String> = Vec::new();
+    if let Some(root) = root {
+        let refs = |item: Option<&Item>| -> Vec<(Option<String>, Option<String>)> {
+            item.and_then(Item::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_inline_table)
+                        .filter(|t| t.get("name").and_then(Value::as_str).is_some_and(|n| req_name(n) == "torch"))
+                        .map(|t| {
+                            (
+                                t.get("version").and_then(Value::as_str).map(String::from),
+                                t.get("marker").and_then(Value::as_str).map(String::from),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let mut lists: Vec<Option<&Item>> = Vec::new();
+        if let Some(opt) = root.get("optional-dependencies").and_then(Item::as_table_like) {
+            for (name, item) in opt.iter() {
+                if all_extras || extras.iter().any(|e| e == name) {
+                    lists.push(Some(item));
+                }
+            }
+        }
+        lists.push(root.get("dependencies"));
+        for l in lists {
+            for (v, m) in refs(l) {
+                if let Some(v) = v
+                    && m.as_deref().is_none_or(|m| !excludes_image(m))
+                {
+                    wanted.push(v);
+                }
+            }
+        }
+    }
+    let chosen = wanted
+        .iter()
+        .find_map(|v| {
+            torches
+                .iter()
+                .find(|p| p.get("version").and_then(Item::as_str) == Some(v.as_str()))
+        })
+        .or_else(|| (torches.len() == 1).then(|| &torches[0]));
+    let Some(p) = chosen else { return Ok(None) };
+    let Some(version) = p.get("version").and_then(Item::as_str) else {
+        return Ok(None);
+    };
+    let at = span(p.get("version").and_then(Item::span));
+    let at = if at.end >= at.start + 2 { Span::new(at.start + 1, at.end - 1) } else { at };
+    let source = p.get("source").and_then(Item::as_table_like);
+    let index_urls: Vec<String> = source
+        .and_then(|s| s.get("registry").or_else(|| s.get("url")))
+        .and_then(Item::as_str)
+        .map(|u| vec![u.to_string()])
+        .unwrap_or_default();
+    Ok(Some(Torch {
+        requirement: format!("torch=={version}"),
+        version: Some(version.to_string()),
+        index_urls,
+        at,
+        extras: Vec::new(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // modelled on uv's PyTorch guide (docs.astral.sh/uv/guides/integration/pytorch, the ROCm
+    // tab): an explicit index and a source with a marker
+    const PYPROJECT: &str = r#"[project]
+name = "demo"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = [
+  "numpy>=2",
+  "torch==2.5.1",
+]
+
+[tool.uv.sources]
+torch = [
+  { index = "pytorch-rocm", marker = "sys_platform == 'linux'" },
+]
+
+[[tool.uv.index]]
+name = "pytorch-rocm"
+url = "https://download.pytorch.org/whl/rocm6.2"
+explicit = true
+"#;
+
+    #[test]
+    fn pyproject_source_routes_torch_to_its_index() {
+        let t = project(PYPROJECT, &[], false).unwrap().unwrap();
+        assert_eq!(t.version.as_deref(), Some("2.5.1"));
+        assert_eq!(t.index_urls, ["https://download.pytorch.org/whl/rocm6.2"]);
+        assert_eq!(&PYPROJECT[t.at.start..t.at.end], "torch==2.5.1");
+        // without the source, an explicit index is not searched for torch
+        let no_source = PYPROJECT.replace("[tool.uv.sources]\ntorch = [\n  { index = \"pytorch-rocm\", marker = \"sys_platform == 'linux'\" },\n]\n", "");
+        let t = project(&no_source, &[], false).unwrap().unwrap();
+        assert!(t.index_urls.is_empty(), "{t:?}");
+        // a source for macOS only does not apply in an image
+        let mac = PYPROJECT.replace("sys_platform == 'linux'", "sys_platform == 'darwin'");
+        assert!(project(&mac, &[], false).unwrap().unwrap().index_urls.is_empty());
+    }
+
+    // the shape of InvokeAI's pyproject.toml and uv.lock (invoke-ai/InvokeAI, main, 2026):
+    // per-accelerator extras, sources per extra, several torch builds locked
+    const EXTRAS: &str = r#"[project]
+name = "app"
+version = "1.0"
+dependencies = ["torch>=2.7.0,<3.0; sys_platform != 'darwin'", "torch>=2.7.0,<2.8.0; sys_platform == 'darwin'"]
+[project.optional-dependencies]
+cuda = ["torch==2.7.1+cu128; sys_platform != 'linux' or platform_machine != 'aarch64'"]
+rocm = ["torch==2.10.0+rocm7.1; sys_platform == 'linux' and platform_machine != 'aarch64'"]
+[tool.uv.sources]
+torch = [
+  { index = "torch-cuda", extra = "cuda" },
+  { index = "torch-rocm", extra = "rocm" },
+  { index = "pypi", marker = "sys_platform == 'linux' and platform_machine == 'aarch64'" },
+]
+[[tool.uv.index]]
+name = "pypi"
+url = "https://pypi.org/simple"
+[[tool.uv.index]]
+name = "torch-cuda"
+url = "https://download.pytorch.org/whl/cu128"
+explicit = true
+[[tool.uv.index]]
+name = "torch-rocm"
+url = "https://download.pytorch.org/whl/rocm7.1"
+explicit = true
+"#;
+
+    #[test]
+    fn extras_choose_the_pin_and_the_source() {
+        let t = project(EXTRAS, &["rocm".into()], false).unwrap().unwrap();
+        assert_eq!(t.version.as_deref(), Some("2.10.0+rocm7.1"));
+        assert_eq!(t.index_urls, ["https://download.pytorch.org/whl/rocm7.1"]);
+        let t = project(EXTRAS, &[], false).unwrap().unwrap();
+        assert_eq!(t.version, None);
+        assert_eq!(t.requirement, "torch>=2.7.0,<3.0");
+    }
+
+    const LOCK: &str = r#"version = 1
+revision = 3
+requires-python = ">=3.11"
+
+[[package]]
+name = "app"
+version = "1.0"
+source = { editable = "." }
+dependencies = [
+    { name = "torch", version = "2.7.1", source = { registry = "https://pypi.org/simple" }, marker = "sys_platform == 'darwin'" },
+]
+
+[package.optional-dependencies]
+cuda = [
+    { name = "torch", version = "2.7.1+cu128", source = { registry = "https://download.pytorch.org/whl/cu128" }, marker = "extra == 'extra-3-app-cuda'" },
+]
+rocm = [
+    { name = "torch", version = "2.10.0+rocm7.1", source = { registry = "https://download.pytorch.org/whl/rocm7.1" }, marker = "(platform_machine == 'x86_64' and sys_platform == 'linux' and extra == 'extra-3-app-rocm') or (sys_platform == 'win32' and extra == 'extra-3-app-rocm')" },
+]
+
+[[package]]
+name = "torch"
+version = "2.7.1"
+source = { registry = "https://pypi.org/simple" }
+
+[[package]]
+name = "torch"
+version = "2.7.1+cu128"
+source = { registry = "https://download.pytorch.org/whl/cu128" }
+
+[[package]]
+name = "torch"
+version = "2.10.0+rocm7.1"
+source = { registry = "https://download.pytorch.org/whl/rocm7.1" }
+wheels = [
+    { url = "https://download-r2.pytorch.org/whl/rocm7.1/torch-2.10.0%2Brocm7.1-cp312-cp312-manylinux_2_28_x86_64.whl", hash = "sha256:0000000000000000000000000000000000000000000000000000000000000000" },
+]
+"#;
+
+    #[test]
+    fn the_lock_pins_the_build_of_the_requested_extra() {
+        let t = lock(LOCK, &["rocm".into()], false).unwrap().unwrap();
+        assert_eq!(t.version.as_deref(), Some("2.10.0+rocm7.1"));
+        assert_eq!(t.index_urls, ["https://download.pytorch.org/whl/rocm7.1"]);
+        assert_eq!(&LOCK[t.at.start..t.at.end], "2.10.0+rocm7.1");
+        let t = lock(LOCK, &["cuda".into()], false).unwrap().unwrap();
+        assert_eq!(t.version.as_deref(), Some("2.7.1+cu128"));
+        // no extra: the project's own torch is macOS-only, three builds are locked: no choice
+        assert_eq!(lock(LOCK, &[], false).unwrap(), None);
+    }
+
+    #[test]
+    fn bad_toml_is_a_located_problem() {
+        let e = project("[project]\ndependencies = [\"torch\"\n", &[], false).unwrap_err();
+        assert!(e.at > 0, "{e:?}");
+        assert!(!e.message.is_empty());
+    }
+}
