@@ -94,7 +94,17 @@ fn corpus_findings_are_the_expected_ones() {
         .collect();
     files.sort();
     for p in files {
-        if p.is_dir() || p.extension().is_some_and(|e| e == "txt" || e == "md") {
+        // a directory with a Dockerfile is a build context: the Dockerfile with the
+        // requirements files, pyproject.toml and uv.lock beside it
+        let p = if p.is_dir() {
+            match p.join("Dockerfile") {
+                d if d.is_file() => d,
+                _ => continue,
+            }
+        } else {
+            p
+        };
+        if p.extension().is_some_and(|e| e == "txt" || e == "md") {
             continue;
         }
         let text = std::fs::read_to_string(&p).unwrap();
@@ -446,7 +456,12 @@ fn mutated_inputs_never_panic() {
     let mut seeds: Vec<Vec<u8>> = Vec::new();
     for dir in ["tests/corpus", "tests/fixtures/dockerfiles", "tests/fixtures/fixes"] {
         for e in std::fs::read_dir(dir).unwrap() {
-            seeds.push(std::fs::read(e.unwrap().path()).unwrap());
+            let p = e.unwrap().path();
+            // a build-context directory of the corpus: its Dockerfile
+            let p = if p.is_dir() { p.join("Dockerfile") } else { p };
+            if p.is_file() {
+                seeds.push(std::fs::read(p).unwrap());
+            }
         }
     }
     let tokens: &[&[u8]] = &[

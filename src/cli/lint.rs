@@ -219,7 +219,7 @@ fn context_notes(
             S::Read if verbose => writeln!(err, "{at}: read {} ({})", f.path, f.used_by)?,
             S::Unused if verbose => writeln!(
                 err,
-                "{at}: {} is copied ({}) but no RUN that rocmcheck reads installs from it",
+                "{at}: {} is copied ({}); not read: no install that rocmcheck reads needed it",
                 f.path, f.used_by
             )?,
             _ => {}

@@ -1,7 +1,7 @@
 //! devcontainer.json (JSONC) and compose files → [`ContainerGpu`] facts.
 
 use super::parse::{InputProblem, LineIndex};
-use crate::facts::{ContainerGpu, ContainerSites, Facts, ListSite, Origin, Sourced, Subject};
+use crate::facts::{ContainerGpu, ContainerSites, EnvVar, Facts, ListSite, Origin, Sourced, Subject};
 
 /// The end of the JSON string starting at `i` (its opening quote), one past the closing quote.
 fn json_string_end(b: &[u8], mut i: usize) -> usize {
@@ -273,6 +273,35 @@ fn origin_of(path: &str, text: &str, ix: &LineIndex, needle: &str) -> Origin {
     }
 }
 
+/// An environment variable of a container configuration, located at its key (the first
+/// occurrence of `key` at or after `from`, the section it is in).
+fn env_var(
+    path: &str,
+    text: &str,
+    ix: &LineIndex,
+    from: usize,
+    key: &str,
+    name: &str,
+    value: String,
+) -> Sourced<EnvVar> {
+    let at = text.get(from..).and_then(|t| t.find(key)).map_or(from, |p| from + p);
+    let (line, col) = ix.pos(text, at);
+    Sourced::new(
+        EnvVar {
+            name: name.to_string(),
+            value,
+            site: None,
+        },
+        Origin::File {
+            path: path.to_string(),
+            line,
+            col,
+            end_line: None,
+            end_col: Some(col + key.chars().count() as u32),
+        },
+    )
+}
+
 fn intent_env(k: &str) -> bool {
     k.starts_with("HSA_")
         || k.starts_with("HIP_")
@@ -361,6 +390,23 @@ pub fn devcontainer(path: &str, text: &str) -> Result<Facts, InputProblem> {
     };
     let mut f = Facts::new(Subject::ContainerConfig { path: path.into() });
     f.containers.push(Sourced::new(c, origin));
+    // `containerEnv` (the container's environment) and `remoteEnv` (the tools' processes in it)
+    // go through the same environment rules as a Dockerfile's ENV; `remoteEnv` is applied last
+    for section in ["containerEnv", "remoteEnv"] {
+        let Some(o) = v.get(section).and_then(|e| e.as_object()) else {
+            continue;
+        };
+        let from = json.find(&format!("\"{section}\"")).unwrap_or(0);
+        for (k, val) in o {
+            let value = match val {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Null => continue,
+                other => other.to_string(),
+            };
+            f.env
+                .push(env_var(path, text, &ix, from, &format!("\"{k}\""), k, value));
+        }
+    }
     Ok(f)
 }
 
@@ -443,6 +489,32 @@ pub fn compose(path: &str, text: &str) -> Result<Facts, InputProblem> {
             end_col: Some(col + name.chars().count() as u32),
         };
         f.containers.push(Sourced::new(c, origin));
+        // `environment:` (a mapping, or a list of `K=V`) goes through the same environment
+        // rules as a Dockerfile's ENV; a name without a value comes from the host: unknown
+        let from = text[at..].find("environment:").map_or(at, |p| at + p);
+        let vars: Vec<(String, String)> = match s.get("environment") {
+            Some(serde_yaml::Value::Mapping(m)) => m
+                .iter()
+                .filter_map(|(k, v)| {
+                    let k = k.as_str()?;
+                    let v = match v {
+                        serde_yaml::Value::String(s) => s.clone(),
+                        serde_yaml::Value::Null => return None,
+                        other => serde_yaml::to_string(other).ok()?.trim().to_string(),
+                    };
+                    Some((k.to_string(), v))
+                })
+                .collect(),
+            Some(serde_yaml::Value::Sequence(q)) => q
+                .iter()
+                .filter_map(|x| x.as_str()?.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (k, v) in vars {
+            f.env.push(env_var(path, text, &ix, from, &k, &k, v));
+        }
     }
     Ok(f)
 }
@@ -450,6 +522,51 @@ pub fn compose(path: &str, text: &str) -> Result<Facts, InputProblem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn container_environments_are_env_facts() {
+        // modelled on the ROCm devcontainer of tests/fixtures/fixes (containers.dev reference:
+        // `containerEnv`, `remoteEnv`) and on vLLM's ROCm compose examples (`environment:`)
+        let d = "{\n  // JSONC\n  \"image\": \"rocm/pytorch:latest\",\n  \"containerEnv\": { \"HSA_OVERRIDE_GFX_VERSION\": \"11.0.0\" },\n  \"remoteEnv\": { \"PYTORCH_HIP_ALLOC_CONF\": \"expandable_segments:True\", \"X\": null }\n}";
+        let f = devcontainer("d.json", d).unwrap();
+        let env: Vec<(&str, &str)> = f
+            .env
+            .iter()
+            .map(|e| (e.value.name.as_str(), e.value.value.as_str()))
+            .collect();
+        assert_eq!(
+            env,
+            [
+                ("HSA_OVERRIDE_GFX_VERSION", "11.0.0"),
+                ("PYTORCH_HIP_ALLOC_CONF", "expandable_segments:True")
+            ]
+        );
+        assert!(
+            matches!(f.env[0].origin, Origin::File { line: 4, col: 21, .. }),
+            "{:?}",
+            f.env[0].origin
+        );
+        let c = "services:\n  a:\n    image: x\n    environment:\n      HSA_OVERRIDE_GFX_VERSION: \"10.3.0\"\n      N: 1\n  b:\n    image: y\n    environment:\n      - AMD_SERIALIZE_KERNEL=3\n      - FROM_HOST\n";
+        let f = compose("c.yaml", c).unwrap();
+        let env: Vec<(&str, &str)> = f
+            .env
+            .iter()
+            .map(|e| (e.value.name.as_str(), e.value.value.as_str()))
+            .collect();
+        assert_eq!(
+            env,
+            [
+                ("HSA_OVERRIDE_GFX_VERSION", "10.3.0"),
+                ("N", "1"),
+                ("AMD_SERIALIZE_KERNEL", "3")
+            ]
+        );
+        assert!(
+            matches!(f.env[2].origin, Origin::File { line: 10, col: 9, .. }),
+            "{:?}",
+            f.env[2].origin
+        );
+    }
 
     #[test]
     fn jsonc_comments_and_trailing_commas() {

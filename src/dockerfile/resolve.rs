@@ -2,11 +2,11 @@
 //! turned into [`Facts`] (base image, ROCm, torch, environment, gfx targets), every value with
 //! the file:line:col it came from.
 
-use super::parse::{InputProblem, LineIndex};
 use super::install::{requirements, uv};
+use super::parse::{InputProblem, LineIndex};
 use crate::facts::{
-    BaseImage, ContextFile, ContextStatus, EnvVar, Facts, IndexSite, Origin, PipRequirement, RocmFrom, RocmInstall, Sourced, Span, Subject, Target,
-    TargetReason, TorchFacts, TorchFrom, TorchSites,
+    BaseImage, ContextFile, ContextStatus, EnvVar, Facts, IndexSite, Origin, PipRequirement, RocmFrom, RocmInstall,
+    Sourced, Span, Subject, Target, TargetReason, TorchFacts, TorchFrom, TorchSites,
 };
 use crate::matrix::Matrix;
 use crate::version::Gfx;
@@ -623,7 +623,12 @@ impl Ctx<'_> {
 
     /// A path in the build context as shown: the context directory joined with it.
     fn shown(&self, rel: &str) -> String {
-        let dir = self.opts.context.as_ref().map(|d| d.display().to_string()).unwrap_or_default();
+        let dir = self
+            .opts
+            .context
+            .as_ref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
         let dir = dir.trim_end_matches('/');
         if dir.is_empty() || dir == "." {
             rel.to_string()
@@ -660,7 +665,11 @@ impl Ctx<'_> {
                 }
                 continue;
             }
-            let prefix = if c.dest == "/" { "/".to_string() } else { format!("{}/", c.dest) };
+            let prefix = if c.dest == "/" {
+                "/".to_string()
+            } else {
+                format!("{}/", c.dest)
+            };
             let Some(rest) = ip.strip_prefix(&prefix) else { continue };
             if c.src_dir {
                 return join_path(&c.src, rest);
@@ -1016,11 +1025,15 @@ pub fn resolve_with_heredocs(
                         continue;
                     };
                     let src = norm_path(src.trim_start_matches('/'));
-                    let src_dir = src == "."
-                        || cx.opts.context.as_ref().is_some_and(|d| d.join(&src).is_dir());
+                    let src_dir = src == "." || cx.opts.context.as_ref().is_some_and(|d| d.join(&src).is_dir());
                     if install_file(&src) && !src_dir {
                         let status = context_status(&cx, &src);
-                        cx.record(&src, "RUN --mount", status, f.value.as_ref().map_or(r.run.span.start, |v| v.span.start));
+                        cx.record(
+                            &src,
+                            "RUN --mount",
+                            status,
+                            f.value.as_ref().map_or(r.run.span.start, |v| v.span.start),
+                        );
                     }
                     st.copies.push(CopyIn {
                         dest: join_path(&st.workdir, dst),
@@ -1288,9 +1301,8 @@ fn copy_in(cx: &Ctx, st: &mut Stage, srcs: &[&UnescapedString], dest: &Unescaped
             continue; // ADD URL
         }
         let src = norm_path(src.trim_start_matches('/'));
-        let src_dir = src == "."
-            || src.ends_with('/')
-            || cx.opts.context.as_ref().is_some_and(|d| d.join(&src).is_dir());
+        let src_dir =
+            src == "." || src.ends_with('/') || cx.opts.context.as_ref().is_some_and(|d| d.join(&src).is_dir());
         let globbed = src.contains(['*', '?', '[']);
         if install_file(&src) && !src_dir && !globbed && cx.opts.context.is_some() {
             let status = context_status(cx, &src);
@@ -1981,9 +1993,7 @@ fn requirements_file(
             requirements::Entry::NoIndex => {}
             requirements::Entry::Pre => inst.pre = true,
             requirements::Entry::Nested {
-                constraint: c,
-                path,
-                ..
+                constraint: c, path, ..
             } => {
                 let child = join_path(parent_of(rel), &path);
                 requirements_file(cx, &child, &path, off, inst, constraint || c, depth + 1, seen)?;
@@ -2098,7 +2108,14 @@ fn uv_project(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), Inp
     };
     let lock_rel = cx.locate(st, &join_path(&dir, "uv.lock"));
     let project_rel = cx.locate(st, &join_path(&dir, "pyproject.toml"));
-    let Some((t, rel, text)) = found(&lock_rel, true).or_else(|| found(&project_rel, false)) else {
+    // without a lock uv resolves from the project (and writes one): no note for a lock that
+    // is not there (one that was copied and is missing is noted at its COPY)
+    let lock_there = cx.opts.context.as_ref().is_some_and(|d| d.join(&lock_rel).is_file());
+    let Some((t, rel, text)) = lock_there
+        .then(|| found(&lock_rel, true))
+        .flatten()
+        .or_else(|| found(&project_rel, false))
+    else {
         return Ok(());
     };
     let origin = cx.file_origin(&cx.shown(&rel), &text, t.at);

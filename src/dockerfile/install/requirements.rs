@@ -285,12 +285,22 @@ mod tests {
                 ("torch==2.5.1", Some("sys_platform == \"darwin\""))
             ]
         );
-        let Entry::Index { primary, url, flag, value } = &e[0] else { panic!("{e:?}") };
+        let Entry::Index {
+            primary,
+            url,
+            flag,
+            value,
+        } = &e[0]
+        else {
+            panic!("{e:?}")
+        };
         assert!(*primary);
         assert_eq!(url, "https://download.pytorch.org/whl/rocm6.2");
         assert_eq!(at(text, flag), "--index-url");
         assert_eq!(at(text, value), "https://download.pytorch.org/whl/rocm6.2");
-        let Entry::Index { primary, value, .. } = &e[1] else { panic!("{e:?}") };
+        let Entry::Index { primary, value, .. } = &e[1] else {
+            panic!("{e:?}")
+        };
         assert!(!*primary);
         assert_eq!(at(text, value), "https://pypi.org/simple");
         // spans are the file's own bytes
@@ -312,7 +322,10 @@ mod tests {
         assert_eq!(nested, [(false, "base.txt"), (true, "constraints.txt")]);
         assert!(e.contains(&Entry::Pre));
         // `-e` is a local project: nothing from it
-        assert!(!e.iter().any(|x| matches!(x, Entry::Requirement { text, .. } if text.contains("local"))));
+        assert!(
+            !e.iter()
+                .any(|x| matches!(x, Entry::Requirement { text, .. } if text.contains("local")))
+        );
     }
 
     #[test]
@@ -320,19 +333,27 @@ mod tests {
         let text = "torch @ https://download.pytorch.org/whl/rocm6.2/torch-2.5.1%2Brocm6.2-cp311-cp311-linux_x86_64.whl ; python_version == \"3.11\"\nnumpy # not#a comment\n# torch==1.0\n";
         let e = parse(text);
         assert_eq!(e.len(), 2, "{e:?}");
-        let Entry::Requirement { text: t, marker, .. } = &e[0] else { panic!() };
+        let Entry::Requirement { text: t, marker, .. } = &e[0] else {
+            panic!()
+        };
         assert!(t.ends_with(".whl"), "{t}");
         assert_eq!(marker.as_deref(), Some("python_version == \"3.11\""));
-        let Entry::Requirement { text: t, .. } = &e[1] else { panic!() };
+        let Entry::Requirement { text: t, .. } = &e[1] else {
+            panic!()
+        };
         assert_eq!(t, "numpy");
     }
 
     #[test]
     fn markers_that_exclude_the_image() {
         assert!(excludes_image("sys_platform == \"darwin\""));
-        assert!(excludes_image("platform_system == 'Windows' and python_version >= '3.10'"));
+        assert!(excludes_image(
+            "platform_system == 'Windows' and python_version >= '3.10'"
+        ));
         assert!(excludes_image("sys_platform != 'linux'"));
-        assert!(excludes_image("sys_platform == 'linux' and platform_machine == 'aarch64'"));
+        assert!(excludes_image(
+            "sys_platform == 'linux' and platform_machine == 'aarch64'"
+        ));
         assert!(!excludes_image("sys_platform == 'linux'"));
         assert!(!excludes_image("sys_platform == 'darwin' or sys_platform == 'linux'"));
         assert!(!excludes_image("python_version >= '3.10'"));

@@ -67,7 +67,12 @@ fn span(r: Option<std::ops::Range<usize>>) -> Span {
 
 /// The `[[tool.uv.index]]` entries, in order.
 fn indexes(doc: &Document<&str>) -> Vec<Index> {
-    let Some(aot) = doc.as_item().get("tool").and_then(|t| t.get("uv")).and_then(|t| t.get("index")) else {
+    let Some(aot) = doc
+        .as_item()
+        .get("tool")
+        .and_then(|t| t.get("uv"))
+        .and_then(|t| t.get("index"))
+    else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -98,7 +103,9 @@ fn indexes(doc: &Document<&str>) -> Vec<Index> {
 /// The requirement strings of a dependency list (`[project] dependencies`, an optional
 /// dependency list, a dependency group), with their spans (inside the quotes).
 fn requirement_strings(item: Option<&Item>) -> Vec<(String, Span)> {
-    let Some(a) = item.and_then(Item::as_array) else { return Vec::new() };
+    let Some(a) = item.and_then(Item::as_array) else {
+        return Vec::new();
+    };
     a.iter()
         .filter_map(|v| {
             let s = v.as_str()?;
@@ -157,9 +164,10 @@ pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option
             cands.push((r, s, None));
         }
     }
-    let Some((req, at, extra)) = cands.into_iter().find(|(r, _, _)| {
-        req_name(r) == "torch" && split_marker(r).1.is_none_or(|m| !excludes_image(m))
-    }) else {
+    let Some((req, at, extra)) = cands
+        .into_iter()
+        .find(|(r, _, _)| req_name(r) == "torch" && split_marker(r).1.is_none_or(|m| !excludes_image(m)))
+    else {
         return Ok(None);
     };
     let (spec, _) = split_marker(&req);
@@ -167,7 +175,10 @@ pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option
     let (extras_of, rest) = match rest.strip_prefix('[') {
         Some(r) => match r.split_once(']') {
             Some((e, after)) => (
-                e.split(',').map(|x| x.trim().to_ascii_lowercase()).filter(|x| !x.is_empty()).collect(),
+                e.split(',')
+                    .map(|x| x.trim().to_ascii_lowercase())
+                    .filter(|x| !x.is_empty())
+                    .collect(),
                 after.trim(),
             ),
             None => (Vec::new(), ""),
@@ -241,7 +252,11 @@ pub fn lock(text: &str, extras: &[String], all_extras: bool) -> Result<Option<To
     };
     let torches: Vec<&toml_edit::Table> = packages
         .iter()
-        .filter(|p| p.get("name").and_then(Item::as_str).is_some_and(|n| req_name(n) == "torch"))
+        .filter(|p| {
+            p.get("name")
+                .and_then(Item::as_str)
+                .is_some_and(|n| req_name(n) == "torch")
+        })
         .collect();
     if torches.is_empty() {
         return Ok(None);
@@ -260,7 +275,11 @@ pub fn lock(text: &str, extras: &[String], all_extras: bool) -> Result<Option<To
                 .map(|a| {
                     a.iter()
                         .filter_map(Value::as_inline_table)
-                        .filter(|t| t.get("name").and_then(Value::as_str).is_some_and(|n| req_name(n) == "torch"))
+                        .filter(|t| {
+                            t.get("name")
+                                .and_then(Value::as_str)
+                                .is_some_and(|n| req_name(n) == "torch")
+                        })
                         .map(|t| {
                             (
                                 t.get("version").and_then(Value::as_str).map(String::from),
@@ -303,7 +322,11 @@ pub fn lock(text: &str, extras: &[String], all_extras: bool) -> Result<Option<To
         return Ok(None);
     };
     let at = span(p.get("version").and_then(Item::span));
-    let at = if at.end >= at.start + 2 { Span::new(at.start + 1, at.end - 1) } else { at };
+    let at = if at.end >= at.start + 2 {
+        Span::new(at.start + 1, at.end - 1)
+    } else {
+        at
+    };
     let source = p.get("source").and_then(Item::as_table_like);
     let index_urls: Vec<String> = source
         .and_then(|s| s.get("registry").or_else(|| s.get("url")))
@@ -352,7 +375,10 @@ explicit = true
         assert_eq!(t.index_urls, ["https://download.pytorch.org/whl/rocm6.2"]);
         assert_eq!(&PYPROJECT[t.at.start..t.at.end], "torch==2.5.1");
         // without the source, an explicit index is not searched for torch
-        let no_source = PYPROJECT.replace("[tool.uv.sources]\ntorch = [\n  { index = \"pytorch-rocm\", marker = \"sys_platform == 'linux'\" },\n]\n", "");
+        let no_source = PYPROJECT.replace(
+            "[tool.uv.sources]\ntorch = [\n  { index = \"pytorch-rocm\", marker = \"sys_platform == 'linux'\" },\n]\n",
+            "",
+        );
         let t = project(&no_source, &[], false).unwrap().unwrap();
         assert!(t.index_urls.is_empty(), "{t:?}");
         // a source for macOS only does not apply in an image

@@ -1,0 +1,286 @@
+//! Install paths that go through the build context (issue 26): requirements and constraints
+//! files found through the Dockerfile's `COPY`s (nested `-r`/`-c`, index lines, hashes,
+//! markers), uv projects (`uv sync` with `pyproject.toml` and `uv.lock`), findings located in
+//! those files, and `lint --context` / `--verbose` on the command line. The build contexts are
+//! the directories of `tests/corpus/` (each Dockerfile there cites what it is modelled on).
+
+use rocmcheck::dockerfile::{self, Kind, Options};
+use rocmcheck::facts::{ContextStatus, Facts, Origin, TorchFrom};
+use rocmcheck::matrix::Matrix;
+use rocmcheck::policy::Policy;
+use rocmcheck::rules::{self, Scope};
+use std::path::Path;
+
+fn analyze_in(dir: &Path, text: &str, build_args: &[(&str, &str)]) -> Facts {
+    let opts = Options {
+        context: Some(dir.to_path_buf()),
+        build_args: build_args.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        ..Options::default()
+    };
+    dockerfile::analyze(
+        Kind::Dockerfile,
+        "Dockerfile",
+        text.as_bytes(),
+        Matrix::embedded(),
+        &opts,
+    )
+    .unwrap_or_else(|e| panic!("{}:{}: {}", e.line, e.col, e.message))
+    .0
+}
+
+fn corpus(name: &str, build_args: &[(&str, &str)]) -> Facts {
+    let dir = Path::new("tests/corpus").join(name);
+    let text = std::fs::read_to_string(dir.join("Dockerfile")).unwrap();
+    analyze_in(&dir, &text, build_args)
+}
+
+fn at(o: &Origin) -> (&str, u32, u32) {
+    match o {
+        Origin::File { path, line, col, .. } => (path.as_str(), *line, *col),
+        o => panic!("not a file origin: {o:?}"),
+    }
+}
+
+#[test]
+fn a_requirements_file_is_found_through_the_copy_and_findings_point_into_it() {
+    let f = corpus("pip-requirements-extra-trap", &[]);
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.from, Some(TorchFrom::Requirements));
+    assert!(t.value.extra_index_only);
+    assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm6.4"]);
+    // `COPY requirements-rocm.txt /tmp/reqs.txt` + `-r /tmp/reqs.txt`: the copied file, line 3
+    assert_eq!(
+        at(&t.origin),
+        ("tests/corpus/pip-requirements-extra-trap/requirements-rocm.txt", 3, 1)
+    );
+    let findings = rules::run(Scope::Lint, &f, Matrix::embedded());
+    let rc405 = findings.iter().find(|x| x.code == "RC405").expect("RC405");
+    assert_eq!(at(&rc405.origin).1, 3);
+    // the Dockerfile instruction that reads the file is named
+    assert!(
+        rc405.evidence.contains("read for `pip install -r` at Dockerfile:9:"),
+        "{}",
+        rc405.evidence
+    );
+    let read: Vec<_> = f
+        .context_files
+        .iter()
+        .map(|c| (c.path.rsplit('/').next().unwrap(), c.used_by.as_str(), &c.status))
+        .collect();
+    assert_eq!(
+        read,
+        [("requirements-rocm.txt", "pip install -r", &ContextStatus::Read)]
+    );
+}
+
+#[test]
+fn nested_requirements_markers_and_pins() {
+    let f = corpus("pip-requirements-nested", &[]);
+    let t = f.torch.as_ref().unwrap();
+    // `torch==2.5.1 ; sys_platform == "darwin"` in common.txt is not installed in the image;
+    // the pin of rocm-build.txt (read after its `-r common.txt`) is
+    assert_eq!(t.value.version.as_deref(), Some("2.9.0"));
+    assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm6.4"]);
+    assert_eq!(
+        at(&t.origin).0,
+        "tests/corpus/pip-requirements-nested/requirements/rocm-build.txt"
+    );
+    assert_eq!(at(&t.origin).1, 5);
+    let names: Vec<&str> = f.pip.iter().map(|p| p.value.name.as_str()).collect();
+    for n in ["regex", "numpy", "requests", "torch", "torchvision", "cmake"] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    // requirements from common.txt are located there
+    let numpy = f.pip.iter().find(|p| p.value.name == "numpy").unwrap();
+    assert_eq!(
+        at(&numpy.origin),
+        ("tests/corpus/pip-requirements-nested/requirements/common.txt", 3, 1)
+    );
+    let files: Vec<_> = f
+        .context_files
+        .iter()
+        .map(|c| c.path.rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(files, ["rocm-build.txt", "common.txt"]);
+}
+
+#[test]
+fn hashes_and_a_pip_compile_header_do_not_hide_the_pin() {
+    let f = corpus("pip-compile-hashes", &[]);
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.5.1+rocm6.2"));
+    assert!(!t.value.extra_index_only);
+    assert_eq!(at(&t.origin).1, 13);
+    let codes: Vec<_> = rules::run(Scope::Lint, &f, Matrix::embedded())
+        .into_iter()
+        .map(|x| x.code)
+        .collect();
+    assert!(codes.contains(&"RC104"), "{codes:?}");
+}
+
+#[test]
+fn a_constraints_file_pins_torch() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("constraints.txt"), "numpy<2\ntorch==2.5.1+rocm6.2\n").unwrap();
+    let f = analyze_in(
+        dir.path(),
+        "FROM rocm/dev-ubuntu-22.04:6.2.4\nCOPY constraints.txt /c/\nRUN pip install torch -c /c/constraints.txt --index-url https://download.pytorch.org/whl/rocm6.2\n",
+        &[],
+    );
+    let t = f.torch.unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.5.1+rocm6.2"));
+    // a constraint installs nothing: numpy is not a requirement
+    assert!(!f.pip.iter().any(|p| p.value.name == "numpy"));
+    assert_eq!(f.context_files[0].used_by, "pip install -c");
+}
+
+#[test]
+fn uv_sync_reads_the_lock_for_the_requested_extra() {
+    let f = corpus("uv-sync-invokeai", &[]);
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.10.0+rocm7.1"));
+    assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm7.1"]);
+    assert!(!t.value.extra_index_only);
+    let (path, line, _) = at(&t.origin);
+    assert_eq!(path, "tests/corpus/uv-sync-invokeai/uv.lock");
+    let lock = std::fs::read_to_string("tests/corpus/uv-sync-invokeai/uv.lock").unwrap();
+    assert_eq!(
+        lock.lines().nth(line as usize - 1),
+        Some("version = \"2.10.0+rocm7.1\"")
+    );
+    // the bind mounts are listed as read by `uv sync`
+    assert!(
+        f.context_files
+            .iter()
+            .any(|c| c.path.ends_with("uv.lock") && c.used_by == "uv sync" && c.status == ContextStatus::Read)
+    );
+    // another extra, another build
+    let f = corpus("uv-sync-invokeai", &[("GPU_DRIVER", "cuda")]);
+    assert_eq!(f.torch.unwrap().value.version.as_deref(), Some("2.7.1+cu128"));
+}
+
+#[test]
+fn uv_without_a_lock_reads_the_project_and_its_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let py = std::fs::read_to_string("tests/corpus/uv-sync-rocm-mismatch/pyproject.toml").unwrap();
+    std::fs::write(dir.path().join("pyproject.toml"), &py).unwrap();
+    for run in [
+        "uv sync",
+        "uv run --extra x python -c 1",
+        "uv pip install --system -r pyproject.toml",
+    ] {
+        let f = analyze_in(
+            dir.path(),
+            &format!("FROM rocm/dev-ubuntu-24.04:6.4.1\nWORKDIR /app\nCOPY . .\nRUN {run}\n"),
+            &[],
+        );
+        let t = f.torch.unwrap_or_else(|| panic!("{run}: no torch"));
+        assert_eq!(t.value.version.as_deref(), Some("2.5.1"), "{run}");
+        assert_eq!(
+            t.value.index_urls,
+            ["https://download.pytorch.org/whl/rocm6.2"],
+            "{run}"
+        );
+        assert_eq!(at(&t.origin).1, 7, "{run}");
+    }
+    // `uv run --no-sync` installs nothing
+    let f = analyze_in(dir.path(), "FROM x\nCOPY . .\nRUN uv run --no-sync python -V\n", &[]);
+    assert!(f.torch.is_none());
+}
+
+#[test]
+fn missing_and_broken_context_files_are_noted_not_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\ndependencies = [\"torch\"\n",
+    )
+    .unwrap();
+    let f = analyze_in(
+        dir.path(),
+        "FROM rocm/dev-ubuntu-24.04:6.4.1\nCOPY requirements.txt pyproject.toml ./\nRUN pip install -r requirements.txt\nRUN uv sync\n",
+        &[],
+    );
+    let st: Vec<_> = f
+        .context_files
+        .iter()
+        .map(|c| (c.path.rsplit('/').next().unwrap(), c.used_by.as_str(), c.status.clone()))
+        .collect();
+    assert_eq!(st[0], ("requirements.txt", "pip install -r", ContextStatus::Missing));
+    let (name, used, status) = &st[1];
+    assert_eq!((*name, *used), ("pyproject.toml", "uv sync"));
+    let ContextStatus::Unreadable(why) = status else {
+        panic!("{st:?}")
+    };
+    assert!(why.starts_with("3:1: ") || why.starts_with("2:"), "{why}");
+    assert!(why.ends_with("(expected TOML)"), "{why}");
+}
+
+#[test]
+fn an_inline_pragma_does_not_silence_a_finding_in_another_file() {
+    // the Dockerfile's line 3 pragma covers its line 4; RC405 is on line 3 of the requirements
+    // file and must stay
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("req.txt"),
+        "numpy\n--extra-index-url https://download.pytorch.org/whl/rocm6.4\ntorch\n",
+    )
+    .unwrap();
+    let text = "FROM rocm/dev-ubuntu-22.04:6.4.1-complete\nCOPY req.txt .\n# rocmcheck ignore=RC405\nRUN pip install -r req.txt\n";
+    let opts = Options {
+        context: Some(dir.path().to_path_buf()),
+        ..Options::default()
+    };
+    let m = Matrix::embedded();
+    let (facts, pragmas) = dockerfile::analyze(Kind::Dockerfile, "Dockerfile", text.as_bytes(), m, &opts).unwrap();
+    let f = Policy::default().apply(rules::run(Scope::Lint, &facts, m), &|f| pragmas.ignores(f));
+    assert!(f.iter().any(|x| x.code == "RC405"), "{f:?}");
+}
+
+#[test]
+fn lint_context_and_verbose_on_the_command_line() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["lint", "--verbose", "--output-format", "concise"])
+        .arg("tests/corpus/uv-sync-rocm-mismatch/Dockerfile")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("read tests/corpus/uv-sync-rocm-mismatch/uv.lock (uv sync)"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("tests/corpus/uv-sync-rocm-mismatch/uv.lock:16:12: ") && stdout.contains("[RC104]"),
+        "{stdout}"
+    );
+    // another context: the Dockerfile's own directory has no uv.lock there, so nothing is read
+    // and the missing files are notes, not errors
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["lint", "--context"])
+        .arg(dir.path())
+        .arg("tests/corpus/uv-sync-rocm-mismatch/Dockerfile")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("note: "), "{stdout}");
+    assert!(
+        stdout.contains("uv.lock (COPY) is not in the build context"),
+        "{stdout}"
+    );
+    // a --context that is not a directory is a usage error
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args([
+            "lint",
+            "--context",
+            "tests/corpus/uv-sync-rocm-mismatch/Dockerfile",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
