@@ -81,8 +81,17 @@ pub struct TorchSites {
     /// `--index-url` / `--extra-index-url` flags on the command line.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub index: Vec<IndexSite>,
-    /// Just after the last word of the pip command: where a new flag goes.
+    /// Just after the last word of the pip command: where a new flag goes (in a requirements
+    /// file: the start of the torch line, where a new option line goes).
     pub end: usize,
+    /// The file the spans are in, when it is not the checked file (a requirements file read
+    /// for `pip install -r`); None: the checked file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// New options go on a line of their own at `end` (a requirements file), not after the
+    /// command's last word.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub own_line: bool,
     /// The same command pins torchvision or torchaudio (a torch version change would break it).
     #[serde(default)]
     pub companions_pinned: bool,

@@ -284,3 +284,65 @@ fn lint_context_and_verbose_on_the_command_line() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn fixes_edit_the_requirements_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = dir.path().join("requirements-rocm.txt");
+    let docker = dir.path().join("Dockerfile");
+    let dockerfile = "FROM rocm/dev-ubuntu-22.04:6.4.1-complete\nCOPY requirements-rocm.txt /tmp/reqs.txt\nRUN pip install -r /tmp/reqs.txt\n";
+    std::fs::write(&docker, dockerfile).unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+            .arg("lint")
+            .args(args)
+            .arg(&docker)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    // torch alone with the ROCm index as an extra: RC405's safe fix makes it the index
+    std::fs::write(
+        &req,
+        "# ours\n--extra-index-url https://download.pytorch.org/whl/rocm6.4\ntorch\n",
+    )
+    .unwrap();
+    let out = run(&["--diff"]);
+    let diff = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        diff.contains("+--index-url https://download.pytorch.org/whl/rocm6.4"),
+        "{diff}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(&["--fix"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("requirements-rocm.txt: RC405"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&req).unwrap(),
+        "# ours\n--index-url https://download.pytorch.org/whl/rocm6.4\ntorch\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&docker).unwrap(),
+        dockerfile,
+        "the Dockerfile is left alone"
+    );
+    // the pin is unsafe (it chooses a release): only with --unsafe-fixes, in the file
+    let out = run(&["--unsafe-fixes"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("RC403"));
+    let pinned = std::fs::read_to_string(&req).unwrap();
+    let line = pinned.lines().nth(2).unwrap();
+    assert!(line.starts_with("torch==") && line.ends_with("+rocm6.4"), "{pinned}");
+    // other packages in the file: PyPI must stay, so RC405 has no fix there
+    std::fs::write(
+        &req,
+        "--extra-index-url https://download.pytorch.org/whl/rocm6.4\ntorch\nnumpy\n",
+    )
+    .unwrap();
+    let f = analyze_in(dir.path(), dockerfile, &[]);
+    let findings = rules::run(Scope::Lint, &f, Matrix::embedded());
+    let rc405 = findings.iter().find(|x| x.code == "RC405").unwrap();
+    assert!(rc405.autofix.is_none());
+    // a hash-checked file is never edited
+    let f = corpus("pip-compile-hashes", &[]);
+    assert!(f.torch.unwrap().value.sites.is_none());
+}

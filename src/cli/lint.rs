@@ -228,6 +228,67 @@ fn context_notes(
     Ok(())
 }
 
+/// Applies the fixes among `findings` (of the Dockerfile `name`) whose edits are all in one
+/// other file (a requirements file in the build context), file by file: with `diff`, adds the
+/// diff to `diffs` instead of writing. Returns the (code, origin) of the findings fixed.
+fn fix_context_files(
+    findings: &[crate::finding::Finding],
+    name: &str,
+    mode: crate::fix::Mode,
+    diff: bool,
+    diffs: &mut String,
+    err: &mut dyn Write,
+) -> std::io::Result<Vec<(&'static str, Origin)>> {
+    use std::collections::BTreeMap;
+    let mut by_file: BTreeMap<&str, Vec<&crate::finding::Finding>> = BTreeMap::new();
+    for f in findings {
+        let Some(x) = &f.autofix else { continue };
+        let Some(first) = x.edits.first() else { continue };
+        if mode.allows(x.applicability) && first.path != name && x.edits.iter().all(|e| e.path == first.path) {
+            by_file.entry(first.path.as_str()).or_default().push(f);
+        }
+    }
+    let mut done = Vec::new();
+    for (path, fs) in by_file {
+        let p = Path::new(path);
+        let old = match crate::input::read_regular(p, dockerfile::parse::MAX_BYTES) {
+            Ok(b) => b,
+            Err(e) => {
+                writeln!(err, "error: {path}: fixes not written: {e}")?;
+                continue;
+            }
+        };
+        let bom = old.starts_with(b"\xEF\xBB\xBF");
+        let Ok(text) = std::str::from_utf8(&old[if bom { 3 } else { 0 }..]) else {
+            continue;
+        };
+        let fixes: Vec<&crate::finding::Fix> = fs.iter().filter_map(|f| f.autofix.as_ref()).collect();
+        let (new, applied) = crate::fix::apply(text, path, &fixes);
+        if applied.is_empty() {
+            continue;
+        }
+        let verb = if diff { "would fix" } else { "fixed" };
+        for &i in &applied {
+            writeln!(err, "{verb} {path}: {} {}", fs[i].code, fixes[i].title)?;
+        }
+        if diff {
+            diffs.push_str(&crate::fix::unified_diff(path, text, &new));
+        } else {
+            let mut bytes = Vec::with_capacity(new.len() + 3);
+            if bom {
+                bytes.extend_from_slice(b"\xEF\xBB\xBF");
+            }
+            bytes.extend_from_slice(new.as_bytes());
+            if let Err(e) = crate::fix::write_atomic(p, &old, &bytes) {
+                writeln!(err, "error: {path}: fixes not written: {e}")?;
+                continue;
+            }
+        }
+        done.extend(applied.iter().map(|&i| (fs[i].code, fs[i].origin.clone())));
+    }
+    Ok(done)
+}
+
 /// Runs `rocmcheck lint`.
 pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
     let matrix = match g.matrix(err) {
@@ -395,7 +456,21 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         // fixes are computed on the LF text; the file keeps its line endings
                         let (text, ending) = crate::fix::LineEnding::split(raw);
                         let text = text.as_ref();
-                        let outcome = crate::fix::fix_text(text, &name, mode, first, lint_one);
+                        let mut outcome = crate::fix::fix_text(text, &name, mode, first, lint_one);
+                        // fixes that edit a build-context file the Dockerfile reads (a
+                        // requirements file): applied there, once, then the Dockerfile is linted
+                        // again with the file as it is now
+                        let applied = fix_context_files(&outcome.findings, &name, mode, a.diff, &mut diffs, err)?;
+                        if !applied.is_empty() {
+                            fixed_total += applied.len();
+                            if a.diff {
+                                outcome
+                                    .findings
+                                    .retain(|f| !applied.iter().any(|(c, o)| *c == f.code && *o == f.origin));
+                            } else if let Some(f) = lint_one(&outcome.text) {
+                                outcome.findings = f;
+                            }
+                        }
                         sr.findings = outcome.findings;
                         sr.source = Some(outcome.text.clone());
                         if !outcome.fixed.is_empty() {

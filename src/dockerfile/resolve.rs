@@ -1691,6 +1691,7 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
     };
     let sites =
         (sites_ok && from == TorchFrom::PipInstall && !matches!(version, Some(TorchSpec::Url(_)))).then_some(sites);
+    let file_sites = inst.torch_sites.take();
     let mut index = inst.index;
     let (mut primary, mut extra) = (inst.primary, inst.extra);
     // `PIP_EXTRA_INDEX_URL=… pip install` / `env PIP_INDEX_URL=… pip install`: assignments in
@@ -1739,6 +1740,11 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         // environment indexes still count with command-line extras
         primary = ["PIP_INDEX_URL", "UV_INDEX_URL"].iter().any(|k| var(k).is_some());
     }
+    // a requirements file's sites hold when the indexes in effect are all its own
+    let sites = match file_sites {
+        Some((s, urls)) if from == TorchFrom::Requirements => (urls == index).then_some(s),
+        _ => sites,
+    };
     if let Some(TorchSpec::Url(u)) = &version {
         index.push(u.clone());
     }
@@ -1784,6 +1790,9 @@ struct Install {
     torch_origin: Option<Origin>,
     /// A pin for torch from a constraints file (`-c`), and where it is written.
     torch_constraint: Option<(String, Origin)>,
+    /// Fix sites of torch in the requirements file that requires it, with the index URLs that
+    /// file names: valid only when those are all the indexes in effect.
+    torch_sites: Option<(TorchSites, Vec<String>)>,
     /// Extras of the torch requirement.
     torch_extras: Vec<String>,
 }
@@ -1979,9 +1988,28 @@ fn requirements_file(
     };
     cx.charge(text.len(), off, &format!("{used} {as_named}"))?;
     let shown = cx.shown(rel);
+    // fix sites, when torch is required here: hash-checked files are never edited (a new pin
+    // or index would not match the recorded hashes)
+    let hashed = text.contains("--hash");
+    let mut here: Option<(TorchSites, Origin)> = None;
+    let mut index_here: Vec<(IndexSite, String)> = Vec::new();
+    let (mut companions, mut others_here) = (false, false);
     for e in requirements::parse(&text) {
         match e {
-            requirements::Entry::Index { primary, url, .. } => {
+            requirements::Entry::Index {
+                primary,
+                url,
+                flag,
+                value,
+            } => {
+                index_here.push((
+                    IndexSite {
+                        flag,
+                        value: Some(value),
+                        extra: !primary,
+                    },
+                    url.clone(),
+                ));
                 if primary {
                     inst.primary = true;
                 } else {
@@ -2010,6 +2038,18 @@ fn requirements_file(
                         }
                     }
                     Some(spec) => {
+                        inst.torch_sites = None;
+                        here = None;
+                        if !hashed && !matches!(spec, Some(TorchSpec::Url(_))) {
+                            let mut ts = TorchSites {
+                                path: Some(shown.clone()),
+                                own_line: true,
+                                end: text[..at.start].rfind('\n').map_or(0, |i| i + 1),
+                                ..TorchSites::default()
+                            };
+                            spec_sites(&text, at, &spec, &Sites::new(), &mut ts);
+                            here = Some((ts, origin()));
+                        }
                         inst.torch = Some((spec, off, TorchFrom::Requirements));
                         inst.torch_origin = Some(origin());
                         inst.torch_extras = requirement(&req).map(|r| r.extras).unwrap_or_default();
@@ -2018,6 +2058,12 @@ fn requirements_file(
                         }
                     }
                     None if !constraint => {
+                        let l = req.to_ascii_lowercase();
+                        if l.starts_with("torchvision") || l.starts_with("torchaudio") {
+                            companions |= l.contains("==");
+                        } else if !["triton", "pytorch-triton-rocm"].iter().any(|c| l.starts_with(c)) {
+                            others_here = true;
+                        }
                         if let Some(r) = requirement(&req) {
                             inst.others.push((r, origin()));
                         }
@@ -2026,6 +2072,16 @@ fn requirements_file(
                 }
             }
         }
+    }
+    // torch is still the one required here (a nested file may have required another)
+    if let Some((mut ts, o)) = here
+        && inst.torch_origin.as_ref() == Some(&o)
+    {
+        ts.companions_pinned = companions;
+        ts.other_packages = others_here;
+        let (sites, urls): (Vec<IndexSite>, Vec<String>) = index_here.into_iter().unzip();
+        ts.index = sites;
+        inst.torch_sites = Some((ts, urls));
     }
     Ok(())
 }

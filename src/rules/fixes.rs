@@ -46,10 +46,24 @@ impl Context<'_> {
     /// torchvision/torchaudio in the same command behind (pip would then fail to resolve).
     pub(crate) fn torch_edits(&self, change: &TorchChange) -> Option<Vec<Edit>> {
         let t = &self.facts.torch.as_ref()?.value;
-        if t.from != Some(TorchFrom::PipInstall) {
+        let sites = t.sites.as_ref()?;
+        // a requirements file's sites carry its path; the command line's are the checked file's
+        let in_file = t.from == Some(TorchFrom::Requirements) && sites.path.is_some();
+        if t.from != Some(TorchFrom::PipInstall) && !in_file {
             return None;
         }
-        let sites = t.sites.as_ref()?;
+        let path = match &sites.path {
+            Some(p) => p.clone(),
+            None => subject_path(self)?,
+        };
+        let edit = |_: &Self, span: Span, content: String| -> Option<Edit> {
+            Some(Edit {
+                path: path.clone(),
+                start: span.start,
+                end: span.end,
+                content,
+            })
+        };
         let mut edits = Vec::new();
         if let Some(v) = &change.version {
             let same_release = t
@@ -69,13 +83,13 @@ impl Context<'_> {
             let primary = sites.index.iter().find(|s| !s.extra);
             if let Some(p) = primary {
                 if !t.index_urls.iter().any(|u| u.trim_end_matches('/') == url) {
-                    edits.push(edit(self, p.value?, url)?);
+                    edits.push(edit(self, p.value?, url.to_string())?);
                 }
             } else if let Some(x) = sites.index.iter().find(|s| s.extra) {
                 // the only indexes are extras: the first becomes the one index
-                edits.push(edit(self, x.flag, "--index-url")?);
+                edits.push(edit(self, x.flag, "--index-url".to_string())?);
                 if t.index_urls.first().is_none_or(|u| u.trim_end_matches('/') != url) {
-                    edits.push(edit(self, x.value?, url)?);
+                    edits.push(edit(self, x.value?, url.to_string())?);
                 }
             } else if t.index_urls.is_empty() {
                 // With other packages in the command, PyPI must stay: a pinned torch resolves to
@@ -89,19 +103,29 @@ impl Context<'_> {
                 } else {
                     "--index-url"
                 };
-                edits.push(edit(self, Span::new(sites.end, sites.end), format!(" {flag} {url}"))?);
+                let text = if sites.own_line {
+                    format!("{flag} {url}\n")
+                } else {
+                    format!(" {flag} {url}")
+                };
+                edits.push(edit(self, Span::new(sites.end, sites.end), text)?);
             } else {
                 // the index comes from PIP_INDEX_URL & co.: not ours to rewrite here
                 return None;
             }
         }
         if let Some(url) = change.extra_to_primary {
+            // in a requirements file the index line holds for every requirement in it: with
+            // other packages there, PyPI must stay (they may not be on the PyTorch index)
+            if sites.own_line && sites.other_packages {
+                return None;
+            }
             let x = sites
                 .index
                 .iter()
                 .zip(&t.index_urls)
                 .find(|(s, u)| s.extra && u.as_str() == url);
-            edits.push(edit(self, x?.0.flag, "--index-url")?);
+            edits.push(edit(self, x?.0.flag, "--index-url".to_string())?);
         }
         Some(edits)
     }
