@@ -346,3 +346,98 @@ fn fixes_edit_the_requirements_file() {
     let f = corpus("pip-compile-hashes", &[]);
     assert!(f.torch.unwrap().value.sites.is_none());
 }
+
+fn facts_of(text: &str) -> Facts {
+    let dir = tempfile::tempdir().unwrap();
+    analyze_in(dir.path(), text, &[])
+}
+
+#[test]
+fn pip_download_then_install_from_local_files() {
+    // `pip download` fetches, a later `--no-index --find-links` install installs what it fetched
+    let f = facts_of(
+        "FROM rocm/dev-ubuntu-22.04:6.4.1-complete\nRUN pip download torch==2.5.1+rocm6.2 --index-url https://download.pytorch.org/whl/rocm6.2 -d /wheels\nRUN pip install --no-index --find-links /wheels torch\n",
+    );
+    let t = f.torch.unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.5.1+rocm6.2"));
+    assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm6.2"]);
+    assert_eq!(at(&t.origin).1, 2);
+    // a download alone installs nothing
+    let f = facts_of("FROM x\nRUN pip download torch==2.5.1 -d /w\n");
+    assert!(f.torch.is_none() && f.pip.is_empty(), "{:?}", f.pip);
+    // a glob of the downloaded wheels
+    let f = facts_of(
+        "FROM x\nRUN pip3 download torch==2.6.0+rocm6.4.1 -f https://repo.radeon.com/rocm/manylinux/rocm-rel-6.4.1/ -d /w\nRUN pip3 install /w/torch-*.whl\n",
+    );
+    assert_eq!(f.torch.unwrap().value.version.as_deref(), Some("2.6.0+rocm6.4.1"));
+}
+
+#[test]
+fn a_local_wheel_file_names_its_version() {
+    // AMD's Radeon install (rocm.docs.amd.com, radeon-ryzen "Install PyTorch via PIP"): wget a
+    // wheel from repo.radeon.com, then install the file
+    let f = facts_of(
+        "FROM rocm/dev-ubuntu-24.04:6.4.1\nRUN wget https://repo.radeon.com/rocm/manylinux/rocm-rel-6.4.1/torch-2.6.0%2Brocm6.4.1.git1ded221d-cp312-cp312-linux_x86_64.whl && \\\n    pip3 install torch-2.6.0+rocm6.4.1.git1ded221d-cp312-cp312-linux_x86_64.whl\n",
+    );
+    let t = f.torch.unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.6.0+rocm6.4.1.git1ded221d"));
+    assert_eq!(at(&t.origin).1, 3);
+    // on a ROCm 6.2 base the wheel's ROCm differs
+    let f = facts_of(
+        "FROM rocm/dev-ubuntu-22.04:6.2.4\nCOPY torch-2.6.0+rocm6.4.1.git1ded221d-cp312-cp312-linux_x86_64.whl /tmp/\nRUN pip install /tmp/torch-2.6.0+rocm6.4.1.git1ded221d-cp312-cp312-linux_x86_64.whl\n",
+    );
+    let codes: Vec<_> = rules::run(Scope::Lint, &f, Matrix::embedded())
+        .into_iter()
+        .map(|x| x.code)
+        .collect();
+    assert!(codes.contains(&"RC104"), "{codes:?}");
+}
+
+#[test]
+fn pip_and_uv_settings_from_env_arg_and_prefixes() {
+    // PIP_PRE / UV_PRERELEASE: pre-releases
+    let f = facts_of(
+        "FROM x\nENV PIP_PRE=1\nRUN pip install torch --index-url https://download.pytorch.org/whl/nightly/rocm7.2\n",
+    );
+    assert!(f.torch.unwrap().value.pre);
+    let f = facts_of("FROM x\nRUN UV_PRERELEASE=allow uv pip install torch\n");
+    assert!(f.torch.unwrap().value.pre);
+    // UV_INDEX_STRATEGY=unsafe-best-match (ARG, ENV or prefix): uv falls into pip's trap
+    for setting in [
+        "ARG UV_INDEX_STRATEGY=unsafe-best-match\nRUN ",
+        "ENV UV_INDEX_STRATEGY=unsafe-best-match\nRUN ",
+        "RUN UV_INDEX_STRATEGY=unsafe-best-match ",
+    ] {
+        let f = facts_of(&format!(
+            "FROM rocm/dev-ubuntu-24.04:7.2\n{setting}uv pip install torch --extra-index-url https://download.pytorch.org/whl/rocm7.2\n"
+        ));
+        assert!(f.torch.unwrap().value.extra_index_only, "{setting}");
+    }
+    let f = facts_of("FROM x\nRUN uv pip install torch --extra-index-url https://download.pytorch.org/whl/rocm7.2\n");
+    assert!(!f.torch.unwrap().value.extra_index_only);
+    // PIP_CONSTRAINT names constraints files
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("c.txt"), "torch==2.5.1+rocm6.2\n").unwrap();
+    let f = analyze_in(
+        dir.path(),
+        "FROM x\nCOPY c.txt /c.txt\nENV PIP_CONSTRAINT=/c.txt\nRUN pip install torch\n",
+        &[],
+    );
+    assert_eq!(f.torch.unwrap().value.version.as_deref(), Some("2.5.1+rocm6.2"));
+    // uv's --torch-backend / UV_TORCH_BACKEND: PyTorch's index for that ROCm
+    let f = facts_of("FROM x\nRUN uv pip install torch --torch-backend=rocm6.3\n");
+    assert_eq!(
+        f.torch.unwrap().value.index_urls,
+        ["https://download.pytorch.org/whl/rocm6.3"]
+    );
+    let f = facts_of("FROM x\nENV UV_TORCH_BACKEND=rocm6.4\nRUN uv pip install torch==2.9.0\n");
+    assert_eq!(
+        f.torch.unwrap().value.index_urls,
+        ["https://download.pytorch.org/whl/rocm6.4"]
+    );
+    // PIP_NO_INDEX: the environment's index URLs are not used
+    let f = facts_of(
+        "FROM x\nENV PIP_INDEX_URL=https://download.pytorch.org/whl/rocm6.2 PIP_NO_INDEX=1\nRUN pip install -f /w torch\n",
+    );
+    assert_eq!(f.torch.unwrap().value.index_urls, ["/w"]);
+}

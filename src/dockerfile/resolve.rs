@@ -56,6 +56,9 @@ struct Stage {
     /// Files brought in from the build context (`COPY`, `ADD`, and a RUN's bind mounts while
     /// it runs), in order.
     copies: Vec<CopyIn>,
+    /// Torch as the last `pip download` fetched it: a later install from local files
+    /// (`--no-index --find-links DIR torch`, `pip install DIR/torch-*.whl`) installs that.
+    downloaded: Option<Sourced<TorchFacts>>,
 }
 
 /// A `COPY`/`ADD` source (or a bind mount) from the build context and where it lands.
@@ -1524,23 +1527,61 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         b == "pip" || b.starts_with("pip3") || b.starts_with("pip2")
     };
     let is_uv = |w: &str| w.rsplit('/').next().unwrap_or(w) == "uv";
-    // `pip install`, `python -m pip install`, `uv pip install`, `uv add`
+    // `pip install`, `python -m pip install`, `uv pip install`, `uv add`; `pip download`
     let Some(install) = words.iter().enumerate().position(|(i, w)| {
         i > 0
-            && ((*w == "install" && (is_pip(words[i - 1]) || (words[i - 1] == "pip" && i > 1)))
+            && ((matches!(*w, "install" | "download") && (is_pip(words[i - 1]) || (words[i - 1] == "pip" && i > 1)))
                 || (*w == "add" && is_uv(words[i - 1])))
     }) else {
         return Ok(());
     };
+    let download = words[install] == "download";
+    // `PIP_*` / `UV_*` assignments in front of the command count like ENV, for this command
+    // only, and come first
+    let prefix: Vec<(String, String)> = words[..install]
+        .iter()
+        .filter_map(|w| {
+            let (k, v) = w.split_once('=')?;
+            let ident = !k.is_empty()
+                && !k.starts_with(|c: char| c.is_ascii_digit())
+                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            ident.then(|| (k.to_string(), v.to_string()))
+        })
+        .collect();
+    let setting = |st: &Stage, k: &str| -> Option<String> {
+        prefix
+            .iter()
+            .rev()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+            .or_else(|| st.vars.get(k).cloned())
+    };
+    let truthy = |v: Option<String>| {
+        v.is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+    };
     // uv resolves with its `first-index` strategy: the first index (extra and `--index` indexes
     // before the default) that has a package wins, so PyPI cannot shadow a ROCm index the way it
-    // does with pip (RC405) — unless `--index-strategy unsafe-best-match` says otherwise.
-    let uv = words[..install].iter().any(|w| is_uv(w))
+    // does with pip (RC405) — unless `--index-strategy unsafe-best-match` (or
+    // `UV_INDEX_STRATEGY`) says otherwise.
+    let is_uv_cmd = words[..install].iter().any(|w| is_uv(w));
+    let uv = is_uv_cmd
         && !words
             .windows(2)
             .any(|p| p[0] == "--index-strategy" && p[1] == "unsafe-best-match")
-        && !words.contains(&"--index-strategy=unsafe-best-match");
+        && !words.contains(&"--index-strategy=unsafe-best-match")
+        && setting(st, "UV_INDEX_STRATEGY").as_deref() != Some("unsafe-best-match");
     let mut inst = Install::default();
+    // `PIP_PRE=1`, `UV_PRERELEASE=allow`: pre-releases (nightlies) like `--pre`
+    inst.pre =
+        truthy(setting(st, "PIP_PRE")) || (is_uv_cmd && setting(st, "UV_PRERELEASE").as_deref() == Some("allow"));
+    let mut no_index = truthy(setting(st, "PIP_NO_INDEX"));
+    // uv's `--torch-backend` (or `UV_TORCH_BACKEND`): `rocmX.Y` picks PyTorch's ROCm index
+    // (explicit ROCm backends since astral-sh/uv#14120; `auto` is decided at install time)
+    let mut torch_backend = if is_uv_cmd {
+        setting(st, "UV_TORCH_BACKEND")
+    } else {
+        None
+    };
     // the raw extent of each word in the file, when it is exactly where we think it is
     let raw: Vec<Option<Span>> = c
         .iter()
@@ -1630,6 +1671,20 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
                 }
             }
             "--pre" => inst.pre = true,
+            "--no-index" => no_index = true,
+            "--prerelease" if is_uv_cmd => {
+                let v = inline.or_else(|| {
+                    i += 1;
+                    val(i - 1)
+                });
+                inst.pre |= v.as_deref() == Some("allow");
+            }
+            "--torch-backend" if is_uv_cmd => {
+                torch_backend = inline.or_else(|| {
+                    i += 1;
+                    val(i - 1)
+                });
+            }
             _ if w.starts_with('-') => {}
             _ if torch_spec(w).is_none() => {
                 if let Some(r) = requirement(w) {
@@ -1660,6 +1715,20 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         }
         i += 1;
     }
+    // `PIP_CONSTRAINT=file …`: constraints files like `-c`
+    if let Some(files) = setting(st, "PIP_CONSTRAINT") {
+        for f in files.split_whitespace() {
+            read_requirements(cx, st, f, c[install].0, &mut inst, true)?;
+        }
+    }
+    if let Some(b) = torch_backend.as_deref().filter(|b| b.starts_with("rocm"))
+        && inst.index.is_empty()
+    {
+        // `https://download.pytorch.org/whl/` + the backend, as uv maps it
+        inst.index
+            .push(format!("{}/{b}", cx.matrix.torch.index.trim_end_matches('/')));
+        inst.primary = true;
+    }
     // the indexes of this command (command line first, then the environment's)
     let cmd_index = {
         let mut v = inst.index.clone();
@@ -1683,6 +1752,9 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         v
     };
     for (mut r, origin) in std::mem::take(&mut inst.others) {
+        if download {
+            continue; // downloaded, not installed
+        }
         r.index_urls = cmd_index.clone();
         st.pip.push(Sourced::new(r, origin));
     }
@@ -1696,25 +1768,8 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
     let (mut primary, mut extra) = (inst.primary, inst.extra);
     // `PIP_EXTRA_INDEX_URL=… pip install` / `env PIP_INDEX_URL=… pip install`: assignments in
     // front of the command count like ENV, for this command only, and come first.
-    let prefix: Vec<(&str, &str)> = words[..install]
-        .iter()
-        .filter_map(|w| {
-            let (k, v) = w.split_once('=')?;
-            let ident = !k.is_empty()
-                && !k.starts_with(|c: char| c.is_ascii_digit())
-                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            ident.then_some((k, v))
-        })
-        .collect();
-    let var = |k: &str| -> Option<&str> {
-        prefix
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == k)
-            .map(|(_, v)| *v)
-            .or_else(|| st.vars.get(k).map(String::as_str))
-    };
-    if index.is_empty() {
+    let var = |k: &str| setting(st, k);
+    if index.is_empty() && !no_index {
         for k in [
             "PIP_INDEX_URL",
             "UV_INDEX_URL",
@@ -1749,7 +1804,8 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
         index.push(u.clone());
     }
     let constraint = inst.torch_constraint.take().map(|(v, _)| v);
-    st.torch = Some(Sourced::new(
+    let local = matches!(&version, Some(TorchSpec::Url(u)) if !u.contains("://"));
+    let torch = Sourced::new(
         TorchFacts {
             version: match version {
                 Some(TorchSpec::Pinned(v)) => Some(v),
@@ -1770,7 +1826,17 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
             None if inst.len > 0 => cx.origin_len(off, inst.len),
             None => cx.origin(off),
         },
-    ));
+    );
+    if download {
+        st.downloaded = Some(torch);
+        return Ok(());
+    }
+    // installed from what an earlier `pip download` fetched: `--no-index` with torch unpinned,
+    // or a local wheel whose name says no version (`/wheels/torch-*.whl`)
+    st.torch = Some(match &st.downloaded {
+        Some(d) if torch.value.version.is_none() && (no_index || local) => d.clone(),
+        _ => torch,
+    });
     Ok(())
 }
 
@@ -1913,10 +1979,15 @@ fn torch_spec(w: &str) -> Option<Option<TorchSpec>> {
     Some(None)
 }
 
+/// The version in a wheel's file name (`torch-2.5.1%2Brocm6.2-cp311-…whl` → `2.5.1+rocm6.2`);
+/// None for a name that holds none (`torch-*.whl`).
 fn wheel_version(u: &str) -> Option<String> {
     let file = u.rsplit('/').next()?;
     let file = file.replace("%2B", "+").replace("%2b", "+");
-    file.split('-').nth(1).map(String::from)
+    file.split('-')
+        .nth(1)
+        .filter(|v| v.starts_with(|c: char| c.is_ascii_digit()) && !v.contains(['*', '?', '[']))
+        .map(String::from)
 }
 
 /// A requirements (or, `constraint`, constraints) file named by `pip install -r` / `-c`,
