@@ -441,3 +441,35 @@ fn pip_and_uv_settings_from_env_arg_and_prefixes() {
     );
     assert_eq!(f.torch.unwrap().value.index_urls, ["/w"]);
 }
+
+#[test]
+fn amd_indexes_get_the_pinning_and_channel_rules() {
+    let codes = |text: &str| -> Vec<rocmcheck::finding::Finding> {
+        let f = facts_of(text);
+        rules::run(Scope::Lint, &f, Matrix::embedded())
+    };
+    // a nightly of AMD's (TheRock's RELEASES.md: `--index-url https://rocm.nightlies.amd.com/v2/<family>/`)
+    // is unpinned by nature, like PyTorch's nightly index
+    let f = codes("FROM ubuntu:24.04\nRUN pip install --index-url https://rocm.nightlies.amd.com/v2/gfx1151/ torch\n");
+    assert!(!f.iter().any(|x| x.code == "RC403"), "{f:?}");
+    // AMD's stable per-family index: unpinned is RC403, with no pin the matrix cannot vouch for
+    let f = codes("FROM ubuntu:24.04\nRUN pip install --index-url https://repo.amd.com/rocm/whl/gfx1151/ torch\n");
+    let rc403 = f.iter().find(|x| x.code == "RC403").expect("RC403");
+    assert!(rc403.autofix.is_none());
+    assert!(
+        rc403
+            .fix
+            .as_deref()
+            .unwrap()
+            .contains("https://repo.amd.com/rocm/whl/gfx1151/")
+    );
+    // as an extra index it is pip's trap, as with PyTorch's
+    let f =
+        codes("FROM ubuntu:24.04\nRUN pip install torch --extra-index-url https://repo.amd.com/rocm/whl-multi-arch/\n");
+    assert!(f.iter().any(|x| x.code == "RC405"), "{f:?}");
+    // not for uv (first-index)
+    let f = codes(
+        "FROM ubuntu:24.04\nRUN uv pip install torch --extra-index-url https://repo.amd.com/rocm/whl-multi-arch/\n",
+    );
+    assert!(!f.iter().any(|x| x.code == "RC405"), "{f:?}");
+}

@@ -57,12 +57,20 @@ impl Rule for TorchExtraIndexCuda {
         {
             return;
         }
-        // the ROCm index among the extras (nightly/test channels included)
+        // the ROCm index among the extras (nightly/test channels included), PyTorch's or one of
+        // AMD's (distribution.yaml: the same trap, PyPI's CUDA torch outranks theirs)
         let Some((url, rocm)) = t
             .value
             .index_urls
             .iter()
-            .find_map(|u| cx.matrix.parse_index_url(u).map(|(_, v)| (u.clone(), v)))
+            .find_map(|u| cx.matrix.parse_index_url(u).map(|(_, v)| (u.clone(), Some(v))))
+            .or_else(|| {
+                t.value
+                    .index_urls
+                    .iter()
+                    .find(|u| cx.matrix.distribution.classify_index(u).is_some())
+                    .map(|u| (u.clone(), None))
+            })
         else {
             return;
         };
@@ -75,14 +83,19 @@ impl Rule for TorchExtraIndexCuda {
             .and_then(|e| {
                 crate::finding::Fix::new(format!("use --index-url {url}"), crate::finding::Applicability::Safe, e)
             });
-        let fix = match cx.best_on_index(&rocm) {
+        let fix = match rocm.as_ref().and_then(|r| cx.best_on_index(r)) {
             Some(r) => format!(
                 "use `--index-url {url}` instead of --extra-index-url, or pin the ROCm build: `pip install torch=={}`",
                 r.torch_local()
             ),
-            None => format!(
-                "use `--index-url {url}` instead of --extra-index-url, or pin torch with ==<version>+rocm{rocm}"
-            ),
+            None => match &rocm {
+                Some(rocm) => format!(
+                    "use `--index-url {url}` instead of --extra-index-url, or pin torch with ==<version>+rocm{rocm}"
+                ),
+                None => format!(
+                    "use `--index-url {url}` instead of --extra-index-url, or pin torch with ==<version> (a version that index has)"
+                ),
+            },
         };
         out.push(
             Finding::new(

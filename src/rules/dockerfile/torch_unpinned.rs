@@ -43,11 +43,15 @@ impl Rule for TorchUnpinned {
         if !matches!(t.value.from, Some(TorchFrom::PipInstall | TorchFrom::Requirements)) || t.value.version.is_some() {
             return;
         }
+        // AMD's indexes (distribution.yaml) by channel: their nightly, dev and pre-release
+        // indexes count like PyTorch's nightly one
+        let amd = |u: &str| cx.matrix.distribution.classify_index(u).map(|m| m.index.channel);
         let nightly = t.value.pre
             || t.value.index_urls.iter().any(|u| {
                 cx.matrix
                     .parse_index_url(u)
                     .is_some_and(|(c, _)| c.as_deref() == Some("nightly"))
+                    || amd(u).is_some_and(|c| c != crate::matrix::IndexChannel::Stable)
             });
         if nightly {
             // a nightly is unpinned by nature; the stack rules judge its index
@@ -58,9 +62,13 @@ impl Rule for TorchUnpinned {
             .index_urls
             .iter()
             .find_map(|u| cx.matrix.parse_index_url(u).map(|(_, v)| v));
-        let best = match &index_rocm {
-            Some(v) => cx.best_on_index(v),
-            None => cx.best_stack(None, None),
+        // from AMD's stable index: the pin must be one that index has, which the matrix does
+        // not list (no example pin, no fix)
+        let amd_index = t.value.index_urls.iter().find(|u| amd(u).is_some());
+        let best = match (&index_rocm, amd_index) {
+            (_, Some(_)) => None,
+            (Some(v), None) => cx.best_on_index(v),
+            (None, None) => cx.best_stack(None, None),
         };
         // Unsafe: the pin decides which torch gets installed from now on.
         let autofix = best.as_ref().and_then(|r| {
@@ -83,7 +91,10 @@ impl Rule for TorchUnpinned {
                 "pin torch (and torchvision/torchaudio) with ==<version>, e.g. `{}`",
                 r.install
             ),
-            None => "pin torch (and torchvision/torchaudio) with ==<version>".to_string(),
+            None => match amd_index {
+                Some(u) => format!("pin torch (and torchvision/torchaudio) with ==<version>, a version {u} has"),
+                None => "pin torch (and torchvision/torchaudio) with ==<version>".to_string(),
+            },
         };
         out.push(
             Finding::new(&Self::META, "torch is installed without a pinned version", t.origin.clone())
