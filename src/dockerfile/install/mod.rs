@@ -3,5 +3,6 @@
 //! reads its format into entries with byte spans; the resolver locates the file through the
 //! Dockerfile's `COPY`/`ADD`/bind mounts and turns the entries into install facts.
 
+pub mod marker;
 pub mod requirements;
 pub mod uv;

@@ -226,34 +226,10 @@ pub fn parse(text: &str) -> Vec<Entry> {
     out
 }
 
-/// Whether an environment marker clearly excludes a Linux x86-64 image (the platform ROCm
-/// wheels are built for): `sys_platform == "darwin"`, `platform_system == "Windows"`,
-/// `platform_machine == "aarch64"`. A requirement under such a marker is not installed in the
-/// image. Markers combined with `or` or parentheses, or that test anything else, are taken to
-/// apply: a requirement is dropped only when its marker says so plainly.
+/// Whether an environment marker rules out the image (Linux on x86-64, no extras): a
+/// requirement under such a marker is not installed there ([`super::marker::holds`]).
 pub fn excludes_image(marker: &str) -> bool {
-    if marker.contains(" or ") || marker.contains('(') {
-        return false;
-    }
-    marker.split(" and ").any(|clause| {
-        let c: String = clause.chars().filter(|c| !c.is_whitespace()).collect();
-        let c = c.replace('\'', "\"");
-        for (key, ours) in [
-            ("sys_platform", &["linux"][..]),
-            ("platform_system", &["linux"][..]),
-            ("os_name", &["posix"][..]),
-            ("platform_machine", &["x86_64", "amd64"][..]),
-        ] {
-            let is_ours = |v: &str| ours.contains(&v.trim_matches('"').to_ascii_lowercase().as_str());
-            if let Some(v) = c.strip_prefix(&format!("{key}==")) {
-                return !is_ours(v);
-            }
-            if let Some(v) = c.strip_prefix(&format!("{key}!=")) {
-                return is_ours(v);
-            }
-        }
-        false
-    })
+    !super::marker::holds(marker, &[], false)
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 //! `source = { registry = URL }`, and the project's own entry names, per extra, which torch
 //! version it takes when several are locked (InvokeAI's `uv.lock` is the real-world shape).
 
-use super::requirements::excludes_image;
+use super::marker::holds;
 use crate::facts::Span;
 use toml_edit::{Document, Item, Value};
 
@@ -166,7 +166,7 @@ pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option
     }
     let Some((req, at, extra)) = cands
         .into_iter()
-        .find(|(r, _, _)| req_name(r) == "torch" && split_marker(r).1.is_none_or(|m| !excludes_image(m)))
+        .find(|(r, _, _)| req_name(r) == "torch" && split_marker(r).1.is_none_or(|m| holds(m, extras, all_extras)))
     else {
         return Ok(None);
     };
@@ -217,7 +217,7 @@ pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option
                 Some(e) => want_extra && (all_extras || extras.iter().any(|x| x == e)),
                 None => !want_extra,
             };
-            extra_ok && m.is_none_or(|m| !excludes_image(m))
+            extra_ok && m.is_none_or(|m| holds(m, extras, all_extras))
         };
         // entries for a requested extra first, then the others
         source = [true, false]
@@ -302,7 +302,7 @@ pub fn lock(text: &str, extras: &[String], all_extras: bool) -> Result<Option<To
         for l in lists {
             for (v, m) in refs(l) {
                 if let Some(v) = v
-                    && m.as_deref().is_none_or(|m| !excludes_image(m))
+                    && m.as_deref().is_none_or(|m| holds(m, extras, all_extras))
                 {
                     wanted.push(v);
                 }
