@@ -1570,10 +1570,11 @@ fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), In
             .any(|p| p[0] == "--index-strategy" && p[1] == "unsafe-best-match")
         && !words.contains(&"--index-strategy=unsafe-best-match")
         && setting(st, "UV_INDEX_STRATEGY").as_deref() != Some("unsafe-best-match");
-    let mut inst = Install::default();
-    // `PIP_PRE=1`, `UV_PRERELEASE=allow`: pre-releases (nightlies) like `--pre`
-    inst.pre =
-        truthy(setting(st, "PIP_PRE")) || (is_uv_cmd && setting(st, "UV_PRERELEASE").as_deref() == Some("allow"));
+    let mut inst = Install {
+        // `PIP_PRE=1`, `UV_PRERELEASE=allow`: pre-releases (nightlies) like `--pre`
+        pre: truthy(setting(st, "PIP_PRE")) || (is_uv_cmd && setting(st, "UV_PRERELEASE").as_deref() == Some("allow")),
+        ..Install::default()
+    };
     let mut no_index = truthy(setting(st, "PIP_NO_INDEX"));
     // uv's `--torch-backend` (or `UV_TORCH_BACKEND`): `rocmX.Y` picks PyTorch's ROCm index
     // (explicit ROCm backends since astral-sh/uv#14120; `auto` is decided at install time)
@@ -2103,11 +2104,10 @@ fn requirements_file(
                 }
                 let origin = || cx.file_origin(&shown, &text, at);
                 match torch_spec(&req) {
-                    Some(spec) if constraint => {
-                        if let Some(TorchSpec::Pinned(v)) = spec {
-                            inst.torch_constraint = Some((v, origin()));
-                        }
+                    Some(Some(TorchSpec::Pinned(v))) if constraint => {
+                        inst.torch_constraint = Some((v, origin()));
                     }
+                    Some(_) if constraint => {}
                     Some(spec) => {
                         inst.torch_sites = None;
                         here = None;
