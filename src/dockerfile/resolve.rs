@@ -2,11 +2,12 @@
 //! turned into [`Facts`] (base image, ROCm, torch, environment, gfx targets), every value with
 //! the file:line:col it came from.
 
-use super::install::{requirements, uv};
+use super::install::pip::pip_install;
+use super::install::uv_project::uv_project;
 use super::parse::{InputProblem, LineIndex};
 use crate::facts::{
-    BaseImage, ContextFile, ContextStatus, EnvVar, Facts, IndexSite, Origin, PipRequirement, RocmFrom, RocmInstall,
-    Sourced, Span, Subject, Target, TargetReason, TorchFacts, TorchFrom, TorchSites,
+    BaseImage, ContextFile, ContextStatus, EnvVar, Facts, Origin, PipRequirement, RocmFrom, RocmInstall, Sourced, Span,
+    Subject, Target, TargetReason, TorchFacts, TorchFrom,
 };
 use crate::matrix::Matrix;
 use crate::version::Gfx;
@@ -14,7 +15,6 @@ use parse_dockerfile::{Command, Dockerfile, Instruction, UnescapedString};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::OnceLock;
 
 /// What the resolver needs besides the file.
 #[derive(Debug, Clone, Default)]
@@ -29,36 +29,36 @@ pub struct Options {
 }
 
 /// Variables visible in a scope: name → (value, set).
-type Vars = BTreeMap<String, String>;
+pub(crate) type Vars = BTreeMap<String, String>;
 
 /// Where each variable's value is written as a literal in the file (an `ARG` default or an
 /// `ENV` value), when it is: a fix to a value that comes from a variable edits it there.
-type Sites = BTreeMap<String, Option<Span>>;
+pub(crate) type Sites = BTreeMap<String, Option<Span>>;
 
 #[derive(Debug, Clone, Default)]
-struct Stage {
-    name: Option<String>,
-    vars: Vars,
-    env: Vec<Sourced<EnvVar>>,
-    rocm: Vec<Sourced<RocmInstall>>,
-    torch: Option<Sourced<TorchFacts>>,
+pub(crate) struct Stage {
+    pub(crate) name: Option<String>,
+    pub(crate) vars: Vars,
+    pub(crate) env: Vec<Sourced<EnvVar>>,
+    pub(crate) rocm: Vec<Sourced<RocmInstall>>,
+    pub(crate) torch: Option<Sourced<TorchFacts>>,
     /// Other requirements of `pip install` lines (name, pin, extras, indexes).
-    pip: Vec<Sourced<PipRequirement>>,
-    base: Option<Sourced<BaseImage>>,
-    image_targets: Vec<Sourced<Target>>,
-    arg_targets: Vec<Sourced<Target>>,
-    sites: Sites,
+    pub(crate) pip: Vec<Sourced<PipRequirement>>,
+    pub(crate) base: Option<Sourced<BaseImage>>,
+    pub(crate) image_targets: Vec<Sourced<Target>>,
+    pub(crate) arg_targets: Vec<Sourced<Target>>,
+    pub(crate) sites: Sites,
     /// RUN text at the offsets we compute is the file's own text (no continuation or comment was
     /// removed by the parser): only then are torch sites recorded.
-    exact: bool,
+    pub(crate) exact: bool,
     /// `WORKDIR`, absolute (`/` until set).
-    workdir: String,
+    pub(crate) workdir: String,
     /// Files brought in from the build context (`COPY`, `ADD`, and a RUN's bind mounts while
     /// it runs), in order.
     copies: Vec<CopyIn>,
     /// Torch as the last `pip download` fetched it: a later install from local files
     /// (`--no-index --find-links DIR torch`, `pip install DIR/torch-*.whl`) installs that.
-    downloaded: Option<Sourced<TorchFacts>>,
+    pub(crate) downloaded: Option<Sourced<TorchFacts>>,
 }
 
 /// A `COPY`/`ADD` source (or a bind mount) from the build context and where it lands.
@@ -96,7 +96,7 @@ fn norm_path(p: &str) -> String {
 }
 
 /// `dir` joined with `p` (absolute `p` wins), normalised.
-fn join_path(dir: &str, p: &str) -> String {
+pub(crate) fn join_path(dir: &str, p: &str) -> String {
     if p.starts_with('/') || dir.is_empty() || dir == "." {
         norm_path(p)
     } else {
@@ -105,7 +105,7 @@ fn join_path(dir: &str, p: &str) -> String {
 }
 
 /// The directory part of a normalised relative path (`.` for none).
-fn parent_of(p: &str) -> &str {
+pub(crate) fn parent_of(p: &str) -> &str {
     p.rsplit_once('/').map_or(".", |(d, _)| d)
 }
 
@@ -132,7 +132,7 @@ fn install_file(name: &str) -> bool {
 }
 
 /// The most bytes of a `uv.lock` read (real locks of large projects are a few MiB).
-const MAX_LOCK_BYTES: usize = 16 << 20;
+pub(crate) const MAX_LOCK_BYTES: usize = 16 << 20;
 
 /// The most bytes one substitution may produce (one ARG/ENV value, one image reference, one RUN
 /// command). Every stored ARG/ENV value went through a bounded substitution, so a chain
@@ -393,7 +393,7 @@ fn unquote(s: &str) -> String {
 
 /// Splits on unquoted whitespace, removing quotes and backslash-newline continuations; each word
 /// with the byte offset where it starts.
-fn shell_words(s: &str) -> Vec<(usize, String)> {
+pub(crate) fn shell_words(s: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut start = None;
@@ -439,7 +439,7 @@ fn shell_words(s: &str) -> Vec<(usize, String)> {
 
 /// The end of the raw shell word that starts at byte `start` of `text`: the first unquoted
 /// whitespace or shell operator (quotes and backslash escapes are part of the word).
-fn raw_word_end(text: &str, start: usize) -> usize {
+pub(crate) fn raw_word_end(text: &str, start: usize) -> usize {
     let b = text.as_bytes();
     let mut i = start;
     let mut quote: Option<u8> = None;
@@ -480,7 +480,7 @@ fn literal_in(text: &str, span: Span) -> Option<Span> {
 
 /// Where the value of a raw text is written as a literal: the text itself, or (for exactly
 /// `$X` / `${X}`, quoted or not) the literal behind the variable.
-fn value_site(text: &str, span: Span, sites: &Sites) -> Option<Span> {
+pub(crate) fn value_site(text: &str, span: Span, sites: &Sites) -> Option<Span> {
     if let Some(l) = literal_in(text, span) {
         return Some(l);
     }
@@ -520,24 +520,24 @@ fn tag_site(text: &str, raw_span: Span, sites: &Sites) -> Option<Span> {
     value_site(text, Span::new(raw_span.start + c + 1, raw_span.end), sites)
 }
 
-struct Ctx<'a> {
-    path: &'a str,
-    text: &'a str,
-    ix: LineIndex,
-    matrix: &'a Matrix,
-    opts: &'a Options,
+pub(crate) struct Ctx<'a> {
+    pub(crate) path: &'a str,
+    pub(crate) text: &'a str,
+    pub(crate) ix: LineIndex,
+    pub(crate) matrix: &'a Matrix,
+    pub(crate) opts: &'a Options,
     /// What this file may still spend on substitution.
-    budget: std::cell::RefCell<Budget>,
+    pub(crate) budget: std::cell::RefCell<Budget>,
     /// Build-context files brought in or read, in order.
-    files: std::cell::RefCell<Vec<ContextFile>>,
+    pub(crate) files: std::cell::RefCell<Vec<ContextFile>>,
     /// Build-context files read so far (by path in the context), each read once per file.
-    cache: std::cell::RefCell<BTreeMap<String, Result<Rc<str>, ContextStatus>>>,
+    pub(crate) cache: std::cell::RefCell<BTreeMap<String, Result<Rc<str>, ContextStatus>>>,
 }
 
 impl Ctx<'_> {
     /// Substitutes `s` within the file's budget; a limit is a located input error that names
     /// `what` (e.g. `ARG A17`) and what was `expected`.
-    fn expand(
+    pub(crate) fn expand(
         &self,
         s: &str,
         vars: &Vars,
@@ -549,26 +549,26 @@ impl Ctx<'_> {
     }
     /// [`Ctx::expand`] for text that is only scanned (RUN): a value past [`MAX_EXPANSION`] is
     /// cut there; the file-wide limits are still errors.
-    fn expand_cut(&self, s: &str, vars: &Vars, at: usize) -> Result<String, InputProblem> {
+    pub(crate) fn expand_cut(&self, s: &str, vars: &Vars, at: usize) -> Result<String, InputProblem> {
         match substitute_in(s, vars, &mut self.budget.borrow_mut()) {
             Ok((t, _)) | Err((ExpansionLimit::Value, t)) => Ok(t),
             Err((l, _)) => Err(self.limit(at, "RUN", l, "commands of a sane size")),
         }
     }
     /// Spends `n` bytes (a stage copy, a requirements file) of the file's budget.
-    fn charge(&self, n: usize, at: usize, what: &str) -> Result<(), InputProblem> {
+    pub(crate) fn charge(&self, n: usize, at: usize, what: &str) -> Result<(), InputProblem> {
         self.budget
             .borrow_mut()
             .charge(n)
             .map_err(|l| self.limit(at, what, l, "a Dockerfile of a sane size"))
     }
-    fn limit(&self, at: usize, what: &str, l: ExpansionLimit, expected: &str) -> InputProblem {
+    pub(crate) fn limit(&self, at: usize, what: &str, l: ExpansionLimit, expected: &str) -> InputProblem {
         self.problem(
             at,
             format!("{what}: {l} (expected {expected}; is this an expansion bomb?)"),
         )
     }
-    fn origin(&self, byte: usize) -> Origin {
+    pub(crate) fn origin(&self, byte: usize) -> Origin {
         let (line, col) = self.ix.pos(self.text, byte);
         Origin::File {
             path: self.path.to_string(),
@@ -578,10 +578,10 @@ impl Ctx<'_> {
             end_col: None,
         }
     }
-    fn origin_len(&self, byte: usize, len: usize) -> Origin {
+    pub(crate) fn origin_len(&self, byte: usize, len: usize) -> Origin {
         self.origin_span(&(byte..(byte + len).min(self.text.len())))
     }
-    fn origin_span(&self, span: &std::ops::Range<usize>) -> Origin {
+    pub(crate) fn origin_span(&self, span: &std::ops::Range<usize>) -> Origin {
         let (line, col) = self.ix.pos(self.text, span.start);
         let (el, ec) = self.ix.pos(self.text, span.end);
         Origin::File {
@@ -592,11 +592,11 @@ impl Ctx<'_> {
             end_col: Some(ec),
         }
     }
-    fn problem(&self, byte: usize, msg: impl Into<String>) -> InputProblem {
+    pub(crate) fn problem(&self, byte: usize, msg: impl Into<String>) -> InputProblem {
         let (l, c) = self.ix.pos(self.text, byte);
         InputProblem::new(l, c, msg)
     }
-    fn build_arg(&self, name: &str) -> Option<&str> {
+    pub(crate) fn build_arg(&self, name: &str) -> Option<&str> {
         self.opts
             .build_args
             .iter()
@@ -606,7 +606,7 @@ impl Ctx<'_> {
     }
     /// Offset in the file of a byte inside an unescaped string (exact when it was borrowed).
     /// When escapes or continuations were removed, the key is looked up in the raw text.
-    fn at(&self, u: &UnescapedString, inner: usize, key: &str) -> usize {
+    pub(crate) fn at(&self, u: &UnescapedString, inner: usize, key: &str) -> usize {
         let raw = &self.text[u.span.clone()];
         if raw == u.value.as_ref() {
             return u.span.start + inner;
@@ -625,7 +625,7 @@ impl Ctx<'_> {
     }
 
     /// A path in the build context as shown: the context directory joined with it.
-    fn shown(&self, rel: &str) -> String {
+    pub(crate) fn shown(&self, rel: &str) -> String {
         let dir = self
             .opts
             .context
@@ -641,7 +641,7 @@ impl Ctx<'_> {
     }
 
     /// Notes a build-context file (once per path and use; a later status replaces an earlier).
-    fn record(&self, rel: &str, used_by: &str, status: ContextStatus, at: usize) {
+    pub(crate) fn record(&self, rel: &str, used_by: &str, status: ContextStatus, at: usize) {
         let path = self.shown(rel);
         let mut files = self.files.borrow_mut();
         if let Some(f) = files.iter_mut().find(|f| f.path == path && f.used_by == used_by) {
@@ -659,7 +659,7 @@ impl Ctx<'_> {
     /// The build-context file behind `path` as a command in `st` names it: through the
     /// `COPY`/`ADD` sources and bind mounts seen so far (latest first), else the path itself
     /// in the context (an absolute one by its file name). Relative to the context, normalised.
-    fn locate(&self, st: &Stage, path: &str) -> String {
+    pub(crate) fn locate(&self, st: &Stage, path: &str) -> String {
         let ip = join_path(&st.workdir, path);
         for c in st.copies.iter().rev() {
             if !c.dest_dir {
@@ -693,7 +693,7 @@ impl Ctx<'_> {
     /// Reads a build-context file (`rel`, from [`Ctx::locate`]) once, noting it as read for
     /// `used_by` at `at`, or why not: a missing or unreadable file is a note, never an error
     /// (the build would fail on it, not the lint). A FIFO or device is never opened.
-    fn read_context(&self, rel: &str, used_by: &str, at: usize, max: usize) -> Option<Rc<str>> {
+    pub(crate) fn read_context(&self, rel: &str, used_by: &str, at: usize, max: usize) -> Option<Rc<str>> {
         let dir = self.opts.context.as_ref()?;
         let cached = self.cache.borrow().get(rel).cloned();
         let r = match cached {
@@ -727,7 +727,7 @@ impl Ctx<'_> {
     }
 
     /// A span of a build-context file (`text`, shown as `path`) as an origin.
-    fn file_origin(&self, path: &str, text: &str, span: Span) -> Origin {
+    pub(crate) fn file_origin(&self, path: &str, text: &str, span: Span) -> Origin {
         let ix = LineIndex::new(text);
         let (line, col) = ix.pos(text, span.start);
         let (el, ec) = ix.pos(text, span.end);
@@ -1357,84 +1357,8 @@ fn target_var_at(st: &mut Stage, name: &str, value: &str, origin: &Origin) {
 
 /// A RUN command (shell text or heredoc body) starting at byte `base` of the file.
 fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) -> Result<(), InputProblem> {
-    static AMD_APT: OnceLock<regex::Regex> = OnceLock::new();
-    static AMDGPU_INSTALL: OnceLock<regex::Regex> = OnceLock::new();
-    static DISTRO: OnceLock<regex::Regex> = OnceLock::new();
-    // ASCII classes (`[0-9]`, `(?-u:\b)`): Unicode `\d`/`\b` tables made compiling these most
-    // of a one-file lint's time (issue 13).
-    // compiled on first need: most RUN lines mention none of these
-    let amd_apt = || {
-        AMD_APT.get_or_init(|| {
-            regex::Regex::new(r"repo\.radeon\.com/rocm/(?:apt|rhel[0-9]*|zyp|el[0-9]*)/([0-9]+\.[0-9]+(?:\.[0-9]+)?)")
-                .expect("regex")
-        })
-    };
-    let amdgpu = || {
-        AMDGPU_INSTALL.get_or_init(|| {
-            regex::Regex::new(
-                r"amdgpu-install/([0-9]+\.[0-9]+(?:\.[0-9]+)?)/|amdgpu-install_([0-9]+)\.([0-9]+)\.([0-9]+)",
-            )
-            .expect("regex")
-        })
-    };
-    let distro = || {
-        DISTRO.get_or_init(|| {
-            regex::Regex::new(
-                r"(?-u:\b)(libamdhip64-[0-9]+|hipcc|rocm-smi|librocblas[0-9]*-dev|librocblas0|rocminfo)(?-u:\b)",
-            )
-            .expect("regex")
-        })
-    };
     let sub = cx.expand_cut(text, &st.vars, base)?;
-    let mut rocm_seen = false;
-    if sub.contains("repo.radeon.com")
-        && let Some(c) = amd_apt().captures(&sub)
-    {
-        push_rocm(
-            cx,
-            st,
-            base + raw_find(text, "repo.radeon.com"),
-            c[1].to_string(),
-            RocmFrom::AmdRepo,
-        );
-        rocm_seen = true;
-    }
-    if !rocm_seen
-        && sub.contains("amdgpu-install")
-        && let Some(c) = amdgpu().captures(&sub)
-    {
-        let v = if let Some(v) = c.get(1) {
-            v.as_str().to_string()
-        } else {
-            let (a, b, p): (u64, u64, u64) = (
-                c[2].parse().unwrap_or(0),
-                c[3].parse().unwrap_or(0),
-                c[4].parse().unwrap_or(0),
-            );
-            // amdgpu-install_6.2.60204-1: the third field encodes 6.02.04
-            if p >= 10000 {
-                format!("{a}.{b}.{}", p % 100)
-            } else {
-                format!("{a}.{b}")
-            }
-        };
-        push_rocm(cx, st, base + raw_find(text, "amdgpu-install"), v, RocmFrom::AmdRepo);
-        rocm_seen = true;
-    }
-    if !rocm_seen
-        && (sub.contains("apt-get install") || sub.contains("apt install") || sub.contains("dnf install"))
-        && let Some(m) = distro().find(&sub)
-        && !st.rocm.iter().any(|r| r.value.from == RocmFrom::DistroPackages)
-    {
-        // the version is the distribution's; it is not in the text
-        push_rocm(
-            cx,
-            st,
-            base + raw_find(text, m.as_str()),
-            String::new(),
-            RocmFrom::DistroPackages,
-        );
-    }
+    super::install::system::rocm_packages(cx, st, base, text, &sub);
     // commands
     let words = shell_words_ops(text);
     let mut cmd: Vec<(usize, String)> = Vec::new();
@@ -1453,26 +1377,6 @@ fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) -> Result<(), Inp
         }
     }
     Ok(())
-}
-
-fn raw_find(text: &str, needle: &str) -> usize {
-    text.find(needle).unwrap_or(0)
-}
-
-fn push_rocm(cx: &Ctx, st: &mut Stage, at: usize, version: String, from: RocmFrom) {
-    st.rocm.push(Sourced::new(
-        RocmInstall {
-            version,
-            from,
-            path: None,
-            rocblas_gfx: vec![],
-            hipblaslt_gfx: vec![],
-            via: vec![],
-            targets: vec![],
-            torch_loads: false,
-        },
-        cx.origin(at),
-    ));
 }
 
 /// Words with shell operators (`&&`, `||`, `;`, `|`, unescaped newlines) as their own words.
@@ -1517,759 +1421,6 @@ fn shell_words_ops(s: &str) -> Vec<(usize, String)> {
         out.push((b, ";".to_string()));
     }
     out
-}
-
-/// A pip / pip3 / `python -m pip` / `uv pip` install command: torch, index URLs, `--pre`, `-r`.
-fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), InputProblem> {
-    let words: Vec<&str> = c.iter().map(|(_, w)| w.as_str()).collect();
-    let is_pip = |w: &str| {
-        let b = w.rsplit('/').next().unwrap_or(w);
-        b == "pip" || b.starts_with("pip3") || b.starts_with("pip2")
-    };
-    let is_uv = |w: &str| w.rsplit('/').next().unwrap_or(w) == "uv";
-    // `pip install`, `python -m pip install`, `uv pip install`, `uv add`; `pip download`
-    let Some(install) = words.iter().enumerate().position(|(i, w)| {
-        i > 0
-            && ((matches!(*w, "install" | "download") && (is_pip(words[i - 1]) || (words[i - 1] == "pip" && i > 1)))
-                || (*w == "add" && is_uv(words[i - 1])))
-    }) else {
-        return Ok(());
-    };
-    let download = words[install] == "download";
-    // `PIP_*` / `UV_*` assignments in front of the command count like ENV, for this command
-    // only, and come first
-    let prefix: Vec<(String, String)> = words[..install]
-        .iter()
-        .filter_map(|w| {
-            let (k, v) = w.split_once('=')?;
-            let ident = !k.is_empty()
-                && !k.starts_with(|c: char| c.is_ascii_digit())
-                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            ident.then(|| (k.to_string(), v.to_string()))
-        })
-        .collect();
-    let setting = |st: &Stage, k: &str| -> Option<String> {
-        prefix
-            .iter()
-            .rev()
-            .find(|(n, _)| n == k)
-            .map(|(_, v)| v.clone())
-            .or_else(|| st.vars.get(k).cloned())
-    };
-    let truthy = |v: Option<String>| {
-        v.is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
-    };
-    // uv resolves with its `first-index` strategy: the first index (extra and `--index` indexes
-    // before the default) that has a package wins, so PyPI cannot shadow a ROCm index the way it
-    // does with pip (RC405) — unless `--index-strategy unsafe-best-match` (or
-    // `UV_INDEX_STRATEGY`) says otherwise.
-    let is_uv_cmd = words[..install].iter().any(|w| is_uv(w));
-    let uv = is_uv_cmd
-        && !words
-            .windows(2)
-            .any(|p| p[0] == "--index-strategy" && p[1] == "unsafe-best-match")
-        && !words.contains(&"--index-strategy=unsafe-best-match")
-        && setting(st, "UV_INDEX_STRATEGY").as_deref() != Some("unsafe-best-match");
-    let mut inst = Install {
-        // `PIP_PRE=1`, `UV_PRERELEASE=allow`: pre-releases (nightlies) like `--pre`
-        pre: truthy(setting(st, "PIP_PRE")) || (is_uv_cmd && setting(st, "UV_PRERELEASE").as_deref() == Some("allow")),
-        ..Install::default()
-    };
-    let mut no_index = truthy(setting(st, "PIP_NO_INDEX"));
-    // uv's `--torch-backend` (or `UV_TORCH_BACKEND`): `rocmX.Y` picks PyTorch's ROCm index
-    // (explicit ROCm backends since astral-sh/uv#14120; `auto` is decided at install time)
-    let mut torch_backend = if is_uv_cmd {
-        setting(st, "UV_TORCH_BACKEND")
-    } else {
-        None
-    };
-    // the raw extent of each word in the file, when it is exactly where we think it is
-    let raw: Vec<Option<Span>> = c
-        .iter()
-        .map(|(off, w)| {
-            if !st.exact {
-                return None;
-            }
-            let end = raw_word_end(cx.text, *off);
-            let r = cx.text.get(*off..end)?;
-            let words = shell_words(r);
-            (words.len() == 1 && substitute(&words[0].1, &st.vars).0 == *w).then_some(Span::new(*off, end))
-        })
-        .collect();
-    let mut sites = TorchSites {
-        end: raw[install..].iter().flatten().map(|s| s.end).max().unwrap_or(0),
-        companions_pinned: words.iter().any(|w| {
-            let l = w.to_ascii_lowercase();
-            (l.starts_with("torchvision") || l.starts_with("torchaudio")) && l.contains("==")
-        }),
-        ..TorchSites::default()
-    };
-    let mut sites_ok = raw[install..].iter().all(Option::is_some);
-    let mut i = install + 1;
-    while i < c.len() {
-        let (off, w) = (&c[i].0, c[i].1.as_str());
-        let val = |i: usize| c.get(i + 1).map(|(_, v)| v.clone());
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (w, None),
-        };
-        match flag {
-            "-i" | "--index-url" | "--extra-index-url" | "-f" | "--find-links" | "-r" | "--requirement" | "-c"
-            | "--constraint" | "--index" | "--default-index" => {
-                let flag_at = i;
-                let v = match inline {
-                    Some(v) => v,
-                    None => {
-                        i += 1;
-                        val(i - 1).unwrap_or_default()
-                    }
-                };
-                if matches!(flag, "-i" | "--index-url" | "--extra-index-url") {
-                    let fr = raw[flag_at];
-                    let site = fr.map(|r| {
-                        if i == flag_at {
-                            // --flag=value
-                            let f = Span::new(r.start, r.start + flag.len());
-                            (f, value_site(cx.text, Span::new(f.end + 1, r.end), &st.sites))
-                        } else {
-                            (
-                                r,
-                                raw.get(i)
-                                    .copied()
-                                    .flatten()
-                                    .and_then(|v| value_site(cx.text, v, &st.sites)),
-                            )
-                        }
-                    });
-                    match site {
-                        Some((f, value)) if cx.text.get(f.start..f.end) == Some(flag) => sites.index.push(IndexSite {
-                            flag: f,
-                            value,
-                            extra: flag == "--extra-index-url",
-                        }),
-                        _ => sites_ok = false,
-                    }
-                }
-                match flag {
-                    "-i" | "--index-url" | "--default-index" => {
-                        inst.primary = true;
-                        inst.index.push(v)
-                    }
-                    // uv's `--index NAME=URL` / `--index URL`: searched before the default index
-                    "--index" => {
-                        inst.extra = true;
-                        inst.index
-                            .push(v.split_once('=').map_or(v.clone(), |(_, u)| u.to_string()))
-                    }
-                    "--extra-index-url" => {
-                        inst.extra = true;
-                        inst.index.push(v)
-                    }
-                    "-f" | "--find-links" => inst.index.push(v),
-                    "-r" | "--requirement" => read_requirements(cx, st, &v, *off, &mut inst, false)?,
-                    "-c" | "--constraint" => read_requirements(cx, st, &v, *off, &mut inst, true)?,
-                    _ => {}
-                }
-            }
-            "--pre" => inst.pre = true,
-            "--no-index" => no_index = true,
-            "--prerelease" if is_uv_cmd => {
-                let v = inline.or_else(|| {
-                    i += 1;
-                    val(i - 1)
-                });
-                inst.pre |= v.as_deref() == Some("allow");
-            }
-            "--torch-backend" if is_uv_cmd => {
-                torch_backend = inline.or_else(|| {
-                    i += 1;
-                    val(i - 1)
-                });
-            }
-            _ if w.starts_with('-') => {}
-            _ if torch_spec(w).is_none() => {
-                if let Some(r) = requirement(w) {
-                    inst.others.push((r, cx.origin_len(*off, w.len())));
-                }
-                let l = w.to_ascii_lowercase();
-                if !["torchvision", "torchaudio", "triton", "pytorch-triton-rocm"]
-                    .iter()
-                    .any(|c| l.starts_with(c))
-                {
-                    sites.other_packages = true;
-                }
-            }
-            _ => {
-                if let Some(t) = torch_spec(w) {
-                    match raw[i] {
-                        Some(r) => spec_sites(cx.text, r, &t, &st.sites, &mut sites),
-                        None => sites_ok = false,
-                    }
-                    inst.torch = Some((t, *off, TorchFrom::PipInstall));
-                    inst.len = w.len();
-                    inst.torch_extras = requirement(w).map(|r| r.extras).unwrap_or_default();
-                    if let Some(r) = requirement(w) {
-                        inst.others.push((r, cx.origin_len(*off, w.len())));
-                    }
-                }
-            }
-        }
-        i += 1;
-    }
-    // `PIP_CONSTRAINT=file …`: constraints files like `-c`
-    if let Some(files) = setting(st, "PIP_CONSTRAINT") {
-        for f in files.split_whitespace() {
-            read_requirements(cx, st, f, c[install].0, &mut inst, true)?;
-        }
-    }
-    if let Some(b) = torch_backend.as_deref().filter(|b| b.starts_with("rocm"))
-        && inst.index.is_empty()
-    {
-        // `https://download.pytorch.org/whl/` + the backend, as uv maps it
-        inst.index
-            .push(format!("{}/{b}", cx.matrix.torch.index.trim_end_matches('/')));
-        inst.primary = true;
-    }
-    // the indexes of this command (command line first, then the environment's)
-    let cmd_index = {
-        let mut v = inst.index.clone();
-        if v.is_empty() {
-            for k in [
-                "PIP_INDEX_URL",
-                "UV_INDEX_URL",
-                "PIP_EXTRA_INDEX_URL",
-                "UV_EXTRA_INDEX_URL",
-            ] {
-                if let Some(x) = words[..install]
-                    .iter()
-                    .rev()
-                    .find_map(|w| w.strip_prefix(k).and_then(|r| r.strip_prefix('=')))
-                    .or_else(|| st.vars.get(k).map(String::as_str))
-                {
-                    v.extend(x.split_whitespace().map(String::from));
-                }
-            }
-        }
-        v
-    };
-    for (mut r, origin) in std::mem::take(&mut inst.others) {
-        if download {
-            continue; // downloaded, not installed
-        }
-        r.index_urls = cmd_index.clone();
-        st.pip.push(Sourced::new(r, origin));
-    }
-    let Some((version, off, from)) = inst.torch else {
-        return Ok(());
-    };
-    let sites =
-        (sites_ok && from == TorchFrom::PipInstall && !matches!(version, Some(TorchSpec::Url(_)))).then_some(sites);
-    let file_sites = inst.torch_sites.take();
-    let mut index = inst.index;
-    let (mut primary, mut extra) = (inst.primary, inst.extra);
-    // `PIP_EXTRA_INDEX_URL=… pip install` / `env PIP_INDEX_URL=… pip install`: assignments in
-    // front of the command count like ENV, for this command only, and come first.
-    let var = |k: &str| setting(st, k);
-    if index.is_empty() && !no_index {
-        for k in [
-            "PIP_INDEX_URL",
-            "UV_INDEX_URL",
-            "UV_DEFAULT_INDEX",
-            "PIP_EXTRA_INDEX_URL",
-            "UV_EXTRA_INDEX_URL",
-            "UV_INDEX",
-        ] {
-            if let Some(v) = var(k) {
-                // UV_INDEX entries may be `name=url`
-                index.extend(
-                    v.split_whitespace()
-                        .map(|u| u.split_once('=').map_or(u, |(_, x)| x).to_string()),
-                );
-                if k.contains("EXTRA") || k == "UV_INDEX" {
-                    extra = true;
-                } else {
-                    primary = true;
-                }
-            }
-        }
-    } else if !primary {
-        // environment indexes still count with command-line extras
-        primary = ["PIP_INDEX_URL", "UV_INDEX_URL"].iter().any(|k| var(k).is_some());
-    }
-    // a requirements file's sites hold when the indexes in effect are all its own
-    let sites = match file_sites {
-        Some((s, urls)) if from == TorchFrom::Requirements => (urls == index).then_some(s),
-        _ => sites,
-    };
-    if let Some(TorchSpec::Url(u)) = &version {
-        index.push(u.clone());
-    }
-    let constraint = inst.torch_constraint.take().map(|(v, _)| v);
-    let local = matches!(&version, Some(TorchSpec::Url(u)) if !u.contains("://"));
-    let torch = Sourced::new(
-        TorchFacts {
-            version: match version {
-                Some(TorchSpec::Pinned(v)) => Some(v),
-                Some(TorchSpec::Url(u)) => wheel_version(&u),
-                // `pip install torch -c constraints.txt`: the constraint pins it
-                None => constraint,
-            },
-            from: Some(from),
-            index_urls: index,
-            extra_index_only: extra && !primary && !uv,
-            pre: inst.pre,
-            sites,
-            extras: inst.torch_extras,
-            ..TorchFacts::default()
-        },
-        match inst.torch_origin {
-            Some(o) => o,
-            None if inst.len > 0 => cx.origin_len(off, inst.len),
-            None => cx.origin(off),
-        },
-    );
-    if download {
-        st.downloaded = Some(torch);
-        return Ok(());
-    }
-    // installed from what an earlier `pip download` fetched: `--no-index` with torch unpinned,
-    // or a local wheel whose name says no version (`/wheels/torch-*.whl`)
-    st.torch = Some(match &st.downloaded {
-        Some(d) if torch.value.version.is_none() && (no_index || local) => d.clone(),
-        _ => torch,
-    });
-    Ok(())
-}
-
-#[derive(Default)]
-struct Install {
-    len: usize,
-    torch: Option<(Option<TorchSpec>, usize, TorchFrom)>,
-    index: Vec<String>,
-    /// `-i` / `--index-url` seen (replaces PyPI).
-    primary: bool,
-    /// `--extra-index-url` seen (added to PyPI).
-    extra: bool,
-    pre: bool,
-    /// Every requirement, torch's included, and where it is written.
-    others: Vec<(PipRequirement, Origin)>,
-    /// Where torch is required when that is in a requirements file (else at `torch.1`).
-    torch_origin: Option<Origin>,
-    /// A pin for torch from a constraints file (`-c`), and where it is written.
-    torch_constraint: Option<(String, Origin)>,
-    /// Fix sites of torch in the requirements file that requires it, with the index URLs that
-    /// file names: valid only when those are all the indexes in effect.
-    torch_sites: Option<(TorchSites, Vec<String>)>,
-    /// Extras of the torch requirement.
-    torch_extras: Vec<String>,
-}
-
-/// A requirement word (`rocm[libraries,device-gfx1100]==7.14.0`, `"amd-torch-device-gfx1100"`):
-/// its name, extras and exact pin. None for what is not a requirement (paths, URLs, `.`).
-fn requirement(w: &str) -> Option<PipRequirement> {
-    let w = w.trim().trim_matches(|c| c == '"' || c == '\'');
-    let name_end = w
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
-        .unwrap_or(w.len());
-    let name = &w[..name_end];
-    if name.is_empty()
-        || !name.starts_with(|c: char| c.is_ascii_alphabetic())
-        || name.ends_with(".whl")
-        || name.contains("..")
-    {
-        return None;
-    }
-    let mut rest = &w[name_end..];
-    let mut extras = Vec::new();
-    if let Some(r) = rest.strip_prefix('[') {
-        let (inner, after) = r.split_once(']')?;
-        extras = inner
-            .split(',')
-            .map(|e| e.trim().to_ascii_lowercase())
-            .filter(|e| !e.is_empty())
-            .collect();
-        rest = after;
-    }
-    let rest = rest.split(';').next().unwrap_or("").trim();
-    if !rest.is_empty() && !rest.starts_with(['=', '<', '>', '!', '~']) {
-        return None; // `name/…`, `name:…`: a path or URL, not a requirement
-    }
-    let version = rest
-        .strip_prefix("===")
-        .or_else(|| rest.strip_prefix("=="))
-        .filter(|v| !v.contains(',') && !v.is_empty())
-        .map(|v| v.trim().to_string());
-    Some(PipRequirement {
-        name: name.to_string(),
-        version,
-        extras,
-        index_urls: Vec::new(),
-    })
-}
-
-/// The version (pinned) or the specifier (unpinned) of a torch requirement written at `raw`.
-fn spec_sites(text: &str, raw: Span, spec: &Option<TorchSpec>, vars: &Sites, out: &mut TorchSites) {
-    let w = &text[raw.start..raw.end];
-    let (inner, q) = match w.as_bytes() {
-        [q @ (b'"' | b'\''), .., l] if l == q && w.len() >= 2 => (Span::new(raw.start + 1, raw.end - 1), Some(*q)),
-        _ => (raw, None),
-    };
-    let t = &text[inner.start..inner.end];
-    if t.contains(['\\', ';', '\n']) || q.is_some_and(|q| t.contains(q as char)) {
-        return;
-    }
-    let name_end = t
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
-        .unwrap_or(t.len());
-    let mut rest = name_end;
-    if t[rest..].starts_with('[') {
-        match t[rest..].find(']') {
-            Some(e) => rest += e + 1,
-            None => return,
-        }
-    }
-    match spec {
-        Some(TorchSpec::Pinned(_)) => {
-            let after = &t[rest..];
-            let eq = if after.starts_with("===") {
-                3
-            } else if after.starts_with("==") {
-                2
-            } else {
-                return;
-            };
-            let v = Span::new(inner.start + rest + eq, inner.end);
-            out.version = value_site(text, v, vars);
-        }
-        None if !t.contains('$') => out.specifier = Some(Span::new(inner.start + rest, inner.end)),
-        _ => {}
-    }
-}
-
-enum TorchSpec {
-    Pinned(String),
-    Url(String),
-}
-
-/// `torch`, `torch==2.5.1+rocm6.2`, `torch[opt]>=2`, a wheel URL/file → Some(spec); else None.
-/// The outer Option is "is torch at all"; the inner is "pinned/URL".
-fn torch_spec(w: &str) -> Option<Option<TorchSpec>> {
-    let w = w.trim();
-    if w.ends_with(".whl") {
-        let file = w.rsplit('/').next().unwrap_or(w);
-        return file.starts_with("torch-").then(|| Some(TorchSpec::Url(w.to_string())));
-    }
-    let name_end = w
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
-        .unwrap_or(w.len());
-    let name = &w[..name_end];
-    if !name.eq_ignore_ascii_case("torch") {
-        return None;
-    }
-    let mut rest = &w[name_end..];
-    if rest.starts_with('[') {
-        rest = rest.split_once(']').map_or("", |(_, r)| r);
-    }
-    let rest = rest.split(';').next().unwrap_or("").trim();
-    if let Some(v) = rest.strip_prefix("===").or_else(|| rest.strip_prefix("=="))
-        && !v.contains('*')
-        && !v.contains(',')
-    {
-        return Some(Some(TorchSpec::Pinned(v.trim().to_string())));
-    }
-    Some(None)
-}
-
-/// The version in a wheel's file name (`torch-2.5.1%2Brocm6.2-cp311-…whl` → `2.5.1+rocm6.2`);
-/// None for a name that holds none (`torch-*.whl`).
-fn wheel_version(u: &str) -> Option<String> {
-    let file = u.rsplit('/').next()?;
-    let file = file.replace("%2B", "+").replace("%2b", "+");
-    file.split('-')
-        .nth(1)
-        .filter(|v| v.starts_with(|c: char| c.is_ascii_digit()) && !v.contains(['*', '?', '[']))
-        .map(String::from)
-}
-
-/// A requirements (or, `constraint`, constraints) file named by `pip install -r` / `-c`,
-/// found in the build context through the Dockerfile's `COPY`s and read with what it names
-/// (`-r`/`-c` inside it, relative to it; at most [`MAX_NESTED`] deep, each file once). Its
-/// index lines count like the command line's; its requirements are located in it. A
-/// `pyproject.toml` (`uv pip install -r pyproject.toml`) is read as a uv project. One that
-/// cannot be read is a note (the build would fail on it, not the lint); what is read is
-/// charged to the file's expansion budget (a thousand `-r` of one big file would otherwise
-/// cost a thousand reads).
-fn read_requirements(
-    cx: &Ctx,
-    st: &Stage,
-    file: &str,
-    off: usize,
-    inst: &mut Install,
-    constraint: bool,
-) -> Result<(), InputProblem> {
-    if cx.opts.context.is_none() {
-        return Ok(());
-    }
-    let rel = cx.locate(st, file);
-    if rel.rsplit('/').next() == Some("pyproject.toml") {
-        let used = "pip install -r pyproject.toml";
-        if let Some(text) = cx.read_context(&rel, used, off, super::parse::MAX_BYTES) {
-            match uv::project(&text, &[], false) {
-                Ok(Some(t)) => {
-                    let origin = cx.file_origin(&cx.shown(&rel), &text, t.at);
-                    let spec = torch_spec(&t.requirement).flatten();
-                    inst.torch = Some((spec, off, TorchFrom::Requirements));
-                    inst.torch_origin = Some(origin.clone());
-                    inst.torch_extras = t.extras.clone();
-                    inst.index.extend(t.index_urls);
-                    if let Some(r) = requirement(&t.requirement) {
-                        inst.others.push((r, origin));
-                    }
-                }
-                Ok(None) => {}
-                Err(p) => toml_problem(cx, &rel, used, &text, &p, off),
-            }
-        }
-        return Ok(());
-    }
-    let mut seen = Vec::new();
-    requirements_file(cx, &rel, file, off, inst, constraint, 0, &mut seen)
-}
-
-/// How deep `-r` / `-c` inside requirements files are followed.
-const MAX_NESTED: usize = 8;
-
-#[allow(clippy::too_many_arguments)]
-fn requirements_file(
-    cx: &Ctx,
-    rel: &str,
-    as_named: &str,
-    off: usize,
-    inst: &mut Install,
-    constraint: bool,
-    depth: usize,
-    seen: &mut Vec<String>,
-) -> Result<(), InputProblem> {
-    if depth > MAX_NESTED || seen.iter().any(|s| s == rel) {
-        return Ok(());
-    }
-    seen.push(rel.to_string());
-    let used = if constraint { "pip install -c" } else { "pip install -r" };
-    let Some(text) = cx.read_context(rel, used, off, super::parse::MAX_BYTES) else {
-        return Ok(());
-    };
-    cx.charge(text.len(), off, &format!("{used} {as_named}"))?;
-    let shown = cx.shown(rel);
-    // fix sites, when torch is required here: hash-checked files are never edited (a new pin
-    // or index would not match the recorded hashes)
-    let hashed = text.contains("--hash");
-    let mut here: Option<(TorchSites, Origin)> = None;
-    let mut index_here: Vec<(IndexSite, String)> = Vec::new();
-    let (mut companions, mut others_here) = (false, false);
-    for e in requirements::parse(&text) {
-        match e {
-            requirements::Entry::Index {
-                primary,
-                url,
-                flag,
-                value,
-            } => {
-                index_here.push((
-                    IndexSite {
-                        flag,
-                        value: Some(value),
-                        extra: !primary,
-                    },
-                    url.clone(),
-                ));
-                if primary {
-                    inst.primary = true;
-                } else {
-                    inst.extra = true;
-                }
-                inst.index.push(url);
-            }
-            requirements::Entry::FindLinks(u) => inst.index.push(u),
-            requirements::Entry::NoIndex => {}
-            requirements::Entry::Pre => inst.pre = true,
-            requirements::Entry::Nested {
-                constraint: c, path, ..
-            } => {
-                let child = join_path(parent_of(rel), &path);
-                requirements_file(cx, &child, &path, off, inst, constraint || c, depth + 1, seen)?;
-            }
-            requirements::Entry::Requirement { text: req, at, marker } => {
-                if marker.as_deref().is_some_and(requirements::excludes_image) {
-                    continue;
-                }
-                let origin = || cx.file_origin(&shown, &text, at);
-                match torch_spec(&req) {
-                    Some(Some(TorchSpec::Pinned(v))) if constraint => {
-                        inst.torch_constraint = Some((v, origin()));
-                    }
-                    Some(_) if constraint => {}
-                    Some(spec) => {
-                        inst.torch_sites = None;
-                        here = None;
-                        if !hashed && !matches!(spec, Some(TorchSpec::Url(_))) {
-                            let mut ts = TorchSites {
-                                path: Some(shown.clone()),
-                                own_line: true,
-                                end: text[..at.start].rfind('\n').map_or(0, |i| i + 1),
-                                ..TorchSites::default()
-                            };
-                            spec_sites(&text, at, &spec, &Sites::new(), &mut ts);
-                            here = Some((ts, origin()));
-                        }
-                        inst.torch = Some((spec, off, TorchFrom::Requirements));
-                        inst.torch_origin = Some(origin());
-                        inst.torch_extras = requirement(&req).map(|r| r.extras).unwrap_or_default();
-                        if let Some(r) = requirement(&req) {
-                            inst.others.push((r, origin()));
-                        }
-                    }
-                    None if !constraint => {
-                        let l = req.to_ascii_lowercase();
-                        if l.starts_with("torchvision") || l.starts_with("torchaudio") {
-                            companions |= l.contains("==");
-                        } else if !["triton", "pytorch-triton-rocm"].iter().any(|c| l.starts_with(c)) {
-                            others_here = true;
-                        }
-                        if let Some(r) = requirement(&req) {
-                            inst.others.push((r, origin()));
-                        }
-                    }
-                    None => {}
-                }
-            }
-        }
-    }
-    // torch is still the one required here (a nested file may have required another)
-    if let Some((mut ts, o)) = here
-        && inst.torch_origin.as_ref() == Some(&o)
-    {
-        ts.companions_pinned = companions;
-        ts.other_packages = others_here;
-        let (sites, urls): (Vec<IndexSite>, Vec<String>) = index_here.into_iter().unzip();
-        ts.index = sites;
-        inst.torch_sites = Some((ts, urls));
-    }
-    Ok(())
-}
-
-/// A TOML file of the build context that does not parse: noted with where and why.
-fn toml_problem(cx: &Ctx, rel: &str, used: &str, text: &str, p: &uv::Problem, off: usize) {
-    let (line, col) = LineIndex::new(text).pos(text, p.at);
-    cx.record(
-        rel,
-        used,
-        ContextStatus::Unreadable(format!("{line}:{col}: {} (expected TOML)", p.message)),
-        off,
-    );
-}
-
-/// `uv sync` / `uv run` (which syncs first unless `--no-sync`): torch as the project's
-/// `uv.lock` pins it, else as its `pyproject.toml` asks for it, both found in the build
-/// context through the Dockerfile's `COPY`s and bind mounts (`--project` / `--directory`
-/// name the project's directory; `--extra`, `--all-extras` choose optional dependencies).
-fn uv_project(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), InputProblem> {
-    let words: Vec<&str> = c.iter().map(|(_, w)| w.as_str()).collect();
-    let is_uv = |w: &str| w.rsplit('/').next().unwrap_or(w) == "uv";
-    let Some(i) = words.iter().position(|w| is_uv(w)) else {
-        return Ok(());
-    };
-    let sub = match words.get(i + 1) {
-        Some(&s @ ("sync" | "run")) => s,
-        _ => return Ok(()),
-    };
-    if cx.opts.context.is_none() {
-        return Ok(());
-    }
-    let (mut extras, mut all, mut dir, mut pre) = (Vec::new(), false, ".".to_string(), false);
-    let mut j = i + 2;
-    while j < words.len() {
-        let w = words[j];
-        if !w.starts_with('-') {
-            break; // `uv run CMD …`: the rest is the command's
-        }
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) => (f, Some(v.to_string())),
-            None => (w, None),
-        };
-        let mut value = || {
-            inline.clone().or_else(|| {
-                j += 1;
-                words.get(j).map(|s| s.to_string())
-            })
-        };
-        match flag {
-            "--extra" => extras.extend(value()),
-            "--all-extras" => all = true,
-            "--project" | "--directory" => dir = value().unwrap_or_default(),
-            "--no-sync" => return Ok(()),
-            "--prerelease" => pre = value().is_some_and(|v| v == "allow"),
-            "--package" | "--group" | "--python" | "-p" | "--index" | "--default-index" | "--with" => {
-                value();
-            }
-            _ => {}
-        }
-        j += 1;
-    }
-    let off = c[i].0;
-    let used = format!("uv {sub}");
-    let found = |rel: &str, lock: bool| -> Option<(uv::Torch, String, Rc<str>)> {
-        let max = if lock { MAX_LOCK_BYTES } else { super::parse::MAX_BYTES };
-        let text = cx.read_context(rel, &used, off, max)?;
-        let r = if lock {
-            uv::lock(&text, &extras, all)
-        } else {
-            uv::project(&text, &extras, all)
-        };
-        match r {
-            Ok(t) => t.map(|t| (t, rel.to_string(), text)),
-            Err(p) => {
-                toml_problem(cx, rel, &used, &text, &p, off);
-                None
-            }
-        }
-    };
-    let lock_rel = cx.locate(st, &join_path(&dir, "uv.lock"));
-    let project_rel = cx.locate(st, &join_path(&dir, "pyproject.toml"));
-    // without a lock uv resolves from the project (and writes one): no note for a lock that
-    // is not there (one that was copied and is missing is noted at its COPY)
-    let lock_there = cx.opts.context.as_ref().is_some_and(|d| d.join(&lock_rel).is_file());
-    let Some((t, rel, text)) = lock_there
-        .then(|| found(&lock_rel, true))
-        .flatten()
-        .or_else(|| found(&project_rel, false))
-    else {
-        return Ok(());
-    };
-    let origin = cx.file_origin(&cx.shown(&rel), &text, t.at);
-    let spec = torch_spec(&t.requirement).flatten();
-    let version = match spec {
-        Some(TorchSpec::Pinned(v)) => Some(v),
-        Some(TorchSpec::Url(u)) => wheel_version(&u),
-        None => None,
-    };
-    if let Some(mut r) = requirement(&t.requirement) {
-        r.index_urls = t.index_urls.clone();
-        st.pip.push(Sourced::new(r, origin.clone()));
-    }
-    st.torch = Some(Sourced::new(
-        TorchFacts {
-            version,
-            from: Some(TorchFrom::Requirements),
-            index_urls: t.index_urls,
-            // uv searches indexes in order (`first-index`): PyPI cannot shadow the ROCm index
-            extra_index_only: false,
-            pre,
-            extras: t.extras,
-            ..TorchFacts::default()
-        },
-        origin,
-    ));
-    Ok(())
 }
 
 #[cfg(test)]
@@ -2351,22 +1502,6 @@ mod tests {
         let (l, cut) = substitute_in("${B}", &v, &mut b).unwrap_err();
         assert_eq!(l, ExpansionLimit::File);
         assert!(cut.len() <= MAX_EXPANSION);
-    }
-
-    #[test]
-    fn torch_specs() {
-        assert!(matches!(torch_spec("torch==2.5.1+rocm6.2"), Some(Some(TorchSpec::Pinned(v))) if v == "2.5.1+rocm6.2"));
-        assert!(matches!(torch_spec("torch"), Some(None)));
-        assert!(matches!(torch_spec("torch>=2.4"), Some(None)));
-        assert!(torch_spec("torchvision==0.20").is_none());
-        assert!(matches!(
-            torch_spec("https://x/torch-2.5.1%2Brocm6.2-cp310-cp310-linux_x86_64.whl"),
-            Some(Some(TorchSpec::Url(_)))
-        ));
-        assert_eq!(
-            wheel_version("https://x/torch-2.5.1%2Brocm6.2-cp310-linux.whl").as_deref(),
-            Some("2.5.1+rocm6.2")
-        );
     }
 
     #[test]

@@ -1,0 +1,685 @@
+//! pip (and `uv pip`, `uv add`): a resolved install command turned into install facts (torch
+//! with its pin, indexes and fix sites; every other requirement), with the requirements and
+//! constraints files it names read from the build context ([`super::requirements`]), `pip
+//! download` for a later install from local files, and the `PIP_*`/`UV_*` settings of the
+//! environment and of the command's prefix.
+
+use super::requirements;
+use super::uv;
+use crate::dockerfile::parse::{InputProblem, LineIndex};
+use crate::dockerfile::resolve::{
+    Ctx, Sites, Stage, join_path, parent_of, raw_word_end, shell_words, substitute, value_site,
+};
+use crate::facts::{
+    ContextStatus, IndexSite, Origin, PipRequirement, Sourced, Span, TorchFacts, TorchFrom, TorchSites,
+};
+
+/// A pip / pip3 / `python -m pip` / `uv pip` install command: torch, index URLs, `--pre`, `-r`.
+pub(crate) fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), InputProblem> {
+    let words: Vec<&str> = c.iter().map(|(_, w)| w.as_str()).collect();
+    let is_pip = |w: &str| {
+        let b = w.rsplit('/').next().unwrap_or(w);
+        b == "pip" || b.starts_with("pip3") || b.starts_with("pip2")
+    };
+    let is_uv = |w: &str| w.rsplit('/').next().unwrap_or(w) == "uv";
+    // `pip install`, `python -m pip install`, `uv pip install`, `uv add`; `pip download`
+    let Some(install) = words.iter().enumerate().position(|(i, w)| {
+        i > 0
+            && ((matches!(*w, "install" | "download") && (is_pip(words[i - 1]) || (words[i - 1] == "pip" && i > 1)))
+                || (*w == "add" && is_uv(words[i - 1])))
+    }) else {
+        return Ok(());
+    };
+    let download = words[install] == "download";
+    // `PIP_*` / `UV_*` assignments in front of the command count like ENV, for this command
+    // only, and come first
+    let prefix: Vec<(String, String)> = words[..install]
+        .iter()
+        .filter_map(|w| {
+            let (k, v) = w.split_once('=')?;
+            let ident = !k.is_empty()
+                && !k.starts_with(|c: char| c.is_ascii_digit())
+                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            ident.then(|| (k.to_string(), v.to_string()))
+        })
+        .collect();
+    let setting = |st: &Stage, k: &str| -> Option<String> {
+        prefix
+            .iter()
+            .rev()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+            .or_else(|| st.vars.get(k).cloned())
+    };
+    let truthy = |v: Option<String>| {
+        v.is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+    };
+    // uv resolves with its `first-index` strategy: the first index (extra and `--index` indexes
+    // before the default) that has a package wins, so PyPI cannot shadow a ROCm index the way it
+    // does with pip (RC405) — unless `--index-strategy unsafe-best-match` (or
+    // `UV_INDEX_STRATEGY`) says otherwise.
+    let is_uv_cmd = words[..install].iter().any(|w| is_uv(w));
+    let uv = is_uv_cmd
+        && !words
+            .windows(2)
+            .any(|p| p[0] == "--index-strategy" && p[1] == "unsafe-best-match")
+        && !words.contains(&"--index-strategy=unsafe-best-match")
+        && setting(st, "UV_INDEX_STRATEGY").as_deref() != Some("unsafe-best-match");
+    let mut inst = Install {
+        // `PIP_PRE=1`, `UV_PRERELEASE=allow`: pre-releases (nightlies) like `--pre`
+        pre: truthy(setting(st, "PIP_PRE")) || (is_uv_cmd && setting(st, "UV_PRERELEASE").as_deref() == Some("allow")),
+        ..Install::default()
+    };
+    let mut no_index = truthy(setting(st, "PIP_NO_INDEX"));
+    // uv's `--torch-backend` (or `UV_TORCH_BACKEND`): `rocmX.Y` picks PyTorch's ROCm index
+    // (explicit ROCm backends since astral-sh/uv#14120; `auto` is decided at install time)
+    let mut torch_backend = if is_uv_cmd {
+        setting(st, "UV_TORCH_BACKEND")
+    } else {
+        None
+    };
+    // the raw extent of each word in the file, when it is exactly where we think it is
+    let raw: Vec<Option<Span>> = c
+        .iter()
+        .map(|(off, w)| {
+            if !st.exact {
+                return None;
+            }
+            let end = raw_word_end(cx.text, *off);
+            let r = cx.text.get(*off..end)?;
+            let words = shell_words(r);
+            (words.len() == 1 && substitute(&words[0].1, &st.vars).0 == *w).then_some(Span::new(*off, end))
+        })
+        .collect();
+    let mut sites = TorchSites {
+        end: raw[install..].iter().flatten().map(|s| s.end).max().unwrap_or(0),
+        companions_pinned: words.iter().any(|w| {
+            let l = w.to_ascii_lowercase();
+            (l.starts_with("torchvision") || l.starts_with("torchaudio")) && l.contains("==")
+        }),
+        ..TorchSites::default()
+    };
+    let mut sites_ok = raw[install..].iter().all(Option::is_some);
+    let mut i = install + 1;
+    while i < c.len() {
+        let (off, w) = (&c[i].0, c[i].1.as_str());
+        let val = |i: usize| c.get(i + 1).map(|(_, v)| v.clone());
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (w, None),
+        };
+        match flag {
+            "-i" | "--index-url" | "--extra-index-url" | "-f" | "--find-links" | "-r" | "--requirement" | "-c"
+            | "--constraint" | "--index" | "--default-index" => {
+                let flag_at = i;
+                let v = match inline {
+                    Some(v) => v,
+                    None => {
+                        i += 1;
+                        val(i - 1).unwrap_or_default()
+                    }
+                };
+                if matches!(flag, "-i" | "--index-url" | "--extra-index-url") {
+                    let fr = raw[flag_at];
+                    let site = fr.map(|r| {
+                        if i == flag_at {
+                            // --flag=value
+                            let f = Span::new(r.start, r.start + flag.len());
+                            (f, value_site(cx.text, Span::new(f.end + 1, r.end), &st.sites))
+                        } else {
+                            (
+                                r,
+                                raw.get(i)
+                                    .copied()
+                                    .flatten()
+                                    .and_then(|v| value_site(cx.text, v, &st.sites)),
+                            )
+                        }
+                    });
+                    match site {
+                        Some((f, value)) if cx.text.get(f.start..f.end) == Some(flag) => sites.index.push(IndexSite {
+                            flag: f,
+                            value,
+                            extra: flag == "--extra-index-url",
+                        }),
+                        _ => sites_ok = false,
+                    }
+                }
+                match flag {
+                    "-i" | "--index-url" | "--default-index" => {
+                        inst.primary = true;
+                        inst.index.push(v)
+                    }
+                    // uv's `--index NAME=URL` / `--index URL`: searched before the default index
+                    "--index" => {
+                        inst.extra = true;
+                        inst.index
+                            .push(v.split_once('=').map_or(v.clone(), |(_, u)| u.to_string()))
+                    }
+                    "--extra-index-url" => {
+                        inst.extra = true;
+                        inst.index.push(v)
+                    }
+                    "-f" | "--find-links" => inst.index.push(v),
+                    "-r" | "--requirement" => read_requirements(cx, st, &v, *off, &mut inst, false)?,
+                    "-c" | "--constraint" => read_requirements(cx, st, &v, *off, &mut inst, true)?,
+                    _ => {}
+                }
+            }
+            "--pre" => inst.pre = true,
+            "--no-index" => no_index = true,
+            "--prerelease" if is_uv_cmd => {
+                let v = inline.or_else(|| {
+                    i += 1;
+                    val(i - 1)
+                });
+                inst.pre |= v.as_deref() == Some("allow");
+            }
+            "--torch-backend" if is_uv_cmd => {
+                torch_backend = inline.or_else(|| {
+                    i += 1;
+                    val(i - 1)
+                });
+            }
+            _ if w.starts_with('-') => {}
+            _ if torch_spec(w).is_none() => {
+                if let Some(r) = requirement(w) {
+                    inst.others.push((r, cx.origin_len(*off, w.len())));
+                }
+                let l = w.to_ascii_lowercase();
+                if !["torchvision", "torchaudio", "triton", "pytorch-triton-rocm"]
+                    .iter()
+                    .any(|c| l.starts_with(c))
+                {
+                    sites.other_packages = true;
+                }
+            }
+            _ => {
+                if let Some(t) = torch_spec(w) {
+                    match raw[i] {
+                        Some(r) => spec_sites(cx.text, r, &t, &st.sites, &mut sites),
+                        None => sites_ok = false,
+                    }
+                    inst.torch = Some((t, *off, TorchFrom::PipInstall));
+                    inst.len = w.len();
+                    inst.torch_extras = requirement(w).map(|r| r.extras).unwrap_or_default();
+                    if let Some(r) = requirement(w) {
+                        inst.others.push((r, cx.origin_len(*off, w.len())));
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    // `PIP_CONSTRAINT=file …`: constraints files like `-c`
+    if let Some(files) = setting(st, "PIP_CONSTRAINT") {
+        for f in files.split_whitespace() {
+            read_requirements(cx, st, f, c[install].0, &mut inst, true)?;
+        }
+    }
+    if let Some(b) = torch_backend.as_deref().filter(|b| b.starts_with("rocm"))
+        && inst.index.is_empty()
+    {
+        // `https://download.pytorch.org/whl/` + the backend, as uv maps it
+        inst.index
+            .push(format!("{}/{b}", cx.matrix.torch.index.trim_end_matches('/')));
+        inst.primary = true;
+    }
+    // the indexes of this command (command line first, then the environment's)
+    let cmd_index = {
+        let mut v = inst.index.clone();
+        if v.is_empty() {
+            for k in [
+                "PIP_INDEX_URL",
+                "UV_INDEX_URL",
+                "PIP_EXTRA_INDEX_URL",
+                "UV_EXTRA_INDEX_URL",
+            ] {
+                if let Some(x) = words[..install]
+                    .iter()
+                    .rev()
+                    .find_map(|w| w.strip_prefix(k).and_then(|r| r.strip_prefix('=')))
+                    .or_else(|| st.vars.get(k).map(String::as_str))
+                {
+                    v.extend(x.split_whitespace().map(String::from));
+                }
+            }
+        }
+        v
+    };
+    for (mut r, origin) in std::mem::take(&mut inst.others) {
+        if download {
+            continue; // downloaded, not installed
+        }
+        r.index_urls = cmd_index.clone();
+        st.pip.push(Sourced::new(r, origin));
+    }
+    let Some((version, off, from)) = inst.torch else {
+        return Ok(());
+    };
+    let sites =
+        (sites_ok && from == TorchFrom::PipInstall && !matches!(version, Some(TorchSpec::Url(_)))).then_some(sites);
+    let file_sites = inst.torch_sites.take();
+    let mut index = inst.index;
+    let (mut primary, mut extra) = (inst.primary, inst.extra);
+    // `PIP_EXTRA_INDEX_URL=… pip install` / `env PIP_INDEX_URL=… pip install`: assignments in
+    // front of the command count like ENV, for this command only, and come first.
+    let var = |k: &str| setting(st, k);
+    if index.is_empty() && !no_index {
+        for k in [
+            "PIP_INDEX_URL",
+            "UV_INDEX_URL",
+            "UV_DEFAULT_INDEX",
+            "PIP_EXTRA_INDEX_URL",
+            "UV_EXTRA_INDEX_URL",
+            "UV_INDEX",
+        ] {
+            if let Some(v) = var(k) {
+                // UV_INDEX entries may be `name=url`
+                index.extend(
+                    v.split_whitespace()
+                        .map(|u| u.split_once('=').map_or(u, |(_, x)| x).to_string()),
+                );
+                if k.contains("EXTRA") || k == "UV_INDEX" {
+                    extra = true;
+                } else {
+                    primary = true;
+                }
+            }
+        }
+    } else if !primary {
+        // environment indexes still count with command-line extras
+        primary = ["PIP_INDEX_URL", "UV_INDEX_URL"].iter().any(|k| var(k).is_some());
+    }
+    // a requirements file's sites hold when the indexes in effect are all its own
+    let sites = match file_sites {
+        Some((s, urls)) if from == TorchFrom::Requirements => (urls == index).then_some(s),
+        _ => sites,
+    };
+    if let Some(TorchSpec::Url(u)) = &version {
+        index.push(u.clone());
+    }
+    let constraint = inst.torch_constraint.take().map(|(v, _)| v);
+    let local = matches!(&version, Some(TorchSpec::Url(u)) if !u.contains("://"));
+    let torch = Sourced::new(
+        TorchFacts {
+            version: match version {
+                Some(TorchSpec::Pinned(v)) => Some(v),
+                Some(TorchSpec::Url(u)) => wheel_version(&u),
+                // `pip install torch -c constraints.txt`: the constraint pins it
+                None => constraint,
+            },
+            from: Some(from),
+            index_urls: index,
+            extra_index_only: extra && !primary && !uv,
+            pre: inst.pre,
+            sites,
+            extras: inst.torch_extras,
+            ..TorchFacts::default()
+        },
+        match inst.torch_origin {
+            Some(o) => o,
+            None if inst.len > 0 => cx.origin_len(off, inst.len),
+            None => cx.origin(off),
+        },
+    );
+    if download {
+        st.downloaded = Some(torch);
+        return Ok(());
+    }
+    // installed from what an earlier `pip download` fetched: `--no-index` with torch unpinned,
+    // or a local wheel whose name says no version (`/wheels/torch-*.whl`)
+    st.torch = Some(match &st.downloaded {
+        Some(d) if torch.value.version.is_none() && (no_index || local) => d.clone(),
+        _ => torch,
+    });
+    Ok(())
+}
+
+#[derive(Default)]
+pub(crate) struct Install {
+    len: usize,
+    torch: Option<(Option<TorchSpec>, usize, TorchFrom)>,
+    index: Vec<String>,
+    /// `-i` / `--index-url` seen (replaces PyPI).
+    primary: bool,
+    /// `--extra-index-url` seen (added to PyPI).
+    extra: bool,
+    pre: bool,
+    /// Every requirement, torch's included, and where it is written.
+    others: Vec<(PipRequirement, Origin)>,
+    /// Where torch is required when that is in a requirements file (else at `torch.1`).
+    torch_origin: Option<Origin>,
+    /// A pin for torch from a constraints file (`-c`), and where it is written.
+    torch_constraint: Option<(String, Origin)>,
+    /// Fix sites of torch in the requirements file that requires it, with the index URLs that
+    /// file names: valid only when those are all the indexes in effect.
+    torch_sites: Option<(TorchSites, Vec<String>)>,
+    /// Extras of the torch requirement.
+    torch_extras: Vec<String>,
+}
+
+/// A requirement word (`rocm[libraries,device-gfx1100]==7.14.0`, `"amd-torch-device-gfx1100"`):
+/// its name, extras and exact pin. None for what is not a requirement (paths, URLs, `.`).
+pub(crate) fn requirement(w: &str) -> Option<PipRequirement> {
+    let w = w.trim().trim_matches(|c| c == '"' || c == '\'');
+    let name_end = w
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .unwrap_or(w.len());
+    let name = &w[..name_end];
+    if name.is_empty()
+        || !name.starts_with(|c: char| c.is_ascii_alphabetic())
+        || name.ends_with(".whl")
+        || name.contains("..")
+    {
+        return None;
+    }
+    let mut rest = &w[name_end..];
+    let mut extras = Vec::new();
+    if let Some(r) = rest.strip_prefix('[') {
+        let (inner, after) = r.split_once(']')?;
+        extras = inner
+            .split(',')
+            .map(|e| e.trim().to_ascii_lowercase())
+            .filter(|e| !e.is_empty())
+            .collect();
+        rest = after;
+    }
+    let rest = rest.split(';').next().unwrap_or("").trim();
+    if !rest.is_empty() && !rest.starts_with(['=', '<', '>', '!', '~']) {
+        return None; // `name/…`, `name:…`: a path or URL, not a requirement
+    }
+    let version = rest
+        .strip_prefix("===")
+        .or_else(|| rest.strip_prefix("=="))
+        .filter(|v| !v.contains(',') && !v.is_empty())
+        .map(|v| v.trim().to_string());
+    Some(PipRequirement {
+        name: name.to_string(),
+        version,
+        extras,
+        index_urls: Vec::new(),
+    })
+}
+
+/// The version (pinned) or the specifier (unpinned) of a torch requirement written at `raw`.
+pub(crate) fn spec_sites(text: &str, raw: Span, spec: &Option<TorchSpec>, vars: &Sites, out: &mut TorchSites) {
+    let w = &text[raw.start..raw.end];
+    let (inner, q) = match w.as_bytes() {
+        [q @ (b'"' | b'\''), .., l] if l == q && w.len() >= 2 => (Span::new(raw.start + 1, raw.end - 1), Some(*q)),
+        _ => (raw, None),
+    };
+    let t = &text[inner.start..inner.end];
+    if t.contains(['\\', ';', '\n']) || q.is_some_and(|q| t.contains(q as char)) {
+        return;
+    }
+    let name_end = t
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .unwrap_or(t.len());
+    let mut rest = name_end;
+    if t[rest..].starts_with('[') {
+        match t[rest..].find(']') {
+            Some(e) => rest += e + 1,
+            None => return,
+        }
+    }
+    match spec {
+        Some(TorchSpec::Pinned(_)) => {
+            let after = &t[rest..];
+            let eq = if after.starts_with("===") {
+                3
+            } else if after.starts_with("==") {
+                2
+            } else {
+                return;
+            };
+            let v = Span::new(inner.start + rest + eq, inner.end);
+            out.version = value_site(text, v, vars);
+        }
+        None if !t.contains('$') => out.specifier = Some(Span::new(inner.start + rest, inner.end)),
+        _ => {}
+    }
+}
+
+pub(crate) enum TorchSpec {
+    Pinned(String),
+    Url(String),
+}
+
+/// `torch`, `torch==2.5.1+rocm6.2`, `torch[opt]>=2`, a wheel URL/file → Some(spec); else None.
+/// The outer Option is "is torch at all"; the inner is "pinned/URL".
+pub(crate) fn torch_spec(w: &str) -> Option<Option<TorchSpec>> {
+    let w = w.trim();
+    if w.ends_with(".whl") {
+        let file = w.rsplit('/').next().unwrap_or(w);
+        return file.starts_with("torch-").then(|| Some(TorchSpec::Url(w.to_string())));
+    }
+    let name_end = w
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .unwrap_or(w.len());
+    let name = &w[..name_end];
+    if !name.eq_ignore_ascii_case("torch") {
+        return None;
+    }
+    let mut rest = &w[name_end..];
+    if rest.starts_with('[') {
+        rest = rest.split_once(']').map_or("", |(_, r)| r);
+    }
+    let rest = rest.split(';').next().unwrap_or("").trim();
+    if let Some(v) = rest.strip_prefix("===").or_else(|| rest.strip_prefix("=="))
+        && !v.contains('*')
+        && !v.contains(',')
+    {
+        return Some(Some(TorchSpec::Pinned(v.trim().to_string())));
+    }
+    Some(None)
+}
+
+/// The version in a wheel's file name (`torch-2.5.1%2Brocm6.2-cp311-…whl` → `2.5.1+rocm6.2`);
+/// None for a name that holds none (`torch-*.whl`).
+pub(crate) fn wheel_version(u: &str) -> Option<String> {
+    let file = u.rsplit('/').next()?;
+    let file = file.replace("%2B", "+").replace("%2b", "+");
+    file.split('-')
+        .nth(1)
+        .filter(|v| v.starts_with(|c: char| c.is_ascii_digit()) && !v.contains(['*', '?', '[']))
+        .map(String::from)
+}
+
+/// A requirements (or, `constraint`, constraints) file named by `pip install -r` / `-c`,
+/// found in the build context through the Dockerfile's `COPY`s and read with what it names
+/// (`-r`/`-c` inside it, relative to it; at most [`MAX_NESTED`] deep, each file once). Its
+/// index lines count like the command line's; its requirements are located in it. A
+/// `pyproject.toml` (`uv pip install -r pyproject.toml`) is read as a uv project. One that
+/// cannot be read is a note (the build would fail on it, not the lint); what is read is
+/// charged to the file's expansion budget (a thousand `-r` of one big file would otherwise
+/// cost a thousand reads).
+pub(crate) fn read_requirements(
+    cx: &Ctx,
+    st: &Stage,
+    file: &str,
+    off: usize,
+    inst: &mut Install,
+    constraint: bool,
+) -> Result<(), InputProblem> {
+    if cx.opts.context.is_none() {
+        return Ok(());
+    }
+    let rel = cx.locate(st, file);
+    if rel.rsplit('/').next() == Some("pyproject.toml") {
+        let used = "pip install -r pyproject.toml";
+        if let Some(text) = cx.read_context(&rel, used, off, crate::dockerfile::parse::MAX_BYTES) {
+            match uv::project(&text, &[], false) {
+                Ok(Some(t)) => {
+                    let origin = cx.file_origin(&cx.shown(&rel), &text, t.at);
+                    let spec = torch_spec(&t.requirement).flatten();
+                    inst.torch = Some((spec, off, TorchFrom::Requirements));
+                    inst.torch_origin = Some(origin.clone());
+                    inst.torch_extras = t.extras.clone();
+                    inst.index.extend(t.index_urls);
+                    if let Some(r) = requirement(&t.requirement) {
+                        inst.others.push((r, origin));
+                    }
+                }
+                Ok(None) => {}
+                Err(p) => toml_problem(cx, &rel, used, &text, &p, off),
+            }
+        }
+        return Ok(());
+    }
+    let mut seen = Vec::new();
+    requirements_file(cx, &rel, file, off, inst, constraint, 0, &mut seen)
+}
+
+/// How deep `-r` / `-c` inside requirements files are followed.
+pub(crate) const MAX_NESTED: usize = 8;
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn requirements_file(
+    cx: &Ctx,
+    rel: &str,
+    as_named: &str,
+    off: usize,
+    inst: &mut Install,
+    constraint: bool,
+    depth: usize,
+    seen: &mut Vec<String>,
+) -> Result<(), InputProblem> {
+    if depth > MAX_NESTED || seen.iter().any(|s| s == rel) {
+        return Ok(());
+    }
+    seen.push(rel.to_string());
+    let used = if constraint { "pip install -c" } else { "pip install -r" };
+    let Some(text) = cx.read_context(rel, used, off, crate::dockerfile::parse::MAX_BYTES) else {
+        return Ok(());
+    };
+    cx.charge(text.len(), off, &format!("{used} {as_named}"))?;
+    let shown = cx.shown(rel);
+    // fix sites, when torch is required here: hash-checked files are never edited (a new pin
+    // or index would not match the recorded hashes)
+    let hashed = text.contains("--hash");
+    let mut here: Option<(TorchSites, Origin)> = None;
+    let mut index_here: Vec<(IndexSite, String)> = Vec::new();
+    let (mut companions, mut others_here) = (false, false);
+    for e in requirements::parse(&text) {
+        match e {
+            requirements::Entry::Index {
+                primary,
+                url,
+                flag,
+                value,
+            } => {
+                index_here.push((
+                    IndexSite {
+                        flag,
+                        value: Some(value),
+                        extra: !primary,
+                    },
+                    url.clone(),
+                ));
+                if primary {
+                    inst.primary = true;
+                } else {
+                    inst.extra = true;
+                }
+                inst.index.push(url);
+            }
+            requirements::Entry::FindLinks(u) => inst.index.push(u),
+            requirements::Entry::NoIndex => {}
+            requirements::Entry::Pre => inst.pre = true,
+            requirements::Entry::Nested {
+                constraint: c, path, ..
+            } => {
+                let child = join_path(parent_of(rel), &path);
+                requirements_file(cx, &child, &path, off, inst, constraint || c, depth + 1, seen)?;
+            }
+            requirements::Entry::Requirement { text: req, at, marker } => {
+                if marker.as_deref().is_some_and(requirements::excludes_image) {
+                    continue;
+                }
+                let origin = || cx.file_origin(&shown, &text, at);
+                match torch_spec(&req) {
+                    Some(Some(TorchSpec::Pinned(v))) if constraint => {
+                        inst.torch_constraint = Some((v, origin()));
+                    }
+                    Some(_) if constraint => {}
+                    Some(spec) => {
+                        inst.torch_sites = None;
+                        here = None;
+                        if !hashed && !matches!(spec, Some(TorchSpec::Url(_))) {
+                            let mut ts = TorchSites {
+                                path: Some(shown.clone()),
+                                own_line: true,
+                                end: text[..at.start].rfind('\n').map_or(0, |i| i + 1),
+                                ..TorchSites::default()
+                            };
+                            spec_sites(&text, at, &spec, &Sites::new(), &mut ts);
+                            here = Some((ts, origin()));
+                        }
+                        inst.torch = Some((spec, off, TorchFrom::Requirements));
+                        inst.torch_origin = Some(origin());
+                        inst.torch_extras = requirement(&req).map(|r| r.extras).unwrap_or_default();
+                        if let Some(r) = requirement(&req) {
+                            inst.others.push((r, origin()));
+                        }
+                    }
+                    None if !constraint => {
+                        let l = req.to_ascii_lowercase();
+                        if l.starts_with("torchvision") || l.starts_with("torchaudio") {
+                            companions |= l.contains("==");
+                        } else if !["triton", "pytorch-triton-rocm"].iter().any(|c| l.starts_with(c)) {
+                            others_here = true;
+                        }
+                        if let Some(r) = requirement(&req) {
+                            inst.others.push((r, origin()));
+                        }
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+    // torch is still the one required here (a nested file may have required another)
+    if let Some((mut ts, o)) = here
+        && inst.torch_origin.as_ref() == Some(&o)
+    {
+        ts.companions_pinned = companions;
+        ts.other_packages = others_here;
+        let (sites, urls): (Vec<IndexSite>, Vec<String>) = index_here.into_iter().unzip();
+        ts.index = sites;
+        inst.torch_sites = Some((ts, urls));
+    }
+    Ok(())
+}
+
+/// A TOML file of the build context that does not parse: noted with where and why.
+pub(crate) fn toml_problem(cx: &Ctx, rel: &str, used: &str, text: &str, p: &uv::Problem, off: usize) {
+    let (line, col) = LineIndex::new(text).pos(text, p.at);
+    cx.record(
+        rel,
+        used,
+        ContextStatus::Unreadable(format!("{line}:{col}: {} (expected TOML)", p.message)),
+        off,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn torch_specs() {
+        assert!(matches!(torch_spec("torch==2.5.1+rocm6.2"), Some(Some(TorchSpec::Pinned(v))) if v == "2.5.1+rocm6.2"));
+        assert!(matches!(torch_spec("torch"), Some(None)));
+        assert!(matches!(torch_spec("torch>=2.4"), Some(None)));
+        assert!(torch_spec("torchvision==0.20").is_none());
+        assert!(matches!(
+            torch_spec("https://x/torch-2.5.1%2Brocm6.2-cp310-cp310-linux_x86_64.whl"),
+            Some(Some(TorchSpec::Url(_)))
+        ));
+        assert_eq!(
+            wheel_version("https://x/torch-2.5.1%2Brocm6.2-cp310-linux.whl").as_deref(),
+            Some("2.5.1+rocm6.2")
+        );
+    }
+}
