@@ -2,9 +2,12 @@
 //!
 //! [`parse`] reads and parses (input checks, spans → line:col), [`pragma`] reads inline
 //! `# rocmcheck ignore=…` comments, [`resolve`] substitutes ARG/ENV across stages and turns the
-//! final stage into facts, [`container`] reads devcontainer.json and compose files.
+//! final stage into facts, [`context`] maps and reads the build context's files,
+//! [`install`] turns each installer's commands into install facts, [`container`] reads
+//! devcontainer.json and compose files.
 
 pub mod container;
+pub mod context;
 pub mod heredoc;
 pub mod install;
 pub mod parse;

@@ -2,6 +2,7 @@
 //! turned into [`Facts`] (base image, ROCm, torch, environment, gfx targets), every value with
 //! the file:line:col it came from.
 
+use super::context::{CopyIn, context_status, copy_in, install_file, join_path, norm_path};
 use super::install::pip::pip_install;
 use super::install::uv_project::uv_project;
 use super::parse::{InputProblem, LineIndex};
@@ -55,84 +56,11 @@ pub(crate) struct Stage {
     pub(crate) workdir: String,
     /// Files brought in from the build context (`COPY`, `ADD`, and a RUN's bind mounts while
     /// it runs), in order.
-    copies: Vec<CopyIn>,
+    pub(crate) copies: Vec<CopyIn>,
     /// Torch as the last `pip download` fetched it: a later install from local files
     /// (`--no-index --find-links DIR torch`, `pip install DIR/torch-*.whl`) installs that.
     pub(crate) downloaded: Option<Sourced<TorchFacts>>,
 }
-
-/// A `COPY`/`ADD` source (or a bind mount) from the build context and where it lands.
-#[derive(Debug, Clone)]
-struct CopyIn {
-    /// The source, relative to the context, normalised (`.` for the whole context).
-    src: String,
-    /// The source is a directory (its content lands under `dest`).
-    src_dir: bool,
-    /// The destination in the image, absolute and normalised.
-    dest: String,
-    /// The destination is a directory (several sources, a trailing `/`, a directory source).
-    dest_dir: bool,
-}
-
-/// `a/./b/../c` → `a/c`; keeps a leading `/`.
-fn norm_path(p: &str) -> String {
-    let abs = p.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for c in p.split('/') {
-        match c {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            c => parts.push(c),
-        }
-    }
-    let j = parts.join("/");
-    match (abs, j.is_empty()) {
-        (true, _) => format!("/{j}"),
-        (false, true) => ".".to_string(),
-        (false, false) => j,
-    }
-}
-
-/// `dir` joined with `p` (absolute `p` wins), normalised.
-pub(crate) fn join_path(dir: &str, p: &str) -> String {
-    if p.starts_with('/') || dir.is_empty() || dir == "." {
-        norm_path(p)
-    } else {
-        norm_path(&format!("{dir}/{p}"))
-    }
-}
-
-/// The directory part of a normalised relative path (`.` for none).
-pub(crate) fn parent_of(p: &str) -> &str {
-    p.rsplit_once('/').map_or(".", |(d, _)| d)
-}
-
-/// A file name against a `COPY` source pattern (`*`, `?`; Go's `filepath.Match` without classes).
-fn name_matches(pattern: &str, name: &str) -> bool {
-    fn go(p: &[u8], n: &[u8]) -> bool {
-        match (p.first(), n.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => go(&p[1..], n) || (!n.is_empty() && n[0] != b'/' && go(p, &n[1..])),
-            (Some(b'?'), Some(&c)) if c != b'/' => go(&p[1..], &n[1..]),
-            (Some(a), Some(b)) if a == b => go(&p[1..], &n[1..]),
-            _ => false,
-        }
-    }
-    go(pattern.as_bytes(), name.as_bytes())
-}
-
-/// Build-context files that decide what gets installed.
-fn install_file(name: &str) -> bool {
-    let n = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
-    (n.ends_with(".txt") && (n.contains("requirement") || n.contains("constraint")))
-        || n == "pyproject.toml"
-        || n == "uv.lock"
-}
-
-/// The most bytes of a `uv.lock` read (real locks of large projects are a few MiB).
-pub(crate) const MAX_LOCK_BYTES: usize = 16 << 20;
 
 /// The most bytes one substitution may produce (one ARG/ENV value, one image reference, one RUN
 /// command). Every stored ARG/ENV value went through a bounded substitution, so a chain
@@ -622,122 +550,6 @@ impl Ctx<'_> {
             from = p + 1;
         }
         u.span.start + raw.find(key).unwrap_or(0)
-    }
-
-    /// A path in the build context as shown: the context directory joined with it.
-    pub(crate) fn shown(&self, rel: &str) -> String {
-        let dir = self
-            .opts
-            .context
-            .as_ref()
-            .map(|d| d.display().to_string())
-            .unwrap_or_default();
-        let dir = dir.trim_end_matches('/');
-        if dir.is_empty() || dir == "." {
-            rel.to_string()
-        } else {
-            format!("{dir}/{rel}")
-        }
-    }
-
-    /// Notes a build-context file (once per path and use; a later status replaces an earlier).
-    pub(crate) fn record(&self, rel: &str, used_by: &str, status: ContextStatus, at: usize) {
-        let path = self.shown(rel);
-        let mut files = self.files.borrow_mut();
-        if let Some(f) = files.iter_mut().find(|f| f.path == path && f.used_by == used_by) {
-            f.status = status;
-            return;
-        }
-        files.push(ContextFile {
-            path,
-            used_by: used_by.to_string(),
-            status,
-            origin: self.origin(at),
-        });
-    }
-
-    /// The build-context file behind `path` as a command in `st` names it: through the
-    /// `COPY`/`ADD` sources and bind mounts seen so far (latest first), else the path itself
-    /// in the context (an absolute one by its file name). Relative to the context, normalised.
-    pub(crate) fn locate(&self, st: &Stage, path: &str) -> String {
-        let ip = join_path(&st.workdir, path);
-        for c in st.copies.iter().rev() {
-            if !c.dest_dir {
-                if c.dest == ip {
-                    return c.src.clone();
-                }
-                continue;
-            }
-            let prefix = if c.dest == "/" {
-                "/".to_string()
-            } else {
-                format!("{}/", c.dest)
-            };
-            let Some(rest) = ip.strip_prefix(&prefix) else { continue };
-            if c.src_dir {
-                return join_path(&c.src, rest);
-            }
-            // a file copied into a directory keeps its name
-            let pat = c.src.rsplit('/').next().unwrap_or(&c.src);
-            if !rest.contains('/') && name_matches(pat, rest) {
-                return join_path(parent_of(&c.src), rest);
-            }
-        }
-        if path.starts_with('/') {
-            norm_path(path.rsplit('/').next().unwrap_or(path))
-        } else {
-            norm_path(path)
-        }
-    }
-
-    /// Reads a build-context file (`rel`, from [`Ctx::locate`]) once, noting it as read for
-    /// `used_by` at `at`, or why not: a missing or unreadable file is a note, never an error
-    /// (the build would fail on it, not the lint). A FIFO or device is never opened.
-    pub(crate) fn read_context(&self, rel: &str, used_by: &str, at: usize, max: usize) -> Option<Rc<str>> {
-        let dir = self.opts.context.as_ref()?;
-        let cached = self.cache.borrow().get(rel).cloned();
-        let r = match cached {
-            Some(r) => r,
-            None => {
-                let full = dir.join(rel);
-                let r = match crate::input::read_regular(&full, max) {
-                    Ok(bytes) => match String::from_utf8(bytes) {
-                        Ok(t) => Ok(Rc::from(t.strip_prefix('\u{feff}').unwrap_or(&t))),
-                        Err(_) => Err(ContextStatus::Unreadable("not UTF-8 text".into())),
-                    },
-                    Err(crate::input::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                        Err(ContextStatus::Missing)
-                    }
-                    Err(e) => Err(ContextStatus::Unreadable(e.to_string())),
-                };
-                self.cache.borrow_mut().insert(rel.to_string(), r.clone());
-                r
-            }
-        };
-        match r {
-            Ok(t) => {
-                self.record(rel, used_by, ContextStatus::Read, at);
-                Some(t)
-            }
-            Err(st) => {
-                self.record(rel, used_by, st, at);
-                None
-            }
-        }
-    }
-
-    /// A span of a build-context file (`text`, shown as `path`) as an origin.
-    pub(crate) fn file_origin(&self, path: &str, text: &str, span: Span) -> Origin {
-        let ix = LineIndex::new(text);
-        let (line, col) = ix.pos(text, span.start);
-        let (el, ec) = ix.pos(text, span.end);
-        Origin::File {
-            path: path.to_string(),
-            line,
-            col,
-            end_line: (el != line).then_some(el),
-            end_col: (span.end > span.start).then_some(ec),
-        }
     }
 }
 
@@ -1279,45 +1091,6 @@ fn strip_registry(r: &str) -> String {
         return rest.to_string();
     }
     r.to_string()
-}
-
-/// Where a build-context file stands before anyone reads it: there (not yet used) or missing.
-fn context_status(cx: &Ctx, rel: &str) -> ContextStatus {
-    match &cx.opts.context {
-        Some(d) if d.join(rel).exists() => ContextStatus::Unused,
-        _ => ContextStatus::Missing,
-    }
-}
-
-/// A `COPY`/`ADD` from the build context: where each source lands, and a note of the sources
-/// that decide installs (requirements, constraints, `pyproject.toml`, `uv.lock`).
-fn copy_in(cx: &Ctx, st: &mut Stage, srcs: &[&UnescapedString], dest: &UnescapedString, from_context: bool) {
-    if !from_context {
-        return;
-    }
-    let (dest_s, _) = substitute(&dest.value, &st.vars);
-    let dest_s = dest_s.trim().to_string();
-    let several = srcs.len() > 1;
-    for u in srcs {
-        let (src, _) = substitute(&u.value, &st.vars);
-        if src.contains("://") {
-            continue; // ADD URL
-        }
-        let src = norm_path(src.trim_start_matches('/'));
-        let src_dir =
-            src == "." || src.ends_with('/') || cx.opts.context.as_ref().is_some_and(|d| d.join(&src).is_dir());
-        let globbed = src.contains(['*', '?', '[']);
-        if install_file(&src) && !src_dir && !globbed && cx.opts.context.is_some() {
-            let status = context_status(cx, &src);
-            cx.record(&src, "COPY", status, u.span.start);
-        }
-        st.copies.push(CopyIn {
-            dest: join_path(&st.workdir, &dest_s),
-            dest_dir: several || src_dir || globbed || dest_s.ends_with('/') || dest_s == "." || dest_s == "..",
-            src,
-            src_dir,
-        });
-    }
 }
 
 /// ARG/ENV that name gfx targets.

@@ -6,10 +6,9 @@
 
 use super::requirements;
 use super::uv;
+use crate::dockerfile::context::{join_path, parent_of};
 use crate::dockerfile::parse::{InputProblem, LineIndex};
-use crate::dockerfile::resolve::{
-    Ctx, Sites, Stage, join_path, parent_of, raw_word_end, shell_words, substitute, value_site,
-};
+use crate::dockerfile::resolve::{Ctx, Sites, Stage, raw_word_end, shell_words, substitute, value_site};
 use crate::facts::{
     ContextStatus, IndexSite, Origin, PipRequirement, Sourced, Span, TorchFacts, TorchFrom, TorchSites,
 };

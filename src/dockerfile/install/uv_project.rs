@@ -3,8 +3,9 @@
 
 use super::pip::{TorchSpec, requirement, toml_problem, torch_spec, wheel_version};
 use super::uv;
+use crate::dockerfile::context::{MAX_LOCK_BYTES, join_path};
 use crate::dockerfile::parse::InputProblem;
-use crate::dockerfile::resolve::{Ctx, MAX_LOCK_BYTES, Stage, join_path};
+use crate::dockerfile::resolve::{Ctx, Stage};
 use crate::facts::{Sourced, TorchFacts, TorchFrom};
 use std::rc::Rc;
 
