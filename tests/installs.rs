@@ -473,3 +473,33 @@ fn amd_indexes_get_the_pinning_and_channel_rules() {
     );
     assert!(!f.iter().any(|x| x.code == "RC405"), "{f:?}");
 }
+
+#[test]
+fn installing_the_local_project_reads_its_pyproject() {
+    // InvokeAI's docker/Dockerfile ends with `uv pip install -e .[$GPU_DRIVER]` on the project
+    let dir = tempfile::tempdir().unwrap();
+    let py = std::fs::read_to_string("tests/corpus/uv-sync-invokeai/pyproject.toml").unwrap();
+    std::fs::write(dir.path().join("pyproject.toml"), &py).unwrap();
+    let f = analyze_in(
+        dir.path(),
+        "FROM ubuntu:24.04\nARG GPU_DRIVER=rocm\nWORKDIR /opt/app\nCOPY . .\nRUN uv pip install -e .[$GPU_DRIVER]\n",
+        &[],
+    );
+    let t = f.torch.unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.10.0+rocm7.1"));
+    assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm7.1"]);
+    assert!(at(&t.origin).0.ends_with("pyproject.toml"));
+    // pip does not read [tool.uv.sources]: the pin, without the index
+    let f = analyze_in(
+        dir.path(),
+        "FROM ubuntu:24.04\nCOPY . /src/\nRUN pip install '/src/[rocm]'\n",
+        &[],
+    );
+    let t = f.torch.unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.10.0+rocm7.1"));
+    assert!(t.value.index_urls.is_empty());
+    // a project without pyproject.toml (setup.py): nothing read, nothing noted
+    let empty = tempfile::tempdir().unwrap();
+    let f = analyze_in(empty.path(), "FROM ubuntu:24.04\nCOPY . .\nRUN pip install -e .\n", &[]);
+    assert!(f.torch.is_none() && f.context_files.is_empty(), "{:?}", f.context_files);
+}

@@ -184,6 +184,8 @@ pub(crate) fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Re
             _ if torch_spec(w).is_none() => {
                 if let Some(r) = requirement(w) {
                     inst.others.push((r, cx.origin_len(*off, w.len())));
+                } else if let Some((dir, extras)) = local_project(w) {
+                    project_torch(cx, st, dir, &extras, *off, is_uv_cmd, &mut inst);
                 }
                 let l = w.to_ascii_lowercase();
                 if !["torchvision", "torchaudio", "triton", "pytorch-triton-rocm"]
@@ -660,6 +662,67 @@ pub(crate) fn toml_problem(cx: &Ctx, rel: &str, used: &str, text: &str, p: &uv::
         ContextStatus::Unreadable(format!("{line}:{col}: {} (expected TOML)", p.message)),
         off,
     );
+}
+
+/// A local project named on the command line (`.`, `./app`, `.[rocm]`, `/src/`, the value of
+/// `-e`): its directory and extras. None for anything else (a wheel or archive is a file).
+fn local_project(w: &str) -> Option<(&str, Vec<String>)> {
+    let w = w.trim_matches(|c| c == '"' || c == '\'');
+    let (path, extras) = match w.find('[') {
+        Some(i) if w.ends_with(']') => (
+            &w[..i],
+            w[i + 1..w.len() - 1]
+                .split(',')
+                .map(|e| e.trim().to_ascii_lowercase())
+                .filter(|e| !e.is_empty())
+                .collect(),
+        ),
+        _ => (w, Vec::new()),
+    };
+    let dir = matches!(path, "." | "..")
+        || path.starts_with("./")
+        || path.starts_with("../")
+        || (path.starts_with('/') && path.ends_with('/'));
+    let archive = [".whl", ".tar.gz", ".zip", ".tgz"].iter().any(|x| path.ends_with(x));
+    (dir && !archive).then_some((path, extras))
+}
+
+/// `pip install .[extras]` / `uv pip install -e .`: the torch requirement of the project's
+/// `pyproject.toml` in the build context (with its extras), when the project has one there (a
+/// `setup.py` project is not read, and is not noted as missing). `uv pip` also follows the
+/// project's `[tool.uv.sources]` indexes; pip does not read them.
+fn project_torch(cx: &Ctx, st: &Stage, dir: &str, extras: &[String], off: usize, uv_cmd: bool, inst: &mut Install) {
+    if inst.torch.is_some() {
+        return;
+    }
+    let rel = cx.locate(st, &join_path(dir, "pyproject.toml"));
+    if !cx.opts.context.as_ref().is_some_and(|d| d.join(&rel).is_file()) {
+        return;
+    }
+    let used = if uv_cmd {
+        "uv pip install <project>"
+    } else {
+        "pip install <project>"
+    };
+    let Some(text) = cx.read_context(&rel, used, off, crate::dockerfile::parse::MAX_BYTES) else {
+        return;
+    };
+    match uv::project(&text, extras, false) {
+        Ok(Some(t)) => {
+            let origin = cx.file_origin(&cx.shown(&rel), &text, t.at);
+            inst.torch = Some((torch_spec(&t.requirement).flatten(), off, TorchFrom::Requirements));
+            inst.torch_origin = Some(origin.clone());
+            inst.torch_extras = t.extras.clone();
+            if uv_cmd {
+                inst.index.extend(t.index_urls);
+            }
+            if let Some(r) = requirement(&t.requirement) {
+                inst.others.push((r, origin));
+            }
+        }
+        Ok(None) => {}
+        Err(p) => toml_problem(cx, &rel, used, &text, &p, off),
+    }
 }
 
 #[cfg(test)]
