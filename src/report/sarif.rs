@@ -187,7 +187,7 @@ impl Renderer for Sarif {
                 results.push(res);
             }
         }
-        let notifications: Vec<Notification> = r
+        let mut notifications: Vec<Notification> = r
             .subjects
             .iter()
             .flat_map(|s| {
@@ -201,9 +201,25 @@ impl Renderer for Sarif {
                 })
             })
             .collect();
-        let mut invocation = Invocation::builder()
-            .execution_successful(notifications.is_empty())
-            .build();
+        let failed = !notifications.is_empty();
+        // `--online` observations are notifications, not results: a result is a finding about
+        // the file that code scanning tracks as an alert; what the live index says varies with
+        // the network and the day, and must not open or close alerts.
+        for n in &r.notices {
+            let mut note = Notification::builder()
+                .message(Message::builder().text(n.line()).build())
+                .level(serde_json::json!(if n.level == "info" { "note" } else { "warning" }))
+                .build();
+            note.locations = n.origin.as_ref().and_then(location).map(|l| vec![l]);
+            let mut props = BTreeMap::new();
+            props.insert("kind".to_string(), serde_json::json!(n.kind));
+            if let Some(u) = &n.url {
+                props.insert("url".to_string(), serde_json::json!(u));
+            }
+            note.properties = Some(PropertyBag::builder().additional_properties(props).build());
+            notifications.push(note);
+        }
+        let mut invocation = Invocation::builder().execution_successful(!failed).build();
         if !notifications.is_empty() {
             invocation.tool_execution_notifications = Some(notifications);
         }
