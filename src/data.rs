@@ -521,10 +521,7 @@ pub fn cached_newer_than(dir: &Path, than: &str) -> Result<Option<Matrix>, Strin
 pub fn cached_with_serial(dir: &Path, serial: u64) -> Result<Matrix, String> {
     let fix = format!("run `rocmcheck matrix update --serial {serial}` first");
     if !dir.join(CACHE_FILE).exists() {
-        return Err(format!(
-            "the cache {} holds no data bundle; {fix}",
-            dir.display()
-        ));
+        return Err(format!("the cache {} holds no data bundle; {fix}", dir.display()));
     }
     let (header, rest) = read_header(dir)?;
     if header.manifest.serial != serial {

@@ -291,9 +291,9 @@ pub fn pins(m: &Matrix, facts: &crate::facts::Facts) -> Vec<Pin> {
         }
         // torch is in both facts (the torch install and its requirement word): one pin, the
         // indexes of both
-        let same = out.iter_mut().find(|q| {
-            crate::sync::normalise(&q.name) == n && &q.version == v && q.origin == p.origin
-        });
+        let same = out
+            .iter_mut()
+            .find(|q| crate::sync::normalise(&q.name) == n && &q.version == v && q.origin == p.origin);
         match same {
             Some(q) => {
                 for u in &p.value.index_urls {
@@ -549,16 +549,28 @@ mod tests {
             file_version("rocm-sdk-core", "rocm_sdk_core-7.14.0-py3-none-linux_x86_64.whl").as_deref(),
             Some("7.14.0")
         );
-        assert_eq!(file_version("rocm", "rocm-7.14.0.post1.tar.gz").as_deref(), Some("7.14.0.post1"));
-        assert_eq!(file_version("torch", "torchvision-0.29.0+rocm7.14-cp312-cp312-x.whl"), None);
-        assert_eq!(file_version("rocm", "rocm_sdk_core-7.14.0-py3-none-linux_x86_64.whl"), None);
+        assert_eq!(
+            file_version("rocm", "rocm-7.14.0.post1.tar.gz").as_deref(),
+            Some("7.14.0.post1")
+        );
+        assert_eq!(
+            file_version("torch", "torchvision-0.29.0+rocm7.14-cp312-cp312-x.whl"),
+            None
+        );
+        assert_eq!(
+            file_version("rocm", "rocm_sdk_core-7.14.0-py3-none-linux_x86_64.whl"),
+            None
+        );
         assert_eq!(file_version("rocm", "index.html"), None);
     }
 
     #[test]
     fn a_pin_matches_as_pip_reads_it() {
         assert!(pin_matches("2.14.0+rocm7.14", "2.14.0+rocm7.14"));
-        assert!(pin_matches("2.14.0", "2.14.0+rocm7.14"), "no local label: any local label");
+        assert!(
+            pin_matches("2.14.0", "2.14.0+rocm7.14"),
+            "no local label: any local label"
+        );
         assert!(!pin_matches("2.14.0+rocm7.2", "2.14.0+rocm7.14"));
         assert!(pin_matches("2.14", "2.14.0+rocm7.14"), "zero-padded");
         assert!(!pin_matches("2.14.1", "2.14.0+rocm7.14"));
@@ -567,7 +579,10 @@ mod tests {
 
     #[test]
     fn hosts() {
-        assert_eq!(host("https://download.pytorch.org/whl/rocm7.14/torch/"), "download.pytorch.org");
+        assert_eq!(
+            host("https://download.pytorch.org/whl/rocm7.14/torch/"),
+            "download.pytorch.org"
+        );
         assert_eq!(host("http://127.0.0.1:8080/whl/"), "127.0.0.1:8080");
     }
 }

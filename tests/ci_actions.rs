@@ -276,7 +276,11 @@ fn data_site() -> DataSite {
     let pub_file = dir.path().join("test-only.pub");
     std::fs::write(&pub_file, kp.pk.to_box().unwrap().to_string()).unwrap();
     let embedded = rocmcheck::matrix::Matrix::embedded().data.clone();
-    for (tag, date, serial) in [("matrix-data", "2099-01-31", 9), ("matrix-data-9", "2099-01-31", 9), ("matrix-data-5", "2001-01-01", 5)] {
+    for (tag, date, serial) in [
+        ("matrix-data", "2099-01-31", 9),
+        ("matrix-data-9", "2099-01-31", 9),
+        ("matrix-data-5", "2001-01-01", 5),
+    ] {
         let mut files = rocmcheck::matrix::embedded::files();
         let m = files.get_mut("matrix.yaml").unwrap();
         *m = m.replace(&format!("data: \"{embedded}\""), &format!("data: \"{date}\""));
@@ -344,7 +348,12 @@ fn the_data_step_takes_the_newest_warns_when_it_cannot_and_pins_exactly() {
     let base = &site.served.1;
     // newest (the default): installed, and `matrix version` shows it
     let cache = tempfile::tempdir().unwrap();
-    let (code, out, err) = data_step(&site, cache.path(), "", &format!("{base}/matrix-data/rocmcheck-data.tar"));
+    let (code, out, err) = data_step(
+        &site,
+        cache.path(),
+        "",
+        &format!("{base}/matrix-data/rocmcheck-data.tar"),
+    );
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(out.contains("serial 9\n") && out.contains("source cache"), "{out}{err}");
     // newest with the release unreachable: one warning, exit 0, the data at hand
@@ -358,7 +367,10 @@ fn the_data_step_takes_the_newest_warns_when_it_cannot_and_pins_exactly() {
     let pattern = format!("{base}/matrix-data-{{serial}}/rocmcheck-data.tar");
     let (code, out, err) = data_step(&site, cache.path(), "5", &pattern);
     assert_eq!(code, Some(0), "{out}{err}");
-    assert!(out.contains("serial 5\n") && out.contains("data 2001-01-01"), "{out}{err}");
+    assert!(
+        out.contains("serial 5\n") && out.contains("data 2001-01-01"),
+        "{out}{err}"
+    );
     // a pinned serial that is not published: exit 2, no fallback, the cache keeps serial 5
     let (code, out, err) = data_step(&site, cache.path(), "6", &pattern);
     assert_eq!(code, Some(2), "{out}{err}");

@@ -735,9 +735,18 @@ fn fixture_page(rel: &str) -> Page {
 /// matrix knows 2.14.0 only), torchvision (PEP 691 JSON) and the mirrored `rocm` /
 /// `rocm-sdk-core` (PEP 503 HTML).
 fn rocm714_index(srv: &Server) {
-    srv.page("/whl/rocm7.14/torch/", fixture_page("sync/coresdk/pytorch/rocm7.14/torch.html"));
-    srv.page("/whl/rocm7.14/torchvision/", fixture_page("online/torchvision-rocm7.14.json"));
-    srv.page("/whl/rocm7.14/rocm/", fixture_page("sync/coresdk/pytorch/rocm7.14/rocm.html"));
+    srv.page(
+        "/whl/rocm7.14/torch/",
+        fixture_page("sync/coresdk/pytorch/rocm7.14/torch.html"),
+    );
+    srv.page(
+        "/whl/rocm7.14/torchvision/",
+        fixture_page("online/torchvision-rocm7.14.json"),
+    );
+    srv.page(
+        "/whl/rocm7.14/rocm/",
+        fixture_page("sync/coresdk/pytorch/rocm7.14/rocm.html"),
+    );
     srv.page(
         "/whl/rocm7.14/rocm-sdk-core/",
         fixture_page("sync/coresdk/pytorch/rocm7.14/rocm-sdk-core.html"),
@@ -775,7 +784,12 @@ fn notices(v: &serde_json::Value) -> Vec<(String, String)> {
         .as_array()
         .map(|a| {
             a.iter()
-                .map(|n| (n["kind"].as_str().unwrap().to_string(), n["message"].as_str().unwrap().to_string()))
+                .map(|n| {
+                    (
+                        n["kind"].as_str().unwrap().to_string(),
+                        n["message"].as_str().unwrap().to_string(),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -783,9 +797,19 @@ fn notices(v: &serde_json::Value) -> Vec<(String, String)> {
 
 /// Findings, exit code and everything but `notices` are the same with and without --online.
 fn assert_same_findings(plain: &Output, online: &Output) {
-    assert_eq!(plain.status.code(), online.status.code(), "{}\n{}", text(plain), text(online));
+    assert_eq!(
+        plain.status.code(),
+        online.status.code(),
+        "{}\n{}",
+        text(plain),
+        text(online)
+    );
     let (mut a, mut b) = (json(plain), json(online));
-    assert!(a.get("notices").is_none(), "no notices without --online: {}", text(plain));
+    assert!(
+        a.get("notices").is_none(),
+        "no notices without --online: {}",
+        text(plain)
+    );
     b.as_object_mut().unwrap().remove("notices");
     a.as_object_mut().unwrap().remove("notices");
     assert_eq!(a, b, "the report apart from notices must not change");
@@ -793,7 +817,11 @@ fn assert_same_findings(plain: &Output, online: &Output) {
 
 #[test]
 fn lint_online_confirms_pins_and_says_when_the_index_is_ahead_of_the_matrix() {
-    let (srv, cache, dir) = (Server::start(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (srv, cache, dir) = (
+        Server::start(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
     rocm714_index(&srv);
     let file = core_sdk_dockerfile(
         dir.path(),
@@ -808,24 +836,25 @@ fn lint_online_confirms_pins_and_says_when_the_index_is_ahead_of_the_matrix() {
     let kinds: Vec<&str> = n.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(
         kinds,
-        [
-            "online-listed",
-            "online-listed",
-            "online-listed",
-            "online-index-ahead"
-        ],
+        ["online-listed", "online-listed", "online-listed", "online-index-ahead"],
         "{n:#?}"
     );
-    assert!(n[0].1.ends_with(&format!(
-        "the index lists torch==2.14.0 ({index}/rocm7.14/torch/, fetched)"
-    )), "{n:#?}");
+    assert!(
+        n[0].1.ends_with(&format!(
+            "the index lists torch==2.14.0 ({index}/rocm7.14/torch/, fetched)"
+        )),
+        "{n:#?}"
+    );
     assert_eq!(
         n[3].1,
         "the index has torch 2.14.1 for rocm7.14; the matrix does not know it yet — run `rocmcheck matrix update`"
     );
     assert!(n[1].1.contains("torchvision==0.29.0"), "PEP 691 JSON page: {n:#?}");
     assert!(n[2].1.contains("rocm==7.14.0"), "an sdist on a PEP 503 page: {n:#?}");
-    assert!(n[0].1.starts_with(&format!("{file}:3: ")), "the pin's file and line: {n:#?}");
+    assert!(
+        n[0].1.starts_with(&format!("{file}:3: ")),
+        "the pin's file and line: {n:#?}"
+    );
     // The same lines on stderr, in every format.
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -833,7 +862,11 @@ fn lint_online_confirms_pins_and_says_when_the_index_is_ahead_of_the_matrix() {
         "{}",
         text(&o)
     );
-    assert!(e.contains("online: ") && e.contains("torchvision==0.29.0"), "{}", text(&o));
+    assert!(
+        e.contains("online: ") && e.contains("torchvision==0.29.0"),
+        "{}",
+        text(&o)
+    );
     // Human output: stdout is byte for byte the plain run's.
     let (ph, oh) = (
         lint(cache.path(), &file, "human", &[]),
@@ -845,7 +878,11 @@ fn lint_online_confirms_pins_and_says_when_the_index_is_ahead_of_the_matrix() {
 
 #[test]
 fn lint_online_says_when_a_pin_is_not_on_the_index_and_sarif_carries_notifications() {
-    let (srv, cache, dir) = (Server::start(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (srv, cache, dir) = (
+        Server::start(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
     rocm714_index(&srv);
     // torch 2.14.2 and rocm-sdk-core 7.14.1 do not exist on the index (2.14.0/2.14.1 and
     // 7.14.0/7.14.2 do).
@@ -864,7 +901,10 @@ fn lint_online_says_when_a_pin_is_not_on_the_index_and_sarif_carries_notificatio
     assert!(missing[0].contains(&format!(
         "the index does not list torch==2.14.2 ({index}/rocm7.14/torch/): pip will stop with \"No matching distribution found\""
     )), "{n:#?}");
-    assert!(missing[1].contains("the index does not list rocm-sdk-core==7.14.1"), "{n:#?}");
+    assert!(
+        missing[1].contains("the index does not list rocm-sdk-core==7.14.1"),
+        "{n:#?}"
+    );
     // SARIF: the same results; the notices are tool-execution notifications.
     let (ps, os) = (
         lint(cache.path(), &file, "sarif", &[]),
@@ -885,7 +925,11 @@ fn lint_online_says_when_a_pin_is_not_on_the_index_and_sarif_carries_notificatio
         notes.iter().any(|t| t.contains("does not list torch==2.14.2")),
         "{notes:#?}"
     );
-    assert!(ps["runs"][0]["invocations"][0].get("toolExecutionNotifications").is_none());
+    assert!(
+        ps["runs"][0]["invocations"][0]
+            .get("toolExecutionNotifications")
+            .is_none()
+    );
 }
 
 #[test]
@@ -899,19 +943,31 @@ fn lint_online_with_the_index_down_or_slow_is_one_notice_and_changes_nothing() {
     // Down: a port nothing listens on any more.
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let down = format!("http://127.0.0.1:{port}/whl");
-    let o = lint(cache.path(), &file, "json", &["--online", "--index", &down, "--online-timeout", "2"]);
+    let o = lint(
+        cache.path(),
+        &file,
+        "json",
+        &["--online", "--index", &down, "--online-timeout", "2"],
+    );
     assert_same_findings(&plain, &o);
     let n = notices(&json(&o));
     assert_eq!(n.len(), 1, "{n:#?}");
     assert_eq!(n[0].0, "online-unreadable");
-    assert!(n[0].1.contains("could not be read") && n[0].1.contains("2 more page(s) not checked"), "{n:#?}");
+    assert!(
+        n[0].1.contains("could not be read") && n[0].1.contains("2 more page(s) not checked"),
+        "{n:#?}"
+    );
     let e = String::from_utf8_lossy(&o.stderr);
     assert_eq!(e.lines().filter(|l| l.contains("--online")).count(), 1, "{}", text(&o));
     // Slow: every page answers after 6 s; the timeout is 2 s. Three pins on one host cost one
     // timeout, not three.
     let srv = Server::start();
     rocm714_index(&srv);
-    for p in ["/whl/rocm7.14/torch/", "/whl/rocm7.14/torchvision/", "/whl/rocm7.14/rocm/"] {
+    for p in [
+        "/whl/rocm7.14/torch/",
+        "/whl/rocm7.14/torchvision/",
+        "/whl/rocm7.14/rocm/",
+    ] {
         let mut page = srv.routes.lock().unwrap()[p].clone();
         page.delay = Duration::from_secs(6);
         srv.page(p, page);
@@ -921,14 +977,23 @@ fn lint_online_with_the_index_down_or_slow_is_one_notice_and_changes_nothing() {
         cache.path(),
         &file,
         "json",
-        &["--online", "--index", &format!("{}/whl", srv.base), "--online-timeout", "2"],
+        &[
+            "--online",
+            "--index",
+            &format!("{}/whl", srv.base),
+            "--online-timeout",
+            "2",
+        ],
     );
     let took = t.elapsed();
     assert_same_findings(&plain, &o);
     let n = notices(&json(&o));
     assert_eq!(n.len(), 1, "{n:#?}");
     assert!(n[0].1.contains("could not be read (timed out after 2 s"), "{n:#?}");
-    assert!(took < Duration::from_millis(5500), "one timeout, not one per pin: {took:?}");
+    assert!(
+        took < Duration::from_millis(5500),
+        "one timeout, not one per pin: {took:?}"
+    );
     assert_eq!(srv.hits(), 1, "after the first timeout the host is not asked again");
 }
 
@@ -940,7 +1005,12 @@ fn lint_offline_beats_online_and_makes_no_connection() {
     listener.set_nonblocking(true).unwrap();
     let index = format!("http://{}/whl", listener.local_addr().unwrap());
     let plain = lint(cache.path(), &file, "json", &[]);
-    let o = lint(cache.path(), &file, "json", &["--offline", "--online", "--index", &index]);
+    let o = lint(
+        cache.path(),
+        &file,
+        "json",
+        &["--offline", "--online", "--index", &index],
+    );
     assert_same_findings(&plain, &o);
     assert_eq!(notices(&json(&o))[0].0, "online-offline", "{}", text(&o));
     let o = Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
@@ -961,7 +1031,12 @@ fn lint_offline_beats_online_and_makes_no_connection() {
         other => panic!("something connected to the listener: {other:?}"),
     }
     // The control: without offline the same command connects.
-    let o = lint(cache.path(), &file, "json", &["--online", "--index", &index, "--online-timeout", "1"]);
+    let o = lint(
+        cache.path(),
+        &file,
+        "json",
+        &["--online", "--index", &index, "--online-timeout", "1"],
+    );
     assert_same_findings(&plain, &o);
     let mut accepted = false;
     for _ in 0..50 {
@@ -979,11 +1054,18 @@ fn lint_offline_beats_online_and_makes_no_connection() {
 /// `matrix update --serial N` (or ROCMCHECK_DATA_SERIAL) with `--from`.
 fn update_serial(cache: &Path, from: &str, key: &TestKey, serial: Option<&str>, env_serial: Option<&str>) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_rocmcheck"));
-    c.args(["matrix", "update", "--from", from, "--trusted-key", key.pub_file.to_str().unwrap()])
-        .env("ROCMCHECK_CACHE_DIR", cache)
-        .env_remove("ROCMCHECK_MATRIX")
-        .env_remove("ROCMCHECK_OFFLINE")
-        .env_remove("ROCMCHECK_DATA_SERIAL");
+    c.args([
+        "matrix",
+        "update",
+        "--from",
+        from,
+        "--trusted-key",
+        key.pub_file.to_str().unwrap(),
+    ])
+    .env("ROCMCHECK_CACHE_DIR", cache)
+    .env_remove("ROCMCHECK_MATRIX")
+    .env_remove("ROCMCHECK_OFFLINE")
+    .env_remove("ROCMCHECK_DATA_SERIAL");
     if let Some(s) = serial {
         c.args(["--serial", s]);
     }
@@ -1016,7 +1098,11 @@ fn a_pinned_serial_installs_that_bundle_even_when_older_and_commands_then_use_ex
     // A plain update to the older serial is refused ...
     let o = update(cache.path(), &pattern.replace("{serial}", "5"), &key);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("older than the installed serial 9"), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("older than the installed serial 9"),
+        "{}",
+        text(&o)
+    );
     // ... a pinned one is installed: `{serial}` in --from is replaced by the pin.
     let o = update_serial(cache.path(), &pattern, &key, Some("5"), None);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
@@ -1029,14 +1115,19 @@ fn a_pinned_serial_installs_that_bundle_even_when_older_and_commands_then_use_ex
     let o = version_pinned(cache.path(), "5");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let v = String::from_utf8_lossy(&o.stdout);
-    assert!(v.contains("serial 5\n") && v.contains("data 2001-01-01") && v.contains("source cache"), "{}", text(&o));
+    assert!(
+        v.contains("serial 5\n") && v.contains("data 2001-01-01") && v.contains("source cache"),
+        "{}",
+        text(&o)
+    );
     // Another pin than the cache holds: refused, exit 2, with what to run.
     let o = version_pinned(cache.path(), "9");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains(
-            "data serial 9 is pinned (--data-serial or ROCMCHECK_DATA_SERIAL), but the cache"
-        ) && String::from_utf8_lossy(&o.stderr).contains("holds data serial 5 (2001-01-01), not 9; run `rocmcheck matrix update --serial 9` first"),
+        String::from_utf8_lossy(&o.stderr)
+            .contains("data serial 9 is pinned (--data-serial or ROCMCHECK_DATA_SERIAL), but the cache")
+            && String::from_utf8_lossy(&o.stderr)
+                .contains("holds data serial 5 (2001-01-01), not 9; run `rocmcheck matrix update --serial 9` first"),
         "{}",
         text(&o)
     );
@@ -1047,7 +1138,11 @@ fn a_pinned_serial_installs_that_bundle_even_when_older_and_commands_then_use_ex
     let empty = tempfile::tempdir().unwrap();
     let o = version_pinned(empty.path(), "5");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("holds no data bundle"), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("holds no data bundle"),
+        "{}",
+        text(&o)
+    );
     // ROCMCHECK_DATA_SERIAL is also what `matrix update` fetches when no --serial is given.
     let o = update_serial(empty.path(), &pattern, &key, None, Some("5"));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
@@ -1073,7 +1168,11 @@ fn a_bundle_of_another_serial_than_the_pin_is_refused_and_nothing_changes() {
     let nine = format!("{}/good-9.tar", srv.base);
     let o = update_serial(cache.path(), &nine, &key, Some("9"), None);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("already installed"), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("already installed"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]

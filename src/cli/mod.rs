@@ -117,10 +117,7 @@ impl Globals {
     fn load_matrix(&self, err: &mut dyn Write) -> Result<&'static Matrix, ExitStatus> {
         if let Some(n) = self.data_serial {
             let why = match (&self.matrix_dir, crate::data::cache_dir()) {
-                (Some(d), _) => format!(
-                    "--matrix {} has no data serial; drop one of the two",
-                    d.display()
-                ),
+                (Some(d), _) => format!("--matrix {} has no data serial; drop one of the two", d.display()),
                 (None, None) => "no cache directory: set ROCMCHECK_CACHE_DIR, XDG_CACHE_HOME or HOME".into(),
                 (None, Some(dir)) => match crate::data::cached_with_serial(&dir, n) {
                     Ok(m) => return Ok(Box::leak(Box::new(m))),
