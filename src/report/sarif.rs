@@ -308,4 +308,54 @@ mod tests {
         assert_eq!(rules.len(), crate::rules::all().len());
         assert!(rules.iter().any(|r| r["helpUri"].is_string()));
     }
+
+    #[test]
+    fn online_notices_are_valid_notifications_and_leave_the_results_alone() {
+        let plain: serde_json::Value = serde_json::from_str(&render()).unwrap();
+        let mut r = crate::report::sample::report();
+        r.notices = vec![
+            crate::report::Notice {
+                kind: "online-not-listed".into(),
+                level: "notice".into(),
+                message: "Dockerfile:2: the index does not list torch==2.5.9".into(),
+                origin: Some(Origin::File {
+                    path: "Dockerfile".into(),
+                    line: 2,
+                    col: 5,
+                    end_line: None,
+                    end_col: None,
+                }),
+                url: Some("https://download.pytorch.org/whl/rocm6.2/torch/".into()),
+            },
+            crate::online::offline_notice(),
+        ];
+        let mut buf = Vec::new();
+        Sarif.render(&r, &mut buf).unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+        let schema: serde_json::Value = serde_json::from_str(SCHEMA).unwrap();
+        let v = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = v
+            .iter_errors(&doc)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{}", errors.join("\n"));
+        assert_eq!(doc["runs"][0]["results"], plain["runs"][0]["results"]);
+        let inv = &doc["runs"][0]["invocations"][0];
+        let notes = inv["toolExecutionNotifications"].as_array().unwrap();
+        // the sample's input error, then the two notices
+        assert_eq!(notes.len(), 3, "{inv:#}");
+        assert_eq!(notes[1]["level"], "warning");
+        assert_eq!(notes[1]["properties"]["kind"], "online-not-listed");
+        assert_eq!(notes[1]["locations"][0]["physicalLocation"]["region"]["startLine"], 2);
+        assert!(
+            notes[2]["message"]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("notice: --online: ignored: offline")
+        );
+        assert_eq!(
+            inv["executionSuccessful"], plain["runs"][0]["invocations"][0]["executionSuccessful"],
+            "notices do not make a run fail"
+        );
+    }
 }
