@@ -463,7 +463,7 @@ pub fn check_pins(m: &Matrix, opts: &Options, pins: &[Pin]) -> Vec<Notice> {
                 kind: "online-not-listed".into(),
                 level: "notice".into(),
                 message: format!(
-                    "{}the index does not list {what} ({}): pip will stop with \"No matching distribution found\"",
+                    "{}the index does not list {what} ({}): pip cannot install it from there",
                     at(&pin.origin),
                     urls.join(", ")
                 ),
