@@ -84,8 +84,11 @@ hyperfine -N -i --warmup 3 --runs 50 --export-markdown "$TMP/online.md" \
         echo
         echo "| instructions (callgrind) | count |"
         echo "| --- | ---: |"
-        for c in none same newer; do
-            n=$({ ROCMCHECK_CACHE_DIR=$TMP/c-$c valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" \
+        for c in none same newer pinned; do
+            dir=$c pin=
+            if [ "$c" = pinned ]; then dir=newer pin=1; fi
+            n=$({ env ROCMCHECK_CACHE_DIR="$TMP/c-$dir" ${pin:+ROCMCHECK_DATA_SERIAL=$pin} \
+                valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" \
                 "$RC" matrix version 2>&1 >/dev/null || true; } | sed -n 's/.*refs: *\([0-9,]*\).*/\1/p' | tr -d ,)
             echo "| \`matrix version\`, cache: $c | $n |"
         done
