@@ -651,7 +651,8 @@ async fn get(client: &reqwest::Client, url: &str) -> Result<Vec<u8>, UpdateError
     Ok(body)
 }
 
-fn chain(e: &dyn std::error::Error) -> String {
+/// An error with its causes (`error sending request …: tcp connect error: Connection refused`).
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut src = e.source();
     while let Some(c) = src {

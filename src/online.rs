@@ -141,7 +141,7 @@ fn get_cached(opts: &Options, url: &str) -> Result<(Vec<u8>, bool, &'static str)
             if e.is_timeout() {
                 format!("timed out after {} s", opts.timeout.as_secs_f32())
             } else {
-                format!("request failed: {e}")
+                format!("request failed: {}", crate::data::chain(&e))
             }
         })?;
         let status = r.status();
@@ -160,7 +160,7 @@ fn get_cached(opts: &Options, url: &str) -> Result<(Vec<u8>, bool, &'static str)
             if e.is_timeout() {
                 format!("timed out after {} s", opts.timeout.as_secs_f32())
             } else {
-                format!("reading the body: {e}")
+                format!("reading the body: {}", crate::data::chain(&e))
             }
         })?;
         Ok::<_, String>((status, etag, json, max_age, body.to_vec()))

@@ -898,9 +898,12 @@ fn lint_online_says_when_a_pin_is_not_on_the_index_and_sarif_carries_notificatio
         .map(|(_, m)| m)
         .collect();
     assert_eq!(missing.len(), 2, "{n:#?}");
-    assert!(missing[0].contains(&format!(
-        "the index does not list torch==2.14.2 ({index}/rocm7.14/torch/): pip cannot install it from there"
-    )), "{n:#?}");
+    assert!(
+        missing[0].contains(&format!(
+            "the index does not list torch==2.14.2 ({index}/rocm7.14/torch/): pip cannot install it from there"
+        )),
+        "{n:#?}"
+    );
     assert!(
         missing[1].contains("the index does not list rocm-sdk-core==7.14.1"),
         "{n:#?}"
