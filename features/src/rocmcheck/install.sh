@@ -101,8 +101,8 @@ say "installed rocmcheck $("$BIN" --version | cut -d' ' -f2) at $BIN"
 mkdir -p "$SHARE"
 printf '%s\n' "$RUNENVONCREATE" >"$SHARE/run-env-on-create"
 case "$DATA" in
-    newest | embedded | [0-9]*) ;;
-    *) die "data must be newest, embedded or a data serial (digits), not '$DATA'" ;;
+    newest | embedded) ;;
+    "" | *[!0-9]*) die "data must be newest, embedded or a data serial (digits), not '$DATA'" ;;
 esac
 case "$DATA" in *[!0-9]*) ;; *)
     # A pinned serial: every rocmcheck in the container refuses other data.
