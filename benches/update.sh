@@ -57,7 +57,20 @@ done
 hyperfine -N --warmup 20 --runs 300 --export-markdown "$TMP/startup.md" \
     -n 'matrix version, no cache (embedded)' "env ROCMCHECK_CACHE_DIR=$TMP/c-none $RC matrix version" \
     -n 'matrix version, cache not newer (header only)' "env ROCMCHECK_CACHE_DIR=$TMP/c-same $RC matrix version" \
-    -n 'matrix version, newer cache (decoded)' "env ROCMCHECK_CACHE_DIR=$TMP/c-newer $RC matrix version" >/dev/null
+    -n 'matrix version, newer cache (decoded)' "env ROCMCHECK_CACHE_DIR=$TMP/c-newer $RC matrix version" \
+    -n 'matrix version, pinned serial (ROCMCHECK_DATA_SERIAL=1)' "env ROCMCHECK_CACHE_DIR=$TMP/c-newer ROCMCHECK_DATA_SERIAL=1 $RC matrix version" >/dev/null
+
+# lint --online against the same local server: pytorch.org's rocm7.14 pages for torch and rocm
+# (the recorded fixtures), fetched on every run (http.server sends no Cache-Control or ETag).
+mkdir -p "$TMP/www/whl/rocm7.14/torch" "$TMP/www/whl/rocm7.14/rocm"
+cp tests/fixtures/sync/coresdk/pytorch/rocm7.14/torch.html "$TMP/www/whl/rocm7.14/torch/index.html"
+cp tests/fixtures/sync/coresdk/pytorch/rocm7.14/rocm.html "$TMP/www/whl/rocm7.14/rocm/index.html"
+printf 'FROM ubuntu:24.04\nRUN pip install --index-url https://download.pytorch.org/whl/rocm7.14 torch==2.14.0 "rocm[libraries,device-gfx1100]==7.14.0"\n' >"$TMP/Dockerfile"
+ROCMCHECK_CACHE_DIR=$TMP/c-online "$RC" lint --online --index "http://127.0.0.1:$PORT/whl" "$TMP/Dockerfile" >/dev/null || true
+hyperfine -N -i --warmup 3 --runs 50 --export-markdown "$TMP/online.md" \
+    -n 'lint, one file' "env ROCMCHECK_CACHE_DIR=$TMP/c-online $RC lint $TMP/Dockerfile" \
+    -n 'lint --online, one file (2 index pages fetched from 127.0.0.1)' \
+    "env ROCMCHECK_CACHE_DIR=$TMP/c-online $RC lint --online --index http://127.0.0.1:$PORT/whl $TMP/Dockerfile" >/dev/null
 
 {
     echo "# matrix update and data-source start-up ($(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1 /proc/loadavg))"
@@ -65,12 +78,17 @@ hyperfine -N --warmup 20 --runs 300 --export-markdown "$TMP/startup.md" \
     cat "$TMP/update.md"
     echo
     cat "$TMP/startup.md"
+    echo
+    cat "$TMP/online.md"
     if command -v valgrind >/dev/null; then
         echo
         echo "| instructions (callgrind) | count |"
         echo "| --- | ---: |"
-        for c in none same newer; do
-            n=$({ ROCMCHECK_CACHE_DIR=$TMP/c-$c valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" \
+        for c in none same newer pinned; do
+            dir=$c pin=
+            if [ "$c" = pinned ]; then dir=newer pin=1; fi
+            n=$({ env ROCMCHECK_CACHE_DIR="$TMP/c-$dir" ${pin:+ROCMCHECK_DATA_SERIAL=$pin} \
+                valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" \
                 "$RC" matrix version 2>&1 >/dev/null || true; } | sed -n 's/.*refs: *\([0-9,]*\).*/\1/p' | tr -d ,)
             echo "| \`matrix version\`, cache: $c | $n |"
         done

@@ -38,8 +38,13 @@ pub const BUNDLE_ASSET: &str = "rocmcheck-data.tar";
 /// The public keys whose signatures `matrix update` accepts, in minisign's base64 form. Key
 /// rotation: a new key is added here one release before bundles are signed with it, and the old
 /// one is dropped a release after (README, "Keeping the data current").
-/// Key 1 (id 225C64543460C58B), generated 2026-11-23 for issue 21.
-pub const TRUSTED_KEYS: &[&str] = &["RWSLxWA0VGRcIhIIhK65pc21qFKb4mHU172ZDdl8UnrCremtATLJiN5V"];
+/// Key 2 (id 59EF034CD8B0F10C), generated 2026-11-23 with `minisign -G -W` (the tool the
+/// data-release job signs with). It replaces key 1 (225C64543460C58B), whose private half was
+/// never stored anywhere and is gone: no bundle signed by key 1 was ever published. The private
+/// half of key 2 is not in the repository; the maintainer generates their own pair when the
+/// repository is created, puts the public half here and the private half in the
+/// MATRIX_DATA_SIGNING_KEY secret (README, "Keeping the data current").
+pub const TRUSTED_KEYS: &[&str] = &["RWQM8bDYTAPvWS30ffLpeqOJHfY36768i1uQlKzuw7O6Sc379BI/5i2R"];
 
 /// The largest bundle accepted (the YAML of today's matrix is well under 1 MiB).
 pub const MAX_BUNDLE_BYTES: usize = 32 << 20;
@@ -57,6 +62,21 @@ pub fn default_url() -> String {
     format!(
         "{}/releases/download/{DATA_RELEASE_TAG}/{BUNDLE_ASSET}",
         REPOSITORY.trim_end_matches('/')
+    )
+}
+
+/// The release tag of one data serial: every data release is also published, never moved,
+/// under `matrix-data-<serial>` (the `matrix-data` tag always holds the newest).
+pub fn serial_tag(serial: u64) -> String {
+    format!("{DATA_RELEASE_TAG}-{serial}")
+}
+
+/// The bundle URL of one data serial (`matrix update --serial N`, for reproducible CI).
+pub fn serial_url(serial: u64) -> String {
+    format!(
+        "{}/releases/download/{}/{BUNDLE_ASSET}",
+        REPOSITORY.trim_end_matches('/'),
+        serial_tag(serial)
     )
 }
 
@@ -118,6 +138,18 @@ pub enum UpdateError {
         got: u64,
         /// Installed serial.
         have: u64,
+    },
+    /// Not the serial asked for (`matrix update --serial N`).
+    #[error(
+        "the data bundle from {from} has serial {got}, not the pinned serial {want}: refusing it (nothing was changed)"
+    )]
+    WrongSerial {
+        /// Where it came from.
+        from: String,
+        /// Bundle's serial.
+        got: u64,
+        /// The pinned serial.
+        want: u64,
     },
     /// The matrix does not validate.
     #[error("the data bundle's matrix does not validate ({} problem(s)):\n{}", .0.len(), .0.join("\n"))]
@@ -387,10 +419,18 @@ fn write_atomic(dir: &Path, name: &str, body: &[u8]) -> std::io::Result<()> {
 }
 
 /// Installs a verified bundle into `dir` under the update lock: refuses an older serial than the
-/// installed one; writes the bundle, its signature, then the packed matrix, each to a temporary
+/// installed one unless `pinned` (`matrix update --serial N`: exactly that serial was asked for,
+/// older or not; the caller has checked the bundle is that serial); writes the bundle, its signature, then the packed matrix, each to a temporary
 /// file in `dir` renamed into place (the packed matrix last: until it is renamed, the previous
 /// data stays in use).
-pub fn install(dir: &Path, v: &Verified, bundle: &[u8], sig: &str, from: &str) -> Result<Installed, UpdateError> {
+pub fn install(
+    dir: &Path,
+    v: &Verified,
+    bundle: &[u8],
+    sig: &str,
+    from: &str,
+    pinned: bool,
+) -> Result<Installed, UpdateError> {
     let cache_err = |e: std::io::Error| UpdateError::Cache {
         dir: dir.display().to_string(),
         message: e.to_string(),
@@ -405,7 +445,7 @@ pub fn install(dir: &Path, v: &Verified, bundle: &[u8], sig: &str, from: &str) -
     lock.lock().map_err(cache_err)?;
     let current = read_header(dir).ok().map(|(h, _)| h);
     if let Some(h) = &current {
-        if v.manifest.serial < h.manifest.serial {
+        if v.manifest.serial < h.manifest.serial && !pinned {
             return Err(UpdateError::OlderSerial {
                 got: v.manifest.serial,
                 have: h.manifest.serial,
@@ -467,10 +507,39 @@ pub fn cached_newer_than(dir: &Path, than: &str) -> Result<Option<Matrix>, Strin
     if !dir.join(CACHE_FILE).exists() {
         return Ok(None);
     }
-    let (header, mut rest) = read_header(dir)?;
+    let (header, rest) = read_header(dir)?;
     if header.manifest.data.as_str() <= than {
         return Ok(None);
     }
+    decode_cached(dir, header, rest).map(Some)
+}
+
+/// The cached matrix of exactly data serial `serial` (`--data-serial` / `ROCMCHECK_DATA_SERIAL`),
+/// whatever its date: a pinned serial is used even where the embedded data is newer, so a run
+/// pinned to it answers the same on every rocmcheck that understands its schema. `Err`: the
+/// cache holds no bundle or another serial (the message says which and what to run).
+pub fn cached_with_serial(dir: &Path, serial: u64) -> Result<Matrix, String> {
+    let fix = format!("run `rocmcheck matrix update --serial {serial}` first");
+    if !dir.join(CACHE_FILE).exists() {
+        return Err(format!("the cache {} holds no data bundle; {fix}", dir.display()));
+    }
+    let (header, rest) = read_header(dir)?;
+    if header.manifest.serial != serial {
+        return Err(format!(
+            "the cache {} holds data serial {} ({}), not {serial}; {fix}",
+            dir.display(),
+            header.manifest.serial,
+            header.manifest.data
+        ));
+    }
+    decode_cached(dir, header, rest)
+}
+
+fn decode_cached(
+    dir: &Path,
+    header: CacheHeader,
+    mut rest: std::io::BufReader<std::fs::File>,
+) -> Result<Matrix, String> {
     let path = dir.join(CACHE_FILE);
     let mut m = if header.layout == LAYOUT {
         let mut packed = Vec::new();
@@ -499,7 +568,7 @@ pub fn cached_newer_than(dir: &Path, than: &str) -> Result<Option<Matrix>, Strin
         fetched_from: Some(header.from),
         key: Some(header.key),
     };
-    Ok(Some(m))
+    Ok(m)
 }
 
 /// The serial installed in `dir`, if any.
@@ -582,7 +651,8 @@ async fn get(client: &reqwest::Client, url: &str) -> Result<Vec<u8>, UpdateError
     Ok(body)
 }
 
-fn chain(e: &dyn std::error::Error) -> String {
+/// An error with its causes (`error sending request …: tcp connect error: Connection refused`).
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut src = e.source();
     while let Some(c) = src {
@@ -606,7 +676,7 @@ mod tests {
             assert_eq!(k.label.len(), "built-in key ".len() + 16, "{}", k.label);
         }
         assert_eq!(
-            keys[0].label, "built-in key 225C64543460C58B",
+            keys[0].label, "built-in key 59EF034CD8B0F10C",
             "the id minisign printed"
         );
     }

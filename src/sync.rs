@@ -469,6 +469,12 @@ fn percent_decode(s: &str) -> String {
 /// Reads a PEP 503 simple-index page into the torch wheel files it lists. Errors on a page that
 /// is not a simple index or ends early.
 pub fn parse_index_page(html: &str) -> Result<Vec<WheelFile>, String> {
+    Ok(index_page_files(html)?.iter().filter_map(|n| parse_wheel(n)).collect())
+}
+
+/// The file names a PEP 503 simple-index page links to (the anchor text when it names a file,
+/// else the last segment of the href, percent-decoded), in page order.
+pub fn index_page_files(html: &str) -> Result<Vec<String>, String> {
     let lower = html.to_ascii_lowercase();
     if !lower.contains("<html") && !lower.contains("<a ") {
         return Err("not an HTML simple-index page (no <html> or <a> element)".into());
@@ -483,14 +489,8 @@ pub fn parse_index_page(html: &str) -> Result<Vec<WheelFile>, String> {
             let href = c[1].split(['#', '?']).next().unwrap_or("");
             percent_decode(href.rsplit('/').next().unwrap_or(""))
         };
-        let name = if text.ends_with(".whl") {
-            text.to_string()
-        } else {
-            from_href()
-        };
-        if let Some(w) = parse_wheel(&name) {
-            out.push(w);
-        }
+        let is_file = |n: &str| [".whl", ".tar.gz", ".zip"].iter().any(|e| n.ends_with(e));
+        out.push(if is_file(text) { text.to_string() } else { from_href() });
     }
     Ok(out)
 }
@@ -829,7 +829,8 @@ pub fn parse_project_list(html: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-fn normalise(name: &str) -> String {
+/// A distribution name normalised as PEP 503 says (lower case, runs of `-_.` → `-`).
+pub fn normalise(name: &str) -> String {
     let mut out = String::new();
     for c in name.trim().chars() {
         if matches!(c, '-' | '_' | '.') {

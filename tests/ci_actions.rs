@@ -1,7 +1,10 @@
 //! The CI pieces other repositories adopt, run for real here: the pre-commit hooks' `files`
 //! pattern against the file kinds `rocmcheck lint` reads, the release installer (checksum
 //! verification) against a local HTTP server serving a release, and the lint action's
-//! `suggest.py` answered 403 (a fork's pull request) by a local HTTP server.
+//! `suggest.py` answered 403 (a fork's pull request) by a local HTTP server, and the matrix data
+//! step the Action, the Feature and the pre-commit hook share (`scripts/rocmcheck-data.sh`:
+//! newest by default, a failure a warning, a pinned serial exact) against signed bundles served
+//! on 127.0.0.1.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -252,4 +255,200 @@ fn install_sh_installs_a_release_binary_only_when_its_checksum_matches() {
         !installed && out.contains("does not match the release's SHA256SUMS"),
         "{out}"
     );
+}
+
+// ------------------------------------------------------------------ the matrix data step
+
+/// A test-only signing key, a `rocmcheck` wrapper that trusts it for `matrix update` (the
+/// scripts call plain `matrix update`; the built-in keys have no private half here) and logs
+/// every call, and a served directory of data releases laid out as GitHub serves them:
+/// `matrix-data/` (the newest, serial 9, data of 2099) and `matrix-data-5/` (data of 2001).
+struct DataSite {
+    dir: tempfile::TempDir,
+    served: Served,
+    wrapper: PathBuf,
+    log: PathBuf,
+}
+
+fn data_site() -> DataSite {
+    let dir = tempfile::tempdir().unwrap();
+    let kp = minisign::KeyPair::generate_unencrypted_keypair().unwrap();
+    let pub_file = dir.path().join("test-only.pub");
+    std::fs::write(&pub_file, kp.pk.to_box().unwrap().to_string()).unwrap();
+    let embedded = rocmcheck::matrix::Matrix::embedded().data.clone();
+    for (tag, date, serial) in [
+        ("matrix-data", "2099-01-31", 9),
+        ("matrix-data-9", "2099-01-31", 9),
+        ("matrix-data-5", "2001-01-01", 5),
+    ] {
+        let mut files = rocmcheck::matrix::embedded::files();
+        let m = files.get_mut("matrix.yaml").unwrap();
+        *m = m.replace(&format!("data: \"{embedded}\""), &format!("data: \"{date}\""));
+        let tar = rocmcheck::data::build_bundle(&files, serial).unwrap();
+        let sig = minisign::sign(Some(&kp.pk), &kp.sk, std::io::Cursor::new(&tar), None, None).unwrap();
+        let d = dir.path().join("www").join(tag);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("rocmcheck-data.tar"), &tar).unwrap();
+        std::fs::write(d.join("rocmcheck-data.tar.minisig"), sig.to_string()).unwrap();
+    }
+    let log = dir.path().join("calls.log");
+    let wrapper = dir.path().join("rocmcheck");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nif [ \"$1 $2\" = \"matrix update\" ]; then exec '{}' \"$@\" --trusted-key '{}' --timeout 5; fi\nexec '{}' \"$@\"\n",
+            log.display(),
+            env!("CARGO_BIN_EXE_rocmcheck"),
+            pub_file.display(),
+            env!("CARGO_BIN_EXE_rocmcheck")
+        ),
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&wrapper).status().unwrap();
+    let served = Served::start(&dir.path().join("www"));
+    DataSite {
+        dir,
+        served,
+        wrapper,
+        log,
+    }
+}
+
+/// Runs `scripts/rocmcheck-data.sh WRAPPER DATA FROM` with its own cache: (exit, stdout, stderr).
+fn data_step(site: &DataSite, cache: &Path, data: &str, from: &str) -> (Option<i32>, String, String) {
+    let o = Command::new("sh")
+        .arg(root().join("scripts/rocmcheck-data.sh"))
+        .args([site.wrapper.to_str().unwrap(), data, from])
+        .env("ROCMCHECK_CACHE_DIR", cache)
+        .env("ROCMCHECK_WARN_PREFIX", "::warning::")
+        .env_remove("ROCMCHECK_DATA_SERIAL")
+        .env_remove("ROCMCHECK_OFFLINE")
+        .env_remove("ROCMCHECK_MATRIX")
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_feature_carries_the_same_data_script() {
+    assert_eq!(
+        std::fs::read(root().join("scripts/rocmcheck-data.sh")).unwrap(),
+        std::fs::read(root().join("features/src/rocmcheck/rocmcheck-data.sh")).unwrap(),
+        "features/src/rocmcheck/rocmcheck-data.sh must be a copy of scripts/rocmcheck-data.sh"
+    );
+}
+
+#[test]
+fn the_data_step_takes_the_newest_warns_when_it_cannot_and_pins_exactly() {
+    let site = data_site();
+    let base = &site.served.1;
+    // newest (the default): installed, and `matrix version` shows it
+    let cache = tempfile::tempdir().unwrap();
+    let (code, out, err) = data_step(
+        &site,
+        cache.path(),
+        "",
+        &format!("{base}/matrix-data/rocmcheck-data.tar"),
+    );
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("serial 9\n") && out.contains("source cache"), "{out}{err}");
+    // newest with the release unreachable: one warning, exit 0, the data at hand
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let empty = tempfile::tempdir().unwrap();
+    let (code, out, err) = data_step(&site, empty.path(), "newest", &format!("http://127.0.0.1:{port}/x.tar"));
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(err.contains("::warning::rocmcheck matrix update failed"), "{err}");
+    assert!(out.contains("source embedded"), "{out}");
+    // a pinned serial: exactly that bundle, older (2001, serial 5) than the cache's serial 9
+    let pattern = format!("{base}/matrix-data-{{serial}}/rocmcheck-data.tar");
+    let (code, out, err) = data_step(&site, cache.path(), "5", &pattern);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        out.contains("serial 5\n") && out.contains("data 2001-01-01"),
+        "{out}{err}"
+    );
+    // a pinned serial that is not published: exit 2, no fallback, the cache keeps serial 5
+    let (code, out, err) = data_step(&site, cache.path(), "6", &pattern);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(err.contains("a pinned run does not fall back to other data"), "{err}");
+    let v = Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["--data-serial", "5", "matrix", "version"])
+        .env("ROCMCHECK_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    assert_eq!(v.status.code(), Some(0));
+    // embedded: no download at all
+    std::fs::write(&site.log, "").unwrap();
+    let fresh = tempfile::tempdir().unwrap();
+    let (code, out, _) = data_step(&site, fresh.path(), "embedded", &pattern);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("source embedded"), "{out}");
+    let calls = std::fs::read_to_string(&site.log).unwrap();
+    assert!(!calls.contains("update"), "embedded must not update: {calls}");
+    // a value that is none of these: a usage error
+    let (code, _, err) = data_step(&site, fresh.path(), "latest", "");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("must be newest, embedded or a data serial"), "{err}");
+}
+
+#[test]
+fn the_pre_commit_hook_updates_at_most_daily_goes_on_when_it_fails_and_honours_a_pin() {
+    let site = data_site();
+    // The hook's checkout as pre-commit lays it out, with rocmcheck already built.
+    let repo = site.dir.path().join("hook");
+    std::fs::create_dir_all(repo.join("scripts")).unwrap();
+    std::fs::create_dir_all(repo.join(".pre-commit-bin/bin")).unwrap();
+    for s in ["pre-commit-lint.sh", "rocmcheck-data.sh"] {
+        std::fs::copy(root().join("scripts").join(s), repo.join("scripts").join(s)).unwrap();
+    }
+    std::os::unix::fs::symlink(&site.wrapper, repo.join(".pre-commit-bin/bin/rocmcheck")).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("Dockerfile"), "FROM ubuntu:24.04\n").unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let hook = |extra: &[&str], from: &str| {
+        let o = Command::new("bash")
+            .arg(repo.join("scripts/pre-commit-lint.sh"))
+            .args(extra)
+            .arg("Dockerfile")
+            .current_dir(work.path())
+            .env("ROCMCHECK_CACHE_DIR", cache.path())
+            .env("ROCMCHECK_DATA_FROM", from)
+            .env_remove("ROCMCHECK_DATA_SERIAL")
+            .env_remove("ROCMCHECK_OFFLINE")
+            .output()
+            .unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let updates = || {
+        std::fs::read_to_string(&site.log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("matrix update"))
+            .count()
+    };
+    // The release is unreachable: a warning, and the lint still runs (exit 0: no findings).
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (code, err) = hook(&[], &format!("http://127.0.0.1:{port}/x.tar"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("warning: rocmcheck matrix update failed"), "{err}");
+    assert_eq!(updates(), 1);
+    // Within a day: no second download.
+    let (code, _) = hook(&[], &format!("{}/matrix-data/rocmcheck-data.tar", site.served.1));
+    assert_eq!(code, Some(0));
+    assert_eq!(updates(), 1, "the hook updates at most once a day");
+    // A pin in the hook's args: installed once, then used without a download.
+    let pattern = format!("{}/matrix-data-{{serial}}/rocmcheck-data.tar", site.served.1);
+    let (code, err) = hook(&["--data-serial", "5"], &pattern);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(updates(), 2);
+    let (code, err) = hook(&["--data-serial", "5"], &pattern);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(updates(), 2, "a pin already installed is not downloaded again");
+    // A pin that cannot be had: the hook fails (exit 2) rather than lint with other data.
+    let (code, err) = hook(&["--data-serial", "6"], &pattern);
+    assert_eq!(code, Some(2), "{err}");
 }

@@ -714,3 +714,477 @@ fn online_with_the_index_down_or_slow_is_one_notice_line() {
         text(&o)
     );
 }
+
+// -------------------------------------------------------------------- lint --online
+
+/// A page from the recorded fixtures (`tests/fixtures/sync/coresdk/…`, `tests/fixtures/online/`).
+fn fixture_page(rel: &str) -> Page {
+    let body = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel)).unwrap();
+    Page {
+        body,
+        ctype: if rel.ends_with(".json") {
+            "application/vnd.pypi.simple.v1+json"
+        } else {
+            "text/html"
+        },
+        ..Page::default()
+    }
+}
+
+/// download.pytorch.org's `whl/rocm7.14/` project pages for torch (2.14.0 and 2.14.1: the
+/// matrix knows 2.14.0 only), torchvision (PEP 691 JSON) and the mirrored `rocm` /
+/// `rocm-sdk-core` (PEP 503 HTML).
+fn rocm714_index(srv: &Server) {
+    srv.page(
+        "/whl/rocm7.14/torch/",
+        fixture_page("sync/coresdk/pytorch/rocm7.14/torch.html"),
+    );
+    srv.page(
+        "/whl/rocm7.14/torchvision/",
+        fixture_page("online/torchvision-rocm7.14.json"),
+    );
+    srv.page(
+        "/whl/rocm7.14/rocm/",
+        fixture_page("sync/coresdk/pytorch/rocm7.14/rocm.html"),
+    );
+    srv.page(
+        "/whl/rocm7.14/rocm-sdk-core/",
+        fixture_page("sync/coresdk/pytorch/rocm7.14/rocm-sdk-core.html"),
+    );
+}
+
+/// A Dockerfile installing the Core SDK stack from pytorch.org's rocm7.14 index, as the
+/// install selector shows it (pytorch/pytorch#194367; ROCm/TheRock:RELEASES.md), with the pins
+/// given.
+fn core_sdk_dockerfile(dir: &Path, pins: &str) -> String {
+    let p = dir.join("Dockerfile");
+    std::fs::write(
+        &p,
+        format!(
+            "FROM ubuntu:24.04\nRUN apt-get update && apt-get install -y python3-pip\nRUN pip install --index-url https://download.pytorch.org/whl/rocm7.14 {pins}\n"
+        ),
+    )
+    .unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+fn lint(cache: &Path, file: &str, format: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["lint", file, "--format", format];
+    args.extend_from_slice(extra);
+    rocmcheck(cache, &args)
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
+}
+
+/// The `notices` of a JSON report as (kind, message).
+fn notices(v: &serde_json::Value) -> Vec<(String, String)> {
+    v["notices"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|n| {
+                    (
+                        n["kind"].as_str().unwrap().to_string(),
+                        n["message"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Findings, exit code and everything but `notices` are the same with and without --online.
+fn assert_same_findings(plain: &Output, online: &Output) {
+    assert_eq!(
+        plain.status.code(),
+        online.status.code(),
+        "{}\n{}",
+        text(plain),
+        text(online)
+    );
+    let (mut a, mut b) = (json(plain), json(online));
+    assert!(
+        a.get("notices").is_none(),
+        "no notices without --online: {}",
+        text(plain)
+    );
+    b.as_object_mut().unwrap().remove("notices");
+    a.as_object_mut().unwrap().remove("notices");
+    assert_eq!(a, b, "the report apart from notices must not change");
+}
+
+#[test]
+fn lint_online_confirms_pins_and_says_when_the_index_is_ahead_of_the_matrix() {
+    let (srv, cache, dir) = (
+        Server::start(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    rocm714_index(&srv);
+    let file = core_sdk_dockerfile(
+        dir.path(),
+        "torch==2.14.0 torchvision==0.29.0 \"rocm[libraries,device-gfx1100]==7.14.0\"",
+    );
+    let index = format!("{}/whl", srv.base);
+    let plain = lint(cache.path(), &file, "json", &[]);
+    assert_eq!(srv.hits(), 0, "a plain lint touches no network");
+    let o = lint(cache.path(), &file, "json", &["--online", "--index", &index]);
+    assert_same_findings(&plain, &o);
+    let n = notices(&json(&o));
+    let kinds: Vec<&str> = n.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["online-listed", "online-listed", "online-listed", "online-index-ahead"],
+        "{n:#?}"
+    );
+    assert!(
+        n[0].1.ends_with(&format!(
+            "the index lists torch==2.14.0 ({index}/rocm7.14/torch/, fetched)"
+        )),
+        "{n:#?}"
+    );
+    assert_eq!(
+        n[3].1,
+        "the index has torch 2.14.1 for rocm7.14; the matrix does not know it yet — run `rocmcheck matrix update`"
+    );
+    assert!(n[1].1.contains("torchvision==0.29.0"), "PEP 691 JSON page: {n:#?}");
+    assert!(n[2].1.contains("rocm==7.14.0"), "an sdist on a PEP 503 page: {n:#?}");
+    assert!(
+        n[0].1.starts_with(&format!("{file}:3: ")),
+        "the pin's file and line: {n:#?}"
+    );
+    // The same lines on stderr, in every format.
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("notice: --online: the index has torch 2.14.1 for rocm7.14; the matrix does not know it yet — run `rocmcheck matrix update`"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        e.contains("online: ") && e.contains("torchvision==0.29.0"),
+        "{}",
+        text(&o)
+    );
+    // Human output: stdout is byte for byte the plain run's.
+    let (ph, oh) = (
+        lint(cache.path(), &file, "human", &[]),
+        lint(cache.path(), &file, "human", &["--online", "--index", &index]),
+    );
+    assert_eq!(ph.stdout, oh.stdout, "{}", text(&oh));
+    assert_eq!(ph.status.code(), oh.status.code());
+}
+
+#[test]
+fn lint_online_says_when_a_pin_is_not_on_the_index_and_sarif_carries_notifications() {
+    let (srv, cache, dir) = (
+        Server::start(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    rocm714_index(&srv);
+    // torch 2.14.2 and rocm-sdk-core 7.14.1 do not exist on the index (2.14.0/2.14.1 and
+    // 7.14.0/7.14.2 do).
+    let file = core_sdk_dockerfile(dir.path(), "torch==2.14.2 rocm-sdk-core==7.14.1");
+    let index = format!("{}/whl", srv.base);
+    let plain = lint(cache.path(), &file, "json", &[]);
+    let o = lint(cache.path(), &file, "json", &["--online", "--index", &index]);
+    assert_same_findings(&plain, &o);
+    let n = notices(&json(&o));
+    let missing: Vec<&String> = n
+        .iter()
+        .filter(|(k, _)| k == "online-not-listed")
+        .map(|(_, m)| m)
+        .collect();
+    assert_eq!(missing.len(), 2, "{n:#?}");
+    assert!(
+        missing[0].contains(&format!(
+            "the index does not list torch==2.14.2 ({index}/rocm7.14/torch/): pip cannot install it from there"
+        )),
+        "{n:#?}"
+    );
+    assert!(
+        missing[1].contains("the index does not list rocm-sdk-core==7.14.1"),
+        "{n:#?}"
+    );
+    // SARIF: the same results; the notices are tool-execution notifications.
+    let (ps, os) = (
+        lint(cache.path(), &file, "sarif", &[]),
+        lint(cache.path(), &file, "sarif", &["--online", "--index", &index]),
+    );
+    assert_eq!(ps.status.code(), os.status.code(), "{}", text(&os));
+    let (ps, os) = (json(&ps), json(&os));
+    assert_eq!(ps["runs"][0]["results"], os["runs"][0]["results"]);
+    let inv = &os["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], true, "{inv:#}");
+    let notes: Vec<&str> = inv["toolExecutionNotifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["message"]["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        notes.iter().any(|t| t.contains("does not list torch==2.14.2")),
+        "{notes:#?}"
+    );
+    assert!(
+        ps["runs"][0]["invocations"][0]
+            .get("toolExecutionNotifications")
+            .is_none()
+    );
+}
+
+#[test]
+fn lint_online_with_the_index_down_or_slow_is_one_notice_and_changes_nothing() {
+    let (cache, dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let file = core_sdk_dockerfile(
+        dir.path(),
+        "torch==2.14.0 torchvision==0.29.0 \"rocm[libraries,device-gfx1100]==7.14.0\"",
+    );
+    let plain = lint(cache.path(), &file, "json", &[]);
+    // Down: a port nothing listens on any more.
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let down = format!("http://127.0.0.1:{port}/whl");
+    let o = lint(
+        cache.path(),
+        &file,
+        "json",
+        &["--online", "--index", &down, "--online-timeout", "2"],
+    );
+    assert_same_findings(&plain, &o);
+    let n = notices(&json(&o));
+    assert_eq!(n.len(), 1, "{n:#?}");
+    assert_eq!(n[0].0, "online-unreadable");
+    assert!(
+        n[0].1.contains("could not be read") && n[0].1.contains("2 more page(s) not checked"),
+        "{n:#?}"
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(e.lines().filter(|l| l.contains("--online")).count(), 1, "{}", text(&o));
+    // Slow: every page answers after 6 s; the timeout is 2 s. Three pins on one host cost one
+    // timeout, not three.
+    let srv = Server::start();
+    rocm714_index(&srv);
+    for p in [
+        "/whl/rocm7.14/torch/",
+        "/whl/rocm7.14/torchvision/",
+        "/whl/rocm7.14/rocm/",
+    ] {
+        let mut page = srv.routes.lock().unwrap()[p].clone();
+        page.delay = Duration::from_secs(6);
+        srv.page(p, page);
+    }
+    let t = std::time::Instant::now();
+    let o = lint(
+        cache.path(),
+        &file,
+        "json",
+        &[
+            "--online",
+            "--index",
+            &format!("{}/whl", srv.base),
+            "--online-timeout",
+            "2",
+        ],
+    );
+    let took = t.elapsed();
+    assert_same_findings(&plain, &o);
+    let n = notices(&json(&o));
+    assert_eq!(n.len(), 1, "{n:#?}");
+    assert!(n[0].1.contains("could not be read (timed out after 2 s"), "{n:#?}");
+    assert!(
+        took < Duration::from_millis(5500),
+        "one timeout, not one per pin: {took:?}"
+    );
+    assert_eq!(srv.hits(), 1, "after the first timeout the host is not asked again");
+}
+
+#[test]
+fn lint_offline_beats_online_and_makes_no_connection() {
+    let (cache, dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let file = core_sdk_dockerfile(dir.path(), "torch==2.14.0");
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let index = format!("http://{}/whl", listener.local_addr().unwrap());
+    let plain = lint(cache.path(), &file, "json", &[]);
+    let o = lint(
+        cache.path(),
+        &file,
+        "json",
+        &["--offline", "--online", "--index", &index],
+    );
+    assert_same_findings(&plain, &o);
+    assert_eq!(notices(&json(&o))[0].0, "online-offline", "{}", text(&o));
+    let o = Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["lint", &file, "--format", "json", "--online", "--index", &index])
+        .env("ROCMCHECK_CACHE_DIR", cache.path())
+        .env("ROCMCHECK_OFFLINE", "1")
+        .output()
+        .unwrap();
+    assert_same_findings(&plain, &o);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("offline (--offline or ROCMCHECK_OFFLINE) wins over --online"),
+        "{}",
+        text(&o)
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    match listener.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("something connected to the listener: {other:?}"),
+    }
+    // The control: without offline the same command connects.
+    let o = lint(
+        cache.path(),
+        &file,
+        "json",
+        &["--online", "--index", &index, "--online-timeout", "1"],
+    );
+    assert_same_findings(&plain, &o);
+    let mut accepted = false;
+    for _ in 0..50 {
+        if listener.accept().is_ok() {
+            accepted = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(accepted, "the control lint --online never connected: {}", text(&o));
+}
+
+// ------------------------------------------------------------ pinning a data serial
+
+/// `matrix update --serial N` (or ROCMCHECK_DATA_SERIAL) with `--from`.
+fn update_serial(cache: &Path, from: &str, key: &TestKey, serial: Option<&str>, env_serial: Option<&str>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rocmcheck"));
+    c.args([
+        "matrix",
+        "update",
+        "--from",
+        from,
+        "--trusted-key",
+        key.pub_file.to_str().unwrap(),
+    ])
+    .env("ROCMCHECK_CACHE_DIR", cache)
+    .env_remove("ROCMCHECK_MATRIX")
+    .env_remove("ROCMCHECK_OFFLINE")
+    .env_remove("ROCMCHECK_DATA_SERIAL");
+    if let Some(s) = serial {
+        c.args(["--serial", s]);
+    }
+    if let Some(s) = env_serial {
+        c.env("ROCMCHECK_DATA_SERIAL", s);
+    }
+    c.output().unwrap()
+}
+
+/// `matrix version` with ROCMCHECK_DATA_SERIAL set.
+fn version_pinned(cache: &Path, serial: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["matrix", "version"])
+        .env("ROCMCHECK_CACHE_DIR", cache)
+        .env_remove("ROCMCHECK_MATRIX")
+        .env("ROCMCHECK_DATA_SERIAL", serial)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_pinned_serial_installs_that_bundle_even_when_older_and_commands_then_use_exactly_it() {
+    let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+    // Serial 5 is old data (older than the embedded matrix); serial 9 is fresh.
+    let old = bundle("2001-01-01", "PINNED", 5);
+    srv.put("matrix-data-5/rocmcheck-data.tar", &old, &key.sign(&old));
+    install(&srv, cache.path(), &key, 9);
+    assert_serial(cache.path(), "9");
+    let pattern = format!("{}/matrix-data-{{serial}}/rocmcheck-data.tar", srv.base);
+    // A plain update to the older serial is refused ...
+    let o = update(cache.path(), &pattern.replace("{serial}", "5"), &key);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("older than the installed serial 9"),
+        "{}",
+        text(&o)
+    );
+    // ... a pinned one is installed: `{serial}` in --from is replaced by the pin.
+    let o = update_serial(cache.path(), &pattern, &key, Some("5"), None);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("serial 5, replacing serial 9"), "{}", text(&o));
+    assert!(out.contains("serial 5 is pinned"), "{}", text(&o));
+    // Unpinned, data of 2001 loses to the embedded data ...
+    assert_eq!(version(cache.path())["source"], "embedded (embedded in this binary)");
+    // ... pinned, exactly serial 5 answers, whatever is newer.
+    let o = version_pinned(cache.path(), "5");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let v = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        v.contains("serial 5\n") && v.contains("data 2001-01-01") && v.contains("source cache"),
+        "{}",
+        text(&o)
+    );
+    // Another pin than the cache holds: refused, exit 2, with what to run.
+    let o = version_pinned(cache.path(), "9");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("data serial 9 is pinned (--data-serial or ROCMCHECK_DATA_SERIAL), but the cache")
+            && String::from_utf8_lossy(&o.stderr)
+                .contains("holds data serial 5 (2001-01-01), not 9; run `rocmcheck matrix update --serial 9` first"),
+        "{}",
+        text(&o)
+    );
+    // The global flag does the same as the variable, on lint too.
+    let o = rocmcheck(cache.path(), &["--data-serial", "9", "lint", "-"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    // An empty cache with a pin: refused.
+    let empty = tempfile::tempdir().unwrap();
+    let o = version_pinned(empty.path(), "5");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("holds no data bundle"),
+        "{}",
+        text(&o)
+    );
+    // ROCMCHECK_DATA_SERIAL is also what `matrix update` fetches when no --serial is given.
+    let o = update_serial(empty.path(), &pattern, &key, None, Some("5"));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(version_pinned(empty.path(), "5").status.code(), Some(0));
+}
+
+#[test]
+fn a_bundle_of_another_serial_than_the_pin_is_refused_and_nothing_changes() {
+    let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+    install(&srv, cache.path(), &key, 9);
+    // The URL says 7, the bundle there is serial 8 (a mislabelled mirror).
+    let b = bundle(FRESH, "EIGHT", 8);
+    let url = srv.put("matrix-data-7/rocmcheck-data.tar", &b, &key.sign(&b));
+    let o = update_serial(cache.path(), &url, &key, Some("7"), None);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("has serial 8, not the pinned serial 7: refusing it"),
+        "{}",
+        text(&o)
+    );
+    assert_serial(cache.path(), "9");
+    // Same serial as installed: nothing to do, still a success.
+    let nine = format!("{}/good-9.tar", srv.base);
+    let o = update_serial(cache.path(), &nine, &key, Some("9"), None);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("already installed"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn the_default_url_of_a_pinned_serial_is_its_immutable_release() {
+    assert_eq!(
+        data::serial_url(1732300000),
+        format!(
+            "{}/releases/download/matrix-data-1732300000/rocmcheck-data.tar",
+            env!("CARGO_PKG_REPOSITORY").trim_end_matches('/')
+        )
+    );
+}

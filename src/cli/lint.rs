@@ -65,6 +65,19 @@ pub struct LintArgs {
     /// Also say which build-context files were read (on stderr).
     #[arg(short, long)]
     pub verbose: bool,
+    /// Also confirm each pinned torch/torchvision/torchaudio and ROCm Python wheel against the
+    /// live index (PEP 691 JSON, PEP 503 HTML fallback; cached on disk): notices on stderr and
+    /// in JSON `notices` / SARIF notifications; findings and the exit code never change.
+    /// `--offline` / ROCMCHECK_OFFLINE wins.
+    #[arg(long)]
+    pub online: bool,
+    /// The pytorch.org wheel index root --online reads (default: the matrix's torch index);
+    /// pytorch.org index URLs in the files are read from here instead.
+    #[arg(long, value_name = "URL", requires = "online")]
+    pub index: Option<String>,
+    /// Seconds --online waits for one index page.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub online_timeout: u64,
 }
 
 fn parse_severity(s: &str) -> Result<Severity, String> {
@@ -361,6 +374,7 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
     let mut fixed_total = 0usize;
     let mut fixed_files = 0usize;
     let mut stdin_fixed: Option<String> = None;
+    let mut pins: Vec<crate::online::Pin> = Vec::new();
     for input in inputs {
         let is_stdin = matches!(input, Input::Stdin);
         let file_path = match &input {
@@ -443,6 +457,9 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         message: p.message,
                     }),
                     Ok((facts, pragmas)) if fixing => {
+                        if a.online {
+                            pins.extend(crate::online::pins(&matrix, &facts));
+                        }
                         warn_unknown_pragmas(err, &name, &pragmas)?;
                         let first = policy.apply(rules::run(Scope::Lint, &facts, &matrix), &|f| pragmas.ignores(f));
                         let lint_one = |text: &str| -> Option<Vec<crate::finding::Finding>> {
@@ -501,6 +518,9 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         }
                     }
                     Ok((facts, pragmas)) => {
+                        if a.online {
+                            pins.extend(crate::online::pins(&matrix, &facts));
+                        }
                         warn_unknown_pragmas(err, &name, &pragmas)?;
                         let findings = rules::run(Scope::Lint, &facts, &matrix);
                         sr.findings = policy.apply(findings, &|f| pragmas.ignores(f));
@@ -513,6 +533,30 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
     }
     report.checked = Some(report.subjects.iter().filter(|s| s.errors.is_empty()).count());
     report.write_input_errors(err)?;
+    if a.online {
+        report.notices = if g.offline {
+            vec![crate::online::offline_notice()]
+        } else {
+            let opts = crate::online::Options {
+                index: a.index.clone().unwrap_or_else(|| matrix.torch.index.clone()),
+                timeout: std::time::Duration::from_secs(a.online_timeout.max(1)),
+                cache: crate::online::cache_dir(),
+            };
+            crate::online::check_pins(&matrix, &opts, &pins)
+        };
+        if report.notices.is_empty() {
+            report.notices.push(crate::report::Notice {
+                kind: "online-nothing".into(),
+                level: "info".into(),
+                message: "no pinned torch or ROCm wheel to confirm against the index".into(),
+                origin: None,
+                url: None,
+            });
+        }
+        for n in &report.notices {
+            writeln!(err, "{}", n.line())?;
+        }
+    }
     if fixing {
         let remaining = report.findings().count();
         let unsafe_left = report

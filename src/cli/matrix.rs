@@ -236,6 +236,12 @@ pub struct UpdateArgs {
     /// that signs its own bundles. Only as a flag, never from the environment.
     #[arg(long, value_name = "FILE")]
     pub trusted_key: Vec<std::path::PathBuf>,
+    /// Install exactly this data serial, older than the installed one or not (default: the
+    /// global --data-serial / ROCMCHECK_DATA_SERIAL, else the newest): from the immutable
+    /// release `matrix-data-N`, or from --from, where `{serial}` is replaced by N. A bundle of
+    /// another serial is refused.
+    #[arg(long, value_name = "N")]
+    pub serial: Option<u64>,
     /// Seconds a download may take.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
@@ -363,11 +369,24 @@ fn update(g: &Globals, a: UpdateArgs, out: &mut dyn Write, err: &mut dyn Write) 
         )?;
         return Ok(ExitStatus::Error);
     };
-    let from = a.from.clone().unwrap_or_else(data::default_url);
+    let pin = a.serial.or(g.data_serial);
+    let from = match (&a.from, pin) {
+        (Some(f), Some(n)) => f.replace("{serial}", &n.to_string()),
+        (Some(f), None) => f.clone(),
+        (None, Some(n)) => data::serial_url(n),
+        (None, None) => data::default_url(),
+    };
     let result =
         data::fetch(&from, g.offline, std::time::Duration::from_secs(a.timeout.max(1))).and_then(|(bundle, sig)| {
             let v = data::open(&bundle, &sig, &keys, &from)?;
-            let done = data::install(&dir, &v, &bundle, &sig, &from)?;
+            if let Some(want) = pin.filter(|&n| n != v.manifest.serial) {
+                return Err(data::UpdateError::WrongSerial {
+                    from: from.clone(),
+                    got: v.manifest.serial,
+                    want,
+                });
+            }
+            let done = data::install(&dir, &v, &bundle, &sig, &from, pin.is_some())?;
             Ok((v, done))
         });
     match result {
@@ -393,7 +412,12 @@ fn update(g: &Globals, a: UpdateArgs, out: &mut dyn Write, err: &mut dyn Write) 
                 v.key
             )?;
             let embedded = Matrix::embedded();
-            if v.manifest.data.as_str() <= embedded.data.as_str() {
+            if let Some(n) = pin {
+                writeln!(
+                    out,
+                    "note: serial {n} is pinned: commands run with --data-serial {n} or ROCMCHECK_DATA_SERIAL={n} use exactly this data"
+                )?;
+            } else if v.manifest.data.as_str() <= embedded.data.as_str() {
                 writeln!(
                     out,
                     "note: this binary's embedded data ({}) is as new or newer, so commands keep using it",

@@ -32,6 +32,10 @@ pub struct Args {
     /// `--from FILE`. Nothing touches the network unless asked anyway.
     #[arg(long, global = true)]
     pub offline: bool,
+    /// Use exactly this data serial (a bundle `matrix update --serial N` installed), whatever
+    /// is newer, or refuse (exit 2) when the cache holds another: reproducible CI runs.
+    #[arg(long, global = true, value_name = "N", env = "ROCMCHECK_DATA_SERIAL")]
+    pub data_serial: Option<u64>,
     /// When to use colours (NO_COLOR is honoured with `auto`).
     #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
@@ -84,6 +88,8 @@ pub struct Globals {
     pub color: bool,
     /// `--offline` or `ROCMCHECK_OFFLINE`.
     pub offline: bool,
+    /// `--data-serial` or `ROCMCHECK_DATA_SERIAL`.
+    pub data_serial: Option<u64>,
     /// The matrix once loaded (commands ask more than once: the staleness notice, reports).
     pub loaded: std::cell::OnceCell<Result<&'static Matrix, ExitStatus>>,
 }
@@ -109,6 +115,21 @@ impl Globals {
     }
 
     fn load_matrix(&self, err: &mut dyn Write) -> Result<&'static Matrix, ExitStatus> {
+        if let Some(n) = self.data_serial {
+            let why = match (&self.matrix_dir, crate::data::cache_dir()) {
+                (Some(d), _) => format!("--matrix {} has no data serial; drop one of the two", d.display()),
+                (None, None) => "no cache directory: set ROCMCHECK_CACHE_DIR, XDG_CACHE_HOME or HOME".into(),
+                (None, Some(dir)) => match crate::data::cached_with_serial(&dir, n) {
+                    Ok(m) => return Ok(Box::leak(Box::new(m))),
+                    Err(e) => e,
+                },
+            };
+            let _ = writeln!(
+                err,
+                "error: data serial {n} is pinned (--data-serial or ROCMCHECK_DATA_SERIAL), but {why}"
+            );
+            return Err(ExitStatus::Error);
+        }
         match &self.matrix_dir {
             None => {
                 // The embedded date is known without decoding: a newer cache is the only matrix
@@ -186,6 +207,7 @@ pub fn run(args: Args, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         matrix_dir: args.matrix,
         color,
         offline: args.offline || offline_from_env(),
+        data_serial: args.data_serial,
         loaded: std::cell::OnceCell::new(),
     };
     match args.command {

@@ -103,6 +103,35 @@ pub struct NextStep {
     pub command: String,
 }
 
+/// An observation about the run that is not a finding (`lint --online`: the live index).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Notice {
+    /// `online-listed`, `online-not-listed`, `online-index-ahead`, `online-unreadable`,
+    /// `online-offline`.
+    pub kind: String,
+    /// `info` (confirmation) or `notice` (worth a look).
+    pub level: String,
+    /// The line as printed (without the `notice: --online: ` prefix).
+    pub message: String,
+    /// The pin it is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<crate::facts::Origin>,
+    /// The index page read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+impl Notice {
+    /// The stderr line: `online: …` for `info`, `notice: --online: …` otherwise.
+    pub fn line(&self) -> String {
+        if self.level == "info" {
+            format!("online: {}", self.message)
+        } else {
+            format!("notice: --online: {}", self.message)
+        }
+    }
+}
+
 /// A whole report.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Report {
@@ -114,6 +143,10 @@ pub struct Report {
     pub command: String,
     /// Per subject.
     pub subjects: Vec<SubjectReport>,
+    /// What `--online` saw (`lint --online`): observations about the live index, never
+    /// findings (they must not change with the network). Empty without `--online`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<Notice>,
     /// How many files were read and checked (`lint`; None where files are not what is
     /// checked), for the human summary line.
     #[serde(skip)]
@@ -128,6 +161,7 @@ impl Report {
             stamp: Stamp::new(matrix),
             command: command.to_string(),
             subjects: Vec::new(),
+            notices: Vec::new(),
             checked: None,
         }
     }

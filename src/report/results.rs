@@ -8,6 +8,7 @@
 //! steps may be a map (`{"runtime": {"status": "ok", …}}`, as the payload prints them) or a list
 //! of `{name, status, ms, error}`. Unknown fields are ignored.
 
+use crate::smoke::result::Machine;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -59,21 +60,11 @@ pub struct CandidateResult {
     /// The gfx target the job ran for (the runner's label); with `id`, the result's key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gfx: Option<String>,
-    /// The runner that ran the job.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub runner: Option<String>,
-    /// The GPU the payload saw (first device's name).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gpu: Option<String>,
-    /// The GPU's arch as the runtime reported it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arch: Option<String>,
-    /// The driver version the payload read.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub driver: Option<String>,
-    /// The runtime (ROCm) version the payload loaded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rocm: Option<String>,
+    /// The machine the job ran on: runner, GPU, arch, driver and ROCm, as the smoke result
+    /// names them (flattened: the JSON keys stay top-level `runner`, `gpu`, `arch`, `driver`,
+    /// `rocm`).
+    #[serde(flatten)]
+    pub machine: Machine,
     /// Total time in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_ms: Option<f64>,
@@ -323,8 +314,8 @@ fn candidate(v: &Value, fallback_id: Option<&str>) -> Result<CandidateResult, St
     let machine_obj = o.get("machine").and_then(Value::as_object);
     // The payload document: embedded under `payload`, or the object itself (a bare document).
     let from_payload = match payload {
-        Some(p) => crate::smoke::result::Machine::from_payload(&Value::Object(p.clone())),
-        None if o.contains_key("payload_schema") => crate::smoke::result::Machine::from_payload(v),
+        Some(p) => Machine::from_payload(&Value::Object(p.clone())),
+        None if o.contains_key("payload_schema") => Machine::from_payload(v),
         None => Default::default(),
     };
     let machine = |k: &str, fallback: &Option<String>| {
@@ -333,11 +324,13 @@ fn candidate(v: &Value, fallback_id: Option<&str>) -> Result<CandidateResult, St
             .or_else(|| fallback.clone())
     };
     Ok(CandidateResult {
-        runner: machine("runner", &None),
-        gpu: machine("gpu", &from_payload.gpu),
-        arch: machine("arch", &from_payload.arch),
-        driver: machine("driver", &from_payload.driver),
-        rocm: machine("rocm", &from_payload.rocm),
+        machine: Machine {
+            runner: machine("runner", &None),
+            gpu: machine("gpu", &from_payload.gpu),
+            arch: machine("arch", &from_payload.arch),
+            driver: machine("driver", &from_payload.driver),
+            rocm: machine("rocm", &from_payload.rocm),
+        },
         image: get(&["image", "tag"])
             .or(subject_image)
             .or_else(|| candidate_obj.and_then(|c| str_field(c, &["image", "tag"]))),
@@ -400,11 +393,7 @@ impl From<&crate::smoke::result::SmokeResult> for CandidateResult {
             detail: r.detail.clone(),
             runtime: r.runtime.clone(),
             gfx: r.gfx.clone(),
-            runner: r.machine.runner.clone(),
-            gpu: r.machine.gpu.clone(),
-            arch: r.machine.arch.clone(),
-            driver: r.machine.driver.clone(),
-            rocm: r.machine.rocm.clone(),
+            machine: r.machine.clone(),
             total_ms,
             steps,
         }
@@ -590,7 +579,7 @@ fn dash(s: Option<&str>) -> String {
 
 /// The GPU cell: the name, with the arch the runtime reported when it differs from the label.
 fn gpu_cell(c: &CandidateResult) -> Option<String> {
-    match (&c.gpu, &c.arch) {
+    match (&c.machine.gpu, &c.machine.arch) {
         (Some(g), Some(a)) => Some(format!("{g} ({a})")),
         (Some(g), None) => Some(g.clone()),
         (None, Some(a)) => Some(a.clone()),
@@ -644,8 +633,8 @@ pub fn render_markdown(run: &Run, out: &mut dyn Write) -> io::Result<()> {
                 md_cell(&c.id),
                 dash(c.gfx.as_deref()),
                 dash(gpu_cell(c).as_deref()),
-                dash(c.driver.as_deref()),
-                dash(c.rocm.as_deref()),
+                dash(c.machine.driver.as_deref()),
+                dash(c.machine.rocm.as_deref()),
                 md_cell(&c.classification),
                 step_marks(c),
                 fmt_ms(c.total_ms),
@@ -667,7 +656,7 @@ pub fn render_markdown(run: &Run, out: &mut dyn Write) -> io::Result<()> {
                 "| `{}` | {} | {} | ⚠️ {} | {} |",
                 md_cell(&c.id),
                 dash(c.gfx.as_deref()),
-                dash(c.runner.as_deref()),
+                dash(c.machine.runner.as_deref()),
                 md_cell(&c.classification),
                 why(c).map(|w| md_cell(&w)).unwrap_or_default()
             )?;
@@ -712,8 +701,8 @@ pub fn render_human(run: &Run, out: &mut dyn Write) -> io::Result<()> {
             c.id.clone(),
             plain(c.gfx.as_deref()),
             plain(gpu_cell(c).as_deref()),
-            plain(c.driver.as_deref()),
-            plain(c.rocm.as_deref()),
+            plain(c.machine.driver.as_deref()),
+            plain(c.machine.rocm.as_deref()),
             class,
             fmt_ms(c.total_ms),
             if c.passed() {
@@ -783,11 +772,11 @@ pub fn render_junit(run: &Run, out: &mut dyn Write) -> io::Result<()> {
             ("gfx", &c.gfx),
             ("image", &c.image),
             ("runtime", &c.runtime),
-            ("gpu", &c.gpu),
-            ("arch", &c.arch),
-            ("driver", &c.driver),
-            ("rocm", &c.rocm),
-            ("runner", &c.runner),
+            ("gpu", &c.machine.gpu),
+            ("arch", &c.machine.arch),
+            ("driver", &c.machine.driver),
+            ("rocm", &c.machine.rocm),
+            ("runner", &c.machine.runner),
         ];
         for (k, v) in fields {
             if let Some(v) = v {

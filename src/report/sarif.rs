@@ -187,7 +187,7 @@ impl Renderer for Sarif {
                 results.push(res);
             }
         }
-        let notifications: Vec<Notification> = r
+        let mut notifications: Vec<Notification> = r
             .subjects
             .iter()
             .flat_map(|s| {
@@ -201,9 +201,25 @@ impl Renderer for Sarif {
                 })
             })
             .collect();
-        let mut invocation = Invocation::builder()
-            .execution_successful(notifications.is_empty())
-            .build();
+        let failed = !notifications.is_empty();
+        // `--online` observations are notifications, not results: a result is a finding about
+        // the file that code scanning tracks as an alert; what the live index says varies with
+        // the network and the day, and must not open or close alerts.
+        for n in &r.notices {
+            let mut note = Notification::builder()
+                .message(Message::builder().text(n.line()).build())
+                .level(serde_json::json!(if n.level == "info" { "note" } else { "warning" }))
+                .build();
+            note.locations = n.origin.as_ref().and_then(location).map(|l| vec![l]);
+            let mut props = BTreeMap::new();
+            props.insert("kind".to_string(), serde_json::json!(n.kind));
+            if let Some(u) = &n.url {
+                props.insert("url".to_string(), serde_json::json!(u));
+            }
+            note.properties = Some(PropertyBag::builder().additional_properties(props).build());
+            notifications.push(note);
+        }
+        let mut invocation = Invocation::builder().execution_successful(!failed).build();
         if !notifications.is_empty() {
             invocation.tool_execution_notifications = Some(notifications);
         }
@@ -291,5 +307,55 @@ mod tests {
         let rules = doc["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
         assert_eq!(rules.len(), crate::rules::all().len());
         assert!(rules.iter().any(|r| r["helpUri"].is_string()));
+    }
+
+    #[test]
+    fn online_notices_are_valid_notifications_and_leave_the_results_alone() {
+        let plain: serde_json::Value = serde_json::from_str(&render()).unwrap();
+        let mut r = crate::report::sample::report();
+        r.notices = vec![
+            crate::report::Notice {
+                kind: "online-not-listed".into(),
+                level: "notice".into(),
+                message: "Dockerfile:2: the index does not list torch==2.5.9".into(),
+                origin: Some(Origin::File {
+                    path: "Dockerfile".into(),
+                    line: 2,
+                    col: 5,
+                    end_line: None,
+                    end_col: None,
+                }),
+                url: Some("https://download.pytorch.org/whl/rocm6.2/torch/".into()),
+            },
+            crate::online::offline_notice(),
+        ];
+        let mut buf = Vec::new();
+        Sarif.render(&r, &mut buf).unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+        let schema: serde_json::Value = serde_json::from_str(SCHEMA).unwrap();
+        let v = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = v
+            .iter_errors(&doc)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{}", errors.join("\n"));
+        assert_eq!(doc["runs"][0]["results"], plain["runs"][0]["results"]);
+        let inv = &doc["runs"][0]["invocations"][0];
+        let notes = inv["toolExecutionNotifications"].as_array().unwrap();
+        // the sample's input error, then the two notices
+        assert_eq!(notes.len(), 3, "{inv:#}");
+        assert_eq!(notes[1]["level"], "warning");
+        assert_eq!(notes[1]["properties"]["kind"], "online-not-listed");
+        assert_eq!(notes[1]["locations"][0]["physicalLocation"]["region"]["startLine"], 2);
+        assert!(
+            notes[2]["message"]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("notice: --online: ignored: offline")
+        );
+        assert_eq!(
+            inv["executionSuccessful"], plain["runs"][0]["invocations"][0]["executionSuccessful"],
+            "notices do not make a run fail"
+        );
     }
 }

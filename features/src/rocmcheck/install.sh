@@ -3,7 +3,8 @@
 # or aarch64), or the wheel with pip where python3 exists, plus bash completions and man pages;
 # sets up the optional `rocmcheck env` run on postCreateCommand.
 #
-# Options arrive as environment variables (Features spec): VERSION, RUNENVONCREATE, RELEASEREPO.
+# Options arrive as environment variables (Features spec): VERSION, RUNENVONCREATE, RELEASEREPO,
+# DATA (newest | embedded | a data serial), DATAFROM (a mirror URL or file).
 # Sources, first match wins:
 #   ROCMCHECK_DIST=DIR   a directory with rocmcheck-VERSION-ARCH-unknown-linux-gnu.tar.gz and its
 #                        .sha256 (offline installs, and the tests);
@@ -14,6 +15,8 @@ set -euo pipefail
 VERSION="${VERSION:-latest}"
 RUNENVONCREATE="${RUNENVONCREATE:-false}"
 RELEASEREPO="${RELEASEREPO:-}"
+DATA="${DATA:-newest}"
+DATAFROM="${DATAFROM:-}"
 SHARE=/usr/local/share/rocmcheck-feature
 BIN=/usr/local/bin/rocmcheck
 
@@ -97,10 +100,29 @@ say "installed rocmcheck $("$BIN" --version | cut -d' ' -f2) at $BIN"
 
 mkdir -p "$SHARE"
 printf '%s\n' "$RUNENVONCREATE" >"$SHARE/run-env-on-create"
+case "$DATA" in
+    newest | embedded) ;;
+    "" | *[!0-9]*) die "data must be newest, embedded or a data serial (digits), not '$DATA'" ;;
+esac
+case "$DATA" in *[!0-9]*) ;; *)
+    # A pinned serial: every rocmcheck in the container refuses other data.
+    printf 'export ROCMCHECK_DATA_SERIAL=%s\n' "$DATA" >/etc/profile.d/rocmcheck-data.sh ;;
+esac
+printf '%s\n' "$DATA" >"$SHARE/data"
+printf '%s\n' "$DATAFROM" >"$SHARE/data-from"
+# The data is fetched on postCreateCommand, as the container's user and into that user's cache
+# (at image build time it would land in root's cache, and go stale in the image).
+install -m 0755 "$(dirname "$0")/rocmcheck-data.sh" "$SHARE/rocmcheck-data.sh"
 cat >"$SHARE/post-create.sh" <<'POST'
 #!/bin/sh
-# postCreateCommand of the rocmcheck Feature: with runEnvOnCreate=true, runs `rocmcheck env` once
-# and keeps the report in ~/.local/state/rocmcheck/env-on-create.txt. Never fails the creation.
+# postCreateCommand of the rocmcheck Feature: brings the matrix data up to date (the `data`
+# option: newest, embedded, or a pinned serial), then, with runEnvOnCreate=true, runs
+# `rocmcheck env` once and keeps the report in ~/.local/state/rocmcheck/env-on-create.txt.
+# Never fails the creation: a failed data update is a warning.
+share=/usr/local/share/rocmcheck-feature
+case "$(cat "$share/data" 2>/dev/null)" in "" | *[!0-9]*) ;; *) ROCMCHECK_DATA_SERIAL=$(cat "$share/data") && export ROCMCHECK_DATA_SERIAL ;; esac
+sh "$share/rocmcheck-data.sh" rocmcheck "$(cat "$share/data" 2>/dev/null)" "$(cat "$share/data-from" 2>/dev/null)" ||
+    echo "rocmcheck: warning: the pinned matrix data could not be installed; rocmcheck will refuse to run until it is (rocmcheck matrix update --serial N)"
 [ "$(cat /usr/local/share/rocmcheck-feature/run-env-on-create 2>/dev/null)" = true ] || exit 0
 dir="${XDG_STATE_HOME:-$HOME/.local/state}/rocmcheck"
 mkdir -p "$dir" || exit 0
