@@ -152,6 +152,7 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
         let mut pieces: Vec<(usize, &str)> = Vec::new();
         let (piece, mut cont) = trim_continuation(t, escape);
         pieces.push((instr_at, piece));
+        let mut last = (instr_at, t);
         i += 1;
         while cont && i < lines.len() {
             let (ls, raw) = lines[i];
@@ -162,7 +163,22 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
             }
             let (piece, c) = trim_continuation(raw, escape);
             pieces.push((ls, piece));
+            last = (ls, raw);
             cont = c;
+        }
+        // `trailing\\` (an escaped escape last): BuildKit ends the instruction there (its
+        // continuation pattern wants a character other than the escape before the last one);
+        // parse-dockerfile would continue it into the next line. The parser is given blanks for
+        // those trailing escape characters.
+        if !cont {
+            let e = last.1.trim_end_matches([' ', '\t']);
+            let run = e.len() - e.trim_end_matches(escape as char).len();
+            if run >= 2 {
+                let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
+                for b in &mut buf[last.0 + e.len() - run..last.0 + e.len()] {
+                    *b = b' ';
+                }
+            }
         }
         let mut logical = String::new();
         let mut offs: Vec<usize> = Vec::new();
@@ -191,6 +207,30 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
                 }
             }
             _ => {}
+        }
+        // ENV and LABEL (BuildKit `parseNameVal`): `KEY name value` when the first word has no
+        // `=`, else every word is `name=value`
+        if matches!(kw.as_str(), "ENV" | "LABEL") {
+            let ws = name_val_words(&logical, args_at, escape);
+            if let Some(&(a, z)) = ws.first() {
+                if !logical[a..z].contains('=') {
+                    if logical[z..].trim().is_empty() {
+                        let (l, c) = pos(offs[a]);
+                        return Err(InputProblem::new(
+                            l,
+                            c,
+                            format!("{kw} must have two arguments: expected `{kw} name=value` (or the legacy `{kw} name value`)"),
+                        ));
+                    }
+                } else if let Some(&(a, z)) = ws.iter().find(|&&(a, z)| !logical[a..z].contains('=')) {
+                    let (l, c) = pos(offs[a]);
+                    return Err(InputProblem::new(
+                        l,
+                        c,
+                        format!("{kw}: can't find = in \"{}\": expected name=value", &logical[a..z]),
+                    ));
+                }
+            }
         }
         // JSON form: an array that is not an array of strings is an error, not a shell command
         // (BuildKit `parseJSON`: "when using JSON array syntax, arrays must be comprised of
@@ -428,6 +468,42 @@ fn words(s: &str) -> Vec<(usize, usize)> {
     out.into_iter().map(|(a, e)| (a, e.min(s.len()))).collect()
 }
 
+/// Byte ranges of the words of an ENV/LABEL line (BuildKit `parseWords`: quotes group, the
+/// escape character takes the next character).
+fn name_val_words(s: &str, from: usize, escape: u8) -> Vec<(usize, usize)> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut quote: Option<u8> = None;
+    let mut i = from;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            None if c == b' ' || c == b'\t' => {
+                if let Some(st) = start.take() {
+                    out.push((st, i));
+                }
+            }
+            None => {
+                start.get_or_insert(i);
+                if c == b'\'' || c == b'"' {
+                    quote = Some(c);
+                } else if c == escape {
+                    i += 1;
+                }
+            }
+            Some(q) if c == q => quote = None,
+            Some(q) if c == escape && q != b'\'' => i += 1,
+            Some(_) => {}
+        }
+        i += 1;
+    }
+    if let Some(st) = start {
+        out.push((st, b.len()));
+    }
+    out
+}
+
 /// The heredoc a word is, if it is one (BuildKit `ParseHeredoc`).
 fn marker(s: &str, start: usize, end: usize) -> Option<Marker> {
     let w = s.get(start..end)?;
@@ -651,6 +727,11 @@ mod tests {
         assert_eq!((e.line, e.col), (2, 1));
         let e = prepare("# escape=x\nFROM a\n").unwrap_err();
         assert!(e.message.contains("invalid escape token"));
+        let e = prepare("FROM a\nENV PATH\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 5), "{e:?}");
+        let e = prepare("FROM a\nLABEL a=1 \"b c\"\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 11), "{e:?}");
+        assert!(prepare("FROM a\nENV a=\"x y\" b='1 2' c=d\\ e\nLABEL k v w\n").is_ok());
         let e = prepare("FROM a\nCMD [ \"echo\", [ \"x\" ] ]\n").unwrap_err();
         assert_eq!((e.line, e.col), (2, 5), "{e:?}");
         let long = format!("FROM a\nLABEL x={}\n", "a".repeat(MAX_LINE));
