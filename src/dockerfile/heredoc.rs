@@ -99,6 +99,7 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
 
     // parser directives: `# key = value` lines before anything else (BuildKit
     // `parser/directives.go`): syntax, escape, check; each at most once
+    let mut out: Option<Vec<u8>> = None;
     let mut escape = b'\\';
     let mut seen: Vec<String> = Vec::new();
     let mut i = 0;
@@ -133,10 +134,16 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
             }
         }
         seen.push(key);
+        if t.len() != raw.len() {
+            // BuildKit reads a directive after leading blanks; parse-dockerfile only at the
+            // line's first byte: the parser is given the line with the blanks moved to its end
+            let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
+            let n = raw.len() - t.len();
+            buf[ls..ls + raw.len()].rotate_left(n);
+        }
         i += 1;
     }
 
-    let mut out: Option<Vec<u8>> = None;
     let mut bodies = Vec::new();
     // the interpreter RUN's shell form runs under (SHELL; reset by FROM): a POSIX shell?
     let mut posix_shell = true;
@@ -199,6 +206,36 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
         }
         let args_at = skip_flags(&logical, args_from);
         let args = &logical[args_at..];
+        if onbuild && matches!(kw.as_str(), "ONBUILD" | "FROM" | "MAINTAINER") {
+            // BuildKit `parseOnBuild`
+            let (l, c) = pos(offs[skip_ws(&logical, after_kw)]);
+            return Err(InputProblem::new(
+                l,
+                c,
+                format!("{kw} isn't allowed as an ONBUILD trigger: expected another instruction after ONBUILD"),
+            ));
+        }
+        if kw == "HEALTHCHECK" {
+            // BuildKit `parseHealthcheck`: "Missing command after HEALTHCHECK CMD"
+            let (typ, after) = word_at(&logical, args_at);
+            let rest = logical[after..].trim();
+            if !typ.is_empty() && !typ.eq_ignore_ascii_case("CMD") && !typ.eq_ignore_ascii_case("NONE") {
+                let (l, c) = pos(offs[skip_ws(&logical, args_at)]);
+                return Err(InputProblem::new(
+                    l,
+                    c,
+                    format!("unknown type {typ} in HEALTHCHECK: expected CMD or NONE"),
+                ));
+            }
+            if typ.eq_ignore_ascii_case("CMD") && (rest.is_empty() || rest.replace([' ', '\t'], "") == "[]") {
+                let (l, c) = pos(offs[skip_ws(&logical, args_at)]);
+                return Err(InputProblem::new(
+                    l,
+                    c,
+                    "missing command after HEALTHCHECK CMD: expected the command to run (or HEALTHCHECK NONE)",
+                ));
+            }
+        }
         match kw.as_str() {
             "FROM" if !onbuild => posix_shell = true,
             "SHELL" if !onbuild => {
@@ -271,6 +308,20 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
         let markers: Vec<Marker> = words(&logical).into_iter().filter_map(|(s, e)| marker(&logical, s, e)).collect();
         if markers.is_empty() {
             continue;
+        }
+        if keyword != Keyword::Run {
+            let all = words(&logical);
+            if let (Some(m), Some(w)) = (markers.last(), all.last()) {
+                if m.start == w.0 {
+                    // BuildKit `parseSourcesAndDest`
+                    let (l, c) = pos(offs[m.start]);
+                    return Err(InputProblem::new(
+                        l,
+                        c,
+                        format!("{kw} cannot accept a heredoc as a destination: expected `{kw} <<NAME /path/in/image`"),
+                    ));
+                }
+            }
         }
         let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
         // a command that is one heredoc word and nothing else: BuildKit runs the body itself
