@@ -180,7 +180,10 @@ fn every_case_buildkit_refuses_is_a_located_input_error() {
         }
         assert_eq!(want.len(), 1, "{name}: one expect-error line");
         let (at, what) = want[0].split_once(' ').unwrap();
-        assert!(err.starts_with(&format!("{name}:{at}: ")), "{name}: expected at {at}, got {err}");
+        assert!(
+            err.starts_with(&format!("{name}:{at}: ")),
+            "{name}: expected at {at}, got {err}"
+        );
         assert!(err.contains(what), "{name}: expected '{what}' in {err}");
         assert!(text.contains("moby/buildkit "), "{name}: cites no BuildKit case");
     }
@@ -206,7 +209,10 @@ fn crlf_bom_and_over_long_lines_as_buildkit_reads_them() {
 #[test]
 fn the_readme_table_lists_every_fixture() {
     let readme = std::fs::read_to_string("tests/fixtures/buildkit/README.md").unwrap();
-    for p in files("tests/fixtures/buildkit/pass").into_iter().chain(files("tests/fixtures/buildkit/fail")) {
+    for p in files("tests/fixtures/buildkit/pass")
+        .into_iter()
+        .chain(files("tests/fixtures/buildkit/fail"))
+    {
         let f = p.file_name().unwrap().to_str().unwrap();
         assert!(readme.contains(f), "README.md does not list {f}");
     }
@@ -253,6 +259,9 @@ fn every_real_world_dockerfile_lints_without_input_error() {
     assert!(failed.is_empty(), "input errors:\n{}", failed.join("\n"));
     for b in BROKEN {
         let bytes = std::fs::read(b).unwrap();
-        assert!(lint_codes(Path::new(b), &bytes).is_err(), "{b} is listed as broken but lints");
+        assert!(
+            lint_codes(Path::new(b), &bytes).is_err(),
+            "{b} is listed as broken but lints"
+        );
     }
 }

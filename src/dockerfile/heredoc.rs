@@ -116,7 +116,9 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
             return Err(InputProblem::new(
                 l,
                 c,
-                format!("only one {key} parser directive can be used; expected the directive once, in the file's first lines"),
+                format!(
+                    "only one {key} parser directive can be used; expected the directive once, in the file's first lines"
+                ),
             ));
         }
         if key == "escape" {
@@ -256,7 +258,9 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
                         return Err(InputProblem::new(
                             l,
                             c,
-                            format!("{kw} must have two arguments: expected `{kw} name=value` (or the legacy `{kw} name value`)"),
+                            format!(
+                                "{kw} must have two arguments: expected `{kw} name=value` (or the legacy `{kw} name value`)"
+                            ),
                         ));
                     }
                 } else if let Some(&(a, z)) = ws.iter().find(|&&(a, z)| !logical[a..z].contains('=')) {
@@ -305,7 +309,10 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
         if is_json || !logical.contains("<<") {
             continue;
         }
-        let markers: Vec<Marker> = words(&logical).into_iter().filter_map(|(s, e)| marker(&logical, s, e)).collect();
+        let markers: Vec<Marker> = words(&logical)
+            .into_iter()
+            .filter_map(|(s, e)| marker(&logical, s, e))
+            .collect();
         if markers.is_empty() {
             continue;
         }
@@ -392,7 +399,11 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
     // only ASCII was written, over whole lines or ASCII marker bytes, so the text stays UTF-8
     // (a body line's multi-byte characters are blanked whole); be safe all the same
     let s = String::from_utf8(buf).unwrap_or_else(|e| {
-        let b: Vec<u8> = e.into_bytes().into_iter().map(|x| if x >= 0x80 { b' ' } else { x }).collect();
+        let b: Vec<u8> = e
+            .into_bytes()
+            .into_iter()
+            .map(|x| if x >= 0x80 { b' ' } else { x })
+            .collect();
         String::from_utf8(b).unwrap_or_default()
     });
     Ok(Some((s, bodies)))
@@ -435,7 +446,9 @@ fn word_at(s: &str, from: usize) -> (&str, usize) {
 }
 
 fn skip_ws(s: &str, from: usize) -> usize {
-    s[from..].find(|c: char| !c.is_whitespace()).map_or(s.len(), |k| from + k)
+    s[from..]
+        .find(|c: char| !c.is_whitespace())
+        .map_or(s.len(), |k| from + k)
 }
 
 /// Skips `--flag[=value]` words (BuildKit's builder flags), and a `--` ending them.
@@ -629,7 +642,9 @@ fn is_posix_shell(cmd: &str) -> bool {
 /// A sole heredoc's body is run by the shell unless it starts with `#!` naming another
 /// interpreter (BuildKit then runs the body as a script file).
 fn shebang_is_shell(body: &str) -> bool {
-    let Some(line) = body.strip_prefix("#!") else { return true };
+    let Some(line) = body.strip_prefix("#!") else {
+        return true;
+    };
     let line = line.lines().next().unwrap_or("");
     let mut w = line.split_whitespace();
     let Some(first) = w.next() else { return true };
