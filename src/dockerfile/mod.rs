@@ -63,8 +63,9 @@ pub fn analyze(
     let text = parse::decode(bytes)?;
     match kind {
         Kind::Dockerfile => {
-            // heredocs the parser cannot read are taken out first (offsets kept; heredoc.rs)
-            let prepared = heredoc::prepare(&text);
+            // BuildKit's line rules first: heredocs taken out (offsets kept), directives, JSON
+            // arrays, line lengths checked (heredoc.rs)
+            let prepared = heredoc::prepare(&text)?;
             let (parse_text, bodies) = match &prepared {
                 Some((t, b)) => (t.as_str(), b.as_slice()),
                 None => (text.as_ref(), &[][..]),
@@ -84,6 +85,38 @@ pub fn analyze(
         Kind::Devcontainer => Ok((container::devcontainer(path, &text)?, Pragmas::default())),
         Kind::Compose => Ok((container::compose(path, &text)?, Pragmas::default())),
     }
+}
+
+/// An instruction's keyword, upper case (`ONBUILD` for a trigger).
+pub fn keyword(i: &parse_dockerfile::Instruction) -> &'static str {
+    use parse_dockerfile::Instruction as I;
+    match i {
+        I::Add(_) => "ADD",
+        I::Arg(_) => "ARG",
+        I::Cmd(_) => "CMD",
+        I::Copy(_) => "COPY",
+        I::Entrypoint(_) => "ENTRYPOINT",
+        I::Env(_) => "ENV",
+        I::Expose(_) => "EXPOSE",
+        I::From(_) => "FROM",
+        I::Healthcheck(_) => "HEALTHCHECK",
+        I::Label(_) => "LABEL",
+        I::Maintainer(_) => "MAINTAINER",
+        I::Onbuild(_) => "ONBUILD",
+        I::Run(_) => "RUN",
+        I::Shell(_) => "SHELL",
+        I::Stopsignal(_) => "STOPSIGNAL",
+        I::User(_) => "USER",
+        I::Volume(_) => "VOLUME",
+        I::Workdir(_) => "WORKDIR",
+        #[allow(unreachable_patterns)]
+        _ => "?",
+    }
+}
+
+/// The 1-based line an instruction starts on in `text` (the text it was parsed from).
+pub fn instruction_line(text: &str, i: &parse_dockerfile::Instruction) -> u32 {
+    parse::LineIndex::new(text).pos(text, instruction_start(i)).0
 }
 
 fn instruction_start(i: &parse_dockerfile::Instruction) -> usize {
