@@ -503,3 +503,25 @@ fn installing_the_local_project_reads_its_pyproject() {
     let f = analyze_in(empty.path(), "FROM ubuntu:24.04\nCOPY . .\nRUN pip install -e .\n", &[]);
     assert!(f.torch.is_none() && f.context_files.is_empty(), "{:?}", f.context_files);
 }
+
+#[test]
+fn a_requirements_file_written_by_a_copy_heredoc_is_named_as_such_not_looked_up_in_the_context() {
+    // `COPY <<EOF /app/requirements.txt` (BuildKit heredoc, Dockerfile syntax 1.4): the file is
+    // written by the Dockerfile; the heredoc layer leaves `:` as its source. Before, `:` was
+    // looked up in the build context and reported as a missing file named `:`.
+    let dir = std::env::temp_dir().join(format!("rocmcheck-heredoc-copy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = "FROM ubuntu:24.04\nCOPY <<EOF /app/requirements.txt\ntorch==2.5.1\nEOF\n\
+                RUN pip install -r /app/requirements.txt --index-url https://download.pytorch.org/whl/rocm6.3\n";
+    let f = analyze_in(&dir, text, &[]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(f.context_files.len(), 1, "{:?}", f.context_files);
+    let c = &f.context_files[0];
+    assert!(c.path.ends_with("<heredoc in the Dockerfile>"), "{}", c.path);
+    assert_eq!(c.used_by, "pip install -r");
+    assert!(
+        matches!(&c.status, ContextStatus::Unreadable(why) if why.contains("COPY <<EOF")),
+        "{:?}",
+        c.status
+    );
+}

@@ -22,6 +22,10 @@ pub(crate) struct CopyIn {
     pub(crate) dest_dir: bool,
 }
 
+/// What [`Ctx::locate`] returns for a file a `COPY <<EOF /dest` heredoc writes (not a path: it
+/// holds a character no context path has after normalisation).
+pub(crate) const HEREDOC_SRC: &str = "<heredoc in the Dockerfile>";
+
 /// `a/./b/../c` → `a/c`; keeps a leading `/`.
 pub(crate) fn norm_path(p: &str) -> String {
     let abs = p.starts_with('/');
@@ -100,6 +104,17 @@ pub(crate) fn copy_in(cx: &Ctx, st: &mut Stage, srcs: &[&UnescapedString], dest:
     let dest_s = dest_s.trim().to_string();
     let several = srcs.len() > 1;
     for u in srcs {
+        if u.value == ":" {
+            // `COPY <<EOF /dest`: the heredoc layer leaves `:` where the heredoc word was. The
+            // file at `dest` is written by the Dockerfile itself, not taken from the context.
+            st.copies.push(CopyIn {
+                src: HEREDOC_SRC.to_string(),
+                src_dir: false,
+                dest: join_path(&st.workdir, dest.value.trim()),
+                dest_dir: several || dest.value.ends_with('/'),
+            });
+            continue;
+        }
         let (src, _) = substitute(&u.value, &st.vars);
         if src.contains("://") {
             continue; // ADD URL
@@ -192,6 +207,11 @@ impl Ctx<'_> {
     /// `used_by` at `at`, or why not: a missing or unreadable file is a note, never an error
     /// (the build would fail on it, not the lint). A FIFO or device is never opened.
     pub(crate) fn read_context(&self, rel: &str, used_by: &str, at: usize, max: usize) -> Option<Rc<str>> {
+        if rel == HEREDOC_SRC {
+            let why = "written by a `COPY <<EOF` heredoc in the Dockerfile; its body is not read as a file yet";
+            self.record(rel, used_by, ContextStatus::Unreadable(why.into()), at);
+            return None;
+        }
         let dir = self.opts.context.as_ref()?;
         let cached = self.cache.borrow().get(rel).cloned();
         let r = match cached {
