@@ -110,6 +110,26 @@ pub struct Seen {
     pub rocm_sdk: RocmSdk,
     /// A Core SDK install prefix seen in a path (`/opt/rocm/core-10.0`), with its version.
     pub rocm_core: Option<At<(String, String)>>,
+    /// `torch.cuda.is_available()` as shown (collect_env's `Is CUDA available`, a print).
+    pub torch_gpu_available: Option<At<bool>>,
+    /// Run-time reports (HIP errors, GPU faults, a crashed report), in order, one per kind and
+    /// target (the first line that shows it).
+    pub events: Vec<At<crate::facts::RuntimeEvent>>,
+    /// Facts read from prose and paths (wheel file names, `/opt/rocm-X.Y.Z` paths): used only
+    /// where no command output gives the fact, and marked as inferred.
+    pub prose: Prose,
+    /// The facts [`build`] took from [`Seen::prose`] (`rocm`, `torch`), for provenance.
+    pub from_prose: Vec<&'static str>,
+}
+
+/// Facts a reader found in free text rather than in a command's output.
+#[derive(Debug, Clone, Default)]
+pub struct Prose {
+    /// Installed ROCm from a versioned install path (`/opt/rocm-6.2.1/lib/…`,
+    /// `C:\Program Files\AMD\ROCm\6.2\bin`).
+    pub rocm: Option<At<String>>,
+    /// torch version from a wheel file name or URL (`torch-2.3.0.dev20240126%2Brocm6.0-cp310-…`).
+    pub torch: Option<At<String>>,
 }
 
 /// One package line: name as printed, version (or specifier), extras.
@@ -147,6 +167,16 @@ impl Seen {
         if slot.is_none() {
             *slot = Some(v);
         }
+    }
+    /// Records a run-time report unless one of the same kind and target is already recorded
+    /// (a log repeats the same error for every kernel launch).
+    pub fn event(&mut self, line: u32, kind: crate::facts::EventKind, gfx: Option<String>, text: &str) {
+        if self.events.iter().any(|e| e.v.kind == kind && e.v.gfx == gfx) {
+            return;
+        }
+        let text: String = text.trim().chars().take(200).collect();
+        let e = self.at(crate::facts::RuntimeEvent { kind, gfx, text }, line);
+        self.events.push(e);
     }
     /// Records a note.
     pub fn note(&mut self, line: u32, s: impl Into<String>) {
@@ -205,6 +235,9 @@ pub struct Summary {
     /// The targets of `gfx` that were inferred from a product name (no gfx in the paste).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gfx_from_name: Vec<String>,
+    /// `torch.cuda.is_available()` as shown (collect_env `Is CUDA available`, a print).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub torch_gpu_available: Option<bool>,
 }
 
 /// One fact with where it was read: file, line and the pasted text of that line.
@@ -283,7 +316,10 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
 
 fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
     let mut v: Vec<(String, String, Src, Option<String>)> = Vec::new();
-    let mut one = |fact: &str, value: String, src: Src| v.push((fact.to_string(), value, src, None));
+    type Row = (String, String, Src, Option<String>);
+    fn one(v: &mut Vec<Row>, fact: &str, value: String, src: Src) {
+        v.push((fact.to_string(), value, src, None));
+    }
     for (k, x) in [
         ("torch", &seen.torch),
         ("torch_hip", &seen.torch_hip),
@@ -294,20 +330,43 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
         ("nvidia", &seen.nvidia),
     ] {
         if let Some(x) = x {
-            one(k, x.v.clone(), x.src);
+            if seen.from_prose.contains(&k) {
+                v.push((
+                    k.to_string(),
+                    x.v.clone(),
+                    x.src,
+                    Some(format!(
+                        "from {} written in the text, not from a command's output; confirm with {}",
+                        if k == "rocm" { "an install path" } else { "a wheel file name" },
+                        if k == "rocm" { "`cat /opt/rocm/.info/version`" } else { "`python -c 'import torch; print(torch.__version__)'`" }
+                    )),
+                ));
+            } else {
+                one(&mut v, k, x.v.clone(), x.src);
+            }
         }
     }
+    if let Some(a) = &seen.torch_gpu_available {
+        one(&mut v, "torch_gpu_available", a.v.to_string(), a.src);
+    }
+    for e in &seen.events {
+        let kind = serde_json::to_value(e.v.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        one(&mut v, &format!("event.{kind}"), e.v.text.clone(), e.src);
+    }
     if let Some(w) = &seen.wsl {
-        one("wsl", w.v.to_string(), w.src);
+        one(&mut v, "wsl", w.v.to_string(), w.src);
     }
     if let Some(m) = &seen.mem_total {
-        one("mem_total", m.v.to_string(), m.src);
+        one(&mut v, "mem_total", m.v.to_string(), m.src);
     }
     for e in &seen.env {
-        one(&format!("env.{}", e.v.0), e.v.1.clone(), e.src);
+        one(&mut v, &format!("env.{}", e.v.0), e.v.1.clone(), e.src);
     }
     for p in &seen.params {
-        one(&format!("param.{}", p.v.0), p.v.1.clone(), p.src);
+        one(&mut v, &format!("param.{}", p.v.0), p.v.1.clone(), p.src);
     }
     for a in &seen.agents {
         let g = format!(
@@ -316,16 +375,16 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
             a.index.map(|i| i.to_string()).unwrap_or_else(|| "?".into())
         );
         if let Some(x) = &a.gfx {
-            one(&format!("{g}.gfx"), x.v.clone(), x.src);
+            one(&mut v, &format!("{g}.gfx"), x.v.clone(), x.src);
         }
         if let Some(x) = &a.device_id {
-            one(&format!("{g}.device_id"), format!("0x{:04x}", x.v), x.src);
+            one(&mut v, &format!("{g}.device_id"), format!("0x{:04x}", x.v), x.src);
         }
         if let Some(x) = &a.vram {
-            one(&format!("{g}.vram_bytes"), x.v.to_string(), x.src);
+            one(&mut v, &format!("{g}.vram_bytes"), x.v.to_string(), x.src);
         }
         if let Some(x) = &a.gtt {
-            one(&format!("{g}.gtt_bytes"), x.v.to_string(), x.src);
+            one(&mut v, &format!("{g}.gtt_bytes"), x.v.to_string(), x.src);
         }
     }
     for x in &seen.inferred {
@@ -378,8 +437,13 @@ const GPU_READERS: &[&str] = &[
     "agent_enumerator",
     "collect_env",
     "ollama_log",
+    "llama_log",
+    "comfyui_log",
+    "lmstudio_log",
     "dmesg",
     "torch_print",
+    "hip_log",
+    "free_form",
 ];
 
 fn origin(names: &[String], s: Src) -> Origin {
@@ -515,6 +579,21 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
 }
 
 fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
+    // Prose (paths, wheel names in a sentence) fills a fact only where no command output
+    // gave it, and says so in the provenance.
+    if seen.rocm.is_none()
+        && let Some(r) = seen.prose.rocm.clone()
+    {
+        seen.rocm = Some(r);
+        seen.from_prose.push("rocm");
+    }
+    if seen.torch.is_none()
+        && let Some(t) = seen.prose.torch.clone()
+    {
+        seen.torch = Some(t);
+        seen.torch_from_pip = true;
+        seen.from_prose.push("torch");
+    }
     let o = |s: Src| origin(&names, s);
     let mut f = Facts::new(Subject::Paste { paths: names.clone() });
     let merged = merge(&seen, matrix);
@@ -546,7 +625,31 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             apu: m.apu,
             location_id: None,
         });
-        let Some(hw) = &m.hw else { continue };
+        let Some(hw) = &m.hw else {
+            // No target: say why a printed product name did not settle it.
+            if let Some(name) = &a.marketing
+                && a.reader != "rocminfo"
+            {
+                let src = a.name_src.unwrap_or(a.src);
+                match matrix.gpu_by_name_why(name) {
+                    crate::matrix::NameMatch::Ambiguous(two) => seen.notes.push(At {
+                        v: format!(
+                            "the product name \"{name}\" matches names of two targets ({} as \"{}\", {} as \"{}\"); rocmcheck does not choose between them (check rocminfo's Name line)",
+                            two[0].0, two[0].1, two[1].0, two[1].1
+                        ),
+                        src,
+                    }),
+                    crate::matrix::NameMatch::None if crate::matrix::product_key(name).is_some() => seen.notes.push(At {
+                        v: format!(
+                            "the product name \"{name}\" is not in rocmcheck's product table (matrix gpus.yaml): its gfx target stays unknown (check rocminfo's Name line)"
+                        ),
+                        src,
+                    }),
+                    _ => {}
+                }
+            }
+            continue;
+        };
         if let Some(name) = &m.from_name {
             seen.inferred.push(At {
                 v: (i, hw.v.clone(), name.clone()),
@@ -678,13 +781,18 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             o(p.src),
         ));
     }
-    if seen.torch.is_some() || seen.torch_hip.is_some() || seen.torch_cuda.is_some() {
+    if seen.torch.is_some()
+        || seen.torch_hip.is_some()
+        || seen.torch_cuda.is_some()
+        || seen.torch_gpu_available.is_some()
+    {
         let src = seen
             .torch
             .as_ref()
             .or(seen.torch_hip.as_ref())
             .or(seen.torch_cuda.as_ref())
             .map(|t| t.src)
+            .or(seen.torch_gpu_available.as_ref().map(|t| t.src))
             .unwrap_or_default();
         f.torch = Some(Sourced::new(
             TorchFacts {
@@ -696,10 +804,14 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
                 }),
                 hip: seen.torch_hip.as_ref().map(|t| t.v.clone()),
                 cuda: seen.torch_cuda.as_ref().map(|t| t.v.clone()),
+                gpu_available: seen.torch_gpu_available.as_ref().map(|a| a.v),
                 ..TorchFacts::default()
             },
             o(src),
         ));
+    }
+    for e in &seen.events {
+        f.events.push(Sourced::new(e.v.clone(), o(e.src)));
     }
     for e in &seen.env {
         f.env.push(Sourced::new(
@@ -796,6 +908,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             .filter(|m| m.from_name.is_some())
             .filter_map(|m| m.hw.as_ref().map(|h| h.v.clone()))
             .collect(),
+        torch_gpu_available: seen.torch_gpu_available.as_ref().map(|a| a.v),
     };
     let notes = seen.notes.iter().map(|n| (n.v.clone(), o(n.src))).collect();
     let missing = missing(&seen, &merged, &f);
