@@ -967,9 +967,11 @@ impl Distribution {
 /// (`AMD`, `ATI`, `Radeon`, `Instinct`, `RX`, `PRO`, `Graphics`, `Accelerator`, `GPU`,
 /// `Series`) and a trailing die codename (`Navi 33`, `Phoenix`, `Strix Halo`) dropped, and the
 /// rest joined without blanks, so `AMD Radeon RX 6750XT`, `RX 6750 XT` and `Radeon RX 6750 XT`
-/// share the key `6750xt`. None for a name without a digit: such a name (`AMD Radeon
-/// Graphics`, `Radeon(TM) Graphics`) names no model, and `matrix validate` refuses it in
-/// `marketing:` so that it can never map to a target.
+/// share the key `6750xt`. None for a name that names no model: nothing left but vendor words
+/// (`AMD Radeon Graphics`, `Radeon(TM) Graphics`), several words without a digit, or one
+/// generic word (`Vega`, `Navi`); `matrix validate` refuses such a name in `marketing:` so
+/// that it can never map to a target. One alphabetic word is a key (`Raphael`, `Radeon VII`
+/// → `vii`): die names that rocm-smi and Ollama print for iGPUs.
 pub fn product_key(name: &str) -> Option<String> {
     let mut s = name.to_ascii_lowercase();
     for mark in ["(tm)", "(r)", "\u{2122}", "\u{ae}"] {
@@ -1009,7 +1011,17 @@ pub fn product_key(name: &str) -> Option<String> {
         }
     }
     let key: String = words[..end].concat();
-    key.bytes().any(|b| b.is_ascii_digit()).then_some(key)
+    if key.bytes().any(|b| b.is_ascii_digit()) {
+        return Some(key);
+    }
+    // one word without a digit names a product only when it is a die or model name
+    // (`Raphael`, `Radeon VII`), never a generic word
+    const GENERIC: &[&str] = &[
+        "vega", "navi", "unknown", "device", "display", "controller", "apu", "igpu", "integrated", "discrete", "vulkan",
+        "rocm", "hip", "opencl", "cpu", "none", "mobile", "laptop",
+    ];
+    (end == 1 && key.len() >= 3 && key.bytes().all(|b| b.is_ascii_alphabetic()) && !GENERIC.contains(&key.as_str()))
+        .then_some(key)
 }
 
 /// `name` without parenthesised parts (`Radeon 780M (Phoenix, e.g. Ryzen 7 7840U)` → `Radeon

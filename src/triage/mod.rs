@@ -130,6 +130,10 @@ pub struct Prose {
     pub rocm: Option<At<String>>,
     /// torch version from a wheel file name or URL (`torch-2.3.0.dev20240126%2Brocm6.0-cp310-…`).
     pub torch: Option<At<String>>,
+    /// A kernel release written in a sentence (`…-microsoft-standard-WSL2`, `…-generic`).
+    pub kernel: Option<At<String>>,
+    /// The package index of a `pip install --index-url …` / `--extra-index-url …` line.
+    pub index_url: Option<At<String>>,
 }
 
 /// One package line: name as printed, version (or specifier), extras.
@@ -345,6 +349,14 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
                 one(&mut v, k, x.v.clone(), x.src);
             }
         }
+    }
+    if let Some(u) = &seen.prose.index_url {
+        v.push((
+            "torch_index".into(),
+            u.v.clone(),
+            u.src,
+            Some("from a pip command written in the text (what was installed from it is not shown)".into()),
+        ));
     }
     if let Some(a) = &seen.torch_gpu_available {
         one(&mut v, "torch_gpu_available", a.v.to_string(), a.src);
@@ -586,6 +598,16 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
     {
         seen.rocm = Some(r);
         seen.from_prose.push("rocm");
+    }
+    if seen.kernel.is_none()
+        && let Some(k) = seen.prose.kernel.clone()
+    {
+        if seen.wsl.is_none() && k.v.to_ascii_lowercase().contains("microsoft") {
+            seen.wsl = Some(At { v: true, src: k.src });
+            seen.from_prose.push("wsl");
+        }
+        seen.kernel = Some(k);
+        seen.from_prose.push("kernel");
     }
     if seen.torch.is_none()
         && let Some(t) = seen.prose.torch.clone()
@@ -895,7 +917,11 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             .collect(),
         torch: seen.torch.as_ref().map(|t| t.v.clone()),
         torch_hip: seen.torch_hip.as_ref().map(|t| t.v.clone()),
-        rocm: seen.rocm.as_ref().map(|t| t.v.clone()),
+        rocm: seen
+            .rocm
+            .as_ref()
+            .or(seen.rocm_sdk.version.as_ref())
+            .map(|t| t.v.clone()),
         kernel: seen.kernel.as_ref().map(|t| t.v.clone()),
         os: seen.os.as_ref().map(|t| t.v.clone()),
         wsl: seen.wsl.as_ref().is_some_and(|w| w.v),

@@ -48,7 +48,15 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
             file: seen.file,
             line: l.no,
         };
-        // the issue template's Markdown: `- **Name:** cuda:0 … : native`
+        // the issue template's Markdown: `- **Name:** cuda:0 … : native`; log prefixes
+        // `[INFO] `, `INFO] ` (a copy that lost the bracket), `[2025-01-01 10:00:00.000] `
+        let mut t = t;
+        while let Some(p) = t.find("] ")
+            && p < 40
+            && (t.starts_with('[') || !t[..p].contains(' '))
+        {
+            t = t[p + 2..].trim_start();
+        }
         let plain = t.trim_start_matches(['-', ' ']).replace("**", "");
         let t2 = plain.as_str();
         if let Some(v) = t2.strip_prefix("Total VRAM ") {

@@ -35,6 +35,17 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if traceback.is_some() && exception.is_none() && exception_line(t) {
             exception = Some((l.no, t));
         }
+        // the banner, and a traceback frame inside collect_env.py (a paste may start there)
+        if t.starts_with("Collecting environment information") {
+            fired = true;
+        }
+        if t.starts_with("File \"") && t.has("collect_env.py\", line") {
+            fired = true;
+            if traceback.is_none() {
+                traceback = Some(l.no);
+            }
+            continue;
+        }
         if in_gpus {
             if let Some(rest) = t.strip_prefix("GPU ")
                 && let Some((idx, name)) = rest.split_once(':')

@@ -82,6 +82,17 @@ fn bare_gfx(t: &str) -> Option<String> {
     gfx_in(head)
 }
 
+/// `6.8.0-45-generic`, `7.0.11-76070011-generic`, `5.15.153.1-microsoft-standard-WSL2`: a
+/// kernel release (no blanks, starts `N.N`).
+pub(crate) fn kernel_release(v: &str) -> bool {
+    let b = v.as_bytes();
+    v.len() < 80
+        && b.first().is_some_and(u8::is_ascii_digit)
+        && v.split('.').count() >= 3
+        && v.has("-")
+        && v.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b'+'))
+}
+
 /// A line that is only a product name: `AMD Radeon RX 6600 XT`, `Radeon 8060S`.
 fn bare_name(t: &str) -> bool {
     let l = t.to_ascii_lowercase();
@@ -114,6 +125,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         let src = Src { file, line: l.no };
+        // neofetch/fastfetch: `Kernel: 6.8.0-45-generic`, `Kernel: Linux 6.14.0-1007-oem`
+        if let Some(v) = t.strip_prefix("Kernel: ") {
+            let v = v.trim().strip_prefix("Linux ").unwrap_or(v.trim());
+            if kernel_release(v) {
+                fired = true;
+                let at = seen.at(v.to_string(), l.no);
+                Seen::first(&mut seen.kernel, at);
+                continue;
+            }
+        }
         if !enumerated && let Some(g) = bare_gfx(t) {
             fired = true;
             if targets.insert(g.clone()) {

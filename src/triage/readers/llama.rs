@@ -87,7 +87,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             {
                 fired = true;
                 let body = body.split(" | ").next().unwrap_or(body);
-                let (name, drv) = match body.rfind(" (") {
+                let (name, drv) = match body.find(" (") {
                     Some(q) => (&body[..q], &body[q..]),
                     None => (body, ""),
                 };
@@ -119,6 +119,22 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             set_name(a, name, src);
             if let Some(b) = total {
                 a.vram.get_or_insert(At { v: b, src });
+            }
+            continue;
+        }
+        // `vulkaninfo`'s `deviceName = AMD Radeon RX 9060 XT (RADV GFX1200)`: Mesa's RADV names
+        // the target in the device name
+        if let Some(v) = t.strip_prefix("deviceName")
+            && let Some(v) = v.trim_start().strip_prefix('=')
+            && v.has("(RADV ")
+        {
+            fired = true;
+            let v = v.trim();
+            let (name, drv) = v.split_at(v.find(" (").unwrap_or(v.len()));
+            let a = agent(seen, 0, src);
+            set_name(a, name, src);
+            if let Some(g) = gfx_in(drv) {
+                a.gfx.get_or_insert(At { v: g, src });
             }
             continue;
         }

@@ -1,7 +1,10 @@
 //! Ollama server logs: the `server config env="map[… HSA_OVERRIDE_GFX_VERSION:11.0.3 …]"` line
 //! (empty entries are variables Ollama knows but that are not set) and the `inference compute`
-//! line (`library=rocm compute=gfx1100 … name=1002:744c`). Format: Ollama's `envconfig` and
-//! `discover` packages (<https://github.com/ollama/ollama>).
+//! line (`library=rocm compute=gfx1100 … name=1002:744c`), the rocm_smi-era discovery lines of
+//! early 2024 (`[0] ROCm device name: Navi 31 [Radeon RX 7900 XT/7900 XTX/7900M]`,
+//! `[1] ROCm totalMem 67108864`), and any of its structured log lines
+//! (`time=… level=INFO source=amd_linux.go:480 msg="…"`). Format: Ollama's `envconfig`,
+//! `discover` and `gpu` packages (<https://github.com/ollama/ollama>).
 
 use super::{Line, Seen, gfx_in, pci_id, size};
 use crate::triage::paste::Has;
@@ -11,8 +14,49 @@ use crate::triage::{Agent, At, Src};
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut idx = 0;
+    // `[N] ROCm …` lines: GPU N's agent, by index (a handful of GPUs)
+    let mut smi: Vec<(u32, usize)> = Vec::new();
     for l in lines {
         let t = l.text.as_ref();
+        if let Some(rest) = t.trim_start().strip_prefix('[')
+            && let Some((n, body)) = rest.split_once("] ROCm ")
+            && let Ok(i) = n.parse::<u32>()
+        {
+            fired = true;
+            let src = Src {
+                file: seen.file,
+                line: l.no,
+            };
+            let pos = match smi.iter().find(|(x, _)| *x == i) {
+                Some((_, p)) => *p,
+                None if smi.len() < 64 => {
+                    seen.agents.push(Agent {
+                        reader: "ollama_log",
+                        src,
+                        index: Some(i),
+                        ..Agent::default()
+                    });
+                    smi.push((i, seen.agents.len() - 1));
+                    seen.agents.len() - 1
+                }
+                None => continue,
+            };
+            let a = &mut seen.agents[pos];
+            if let Some(name) = body.strip_prefix("device name: ") {
+                if a.marketing.is_none() {
+                    a.marketing = Some(name.trim().to_string());
+                    a.name_src = Some(src);
+                }
+            } else if let Some(m) = body.strip_prefix("totalMem ") {
+                if let Ok(b) = m.trim().parse::<u64>() {
+                    a.vram.get_or_insert(At { v: b, src });
+                }
+            }
+            continue;
+        }
+        if t.has("level=") && t.has("source=") && t.has("msg=") {
+            fired = true;
+        }
         if let Some(p) = t.at("env=\"map[") {
             fired = true;
             let body = &t[p + 9..];

@@ -30,6 +30,18 @@ fn opt_rocm(t: &str) -> Option<String> {
     None
 }
 
+/// The URL after `--index-url` / `--extra-index-url` (`=` or a blank between).
+fn index_url(t: &str) -> Option<String> {
+    let p = t.at("index-url")?;
+    let rest = t[p + 9..].trim_start_matches(['=', ' ']);
+    let u: String = rest
+        .chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '`'))
+        .take(300)
+        .collect();
+    u.starts_with("http").then_some(u)
+}
+
 /// The HIP SDK version of `…\AMD\ROCm\6.2\…` (Windows).
 fn windows_rocm(t: &str) -> Option<String> {
     let i = t.at("\\AMD\\ROCm\\")?;
@@ -70,6 +82,20 @@ fn wheel_torch(t: &str) -> Option<String> {
     None
 }
 
+/// A kernel release in a sentence: `5.15.153.1-microsoft-standard-WSL2`, `6.8.0-45-generic`.
+fn kernel(t: &str) -> Option<String> {
+    for w in t.split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '`' | '"' | '\'')) {
+        let w = w.trim_end_matches(['.', ':', ';']);
+        let l = w.to_ascii_lowercase();
+        if (l.ends_with("-microsoft-standard-wsl2") || l.ends_with("-microsoft-standard") || l.ends_with("-generic"))
+            && super::free_form::kernel_release(w)
+        {
+            return Some(w.to_string());
+        }
+    }
+    None
+}
+
 /// Reads wheel names and install paths anywhere in the text.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
@@ -95,8 +121,19 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
             seen.prose.torch = Some(seen.at(v, l.no));
         }
-        if seen.prose.rocm.is_some() && seen.prose.torch.is_some() {
-            break;
+        if seen.prose.kernel.is_none()
+            && (t.has("-generic") || t.has("microsoft-standard"))
+            && let Some(k) = kernel(t)
+        {
+            fired = true;
+            seen.prose.kernel = Some(seen.at(k, l.no));
+        }
+        if seen.prose.index_url.is_none()
+            && t.has("index-url")
+            && let Some(u) = index_url(t)
+        {
+            fired = true;
+            seen.prose.index_url = Some(seen.at(u, l.no));
         }
     }
     fired

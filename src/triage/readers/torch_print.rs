@@ -16,7 +16,7 @@ static TORCH_V: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]+(?:[a-z]+[0-9]*)?(?:\+[0-9A-Za-z.]+)?$").unwrap());
 static HIP_V: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]{5}(?:-[0-9a-f]+)?$").unwrap());
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^((?i:torch|pytorch|torch\.__version__|torch version|hip|hip version|torch\.version\.hip))\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
+    Regex::new(r"^((?i:torch|pytorch|torch\.__version__|torch version|hip|hip version|hip runtime|hip runtime version|torch\.version\.hip))\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
 });
 
 /// Reads torch version prints.
@@ -98,6 +98,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if expect.is_empty() || t.is_empty() {
             continue;
         }
+        // AMD_LOG_LEVEL lines (`:3:hip_context.cpp :49 : …`) and Python warnings print between
+        // a command and its output
+        if (t.starts_with(':') && t.as_bytes().get(1).is_some_and(u8::is_ascii_digit)) || t.has("Warning:") {
+            continue;
+        }
         let toks: Vec<&str> = t
             .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
             .map(|s| s.trim_matches(['\'', '"']))
@@ -153,6 +158,9 @@ fn availability_label(t: &str) -> Option<bool> {
         "cuda.is_available()",
         "is_available()",
         "cuda is available",
+        "rocm detected",
+        "gpu detected",
+        "cuda detected",
     ];
     if !LABELS.contains(&label) {
         return None;
