@@ -315,3 +315,94 @@ impl Rule for NoKernelsForGpu {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::facts::{EventKind, Origin, RuntimeEvent, Sourced, Subject};
+    use crate::rules::Scope::Env;
+    use crate::rules::testing::{F, facts};
+
+    fn paste(mut f: F) -> F {
+        f.0.subject = Subject::Paste {
+            paths: vec!["paste.txt".into()],
+        };
+        f
+    }
+
+    fn event(mut f: F, kind: EventKind, gfx: Option<&str>, text: &str) -> F {
+        f.0.events.push(Sourced::new(
+            RuntimeEvent {
+                kind,
+                gfx: gfx.map(str::to_string),
+                text: text.into(),
+            },
+            Origin::File {
+                path: "paste.txt".into(),
+                line: 3,
+                col: 1,
+                end_line: None,
+                end_col: None,
+            },
+        ));
+        f
+    }
+
+    #[test]
+    fn override_with_unknown_gpu_and_override_equal_to_native() {
+        // RC210: an override and no GPU in a paste (Ollama logs, issue 25 shape 6)
+        let f = paste(facts().env("HSA_OVERRIDE_GFX_VERSION", "11.0.0"));
+        assert!(f.codes(Env).contains(&"RC210"));
+        // not when the GPU is known, nor on a probed machine
+        assert!(!paste(facts().gfx("gfx1101").env("HSA_OVERRIDE_GFX_VERSION", "11.0.0")).codes(Env).contains(&"RC210"));
+        assert!(!facts().env("HSA_OVERRIDE_GFX_VERSION", "11.0.0").codes(Env).contains(&"RC210"));
+        // RC211: gfx900 with 9.0.0 (an Ollama log's Vega 56)
+        let codes = paste(facts().gfx("gfx900").env("HSA_OVERRIDE_GFX_VERSION", "9.0.0")).codes(Env);
+        assert!(codes.contains(&"RC211"), "{codes:?}");
+        assert!(!paste(facts().gfx("gfx1031").env("HSA_OVERRIDE_GFX_VERSION", "10.3.0")).codes(Env).contains(&"RC211"));
+    }
+
+    #[test]
+    fn torch_without_a_gpu_lists_causes_in_order() {
+        let mut f = paste(facts().torch("2.4.1+rocm6.1").kernel("5.15.153.1-microsoft-standard-WSL2"));
+        f.0.torch.as_mut().unwrap().value.gpu_available = Some(false);
+        let found = f.findings(Env);
+        let x = found.iter().find(|x| x.code == "RC313").expect("RC313");
+        let why = &x.why;
+        let (a, b, c, d) = (
+            why.find("1. no access").unwrap(),
+            why.find("2. WSL").unwrap(),
+            why.find("3. the GPU's target").unwrap(),
+            why.find("4. an HSA_OVERRIDE").unwrap(),
+        );
+        assert!(a < b && b < c && c < d, "{why}");
+        assert!(why.contains("the paste shows WSL and a +rocm wheel"), "{why}");
+        // a CUDA build is RC304's
+        let mut f = paste(facts().torch("2.4.1+cu121"));
+        f.0.torch.as_mut().unwrap().value.gpu_available = Some(false);
+        assert!(!f.codes(Env).contains(&"RC313"));
+        // hipErrorNoDevice alone
+        let f = event(paste(facts()), EventKind::NoDevice, None, "hipGetDeviceCount: Returned hipErrorNoDevice");
+        assert!(f.codes(Env).contains(&"RC313"));
+    }
+
+    #[test]
+    fn crashes_faults_and_missing_kernels() {
+        let f = event(paste(facts()), EventKind::ReportCrashed, None, "IndexError: list index out of range");
+        assert!(f.codes(Env).contains(&"RC314"));
+        let f = event(paste(facts()), EventKind::PageFault, None, "[gfxhub] page fault");
+        let f = event(f, EventKind::RingTimeout, None, "ring gfx_0.0.0 timeout");
+        let n = f.codes(Env).iter().filter(|c| **c == "RC315").count();
+        assert_eq!(n, 2, "one finding per fault class");
+        let f = event(
+            paste(facts().gfx("gfx1031")),
+            EventKind::TensileLibraryMissing,
+            Some("gfx1031"),
+            "rocBLAS error: Cannot read TensileLibrary.dat for GPU arch : gfx1031",
+        );
+        let found = f.findings(Env);
+        let x = found.iter().find(|x| x.code == "RC316").expect("RC316");
+        assert!(x.title.contains("gfx1031"), "{}", x.title);
+        assert!(x.fix.as_deref().unwrap_or("").contains("HSA_OVERRIDE_GFX_VERSION=10.3.0"), "{:?}", x.fix);
+        assert!(!paste(facts()).codes(Env).iter().any(|c| ["RC313", "RC314", "RC315", "RC316"].contains(c)));
+    }
+}
