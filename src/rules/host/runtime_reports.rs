@@ -258,7 +258,7 @@ declare_rule! {
     /// - https://github.com/ROCm/legacy-rocm-build/issues/2061
     pub struct NoKernelsForGpu {
         code: "RC316",
-        name: "no-kernels-for-gpu",
+        name: "gpu-kernels-missing",
         severity: Error,
         scope: Env,
         summary: "A program has no GPU code for the GPU (NoBinaryForGpu, TensileLibrary, invalid device function)",
