@@ -120,6 +120,9 @@ pub struct Seen {
     pub prose: Prose,
     /// The facts [`build`] took from [`Seen::prose`] (`rocm`, `torch`), for provenance.
     pub from_prose: Vec<&'static str>,
+    /// The texts of [`Seen::notes`], to keep one of each without comparing every note with
+    /// every other (a kernel log of many distinct ignored parameters was quadratic).
+    pub note_texts: std::collections::HashSet<String>,
 }
 
 /// Facts a reader found in free text rather than in a command's output.
@@ -185,7 +188,7 @@ impl Seen {
     /// Records a note.
     pub fn note(&mut self, line: u32, s: impl Into<String>) {
         let n = self.at(s.into(), line);
-        if !self.notes.iter().any(|x| x.v == n.v) {
+        if self.note_texts.insert(n.v.clone()) {
             self.notes.push(n);
         }
     }
@@ -420,11 +423,26 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
             text: texts
                 .get(src.file)
                 .and_then(|t| t.get(src.line.saturating_sub(1) as usize))
-                .map(|l| l.trim_end_matches('\r').trim().to_string())
+                .map(|l| excerpt(l.trim_end_matches('\r').trim()))
                 .unwrap_or_default(),
             inferred,
         })
         .collect()
+}
+
+/// A pasted line as a fact's provenance shows it: whole up to 240 bytes, else its first 240
+/// bytes and `…` (a 10 MB paste on one line with thousands of facts must not copy the line for
+/// each of them).
+fn excerpt(l: &str) -> String {
+    const MAX: usize = 240;
+    if l.len() <= MAX {
+        return l.to_string();
+    }
+    let mut end = MAX;
+    while !l.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &l[..end])
 }
 
 /// A GPU after merging what the readers saw: hardware target, target shown by the runtime.
@@ -629,6 +647,36 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
         .as_ref()
         .and_then(|e| Gfx::from_override(&e.v.1).ok())
         .map(|g| g.as_str().to_string());
+    // One GPU in the paste but readers that disagree on its target: say so (rocminfo's
+    // gfx1201 beside RADV's GFX1200 for one RX 9060 XT; an override shown by one tool only).
+    if merged.len() == 1
+        && let Some(hw) = &merged[0].hw
+    {
+        let mut seen_gfx: Vec<(&str, &str, u32)> = Vec::new();
+        for a in seen.agents.iter().filter(|a| a.reader != "dmesg") {
+            if let Some(g) = &a.gfx
+                && !seen_gfx.iter().any(|(x, _, _)| *x == g.v)
+            {
+                seen_gfx.push((g.v.as_str(), a.reader, g.src.line));
+                if seen_gfx.len() > 8 {
+                    break;
+                }
+            }
+        }
+        if seen_gfx.len() > 1 {
+            let list: Vec<String> = seen_gfx
+                .iter()
+                .map(|(g, r, l)| format!("{g} ({r}, line {l})"))
+                .collect();
+            let n = format!(
+                "the paste shows one GPU but different targets for it: {}; rocmcheck keeps {} — an HSA_OVERRIDE_GFX_VERSION seen by one tool only, a tool's own naming, or two machines in one paste can explain it (check rocminfo's Name and Chip ID lines)",
+                list.join(", "),
+                hw.v
+            );
+            let src = hw.src;
+            seen.notes.push(At { v: n, src });
+        }
+    }
     for (i, m) in merged.iter().enumerate() {
         let a = &m.agent;
         f.gpus.push(Gpu {
@@ -785,11 +833,11 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             o(first),
         ));
     }
+    // (name, version) pairs already taken: a set, so that a long install log stays linear
+    let mut pip_seen: std::collections::HashSet<(&str, Option<&str>)> = std::collections::HashSet::new();
     for p in &seen.pip {
-        if matrix.distribution.package(&p.v.name).is_none()
-            || f.pip
-                .iter()
-                .any(|q| q.value.name == p.v.name && q.value.version == p.v.version)
+        if !pip_seen.insert((p.v.name.as_str(), p.v.version.as_deref()))
+            || matrix.distribution.package(&p.v.name).is_none()
         {
             continue;
         }

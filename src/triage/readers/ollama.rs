@@ -15,7 +15,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut idx = 0;
     // `[N] ROCm …` lines: GPU N's agent, by index (a handful of GPUs)
-    let mut smi: Vec<(u32, usize)> = Vec::new();
+    let mut by_index: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     for l in lines {
         let t = l.text.as_ref();
         if let Some(rest) = t.trim_start().strip_prefix('[')
@@ -27,19 +27,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 file: seen.file,
                 line: l.no,
             };
-            let pos = match smi.iter().find(|(x, _)| *x == i) {
-                Some((_, p)) => *p,
-                None if smi.len() < 64 => {
+            let pos = match by_index.get(&i) {
+                Some(p) => *p,
+                None => {
                     seen.agents.push(Agent {
                         reader: "ollama_log",
                         src,
                         index: Some(i),
                         ..Agent::default()
                     });
-                    smi.push((i, seen.agents.len() - 1));
+                    by_index.insert(i, seen.agents.len() - 1);
                     seen.agents.len() - 1
                 }
-                None => continue,
             };
             let a = &mut seen.agents[pos];
             if let Some(name) = body.strip_prefix("device name: ") {
@@ -98,11 +97,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let Some(gfx) = gfx else { continue };
             let index = index.unwrap_or(idx);
             idx = idx.max(index + 1);
-            let file = seen.file;
-            let pos = seen
-                .agents
-                .iter()
-                .position(|a| a.reader == "ollama_log" && a.index == Some(index) && a.src.file == file);
+            // this input's agents by index (a map: a log of many devices stays linear)
+            let pos = by_index.get(&index).copied();
             let a = match pos {
                 Some(p) => &mut seen.agents[p],
                 None => {
@@ -112,6 +108,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                         index: Some(index),
                         ..Agent::default()
                     });
+                    by_index.insert(index, seen.agents.len() - 1);
                     seen.agents.last_mut().expect("pushed")
                 }
             };
