@@ -383,7 +383,7 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
     for p in &seen.params {
         one(&mut v, &format!("param.{}", p.v.0), p.v.1.clone(), p.src);
     }
-    for a in &seen.agents {
+    for a in seen.agents.iter().take(4 * MAX_GPUS) {
         let g = format!(
             "{}[{}]",
             a.reader,
@@ -458,6 +458,9 @@ struct Merged {
     apu: bool,
 }
 
+/// The most GPUs one paste's facts hold (see [`merge`]).
+pub const MAX_GPUS: usize = 256;
+
 /// Priority of the readers that list GPUs: the first one that saw any GPU gives the list.
 const GPU_READERS: &[&str] = &[
     "rocminfo",
@@ -499,7 +502,11 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
     }) else {
         return Vec::new();
     };
-    let list: Vec<&Agent> = seen.agents.iter().filter(|a| a.reader == *reader).collect();
+    let mut list: Vec<&Agent> = seen.agents.iter().filter(|a| a.reader == *reader).collect();
+    // A machine has a few GPUs (64 partitions of 8 MI300X at most); thousands are repeated
+    // runs in one paste. The first MAX_GPUS are kept (build() says so), which bounds the
+    // facts, the rules' work and the report whatever the paste's size.
+    list.truncate(MAX_GPUS);
     let n = list.len();
     // The other readers' agents, and how many each reader saw, computed once: comparing every
     // agent with every other one (and counting per pair) made a paste of N rocminfo agents cost
@@ -637,6 +644,15 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
     let o = |s: Src| origin(&names, s);
     let mut f = Facts::new(Subject::Paste { paths: names.clone() });
     let merged = merge(&seen, matrix);
+    if merged.len() == MAX_GPUS
+        && let Some(last) = merged.last()
+    {
+        let n = format!(
+            "the paste lists more than {MAX_GPUS} GPUs (repeated runs of a tool?); rocmcheck reads the first {MAX_GPUS}"
+        );
+        let src = last.agent.src;
+        seen.notes.push(At { v: n, src });
+    }
     let override_var = seen
         .env
         .iter()
