@@ -434,7 +434,8 @@ fn product_names_of_two_targets_are_refused() {
         )
     });
     assert!(
-        d.iter().any(|x| x.contains("M004") && x.contains("RX 6750 XT") && x.contains("gfx1031")),
+        d.iter()
+            .any(|x| x.contains("M004") && x.contains("RX 6750 XT") && x.contains("gfx1031")),
         "{d:?}"
     );
 }

@@ -1220,9 +1220,13 @@ fn free_form_prints_hip_logs_and_collect_env_without_gpu() {
     let (t, _) = run("I looked in /opt/rocm-6.0.1/lib/\n$ cat /opt/rocm/.info/version\n6.2.4-120\n");
     assert_eq!(t.summary.rocm.as_deref(), Some("6.2.4"));
     // two readers that disagree on the one GPU's target are reported
-    let (t, _) = run("Name: gfx1201\nMarketing Name: AMD Radeon RX 9060 XT\nvulkaninfo | grep deviceName\ndeviceName = AMD Radeon RX 9060 XT (RADV GFX1200)\n");
+    let (t, _) = run(
+        "Name: gfx1201\nMarketing Name: AMD Radeon RX 9060 XT\nvulkaninfo | grep deviceName\ndeviceName = AMD Radeon RX 9060 XT (RADV GFX1200)\n",
+    );
     assert!(
-        t.notes.iter().any(|(n, _)| n.contains("gfx1201") && n.contains("gfx1200")),
+        t.notes
+            .iter()
+            .any(|(n, _)| n.contains("gfx1201") && n.contains("gfx1200")),
         "{:?}",
         t.notes
     );

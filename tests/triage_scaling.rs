@@ -82,7 +82,10 @@ fn time_per_megabyte_stays_flat_for_every_worst_input() {
             m,
         );
         let name = p.file_name().unwrap().to_string_lossy().to_string();
-        assert!(!t.provenance.is_empty() || !t.summary.formats.is_empty(), "{name}: nothing read");
+        assert!(
+            !t.provenance.is_empty() || !t.summary.formats.is_empty(),
+            "{name}: nothing read"
+        );
         let (ta, tb) = (fastest(&a, m), fastest(&b, m));
         let per_mb = |d: Duration, len: usize| d.as_secs_f64() / (len as f64 / 1e6);
         let ratio = per_mb(tb, b.len()) / per_mb(ta, a.len()).max(1e-9);
@@ -97,7 +100,11 @@ fn time_per_megabyte_stays_flat_for_every_worst_input() {
         }
     }
     println!("{}", rows.join("\n"));
-    assert!(bad.is_empty(), "time per MB grows with the input for {bad:?}:\n{}", rows.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "time per MB grows with the input for {bad:?}:\n{}",
+        rows.join("\n")
+    );
 }
 
 /// The check above can fail: a reader that compares every line with every earlier one shows a

@@ -992,8 +992,21 @@ pub fn product_key(name: &str) -> Option<String> {
         "series",
     ];
     const CODENAMES: &[&str] = &[
-        "navi", "phoenix", "phoenix1", "phoenix2", "hawkpoint", "hawk", "point", "strix", "halo", "krackan", "rembrandt",
-        "aldebaran", "arcturus", "vanjaram", "aqua",
+        "navi",
+        "phoenix",
+        "phoenix1",
+        "phoenix2",
+        "hawkpoint",
+        "hawk",
+        "point",
+        "strix",
+        "halo",
+        "krackan",
+        "rembrandt",
+        "aldebaran",
+        "arcturus",
+        "vanjaram",
+        "aqua",
     ];
     let words: Vec<&str> = s
         .split(|c: char| c.is_whitespace() || c == ',')
@@ -1017,8 +1030,24 @@ pub fn product_key(name: &str) -> Option<String> {
     // one word without a digit names a product only when it is a die or model name
     // (`Raphael`, `Radeon VII`), never a generic word
     const GENERIC: &[&str] = &[
-        "vega", "navi", "unknown", "device", "display", "controller", "apu", "igpu", "integrated", "discrete", "vulkan",
-        "rocm", "hip", "opencl", "cpu", "none", "mobile", "laptop",
+        "vega",
+        "navi",
+        "unknown",
+        "device",
+        "display",
+        "controller",
+        "apu",
+        "igpu",
+        "integrated",
+        "discrete",
+        "vulkan",
+        "rocm",
+        "hip",
+        "opencl",
+        "cpu",
+        "none",
+        "mobile",
+        "laptop",
     ];
     (end == 1 && key.len() >= 3 && key.bytes().all(|b| b.is_ascii_alphabetic()) && !GENERIC.contains(&key.as_str()))
         .then_some(key)
@@ -1036,7 +1065,10 @@ fn strip_parens(name: &str) -> String {
     let mut rest = name;
     while let Some(c) = rest.chars().next() {
         let lower = rest.get(..4).map(|x| x.to_ascii_lowercase());
-        if depth == 0 && c == '(' && (lower.as_deref() == Some("(tm)") || rest.get(..3).is_some_and(|x| x.eq_ignore_ascii_case("(r)"))) {
+        if depth == 0
+            && c == '('
+            && (lower.as_deref() == Some("(tm)") || rest.get(..3).is_some_and(|x| x.eq_ignore_ascii_case("(r)")))
+        {
             out.push(' ');
             rest = &rest[if lower.as_deref() == Some("(tm)") { 4 } else { 3 }..];
             continue;

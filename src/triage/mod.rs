@@ -344,8 +344,16 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
                     x.src,
                     Some(format!(
                         "from {} written in the text, not from a command's output; confirm with {}",
-                        if k == "rocm" { "an install path" } else { "a wheel file name" },
-                        if k == "rocm" { "`cat /opt/rocm/.info/version`" } else { "`python -c 'import torch; print(torch.__version__)'`" }
+                        if k == "rocm" {
+                            "an install path"
+                        } else {
+                            "a wheel file name"
+                        },
+                        if k == "rocm" {
+                            "`cat /opt/rocm/.info/version`"
+                        } else {
+                            "`python -c 'import torch; print(torch.__version__)'`"
+                        }
                     )),
                 ));
             } else {

@@ -8,7 +8,11 @@ use crate::finding::{Finding, Severity};
 use crate::rules::{Context, Rule, RuleMeta};
 
 fn events<'a>(cx: &'a Context<'a>, kinds: &[EventKind]) -> Vec<&'a Sourced<RuntimeEvent>> {
-    cx.facts.events.iter().filter(|e| kinds.contains(&e.value.kind)).collect()
+    cx.facts
+        .events
+        .iter()
+        .filter(|e| kinds.contains(&e.value.kind))
+        .collect()
 }
 
 declare_rule! {
@@ -196,7 +200,12 @@ impl Rule for GpuFault {
         let over = crate::rules::env::override_vars(cx.facts)
             .into_iter()
             .next()
-            .map(|e| format!("; the paste sets {}={} — retry without it first", e.value.name, e.value.value))
+            .map(|e| {
+                format!(
+                    "; the paste sets {}={} — retry without it first",
+                    e.value.name, e.value.value
+                )
+            })
             .unwrap_or_default();
         for e in events(
             cx,
@@ -279,14 +288,19 @@ impl Rule for NoKernelsForGpu {
             ],
         );
         let Some(e) = found.first() else { return };
-        let shown = cx.targets().next().map(|(t, _)| t.effective.clone().unwrap_or_else(|| t.gfx.clone()));
+        let shown = cx
+            .targets()
+            .next()
+            .map(|(t, _)| t.effective.clone().unwrap_or_else(|| t.gfx.clone()));
         let gfx = found.iter().find_map(|e| e.value.gfx.clone()).or(shown);
         let what = gfx.clone().unwrap_or_else(|| "the GPU's target".into());
         let family_override = gfx
             .as_deref()
             .and_then(|g| cx.matrix.gpu(g))
             .and_then(|g| g.override_version.clone().map(|o| (g.gfx.clone(), o)))
-            .filter(|(g, o): &(String, String)| crate::version::Gfx::from_override(o).is_ok_and(|x| x.as_str() != g.as_str()));
+            .filter(|(g, o): &(String, String)| {
+                crate::version::Gfx::from_override(o).is_ok_and(|x| x.as_str() != g.as_str())
+            });
         let mut fix = format!(
             "use a build that carries {what} (`rocmcheck matrix query --gfx {}`); check what the build has: `python -c \"import torch; print(torch.cuda.get_arch_list())\"`, `ls /opt/rocm/lib/rocblas/library | grep {}`",
             gfx.as_deref().unwrap_or("gfxNNN"),
@@ -295,7 +309,9 @@ impl Rule for NoKernelsForGpu {
         if let Some((g, o)) = family_override {
             fix.push_str(&format!(
                 "; without one, HSA_OVERRIDE_GFX_VERSION={o} runs the {} family target's code on {g}",
-                crate::version::Gfx::from_override(&o).map(|x| x.as_str().to_string()).unwrap_or_default()
+                crate::version::Gfx::from_override(&o)
+                    .map(|x| x.as_str().to_string())
+                    .unwrap_or_default()
             ));
         }
         let kinds: Vec<&str> = found
@@ -353,17 +369,34 @@ mod tests {
         let f = paste(facts().env("HSA_OVERRIDE_GFX_VERSION", "11.0.0"));
         assert!(f.codes(Env).contains(&"RC210"));
         // not when the GPU is known, nor on a probed machine
-        assert!(!paste(facts().gfx("gfx1101").env("HSA_OVERRIDE_GFX_VERSION", "11.0.0")).codes(Env).contains(&"RC210"));
-        assert!(!facts().env("HSA_OVERRIDE_GFX_VERSION", "11.0.0").codes(Env).contains(&"RC210"));
+        assert!(
+            !paste(facts().gfx("gfx1101").env("HSA_OVERRIDE_GFX_VERSION", "11.0.0"))
+                .codes(Env)
+                .contains(&"RC210")
+        );
+        assert!(
+            !facts()
+                .env("HSA_OVERRIDE_GFX_VERSION", "11.0.0")
+                .codes(Env)
+                .contains(&"RC210")
+        );
         // RC211: gfx900 with 9.0.0 (an Ollama log's Vega 56)
         let codes = paste(facts().gfx("gfx900").env("HSA_OVERRIDE_GFX_VERSION", "9.0.0")).codes(Env);
         assert!(codes.contains(&"RC211"), "{codes:?}");
-        assert!(!paste(facts().gfx("gfx1031").env("HSA_OVERRIDE_GFX_VERSION", "10.3.0")).codes(Env).contains(&"RC211"));
+        assert!(
+            !paste(facts().gfx("gfx1031").env("HSA_OVERRIDE_GFX_VERSION", "10.3.0"))
+                .codes(Env)
+                .contains(&"RC211")
+        );
     }
 
     #[test]
     fn torch_without_a_gpu_lists_causes_in_order() {
-        let mut f = paste(facts().torch("2.4.1+rocm6.1").kernel("5.15.153.1-microsoft-standard-WSL2"));
+        let mut f = paste(
+            facts()
+                .torch("2.4.1+rocm6.1")
+                .kernel("5.15.153.1-microsoft-standard-WSL2"),
+        );
         f.0.torch.as_mut().unwrap().value.gpu_available = Some(false);
         let found = f.findings(Env);
         let x = found.iter().find(|x| x.code == "RC313").expect("RC313");
@@ -381,13 +414,23 @@ mod tests {
         f.0.torch.as_mut().unwrap().value.gpu_available = Some(false);
         assert!(!f.codes(Env).contains(&"RC313"));
         // hipErrorNoDevice alone
-        let f = event(paste(facts()), EventKind::NoDevice, None, "hipGetDeviceCount: Returned hipErrorNoDevice");
+        let f = event(
+            paste(facts()),
+            EventKind::NoDevice,
+            None,
+            "hipGetDeviceCount: Returned hipErrorNoDevice",
+        );
         assert!(f.codes(Env).contains(&"RC313"));
     }
 
     #[test]
     fn crashes_faults_and_missing_kernels() {
-        let f = event(paste(facts()), EventKind::ReportCrashed, None, "IndexError: list index out of range");
+        let f = event(
+            paste(facts()),
+            EventKind::ReportCrashed,
+            None,
+            "IndexError: list index out of range",
+        );
         assert!(f.codes(Env).contains(&"RC314"));
         let f = event(paste(facts()), EventKind::PageFault, None, "[gfxhub] page fault");
         let f = event(f, EventKind::RingTimeout, None, "ring gfx_0.0.0 timeout");
@@ -402,7 +445,19 @@ mod tests {
         let found = f.findings(Env);
         let x = found.iter().find(|x| x.code == "RC316").expect("RC316");
         assert!(x.title.contains("gfx1031"), "{}", x.title);
-        assert!(x.fix.as_deref().unwrap_or("").contains("HSA_OVERRIDE_GFX_VERSION=10.3.0"), "{:?}", x.fix);
-        assert!(!paste(facts()).codes(Env).iter().any(|c| ["RC313", "RC314", "RC315", "RC316"].contains(c)));
+        assert!(
+            x.fix
+                .as_deref()
+                .unwrap_or("")
+                .contains("HSA_OVERRIDE_GFX_VERSION=10.3.0"),
+            "{:?}",
+            x.fix
+        );
+        assert!(
+            !paste(facts())
+                .codes(Env)
+                .iter()
+                .any(|c| ["RC313", "RC314", "RC315", "RC316"].contains(c))
+        );
     }
 }

@@ -34,7 +34,8 @@ fn prerelease(raw: &str) -> bool {
     let rest = raw.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
     let tag = rest.trim_start_matches(|c: char| c.is_ascii_alphabetic());
     let word = &rest[..rest.len() - tag.len()];
-    matches!(word, "rc" | "a" | "b" | "dev" | "alpha" | "beta") && tag.bytes().next().is_some_and(|b| b.is_ascii_digit())
+    matches!(word, "rc" | "a" | "b" | "dev" | "alpha" | "beta")
+        && tag.bytes().next().is_some_and(|b| b.is_ascii_digit())
 }
 
 fn source(r: &RocmRelease) -> Vec<String> {
@@ -235,8 +236,14 @@ impl Rule for RocmPreviewStream {
             if !prerelease(&r.value.version) {
                 continue;
             }
-            let Ok(v) = RocmVersion::parse(&r.value.version) else { continue };
-            if cx.matrix.rocm_release(&v.version).is_some_and(|rel| rel.stream == Stream::Preview) {
+            let Ok(v) = RocmVersion::parse(&r.value.version) else {
+                continue;
+            };
+            if cx
+                .matrix
+                .rocm_release(&v.version)
+                .is_some_and(|rel| rel.stream == Stream::Preview)
+            {
                 continue;
             }
             out.push(

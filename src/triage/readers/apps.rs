@@ -68,7 +68,10 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
                 let a = first_agent(seen, &mut slot, "comfyui_log", src);
                 a.vram.get_or_insert(At { v: b, src });
             }
-        } else if let Some(v) = t2.strip_prefix("pytorch version: ").or_else(|| t2.strip_prefix("PyTorch Version: ")) {
+        } else if let Some(v) = t2
+            .strip_prefix("pytorch version: ")
+            .or_else(|| t2.strip_prefix("PyTorch Version: "))
+        {
             fired = true;
             let at = seen.at(v.trim().to_string(), l.no);
             Seen::first(&mut seen.torch, at);
@@ -81,7 +84,11 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
         } else if let Some(v) = t2.strip_prefix("ROCm version: (") {
             fired = true;
             let nums: Vec<&str> = v.trim_end_matches(')').split(',').map(str::trim).collect();
-            if nums.len() >= 2 && nums.iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) {
+            if nums.len() >= 2
+                && nums
+                    .iter()
+                    .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            {
                 let at = seen.at(format!("{}.{}", nums[0], nums[1]), l.no);
                 Seen::first(&mut seen.torch_hip, at);
             }
@@ -195,7 +202,10 @@ mod tests {
         assert!(fired);
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 7800 XT"));
         assert_eq!(s.notes.len(), 1);
-        let (fired, _) = run(vllm, "INFO 05-01 10:00:00 [__init__.py:239] Automatically detected platform rocm.\n");
+        let (fired, _) = run(
+            vllm,
+            "INFO 05-01 10:00:00 [__init__.py:239] Automatically detected platform rocm.\n",
+        );
         assert!(fired);
         let (fired, _) = run(vllm, "INFO platform cuda\n");
         assert!(!fired);

@@ -155,12 +155,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 /// `AttributeError: module 'torch' has no attribute …`, `RuntimeError: …`: the last line of a
 /// Python traceback.
 fn exception_line(t: &str) -> bool {
-    let Some((name, _)) = t.split_once(':') else { return false };
+    let Some((name, _)) = t.split_once(':') else {
+        return false;
+    };
     !name.is_empty()
         && name.len() < 60
         && !name.contains(' ')
         && (name.ends_with("Error") || name.ends_with("Exception") || name.ends_with("Interrupt"))
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_')
 }
 
 fn gpu(seen: &mut Seen, name: &str, index: Option<u32>, line: u32) {

@@ -90,7 +90,8 @@ pub(crate) fn kernel_release(v: &str) -> bool {
         && b.first().is_some_and(u8::is_ascii_digit)
         && v.split('.').count() >= 3
         && v.has("-")
-        && v.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b'+'))
+        && v.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b'+'))
 }
 
 /// A line that is only a product name: `AMD Radeon RX 6600 XT`, `Radeon 8060S`.
@@ -186,7 +187,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mine: Vec<usize> = (first..seen.agents.len()).collect();
     if mine.len() == 2 {
         let (a, b) = (mine[0], mine[1]);
-        let (named, bare) = if seen.agents[a].marketing.is_some() { (a, b) } else { (b, a) };
+        let (named, bare) = if seen.agents[a].marketing.is_some() {
+            (a, b)
+        } else {
+            (b, a)
+        };
         if seen.agents[named].marketing.is_some()
             && seen.agents[named].gfx.is_none()
             && seen.agents[bare].marketing.is_none()
@@ -212,8 +217,16 @@ mod tests {
         for (text, want, line) in [
             ("Using ROCm\nDevice: AMD Radeon 8060S\n", "AMD Radeon 8060S", 2),
             ("name = AMD Radeon RX 6600 XT\n", "AMD Radeon RX 6600 XT", 1),
-            ("GPU 0:\n  Name: AMD Radeon 8060S\n  Total Memory: 96.00 GB\n", "AMD Radeon 8060S", 2),
-            ("    deviceName        = AMD Radeon RX 6600 XT (RADV NAVI23)\n", "AMD Radeon RX 6600 XT (RADV NAVI23)", 1),
+            (
+                "GPU 0:\n  Name: AMD Radeon 8060S\n  Total Memory: 96.00 GB\n",
+                "AMD Radeon 8060S",
+                2,
+            ),
+            (
+                "    deviceName        = AMD Radeon RX 6600 XT (RADV NAVI23)\n",
+                "AMD Radeon RX 6600 XT (RADV NAVI23)",
+                1,
+            ),
             ("print: 'AMD Radeon RX 7900 XTX'\n", "AMD Radeon RX 7900 XTX", 1),
         ] {
             let (fired, s) = run(read, text);

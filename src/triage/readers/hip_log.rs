@@ -29,7 +29,14 @@ enum Part {
 /// `:3:hip_device_runtime.cpp :649 : …`: an AMD_LOG_LEVEL line.
 fn log_level_line(t: &str) -> bool {
     let b = t.as_bytes();
-    b.len() > 4 && b[0] == b':' && b[1].is_ascii_digit() && b[2] == b':' && t[3..].split(':').next().is_some_and(|f| f.trim_end().ends_with(".cpp") || f.trim_end().ends_with(".hpp"))
+    b.len() > 4
+        && b[0] == b':'
+        && b[1].is_ascii_digit()
+        && b[2] == b':'
+        && t[3..]
+            .split(':')
+            .next()
+            .is_some_and(|f| f.trim_end().ends_with(".cpp") || f.trim_end().ends_with(".hpp"))
 }
 
 /// The gfx of an ISA string in `t` (`amdgcn-amd-amdhsa--gfx1031`), if any.
@@ -203,12 +210,18 @@ RuntimeError: HIP error: invalid device function\n";
 
     #[test]
     fn isa_string_alone_and_unrelated_text() {
-        let (fired, s) = run(read, ":3:rocvirtual.cpp :3000 : 1 us: 2 : [tid:0x1] ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-\n");
+        let (fired, s) = run(
+            read,
+            ":3:rocvirtual.cpp :3000 : 1 us: 2 : [tid:0x1] ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-\n",
+        );
         assert!(fired);
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx90a");
         let (_, s) = run(read, "no ROCm-capable device is detected\n");
         assert_eq!(s.events[0].v.kind, EventKind::NoDevice);
-        let (fired, s) = run(read, "the device works fine, no error\n  Name:  amdgcn-amd-amdhsa--gfx1100\n");
+        let (fired, s) = run(
+            read,
+            "the device works fine, no error\n  Name:  amdgcn-amd-amdhsa--gfx1100\n",
+        );
         assert!(!fired && s.agents.is_empty() && s.events.is_empty());
     }
 }

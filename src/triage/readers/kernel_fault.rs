@@ -18,7 +18,11 @@ fn class(t: &str) -> Option<EventKind> {
     if (t.has("ring ") && t.has(" timeout")) || t.has("MES failed to respond") || t.has("MES ring buffer is full") {
         return Some(EventKind::RingTimeout);
     }
-    if t.has("GPU reset begin") || t.has("VRAM is lost due to GPU reset") || t.has("device wedged") || t.has("GPU reset(") {
+    if t.has("GPU reset begin")
+        || t.has("VRAM is lost due to GPU reset")
+        || t.has("device wedged")
+        || t.has("GPU reset(")
+    {
         return Some(EventKind::GpuReset);
     }
     None

@@ -22,7 +22,9 @@ fn opt_rocm(t: &str) -> Option<String> {
         let v = v.trim_end_matches('.');
         let parts = v.split('.').filter(|p| !p.is_empty()).count();
         let after = t[start + v.len()..].chars().next();
-        if (2..=3).contains(&parts) && after.is_none_or(|c| matches!(c, '/' | ' ' | '"' | '\'' | ')' | ':' | ',' | '`' | ';')) {
+        if (2..=3).contains(&parts)
+            && after.is_none_or(|c| matches!(c, '/' | ' ' | '"' | '\'' | ')' | ':' | ',' | '`' | ';'))
+        {
             return Some(v.to_string());
         }
         from = start;
@@ -70,7 +72,9 @@ fn wheel_torch(t: &str) -> Option<String> {
             .position(|b| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'`' | b')' | b'<' | b'>'))
             .unwrap_or(rest.len().min(200));
         let name = rest.get(..len).unwrap_or("");
-        let Some(end) = name.at("-cp").or_else(|| name.at("-py3")) else { continue };
+        let Some(end) = name.at("-cp").or_else(|| name.at("-py3")) else {
+            continue;
+        };
         let v = name[..end].replace("%2B", "+").replace("%2b", "+");
         let ok = v.as_bytes().first().is_some_and(u8::is_ascii_digit)
             && v.contains("+rocm")
@@ -154,15 +158,25 @@ mod tests {
         assert_eq!((torch.v.as_str(), torch.src.line), ("2.3.0.dev20240126+rocm6.0", 1));
         let r = s.prose.rocm.unwrap();
         assert_eq!((r.v.as_str(), r.src.line), ("6.0.1", 2));
-        assert!(s.rocm.is_none() && s.torch.is_none(), "prose never sets the facts itself");
-        assert_eq!(wheel_torch("torch-2.3.0+rocm6.2.3-cp310-cp310-linux_x86_64.whl").as_deref(), Some("2.3.0+rocm6.2.3"));
+        assert!(
+            s.rocm.is_none() && s.torch.is_none(),
+            "prose never sets the facts itself"
+        );
+        assert_eq!(
+            wheel_torch("torch-2.3.0+rocm6.2.3-cp310-cp310-linux_x86_64.whl").as_deref(),
+            Some("2.3.0+rocm6.2.3")
+        );
         assert_eq!(wheel_torch("torch-2.3.0-cp310-cp310-linux_x86_64.whl"), None);
         assert_eq!(wheel_torch("pytorch-2.3.0+rocm6.0-cp310-x.whl"), None);
-        assert_eq!(opt_rocm("ldd: /opt/rocm-6.2.1/lib/libamdhip64.so.6").as_deref(), Some("6.2.1"));
+        assert_eq!(
+            opt_rocm("ldd: /opt/rocm-6.2.1/lib/libamdhip64.so.6").as_deref(),
+            Some("6.2.1")
+        );
         assert_eq!(opt_rocm("/opt/rocm-6.2"), Some("6.2".into()));
         assert_eq!(opt_rocm("/opt/rocm-x/lib /opt/rocm-7/"), None);
         assert_eq!(
-            windows_rocm("Cannot read C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary.dat").as_deref(),
+            windows_rocm("Cannot read C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary.dat")
+                .as_deref(),
             Some("6.1")
         );
     }
