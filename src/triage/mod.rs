@@ -123,6 +123,10 @@ pub struct Seen {
     /// The texts of [`Seen::notes`], to keep one of each without comparing every note with
     /// every other (a kernel log of many distinct ignored parameters was quadratic).
     pub note_texts: std::collections::HashSet<String>,
+    /// Where each (reader, input, printed index) GPU sits in [`Seen::agents`], for
+    /// [`Seen::agent_at`] (a search of all agents per line made rocm-smi and amd-smi pastes
+    /// of many GPUs quadratic: 10 MB of rocm-smi rows took 17 s).
+    pub agent_index: std::collections::HashMap<(&'static str, usize, u32), usize>,
 }
 
 /// Facts a reader found in free text rather than in a command's output.
@@ -174,6 +178,26 @@ impl Seen {
         if slot.is_none() {
             *slot = Some(v);
         }
+    }
+    /// The GPU `reader` saw with printed index `idx` in the current input, created (with its
+    /// first line `line`) at its first sighting. Constant time per call.
+    pub fn agent_at(&mut self, reader: &'static str, idx: u32, line: u32) -> &mut Agent {
+        let key = (reader, self.file, idx);
+        let pos = match self.agent_index.get(&key) {
+            Some(p) => *p,
+            None => {
+                self.agents.push(Agent {
+                    reader,
+                    src: Src { file: self.file, line },
+                    index: Some(idx),
+                    ..Agent::default()
+                });
+                let p = self.agents.len() - 1;
+                self.agent_index.insert(key, p);
+                p
+            }
+        };
+        &mut self.agents[pos]
     }
     /// Records a run-time report unless one of the same kind and target is already recorded
     /// (a log repeats the same error for every kernel launch).
@@ -465,6 +489,9 @@ struct Merged {
     from_name: Option<String>,
     apu: bool,
 }
+
+/// The most notes one report carries (the rest are counted in a last note).
+pub const MAX_NOTES: usize = 100;
 
 /// The most GPUs one paste's facts hold (see [`merge`]).
 pub const MAX_GPUS: usize = 256;
@@ -1008,6 +1035,17 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             .collect(),
         torch_gpu_available: seen.torch_gpu_available.as_ref().map(|a| a.v),
     };
+    // A report of thousands of notes (a journal of distinct ignored parameters) says nothing
+    // more than its first ones: keep MAX_NOTES and count the rest.
+    if seen.notes.len() > MAX_NOTES {
+        let more = seen.notes.len() - MAX_NOTES;
+        seen.notes.truncate(MAX_NOTES);
+        let src = seen.notes[MAX_NOTES - 1].src;
+        seen.notes.push(At {
+            v: format!("… and {more} more notes of the same kinds"),
+            src,
+        });
+    }
     let notes = seen.notes.iter().map(|n| (n.v.clone(), o(n.src))).collect();
     let missing = missing(&seen, &merged, &f);
     let path_origins = path_map.into_iter().map(|(p, s)| (p, o(s))).collect();

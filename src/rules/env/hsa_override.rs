@@ -338,7 +338,7 @@ impl Rule for HsaOverrideUnknownGpu {
         &Self::META
     }
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
-        if !matches!(cx.facts.subject, Subject::Paste { .. }) || cx.facts.targets.iter().next().is_some() {
+        if !matches!(cx.facts.subject, Subject::Paste { .. }) || !cx.facts.targets.is_empty() {
             return;
         }
         for e in override_vars(cx.facts) {

@@ -10,7 +10,7 @@ use crate::facts::EventKind;
 use crate::triage::paste::{Has, trim};
 use crate::triage::{Agent, At, Src};
 
-fn agent<'a>(seen: &'a mut Seen, index: u32, src: Src) -> &'a mut Agent {
+fn agent(seen: &mut Seen, index: u32, src: Src) -> &mut Agent {
     let file = seen.file;
     // the last few agents are this reader's (a log lists a handful of devices)
     let pos = seen
