@@ -491,7 +491,7 @@ struct Merged {
 }
 
 /// The most notes one report carries (the rest are counted in a last note).
-pub const MAX_NOTES: usize = 100;
+pub const MAX_NOTES: usize = 10_000;
 
 /// The most GPUs one paste's facts hold (see [`merge`]).
 pub const MAX_GPUS: usize = 256;
