@@ -342,6 +342,10 @@ pub struct TorchFacts {
     /// `import torch`), env only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hip_library: Option<String>,
+    /// `torch.cuda.is_available()` as a paste shows it (collect_env's `Is CUDA available`, a
+    /// printed call), triage only; `env --deep` keeps its own in [`PythonFacts::available`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_available: Option<bool>,
 }
 
 /// A Python distribution in the stack (not torch itself).
@@ -621,6 +625,10 @@ pub struct Facts {
     /// (lint only; `lint --verbose` lists them, a missing one is a note).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub context_files: Vec<ContextFile>,
+    /// What a program or the kernel reported at run time (HIP errors, GPU faults, a crashed
+    /// report), each with the line it was read from (triage only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<Sourced<RuntimeEvent>>,
 }
 
 /// A build-context file a Dockerfile brings in (`COPY`, `ADD`, `RUN --mount=type=bind`) or
@@ -649,6 +657,43 @@ pub enum ContextStatus {
     Unreadable(String),
     /// Copied into the image, but no RUN we read installs from it.
     Unused,
+}
+
+/// A run-time report read from a paste: what went wrong, as the program or the kernel said it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeEvent {
+    /// What kind of report.
+    pub kind: EventKind,
+    /// The gfx target the report names (`for GPU arch : gfx1031`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gfx: Option<String>,
+    /// The reported text (trimmed, at most 200 characters).
+    pub text: String,
+}
+
+/// Classes of run-time reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventKind {
+    /// `hipErrorNoBinaryForGpu`: no code object for the GPU's ISA in a binary.
+    NoBinaryForGpu,
+    /// rocBLAS: `Cannot read …TensileLibrary.dat … for GPU arch : gfxNNN`.
+    TensileLibraryMissing,
+    /// `invalid device function` (HIP, torch, ggml).
+    InvalidDeviceFunction,
+    /// `Memory access fault by GPU node-N … Reason: …` (ROCr).
+    MemoryAccessFault,
+    /// amdgpu `[gfxhub] page fault` / `VM_L2_PROTECTION_FAULT_STATUS` (kernel log).
+    PageFault,
+    /// amdgpu `ring … timeout` / `MES failed to respond` (kernel log): a hang.
+    RingTimeout,
+    /// amdgpu `GPU reset begin!` / `VRAM is lost due to GPU reset!` (kernel log).
+    GpuReset,
+    /// The GPU runtime found no device (`hipErrorNoDevice`, `no ROCm-capable device`,
+    /// `ggml_cuda_init: failed to initialize ROCm`).
+    NoDevice,
+    /// collect_env (or another report script) stopped with a Python traceback.
+    ReportCrashed,
 }
 
 /// How a container is started (devcontainer.json `runArgs`, a compose service): the settings

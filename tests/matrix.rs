@@ -291,10 +291,36 @@ fn product_names_map_exactly_or_not_at_all() {
         ("AMD Radeon RX 7800 XT", Some("gfx1101")),
         ("Radeon RX 7900 XTX", Some("gfx1100")),
         ("AMD Radeon RX 9070", Some("gfx1201")),
+        // issue 25: every spelling people and tools print, and the siblings of composite
+        // `products:` names (pci.ids series), map to their one target
+        ("AMD Radeon RX 6600 XT", Some("gfx1032")),
+        ("RX 6750 XT", Some("gfx1031")),
+        ("AMD Radeon RX 6750XT", Some("gfx1031")),
+        ("Radeon RX 6950 XT", Some("gfx1030")),
+        ("AMD Radeon RX 7600", Some("gfx1102")),
+        ("AMD Radeon RX 7600 XT", Some("gfx1102")),
+        ("AMD Radeon RX 7700", Some("gfx1101")),
+        ("AMD Radeon RX 7700S", Some("gfx1102")),
+        ("AMD Radeon RX 9060 XT", Some("gfx1200")),
+        ("AMD Radeon RX 9070 XT", Some("gfx1201")),
+        ("AMD Radeon 780M", Some("gfx1103")),
+        ("AMD Radeon 780M Graphics", Some("gfx1103")),
+        ("AMD Radeon(TM) 890M", Some("gfx1150")),
+        ("AMD Radeon 8060S", Some("gfx1151")),
+        ("Radeon 8060S Graphics", Some("gfx1151")),
+        ("AMD Radeon 8050S Graphics (RADV GFX1151)", Some("gfx1151")),
+        ("AMD Instinct MI325X", Some("gfx942")),
+        ("Instinct MI300X VF", Some("gfx942")),
+        ("AMD Radeon™ RX 7900 XTX", Some("gfx1100")),
+        ("amd radeon rx 7900xtx", Some("gfx1100")),
+        ("AMD Radeon RX 7600 Navi 33", Some("gfx1102")),
+        ("Raphael", Some("gfx1036")),
+        ("AMD Radeon VII", Some("gfx906")),
         // generic names (APUs) and names of targets outside the matrix never map
         ("AMD Radeon Graphics", None),
         ("AMD Radeon(TM) Graphics", None),
-        ("Radeon 8060S Graphics", None),
+        ("AMD Radeon 760M", None),
+        ("Radeon Vega", None),
         ("Fiji [Radeon R9 FURY / NANO Series]", None),
         ("Radeon R9 FURY X", None),
         // near misses: no substring or prefix matching
@@ -310,8 +336,18 @@ fn product_names_map_exactly_or_not_at_all() {
     assert_eq!(rocmcheck::matrix::product_key("AMD Radeon Graphics"), None);
     assert_eq!(
         rocmcheck::matrix::product_key("AMD Radeon™ PRO  W7900").as_deref(),
-        Some("radeon pro w7900")
+        Some("w7900")
     );
+    // a name whose candidates belong to two targets is ambiguous, never a guess
+    match m.gpu_by_name_why("Radeon RX 6800 / 6700 XT") {
+        rocmcheck::matrix::NameMatch::Ambiguous(two) => {
+            let mut g: Vec<&str> = two.iter().map(|(g, _)| g.as_str()).collect();
+            g.sort();
+            assert_eq!(g, ["gfx1030", "gfx1031"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(m.gpu_by_name("Radeon RX 6800 / 6700 XT").is_none());
 }
 
 #[test]
@@ -384,4 +420,22 @@ fn distribution_reads_indexes_packages_and_families() {
     assert!(d.package("numpy").is_none());
     assert_eq!(d.families_for("gfx1102")[0].name, "gfx110X-dgpu");
     assert!(d.stable_multi_arch().is_some());
+}
+
+/// Issue 25: the siblings of composite `products:` names are names too, so one that belongs to
+/// another target is refused like a duplicate marketing name (M004).
+#[test]
+fn product_names_of_two_targets_are_refused() {
+    let d = broken("gpus.yaml", |t| {
+        t.replacen(
+            "      - name: \"Radeon PRO V620\"\n",
+            "      - name: \"Radeon PRO V620 / RX 6750 XT\"\n",
+            1,
+        )
+    });
+    assert!(
+        d.iter()
+            .any(|x| x.contains("M004") && x.contains("RX 6750 XT") && x.contains("gfx1031")),
+        "{d:?}"
+    );
 }

@@ -1159,3 +1159,75 @@ fn a_next_link_to_another_host_is_not_followed() {
     assert!(text(&o).contains("another host"), "{}", text(&o));
     assert!(other_seen.lock().unwrap().is_empty(), "the other host was asked");
 }
+
+/// Issue 25: an input over the size limit is refused before it is read, with a message that
+/// names the limit and what to do (exit 2). The file is sparse: no 64 MiB are written.
+#[test]
+fn an_input_over_the_limit_is_refused_with_the_limit_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("journal.txt");
+    let f = std::fs::File::create(&p).unwrap();
+    f.set_len((64 << 20) + 1).unwrap();
+    let o = bin().args(["triage", p.to_str().unwrap()]).output().unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("limit of 64 MiB per input (MAX_PASTE)"), "{t}");
+    assert!(t.contains("split it"), "{t}");
+    assert!(t.contains("journal.txt"), "{t}");
+}
+
+/// Issue 25, shapes 1–5 end to end: a product name in a free-form print settles the target, a
+/// HIP log's missing kernels and a WSL collect_env without a GPU each give their finding.
+#[test]
+fn free_form_prints_hip_logs_and_collect_env_without_gpu() {
+    let m = Matrix::embedded();
+    let run = |text: &str| {
+        let t = triage::triage(
+            &[Input {
+                name: "paste.txt".into(),
+                text: text.into(),
+            }],
+            m,
+        );
+        let codes: Vec<&str> = rules::run(Scope::Env, &t.facts, m).iter().map(|f| f.code).collect();
+        (t, codes)
+    };
+    // an RX 6750 XT named by a script, with a torch rocm5.7 wheel: the gfx rules run (RC102)
+    let (t, codes) = run("torch 2.3.1+rocm5.7\nDevice: AMD Radeon RX 6750 XT\n");
+    assert_eq!(t.summary.gfx, ["gfx1031"]);
+    assert_eq!(t.summary.gfx_from_name, ["gfx1031"]);
+    assert!(codes.contains(&"RC102"), "{codes:?}");
+    let p = t.provenance.iter().find(|p| p.fact == "gpu[0].gfx").unwrap();
+    assert_eq!(p.line, 2);
+    assert!(p.inferred.as_deref().unwrap_or("").contains("RX 6750 XT"));
+    // rocBLAS without kernels for the GPU
+    let (t, codes) = run(
+        "rocBLAS error: Cannot read /opt/rocm-6.2.1/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1031\n",
+    );
+    assert_eq!(t.summary.gfx, ["gfx1031"]);
+    assert_eq!(t.summary.rocm.as_deref(), Some("6.2.1"));
+    let r = t.provenance.iter().find(|p| p.fact == "rocm").unwrap();
+    assert!(r.inferred.is_some(), "a path is not a command's output");
+    assert!(codes.contains(&"RC316"), "{codes:?}");
+    // collect_env's "No CUDA" is neither a GPU nor an NVIDIA driver
+    let (t, codes) = run(
+        "PyTorch version: 2.4.1+rocm6.1\nROCM used to build PyTorch: 6.1.40091-a8dbc0c19\nPython platform: Linux-5.15.153.1-microsoft-standard-WSL2-x86_64-with-glibc2.35\nIs CUDA available: False\nGPU models and configuration: No CUDA\nNvidia driver version: No CUDA\n",
+    );
+    assert!(t.summary.gfx.is_empty() && !t.summary.nvidia);
+    assert_eq!(t.summary.torch_gpu_available, Some(false));
+    assert!(codes.contains(&"RC313") && !codes.contains(&"RC304"), "{codes:?}");
+    // a command's output outranks prose: the version file wins over a path in a sentence
+    let (t, _) = run("I looked in /opt/rocm-6.0.1/lib/\n$ cat /opt/rocm/.info/version\n6.2.4-120\n");
+    assert_eq!(t.summary.rocm.as_deref(), Some("6.2.4"));
+    // two readers that disagree on the one GPU's target are reported
+    let (t, _) = run(
+        "Name: gfx1201\nMarketing Name: AMD Radeon RX 9060 XT\nvulkaninfo | grep deviceName\ndeviceName = AMD Radeon RX 9060 XT (RADV GFX1200)\n",
+    );
+    assert!(
+        t.notes
+            .iter()
+            .any(|(n, _)| n.contains("gfx1201") && n.contains("gfx1200")),
+        "{:?}",
+        t.notes
+    );
+}

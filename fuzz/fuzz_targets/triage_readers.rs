@@ -4,7 +4,11 @@
 //! `regex-lite` crates (both linear time), two hand-written scanners (environment settings,
 //! `rocm-smi --json` fields) and single passes over the lines, so input size bounds the work.
 //!
-//! Run: `cargo +nightly fuzz run triage_readers fuzz/corpus/triage_readers tests/triage/corpus -- -dict=fuzz/triage_readers.dict -detect_leaks=0`
+//! Seeds: the triage corpus (real pastes of every format, issue 25's free-form prints, HIP
+//! logs, llama.cpp/Ollama/ComfyUI/LM Studio/vLLM lines, kernel faults and prose included) and
+//! the readers' worst-input units (`tests/triage/worst`).
+//!
+//! Run: `cargo +nightly fuzz run triage_readers fuzz/corpus/triage_readers tests/triage/corpus tests/triage/worst -- -dict=fuzz/triage_readers.dict -detect_leaks=0`
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -48,8 +48,20 @@ pub struct TriageArgs {
     pub config: Option<PathBuf>,
 }
 
-/// Largest paste read (a bug report is kilobytes; a whole journal can be tens of megabytes).
-const MAX_PASTE: usize = 64 << 20;
+/// Largest input read, per file (a bug report is kilobytes; a whole journal or a rocminfo of a
+/// large node can be tens of megabytes). Reading is linear in the size (issue 25: ~20 MB/s and
+/// more on each reader's worst input, release build), so the cap bounds time and memory: the
+/// input is held once, the facts are proportional to what was recognised.
+pub const MAX_PASTE: usize = 64 << 20;
+
+/// The message for an input over [`MAX_PASTE`]: the limit by name and what to do.
+fn too_large(size: u64) -> String {
+    format!(
+        "cannot read: {:.1} MiB is over triage's limit of {} MiB per input (MAX_PASTE); cut it to the command outputs that matter (e.g. `grep -E 'amdgpu|kfd|ttm' journal.txt`, or rocminfo's first GPU agents) or split it into several files",
+        size as f64 / (1u64 << 20) as f64,
+        MAX_PASTE >> 20
+    )
+}
 
 fn parse_severity(s: &str) -> Result<Severity, String> {
     Severity::parse(s).ok_or_else(|| format!("`{s}`: expected error, warning or info"))
@@ -96,6 +108,10 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
                 // Valid UTF-8 (nearly every paste) is taken as is: the lossy path checks byte by byte
                 // and copies.
                 text: String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            }),
+            Err(crate::input::ReadError::TooLarge { size, .. }) => errors.push(InputError {
+                origin: Origin::Path { path: name.clone() },
+                message: too_large(size),
             }),
             Err(e) => errors.push(InputError {
                 origin: Origin::Path { path: name.clone() },

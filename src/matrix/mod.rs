@@ -358,6 +358,13 @@ pub struct GpuTarget {
     /// lookups need them; start-up does not pay for them).
     #[serde(skip)]
     pub(crate) marketing_keys: std::sync::OnceLock<Vec<Option<String>>>,
+    /// Every name this target answers to, with its [`product_key`]: the `marketing` names and
+    /// each sibling of a composite `products:` name (`Radeon RX 7600 / 7600 XT / 7600M XT
+    /// (Navi 33)` → `Radeon RX 7600`, `Radeon RX 7600 XT`, `Radeon RX 7600M XT`), computed on
+    /// first use. Processor names (`Ryzen …`) are left out: a CPU name does not say which GPU a
+    /// program uses.
+    #[serde(skip)]
+    pub(crate) name_keys: std::sync::OnceLock<Vec<(String, String)>>,
     /// Confidence.
     pub confidence: Confidence,
     /// Note.
@@ -372,6 +379,33 @@ impl GpuTarget {
     pub fn marketing_keys(&self) -> &[Option<String>] {
         self.marketing_keys
             .get_or_init(|| self.marketing.iter().map(|n| product_key(n)).collect())
+    }
+
+    /// (key, name) for every name this target answers to (see `name_keys`), marketing names
+    /// first; a key appears once.
+    pub fn name_keys(&self) -> &[(String, String)] {
+        self.name_keys.get_or_init(|| {
+            let mut out: Vec<(String, String)> = Vec::new();
+            let mut push = |name: String| {
+                if let Some(k) = product_key(&name)
+                    && !out.iter().any(|(x, _)| *x == k)
+                {
+                    out.push((k, name));
+                }
+            };
+            for m in &self.marketing {
+                push(m.clone());
+            }
+            for p in &self.products {
+                if p.name.trim_start().to_ascii_lowercase().starts_with("ryzen") {
+                    continue;
+                }
+                for c in product_candidates(&strip_parens(&p.name)) {
+                    push(c);
+                }
+            }
+            out
+        })
     }
 }
 
@@ -928,22 +962,137 @@ impl Distribution {
     }
 }
 
-/// The comparison key of a product name: trademark marks (`(TM)`, `(R)`, `™`, `®`) removed,
-/// ASCII case folded, blanks collapsed, one leading `AMD ` dropped. None for a name without a
-/// digit: such a name (`AMD Radeon Graphics`, `Radeon(TM) Graphics`) names no model, and
-/// `matrix validate` refuses it in `marketing:` so that it can never map to a target.
+/// The comparison key of a product name, tolerant of how people and tools write it: trademark
+/// marks (`(TM)`, `(R)`, `™`, `®`) removed, ASCII case folded, the vendor and family words
+/// (`AMD`, `ATI`, `Radeon`, `Instinct`, `RX`, `PRO`, `Graphics`, `Accelerator`, `GPU`,
+/// `Series`) and a trailing die codename (`Navi 33`, `Phoenix`, `Strix Halo`) dropped, and the
+/// rest joined without blanks, so `AMD Radeon RX 6750XT`, `RX 6750 XT` and `Radeon RX 6750 XT`
+/// share the key `6750xt`. None for a name that names no model: nothing left but vendor words
+/// (`AMD Radeon Graphics`, `Radeon(TM) Graphics`), several words without a digit, or one
+/// generic word (`Vega`, `Navi`); `matrix validate` refuses such a name in `marketing:` so
+/// that it can never map to a target. One alphabetic word is a key (`Raphael`, `Radeon VII`
+/// → `vii`): die names that rocm-smi and Ollama print for iGPUs.
 pub fn product_key(name: &str) -> Option<String> {
     let mut s = name.to_ascii_lowercase();
     for mark in ["(tm)", "(r)", "\u{2122}", "\u{ae}"] {
-        s = s.replace(mark, " ");
+        if s.contains(mark) {
+            s = s.replace(mark, " ");
+        }
     }
-    let words: Vec<&str> = s.split_whitespace().collect();
-    let words = match words.first() {
-        Some(&"amd") => &words[1..],
-        _ => &words[..],
-    };
-    let key = words.join(" ");
-    key.bytes().any(|b| b.is_ascii_digit()).then_some(key)
+    const DROP: &[&str] = &[
+        "amd",
+        "ati",
+        "radeon",
+        "instinct",
+        "rx",
+        "pro",
+        "graphics",
+        "accelerator",
+        "gpu",
+        "series",
+    ];
+    const CODENAMES: &[&str] = &[
+        "navi",
+        "phoenix",
+        "phoenix1",
+        "phoenix2",
+        "hawkpoint",
+        "hawk",
+        "point",
+        "strix",
+        "halo",
+        "krackan",
+        "rembrandt",
+        "aldebaran",
+        "arcturus",
+        "vanjaram",
+        "aqua",
+    ];
+    let words: Vec<&str> = s
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty() && !DROP.contains(w))
+        .collect();
+    // a trailing codename: `… 780M Phoenix`, `… 7600 Navi 33`
+    let mut end = words.len();
+    while end > 1 {
+        let w = words[end - 1];
+        let num = w.bytes().all(|b| b.is_ascii_digit());
+        if CODENAMES.contains(&w) || (num && end >= 2 && words[end - 2] == "navi") {
+            end -= 1;
+        } else {
+            break;
+        }
+    }
+    let key: String = words[..end].concat();
+    if key.bytes().any(|b| b.is_ascii_digit()) {
+        return Some(key);
+    }
+    // one word without a digit names a product only when it is a die or model name
+    // (`Raphael`, `Radeon VII`), never a generic word
+    const GENERIC: &[&str] = &[
+        "vega",
+        "navi",
+        "unknown",
+        "device",
+        "display",
+        "controller",
+        "apu",
+        "igpu",
+        "integrated",
+        "discrete",
+        "vulkan",
+        "rocm",
+        "hip",
+        "opencl",
+        "cpu",
+        "none",
+        "mobile",
+        "laptop",
+    ];
+    (end == 1 && key.len() >= 3 && key.bytes().all(|b| b.is_ascii_alphabetic()) && !GENERIC.contains(&key.as_str()))
+        .then_some(key)
+}
+
+/// `name` without parenthesised parts (`Radeon 780M (Phoenix, e.g. Ryzen 7 7840U)` → `Radeon
+/// 780M`; `AMD Radeon RX 7900 XTX (gfx1100)` → `AMD Radeon RX 7900 XTX`), except the trademark
+/// marks, which [`product_key`] removes itself.
+fn strip_parens(name: &str) -> String {
+    if !name.contains('(') {
+        return name.to_string();
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut depth = 0usize;
+    let mut rest = name;
+    while let Some(c) = rest.chars().next() {
+        let lower = rest.get(..4).map(|x| x.to_ascii_lowercase());
+        if depth == 0
+            && c == '('
+            && (lower.as_deref() == Some("(tm)") || rest.get(..3).is_some_and(|x| x.eq_ignore_ascii_case("(r)")))
+        {
+            out.push(' ');
+            rest = &rest[if lower.as_deref() == Some("(tm)") { 4 } else { 3 }..];
+            continue;
+        }
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// How a printed product name matched the table.
+#[derive(Debug, Clone)]
+pub enum NameMatch<'a> {
+    /// One target (and the name as the matrix lists it).
+    One(&'a GpuTarget, &'a str),
+    /// Names of two targets match: (gfx, name as listed) of two of them.
+    Ambiguous(Vec<(String, String)>),
+    /// No listed name matches.
+    None,
 }
 
 /// The names a printed product name may stand for (see [`Matrix::gpu_by_name`]).
@@ -963,7 +1112,6 @@ fn product_candidates(name: &str) -> Vec<String> {
     let prefix = words[..model_at].join(" ");
     let mut out = vec![first.to_string()];
     for p in parts {
-        out.push(p.to_string());
         let starts_with_model = p
             .split_whitespace()
             .next()
@@ -971,6 +1119,7 @@ fn product_candidates(name: &str) -> Vec<String> {
         if starts_with_model && !prefix.is_empty() {
             out.push(format!("{prefix} {p}"));
         }
+        out.push(p.to_string());
     }
     out
 }
@@ -1050,34 +1199,51 @@ impl Matrix {
             .find_map(|g| g.products.iter().find(|p| p.pci.contains(&device_id)).map(|p| (g, p)))
     }
 
-    /// The target a printed product name belongs to, by the exact names of `marketing:`.
+    /// The target a printed product name belongs to, by the names of `marketing:` and the
+    /// siblings of the composite `products:` names (see [`GpuTarget::name_keys`]).
     ///
-    /// `name` is what a tool printed: `AMD Radeon RX 6900 XT` (collect_env, torch),
-    /// `AMD Instinct MI250X/MI250` (rocminfo), or a pci.ids-style series
-    /// `Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]` (rocm-smi, amd-smi), where only the bracket
-    /// counts. Slash-separated siblings are tried one by one (`6800 XT` after `Radeon RX 6800`
-    /// is `Radeon RX 6800 XT`). Every candidate is compared by [`product_key`] for equality,
-    /// never by substring; the answer is a target only when at least one candidate matches and
-    /// all matches name the same target. Generic names (`AMD Radeon Graphics`, no model
-    /// number) have no key and never match.
+    /// `name` is what a tool or a person printed: `AMD Radeon RX 6900 XT` (collect_env, torch),
+    /// `AMD Instinct MI250X/MI250` (rocminfo), `RX 6750XT`, `Radeon 780M Graphics`, a
+    /// pci.ids-style series `Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]` (rocm-smi, amd-smi),
+    /// where only the bracket counts. Slash-separated siblings are tried one by one (`6800 XT`
+    /// after `Radeon RX 6800` is `Radeon RX 6800 XT`). Every candidate is compared by
+    /// [`product_key`] for equality, never by substring; the answer is a target only when at
+    /// least one candidate matches and all matches name the same target — a key two targets
+    /// answer to, or candidates of two targets, give None (unknown, never a guess; see
+    /// [`Matrix::gpu_by_name_why`] for the reason). Generic names (`AMD Radeon Graphics`, no
+    /// model number) have no key and never match.
     pub fn gpu_by_name(&self, name: &str) -> Option<(&GpuTarget, &str)> {
+        match self.gpu_by_name_why(name) {
+            NameMatch::One(g, n) => Some((g, n)),
+            _ => None,
+        }
+    }
+
+    /// [`Matrix::gpu_by_name`] with the reason when there is no single answer.
+    pub fn gpu_by_name_why(&self, name: &str) -> NameMatch<'_> {
         let mut found: Option<(&GpuTarget, &str)> = None;
-        for cand in product_candidates(name) {
+        for cand in product_candidates(&strip_parens(name)) {
             let Some(key) = product_key(&cand) else { continue };
-            let hit = self.gpus.iter().find_map(|g| {
-                g.marketing_keys()
-                    .iter()
-                    .position(|k| k.as_deref() == Some(key.as_str()))
-                    .map(|i| (g, g.marketing[i].as_str()))
-            });
-            match (found, hit) {
-                (_, None) => {}
-                (None, Some(h)) => found = Some(h),
-                (Some((f, _)), Some((g, _))) if f.gfx == g.gfx => {}
-                (Some(_), Some(_)) => return None,
+            for g in &self.gpus {
+                let Some((_, n)) = g.name_keys().iter().find(|(k, _)| *k == key) else {
+                    continue;
+                };
+                match found {
+                    None => found = Some((g, n.as_str())),
+                    Some((f, _)) if f.gfx == g.gfx => {}
+                    Some((f, fnm)) => {
+                        return NameMatch::Ambiguous(vec![
+                            (f.gfx.clone(), fnm.to_string()),
+                            (g.gfx.clone(), n.clone()),
+                        ]);
+                    }
+                }
             }
         }
-        found
+        match found {
+            Some((g, n)) => NameMatch::One(g, n),
+            None => NameMatch::None,
+        }
     }
 
     /// All gfx names the matrix knows.

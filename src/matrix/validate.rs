@@ -594,7 +594,10 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                         );
                         continue;
                     };
-                    if let Some((other, first)) = names.get(&key) {
+                    // two spellings of one target's name (`AMD Instinct MI250`, `AMD Instinct
+                    // MI250 Accelerator`: the strings tools print) share a key; only another
+                    // target's name is a conflict
+                    if let Some((other, first)) = names.get(&key).filter(|(o, _)| *o != gfx) {
                         cx.push(
                             "M004",
                             &src,
@@ -602,7 +605,7 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                             format!("marketing name `{m}` is already listed for {other} (as `{first}`)"),
                         );
                     } else {
-                        names.insert(key.clone(), (gfx.clone(), m.clone()));
+                        names.entry(key.clone()).or_insert((gfx.clone(), m.clone()));
                     }
                     marketing.push(m.clone());
                 }
@@ -617,10 +620,37 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                     products,
                     marketing,
                     marketing_keys: Default::default(),
+                    name_keys: Default::default(),
                     confidence,
                     note: g.note.clone(),
                     sources,
                 });
+            }
+            // Every name a target answers to (marketing names and the siblings of composite
+            // `products:` names) must belong to one target only: a product-name lookup never
+            // chooses between two.
+            let mut owner: BTreeMap<String, (String, String)> = BTreeMap::new();
+            for (i, g) in gpus.iter().enumerate() {
+                for (k, n) in g.name_keys() {
+                    match owner.get(k) {
+                        Some((other, first)) if *other != g.gfx => {
+                            let at = src.entry("gfx", i);
+                            cx.push(
+                                "M004",
+                                &src,
+                                src.value(at, n),
+                                format!(
+                                    "{}: product name `{n}` is also a name of {other} (as `{first}`); a name may identify one target only",
+                                    g.gfx
+                                ),
+                            );
+                        }
+                        Some(_) => {}
+                        None => {
+                            owner.insert(k.clone(), (g.gfx.clone(), n.clone()));
+                        }
+                    }
+                }
             }
         }
     }

@@ -110,6 +110,37 @@ pub struct Seen {
     pub rocm_sdk: RocmSdk,
     /// A Core SDK install prefix seen in a path (`/opt/rocm/core-10.0`), with its version.
     pub rocm_core: Option<At<(String, String)>>,
+    /// `torch.cuda.is_available()` as shown (collect_env's `Is CUDA available`, a print).
+    pub torch_gpu_available: Option<At<bool>>,
+    /// Run-time reports (HIP errors, GPU faults, a crashed report), in order, one per kind and
+    /// target (the first line that shows it).
+    pub events: Vec<At<crate::facts::RuntimeEvent>>,
+    /// Facts read from prose and paths (wheel file names, `/opt/rocm-X.Y.Z` paths): used only
+    /// where no command output gives the fact, and marked as inferred.
+    pub prose: Prose,
+    /// The facts [`build`] took from [`Seen::prose`] (`rocm`, `torch`), for provenance.
+    pub from_prose: Vec<&'static str>,
+    /// The texts of [`Seen::notes`], to keep one of each without comparing every note with
+    /// every other (a kernel log of many distinct ignored parameters was quadratic).
+    pub note_texts: std::collections::HashSet<String>,
+    /// Where each (reader, input, printed index) GPU sits in [`Seen::agents`], for
+    /// [`Seen::agent_at`] (a search of all agents per line made rocm-smi and amd-smi pastes
+    /// of many GPUs quadratic: 10 MB of rocm-smi rows took 17 s).
+    pub agent_index: std::collections::HashMap<(&'static str, usize, u32), usize>,
+}
+
+/// Facts a reader found in free text rather than in a command's output.
+#[derive(Debug, Clone, Default)]
+pub struct Prose {
+    /// Installed ROCm from a versioned install path (`/opt/rocm-6.2.1/lib/…`,
+    /// `C:\Program Files\AMD\ROCm\6.2\bin`).
+    pub rocm: Option<At<String>>,
+    /// torch version from a wheel file name or URL (`torch-2.3.0.dev20240126%2Brocm6.0-cp310-…`).
+    pub torch: Option<At<String>>,
+    /// A kernel release written in a sentence (`…-microsoft-standard-WSL2`, `…-generic`).
+    pub kernel: Option<At<String>>,
+    /// The package index of a `pip install --index-url …` / `--extra-index-url …` line.
+    pub index_url: Option<At<String>>,
 }
 
 /// One package line: name as printed, version (or specifier), extras.
@@ -148,10 +179,40 @@ impl Seen {
             *slot = Some(v);
         }
     }
+    /// The GPU `reader` saw with printed index `idx` in the current input, created (with its
+    /// first line `line`) at its first sighting. Constant time per call.
+    pub fn agent_at(&mut self, reader: &'static str, idx: u32, line: u32) -> &mut Agent {
+        let key = (reader, self.file, idx);
+        let pos = match self.agent_index.get(&key) {
+            Some(p) => *p,
+            None => {
+                self.agents.push(Agent {
+                    reader,
+                    src: Src { file: self.file, line },
+                    index: Some(idx),
+                    ..Agent::default()
+                });
+                let p = self.agents.len() - 1;
+                self.agent_index.insert(key, p);
+                p
+            }
+        };
+        &mut self.agents[pos]
+    }
+    /// Records a run-time report unless one of the same kind and target is already recorded
+    /// (a log repeats the same error for every kernel launch).
+    pub fn event(&mut self, line: u32, kind: crate::facts::EventKind, gfx: Option<String>, text: &str) {
+        if self.events.iter().any(|e| e.v.kind == kind && e.v.gfx == gfx) {
+            return;
+        }
+        let text: String = text.trim().chars().take(200).collect();
+        let e = self.at(crate::facts::RuntimeEvent { kind, gfx, text }, line);
+        self.events.push(e);
+    }
     /// Records a note.
     pub fn note(&mut self, line: u32, s: impl Into<String>) {
         let n = self.at(s.into(), line);
-        if !self.notes.iter().any(|x| x.v == n.v) {
+        if self.note_texts.insert(n.v.clone()) {
             self.notes.push(n);
         }
     }
@@ -205,6 +266,9 @@ pub struct Summary {
     /// The targets of `gfx` that were inferred from a product name (no gfx in the paste).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gfx_from_name: Vec<String>,
+    /// `torch.cuda.is_available()` as shown (collect_env `Is CUDA available`, a print).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub torch_gpu_available: Option<bool>,
 }
 
 /// One fact with where it was read: file, line and the pasted text of that line.
@@ -283,7 +347,10 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
 
 fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
     let mut v: Vec<(String, String, Src, Option<String>)> = Vec::new();
-    let mut one = |fact: &str, value: String, src: Src| v.push((fact.to_string(), value, src, None));
+    type Row = (String, String, Src, Option<String>);
+    fn one(v: &mut Vec<Row>, fact: &str, value: String, src: Src) {
+        v.push((fact.to_string(), value, src, None));
+    }
     for (k, x) in [
         ("torch", &seen.torch),
         ("torch_hip", &seen.torch_hip),
@@ -294,38 +361,77 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
         ("nvidia", &seen.nvidia),
     ] {
         if let Some(x) = x {
-            one(k, x.v.clone(), x.src);
+            if seen.from_prose.contains(&k) {
+                v.push((
+                    k.to_string(),
+                    x.v.clone(),
+                    x.src,
+                    Some(format!(
+                        "from {} written in the text, not from a command's output; confirm with {}",
+                        if k == "rocm" {
+                            "an install path"
+                        } else {
+                            "a wheel file name"
+                        },
+                        if k == "rocm" {
+                            "`cat /opt/rocm/.info/version`"
+                        } else {
+                            "`python -c 'import torch; print(torch.__version__)'`"
+                        }
+                    )),
+                ));
+            } else {
+                one(&mut v, k, x.v.clone(), x.src);
+            }
         }
     }
+    if let Some(u) = &seen.prose.index_url {
+        v.push((
+            "torch_index".into(),
+            u.v.clone(),
+            u.src,
+            Some("from a pip command written in the text (what was installed from it is not shown)".into()),
+        ));
+    }
+    if let Some(a) = &seen.torch_gpu_available {
+        one(&mut v, "torch_gpu_available", a.v.to_string(), a.src);
+    }
+    for e in &seen.events {
+        let kind = serde_json::to_value(e.v.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        one(&mut v, &format!("event.{kind}"), e.v.text.clone(), e.src);
+    }
     if let Some(w) = &seen.wsl {
-        one("wsl", w.v.to_string(), w.src);
+        one(&mut v, "wsl", w.v.to_string(), w.src);
     }
     if let Some(m) = &seen.mem_total {
-        one("mem_total", m.v.to_string(), m.src);
+        one(&mut v, "mem_total", m.v.to_string(), m.src);
     }
     for e in &seen.env {
-        one(&format!("env.{}", e.v.0), e.v.1.clone(), e.src);
+        one(&mut v, &format!("env.{}", e.v.0), e.v.1.clone(), e.src);
     }
     for p in &seen.params {
-        one(&format!("param.{}", p.v.0), p.v.1.clone(), p.src);
+        one(&mut v, &format!("param.{}", p.v.0), p.v.1.clone(), p.src);
     }
-    for a in &seen.agents {
+    for a in seen.agents.iter().take(4 * MAX_GPUS) {
         let g = format!(
             "{}[{}]",
             a.reader,
             a.index.map(|i| i.to_string()).unwrap_or_else(|| "?".into())
         );
         if let Some(x) = &a.gfx {
-            one(&format!("{g}.gfx"), x.v.clone(), x.src);
+            one(&mut v, &format!("{g}.gfx"), x.v.clone(), x.src);
         }
         if let Some(x) = &a.device_id {
-            one(&format!("{g}.device_id"), format!("0x{:04x}", x.v), x.src);
+            one(&mut v, &format!("{g}.device_id"), format!("0x{:04x}", x.v), x.src);
         }
         if let Some(x) = &a.vram {
-            one(&format!("{g}.vram_bytes"), x.v.to_string(), x.src);
+            one(&mut v, &format!("{g}.vram_bytes"), x.v.to_string(), x.src);
         }
         if let Some(x) = &a.gtt {
-            one(&format!("{g}.gtt_bytes"), x.v.to_string(), x.src);
+            one(&mut v, &format!("{g}.gtt_bytes"), x.v.to_string(), x.src);
         }
     }
     for x in &seen.inferred {
@@ -349,11 +455,26 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
             text: texts
                 .get(src.file)
                 .and_then(|t| t.get(src.line.saturating_sub(1) as usize))
-                .map(|l| l.trim_end_matches('\r').trim().to_string())
+                .map(|l| excerpt(l.trim_end_matches('\r').trim()))
                 .unwrap_or_default(),
             inferred,
         })
         .collect()
+}
+
+/// A pasted line as a fact's provenance shows it: whole up to 240 bytes, else its first 240
+/// bytes and `…` (a 10 MB paste on one line with thousands of facts must not copy the line for
+/// each of them).
+fn excerpt(l: &str) -> String {
+    const MAX: usize = 240;
+    if l.len() <= MAX {
+        return l.to_string();
+    }
+    let mut end = MAX;
+    while !l.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &l[..end])
 }
 
 /// A GPU after merging what the readers saw: hardware target, target shown by the runtime.
@@ -369,6 +490,12 @@ struct Merged {
     apu: bool,
 }
 
+/// The most notes one report carries (the rest are counted in a last note).
+pub const MAX_NOTES: usize = 10_000;
+
+/// The most GPUs one paste's facts hold (see [`merge`]).
+pub const MAX_GPUS: usize = 256;
+
 /// Priority of the readers that list GPUs: the first one that saw any GPU gives the list.
 const GPU_READERS: &[&str] = &[
     "rocminfo",
@@ -378,8 +505,13 @@ const GPU_READERS: &[&str] = &[
     "agent_enumerator",
     "collect_env",
     "ollama_log",
+    "llama_log",
+    "comfyui_log",
+    "lmstudio_log",
     "dmesg",
     "torch_print",
+    "hip_log",
+    "free_form",
 ];
 
 fn origin(names: &[String], s: Src) -> Origin {
@@ -405,7 +537,11 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
     }) else {
         return Vec::new();
     };
-    let list: Vec<&Agent> = seen.agents.iter().filter(|a| a.reader == *reader).collect();
+    let mut list: Vec<&Agent> = seen.agents.iter().filter(|a| a.reader == *reader).collect();
+    // A machine has a few GPUs (64 partitions of 8 MI300X at most); thousands are repeated
+    // runs in one paste. The first MAX_GPUS are kept (build() says so), which bounds the
+    // facts, the rules' work and the report whatever the paste's size.
+    list.truncate(MAX_GPUS);
     let n = list.len();
     // The other readers' agents, and how many each reader saw, computed once: comparing every
     // agent with every other one (and counting per pair) made a paste of N rocminfo agents cost
@@ -515,9 +651,43 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
 }
 
 fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
+    // Prose (paths, wheel names in a sentence) fills a fact only where no command output
+    // gave it, and says so in the provenance.
+    if seen.rocm.is_none()
+        && let Some(r) = seen.prose.rocm.clone()
+    {
+        seen.rocm = Some(r);
+        seen.from_prose.push("rocm");
+    }
+    if seen.kernel.is_none()
+        && let Some(k) = seen.prose.kernel.clone()
+    {
+        if seen.wsl.is_none() && k.v.to_ascii_lowercase().contains("microsoft") {
+            seen.wsl = Some(At { v: true, src: k.src });
+            seen.from_prose.push("wsl");
+        }
+        seen.kernel = Some(k);
+        seen.from_prose.push("kernel");
+    }
+    if seen.torch.is_none()
+        && let Some(t) = seen.prose.torch.clone()
+    {
+        seen.torch = Some(t);
+        seen.torch_from_pip = true;
+        seen.from_prose.push("torch");
+    }
     let o = |s: Src| origin(&names, s);
     let mut f = Facts::new(Subject::Paste { paths: names.clone() });
     let merged = merge(&seen, matrix);
+    if merged.len() == MAX_GPUS
+        && let Some(last) = merged.last()
+    {
+        let n = format!(
+            "the paste lists more than {MAX_GPUS} GPUs (repeated runs of a tool?); rocmcheck reads the first {MAX_GPUS}"
+        );
+        let src = last.agent.src;
+        seen.notes.push(At { v: n, src });
+    }
     let override_var = seen
         .env
         .iter()
@@ -528,6 +698,36 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
         .as_ref()
         .and_then(|e| Gfx::from_override(&e.v.1).ok())
         .map(|g| g.as_str().to_string());
+    // One GPU in the paste but readers that disagree on its target: say so (rocminfo's
+    // gfx1201 beside RADV's GFX1200 for one RX 9060 XT; an override shown by one tool only).
+    if merged.len() == 1
+        && let Some(hw) = &merged[0].hw
+    {
+        let mut seen_gfx: Vec<(&str, &str, u32)> = Vec::new();
+        for a in seen.agents.iter().filter(|a| a.reader != "dmesg") {
+            if let Some(g) = &a.gfx
+                && !seen_gfx.iter().any(|(x, _, _)| *x == g.v)
+            {
+                seen_gfx.push((g.v.as_str(), a.reader, g.src.line));
+                if seen_gfx.len() > 8 {
+                    break;
+                }
+            }
+        }
+        if seen_gfx.len() > 1 {
+            let list: Vec<String> = seen_gfx
+                .iter()
+                .map(|(g, r, l)| format!("{g} ({r}, line {l})"))
+                .collect();
+            let n = format!(
+                "the paste shows one GPU but different targets for it: {}; rocmcheck keeps {} — an HSA_OVERRIDE_GFX_VERSION seen by one tool only, a tool's own naming, or two machines in one paste can explain it (check rocminfo's Name and Chip ID lines)",
+                list.join(", "),
+                hw.v
+            );
+            let src = hw.src;
+            seen.notes.push(At { v: n, src });
+        }
+    }
     for (i, m) in merged.iter().enumerate() {
         let a = &m.agent;
         f.gpus.push(Gpu {
@@ -546,7 +746,31 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             apu: m.apu,
             location_id: None,
         });
-        let Some(hw) = &m.hw else { continue };
+        let Some(hw) = &m.hw else {
+            // No target: say why a printed product name did not settle it.
+            if let Some(name) = &a.marketing
+                && a.reader != "rocminfo"
+            {
+                let src = a.name_src.unwrap_or(a.src);
+                match matrix.gpu_by_name_why(name) {
+                    crate::matrix::NameMatch::Ambiguous(two) => seen.notes.push(At {
+                        v: format!(
+                            "the product name \"{name}\" matches names of two targets ({} as \"{}\", {} as \"{}\"); rocmcheck does not choose between them (check rocminfo's Name line)",
+                            two[0].0, two[0].1, two[1].0, two[1].1
+                        ),
+                        src,
+                    }),
+                    crate::matrix::NameMatch::None if crate::matrix::product_key(name).is_some() => seen.notes.push(At {
+                        v: format!(
+                            "the product name \"{name}\" is not in rocmcheck's product table (matrix gpus.yaml): its gfx target stays unknown (check rocminfo's Name line)"
+                        ),
+                        src,
+                    }),
+                    _ => {}
+                }
+            }
+            continue;
+        };
         if let Some(name) = &m.from_name {
             seen.inferred.push(At {
                 v: (i, hw.v.clone(), name.clone()),
@@ -660,11 +884,11 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             o(first),
         ));
     }
+    // (name, version) pairs already taken: a set, so that a long install log stays linear
+    let mut pip_seen: std::collections::HashSet<(&str, Option<&str>)> = std::collections::HashSet::new();
     for p in &seen.pip {
-        if matrix.distribution.package(&p.v.name).is_none()
-            || f.pip
-                .iter()
-                .any(|q| q.value.name == p.v.name && q.value.version == p.v.version)
+        if !pip_seen.insert((p.v.name.as_str(), p.v.version.as_deref()))
+            || matrix.distribution.package(&p.v.name).is_none()
         {
             continue;
         }
@@ -678,13 +902,18 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             o(p.src),
         ));
     }
-    if seen.torch.is_some() || seen.torch_hip.is_some() || seen.torch_cuda.is_some() {
+    if seen.torch.is_some()
+        || seen.torch_hip.is_some()
+        || seen.torch_cuda.is_some()
+        || seen.torch_gpu_available.is_some()
+    {
         let src = seen
             .torch
             .as_ref()
             .or(seen.torch_hip.as_ref())
             .or(seen.torch_cuda.as_ref())
             .map(|t| t.src)
+            .or(seen.torch_gpu_available.as_ref().map(|t| t.src))
             .unwrap_or_default();
         f.torch = Some(Sourced::new(
             TorchFacts {
@@ -696,10 +925,14 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
                 }),
                 hip: seen.torch_hip.as_ref().map(|t| t.v.clone()),
                 cuda: seen.torch_cuda.as_ref().map(|t| t.v.clone()),
+                gpu_available: seen.torch_gpu_available.as_ref().map(|a| a.v),
                 ..TorchFacts::default()
             },
             o(src),
         ));
+    }
+    for e in &seen.events {
+        f.events.push(Sourced::new(e.v.clone(), o(e.src)));
     }
     for e in &seen.env {
         f.env.push(Sourced::new(
@@ -783,7 +1016,11 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             .collect(),
         torch: seen.torch.as_ref().map(|t| t.v.clone()),
         torch_hip: seen.torch_hip.as_ref().map(|t| t.v.clone()),
-        rocm: seen.rocm.as_ref().map(|t| t.v.clone()),
+        rocm: seen
+            .rocm
+            .as_ref()
+            .or(seen.rocm_sdk.version.as_ref())
+            .map(|t| t.v.clone()),
         kernel: seen.kernel.as_ref().map(|t| t.v.clone()),
         os: seen.os.as_ref().map(|t| t.v.clone()),
         wsl: seen.wsl.as_ref().is_some_and(|w| w.v),
@@ -796,7 +1033,19 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             .filter(|m| m.from_name.is_some())
             .filter_map(|m| m.hw.as_ref().map(|h| h.v.clone()))
             .collect(),
+        torch_gpu_available: seen.torch_gpu_available.as_ref().map(|a| a.v),
     };
+    // A report of thousands of notes (a journal of distinct ignored parameters) says nothing
+    // more than its first ones: keep MAX_NOTES and count the rest.
+    if seen.notes.len() > MAX_NOTES {
+        let more = seen.notes.len() - MAX_NOTES;
+        seen.notes.truncate(MAX_NOTES);
+        let src = seen.notes[MAX_NOTES - 1].src;
+        seen.notes.push(At {
+            v: format!("… and {more} more notes of the same kinds"),
+            src,
+        });
+    }
     let notes = seen.notes.iter().map(|n| (n.v.clone(), o(n.src))).collect();
     let missing = missing(&seen, &merged, &f);
     let path_origins = path_map.into_iter().map(|(p, s)| (p, o(s))).collect();

@@ -301,3 +301,135 @@ impl Rule for HsaOverrideMasksSupported {
         }
     }
 }
+
+declare_rule! {
+    /// ## What it checks
+    /// A pasted report sets `HSA_OVERRIDE_GFX_VERSION` but shows no GPU target (no rocminfo, no
+    /// gfx in a log, no product name rocmcheck knows), so whether the override fits the GPU
+    /// cannot be told (`triage` only: on a running machine the GPU is always probed).
+    ///
+    /// ## Why it matters
+    /// The override makes the runtime present every GPU as the named target and load code built
+    /// for it; nothing is translated. It helps only a GPU of the same family (RDNA2 `10.3.0`,
+    /// RDNA3 `11.0.0`); on another family it gives invalid device functions, memory faults or
+    /// hangs, and on a GPU the build supports it hides the real target.
+    ///
+    /// ## Example
+    /// An Ollama log with `HSA_OVERRIDE_GFX_VERSION=11.0.0` and no device line.
+    ///
+    /// ## Fix
+    /// Confirm the GPU's own target (`rocminfo | grep -E 'Name|Marketing'`): keep the override
+    /// only when that target is of the override's family and missing from the build.
+    ///
+    /// ## References
+    /// - ROCm/ROCR-Runtime libhsakmt/src/topology.c
+    /// - ollama/ollama docs/gpu.mdx (overrides on Linux)
+    pub struct HsaOverrideUnknownGpu {
+        code: "RC210",
+        name: "hsa-override-unknown-gpu",
+        severity: Info,
+        scope: Env,
+        summary: "HSA_OVERRIDE_GFX_VERSION is set but the GPU's target is not known",
+    }
+}
+
+impl Rule for HsaOverrideUnknownGpu {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        if !matches!(cx.facts.subject, Subject::Paste { .. }) || !cx.facts.targets.is_empty() {
+            return;
+        }
+        for e in override_vars(cx.facts) {
+            let Ok(over) = Gfx::from_override(&e.value.value) else {
+                continue;
+            };
+            let family = cx
+                .matrix
+                .gpu(over.as_str())
+                .map(|g| format!(" ({})", g.family))
+                .unwrap_or_default();
+            out.push(
+                Finding::new(
+                    &Self::META,
+                    format!("{} presents every GPU as {over}, but the GPU is not in the paste", e.value.name),
+                    e.origin.clone(),
+                )
+                .evidence(format!("{}={}; no GPU target shown", e.value.name, e.value.value))
+                .why(format!(
+                    "The runtime loads code built for {over}{family} whatever the GPU is; nothing is translated. That works only for a GPU of the same family whose own target the build lacks; otherwise kernels fail (invalid device function, memory faults, hangs) or a supported target is hidden."
+                ))
+                .fix("paste `rocminfo | grep -E 'Name|Marketing'` (the GPU's own target) and keep the override only if that target is of the same family and missing from the build")
+                .refs([LIBHSAKMT]),
+            );
+        }
+    }
+}
+
+declare_rule! {
+    /// ## What it checks
+    /// `HSA_OVERRIDE_GFX_VERSION` names the GPU's own target (`9.0.0` on a gfx900,
+    /// `11.0.0` on a gfx1100).
+    ///
+    /// ## Why it matters
+    /// Such an override changes nothing: the runtime already presents that target. It is worth
+    /// removing (it outlives the GPU it was written for), and when the problem it was meant to
+    /// solve remains, the cause is elsewhere. A target shown by rocminfo or torch is the
+    /// presented one, so there the equality can also be the override's own effect: the chip id
+    /// tells the GPU's real target.
+    ///
+    /// ## Example
+    /// An Ollama log with `gpu_type=gfx900` and `HSA_OVERRIDE_GFX_VERSION=9.0.0`.
+    ///
+    /// ## Fix
+    /// Unset the variable; look for the real cause among the other findings.
+    ///
+    /// ## References
+    /// - ROCm/ROCR-Runtime libhsakmt/src/topology.c
+    pub struct HsaOverrideNative {
+        code: "RC211",
+        name: "hsa-override-native",
+        severity: Info,
+        scope: Env,
+        summary: "HSA_OVERRIDE_GFX_VERSION names the GPU's own target",
+    }
+}
+
+impl Rule for HsaOverrideNative {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        for e in override_vars(cx.facts) {
+            let Ok(over) = Gfx::from_override(&e.value.value) else {
+                continue;
+            };
+            // the global variable applies to every GPU; a per-node one to its node
+            let node: Option<usize> = e
+                .value
+                .name
+                .strip_prefix("HSA_OVERRIDE_GFX_VERSION_")
+                .and_then(|n| n.parse().ok());
+            let hits: Vec<&crate::facts::Target> = cx
+                .targets()
+                .map(|(t, _)| t)
+                .filter(|t| node.is_none_or(|n| t.gpu == Some(n)))
+                .collect();
+            if hits.is_empty() || !hits.iter().all(|t| t.gfx == over.as_str() && t.effective.is_none()) {
+                continue;
+            }
+            out.push(
+                Finding::new(
+                    &Self::META,
+                    format!("{}={} names the GPU's own target, {over}", e.value.name, e.value.value),
+                    e.origin.clone(),
+                )
+                .evidence(format!("{}={}; GPU {over}", e.value.name, e.value.value))
+                .why(format!("The runtime already presents {over}: the override changes nothing, and whatever it was set to fix has another cause. Where {over} is what rocminfo or torch shows, it may also be the override's own effect: the chip id tells the real target."))
+                .fix(format!("unset {} (check `rocminfo | grep -E 'Name|Chip ID'` without it)", e.value.name))
+                .refs([LIBHSAKMT]),
+            );
+        }
+    }
+}

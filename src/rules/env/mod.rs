@@ -8,7 +8,10 @@ mod hsa_override;
 
 pub use alloc_settings::{AllocConfContradiction, AllocConfInvalid, AllocConfSeveral};
 pub use debug_settings::{DebugSettingLeftOn, VisibleDevicesBakedIn};
-pub use hsa_override::{HsaOverrideBakedIn, HsaOverrideCrossFamily, HsaOverrideInvalid, HsaOverrideMasksSupported};
+pub use hsa_override::{
+    HsaOverrideBakedIn, HsaOverrideCrossFamily, HsaOverrideInvalid, HsaOverrideMasksSupported, HsaOverrideNative,
+    HsaOverrideUnknownGpu,
+};
 
 use super::Rule;
 
@@ -23,6 +26,8 @@ pub static RULES: &[&dyn Rule] = &[
     &AllocConfSeveral,
     &DebugSettingLeftOn,
     &VisibleDevicesBakedIn,
+    &HsaOverrideUnknownGpu,
+    &HsaOverrideNative,
 ];
 
 /// Names of `HSA_OVERRIDE_GFX_VERSION` and its per-node forms present in the facts.

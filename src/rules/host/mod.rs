@@ -11,6 +11,7 @@ mod library_missing;
 mod probe_incomplete;
 mod python_probe_failed;
 mod rocm_path_mismatch;
+mod runtime_reports;
 mod torch_not_rocm_build;
 mod visible_devices_out_of_range;
 
@@ -24,6 +25,7 @@ pub use library_missing::LibraryMissing;
 pub use probe_incomplete::ProbeIncomplete;
 pub use python_probe_failed::PythonProbeFailed;
 pub use rocm_path_mismatch::RocmPathMismatch;
+pub use runtime_reports::{GpuFault, NoKernelsForGpu, ReportCrashed, TorchGpuUnavailable};
 pub use torch_not_rocm_build::TorchNotRocmBuild;
 pub use visible_devices_out_of_range::VisibleDevicesOutOfRange;
 
@@ -44,6 +46,10 @@ pub static RULES: &[&dyn Rule] = &[
     &PythonProbeFailed,
     &RocmPathMismatch,
     &ProbeIncomplete,
+    &TorchGpuUnavailable,
+    &ReportCrashed,
+    &GpuFault,
+    &NoKernelsForGpu,
 ];
 
 /// The `docker run` flags that pass an AMD GPU into a container.

@@ -43,6 +43,10 @@ impl Rule for TorchNotRocmBuild {
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let f = cx.facts;
         let Some(t) = &f.torch else { return };
+        // a paste may show only whether torch sees a GPU: the build is not known
+        if t.value.version.is_none() && t.value.hip.is_none() && t.value.cuda.is_none() {
+            return;
+        }
         let kind = torch_kind(&t.value);
         if kind == "rocm" {
             return;

@@ -28,6 +28,16 @@ fn rocm_versions(cx: &Context) -> Vec<(Version, Origin, &'static str)> {
     v
 }
 
+/// A pre-release version as TheRock's pip wheels carry it (`7.0.0rc20250731`,
+/// `7.15.0a20260630`, `7.10.0.dev0`): the numbers, then `rc`/`a`/`b`/`dev` and digits.
+fn prerelease(raw: &str) -> bool {
+    let rest = raw.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let tag = rest.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    let word = &rest[..rest.len() - tag.len()];
+    matches!(word, "rc" | "a" | "b" | "dev" | "alpha" | "beta")
+        && tag.bytes().next().is_some_and(|b| b.is_ascii_digit())
+}
+
 fn source(r: &RocmRelease) -> Vec<String> {
     r.sources.iter().take(2).cloned().collect()
 }
@@ -220,6 +230,37 @@ impl Rule for RocmPreviewStream {
     }
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let image = matches!(cx.facts.subject, Subject::Dockerfile { .. });
+        // a release candidate or nightly of TheRock's wheels (`rocm==7.0.0rc20250731`) is a
+        // preview build whatever the matrix says of the release it leads to
+        for r in &cx.facts.rocm {
+            if !prerelease(&r.value.version) {
+                continue;
+            }
+            let Ok(v) = RocmVersion::parse(&r.value.version) else {
+                continue;
+            };
+            if cx
+                .matrix
+                .rocm_release(&v.version)
+                .is_some_and(|rel| rel.stream == Stream::Preview)
+            {
+                continue;
+            }
+            out.push(
+                Finding::new(
+                    &Self::META,
+                    format!("ROCm {} is a pre-release build", r.value.version),
+                    r.origin.clone(),
+                )
+                .severity(if image { Severity::Warning } else { Severity::Info })
+                .evidence(format!("version {}: a release candidate / nightly tag", r.value.version))
+                .why("A pre-release build is not a production release: there is no upgrade path from it, its wheels come from other indexes, and fixes land differently.")
+                .fix(match cx.matrix.current_production() {
+                    Some(cur) => format!("use the current production release, ROCm {} ({}), unless the pre-release is deliberate", cur.newest_patch(), cur.stream.label()),
+                    None => "use a production release unless the pre-release is deliberate".into(),
+                }),
+            );
+        }
         for (v, origin, what) in rocm_versions(cx) {
             let Some(rel) = cx.matrix.rocm_release(&v) else {
                 continue;
@@ -277,6 +318,10 @@ impl Rule for RocmEol {
             let Ok(v) = RocmVersion::parse(&r.value.version) else {
                 continue;
             };
+            // a pre-release build is RC106's, not an end-of-life release
+            if prerelease(&r.value.version) {
+                continue;
+            }
             let Some(rel) = cx.matrix.rocm_release(&v.version) else {
                 continue;
             };

@@ -39,6 +39,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         fired = true;
         let mut idx = 0;
         for l in run {
+            // a machine has a few GPUs; the facts keep at most MAX_GPUS (triage::merge)
+            if idx as usize >= crate::triage::MAX_GPUS {
+                break;
+            }
             let Some(g) = gfx_in(&l.text) else { continue };
             let src = Src {
                 file: seen.file,

@@ -95,20 +95,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         let Some((k, v)) = kv(t) else { continue };
         if k == "GPU" && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
             let idx: u32 = v.parse().unwrap_or(0);
-            let file = seen.file;
-            let pos = seen
-                .agents
-                .iter()
-                .position(|a| a.reader == "amd_smi" && a.index == Some(idx) && a.src.file == file);
-            cur = Some(pos.unwrap_or_else(|| {
-                seen.agents.push(Agent {
-                    reader: "amd_smi",
-                    src: Src { file, line: l.no },
-                    index: Some(idx),
-                    ..Agent::default()
-                });
-                seen.agents.len() - 1
-            }));
+            seen.agent_at("amd_smi", idx, l.no);
+            cur = seen.agent_index.get(&("amd_smi", seen.file, idx)).copied();
             continue;
         }
         if v.is_empty() {

@@ -4,7 +4,10 @@
 //! `CUDA used to build PyTorch`, `OS`, the kernel inside `Python platform`
 //! (`Linux-6.5.0-35-generic-x86_64-with-glibc2.35`, WSL's `…-microsoft-standard-WSL2-…`),
 //! `GPU models and configuration` with or without `(gfxNNNN)` and with `GPU N:` continuation
-//! lines, `Nvidia driver version`, and vLLM's `ROCM Version` (the installed HIP, from `hipcc`).
+//! lines, `Nvidia driver version`, `Is CUDA available`, and vLLM's `ROCM Version` (the
+//! installed HIP, from `hipcc`). `No CUDA` (what collect_env prints for the GPU and the NVIDIA
+//! driver when torch sees no GPU) is not a value. A collect_env that stopped with a Python
+//! traceback is recorded as a crashed report, with the exception line.
 //! `[pip3] torch==…` lines are the pip reader's.
 //! Example of the layout: <https://github.com/pytorch/pytorch/blob/main/torch/utils/collect_env.py>.
 
@@ -13,14 +16,36 @@ use crate::triage::Agent;
 use crate::triage::paste::Has;
 use crate::triage::paste::trim;
 
-const NA: &[&str] = &["N/A", "Could not collect", "None", ""];
+const NA: &[&str] = &["N/A", "Could not collect", "None", "No CUDA", "No HIP", ""];
 
 /// Reads collect_env output.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut in_gpus = false;
+    let mut traceback: Option<u32> = None;
+    let mut exception: Option<(u32, &str)> = None;
     for l in lines {
         let t = trim(&l.text);
+        if t.starts_with("Traceback (most recent call last)") {
+            if traceback.is_none() {
+                traceback = Some(l.no);
+            }
+            continue;
+        }
+        if traceback.is_some() && exception.is_none() && exception_line(t) {
+            exception = Some((l.no, t));
+        }
+        // the banner, and a traceback frame inside collect_env.py (a paste may start there)
+        if t.starts_with("Collecting environment information") {
+            fired = true;
+        }
+        if t.starts_with("File \"") && t.has("collect_env.py\", line") {
+            fired = true;
+            if traceback.is_none() {
+                traceback = Some(l.no);
+            }
+            continue;
+        }
         if in_gpus {
             if let Some(rest) = t.strip_prefix("GPU ")
                 && let Some((idx, name)) = rest.split_once(':')
@@ -100,6 +125,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     gpu(seen, v, None, l.no);
                 }
             }
+            "Is CUDA available" => {
+                fired = true;
+                let b = match v {
+                    "True" => Some(true),
+                    "False" => Some(false),
+                    _ => None,
+                };
+                if let Some(b) = b {
+                    let at = seen.at(b, l.no);
+                    Seen::first(&mut seen.torch_gpu_available, at);
+                }
+            }
             "Nvidia driver version" if known => {
                 let at = seen.at(t.to_string(), l.no);
                 Seen::first(&mut seen.nvidia, at);
@@ -107,7 +144,27 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             _ => {}
         }
     }
+    // A traceback in a paste where collect_env fired: the report stopped before its end.
+    if fired && let Some(tb) = traceback {
+        let (line, text) = exception.unwrap_or((tb, "Traceback (most recent call last)"));
+        seen.event(line, crate::facts::EventKind::ReportCrashed, None, text);
+    }
     fired
+}
+
+/// `AttributeError: module 'torch' has no attribute …`, `RuntimeError: …`: the last line of a
+/// Python traceback.
+fn exception_line(t: &str) -> bool {
+    let Some((name, _)) = t.split_once(':') else {
+        return false;
+    };
+    !name.is_empty()
+        && name.len() < 60
+        && !name.contains(' ')
+        && (name.ends_with("Error") || name.ends_with("Exception") || name.ends_with("Interrupt"))
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_')
 }
 
 fn gpu(seen: &mut Seen, name: &str, index: Option<u32>, line: u32) {
@@ -189,6 +246,39 @@ HIP runtime version: 6.0.32830
         assert_eq!(s.agents[1].index, Some(1));
         assert_eq!(s.agents[1].gfx.as_ref().unwrap().v, "gfx942");
         assert!(s.nvidia.is_none());
+    }
+
+    #[test]
+    fn no_cuda_is_not_a_gpu_and_availability_is_read() {
+        // collect_env on a ROCm wheel that sees no GPU prints "No CUDA" for the GPU and the
+        // NVIDIA driver (the shape issue 25 reports; the question of
+        // https://github.com/ROCm/legacy-rocm-build/issues/2354, is_available() False on a
+        // ROCm build). WSL kernel and versions ours.
+        let t = "PyTorch version: 2.1.0+rocm5.6\nROCM used to build PyTorch: 5.6.31061-8c743ae5d\nOS: Ubuntu 22.04.3 LTS (x86_64)\nPython platform: Linux-5.15.133.1-microsoft-standard-WSL2-x86_64-with-glibc2.35\nIs CUDA available: False\nCUDA runtime version: No CUDA\nGPU models and configuration: No CUDA\nNvidia driver version: No CUDA\ncuDNN version: No CUDA\nHIP runtime version: N/A\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert!(s.agents.is_empty(), "{:?}", s.agents);
+        assert!(s.nvidia.is_none());
+        let a = s.torch_gpu_available.unwrap();
+        assert_eq!((a.v, a.src.line), (false, 5));
+        assert!(s.wsl.unwrap().v);
+    }
+
+    #[test]
+    fn a_crashed_collect_env_is_recorded_with_its_exception() {
+        // A collect_env run that stops half-way with a Python traceback (the shape issue 25
+        // asks to report; exception text ours).
+        let t = "Collecting environment information...\nPyTorch version: 2.2.0+rocm5.7\nIs debug build: False\nTraceback (most recent call last):\n  File \"/usr/lib/python3.10/runpy.py\", line 196, in _run_module_as_main\n    return _run_code(code, main_globals, None,\nAttributeError: 'NoneType' object has no attribute 'split'\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.events.len(), 1);
+        let e = &s.events[0];
+        assert_eq!(e.v.kind, crate::facts::EventKind::ReportCrashed);
+        assert_eq!(e.src.line, 7);
+        assert!(e.v.text.starts_with("AttributeError"));
+        // a traceback with no collect_env line is someone else's
+        let (_, s) = run(read, "Traceback (most recent call last):\nValueError: x\n");
+        assert!(s.events.is_empty());
     }
 
     #[test]

@@ -95,7 +95,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if !t.contains('=') {
             continue;
         }
+        // Ollama's structured logs quote what it does itself inside `msg="…"` (`msg="ROCm
+        // integrated GPU detected - ROCR_VISIBLE_DEVICES=0"`: its own setting for its runner,
+        // not the user's); attributes outside the message are the user's environment
+        let msg = t.find("msg=\"").map(|p| {
+            let s = p + 5;
+            (s, t[s..].find('"').map_or(t.len(), |e| s + e))
+        });
         for (name, value) in settings(t) {
+            let at = name.as_ptr() as usize - t.as_ptr() as usize;
+            if msg.is_some_and(|(s, e)| at >= s && at < e) {
+                continue;
+            }
             let v = value.trim_matches(['"', '\'']).to_string();
             fired = true;
             let at = seen.at((name.to_string(), v), l.no);

@@ -8,15 +8,21 @@
 
 pub mod agent_enumerator;
 pub mod amd_smi;
+pub mod apps;
 pub mod cmdline;
 pub mod collect_env;
 pub mod dmesg;
 pub mod env_vars;
+pub mod free_form;
+pub mod hip_log;
+pub mod kernel_fault;
 pub mod kfd_properties;
+pub mod llama;
 pub mod memory;
 pub mod nvidia_smi;
 pub mod ollama;
 pub mod pip;
+pub mod prose;
 pub mod rocm_sdk;
 pub mod rocm_smi;
 pub mod rocm_version;
@@ -53,7 +59,17 @@ pub const READERS: &[Reader] = &[
     ("uname", uname::read),
     ("env_vars", env_vars::read),
     ("ollama_log", ollama::read),
+    ("llama_log", llama::read),
+    ("comfyui_log", apps::comfyui),
+    ("lmstudio_log", apps::lmstudio),
+    ("vllm_log", apps::vllm),
+    ("hip_log", hip_log::read),
+    ("kernel_fault", kernel_fault::read),
     ("nvidia_smi", nvidia_smi::read),
+    // after every reader of a known layout: lines they own are skipped, and prose facts only
+    // fill what command output left open
+    ("free_form", free_form::read),
+    ("prose", prose::read),
 ];
 
 /// Runs every reader over one input.

@@ -1,7 +1,10 @@
 //! Ollama server logs: the `server config env="map[… HSA_OVERRIDE_GFX_VERSION:11.0.3 …]"` line
 //! (empty entries are variables Ollama knows but that are not set) and the `inference compute`
-//! line (`library=rocm compute=gfx1100 … name=1002:744c`). Format: Ollama's `envconfig` and
-//! `discover` packages (<https://github.com/ollama/ollama>).
+//! line (`library=rocm compute=gfx1100 … name=1002:744c`), the rocm_smi-era discovery lines of
+//! early 2024 (`[0] ROCm device name: Navi 31 [Radeon RX 7900 XT/7900 XTX/7900M]`,
+//! `[1] ROCm totalMem 67108864`), and any of its structured log lines
+//! (`time=… level=INFO source=amd_linux.go:480 msg="…"`). Format: Ollama's `envconfig`,
+//! `discover` and `gpu` packages (<https://github.com/ollama/ollama>).
 
 use super::{Line, Seen, gfx_in, pci_id, size};
 use crate::triage::paste::Has;
@@ -11,8 +14,48 @@ use crate::triage::{Agent, At, Src};
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut idx = 0;
+    // `[N] ROCm …` lines: GPU N's agent, by index (a handful of GPUs)
+    let mut by_index: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     for l in lines {
         let t = l.text.as_ref();
+        if let Some(rest) = t.trim_start().strip_prefix('[')
+            && let Some((n, body)) = rest.split_once("] ROCm ")
+            && let Ok(i) = n.parse::<u32>()
+        {
+            fired = true;
+            let src = Src {
+                file: seen.file,
+                line: l.no,
+            };
+            let pos = match by_index.get(&i) {
+                Some(p) => *p,
+                None => {
+                    seen.agents.push(Agent {
+                        reader: "ollama_log",
+                        src,
+                        index: Some(i),
+                        ..Agent::default()
+                    });
+                    by_index.insert(i, seen.agents.len() - 1);
+                    seen.agents.len() - 1
+                }
+            };
+            let a = &mut seen.agents[pos];
+            if let Some(name) = body.strip_prefix("device name: ") {
+                if a.marketing.is_none() {
+                    a.marketing = Some(name.trim().to_string());
+                    a.name_src = Some(src);
+                }
+            } else if let Some(m) = body.strip_prefix("totalMem ") {
+                if let Ok(b) = m.trim().parse::<u64>() {
+                    a.vram.get_or_insert(At { v: b, src });
+                }
+            }
+            continue;
+        }
+        if t.has("level=") && t.has("source=") && t.has("msg=") {
+            fired = true;
+        }
         if let Some(p) = t.at("env=\"map[") {
             fired = true;
             let body = &t[p + 9..];
@@ -54,11 +97,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let Some(gfx) = gfx else { continue };
             let index = index.unwrap_or(idx);
             idx = idx.max(index + 1);
-            let file = seen.file;
-            let pos = seen
-                .agents
-                .iter()
-                .position(|a| a.reader == "ollama_log" && a.index == Some(index) && a.src.file == file);
+            // this input's agents by index (a map: a log of many devices stays linear)
+            let pos = by_index.get(&index).copied();
             let a = match pos {
                 Some(p) => &mut seen.agents[p],
                 None => {
@@ -68,6 +108,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                         index: Some(index),
                         ..Agent::default()
                     });
+                    by_index.insert(index, seen.agents.len() - 1);
                     seen.agents.last_mut().expect("pushed")
                 }
             };

@@ -111,6 +111,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut show_rocm: Option<String> = None; // inside `pip show rocm-…` output
     for l in lines {
         let t = trim(&l.text);
+        // uv's install log: ` + torch==2.7.1+rocm7.0.0rc20250731` (installed), ` - …` (removed)
+        let t = match t.strip_prefix("+ ") {
+            Some(r) if r.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric) => r,
+            _ => t,
+        };
         // `pip show` prints `Version:` on the line right after `Name:` (rocminfo's `Name:` lines
         // are followed by other keys)
         let after_name = show_rocm.take();
@@ -148,6 +153,14 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             if !found.is_empty() {
                 fired = true;
                 for p in found {
+                    // the `rocm` distribution's version is the ROCm SDK's (TheRock wheels)
+                    if p.name == "rocm"
+                        && let Some(v) = &p.version
+                        && v.as_bytes().first().is_some_and(u8::is_ascii_digit)
+                    {
+                        let at = seen.at(v.clone(), l.no);
+                        Seen::first(&mut seen.rocm_sdk.version, at);
+                    }
                     let at = seen.at(p, l.no);
                     seen.pip.push(at);
                 }

@@ -75,22 +75,7 @@ fn json_items(t: &str) -> Vec<JsonItem<'_>> {
 }
 
 fn agent(seen: &mut Seen, idx: u32, line: u32) -> &mut Agent {
-    let pos = seen
-        .agents
-        .iter()
-        .position(|a| a.reader == "rocm_smi" && a.index == Some(idx) && a.src.file == seen.file);
-    match pos {
-        Some(p) => &mut seen.agents[p],
-        None => {
-            seen.agents.push(Agent {
-                reader: "rocm_smi",
-                src: Src { file: seen.file, line },
-                index: Some(idx),
-                ..Agent::default()
-            });
-            seen.agents.last_mut().expect("pushed")
-        }
-    }
+    seen.agent_at("rocm_smi", idx, line)
 }
 
 /// Reads rocm-smi output.

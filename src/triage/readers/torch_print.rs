@@ -2,6 +2,8 @@
 //! `python -c` line), and labelled lines (`torch version: …`, `HIP version: …`). Version shapes:
 //! `2.8.0+rocm7.2.4.git6bea3e0b`, `2.5.0a0+gitabc`, HIP `7.2.53211-97f5574fe2`.
 //! A `torch.cuda.get_device_name(N)` print (alone on its command) gives GPU N's product name.
+//! `torch.cuda.is_available()` printed (after its command, or labelled `CUDA available: False`,
+//! `GPU available: True`) is read as whether torch sees a GPU.
 
 use super::{Line, Seen};
 use crate::triage::paste::Has;
@@ -14,7 +16,7 @@ static TORCH_V: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]+(?:[a-z]+[0-9]*)?(?:\+[0-9A-Za-z.]+)?$").unwrap());
 static HIP_V: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]{5}(?:-[0-9a-f]+)?$").unwrap());
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^((?i:torch|pytorch|torch\.__version__|torch version|hip|hip version|torch\.version\.hip))\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
+    Regex::new(r"^((?i:torch|pytorch|torch\.__version__|torch version|hip|hip version|hip runtime|hip runtime version|torch\.version\.hip))\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
 });
 
 /// Reads torch version prints.
@@ -32,6 +34,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 ("__version__", "torch"),
                 ("version.hip", "hip"),
                 ("version.cuda", "cuda"),
+                ("is_available()", "avail"),
             ] {
                 if let Some(p) = t.find(pat) {
                     order.push((p, what));
@@ -70,6 +73,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             continue;
         }
+        if let Some(b) = availability_label(t) {
+            fired = true;
+            let at = seen.at(b, l.no);
+            Seen::first(&mut seen.torch_gpu_available, at);
+            continue;
+        }
         if t.as_bytes()
             .first()
             .is_some_and(|b| matches!(b | 0x20, b't' | b'p' | b'h'))
@@ -87,6 +96,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         if expect.is_empty() || t.is_empty() {
+            continue;
+        }
+        // AMD_LOG_LEVEL lines (`:3:hip_context.cpp :49 : …`) and Python warnings print between
+        // a command and its output
+        if (t.starts_with(':') && t.as_bytes().get(1).is_some_and(u8::is_ascii_digit)) || t.has("Warning:") {
             continue;
         }
         let toks: Vec<&str> = t
@@ -112,6 +126,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     fired = true;
                     Seen::first(&mut seen.torch_hip, at);
                 }
+                "avail" if *tok == "True" || *tok == "False" => {
+                    fired = true;
+                    let at = seen.at(*tok == "True", l.no);
+                    Seen::first(&mut seen.torch_gpu_available, at);
+                }
                 "cuda" if tok.chars().next().is_some_and(|c| c.is_ascii_digit()) => {
                     fired = true;
                     Seen::first(&mut seen.torch_cuda, at);
@@ -122,6 +141,35 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         expect.clear();
     }
     fired
+}
+
+/// `CUDA available: False`, `GPU available: True`, `torch.cuda.is_available(): True`,
+/// `cuda.is_available() = False` → the boolean. collect_env's `Is CUDA available` is its own.
+fn availability_label(t: &str) -> Option<bool> {
+    let p = t.find([':', '='])?;
+    let (label, value) = (t[..p].trim().to_ascii_lowercase(), t[p + 1..].trim());
+    let label = label.trim_start_matches(['*', '-', '#', ' ']).trim_end_matches('*');
+    const LABELS: &[&str] = &[
+        "cuda available",
+        "gpu available",
+        "rocm available",
+        "hip available",
+        "torch.cuda.is_available()",
+        "cuda.is_available()",
+        "is_available()",
+        "cuda is available",
+        "rocm detected",
+        "gpu detected",
+        "cuda detected",
+    ];
+    if !LABELS.contains(&label) {
+        return None;
+    }
+    match value.trim_matches(['*', '`', '\'', '"']).trim() {
+        "True" | "true" => Some(true),
+        "False" | "false" => Some(false),
+        _ => None,
+    }
 }
 
 /// `torch.cuda.get_device_name(1)` → Some(Some(1)); `get_device_name()` → Some(Some(0)) (the
@@ -170,6 +218,22 @@ mod tests {
         assert_eq!(s.torch_hip.unwrap().v, "6.2.41134-65d174c3e");
         let (fired, _) = run(read, ">>> torch.__version__\nTraceback (most recent call last):\n");
         assert!(!fired);
+    }
+
+    #[test]
+    fn is_available_prints() {
+        // `python -c "import torch; print(torch.cuda.is_available())"` → False, the first
+        // command of ROCm/legacy-rocm-build#2354 (torch.cuda.is_available() False with ROCm).
+        let (fired, s) = run(
+            read,
+            "$ python3 -c 'import torch; print(torch.cuda.is_available())'\nFalse\n",
+        );
+        assert!(fired);
+        assert!(!s.torch_gpu_available.unwrap().v);
+        let (_, s) = run(read, "PyTorch version: 2.9.1+rocm7.1.0\nGPU available: True\n");
+        assert!(s.torch_gpu_available.unwrap().v);
+        let (_, s) = run(read, "Is CUDA available: False\n");
+        assert!(s.torch_gpu_available.is_none(), "collect_env's line is collect_env's");
     }
 
     #[test]

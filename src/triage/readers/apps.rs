@@ -1,0 +1,213 @@
+//! Start-up lines of the front-ends AMD users run: ComfyUI (`comfyui_log`), LM Studio's
+//! hardware survey (`lmstudio_log`) and vLLM's platform detection (`vllm_log`).
+//!
+//! ComfyUI (comfy/model_management.py, <https://github.com/comfyanonymous/ComfyUI>):
+//! `Total VRAM 24560 MB, total RAM 64228 MB`, `pytorch version: 2.7.0+rocm6.3`,
+//! `AMD arch: gfx1100`, `ROCm version: (6, 3)` (torch's HIP, major and minor),
+//! `Device: cuda:0 AMD Radeon RX 7900 XTX : native`, and the "System Information" block of its
+//! issue template (`**PyTorch Version:** …`, `**Name:** cuda:0 … : native`,
+//! `**VRAM Total:** 25753026560`). LM Studio: `lms runtime survey` / the hardware-survey JSON
+//! (`"name": "AMD Radeon …"` under `gpuInfo`) and `No ROCm GPUs detected of supported targets`.
+//! vLLM: `Automatically detected platform rocm.`, `Confirmed ROCm platform is available.`
+
+use super::{Line, Seen, gfx_in, size};
+use crate::triage::paste::{Has, trim};
+use crate::triage::{Agent, At, Src};
+
+/// This reader's one GPU in the current input (created at its first sighting; `slot` keeps
+/// its index so that a long log does not search the agents again).
+fn first_agent<'a>(seen: &'a mut Seen, slot: &mut Option<usize>, reader: &'static str, src: Src) -> &'a mut Agent {
+    let p = *slot.get_or_insert_with(|| {
+        seen.agents.push(Agent {
+            reader,
+            src,
+            index: Some(0),
+            ..Agent::default()
+        });
+        seen.agents.len() - 1
+    });
+    &mut seen.agents[p]
+}
+
+/// `cuda:0 AMD Radeon RX 7900 XTX : native` → (0, `AMD Radeon RX 7900 XTX`).
+fn comfy_device(v: &str) -> Option<(u32, &str)> {
+    let rest = v.trim().strip_prefix("cuda:")?;
+    let (idx, name) = rest.split_once(' ')?;
+    let i = idx.parse().ok()?;
+    let name = name.rsplit_once(" : ").map(|(n, _)| n).unwrap_or(name).trim();
+    Some((i, name))
+}
+
+/// Reads ComfyUI start-up lines.
+pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    let mut slot = None;
+    for l in lines {
+        let t = trim(&l.text);
+        let src = Src {
+            file: seen.file,
+            line: l.no,
+        };
+        // the issue template's Markdown: `- **Name:** cuda:0 … : native`; log prefixes
+        // `[INFO] `, `INFO] ` (a copy that lost the bracket), `[2025-01-01 10:00:00.000] `
+        let mut t = t;
+        while let Some(p) = t.find("] ")
+            && p < 40
+            && (t.starts_with('[') || !t[..p].contains(' '))
+        {
+            t = t[p + 2..].trim_start();
+        }
+        let plain = t.trim_start_matches(['-', ' ']).replace("**", "");
+        let t2 = plain.as_str();
+        if let Some(v) = t2.strip_prefix("Total VRAM ") {
+            fired = true;
+            let mut w = v.split_whitespace();
+            if let (Some(n), Some(u)) = (w.next(), w.next())
+                && let Some(b) = size(n, u.trim_end_matches(','))
+            {
+                let a = first_agent(seen, &mut slot, "comfyui_log", src);
+                a.vram.get_or_insert(At { v: b, src });
+            }
+        } else if let Some(v) = t2
+            .strip_prefix("pytorch version: ")
+            .or_else(|| t2.strip_prefix("PyTorch Version: "))
+        {
+            fired = true;
+            let at = seen.at(v.trim().to_string(), l.no);
+            Seen::first(&mut seen.torch, at);
+        } else if let Some(v) = t2.strip_prefix("AMD arch: ") {
+            fired = true;
+            if let Some(g) = gfx_in(v) {
+                let a = first_agent(seen, &mut slot, "comfyui_log", src);
+                a.gfx.get_or_insert(At { v: g, src });
+            }
+        } else if let Some(v) = t2.strip_prefix("ROCm version: (") {
+            fired = true;
+            let nums: Vec<&str> = v.trim_end_matches(')').split(',').map(str::trim).collect();
+            if nums.len() >= 2
+                && nums
+                    .iter()
+                    .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            {
+                let at = seen.at(format!("{}.{}", nums[0], nums[1]), l.no);
+                Seen::first(&mut seen.torch_hip, at);
+            }
+        } else if let Some(v) = t2.strip_prefix("Device: ").or_else(|| t2.strip_prefix("Name: "))
+            && let Some((i, name)) = comfy_device(v)
+        {
+            fired = true;
+            let a = first_agent(seen, &mut slot, "comfyui_log", src);
+            a.index = Some(i);
+            if a.marketing.is_none() && !name.is_empty() {
+                a.marketing = Some(name.to_string());
+                a.name_src = Some(src);
+            }
+        } else if let Some(v) = t2.strip_prefix("VRAM Total: ")
+            && let Some(b) = super::number(v)
+        {
+            fired = true;
+            let a = first_agent(seen, &mut slot, "comfyui_log", src);
+            a.vram.get_or_insert(At { v: b, src });
+        } else if t2.starts_with("Set vram state to:") || t2.starts_with("ComfyUI version:") {
+            fired = true;
+        }
+    }
+    fired
+}
+
+/// Reads LM Studio's hardware survey.
+pub fn lmstudio(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    let mut in_gpu = false;
+    let mut names: Vec<String> = Vec::new();
+    for l in lines {
+        let t = trim(&l.text);
+        if t.has("gpuInfo") || t.has("\"gpuSurveyResult\"") || t.has("lms runtime survey") {
+            fired = true;
+            in_gpu = true;
+            continue;
+        }
+        if t.has("No ROCm GPUs detected") || t.has("No GPUs detected of supported targets") {
+            fired = true;
+            seen.note(
+                l.no,
+                "LM Studio's ROCm runtime found no GPU of its supported targets: its ROCm engine does not carry this GPU's target (its Vulkan engine may)",
+            );
+            continue;
+        }
+        if !in_gpu {
+            continue;
+        }
+        if let Some(v) = t.strip_prefix("\"name\":") {
+            let name = v.trim().trim_end_matches(',').trim_matches('"').trim();
+            let low = name.to_ascii_lowercase();
+            if (low.has("radeon") || low.has("instinct")) && !names.iter().any(|n| n == name) && names.len() < 16 {
+                let src = Src {
+                    file: seen.file,
+                    line: l.no,
+                };
+                seen.agents.push(Agent {
+                    reader: "lmstudio_log",
+                    src,
+                    index: Some(names.len() as u32),
+                    marketing: Some(name.to_string()),
+                    name_src: Some(src),
+                    ..Agent::default()
+                });
+                names.push(name.to_string());
+            }
+        }
+    }
+    fired
+}
+
+/// Reads vLLM's platform lines.
+pub fn vllm(lines: &[Line], _seen: &mut Seen) -> bool {
+    lines.iter().any(|l| {
+        let t = l.text.as_ref();
+        t.has("Automatically detected platform rocm") || t.has("Confirmed ROCm platform is available")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::*;
+
+    #[test]
+    fn comfyui_start_up_and_system_information() {
+        // ComfyUI's start-up lines (comfy/model_management.py) as users paste them; values ours.
+        let t = "Total VRAM 24560 MB, total RAM 64228 MB\npytorch version: 2.7.0+rocm6.3\nAMD arch: gfx1100\nROCm version: (6, 3)\nSet vram state to: NORMAL_VRAM\nDevice: cuda:0 AMD Radeon RX 7900 XTX : native\n";
+        let (fired, s) = run(comfyui, t);
+        assert!(fired);
+        assert_eq!(s.torch.unwrap().v, "2.7.0+rocm6.3");
+        assert_eq!(s.torch_hip.unwrap().v, "6.3");
+        assert_eq!(s.agents.len(), 1);
+        let a = &s.agents[0];
+        assert_eq!(a.gfx.as_ref().unwrap().v, "gfx1100");
+        assert_eq!(a.marketing.as_deref(), Some("AMD Radeon RX 7900 XTX"));
+        assert_eq!(a.vram.as_ref().unwrap().v, 24560 << 20);
+        let (_, s) = run(
+            comfyui,
+            "## Devices\n\n- **Name:** cuda:0 AMD Radeon RX 6800 XT : native\n  - **Type:** cuda\n  - **VRAM Total:** 17163091968\n",
+        );
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6800 XT"));
+        assert_eq!(s.agents[0].vram.as_ref().unwrap().v, 17_163_091_968);
+    }
+
+    #[test]
+    fn lmstudio_and_vllm() {
+        let t = "{\n  \"gpuInfo\": [\n    {\n      \"name\": \"AMD Radeon RX 7800 XT\",\n      \"vram\": 17163091968\n    }\n  ]\n}\nNo ROCm GPUs detected of supported targets: gfx1030, gfx1100\n";
+        let (fired, s) = run(lmstudio, t);
+        assert!(fired);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 7800 XT"));
+        assert_eq!(s.notes.len(), 1);
+        let (fired, _) = run(
+            vllm,
+            "INFO 05-01 10:00:00 [__init__.py:239] Automatically detected platform rocm.\n",
+        );
+        assert!(fired);
+        let (fired, _) = run(vllm, "INFO platform cuda\n");
+        assert!(!fired);
+    }
+}

@@ -1,0 +1,280 @@
+//! Prints that follow no tool's layout: a labelled product name (`Device: AMD Radeon 8060S`,
+//! `name = AMD Radeon RX 6600 XT`, `GPU: AMD Radeon RX 7900 XTX (gfx1100)`, a script's
+//! `print(f"Using {torch.cuda.get_device_name(0)}")` output), a product name alone on its line,
+//! and a gfx target alone on its line (`gfx1032`, a test script's `--->  gfx1032`).
+//!
+//! Each distinct name or target is one GPU sighting (a log that repeats a line every step is
+//! one GPU); the GPU's index is not printed, so these fill gaps in other readers' GPUs only when
+//! the paste shows one GPU. Processor names (`AMD Ryzen 9 7950X`, `… w/ Radeon 780M Graphics`:
+//! a CPU's brand string) are not GPU names. Lines other readers own are left to them: rocm-smi
+//! `GPU[N]` lines, amd-smi `MARKET_NAME`, rocminfo's `Marketing Name`, collect_env's GPU block,
+//! llama.cpp's `Device N: …, gfxNNNN` and ComfyUI's `Device: cuda:0 …`.
+
+use super::{Line, Seen, gfx_in};
+use crate::triage::paste::{Has, trim};
+use crate::triage::{Agent, At, Src};
+
+/// Labels of lines whose names belong to a known tool's reader.
+const OWNED: &[&str] = &[
+    "marketing name",
+    "market_name",
+    "card series",
+    "card sku",
+    "card model",
+    "card vendor",
+    "gpu models and configuration",
+    "product name",
+    "vendor name",
+    "cpu",
+    "model name",
+    "processor",
+];
+
+/// A product-name-looking value: names AMD's GPU lines, not a processor.
+fn gpu_name(v: &str) -> bool {
+    let l = v.to_ascii_lowercase();
+    (l.has("radeon") || l.has("instinct"))
+        && !(l.has("ryzen") || l.has("epyc") || l.has("threadripper") || l.has("processor") || l.has(" w/ "))
+        && v.len() <= 120
+}
+
+/// `AMD Radeon RX 6600 XT` out of `'AMD Radeon RX 6600 XT',`, `"…"`, `… : native`.
+fn clean(v: &str) -> &str {
+    let v = v.trim().trim_end_matches([',', ';', '.']).trim();
+    let v = v.trim_matches(['\'', '"', '`', '*']).trim();
+    v.trim_end_matches(',').trim()
+}
+
+/// The label and value of `Label: value` / `label = value` (the first `:` or `=`), when the
+/// label is short and names no known tool's field.
+fn labelled(t: &str) -> Option<(&str, &str)> {
+    let p = t.find([':', '='])?;
+    let label = t[..p].trim().trim_matches(['"', '\'', '*', '-', '#', ' ']);
+    if label.is_empty() || label.len() > 40 || label.contains('[') || label.contains('(') {
+        return None;
+    }
+    let low = label.to_ascii_lowercase();
+    if OWNED.contains(&low.as_str()) {
+        return None;
+    }
+    // llama.cpp `Device 0: NAME, gfx1100 (0x1100), VMM: no` is llama_log's
+    let value = t[p + 1..].trim_start_matches(['=', ':']).trim();
+    if low.starts_with("device ") && low[7..].bytes().all(|b| b.is_ascii_digit()) && value.has(", gfx") {
+        return None;
+    }
+    if value.starts_with("cuda:") {
+        return None;
+    }
+    Some((label, value))
+}
+
+/// A gfx target alone on its line, possibly after an arrow or a list mark: `gfx1032`,
+/// `--->  gfx1032`, `* gfx90a:sramecc+:xnack-`.
+fn bare_gfx(t: &str) -> Option<String> {
+    let rest = t.trim_start_matches(['-', '=', '>', '*', ' ', '\t', '|']);
+    if !rest.starts_with("gfx") || rest.len() > 40 || rest.contains(' ') {
+        return None;
+    }
+    let head = rest.split(':').next().unwrap_or(rest);
+    if !(6..=8).contains(&head.len()) || !head[3..].bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    gfx_in(head)
+}
+
+/// `6.8.0-45-generic`, `7.0.11-76070011-generic`, `5.15.153.1-microsoft-standard-WSL2`: a
+/// kernel release (no blanks, starts `N.N`).
+pub(crate) fn kernel_release(v: &str) -> bool {
+    let b = v.as_bytes();
+    v.len() < 80
+        && b.first().is_some_and(u8::is_ascii_digit)
+        && v.split('.').count() >= 3
+        && v.has("-")
+        && v.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b'+'))
+}
+
+/// A line that is only a product name: `AMD Radeon RX 6600 XT`, `Radeon 8060S`.
+fn bare_name(t: &str) -> bool {
+    let l = t.to_ascii_lowercase();
+    let starts = l.starts_with("amd radeon") || l.starts_with("radeon ") || l.starts_with("amd instinct");
+    starts
+        && t.split_whitespace().count() <= 6
+        && t.bytes().any(|b| b.is_ascii_digit())
+        && !t.contains(['.', ',', ':', '=', '!', '?'])
+        && gpu_name(t)
+}
+
+/// Reads free-form prints.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let file = seen.file;
+    // rocm_agent_enumerator's bare gfx lines are its reader's
+    let enumerated = seen
+        .agents
+        .iter()
+        .any(|a| a.reader == "agent_enumerator" && a.src.file == file);
+    // distinct names and targets seen (sets: a log of many distinct lines stays linear)
+    let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut targets: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut fired = false;
+    for l in lines {
+        if l.command {
+            continue;
+        }
+        let t = trim(&l.text);
+        if t.is_empty() || t.len() > 300 {
+            continue;
+        }
+        let src = Src { file, line: l.no };
+        // neofetch/fastfetch: `Kernel: 6.8.0-45-generic`, `Kernel: Linux 6.14.0-1007-oem`
+        if let Some(v) = t.strip_prefix("Kernel: ") {
+            let v = v.trim().strip_prefix("Linux ").unwrap_or(v.trim());
+            if kernel_release(v) {
+                fired = true;
+                let at = seen.at(v.to_string(), l.no);
+                Seen::first(&mut seen.kernel, at);
+                continue;
+            }
+        }
+        if !enumerated && let Some(g) = bare_gfx(t) {
+            fired = true;
+            if targets.insert(g.clone()) {
+                seen.agents.push(Agent {
+                    reader: "free_form",
+                    src,
+                    gfx: Some(At { v: g, src }),
+                    ..Agent::default()
+                });
+            }
+            continue;
+        }
+        let name = if bare_name(t) {
+            Some(t)
+        } else if t.has("adeon") || t.has("nstinct") || t.has("ADEON") || t.has("NSTINCT") {
+            labelled(t).map(|(_, v)| clean(v)).filter(|v| gpu_name(v))
+        } else {
+            None
+        };
+        let Some(name) = name else { continue };
+        // `AMD Radeon 8060S (gfx1151)`, `AMD Radeon RX 7900 XTX, gfx1100`
+        let gfx = gfx_in(name);
+        let shown = name
+            .split(" (gfx")
+            .next()
+            .unwrap_or(name)
+            .split(", gfx")
+            .next()
+            .unwrap_or(name)
+            .trim();
+        if shown.is_empty() {
+            continue;
+        }
+        fired = true;
+        if !names.insert(shown.to_string()) {
+            continue;
+        }
+        seen.agents.push(Agent {
+            reader: "free_form",
+            src,
+            gfx: gfx.map(|g| At { v: g, src }),
+            marketing: Some(shown.to_string()),
+            name_src: Some(src),
+            ..Agent::default()
+        });
+    }
+    // a name and a bare target in the same print are one GPU when the paste shows one of each
+    let first = seen.agents.len() - names.len() - targets.len();
+    let mine: Vec<usize> = (first..seen.agents.len()).collect();
+    if mine.len() == 2 {
+        let (a, b) = (mine[0], mine[1]);
+        let (named, bare) = if seen.agents[a].marketing.is_some() {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        if seen.agents[named].marketing.is_some()
+            && seen.agents[named].gfx.is_none()
+            && seen.agents[bare].marketing.is_none()
+        {
+            let g = seen.agents[bare].gfx.clone();
+            seen.agents[named].gfx = g;
+            seen.agents.remove(bare);
+        }
+    }
+    fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::read;
+
+    #[test]
+    fn labelled_names_in_any_shape() {
+        // Shapes from issue 25's list of unread prints: a script's `Device: AMD Radeon 8060S`
+        // (Strix Halo test scripts), `name = AMD Radeon RX 6600 XT`, a Vulkan-style
+        // `deviceName = …`; one GPU each, the line kept.
+        for (text, want, line) in [
+            ("Using ROCm\nDevice: AMD Radeon 8060S\n", "AMD Radeon 8060S", 2),
+            ("name = AMD Radeon RX 6600 XT\n", "AMD Radeon RX 6600 XT", 1),
+            (
+                "GPU 0:\n  Name: AMD Radeon 8060S\n  Total Memory: 96.00 GB\n",
+                "AMD Radeon 8060S",
+                2,
+            ),
+            (
+                "    deviceName        = AMD Radeon RX 6600 XT (RADV NAVI23)\n",
+                "AMD Radeon RX 6600 XT (RADV NAVI23)",
+                1,
+            ),
+            ("print: 'AMD Radeon RX 7900 XTX'\n", "AMD Radeon RX 7900 XTX", 1),
+        ] {
+            let (fired, s) = run(read, text);
+            assert!(fired, "{text:?}");
+            assert_eq!(s.agents.len(), 1, "{text:?}");
+            assert_eq!(s.agents[0].marketing.as_deref(), Some(want), "{text:?}");
+            assert_eq!(s.agents[0].name_src.unwrap().line, line, "{text:?}");
+        }
+        // with a target in parentheses
+        let (_, s) = run(read, "GPU: AMD Radeon 8060S (gfx1151)\n");
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1151");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon 8060S"));
+    }
+
+    #[test]
+    fn bare_targets_and_names() {
+        // A test script's arrow print and a bare token line (issue 25, shape 2).
+        let (fired, s) = run(read, "Checking GPU arch\n--->  gfx1032\n");
+        assert!(fired);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1032");
+        let (_, s) = run(read, "gfx90a:sramecc+:xnack-\n");
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx90a");
+        let (_, s) = run(read, "AMD Radeon RX 6750 XT\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6750 XT"));
+        // a name line and a target line of the same print are one GPU
+        let (_, s) = run(read, "AMD Radeon RX 6600 XT\ngfx1032\n");
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1032");
+        // repeated lines are one GPU
+        let (_, s) = run(read, "Device: AMD Radeon 780M\nDevice: AMD Radeon 780M\n");
+        assert_eq!(s.agents.len(), 1);
+    }
+
+    #[test]
+    fn processors_prose_and_owned_lines_are_not_read() {
+        for text in [
+            "Name: AMD Ryzen 7 7840HS w/ Radeon 780M Graphics\n",
+            "CPU: AMD Ryzen AI Max+ 395 w/ Radeon 8060S\n",
+            "  Marketing Name:          AMD Radeon RX 7900 XTX\n",
+            "GPU[0]\t\t: Card series: \t\tNavi 31 [Radeon RX 7900 XT/7900 XTX]\n",
+            "  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32\n",
+            "Device: cuda:0 AMD Radeon RX 7900 XTX : native\n",
+            "I have an AMD Radeon RX 7900 XTX and it does not work, please help.\n",
+            "gfx1100 gfx1030\n",
+            "see gfx1100.\n",
+        ] {
+            let (_, s) = run(read, text);
+            assert!(s.agents.is_empty(), "{text:?}: {:?}", s.agents);
+        }
+    }
+}

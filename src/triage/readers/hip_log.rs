@@ -1,0 +1,227 @@
+//! HIP, ROCr and rocBLAS run-time output, as programs print it and as `AMD_LOG_LEVEL=1…4`
+//! logs it (`:3:hip_device_runtime.cpp :649 : 123 us: …`).
+//!
+//! Facts: the GPU's target from an ISA string (`amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-`) in
+//! the `Devices:` part of HIP's code-object report (ISA strings under `Bundled Code Objects:`
+//! are what the binary carries, not the GPU) or anywhere else outside it, and from rocBLAS's
+//! `… for GPU arch : gfx1031`. Run-time reports, each kept with its line: `hipErrorNoBinaryForGpu`
+//! (no code object for the GPU), rocBLAS's `Cannot read …TensileLibrary.dat … for GPU arch`,
+//! `invalid device function`, ROCr's `Memory access fault by GPU node-N … Reason: …`, and no
+//! device found (`hipErrorNoDevice`, `no ROCm-capable device is detected`). Message texts as
+//! printed by ROCm/clr `hipamd/src/hip_code_object.cpp` and rocBLAS `tensile_host.cpp`; pastes
+//! of them e.g. in <https://github.com/pytorch/pytorch/issues/73534> (AMD_LOG_LEVEL, the ISA
+//! looked for), <https://github.com/ROCm/legacy-rocm-build/issues/2061> (hipErrorNoBinaryForGpu
+//! on an RX 6600), <https://github.com/ROCm/AMDMIGraphX/pull/3517> and
+//! <https://github.com/brknsoul/ROCmLibs/issues/4> (rocBLAS's `for GPU arch`).
+
+use super::{Line, Seen, gfx_in};
+use crate::facts::EventKind;
+use crate::triage::paste::{Has, trim};
+use crate::triage::{Agent, At, Src};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Other,
+    Devices,
+    Bundled,
+}
+
+/// `:3:hip_device_runtime.cpp :649 : …`: an AMD_LOG_LEVEL line.
+fn log_level_line(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.len() > 4
+        && b[0] == b':'
+        && b[1].is_ascii_digit()
+        && b[2] == b':'
+        && t[3..]
+            .split(':')
+            .next()
+            .is_some_and(|f| f.trim_end().ends_with(".cpp") || f.trim_end().ends_with(".hpp"))
+}
+
+/// The gfx of an ISA string in `t` (`amdgcn-amd-amdhsa--gfx1031`), if any.
+fn isa(t: &str) -> Option<String> {
+    let p = t.at("amdgcn-amd-amdhsa--")?;
+    gfx_in(&t[p + 19..])
+}
+
+/// Reads HIP/ROCr/rocBLAS run-time output.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let file = seen.file;
+    let mut fired = false;
+    let mut part = Part::Other;
+    let mut devices: Vec<String> = Vec::new();
+    let mut bundled: Vec<(String, u32)> = Vec::new();
+    let mut no_binary: Option<(u32, String)> = None;
+    for l in lines {
+        let t = trim(&l.text);
+        if t.is_empty() {
+            continue;
+        }
+        let logged = log_level_line(t);
+        if logged {
+            fired = true;
+        }
+        // HIP's code-object report: `Devices:` then `Bundled Code Objects:`
+        if t.ends_with("Devices:") && (logged || t == "Devices:") {
+            part = Part::Devices;
+            continue;
+        }
+        if t.ends_with("Bundled Code Objects:") {
+            part = Part::Bundled;
+            fired = true;
+            continue;
+        }
+        if t.has("amdgcn-amd-amdhsa--") && !t.starts_with("Name:") {
+            let Some(g) = isa(t) else { continue };
+            fired = true;
+            let device = match part {
+                Part::Bundled => t.has("[Not Found]"),
+                _ => !t.has("[code object"),
+            };
+            if device {
+                add_gpu(seen, &mut devices, g, l.no, file);
+            } else if !bundled.iter().any(|(x, _)| *x == g) {
+                bundled.push((g, l.no));
+            }
+            continue;
+        }
+        if !(t.has("rror") || t.has("fault") || t.has("device")) {
+            if !logged {
+                part = Part::Other;
+            }
+            continue;
+        }
+        if t.has("hipErrorNoBinaryForGpu") || t.has("Unable to find code object for all current devices") {
+            fired = true;
+            if no_binary.is_none() {
+                no_binary = Some((l.no, t.to_string()));
+            }
+        } else if t.has("TensileLibrary") && t.has("GPU arch") {
+            fired = true;
+            let p = t.at("GPU arch").unwrap_or(0);
+            let g = gfx_in(&t[p..]);
+            if let Some(g) = &g {
+                add_gpu(seen, &mut devices, g.clone(), l.no, file);
+            }
+            seen.event(l.no, EventKind::TensileLibraryMissing, g, t);
+        } else if t.has("invalid device function") || t.has("hipErrorInvalidDeviceFunction") {
+            fired = true;
+            seen.event(l.no, EventKind::InvalidDeviceFunction, None, t);
+        } else if t.has("Memory access fault by GPU") {
+            fired = true;
+            seen.event(l.no, EventKind::MemoryAccessFault, None, t);
+        } else if t.has("hipErrorNoDevice") || t.has("no ROCm-capable device") {
+            fired = true;
+            seen.event(l.no, EventKind::NoDevice, None, t);
+        } else if t.has("HIP error") || t.has("hipError") || t.has("rocBLAS error") {
+            fired = true;
+        }
+    }
+    if let Some((line, text)) = no_binary {
+        let g = devices.first().cloned();
+        seen.event(line, EventKind::NoBinaryForGpu, g, &text);
+    }
+    if !bundled.is_empty() && !devices.is_empty() {
+        let list: Vec<&str> = bundled.iter().map(|(g, _)| g.as_str()).collect();
+        seen.note(
+            bundled[0].1,
+            format!(
+                "the binary's code objects are for {} (HIP's `Bundled Code Objects`), the GPU is {}",
+                list.join(", "),
+                devices.join(", ")
+            ),
+        );
+    }
+    fired
+}
+
+fn add_gpu(seen: &mut Seen, devices: &mut Vec<String>, g: String, line: u32, file: usize) {
+    if devices.contains(&g) {
+        return;
+    }
+    devices.push(g.clone());
+    let src = Src { file, line };
+    seen.agents.push(Agent {
+        reader: "hip_log",
+        src,
+        gfx: Some(At { v: g, src }),
+        ..Agent::default()
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::read;
+    use crate::facts::EventKind;
+
+    #[test]
+    fn code_object_report_separates_the_gpu_from_the_binary() {
+        // AMD_LOG_LEVEL=1 output when a binary lacks the GPU's ISA (the report of HIP's
+        // hip_code_object.cpp, the ISA looked for as in
+        // https://github.com/pytorch/pytorch/issues/73534; timestamps and targets ours: an
+        // RX 6600-class gfx1031 card and a gfx1030 binary, the case of
+        // https://github.com/ROCm/legacy-rocm-build/issues/2061).
+        let t = ":1:hip_code_object.cpp      :624 : 0123456789 us: 1234 : [tid:0x7f00] Devices:\n\
+:1:hip_code_object.cpp      :626 : 0123456789 us: 1234 : [tid:0x7f00]   amdgcn-amd-amdhsa--gfx1031 - [Not Found]\n\
+:1:hip_code_object.cpp      :630 : 0123456789 us: 1234 : [tid:0x7f00] Bundled Code Objects:\n\
+:1:hip_code_object.cpp      :646 : 0123456789 us: 1234 : [tid:0x7f00]   host-x86_64-unknown-linux - [Unsupported]\n\
+:1:hip_code_object.cpp      :644 : 0123456789 us: 1234 : [tid:0x7f00]   amdgcn-amd-amdhsa--gfx1030 - [code object v4 is amdgcn-amd-amdhsa--gfx1030]\n\
+:1:hip_code_object.cpp      :650 : 0123456789 us: 1234 : [tid:0x7f00] hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.agents.len(), 1);
+        let g = s.agents[0].gfx.as_ref().unwrap();
+        assert_eq!((g.v.as_str(), g.src.line), ("gfx1031", 2));
+        assert_eq!(s.events.len(), 1);
+        assert_eq!(s.events[0].v.kind, EventKind::NoBinaryForGpu);
+        assert_eq!(s.events[0].v.gfx.as_deref(), Some("gfx1031"));
+        assert_eq!(s.events[0].src.line, 6);
+        assert!(s.notes[0].v.contains("gfx1030"), "{:?}", s.notes);
+    }
+
+    #[test]
+    fn rocblas_tensile_invalid_function_and_faults() {
+        // rocBLAS's message when its library has no kernels for the GPU, and its file list
+        // (shape as in https://github.com/ROCm/AMDMIGraphX/pull/3517; target and path ours).
+        let t = "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1031\n\
+ List of available TensileLibrary Files : \n\
+\"/opt/rocm/lib/rocblas/library/TensileLibrary_lazy_gfx1030.dat\"\n\
+RuntimeError: HIP error: invalid device function\n\
+Memory access fault by GPU node-1 (Agent handle: 0x55d0c0d0e0f0) on address 0x7f0000000000. Reason: Page not present or supervisor privilege.\n\
+RuntimeError: HIP error: invalid device function\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1031");
+        let kinds: Vec<EventKind> = s.events.iter().map(|e| e.v.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                EventKind::TensileLibraryMissing,
+                EventKind::InvalidDeviceFunction,
+                EventKind::MemoryAccessFault
+            ],
+            "one event per kind, at its first line"
+        );
+        assert_eq!(s.events[0].v.gfx.as_deref(), Some("gfx1031"));
+        assert_eq!(s.events[1].src.line, 4);
+    }
+
+    #[test]
+    fn isa_string_alone_and_unrelated_text() {
+        let (fired, s) = run(
+            read,
+            ":3:rocvirtual.cpp :3000 : 1 us: 2 : [tid:0x1] ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-\n",
+        );
+        assert!(fired);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx90a");
+        let (_, s) = run(read, "no ROCm-capable device is detected\n");
+        assert_eq!(s.events[0].v.kind, EventKind::NoDevice);
+        let (fired, s) = run(
+            read,
+            "the device works fine, no error\n  Name:  amdgcn-amd-amdhsa--gfx1100\n",
+        );
+        assert!(!fired && s.agents.is_empty() && s.events.is_empty());
+    }
+}

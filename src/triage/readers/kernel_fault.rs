@@ -1,0 +1,77 @@
+//! amdgpu's GPU fault and hang lines in a kernel log (dmesg, `journalctl -k`): page faults
+//! (`amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:3 pasid:32770)`,
+//! `[mmhub0] retry page fault`, `GCVM_L2_PROTECTION_FAULT_STATUS:0x00801031`), hangs
+//! (`ring gfx_0.0.0 timeout`, `ring comp_1.0.0 timeout`, `MES failed to respond to msg=…`) and
+//! resets (`GPU reset begin!`, `VRAM is lost due to GPU reset!`, `device wedged`). Message texts
+//! of drivers/gpu/drm/amd/amdgpu (gmc_v10_0.c / gmc_v11_0.c page-fault handlers,
+//! amdgpu_job.c timeouts, amdgpu_device.c resets). One report per class, at its first line.
+
+use super::{Line, Seen};
+use crate::facts::EventKind;
+use crate::triage::paste::{Has, trim};
+
+/// The fault class of a kernel log line, if it is one.
+fn class(t: &str) -> Option<EventKind> {
+    if t.has("page fault (src_id") || t.has("retry page fault") || t.has("PROTECTION_FAULT_STATUS") {
+        return Some(EventKind::PageFault);
+    }
+    if (t.has("ring ") && t.has(" timeout")) || t.has("MES failed to respond") || t.has("MES ring buffer is full") {
+        return Some(EventKind::RingTimeout);
+    }
+    if t.has("GPU reset begin")
+        || t.has("VRAM is lost due to GPU reset")
+        || t.has("device wedged")
+        || t.has("GPU reset(")
+    {
+        return Some(EventKind::GpuReset);
+    }
+    None
+}
+
+/// Reads amdgpu fault lines.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    for l in lines {
+        let t = l.text.as_ref();
+        if !(t.has("amdgpu") || t.has("drm") || t.has("FAULT_STATUS")) {
+            continue;
+        }
+        let Some(kind) = class(t) else { continue };
+        fired = true;
+        seen.amdgpu_loaded = true;
+        seen.event(l.no, kind, None, trim(t));
+    }
+    fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::read;
+    use crate::facts::EventKind;
+
+    #[test]
+    fn page_faults_hangs_and_resets() {
+        // amdgpu's messages (Linux 6.x); the page-fault pair as in the dmesg of corpus case 14
+        // (https://github.com/ROCm/legacy-rocm-build/issues/5670); the rest values ours.
+        let t = "[ 101.1] amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:3 pasid:32770)\n\
+[ 101.1] amdgpu 0000:03:00.0: amdgpu:  Process python3 pid 4242 thread python3 pid 4242\n\
+[ 101.1] amdgpu 0000:03:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00801031\n\
+[ 111.0] [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3\n\
+[ 111.2] amdgpu 0000:03:00.0: amdgpu: GPU reset begin!\n\
+[ 112.0] [drm] VRAM is lost due to GPU reset!\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        let got: Vec<(EventKind, u32)> = s.events.iter().map(|e| (e.v.kind, e.src.line)).collect();
+        assert_eq!(
+            got,
+            [
+                (EventKind::PageFault, 1),
+                (EventKind::RingTimeout, 4),
+                (EventKind::GpuReset, 5)
+            ]
+        );
+        let (fired, _) = run(read, "[ 5.2] [drm] amdgpu: 512M of VRAM memory ready\n");
+        assert!(!fired);
+    }
+}

@@ -1,0 +1,185 @@
+//! llama.cpp / ggml start-up logs (and the forks that keep its lines: koboldcpp, lemonade):
+//! `ggml_cuda_init: found N ROCm devices:` then `  Device N: NAME, gfxNNNN (0x…), VMM: …`,
+//! `ggml_cuda_init: failed to initialize ROCm: …`, Vulkan's `ggml_vulkan: N = NAME (RADV
+//! GFX1151) | uma: 1 | …`, `--list-devices` rows (`ROCm0: NAME (N MiB, N MiB free)`), and
+//! `ROCm error: …` with its `current device: N`. Line shapes: ggml/src/ggml-cuda/ggml-cuda.cu
+//! and ggml-vulkan.cpp (<https://github.com/ggml-org/llama.cpp>).
+
+use super::{Line, Seen, gfx_in};
+use crate::facts::EventKind;
+use crate::triage::paste::{Has, trim};
+use crate::triage::{Agent, At, Src};
+
+fn agent(seen: &mut Seen, index: u32, src: Src) -> &mut Agent {
+    let file = seen.file;
+    // the last few agents are this reader's (a log lists a handful of devices)
+    let pos = seen
+        .agents
+        .iter()
+        .rev()
+        .take(16)
+        .position(|a| a.reader == "llama_log" && a.index == Some(index) && a.src.file == file)
+        .map(|p| seen.agents.len() - 1 - p);
+    match pos {
+        Some(p) => &mut seen.agents[p],
+        None => {
+            seen.agents.push(Agent {
+                reader: "llama_log",
+                src,
+                index: Some(index),
+                ..Agent::default()
+            });
+            seen.agents.last_mut().expect("pushed")
+        }
+    }
+}
+
+fn set_name(a: &mut Agent, name: &str, src: Src) {
+    let name = name.trim();
+    if a.marketing.is_none() && !name.is_empty() {
+        a.marketing = Some(name.to_string());
+        a.name_src = Some(src);
+    }
+}
+
+/// Reads llama.cpp/ggml log lines.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    let mut cuda_init = false;
+    for l in lines {
+        let t = trim(&l.text);
+        if t.is_empty() {
+            continue;
+        }
+        let src = Src {
+            file: seen.file,
+            line: l.no,
+        };
+        if t.has("ggml_cuda_init:") {
+            fired = true;
+            cuda_init = true;
+            if t.has("failed to initialize") {
+                seen.event(l.no, EventKind::NoDevice, None, t);
+            }
+            continue;
+        }
+        // `Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32`
+        if let Some(rest) = t.strip_prefix("Device ")
+            && let Some((idx, body)) = rest.split_once(": ")
+            && let Ok(i) = idx.parse::<u32>()
+            && (cuda_init || body.has(", gfx"))
+        {
+            fired = true;
+            let (name, after) = body.split_once(", ").unwrap_or((body, ""));
+            let gfx = after.split([' ', ',']).next().and_then(gfx_in);
+            let a = agent(seen, i, src);
+            set_name(a, name, src);
+            if let Some(g) = gfx {
+                a.gfx.get_or_insert(At { v: g, src });
+            }
+            continue;
+        }
+        // `ggml_vulkan: 0 = AMD Radeon 8060S Graphics (RADV GFX1151) | uma: 1 | fp16: 1 | …`
+        if let Some(p) = t.at("ggml_vulkan: ") {
+            let rest = &t[p + 13..];
+            if let Some((idx, body)) = rest.split_once(" = ")
+                && let Ok(i) = idx.trim().parse::<u32>()
+            {
+                fired = true;
+                let body = body.split(" | ").next().unwrap_or(body);
+                let (name, drv) = match body.find(" (") {
+                    Some(q) => (&body[..q], &body[q..]),
+                    None => (body, ""),
+                };
+                let gfx = gfx_in(drv);
+                let a = agent(seen, i, src);
+                set_name(a, name, src);
+                if let Some(g) = gfx {
+                    a.gfx.get_or_insert(At { v: g, src });
+                }
+            }
+            continue;
+        }
+        // `ROCm0: AMD Radeon(TM) Graphics (110511 MiB, 110357 MiB free)`
+        if let Some(rest) = t.strip_prefix("ROCm").or_else(|| t.strip_prefix("Vulkan"))
+            && let Some((idx, body)) = rest.split_once(": ")
+            && let Ok(i) = idx.parse::<u32>()
+            && body.ends_with("free)")
+        {
+            fired = true;
+            let q = body.rfind(" (").unwrap_or(body.len());
+            let (name, mem) = (&body[..q], &body[q..]);
+            let total = mem
+                .trim_start_matches([' ', '('])
+                .split_whitespace()
+                .next()
+                .and_then(|n| n.parse::<u64>().ok())
+                .map(|m| m << 20);
+            let a = agent(seen, i, src);
+            set_name(a, name, src);
+            if let Some(b) = total {
+                a.vram.get_or_insert(At { v: b, src });
+            }
+            continue;
+        }
+        // `vulkaninfo`'s `deviceName = AMD Radeon RX 9060 XT (RADV GFX1200)`: Mesa's RADV names
+        // the target in the device name
+        if let Some(v) = t.strip_prefix("deviceName")
+            && let Some(v) = v.trim_start().strip_prefix('=')
+            && v.has("(RADV ")
+        {
+            fired = true;
+            let v = v.trim();
+            let (name, drv) = v.split_at(v.find(" (").unwrap_or(v.len()));
+            let a = agent(seen, 0, src);
+            set_name(a, name, src);
+            if let Some(g) = gfx_in(drv) {
+                a.gfx.get_or_insert(At { v: g, src });
+            }
+            continue;
+        }
+        if t.has("ROCm error:") || t.has("load_backend: loaded ROCm") || t.has("ggml_backend_cuda") {
+            fired = true;
+        }
+    }
+    fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::read;
+
+    #[test]
+    fn cuda_init_device_lines_and_list_devices() {
+        // ggml's start-up lines (ggml-cuda.cu) on a ROCm build and `--list-devices` rows; on
+        // Strix Halo the iGPU is named "AMD Radeon(TM) Graphics" (values ours).
+        let t = "ggml_cuda_init: found 1 ROCm devices:\n  Device 0: AMD Radeon(TM) Graphics, gfx1151 (0x1151), VMM: no, Wave Size: 32\nAvailable devices:\n  ROCm0: AMD Radeon(TM) Graphics (110511 MiB, 110357 MiB free)\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.agents.len(), 1);
+        let a = &s.agents[0];
+        assert_eq!(a.gfx.as_ref().unwrap().v, "gfx1151");
+        assert_eq!(a.gfx.as_ref().unwrap().src.line, 2);
+        assert_eq!(a.marketing.as_deref(), Some("AMD Radeon(TM) Graphics"));
+        assert_eq!(a.vram.as_ref().unwrap().v, 110_511 << 20);
+    }
+
+    #[test]
+    fn vulkan_and_failed_init() {
+        let (_, s) = run(
+            read,
+            "ggml_vulkan: Found 1 Vulkan devices:\nggml_vulkan: 0 = AMD Radeon 8060S Graphics (RADV GFX1151) | uma: 1 | fp16: 1 | warp size: 64\n",
+        );
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon 8060S Graphics"));
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1151");
+        let (fired, s) = run(
+            read,
+            "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected\n",
+        );
+        assert!(fired);
+        assert_eq!(s.events[0].v.kind, crate::facts::EventKind::NoDevice);
+        let (fired, _) = run(read, "Device 0: my phone\n");
+        assert!(!fired);
+    }
+}

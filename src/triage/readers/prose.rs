@@ -1,0 +1,190 @@
+//! Facts written in free text or printed inside other output: a torch wheel's file name or URL
+//! (`torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl`, the `+` written as `%2B`
+//! in URLs) and a versioned ROCm install path (`/opt/rocm-6.2.1/lib/librocblas.so`, Windows'
+//! `C:\Program Files\AMD\ROCm\6.2\bin`). They go to [`Seen::prose`], which fills a fact only
+//! where no command output gave it, marked as inferred (see `triage::build`). The Core SDK's
+//! `/opt/rocm/core-X.Y` prefix is `rocm_sdk`'s. Wheel names follow PEP 427
+//! (`{name}-{version}-{python}-{abi}-{platform}.whl`); install prefixes follow AMD's packages
+//! (`/opt/rocm-<version>`, the `/opt/rocm` link pointing at one).
+
+use super::{Line, Seen};
+use crate::triage::paste::Has;
+
+/// The ROCm version of the first `/opt/rocm-X.Y[.Z]` in `t`.
+fn opt_rocm(t: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(i) = t[from..].at("/opt/rocm-") {
+        let start = from + i + "/opt/rocm-".len();
+        let v: String = t[start..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        let v = v.trim_end_matches('.');
+        let parts = v.split('.').filter(|p| !p.is_empty()).count();
+        let after = t[start + v.len()..].chars().next();
+        if (2..=3).contains(&parts)
+            && after.is_none_or(|c| matches!(c, '/' | ' ' | '"' | '\'' | ')' | ':' | ',' | '`' | ';'))
+        {
+            return Some(v.to_string());
+        }
+        from = start;
+    }
+    None
+}
+
+/// The URL after `--index-url` / `--extra-index-url` (`=` or a blank between).
+fn index_url(t: &str) -> Option<String> {
+    let p = t.at("index-url")?;
+    let rest = t[p + 9..].trim_start_matches(['=', ' ']);
+    let u: String = rest
+        .chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '`'))
+        .take(300)
+        .collect();
+    u.starts_with("http").then_some(u)
+}
+
+/// The HIP SDK version of `…\AMD\ROCm\6.2\…` (Windows).
+fn windows_rocm(t: &str) -> Option<String> {
+    let i = t.at("\\AMD\\ROCm\\")?;
+    let rest = &t[i + 10..];
+    let v: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    (v.split('.').filter(|p| !p.is_empty()).count() == 2 && rest[v.len()..].starts_with('\\')).then_some(v)
+}
+
+/// torch's version from a wheel file name in `t`: `torch-2.3.0+rocm6.2.3-cp310-…whl`,
+/// `torch-2.3.0.dev20240126%2Brocm6.0-cp310-…`. Only ROCm builds (the local tag names the
+/// build; a wheel without one says nothing about ROCm).
+fn wheel_torch(t: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(i) = t[from..].at("torch-") {
+        let start = from + i;
+        from = start + 6;
+        // `/torch-…` or a word start; not `pytorch-…`, `libtorch-…`
+        if start > 0 && t.as_bytes()[start - 1].is_ascii_alphanumeric() {
+            continue;
+        }
+        // the file name: up to a blank or quote, at most 200 bytes (one pass per line)
+        let rest = &t[start + 6..];
+        let len = rest
+            .bytes()
+            .take(200)
+            .position(|b| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'`' | b')' | b'<' | b'>'))
+            .unwrap_or(rest.len().min(200));
+        let name = rest.get(..len).unwrap_or("");
+        let Some(end) = name.at("-cp").or_else(|| name.at("-py3")) else {
+            continue;
+        };
+        let v = name[..end].replace("%2B", "+").replace("%2b", "+");
+        let ok = v.as_bytes().first().is_some_and(u8::is_ascii_digit)
+            && v.contains("+rocm")
+            && v.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+'));
+        if ok && name[end..].has(".whl") {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// A kernel release in a sentence: `5.15.153.1-microsoft-standard-WSL2`, `6.8.0-45-generic`.
+fn kernel(t: &str) -> Option<String> {
+    for w in t.split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '`' | '"' | '\'')) {
+        let w = w.trim_end_matches(['.', ':', ';']);
+        let l = w.to_ascii_lowercase();
+        if (l.ends_with("-microsoft-standard-wsl2") || l.ends_with("-microsoft-standard") || l.ends_with("-generic"))
+            && super::free_form::kernel_release(w)
+        {
+            return Some(w.to_string());
+        }
+    }
+    None
+}
+
+/// Reads wheel names and install paths anywhere in the text.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut fired = false;
+    for l in lines {
+        let t = l.text.as_ref();
+        if seen.prose.rocm.is_none() {
+            let v = if t.has("/opt/rocm-") {
+                opt_rocm(t)
+            } else if t.has("\\AMD\\ROCm\\") {
+                windows_rocm(t)
+            } else {
+                None
+            };
+            if let Some(v) = v {
+                fired = true;
+                seen.prose.rocm = Some(seen.at(v, l.no));
+            }
+        }
+        if seen.prose.torch.is_none()
+            && t.has("torch-")
+            && let Some(v) = wheel_torch(t)
+        {
+            fired = true;
+            seen.prose.torch = Some(seen.at(v, l.no));
+        }
+        if seen.prose.kernel.is_none()
+            && (t.has("-generic") || t.has("microsoft-standard"))
+            && let Some(k) = kernel(t)
+        {
+            fired = true;
+            seen.prose.kernel = Some(seen.at(k, l.no));
+        }
+        if seen.prose.index_url.is_none()
+            && t.has("index-url")
+            && let Some(u) = index_url(t)
+        {
+            fired = true;
+            seen.prose.index_url = Some(seen.at(u, l.no));
+        }
+    }
+    fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::*;
+
+    #[test]
+    fn wheels_and_paths_in_sentences() {
+        // A nightly wheel URL written in a sentence (issue 25, shape 4) and an install path.
+        let t = "I installed https://download.pytorch.org/whl/nightly/rocm6.0/torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl and\nthe libraries are in /opt/rocm-6.0.1/lib/ as usual.\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        let torch = s.prose.torch.unwrap();
+        assert_eq!((torch.v.as_str(), torch.src.line), ("2.3.0.dev20240126+rocm6.0", 1));
+        let r = s.prose.rocm.unwrap();
+        assert_eq!((r.v.as_str(), r.src.line), ("6.0.1", 2));
+        assert!(
+            s.rocm.is_none() && s.torch.is_none(),
+            "prose never sets the facts itself"
+        );
+        assert_eq!(
+            wheel_torch("torch-2.3.0+rocm6.2.3-cp310-cp310-linux_x86_64.whl").as_deref(),
+            Some("2.3.0+rocm6.2.3")
+        );
+        assert_eq!(wheel_torch("torch-2.3.0-cp310-cp310-linux_x86_64.whl"), None);
+        assert_eq!(wheel_torch("pytorch-2.3.0+rocm6.0-cp310-x.whl"), None);
+        assert_eq!(
+            opt_rocm("ldd: /opt/rocm-6.2.1/lib/libamdhip64.so.6").as_deref(),
+            Some("6.2.1")
+        );
+        assert_eq!(opt_rocm("/opt/rocm-6.2"), Some("6.2".into()));
+        assert_eq!(opt_rocm("/opt/rocm-x/lib /opt/rocm-7/"), None);
+        assert_eq!(
+            windows_rocm("Cannot read C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary.dat")
+                .as_deref(),
+            Some("6.1")
+        );
+    }
+
+    #[test]
+    fn many_near_misses_are_one_pass() {
+        let line = "/opt/rocm-x torch-y ".repeat(50_000);
+        let (fired, _) = run(read, &line);
+        assert!(!fired);
+    }
+}
