@@ -33,6 +33,11 @@ const OWNED: &[&str] = &[
 /// A product-name-looking value: names AMD's GPU lines, not a processor.
 fn gpu_name(v: &str) -> bool {
     let l = v.to_ascii_lowercase();
+    // a URL or a file name that mentions AMD's site (`//repo.radeon.com/…/torch-…whl`) is not a
+    // product name (corpus case 53: `wget https://repo.radeon.com/…` split at `https:`)
+    if l.has("//") || l.has("radeon.com") || l.has(".whl") || l.has("http") {
+        return false;
+    }
     (l.has("radeon") || l.has("instinct"))
         && !(l.has("ryzen") || l.has("epyc") || l.has("threadripper") || l.has("processor") || l.has(" w/ "))
         && v.len() <= 120
@@ -208,6 +213,20 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn urls_and_wheel_names_are_not_product_names() {
+        // corpus case 53 (ROCm/hip#3710): `wget https://repo.radeon.com/…/torch-…whl` used to
+        // split at `https:` and give a GPU named `//repo.radeon.com/…`
+        for text in [
+            "wget https://repo.radeon.com/rocm/manylinux/rocm-rel-6.2.3/torch-2.3.0%2Brocm6.2.3-cp310-cp310-linux_x86_64.whl\n",
+            "url = https://repo.radeon.com/amdgpu-install/6.2.3/ubuntu/jammy/\n",
+            "wheel: torch-2.3.0+rocm6.2.3-radeon-cp310-linux_x86_64.whl\n",
+        ] {
+            let (_, s) = run(read, text);
+            assert!(s.agents.is_empty(), "{text:?}: {:?}", s.agents);
+        }
+    }
 
     #[test]
     fn labelled_names_in_any_shape() {
