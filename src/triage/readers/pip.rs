@@ -18,7 +18,24 @@ use std::sync::LazyLock;
 
 static FREEZE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(?:\[(?:pip3?|conda)\]\s+)?torch\s*==\s*([0-9][^\s;]*)").unwrap());
-static LIST: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^torch\s+([0-9]+\.[0-9]+[^\s]*)(?:\s|$)").unwrap());
+/// `pip list`'s torch row: what `^torch\s+([0-9]+\.[0-9]+[^\s]*)(?:\s|$)` captured (the regex
+/// it replaced; a differential test holds them equal), without a PikeVM per row.
+fn list_version(t: &str) -> Option<&str> {
+    let ws = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r');
+    let rest = t.strip_prefix("torch")?;
+    let v = rest.trim_start_matches(|c: char| c.is_ascii() && ws(c as u8));
+    if v.len() == rest.len() {
+        return None;
+    }
+    let b = v.as_bytes();
+    let major = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let minor = b.get(major + 1..)?.iter().take_while(|c| c.is_ascii_digit()).count();
+    if major == 0 || b[major] != b'.' || minor == 0 {
+        return None;
+    }
+    let end = b.iter().position(|&c| ws(c)).unwrap_or(b.len());
+    Some(&v[..end])
+}
 
 /// A name a ROCm package may have (the matrix decides): `rocm…`, `amd…`.
 fn rocm_like(name: &str) -> bool {
@@ -182,11 +199,17 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if !t.has("torch") {
             continue;
         }
-        let c = FREEZE.captures(t).or_else(|| LIST.captures(t));
+        // each regex only where its literal part can match (regex_lite scans the whole line: a
+        // paste of 100,000 pip lines spent half its time in them)
+        let c = t
+            .has("==")
+            .then(|| FREEZE.captures(t).and_then(|c| c.get(1)).map(|m| m.as_str()))
+            .flatten()
+            .or_else(|| list_version(t));
         if let Some(c) = c {
             fired = true;
             if seen.torch.is_none() {
-                seen.torch = Some(seen.at(c[1].to_string(), l.no));
+                seen.torch = Some(seen.at(c.to_string(), l.no));
                 seen.torch_from_pip = true;
             }
         }
@@ -196,6 +219,45 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn list_version_is_what_the_regex_captured() {
+        let re = regex_lite::Regex::new(r"^torch\s+([0-9]+\.[0-9]+[^\s]*)(?:\s|$)").unwrap();
+        let mut cases: Vec<String> = [
+            "torch 2.5.1",
+            "torch                    2.12.0+rocm7.14.0",
+            "torch\t2.4.1+rocm6.1 /x",
+            "torch 2.",
+            "torch 2",
+            "torch .5",
+            "torch2.5.1",
+            "torchvision 0.20.1",
+            "torch  12.34x y",
+            "torch 2.5.1\u{a0}",
+            "torch\u{a0}2.5.1",
+            "torch 2.5é",
+            "torch \x0b2.5.1",
+            "torch ",
+            "torch",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut next = super::super::xorshift(0x2545_f491_4f6c_dd1d);
+        let alpha = ["torch", " ", "\t", "2", "5", ".", "+", "rocm", "a", "\u{a0}", "é", "\r"];
+        for _ in 0..20_000 {
+            let n = next() % 8;
+            let mut t = String::from("torch");
+            for _ in 0..n {
+                t.push_str(alpha[(next() % alpha.len() as u64) as usize]);
+            }
+            cases.push(t);
+        }
+        for c in &cases {
+            let want = re.captures(c).map(|m| m.get(1).unwrap().as_str());
+            assert_eq!(super::list_version(c), want, "{c:?}");
+        }
+    }
+
     use super::super::run;
     use super::read;
 

@@ -82,6 +82,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if t.as_bytes()
             .first()
             .is_some_and(|b| matches!(b | 0x20, b't' | b'p' | b'h'))
+            && memchr::memchr2(b':', b'=', t.as_bytes()).is_some()
             && let Some(c) = LABEL.captures(t)
         {
             let k = c[1].to_ascii_lowercase();
