@@ -796,27 +796,13 @@ pub fn resolve_with_heredocs(
             }
             Instruction::Copy(x) => {
                 let Some(st) = &mut cur else { continue };
-                let srcs: Vec<&UnescapedString> = x
-                    .src
-                    .iter()
-                    .filter_map(|s| match s {
-                        parse_dockerfile::Source::Path(p) => Some(p),
-                        _ => None,
-                    })
-                    .collect();
+                let srcs = path_sources(&x.src);
                 let from_context = !x.options.iter().any(|f| f.name.value == "from");
                 copy_in(&cx, st, &srcs, &x.dest, from_context);
             }
             Instruction::Add(x) => {
                 let Some(st) = &mut cur else { continue };
-                let srcs: Vec<&UnescapedString> = x
-                    .src
-                    .iter()
-                    .filter_map(|s| match s {
-                        parse_dockerfile::Source::Path(p) => Some(p),
-                        _ => None,
-                    })
-                    .collect();
+                let srcs = path_sources(&x.src);
                 copy_in(&cx, st, &srcs, &x.dest, true);
             }
             Instruction::Run(r) => {
@@ -886,10 +872,8 @@ pub fn resolve_with_heredocs(
                     #[allow(unreachable_patterns)]
                     _ => {}
                 }
-                for h in &r.here_docs {
-                    let ok = text.get(h.span.clone()) == Some(h.value.as_ref());
-                    pieces.push((h.span.start, h.value.to_string(), ok));
-                }
+                // parse-dockerfile's own `here_docs` are always empty: the heredoc layer takes
+                // every heredoc out first and hands the bodies over in `heredocs`
                 // heredocs after a command (or several on a line): read when a shell runs them
                 for h in heredocs.iter().filter(|h| h.instruction == r.run.span.start && h.shell) {
                     let ok = text.get(h.start..h.start + h.text.len()) == Some(h.text.as_str());
@@ -1194,6 +1178,16 @@ fn shell_words_ops(s: &str) -> Vec<(usize, String)> {
         out.push((b, ";".to_string()));
     }
     out
+}
+
+/// The `COPY`/`ADD` sources that are paths (a heredoc source is the heredoc layer's `:`).
+fn path_sources<'a>(src: &'a [parse_dockerfile::Source<'_>]) -> Vec<&'a UnescapedString<'a>> {
+    src.iter()
+        .filter_map(|s| match s {
+            parse_dockerfile::Source::Path(p) => Some(p),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]
