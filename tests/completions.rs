@@ -227,3 +227,52 @@ fn man_out_dir_that_is_not_a_directory_is_an_input_error() {
         "error: --out-dir Cargo.toml: not a directory"
     );
 }
+
+/// `rocmcheck completions bash | head -1`: the pipe closes early. clap_complete panicked on
+/// the failed write; now a closed pipe ends the run quietly, as for every other output.
+#[test]
+fn completions_into_a_closed_pipe_do_not_panic() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = Command::new("sh")
+            .args([
+                "-c",
+                &format!(
+                    "'{}' completions {shell} | head -c 10 >/dev/null",
+                    env!("CARGO_BIN_EXE_rocmcheck")
+                ),
+            ])
+            .stderr(Stdio::piped())
+            .output()
+            .expect("sh");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{shell}: {err}");
+        assert!(err.trim().is_empty(), "{shell}: nothing on stderr, got {err}");
+    }
+}
+
+/// The subcommands' arguments are built only for the one that runs (start-up, issue 26). Each
+/// subcommand's help still opens with its own description, and the completions still carry
+/// every subcommand's options and the nested `help matrix …` tree.
+#[test]
+fn deferred_subcommands_keep_their_help_and_completions() {
+    let help = String::from_utf8(rocmcheck(&["lint", "--help"]).stdout).expect("utf-8");
+    assert!(
+        help.starts_with("Check Dockerfiles"),
+        "lint --help opens with: {}",
+        &help[..80.min(help.len())]
+    );
+    let help = String::from_utf8(rocmcheck(&["matrix", "query", "--help"]).stdout).expect("utf-8");
+    assert!(
+        help.starts_with("Answer \"what should I run"),
+        "matrix query --help opens with: {help}"
+    );
+    let fish = String::from_utf8(rocmcheck(&["completions", "fish"]).stdout).expect("utf-8");
+    for needle in [
+        "__fish_rocmcheck_using_subcommand lint\" -l build-arg",
+        "__fish_rocmcheck_using_subcommand help; and __fish_seen_subcommand_from matrix\" -f -a \"query\"",
+    ] {
+        assert!(fish.contains(needle), "fish completions lack {needle}");
+    }
+    let bash = String::from_utf8(rocmcheck(&["completions", "bash"]).stdout).expect("utf-8");
+    assert!(bash.contains("rocmcheck__subcmd__help__subcmd__matrix__subcmd__query"));
+}

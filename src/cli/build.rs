@@ -66,7 +66,7 @@ pub struct BuildOpts {
     pub cache_from: Vec<String>,
 }
 
-/// Arguments of `rocmcheck build`.
+/// Build candidate images from matrix entries through the Docker Engine API.
 #[derive(Debug, clap::Args)]
 pub struct BuildArgs {
     /// Which candidates.

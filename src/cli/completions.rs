@@ -8,7 +8,7 @@ use clap::CommandFactory;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Arguments of `rocmcheck completions`.
+/// Print shell completions (bash, zsh, fish, powershell, elvish).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Where to put them:\n  \
     bash        rocmcheck completions bash > ~/.local/share/bash-completion/completions/rocmcheck\n  \
@@ -22,7 +22,7 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-/// Arguments of `rocmcheck man`.
+/// Print the man page (roff), or write one page per subcommand with --out-dir.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Install: rocmcheck man > ~/.local/share/man/man1/rocmcheck.1 (then `man rocmcheck`),\n\
@@ -35,9 +35,24 @@ pub struct ManArgs {
     pub out_dir: Option<PathBuf>,
 }
 
-/// The clap command the completions and man pages are generated from.
+/// The clap command the completions are generated from.
+///
+/// The subcommands' arguments are deferred (built only for the subcommand that runs: start-up,
+/// issue 26), and clap copies the tree of the `help` subcommand before nested deferred
+/// subcommands (`matrix …`, `report …`) resolve. So: build once, then start again from the
+/// resolved subcommands, and the completions see the whole tree.
 pub fn command() -> clap::Command {
-    Args::command()
+    let mut built = Args::command();
+    built.build();
+    let mut cmd = Args::command();
+    for sub in built.get_subcommands() {
+        let name = sub.get_name().to_string();
+        if cmd.find_subcommand(&name).is_some() {
+            let resolved = sub.clone();
+            cmd = cmd.mut_subcommand(name, |_| resolved);
+        }
+    }
+    cmd
 }
 
 /// Runs `rocmcheck completions`.
@@ -49,13 +64,19 @@ pub fn run_completions(
 ) -> anyhow::Result<ExitStatus> {
     let mut cmd = command();
     let name = cmd.get_name().to_string();
-    clap_complete::generate(a.shell, &mut cmd, name, out);
+    // clap_complete panics when its writer fails (`rocmcheck completions bash | head`): write
+    // into memory, then out, where a closed pipe ends the run quietly like every other output.
+    let mut buf = Vec::new();
+    clap_complete::generate(a.shell, &mut cmd, name, &mut buf);
+    out.write_all(&buf)?;
     Ok(ExitStatus::Success)
 }
 
 /// Runs `rocmcheck man`.
 pub fn run_man(_: &Globals, a: ManArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    let cmd = command();
+    // clap_mangen builds each page's command itself: the deferred arguments resolve there, and
+    // the resolved tree of [`command`] would add pages for `matrix help …`.
+    let cmd = Args::command();
     match a.out_dir {
         None => {
             clap_mangen::Man::new(cmd).render(out)?;

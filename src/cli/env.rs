@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Arguments of `rocmcheck env`.
+/// Diagnose the running container or host (GPUs, devices, ROCm, driver, PyTorch, env vars).
 #[derive(Debug, clap::Args)]
 pub struct EnvArgs {
     /// Read sysfs, /proc, /dev and /opt under DIR instead of `/` (a tree captured elsewhere).

@@ -16,7 +16,7 @@ use crate::rules::{self, Scope};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// Arguments of `rocmcheck lint`.
+/// Check Dockerfiles (and devcontainer/compose GPU settings) for ROCm/PyTorch/gfx problems.
 #[derive(Debug, clap::Args)]
 pub struct LintArgs {
     /// Files, globs or directories to lint; `-` reads a Dockerfile from stdin.

@@ -16,7 +16,7 @@ use clap::Subcommand;
 use comfy_table::{Table, presets};
 use std::io::Write;
 
-/// Arguments of `rocmcheck matrix`.
+/// Show, query, validate, export and sync the compatibility matrix.
 #[derive(Debug, clap::Args)]
 pub struct MatrixArgs {
     /// What to do.
@@ -26,6 +26,8 @@ pub struct MatrixArgs {
 
 /// `matrix` actions.
 #[derive(Debug, Subcommand)]
+// Each subcommand's arguments are built only when it runs (start-up, issue 26).
+#[command(defer = true)]
 pub enum Action {
     /// Readable tables: ROCm × gfx support, torch × ROCm wheels, GPUs, images, known issues.
     Show(ShowArgs),
@@ -73,7 +75,7 @@ pub enum ListFormat {
     Markdown,
 }
 
-/// `matrix show`.
+/// Readable tables: ROCm × gfx support, torch × ROCm wheels, GPUs, images, known issues.
 #[derive(Debug, clap::Args)]
 pub struct ShowArgs {
     /// Sections to show (default: rocm, torch, gpus).
@@ -93,7 +95,7 @@ pub struct ShowArgs {
     pub format: ListFormat,
 }
 
-/// `matrix query`.
+/// Answer "what should I run on gfx…?" or "is this stack OK?".
 #[derive(Debug, clap::Args)]
 pub struct QueryArgs {
     /// The GPU's gfx target (`gfx1100`).
@@ -182,7 +184,7 @@ pub enum ExportFormat {
     GithubBuilds,
 }
 
-/// `matrix export`.
+/// Export the matrix as JSON or as a GitHub Actions strategy matrix.
 #[derive(Debug, clap::Args)]
 pub struct ExportArgs {
     /// Format.
@@ -225,7 +227,7 @@ fn parse_chunk(s: &str) -> Result<(usize, usize), String> {
     Ok((i, n))
 }
 
-/// `matrix update`.
+/// Download, verify and install the newest signed data bundle into the user cache.
 #[derive(Debug, clap::Args)]
 pub struct UpdateArgs {
     /// The bundle: an http(s) URL (a mirror) or a file (air-gapped); its signature is the same
@@ -247,7 +249,7 @@ pub struct UpdateArgs {
     pub timeout: u64,
 }
 
-/// `matrix bundle`.
+/// Write a data bundle (tar: manifest + matrix YAML) of the matrix in use, for signing.
 #[derive(Debug, clap::Args)]
 pub struct BundleArgs {
     /// The bundle's serial: must grow from one data release to the next (the workflow uses the
@@ -1468,7 +1470,7 @@ pub enum SyncFormat {
     Json,
 }
 
-/// `matrix sync`.
+/// Read the PyTorch wheel index and Docker Hub tags; propose matrix additions (never writes).
 #[derive(Debug, clap::Args)]
 pub struct SyncArgs {
     /// The wheel index root (default: the matrix's, `https://download.pytorch.org/whl`).

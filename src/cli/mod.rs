@@ -57,6 +57,8 @@ pub enum Color {
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
+// Each subcommand's arguments are built only when it runs (start-up, issue 26).
+#[command(defer = true)]
 pub enum Command {
     /// Diagnose the running container or host (GPUs, devices, ROCm, driver, PyTorch, env vars).
     Env(env::EnvArgs),

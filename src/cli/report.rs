@@ -8,7 +8,7 @@ use clap::Subcommand;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Arguments of `rocmcheck report`.
+/// Merge, diff and render smoke results (Markdown, JUnit, JSON).
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
     /// What to do.
@@ -18,6 +18,8 @@ pub struct ReportArgs {
 
 /// `report` actions.
 #[derive(Debug, Subcommand)]
+// Each subcommand's arguments are built only when it runs (start-up, issue 26).
+#[command(defer = true)]
 pub enum Action {
     /// Merge per-job result files (smoke JSON, payload documents, runs) into one run.
     Merge(MergeArgs),
@@ -37,7 +39,8 @@ pub enum Action {
     Trend(TrendArgs),
 }
 
-/// `report gate`.
+/// The nightly gate: fail on every job that did not pass (and, with --previous, every job
+/// that vanished) unless an allow-list entry covers it with a reason and an unexpired date.
 #[derive(Debug, clap::Args)]
 pub struct GateArgs {
     /// Tonight's run.
@@ -53,7 +56,7 @@ pub struct GateArgs {
     pub today: Option<String>,
 }
 
-/// `report trend`.
+/// A trend table (Markdown) of the last nights: the runs oldest first, the current one last.
 #[derive(Debug, clap::Args)]
 pub struct TrendArgs {
     /// Runs, oldest first; each column is labelled by the file's folder name.
@@ -67,7 +70,10 @@ pub struct TrendArgs {
     pub current_label: Option<String>,
 }
 
-/// `report preflight`.
+/// Check a runner before a nightly job: its facts (`rocmcheck env --facts`, probed on the
+/// runner) against the job's needs. Exit 0: the runner is fit, nothing written; exit 1: a
+/// `runner-misconfigured` result for the job is written (an infrastructure failure, not a
+/// finding about the candidate).
 #[derive(Debug, clap::Args)]
 pub struct PreflightArgs {
     /// The runner's facts, from `rocmcheck env --facts` run on the runner.
@@ -90,7 +96,7 @@ pub struct PreflightArgs {
     pub output: Option<PathBuf>,
 }
 
-/// `report merge`.
+/// Merge per-job result files (smoke JSON, payload documents, runs) into one run.
 #[derive(Debug, clap::Args)]
 pub struct MergeArgs {
     /// Result files.
@@ -116,7 +122,7 @@ pub enum DiffFormat {
     Json,
 }
 
-/// `report diff`.
+/// Compare two runs: regressions (pass → fail), fixed, changed, new and vanished candidates.
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
     /// The previous run.
@@ -144,7 +150,7 @@ pub enum RenderFormat {
     Json,
 }
 
-/// `report render`.
+/// Render a run (or any result file) as Markdown, JUnit XML or JSON.
 #[derive(Debug, clap::Args)]
 pub struct RenderArgs {
     /// The run (or result file) to render.

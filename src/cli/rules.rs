@@ -5,7 +5,7 @@ use crate::exit::ExitStatus;
 use crate::rules;
 use std::io::Write;
 
-/// Arguments of `rocmcheck rules`.
+/// List the rules, or explain one.
 #[derive(Debug, clap::Args)]
 pub struct RulesArgs {
     /// Print the help page of one rule (code or name).

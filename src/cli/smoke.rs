@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Arguments of `rocmcheck smoke`.
+/// Run the smoke payload (HIP device, hipBLAS, allocations, GEMM) in images or locally.
 #[derive(Debug, clap::Args)]
 pub struct SmokeArgs {
     /// Images to smoke.

@@ -13,7 +13,7 @@ use crate::triage::{self, Input, Triage};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
-/// Arguments of `rocmcheck triage`.
+/// Read pasted command output (bug reports, issue threads) and diagnose it with the env rules.
 #[derive(Debug, clap::Args)]
 pub struct TriageArgs {
     /// Files with pasted output (`-` for stdin): collect_env, rocminfo, rocm-smi, amd-smi,

@@ -415,7 +415,7 @@ pub struct KnownTag {
     /// The tag.
     pub tag: String,
     /// Note.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[serde(skip_serializing_if = "skip_none", default)]
     pub note: Option<String>,
     /// Evidence that the tag exists (the repository's sources when the YAML gives a bare tag).
     pub sources: Vec<String>,
@@ -534,39 +534,39 @@ pub struct Condition {
     /// Any of these targets.
     pub gfx: Vec<String>,
     /// Torch version range.
-    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none", default)]
+    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "skip_none", default)]
     pub torch: Option<Range>,
     /// Range over the wheel's ROCm.
-    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none", default)]
+    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "skip_none", default)]
     pub torch_rocm: Option<Range>,
     /// Range over the user-space ROCm.
-    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none", default)]
+    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "skip_none", default)]
     pub rocm: Option<Range>,
     /// Kind of torch build.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[serde(skip_serializing_if = "skip_none", default)]
     pub torch_build: Option<TorchBuild>,
     /// Range over the kernel release.
-    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "Option::is_none", default)]
+    #[serde(serialize_with = "ser_opt_display", skip_serializing_if = "skip_none", default)]
     pub kernel: Option<Range>,
     /// Distribution kernels that carry the fix as a backport under a lower version number
     /// (`6.14.0-1018-oem`: Ubuntu's OEM 6.14.0 from ABI 1018 on): a running kernel of the same
     /// version and flavour with an ABI number at least this one is not in `kernel`'s range.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    #[serde(skip_serializing_if = "skip_empty", default)]
     pub kernel_backports: Vec<String>,
     /// APU only / discrete only.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[serde(skip_serializing_if = "skip_none", default)]
     pub apu: Option<bool>,
     /// Variables that must be set.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    #[serde(skip_serializing_if = "skip_empty", default)]
     pub env_set: Vec<String>,
     /// Variables that must not be set.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    #[serde(skip_serializing_if = "skip_empty", default)]
     pub env_unset: Vec<String>,
     /// Variables that must have exactly these values.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
+    #[serde(skip_serializing_if = "skip_empty_map", default)]
     pub env_value: BTreeMap<String, String>,
     /// An allocator option (`expandable_segments:True`) in force in the allocator settings.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[serde(skip_serializing_if = "skip_none", default)]
     pub alloc_option: Option<String>,
 }
 
@@ -1122,6 +1122,30 @@ fn product_candidates(name: &str) -> Vec<String> {
         out.push(p.to_string());
     }
     out
+}
+
+thread_local! {
+    /// Set while [`validate::pack_matrix`] writes: the pack stores structs as arrays (no field
+    /// names to match at start-up, issue 26), so no field may be left out of it.
+    static PACKING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with every field serialized (the packed form: structs as arrays).
+pub(crate) fn packing<R>(f: impl FnOnce() -> R) -> R {
+    PACKING.with(|p| p.set(true));
+    let r = f();
+    PACKING.with(|p| p.set(false));
+    r
+}
+
+fn skip_none<T>(v: &Option<T>) -> bool {
+    v.is_none() && !PACKING.with(std::cell::Cell::get)
+}
+fn skip_empty<T>(v: &[T]) -> bool {
+    v.is_empty() && !PACKING.with(std::cell::Cell::get)
+}
+fn skip_empty_map<K, V>(v: &BTreeMap<K, V>) -> bool {
+    v.is_empty() && !PACKING.with(std::cell::Cell::get)
 }
 
 fn ser_display<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
