@@ -70,7 +70,9 @@ impl Version {
             return Err(err(s, what, "empty"));
         }
         let bytes = t.as_bytes();
-        let mut nums: Vec<u64> = Vec::new();
+        // no allocation: the packed matrix parses hundreds of these at start-up
+        let mut nums = [0u64; 3];
+        let mut count = 0;
         let mut i = 0;
         loop {
             let start = i;
@@ -81,14 +83,17 @@ impl Version {
                 return Err(err(s, what, "expected a number"));
             }
             let n: u64 = t[start..i].parse().map_err(|_| err(s, what, "number too large"))?;
-            nums.push(n);
+            if let Some(slot) = nums.get_mut(count) {
+                *slot = n;
+            }
+            count += 1;
             if i + 1 < bytes.len() && bytes[i] == b'.' && bytes[i + 1].is_ascii_digit() {
                 i += 1;
                 continue;
             }
             break;
         }
-        if nums.len() > 3 {
+        if count > 3 {
             return Err(err(s, what, "more than three numeric components"));
         }
         let rest = &t[i..];
@@ -103,13 +108,16 @@ impl Version {
                 )
             })?)
         };
-        let precision = nums.len() as u8;
-        nums.resize(3, 0);
+        Ok(Version::from_components(nums, count as u8, pre))
+    }
+
+    /// The version of these components (`precision` of them given) and pre-release.
+    fn from_components(nums: [u64; 3], precision: u8, pre: Option<(PreKind, u64)>) -> Version {
         let mut sem = semver::Version::new(nums[0], nums[1], nums[2]);
         if let Some((kind, n)) = pre {
             sem.pre = semver::Prerelease::new(&format!("{}.{}", kind as u8, n)).expect("numeric identifiers are valid");
         }
-        Ok(Version { sem, precision, pre })
+        Version { sem, precision, pre }
     }
 
     /// Major component.
@@ -232,17 +240,43 @@ impl fmt::Display for Version {
     }
 }
 
+/// Text in human-readable formats (JSON, YAML); in binary ones (the packed matrix, MessagePack)
+/// the components, so that start-up parses no text (issue 26).
 impl serde::Serialize for Version {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        if s.is_human_readable() {
+            s.collect_str(self)
+        } else {
+            let pre = self.pre.map(|(k, n)| (k as u8, n));
+            serde::Serialize::serialize(&(self.major(), self.minor(), self.patch(), self.precision, pre), s)
+        }
     }
 }
 
-/// Reads the text [`Version`]'s `Serialize` writes (the packed embedded matrix).
+/// Reads what [`Version`]'s `Serialize` writes: text, or the components in binary formats.
 impl<'de> serde::Deserialize<'de> for Version {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Version, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        Version::parse(&s).map_err(serde::de::Error::custom)
+        use serde::de::Error;
+        if d.is_human_readable() {
+            let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+            return Version::parse(&s).map_err(Error::custom);
+        }
+        type Parts = (u64, u64, u64, u8, Option<(u8, u64)>);
+        let (major, minor, patch, precision, pre) = <Parts as serde::Deserialize>::deserialize(d)?;
+        let kinds = [PreKind::Dev, PreKind::Alpha, PreKind::Beta, PreKind::Rc];
+        let pre = match pre {
+            None => None,
+            Some((k, n)) => Some((
+                *kinds
+                    .get(usize::from(k))
+                    .ok_or_else(|| Error::custom("unknown pre-release kind"))?,
+                n,
+            )),
+        };
+        if !(1..=3).contains(&precision) {
+            return Err(Error::custom("a version has one to three components"));
+        }
+        Ok(Version::from_components([major, minor, patch], precision, pre))
     }
 }
 
@@ -660,6 +694,55 @@ mod tests {
 
     fn v(s: &str) -> Version {
         Version::parse(s).unwrap()
+    }
+
+    /// Binary formats carry the components, text formats the text; both read back equal, with
+    /// the same precision and pre-release, and the same ordering.
+    #[test]
+    fn serde_round_trips_in_binary_and_text() {
+        for t in [
+            "6",
+            "6.3",
+            "6.2.4",
+            "7.10.0a20251015",
+            "2.9.0.dev20250301",
+            "7.0rc1",
+            "10.0.0",
+            "1.2.3b4",
+        ] {
+            let a = v(t);
+            let packed = rmp_serde::to_vec(&a).unwrap();
+            let b: Version = rmp_serde::from_slice(&packed).unwrap();
+            assert_eq!(
+                (b.to_string(), b.precision(), b.pre()),
+                (a.to_string(), a.precision(), a.pre()),
+                "{t}"
+            );
+            assert_eq!(b.cmp(&a), std::cmp::Ordering::Equal, "{t}");
+            assert!(
+                !String::from_utf8_lossy(&packed).contains(t),
+                "{t}: binary form holds no text"
+            );
+            let json = serde_json::to_string(&a).unwrap();
+            assert_eq!(json, format!("\"{t}\""));
+            let c: Version = serde_json::from_str(&json).unwrap();
+            assert_eq!(c.to_string(), t);
+        }
+        assert!(
+            rmp_serde::from_slice::<Version>(&rmp_serde::to_vec(&(6u64, 3u64, 0u64, 0u8, None::<(u8, u64)>)).unwrap())
+                .is_err()
+        );
+        assert!(
+            rmp_serde::from_slice::<Version>(&rmp_serde::to_vec(&(6u64, 3u64, 0u64, 2u8, Some((9u8, 1u64)))).unwrap())
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn more_than_three_components_is_an_error() {
+        let e = Version::parse("1.2.3.4").unwrap_err();
+        assert!(e.reason.contains("more than three"), "{}", e.reason);
+        assert_eq!(v("1.2.3").precision(), 3);
     }
 
     #[test]

@@ -56,7 +56,7 @@ struct Ctx<'a> {
 
 /// Header of a packed matrix; the validated [`Matrix`] follows as MessagePack with named fields
 /// (its own `Serialize`, so optional fields may be left out).
-const PACK_MAGIC: &[u8] = b"rocmcheck packed matrix 3\n";
+const PACK_MAGIC: &[u8] = b"rocmcheck packed matrix 4\n";
 
 /// Text of one file with helpers to find where an entry is.
 struct Src<'a> {
@@ -228,16 +228,50 @@ pub fn pack(dir: &str, files: &BTreeMap<String, String>) -> Result<Vec<u8>, Vec<
 }
 
 /// Packs a matrix that [`load`] validated (the data cache stores this form: issue 21).
+///
+/// Two halves, each decoded on its own thread at start-up (issue 26: one-file lint against
+/// hadolint): the releases, drivers, wheels and distribution; then the images, GPUs and known
+/// issues (about half of the decode each). Layout: the magic, the first half's length (u32, little-endian), the two
+/// halves. Structs are arrays, not maps, so the decode matches no field names (a third of its
+/// instructions); every field is written (`packing`), so the arrays line up.
 pub fn pack_matrix(m: &Matrix) -> Result<Vec<u8>, String> {
+    let err = |e: rmp_serde::encode::Error| format!("cannot pack the matrix: {e}");
+    let first = super::packing(|| {
+        rmp_serde::to_vec(&(
+            &m.schema,
+            &m.data,
+            &m.rocm,
+            &m.driver_policies,
+            &m.drivers,
+            &m.torch,
+            &m.distribution,
+        ))
+    })
+    .map_err(err)?;
+    let second = super::packing(|| rmp_serde::to_vec(&(&m.images, &m.gpus, &m.issues))).map_err(err)?;
+    let len = u32::try_from(first.len()).map_err(|_| "the packed matrix is over 4 GiB".to_string())?;
     let mut blob = PACK_MAGIC.to_vec();
-    // Structs as arrays, not maps: decoding matches no field names (a third of the decode's
-    // instructions, issue 26). Every field is written (`packing`), so the arrays line up.
-    super::packing(|| rmp_serde::encode::write(&mut blob, m)).map_err(|e| format!("cannot pack the matrix: {e}"))?;
+    blob.extend(len.to_le_bytes());
+    blob.extend(first);
+    blob.extend(second);
     Ok(blob)
 }
 
+type FirstHalf = (
+    u32,
+    String,
+    Vec<super::RocmRelease>,
+    Vec<super::DriverPolicy>,
+    Vec<super::Driver>,
+    super::TorchTable,
+    super::Distribution,
+);
+type SecondHalf = (Vec<super::ImageRepo>, Vec<super::GpuTarget>, Vec<super::KnownIssue>);
+
 /// Decodes what [`pack`] wrote: the matrix as validated when rocmcheck was built (issue 13: the
-/// embedded matrix is checked once, at build time; start-up only decodes it).
+/// embedded matrix is checked once, at build time; start-up only decodes it). The second half
+/// decodes on a second thread while this one decodes the first (on one CPU, or where no thread
+/// can be started, one after the other).
 pub fn load_packed(dir: &str, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnostic>> {
     let bug = |message: String| {
         vec![MatrixDiagnostic {
@@ -248,10 +282,44 @@ pub fn load_packed(dir: &str, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnosti
             message,
         }]
     };
+    let undecodable =
+        |e: rmp_serde::decode::Error| bug(format!("the packed matrix does not decode ({e}): a build bug"));
     let Some(body) = blob.strip_prefix(PACK_MAGIC) else {
         return Err(bug("the packed matrix has an unknown layout: a build bug".into()));
     };
-    rmp_serde::from_slice(body).map_err(|e| bug(format!("the packed matrix does not decode ({e}): a build bug")))
+    let split = body
+        .get(..4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        .filter(|&n| n <= body.len() - 4);
+    let Some(n) = split else {
+        return Err(bug("the packed matrix is cut short: a build bug".into()));
+    };
+    let (first, second) = body[4..].split_at(n);
+    let decode_second = || rmp_serde::from_slice::<SecondHalf>(second);
+    let (a, b) = std::thread::scope(|s| {
+        let other = std::thread::Builder::new().spawn_scoped(s, decode_second);
+        let a = rmp_serde::from_slice::<FirstHalf>(first);
+        let b = match other {
+            Ok(h) => h.join().unwrap_or_else(|_| decode_second()),
+            Err(_) => decode_second(),
+        };
+        (a, b)
+    });
+    let (schema, data, rocm, driver_policies, drivers, torch, distribution) = a.map_err(undecodable)?;
+    let (images, gpus, issues) = b.map_err(undecodable)?;
+    Ok(Matrix {
+        schema,
+        data,
+        rocm,
+        driver_policies,
+        drivers,
+        torch,
+        gpus,
+        images,
+        issues,
+        distribution,
+        provenance: Default::default(),
+    })
 }
 
 fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<MatrixDiagnostic>> {
