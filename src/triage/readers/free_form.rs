@@ -101,8 +101,13 @@ pub(crate) fn kernel_release(v: &str) -> bool {
 
 /// A line that is only a product name: `AMD Radeon RX 6600 XT`, `Radeon 8060S`.
 fn bare_name(t: &str) -> bool {
-    let l = t.to_ascii_lowercase();
-    let starts = l.starts_with("amd radeon") || l.starts_with("radeon ") || l.starts_with("amd instinct");
+    // the prefixes without a lower-cased copy of every line
+    let starts_ci = |p: &str| {
+        t.as_bytes()
+            .get(..p.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(p.as_bytes()))
+    };
+    let starts = starts_ci("amd radeon") || starts_ci("radeon ") || starts_ci("amd instinct");
     starts
         && t.split_whitespace().count() <= 6
         && t.bytes().any(|b| b.is_ascii_digit())
