@@ -168,14 +168,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         let Some(name) = name else { continue };
         // `AMD Radeon 8060S (gfx1151)`, `AMD Radeon RX 7900 XTX, gfx1100`
         let gfx = gfx_in(name);
-        let shown = name
-            .split(" (gfx")
-            .next()
-            .unwrap_or(name)
-            .split(", gfx")
-            .next()
-            .unwrap_or(name)
-            .trim();
+        // what `split(pat).next()` gives, without a two-way searcher built per name
+        let before = |s: &'_ str, pat: &str| -> usize { s.at(pat).unwrap_or(s.len()) };
+        let shown = &name[..before(name, " (gfx")];
+        let shown = shown[..before(shown, ", gfx")].trim();
         if shown.is_empty() {
             continue;
         }
