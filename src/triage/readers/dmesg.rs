@@ -6,16 +6,113 @@
 use super::{Line, Seen, pci_id};
 use crate::triage::paste::Has;
 use crate::triage::{Agent, At, Src};
-use regex_lite::Regex;
-use std::sync::LazyLock;
+/// `\s` of the regexes these scans replaced (regex-lite's ASCII class: tab, LF, VT, FF, CR,
+/// space; `u8::is_ascii_whitespace` leaves VT out).
+fn space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' ')
+}
 
-static READY: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"amdgpu\b.*:\s+([0-9]+)M of (VRAM|GTT) memory ready").unwrap());
-static UNKNOWN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(amdgpu|ttm|amdttm): unknown parameter '([^']+)' ignored").unwrap());
-static ADDED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"kfd kfd: amdgpu: added device ([0-9a-f]{4}):([0-9a-f]{4})").unwrap());
-static LINUX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"Linux version (\S+) \(").unwrap());
+/// Where each occurrence of `needle` (ASCII, so one byte past a start is a character boundary)
+/// in `t` starts, in order.
+fn each<'a>(t: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+    debug_assert!(needle.is_ascii());
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let p = i + t.get(i..)?.at(needle)?;
+        i = p + 1;
+        Some(p)
+    })
+}
+
+/// The size and kind of `amdgpu …: 512M of VRAM memory ready`: what
+/// `amdgpu\b.*:\s+([0-9]+)M of (VRAM|GTT) memory ready` captures (the regex this scan replaced;
+/// a differential test holds them equal). The leftmost match starts at the first `amdgpu`
+/// followed by a word boundary (a later one only has fewer colons after it), and the greedy
+/// `.*` takes the last colon after it that the rest matches.
+fn ready(t: &str) -> Option<(&str, &str)> {
+    let b = t.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let from = each(t, "amdgpu")
+        .map(|p| p + 6)
+        .find(|&e| !b.get(e).is_some_and(|&c| word(c)))?;
+    let mut found = None;
+    for c in memchr::memchr_iter(b':', &b[from..]) {
+        let c = from + c;
+        let ws = b[c + 1..].iter().take_while(|&&x| space(x)).count();
+        if ws == 0 {
+            continue;
+        }
+        let d = c + 1 + ws;
+        let nd = b[d..].iter().take_while(|x| x.is_ascii_digit()).count();
+        if nd == 0 {
+            continue;
+        }
+        let Some(r) = t[d + nd..].strip_prefix("M of ") else {
+            continue;
+        };
+        let kind = if r.starts_with("VRAM memory ready") {
+            "VRAM"
+        } else if r.starts_with("GTT memory ready") {
+            "GTT"
+        } else {
+            continue;
+        };
+        found = Some((&t[d..d + nd], kind));
+    }
+    found
+}
+
+/// The module and parameter of `amdgpu: unknown parameter 'x' ignored`: what
+/// `(amdgpu|ttm|amdttm): unknown parameter '([^']+)' ignored` captures (the regex this scan
+/// replaced; a differential test holds them equal). Occurrences of the needle cannot overlap,
+/// so the first one with a module before it and `x' ignored` after it is the leftmost match;
+/// `amdttm` starts before the `ttm` inside it.
+fn unknown(t: &str) -> Option<(&str, &str)> {
+    const N: &str = ": unknown parameter '";
+    for p in each(t, N) {
+        let head = &t[..p];
+        let module = if head.ends_with("amdgpu") {
+            "amdgpu"
+        } else if head.ends_with("amdttm") {
+            "amdttm"
+        } else if head.ends_with("ttm") {
+            "ttm"
+        } else {
+            continue;
+        };
+        let v = p + N.len();
+        let Some(q) = memchr::memchr(b'\'', &t.as_bytes()[v..]) else {
+            continue;
+        };
+        if q > 0 && t[v + q..].starts_with("' ignored") {
+            return Some((module, &t[v..v + q]));
+        }
+    }
+    None
+}
+
+/// The vendor and device of `kfd kfd: amdgpu: added device 1002:1586`: what
+/// `kfd kfd: amdgpu: added device ([0-9a-f]{4}):([0-9a-f]{4})` captures (the regex this scan
+/// replaced; a differential test holds them equal).
+fn added(t: &str) -> Option<(&str, &str)> {
+    const N: &str = "kfd kfd: amdgpu: added device ";
+    let hex4 = |s: &[u8]| s.len() >= 4 && s[..4].iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'));
+    each(t, N).map(|p| p + N.len()).find_map(|v| {
+        let b = &t.as_bytes()[v..];
+        (hex4(b) && b.get(4) == Some(&b':') && hex4(&b[5..])).then(|| (&t[v..v + 4], &t[v + 5..v + 9]))
+    })
+}
+
+/// The release of `Linux version 6.14.0-1007-oem (buildd@…)`: what `Linux version (\S+) \(`
+/// captures (the regex this scan replaced; a differential test holds them equal). `\S` is any
+/// character but ASCII white space, so the run ends at an ASCII byte.
+fn linux(t: &str) -> Option<&str> {
+    const N: &str = "Linux version ";
+    each(t, N).map(|p| p + N.len()).find_map(|v| {
+        let n = t.as_bytes()[v..].iter().take_while(|&&x| !space(x)).count();
+        (n > 0 && t[v + n..].starts_with(" (")).then(|| &t[v..v + n])
+    })
+}
 
 /// Reads kernel log lines.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
@@ -26,11 +123,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if !(t.has("amdgpu") || t.has("ttm") || t.has("Linux version")) {
             continue;
         }
-        if t.has("Linux version")
-            && let Some(c) = LINUX.captures(t)
-        {
+        if let Some(release) = linux(t) {
             fired = true;
-            let at = seen.at(c[1].to_string(), l.no);
+            let at = seen.at(release.to_string(), l.no);
             Seen::first(&mut seen.kernel, at);
             continue;
         }
@@ -39,31 +134,26 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             line: l.no,
         };
         if t.has("memory ready")
-            && let Some(c) = READY.captures(t)
+            && let Some((mib, kind)) = ready(t)
         {
             fired = true;
             seen.amdgpu_loaded = true;
-            let bytes = c[1].parse::<u64>().unwrap_or(0) << 20;
+            let bytes = mib.parse::<u64>().unwrap_or(0) << 20;
             let a = dev.get_or_insert_with(|| Agent {
                 reader: "dmesg",
                 src,
                 ..Agent::default()
             });
-            if &c[2] == "VRAM" {
+            if kind == "VRAM" {
                 a.vram.get_or_insert(At { v: bytes, src });
             } else {
                 a.gtt.get_or_insert(At { v: bytes, src });
             }
-        } else if t.has("unknown parameter")
-            && let Some(c) = UNKNOWN.captures(t)
-        {
+        } else if let Some((module, param)) = unknown(t) {
             fired = true;
             seen.note(
                 l.no,
-                format!(
-                    "the kernel ignored the unknown parameter {}.{} (it has no effect)",
-                    &c[1], &c[2]
-                ),
+                format!("the kernel ignored the unknown parameter {module}.{param} (it has no effect)"),
             );
         } else if t.has("gttsize") && t.has("deprecated") {
             fired = true;
@@ -75,9 +165,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 );
                 seen.params.push(at);
             }
-        } else if t.has("added device")
-            && let Some(c) = ADDED.captures(t)
-        {
+        } else if let Some((_, device)) = added(t) {
             fired = true;
             seen.amdgpu_loaded = true;
             let a = dev.get_or_insert_with(|| Agent {
@@ -85,7 +173,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 src,
                 ..Agent::default()
             });
-            a.device_id = pci_id(&c[2]).map(|v| At { v, src });
+            a.device_id = pci_id(device).map(|v| At { v, src });
         } else if t.has("amdgpu") && (t.has("[drm]") || t.has("amdgpu 0000:")) {
             fired = true;
             seen.amdgpu_loaded = true;
@@ -101,6 +189,171 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 mod tests {
     use super::super::run;
     use super::read;
+    use regex_lite::Regex;
+
+    #[test]
+    fn scans_equal_the_regexes_on_the_corpus_and_generated_lines() {
+        // The regexes the scans stand for (the reader's definitions before issue 25's speed-up).
+        let ready = Regex::new(r"amdgpu\b.*:\s+([0-9]+)M of (VRAM|GTT) memory ready").unwrap();
+        let unknown = Regex::new(r"(amdgpu|ttm|amdttm): unknown parameter '([^']+)' ignored").unwrap();
+        let added = Regex::new(r"kfd kfd: amdgpu: added device ([0-9a-f]{4}):([0-9a-f]{4})").unwrap();
+        let linux = Regex::new(r"Linux version (\S+) \(").unwrap();
+        let mut lines: Vec<String> = Vec::new();
+        for dir in ["tests/triage/corpus", "tests/triage/worst"] {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.extension().is_some_and(|x| x == "txt") {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    lines.extend(text.lines().map(str::to_string));
+                }
+            }
+        }
+        assert!(lines.len() > 500, "the corpus is there");
+        // Lines built from the pieces that matter: each message's parts, near misses (upper-case
+        // hex, `amdgpu` glued to a word, a colon without a blank), every `\s` byte and Unicode
+        // blanks, several candidates on one line.
+        let pieces = [
+            "amdgpu",
+            "amdgpu_",
+            "amdttm",
+            "ttm",
+            "xamdgpu",
+            "[drm] ",
+            ": ",
+            ":",
+            " ",
+            "\t",
+            "\x0B",
+            "\x0C",
+            "\r",
+            "\u{a0}",
+            "\u{3000}",
+            "é",
+            "512",
+            "0",
+            "M of ",
+            "M",
+            "VRAM",
+            "GTT",
+            " memory ready",
+            ".",
+            ": unknown parameter '",
+            "gtt_size",
+            "'",
+            "' ignored",
+            " ignored",
+            "kfd kfd: amdgpu: added device ",
+            "kfd ",
+            "1002",
+            "1586",
+            "744C",
+            "abc",
+            "Linux version ",
+            "6.14.0-oem",
+            " (",
+            "(",
+        ];
+        let mut next = super::super::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut pick = |from: &[&'static str]| from[(next() % from.len() as u64) as usize];
+        for _ in 0..20_000 {
+            let n = 1 + pick(&["1", "2", "4", "6", "9"]).parse::<usize>().unwrap();
+            let line: String = (0..n).map(|_| pick(&pieces)).collect();
+            lines.push(line);
+        }
+        // Each message slot by slot, most slots right, some near misses, noise between.
+        let noise: &[&str] = &["", "", "", "[    5.2] ", "amdgpu ", ": ", "é", "'", " (", "\u{a0}"];
+        let templates: [&[&[&str]]; 4] = [
+            &[
+                noise,
+                &["amdgpu", "amdgpu", "amdgpu_", "xamdgpu", "amdgpux"],
+                noise,
+                &[":", ":", ": 12:", "", "::"],
+                &[" ", " ", "  ", "\t", "\x0B", "\x0C", "\r", "", "\u{a0}"],
+                &["512", "65536", "0", "", "x"],
+                &["M of ", "M of ", "m of ", "M  of "],
+                &["VRAM", "GTT", "VRAM", "GTT", "vram", "GTTT"],
+                &[" memory ready", " memory ready", " memory ready.", " memory", ""],
+                noise,
+                &["", "", ": 64M of GTT memory ready", " amdgpu: 1M of VRAM memory ready"],
+            ],
+            &[
+                noise,
+                &["amdgpu", "ttm", "amdttm", "amdttm", "Xttm", "tm", "amdgp"],
+                &[
+                    ": unknown parameter '",
+                    ": unknown parameter '",
+                    ": unknown parameter ",
+                    ":unknown parameter '",
+                ],
+                &["gtt_size", "x", "", "a'b", "é"],
+                &["' ignored", "' ignored", "' ignored", "'ignored", " ignored", "'"],
+                noise,
+                &["", "", " ttm: unknown parameter 'y' ignored"],
+            ],
+            &[
+                noise,
+                &[
+                    "kfd kfd: amdgpu: added device ",
+                    "kfd kfd: amdgpu: added device ",
+                    "kfd: amdgpu: added device ",
+                ],
+                &[
+                    "1002",
+                    "1002",
+                    "1002:1586 kfd kfd: amdgpu: added device ",
+                    "100",
+                    "100G",
+                    "ABCD",
+                ],
+                &[":", ":", ":", " ", ""],
+                &["1586", "744c", "744C", "158", "15861", ""],
+                noise,
+            ],
+            &[
+                noise,
+                &["Linux version ", "Linux version ", "Linux version", "linux version "],
+                &["6.14.0-1007-oem", "6.8", "6.é", "", " ", "\t"],
+                &[" (", " (", " (", "(", "  (", "\t("],
+                &["buildd@lcy02) (gcc 13)", ""],
+                noise,
+                &["", "", " Linux version 5.15 (x)"],
+            ],
+        ];
+        for t in templates {
+            for _ in 0..10_000 {
+                let line: String = t.iter().map(|slot| pick(slot)).collect();
+                lines.push(line);
+            }
+        }
+        let mut hits = [0; 4];
+        for l in &lines {
+            let two = |re: &Regex| {
+                re.captures(l)
+                    .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
+            };
+            let want = [
+                two(&ready),
+                two(&unknown),
+                two(&added),
+                linux.captures(l).map(|c| (c.get(1).unwrap().as_str(), "")),
+            ];
+            let got = [
+                super::ready(l),
+                super::unknown(l),
+                super::added(l),
+                super::linux(l).map(|r| (r, "")),
+            ];
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "pattern {i}, line {l:?}");
+                hits[i] += usize::from(w.is_some());
+            }
+        }
+        assert!(
+            hits.iter().all(|&h| h > 1000),
+            "the generated lines hold matches of each ({hits:?})"
+        );
+    }
 
     #[test]
     fn memory_ready_unknown_params_and_device() {

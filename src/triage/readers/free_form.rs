@@ -101,8 +101,13 @@ pub(crate) fn kernel_release(v: &str) -> bool {
 
 /// A line that is only a product name: `AMD Radeon RX 6600 XT`, `Radeon 8060S`.
 fn bare_name(t: &str) -> bool {
-    let l = t.to_ascii_lowercase();
-    let starts = l.starts_with("amd radeon") || l.starts_with("radeon ") || l.starts_with("amd instinct");
+    // the prefixes without a lower-cased copy of every line
+    let starts_ci = |p: &str| {
+        t.as_bytes()
+            .get(..p.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(p.as_bytes()))
+    };
+    let starts = starts_ci("amd radeon") || starts_ci("radeon ") || starts_ci("amd instinct");
     starts
         && t.split_whitespace().count() <= 6
         && t.bytes().any(|b| b.is_ascii_digit())
@@ -163,14 +168,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         let Some(name) = name else { continue };
         // `AMD Radeon 8060S (gfx1151)`, `AMD Radeon RX 7900 XTX, gfx1100`
         let gfx = gfx_in(name);
-        let shown = name
-            .split(" (gfx")
-            .next()
-            .unwrap_or(name)
-            .split(", gfx")
-            .next()
-            .unwrap_or(name)
-            .trim();
+        // what `split(pat).next()` gives, without a two-way searcher built per name
+        let before = |s: &'_ str, pat: &str| -> usize { s.at(pat).unwrap_or(s.len()) };
+        let shown = &name[..before(name, " (gfx")];
+        let shown = shown[..before(shown, ", gfx")].trim();
         if shown.is_empty() {
             continue;
         }

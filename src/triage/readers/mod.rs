@@ -3,8 +3,9 @@
 //! independent and tolerant: a line they do not understand is skipped, never an error. Every
 //! regex here is from the `regex` crate or, for the per-line patterns of readers that run them on
 //! a few guarded lines, `regex-lite` (cheap to compile; its `\s`, `\d`, `\b` are ASCII): both
-//! match in time linear in the input. Two formerly regex-read shapes (environment settings and
-//! `rocm-smi --json` fields) are hand-scanned, each held to its regex by a test.
+//! match in time linear in the input. Formerly regex-read shapes (environment settings,
+//! `rocm-smi --json` fields, gfx tokens, pip's torch row, the kernel log's messages) are
+//! hand-scanned, each held to its regex by a differential test.
 
 pub mod agent_enumerator;
 pub mod amd_smi;

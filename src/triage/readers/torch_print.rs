@@ -12,9 +12,58 @@ use crate::triage::{Agent, Src};
 use regex_lite::Regex;
 use std::sync::LazyLock;
 
-static TORCH_V: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]+(?:[a-z]+[0-9]*)?(?:\+[0-9A-Za-z.]+)?$").unwrap());
-static HIP_V: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]{5}(?:-[0-9a-f]+)?$").unwrap());
+/// The leading run of `s`'s bytes that `f` accepts, and the rest.
+fn span(s: &[u8], f: impl Fn(u8) -> bool) -> (usize, &[u8]) {
+    let n = s.iter().take_while(|&&b| f(b)).count();
+    (n, &s[n..])
+}
+
+/// `major.minor.patch`, each part at least one digit, and the rest.
+fn three_numbers(s: &[u8]) -> Option<&[u8]> {
+    let (a, s) = span(s, |b| b.is_ascii_digit());
+    let s = s.strip_prefix(b".").filter(|_| a > 0)?;
+    let (b, s) = span(s, |b| b.is_ascii_digit());
+    let s = s.strip_prefix(b".").filter(|_| b > 0)?;
+    Some(s)
+}
+
+/// Whether `tok` is a torch version as printed (`2.8.0+rocm7.2.4.git6bea3e0b`, `2.5.0a0`): what
+/// `^[0-9]+\.[0-9]+\.[0-9]+(?:[a-z]+[0-9]*)?(?:\+[0-9A-Za-z.]+)?$` matches (the regex this scan
+/// replaced, a PikeVM over every printed token; a differential test holds them equal). Every
+/// part ends where the next part's first byte class begins, so each run is taken whole.
+fn torch_version(tok: &str) -> bool {
+    let Some(s) = three_numbers(tok.as_bytes()) else {
+        return false;
+    };
+    let (n, s) = span(s, |b| b.is_ascii_digit());
+    if n == 0 {
+        return false;
+    }
+    let (n, s) = span(s, |b| b.is_ascii_lowercase());
+    let s = if n > 0 { span(s, |b| b.is_ascii_digit()).1 } else { s };
+    match s.strip_prefix(b"+") {
+        None => s.is_empty(),
+        Some(local) => !local.is_empty() && local.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'.'),
+    }
+}
+
+/// Whether `tok` is a HIP version as printed (`7.2.53211-97f5574fe2`): what
+/// `^[0-9]+\.[0-9]+\.[0-9]{5}(?:-[0-9a-f]+)?$` matches (the regex this scan replaced; a
+/// differential test holds them equal).
+fn hip_version(tok: &str) -> bool {
+    let Some(s) = three_numbers(tok.as_bytes()) else {
+        return false;
+    };
+    let (n, s) = span(s, |b| b.is_ascii_digit());
+    if n != 5 {
+        return false;
+    }
+    match s.strip_prefix(b"-") {
+        None => s.is_empty(),
+        Some(h) => !h.is_empty() && h.iter().all(|&b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+    }
+}
+
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^((?i:torch|pytorch|torch\.__version__|torch version|hip|hip version|hip runtime|hip runtime version|torch\.version\.hip))\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
 });
@@ -36,7 +85,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 ("version.cuda", "cuda"),
                 ("is_available()", "avail"),
             ] {
-                if let Some(p) = t.find(pat) {
+                if let Some(p) = t.at(pat) {
                     order.push((p, what));
                 }
             }
@@ -116,14 +165,14 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         for (tok, what) in toks.iter().zip(expect.iter()) {
             let at = seen.at(tok.to_string(), l.no);
             match *what {
-                "torch" if TORCH_V.is_match(tok) => {
+                "torch" if torch_version(tok) => {
                     fired = true;
                     if seen.torch_from_pip || seen.torch.is_none() {
                         seen.torch = Some(at);
                         seen.torch_from_pip = false;
                     }
                 }
-                "hip" if HIP_V.is_match(tok) => {
+                "hip" if hip_version(tok) => {
                     fired = true;
                     Seen::first(&mut seen.torch_hip, at);
                 }
@@ -185,6 +234,61 @@ fn device_name_call(t: &str) -> Option<Option<u32>> {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn version_scans_equal_the_regexes() {
+        // The regexes the scans stand for (the reader's definitions before issue 25's speed-up).
+        let torch = regex_lite::Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]+(?:[a-z]+[0-9]*)?(?:\+[0-9A-Za-z.]+)?$").unwrap();
+        let hip = regex_lite::Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]{5}(?:-[0-9a-f]+)?$").unwrap();
+        let mut toks: Vec<String> = [
+            "2.8.0+rocm7.2.4.git6bea3e0b",
+            "7.2.53211-97f5574fe2",
+            "2.5.0a0",
+            "2.5.0a0+git1234",
+            "2.5.0.dev20240101+rocm6.2",
+            "2.5.0a",
+            "2.5.0+",
+            "2.5",
+            "2.5.",
+            ".5.0",
+            "6.2.41134",
+            "6.2.411345",
+            "6.2.4113",
+            "6.2.41134-",
+            "6.2.41134-ABC",
+            "6.2.41134-abc-1",
+            "True",
+            "",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let pieces = [
+            "0", "12", "41134", ".", "+", "-", "a", "dev", "rocm", "A", "f", "g", "_", "é", " ", "\n",
+        ];
+        let mut next = super::super::xorshift(0x6a09_e667_f3bc_c908);
+        for _ in 0..40_000 {
+            // most start like a version, so that the later parts are reached
+            let heads = ["2.8.", "7.2.", "1.", "", "2.8.0", "7.2.53211", "7.2.53211-"];
+            let head = heads[(next() % heads.len() as u64) as usize];
+            let n = (next() % 7) as usize;
+            let tail: String = (0..n)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            toks.push(format!("{head}{tail}"));
+        }
+        let (mut t_hits, mut h_hits) = (0, 0);
+        for t in &toks {
+            assert_eq!(super::torch_version(t), torch.is_match(t), "torch {t:?}");
+            assert_eq!(super::hip_version(t), hip.is_match(t), "hip {t:?}");
+            t_hits += usize::from(torch.is_match(t));
+            h_hits += usize::from(hip.is_match(t));
+        }
+        assert!(
+            t_hits > 1000 && h_hits > 300,
+            "the generated tokens hold versions ({t_hits}, {h_hits})"
+        );
+    }
 
     #[test]
     fn repl_and_python_c() {

@@ -31,9 +31,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         {
             kernel = Some(c[1].to_string());
         } else if t.as_bytes().first().is_some_and(u8::is_ascii_digit)
-            && RELEASE.is_match(t)
+            // the regex last: a line after `uname` is rare, lines of digits are not
             && i > 0
             && command_before(lines, i - 1, 1).is_some_and(|c| c.starts_with("uname"))
+            && RELEASE.is_match(t)
         {
             kernel = Some(t.to_string());
         }
