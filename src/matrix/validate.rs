@@ -54,8 +54,8 @@ struct Ctx<'a> {
     diags: Vec<MatrixDiagnostic>,
 }
 
-/// Header of a packed matrix; the validated [`Matrix`] follows as MessagePack with named fields
-/// (its own `Serialize`, so optional fields may be left out).
+/// Header of a packed matrix; the validated [`Matrix`] follows in two MessagePack halves (see
+/// [`pack_matrix`]).
 const PACK_MAGIC: &[u8] = b"rocmcheck packed matrix 4\n";
 
 /// Text of one file with helpers to find where an entry is.
@@ -231,8 +231,8 @@ pub fn pack(dir: &str, files: &BTreeMap<String, String>) -> Result<Vec<u8>, Vec<
 ///
 /// Two halves, each decoded on its own thread at start-up (issue 26: one-file lint against
 /// hadolint): the releases, drivers, wheels and distribution; then the images, GPUs and known
-/// issues (about half of the decode each). Layout: the magic, the first half's length (u32, little-endian), the two
-/// halves. Structs are arrays, not maps, so the decode matches no field names (a third of its
+/// issues (about half of the decode each). Layout: the magic, the first half's length (u32,
+/// little-endian), the two halves. Structs are arrays, not maps, so the decode matches no field names (a third of its
 /// instructions); every field is written (`packing`), so the arrays line up.
 pub fn pack_matrix(m: &Matrix) -> Result<Vec<u8>, String> {
     let err = |e: rmp_serde::encode::Error| format!("cannot pack the matrix: {e}");
