@@ -114,7 +114,7 @@ pub struct IndexSite {
 }
 
 /// A value and where it came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sourced<T> {
     /// The value.
     pub value: T,
@@ -643,6 +643,10 @@ pub struct ContextFile {
     pub status: ContextStatus,
     /// The Dockerfile instruction that brought it in or named it.
     pub origin: Origin,
+    /// What could not be known from it, where (a torch pin written with a variable that has no
+    /// known value at the install): shown as a note.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<Sourced<String>>,
 }
 
 /// What became of a build-context file.

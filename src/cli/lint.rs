@@ -237,6 +237,13 @@ fn context_notes(
             )?,
             _ => {}
         }
+        // what could not be known from a file that was read (a pin behind an unset variable)
+        if let Some(n) = &f.note {
+            sr.notes.push(crate::report::Note {
+                text: n.value.clone(),
+                origin: n.origin.clone(),
+            });
+        }
     }
     Ok(())
 }

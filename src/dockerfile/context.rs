@@ -2,17 +2,21 @@
 //! --mount=type=bind`) land in the image, which build-context file a command's path names
 //! (through those copies, relative to `WORKDIR`), and reading such a file once per Dockerfile
 //! with a note of what became of it ([`ContextFile`]: read, missing, unreadable, only copied).
+//! A file written by a `COPY <<EOF /path` heredoc is read the same way, from the Dockerfile
+//! ([`HeredocFile`]): what is found in it is located at the body's lines in the Dockerfile.
 
+use super::heredoc::{Body, Keyword};
 use super::parse::LineIndex;
-use super::resolve::{Ctx, Stage, substitute};
-use crate::facts::{ContextFile, ContextStatus, Origin, Span};
+use super::resolve::{Ctx, Sites, Stage, Vars, substitute};
+use crate::facts::{ContextFile, ContextStatus, Origin, Sourced, Span};
 use parse_dockerfile::UnescapedString;
 use std::rc::Rc;
 
 /// A `COPY`/`ADD` source (or a bind mount) from the build context and where it lands.
 #[derive(Debug, Clone)]
 pub(crate) struct CopyIn {
-    /// The source, relative to the context, normalised (`.` for the whole context).
+    /// The source, relative to the context, normalised (`.` for the whole context), or the
+    /// [`heredoc_key`] of a file a heredoc writes.
     pub(crate) src: String,
     /// The source is a directory (its content lands under `dest`).
     pub(crate) src_dir: bool,
@@ -22,9 +26,33 @@ pub(crate) struct CopyIn {
     pub(crate) dest_dir: bool,
 }
 
-/// What [`Ctx::locate`] returns for a file a `COPY <<EOF /dest` heredoc writes (not a path: it
-/// holds a character no context path has after normalisation).
-pub(crate) const HEREDOC_SRC: &str = "<heredoc in the Dockerfile>";
+/// Marks what [`Ctx::locate`] returns for a file a `COPY <<EOF /dest` heredoc writes: the
+/// key starts with `/`, which no path relative to the context has after normalisation.
+pub(crate) const HEREDOC_SRC: &str = "/<heredoc in the Dockerfile>/";
+
+/// The key of the `n`-th heredoc file of a Dockerfile (see [`Ctx::heredoc_files`]).
+pub(crate) fn heredoc_key(n: usize) -> String {
+    format!("{HEREDOC_SRC}{n}")
+}
+
+/// The heredoc file a key names.
+pub(crate) fn heredoc_index(rel: &str) -> Option<usize> {
+    rel.strip_prefix(HEREDOC_SRC)?.parse().ok()
+}
+
+/// A file a `COPY <<NAME /dest` (or `ADD`) heredoc writes into the image.
+#[derive(Debug, Clone)]
+pub(crate) struct HeredocFile {
+    /// Its body, an index into the bodies the heredoc layer took out ([`Ctx::heredocs`]).
+    pub(crate) body: usize,
+    /// Where it lands in the image (absolute, normalised).
+    pub(crate) dest: String,
+    /// The delimiter was not quoted and the body holds a `$`: BuildKit expands the body's
+    /// variables with the ARG/ENV values at the COPY (moby/buildkit
+    /// `instructions/commands.go` `SourcesAndDest.ExpandRaw`, called from
+    /// `dockerfile2llb/convert.go` `dispatch`); those values, and where each is written.
+    pub(crate) expand: Option<(Vars, Sites)>,
+}
 
 /// `a/./b/../c` → `a/c`; keeps a leading `/`.
 pub(crate) fn norm_path(p: &str) -> String {
@@ -94,24 +122,57 @@ pub(crate) fn context_status(cx: &Ctx, rel: &str) -> ContextStatus {
     }
 }
 
-/// A `COPY`/`ADD` from the build context: where each source lands, and a note of the sources
-/// that decide installs (requirements, constraints, `pyproject.toml`, `uv.lock`).
-pub(crate) fn copy_in(cx: &Ctx, st: &mut Stage, srcs: &[&UnescapedString], dest: &UnescapedString, from_context: bool) {
+/// A `COPY`/`ADD` (its keyword at byte `instr`) from the build context: where each source
+/// lands, and a note of the sources that decide installs (requirements, constraints,
+/// `pyproject.toml`, `uv.lock`). A heredoc source is a file the Dockerfile writes: BuildKit
+/// names it after the heredoc (`COPY <<requirements.txt /app/` lands at
+/// `/app/requirements.txt`; into the destination itself when that is not a directory:
+/// moby/buildkit `dockerfile2llb/convert_copy.go`, `SourceContents`).
+pub(crate) fn copy_in(
+    cx: &Ctx,
+    st: &mut Stage,
+    instr: usize,
+    srcs: &[&UnescapedString],
+    dest: &UnescapedString,
+    from_context: bool,
+) {
     if !from_context {
         return;
     }
     let (dest_s, _) = substitute(&dest.value, &st.vars);
     let dest_s = dest_s.trim().to_string();
     let several = srcs.len() > 1;
+    // the bodies of this instruction's heredocs, in the order of their words
+    let mut bodies = cx
+        .heredocs
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.instruction == instr && h.keyword != Keyword::Run && !h.onbuild)
+        .map(|(i, _)| i);
     for u in srcs {
         if u.value == ":" {
             // `COPY <<EOF /dest`: the heredoc layer leaves `:` where the heredoc word was. The
             // file at `dest` is written by the Dockerfile itself, not taken from the context.
+            let Some(i) = bodies.next() else { continue };
+            let b = &cx.heredocs[i];
+            let into_dir = several || dest_s.ends_with('/') || dest_s == "." || dest_s == "..";
+            let to = join_path(&st.workdir, &dest_s);
+            let file = HeredocFile {
+                body: i,
+                dest: if into_dir { join_path(&to, &b.name) } else { to },
+                expand: (b.expand && b.text.contains('$')).then(|| (st.vars.clone(), st.sites.clone())),
+            };
+            let dest = file.dest.clone();
+            let key = {
+                let mut files = cx.heredoc_files.borrow_mut();
+                files.push(file);
+                heredoc_key(files.len() - 1)
+            };
             st.copies.push(CopyIn {
-                src: HEREDOC_SRC.to_string(),
+                src: key,
                 src_dir: false,
-                dest: join_path(&st.workdir, dest.value.trim()),
-                dest_dir: several || dest.value.ends_with('/'),
+                dest,
+                dest_dir: false,
             });
             continue;
         }
@@ -137,8 +198,21 @@ pub(crate) fn copy_in(cx: &Ctx, st: &mut Stage, srcs: &[&UnescapedString], dest:
 }
 
 impl Ctx<'_> {
-    /// A path in the build context as shown: the context directory joined with it.
+    /// A path in the build context as shown: the context directory joined with it. A heredoc
+    /// file is shown as its path in the image and the heredoc that writes it.
     pub(crate) fn shown(&self, rel: &str) -> String {
+        if let Some(n) = heredoc_index(rel) {
+            let files = self.heredoc_files.borrow();
+            if let Some(f) = files.get(n)
+                && let Some(b) = self.heredocs.get(f.body)
+            {
+                let (line, _) = self.ix.pos(self.text, b.instruction);
+                return format!(
+                    "{}, written by the heredoc <<{} at {}:{line}",
+                    f.dest, b.name, self.path
+                );
+            }
+        }
         let dir = self
             .opts
             .context
@@ -166,7 +240,19 @@ impl Ctx<'_> {
             used_by: used_by.to_string(),
             status,
             origin: self.origin(at),
+            note: None,
         });
+    }
+
+    /// Notes what could not be known from a file read for `used_by` (the first note stays).
+    pub(crate) fn note(&self, rel: &str, used_by: &str, note: Sourced<String>) {
+        let path = self.shown(rel);
+        let mut files = self.files.borrow_mut();
+        if let Some(f) = files.iter_mut().find(|f| f.path == path && f.used_by == used_by)
+            && f.note.is_none()
+        {
+            f.note = Some(note);
+        }
     }
 
     /// The build-context file behind `path` as a command in `st` names it: through the
@@ -207,10 +293,16 @@ impl Ctx<'_> {
     /// `used_by` at `at`, or why not: a missing or unreadable file is a note, never an error
     /// (the build would fail on it, not the lint). A FIFO or device is never opened.
     pub(crate) fn read_context(&self, rel: &str, used_by: &str, at: usize, max: usize) -> Option<Rc<str>> {
-        if rel == HEREDOC_SRC {
-            let why = "written by a `COPY <<EOF` heredoc in the Dockerfile; its body is not read as a file yet";
-            self.record(rel, used_by, ContextStatus::Unreadable(why.into()), at);
-            return None;
+        if heredoc_index(rel).is_some() {
+            // written by a `COPY <<EOF` heredoc: the body, as the heredoc layer took it out
+            let text = self.heredoc_body(rel).map(|b| b.text.as_str())?;
+            if text.len() > max {
+                let why = format!("over the {max} byte limit");
+                self.record(rel, used_by, ContextStatus::Unreadable(why), at);
+                return None;
+            }
+            self.record(rel, used_by, ContextStatus::Read, at);
+            return Some(Rc::from(text));
         }
         let dir = self.opts.context.as_ref()?;
         let cached = self.cache.borrow().get(rel).cloned();
@@ -241,6 +333,50 @@ impl Ctx<'_> {
                 self.record(rel, used_by, st, at);
                 None
             }
+        }
+    }
+
+    /// The heredoc body behind a heredoc file's key.
+    pub(crate) fn heredoc_body(&self, rel: &str) -> Option<&Body> {
+        let n = heredoc_index(rel)?;
+        let body = self.heredoc_files.borrow().get(n)?.body;
+        self.heredocs.get(body)
+    }
+
+    /// The heredoc file behind a key.
+    pub(crate) fn heredoc_file(&self, rel: &str) -> Option<HeredocFile> {
+        self.heredoc_files.borrow().get(heredoc_index(rel)?).cloned()
+    }
+
+    /// A span of a heredoc file's text as the span of the Dockerfile it is written in.
+    pub(crate) fn heredoc_span(&self, rel: &str, span: Span) -> Option<Span> {
+        let b = self.heredoc_body(rel)?;
+        Some(Span::new(b.file_offset(span.start), b.file_offset(span.end)))
+    }
+
+    /// Whether a file an install would read is there: in the build context, or written by a
+    /// heredoc.
+    pub(crate) fn is_there(&self, rel: &str) -> bool {
+        heredoc_index(rel).is_some() || self.opts.context.as_ref().is_some_and(|d| d.join(rel).is_file())
+    }
+
+    /// Where a span of a file an install read (`rel` from [`Ctx::locate`], `text` as
+    /// [`Ctx::read_context`] returned it) is: in the build-context file, or, for a heredoc, in
+    /// the Dockerfile at the body's lines.
+    pub(crate) fn read_origin(&self, rel: &str, text: &str, span: Span) -> Origin {
+        match self.heredoc_span(rel, span) {
+            Some(s) => {
+                let (line, col) = self.ix.pos(self.text, s.start);
+                let (el, ec) = self.ix.pos(self.text, s.end);
+                Origin::File {
+                    path: self.path.to_string(),
+                    line,
+                    col,
+                    end_line: (el != line).then_some(el),
+                    end_col: (s.end > s.start).then_some(ec),
+                }
+            }
+            None => self.file_origin(&self.shown(rel), text, span),
         }
     }
 

@@ -65,12 +65,32 @@ pub struct Body {
     pub expand: bool,
     /// `<<-`: leading tabs removed from each line (in [`Body::text`]).
     pub chomp: bool,
+    /// With `chomp`: how many tabs were removed from each line of [`Body::text`] (empty
+    /// otherwise), so that an offset in the text maps back to the file ([`Body::file_offset`]).
+    pub tabs: Vec<u32>,
     /// Byte offset of the body's first byte in the file.
     pub start: usize,
     /// The body as the command receives it.
     pub text: String,
     /// A POSIX shell runs the body: read it like a RUN line.
     pub shell: bool,
+}
+
+impl Body {
+    /// The byte of the file at byte `at` of [`Body::text`] (the text's end maps to the end of
+    /// its last line). Exact: the text is the file's lines, less the tabs `<<-` removed.
+    pub fn file_offset(&self, at: usize) -> usize {
+        let mut removed = 0usize;
+        let mut line_start = 0;
+        for (k, line) in self.text.split_inclusive('\n').enumerate() {
+            removed += self.tabs.get(k).copied().unwrap_or(0) as usize;
+            if at < line_start + line.len() {
+                break;
+            }
+            line_start += line.len();
+        }
+        self.start + at + removed
+    }
 }
 
 /// The text to give the parser (`None`: the file as it is) and the heredoc bodies taken out of
@@ -344,6 +364,7 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
         for m in &markers {
             let body_start = lines.get(i).map_or(text.len(), |l| l.0);
             let mut body = String::new();
+            let mut tabs = Vec::new();
             let mut end = None;
             while i < lines.len() {
                 let (ls, l) = lines[i];
@@ -359,6 +380,9 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
                 }
                 body.push_str(if m.chomp { cand } else { l });
                 body.push('\n');
+                if m.chomp {
+                    tabs.push((l.len() - cand.len()) as u32);
+                }
             }
             if end.is_none() {
                 let (l, c) = pos(offs[m.start]);
@@ -389,6 +413,7 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
                 fd: m.fd,
                 expand: m.expand,
                 chomp: m.chomp,
+                tabs,
                 start: body_start,
                 text: body,
                 shell,
@@ -755,6 +780,29 @@ mod tests {
         assert!(!bodies[2].shell && bodies[2].keyword == Keyword::Copy);
         assert!(masked.contains("RUN :"), "{masked}");
         assert!(parse_dockerfile::parse(&masked).is_ok(), "{masked}");
+    }
+
+    #[test]
+    fn body_offsets_map_back_to_the_file() {
+        // `<<-`: the tabs taken off each line are counted back in
+        let t = "FROM a\nCOPY <<-EOF /r.txt\n\t\tnumpy\n\ttorch==2.5.1\n\nx\n\tEOF\n";
+        let (_, bodies) = prepare(t).unwrap().unwrap();
+        let b = &bodies[0];
+        assert_eq!(b.text, "numpy\ntorch==2.5.1\n\nx\n");
+        assert_eq!(b.tabs, [2, 1, 0, 0]);
+        for needle in ["numpy", "torch==2.5.1", "2.5.1", "x\n"] {
+            let at = b.text.find(needle).unwrap();
+            let f = b.file_offset(at);
+            assert_eq!(&t[f..f + needle.len()], needle, "{needle}");
+        }
+        // the end of a line maps to the end of that line in the file
+        let end = b.text.find("numpy").unwrap() + 5;
+        assert_eq!(&t[b.file_offset(end)..b.file_offset(end) + 1], "\n");
+        // without `-` the text is the file's own bytes
+        let t = "FROM a\nCOPY <<EOF /r.txt\n\ttorch\nEOF\n";
+        let (_, bodies) = prepare(t).unwrap().unwrap();
+        assert!(bodies[0].tabs.is_empty());
+        assert_eq!(bodies[0].file_offset(1), t.find("torch").unwrap());
     }
 
     #[test]

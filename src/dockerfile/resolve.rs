@@ -269,7 +269,7 @@ fn find_close(s: &str) -> Option<usize> {
 /// Names referenced by `$X` / `${X…}` in a text.
 /// (What the regex `\$\{?([A-Za-z_][A-Za-z0-9_]*)` finds, by hand: compiling that regex was a
 /// tenth of a one-file lint.)
-fn references(s: &str) -> Vec<String> {
+pub(crate) fn references(s: &str) -> Vec<String> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -460,6 +460,10 @@ pub(crate) struct Ctx<'a> {
     pub(crate) files: std::cell::RefCell<Vec<ContextFile>>,
     /// Build-context files read so far (by path in the context), each read once per file.
     pub(crate) cache: std::cell::RefCell<BTreeMap<String, Result<Rc<str>, ContextStatus>>>,
+    /// The heredoc bodies the heredoc layer took out of the file.
+    pub(crate) heredocs: &'a [super::heredoc::Body],
+    /// Files `COPY <<EOF /dest` heredocs write, in order (their keys: [`heredoc_key`](super::context::heredoc_key)).
+    pub(crate) heredoc_files: std::cell::RefCell<Vec<super::context::HeredocFile>>,
 }
 
 impl Ctx<'_> {
@@ -649,6 +653,8 @@ pub fn resolve_with_heredocs(
         budget: Default::default(),
         files: Default::default(),
         cache: Default::default(),
+        heredocs,
+        heredoc_files: Default::default(),
     };
     // ARG cycles, per scope (global, then each stage)
     {
@@ -798,12 +804,12 @@ pub fn resolve_with_heredocs(
                 let Some(st) = &mut cur else { continue };
                 let srcs = path_sources(&x.src);
                 let from_context = !x.options.iter().any(|f| f.name.value == "from");
-                copy_in(&cx, st, &srcs, &x.dest, from_context);
+                copy_in(&cx, st, x.copy.span.start, &srcs, &x.dest, from_context);
             }
             Instruction::Add(x) => {
                 let Some(st) = &mut cur else { continue };
                 let srcs = path_sources(&x.src);
-                copy_in(&cx, st, &srcs, &x.dest, true);
+                copy_in(&cx, st, x.add.span.start, &srcs, &x.dest, true);
             }
             Instruction::Run(r) => {
                 let Some(st) = &mut cur else { continue };

@@ -6,9 +6,9 @@
 
 use super::requirements;
 use super::uv;
-use crate::dockerfile::context::{join_path, parent_of};
+use crate::dockerfile::context::{HeredocFile, join_path, parent_of};
 use crate::dockerfile::parse::{InputProblem, LineIndex};
-use crate::dockerfile::resolve::{Ctx, Sites, Stage, raw_word_end, shell_words, substitute, value_site};
+use crate::dockerfile::resolve::{Ctx, Sites, Stage, raw_word_end, references, shell_words, substitute, value_site};
 use crate::facts::{
     ContextStatus, IndexSite, Origin, PipRequirement, Sourced, Span, TorchFacts, TorchFrom, TorchSites,
 };
@@ -32,22 +32,28 @@ pub(crate) fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Re
     let download = words[install] == "download";
     // `PIP_*` / `UV_*` assignments in front of the command count like ENV, for this command
     // only, and come first
-    let prefix: Vec<(String, String)> = words[..install]
+    let prefix: Vec<PrefixVar> = words[..install]
         .iter()
-        .filter_map(|w| {
+        .enumerate()
+        .filter_map(|(i, w)| {
             let (k, v) = w.split_once('=')?;
             let ident = !k.is_empty()
                 && !k.starts_with(|c: char| c.is_ascii_digit())
                 && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            ident.then(|| (k.to_string(), v.to_string()))
+            ident.then(|| PrefixVar {
+                word: i,
+                name: k.to_string(),
+                value: v.to_string(),
+                site: None,
+            })
         })
         .collect();
     let setting = |st: &Stage, k: &str| -> Option<String> {
         prefix
             .iter()
             .rev()
-            .find(|(n, _)| n == k)
-            .map(|(_, v)| v.clone())
+            .find(|p| p.name == k)
+            .map(|p| p.value.clone())
             .or_else(|| st.vars.get(k).cloned())
     };
     let truthy = |v: Option<String>| {
@@ -90,6 +96,23 @@ pub(crate) fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Re
             (words.len() == 1 && substitute(&words[0].1, &st.vars).0 == *w).then_some(Span::new(*off, end))
         })
         .collect();
+    // where each prefix value is written (for a fix of a pin that comes through it)
+    let prefix_sited: Vec<PrefixVar> = prefix
+        .iter()
+        .map(|p| PrefixVar {
+            site: raw[p.word].and_then(|r| {
+                let start = r.start + p.name.len() + 1;
+                (cx.text.get(r.start..start) == Some(&format!("{}=", p.name)))
+                    .then(|| value_site(cx.text, Span::new(start, r.end), &st.sites))
+                    .flatten()
+            }),
+            ..p.clone()
+        })
+        .collect();
+    let env = RunEnv {
+        st,
+        prefix: &prefix_sited,
+    };
     let mut sites = TorchSites {
         end: raw[install..].iter().flatten().map(|s| s.end).max().unwrap_or(0),
         companions_pinned: words.iter().any(|w| {
@@ -160,8 +183,8 @@ pub(crate) fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Re
                         inst.index.push(v)
                     }
                     "-f" | "--find-links" => inst.index.push(v),
-                    "-r" | "--requirement" => read_requirements(cx, st, &v, *off, &mut inst, false)?,
-                    "-c" | "--constraint" => read_requirements(cx, st, &v, *off, &mut inst, true)?,
+                    "-r" | "--requirement" => read_requirements(cx, &env, &v, *off, &mut inst, false)?,
+                    "-c" | "--constraint" => read_requirements(cx, &env, &v, *off, &mut inst, true)?,
                     _ => {}
                 }
             }
@@ -215,7 +238,7 @@ pub(crate) fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Re
     // `PIP_CONSTRAINT=file …`: constraints files like `-c`
     if let Some(files) = setting(st, "PIP_CONSTRAINT") {
         for f in files.split_whitespace() {
-            read_requirements(cx, st, f, c[install].0, &mut inst, true)?;
+            read_requirements(cx, &env, f, c[install].0, &mut inst, true)?;
         }
     }
     if let Some(b) = torch_backend.as_deref().filter(|b| b.starts_with("rocm"))
@@ -256,8 +279,20 @@ pub(crate) fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Re
         st.pip.push(Sourced::new(r, origin));
     }
     let Some((version, off, from)) = inst.torch else {
+        // torch required with a pin that a variable without a known value hides: this install
+        // replaces whatever torch was there with one rocmcheck cannot know
+        if inst.torch_hidden && !download {
+            st.torch = None;
+        }
         return Ok(());
     };
+    // unpinned here, and the constraint that would pin it is hidden the same way
+    if inst.torch_hidden && version.is_none() && inst.torch_constraint.is_none() {
+        if !download {
+            st.torch = None;
+        }
+        return Ok(());
+    }
     let sites =
         (sites_ok && from == TorchFrom::PipInstall && !matches!(version, Some(TorchSpec::Url(_)))).then_some(sites);
     let file_sites = inst.torch_sites.take();
@@ -358,6 +393,47 @@ pub(crate) struct Install {
     torch_sites: Option<(TorchSites, Vec<String>)>,
     /// Extras of the torch requirement.
     torch_extras: Vec<String>,
+    /// A torch requirement (or constraint) read from a file has a pin that a variable without
+    /// a known value hides (noted on the file): torch's version is unknown.
+    torch_hidden: bool,
+}
+
+/// A `NAME=value` assignment in front of a command: part of that command's environment.
+#[derive(Debug, Clone)]
+pub(crate) struct PrefixVar {
+    /// Index of its word in the command.
+    word: usize,
+    name: String,
+    value: String,
+    /// Where its value is written as a literal (the prefix itself, or the ARG/ENV default it
+    /// names), when the command is exactly where we think it is.
+    site: Option<Span>,
+}
+
+/// The environment an install command runs in, as far as the Dockerfile says: the command's
+/// `NAME=value` prefix, then the ARG and ENV values in scope at the RUN (an ARG is in a RUN's
+/// environment). The base image's own ENV is not known.
+pub(crate) struct RunEnv<'a> {
+    pub(crate) st: &'a Stage,
+    prefix: &'a [PrefixVar],
+}
+
+impl RunEnv<'_> {
+    /// A variable's value in the command's environment.
+    fn get(&self, k: &str) -> Option<String> {
+        match self.prefix.iter().rev().find(|p| p.name == k) {
+            Some(p) => Some(p.value.clone()),
+            None => self.st.vars.get(k).cloned(),
+        }
+    }
+
+    /// Where a variable's value is written as a literal in the Dockerfile.
+    fn site(&self, k: &str) -> Option<Span> {
+        match self.prefix.iter().rev().find(|p| p.name == k) {
+            Some(p) => p.site,
+            None => self.st.sites.get(k).copied().flatten(),
+        }
+    }
 }
 
 /// A requirement word (`rocm[libraries,device-gfx1100]==7.14.0`, `"amd-torch-device-gfx1100"`):
@@ -488,16 +564,17 @@ pub(crate) fn wheel_version(u: &str) -> Option<String> {
 }
 
 /// A requirements (or, `constraint`, constraints) file named by `pip install -r` / `-c`,
-/// found in the build context through the Dockerfile's `COPY`s and read with what it names
-/// (`-r`/`-c` inside it, relative to it; at most [`MAX_NESTED`] deep, each file once). Its
-/// index lines count like the command line's; its requirements are located in it. A
+/// found in the build context through the Dockerfile's `COPY`s (or written by a `COPY <<EOF`
+/// heredoc) and read with what it names (`-r`/`-c` inside it, relative to it; at most
+/// [`MAX_NESTED`] deep, each file once). Its index lines count like the command line's; its
+/// requirements are located in it (a heredoc's at its lines in the Dockerfile). A
 /// `pyproject.toml` (`uv pip install -r pyproject.toml`) is read as a uv project. One that
 /// cannot be read is a note (the build would fail on it, not the lint); what is read is
 /// charged to the file's expansion budget (a thousand `-r` of one big file would otherwise
 /// cost a thousand reads).
 pub(crate) fn read_requirements(
     cx: &Ctx,
-    st: &Stage,
+    env: &RunEnv,
     file: &str,
     off: usize,
     inst: &mut Install,
@@ -506,13 +583,17 @@ pub(crate) fn read_requirements(
     if cx.opts.context.is_none() {
         return Ok(());
     }
-    let rel = cx.locate(st, file);
-    if rel.rsplit('/').next() == Some("pyproject.toml") {
+    let rel = cx.locate(env.st, file);
+    if rel.rsplit('/').next() == Some("pyproject.toml")
+        || cx
+            .heredoc_file(&rel)
+            .is_some_and(|h| h.dest.ends_with("/pyproject.toml"))
+    {
         let used = "pip install -r pyproject.toml";
         if let Some(text) = cx.read_context(&rel, used, off, crate::dockerfile::parse::MAX_BYTES) {
             match uv::project(&text, &[], false) {
                 Ok(Some(t)) => {
-                    let origin = cx.file_origin(&cx.shown(&rel), &text, t.at);
+                    let origin = cx.read_origin(&rel, &text, t.at);
                     let spec = torch_spec(&t.requirement).flatten();
                     inst.torch = Some((spec, off, TorchFrom::Requirements));
                     inst.torch_origin = Some(origin.clone());
@@ -529,15 +610,81 @@ pub(crate) fn read_requirements(
         return Ok(());
     }
     let mut seen = Vec::new();
-    requirements_file(cx, &rel, file, off, inst, constraint, 0, &mut seen)
+    requirements_file(cx, env, &rel, file, off, inst, constraint, 0, &mut seen)
 }
 
 /// How deep `-r` / `-c` inside requirements files are followed.
 pub(crate) const MAX_NESTED: usize = 8;
 
+/// A requirements line's text as pip reads it at the install, and what could not be known.
+struct Expanded {
+    text: String,
+    /// Names of variables without a known value, left as written (pip) or as the base image
+    /// may set them (BuildKit).
+    unknown: Vec<String>,
+}
+
+/// Expands one value of a requirements file (`raw`, at `at` in the file that holds it; `rel`
+/// names the file): BuildKit's expansion first when a heredoc with an unquoted delimiter wrote
+/// it (ARG/ENV at the COPY), then pip's (`${NAME}` from the RUN's environment).
+fn expand_value(
+    cx: &Ctx,
+    env: &RunEnv,
+    heredoc: Option<&HeredocFile>,
+    raw: &str,
+    at: usize,
+) -> Result<Expanded, InputProblem> {
+    if !raw.contains('$') {
+        return Ok(Expanded {
+            text: raw.to_string(),
+            unknown: Vec::new(),
+        });
+    }
+    let mut unknown = Vec::new();
+    let mut text = raw.to_string();
+    if let Some((vars, _)) = heredoc.and_then(|h| h.expand.as_ref()) {
+        let (t, unset) = cx.expand(raw, vars, at, "COPY <<EOF", "values of a sane size")?;
+        if unset {
+            // not set by the Dockerfile at the COPY: empty, unless the base image sets it
+            unknown.extend(references(raw).into_iter().filter(|n| !vars.contains_key(n)));
+        }
+        text = t;
+    }
+    let (t, u) = requirements::expand_env(&text, |k| env.get(k));
+    if t.len() > text.len() {
+        cx.charge(t.len() - text.len(), at, "pip's ${NAME} expansion")?;
+    }
+    unknown.extend(u);
+    Ok(Expanded { text: t, unknown })
+}
+
+/// Where the variables a raw value names are written as literals in the Dockerfile: the
+/// ARG/ENV values at the COPY when BuildKit expands the heredoc, else those of the RUN's
+/// environment that pip expands (`${NAME}` only).
+fn variable_sites(env: &RunEnv, heredoc: Option<&HeredocFile>, raw: &str) -> Sites {
+    match heredoc.and_then(|h| h.expand.as_ref()) {
+        Some((_, sites)) => references(raw)
+            .into_iter()
+            .map(|n| {
+                let s = sites.get(&n).copied().flatten();
+                (n, s)
+            })
+            .collect(),
+        None => {
+            let mut out = Sites::new();
+            requirements::expand_env(raw, |k| {
+                out.insert(k.to_string(), env.site(k));
+                None
+            });
+            out
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn requirements_file(
     cx: &Ctx,
+    env: &RunEnv,
     rel: &str,
     as_named: &str,
     off: usize,
@@ -555,6 +702,16 @@ pub(crate) fn requirements_file(
         return Ok(());
     };
     cx.charge(text.len(), off, &format!("{used} {as_named}"))?;
+    // a file a `COPY <<EOF` heredoc writes: its spans are the Dockerfile's (fixes edit the
+    // body there); a build-context file's are its own
+    let heredoc = cx.heredoc_file(rel);
+    let heredoc = heredoc.as_ref();
+    let in_dockerfile = |s: Span| -> Option<Span> {
+        match heredoc {
+            Some(_) => cx.heredoc_span(rel, s),
+            None => Some(s),
+        }
+    };
     let shown = cx.shown(rel);
     // fix sites, when torch is required here: hash-checked files are never edited (a new pin
     // or index would not match the recorded hashes)
@@ -570,14 +727,26 @@ pub(crate) fn requirements_file(
                 flag,
                 value,
             } => {
-                index_here.push((
-                    IndexSite {
-                        flag,
-                        value: Some(value),
-                        extra: !primary,
-                    },
-                    url.clone(),
-                ));
+                let raw = url.clone();
+                let url = expand_value(cx, env, heredoc, &url, off)?.text;
+                // a URL written with a variable is edited where the variable's value is
+                // written, when that is in the same file
+                let value = match heredoc {
+                    Some(_) => {
+                        in_dockerfile(value).and_then(|v| value_site(cx.text, v, &variable_sites(env, heredoc, &raw)))
+                    }
+                    None => (!raw.contains('$')).then_some(value),
+                };
+                if let Some(flag) = in_dockerfile(flag) {
+                    index_here.push((
+                        IndexSite {
+                            flag,
+                            value,
+                            extra: !primary,
+                        },
+                        url.clone(),
+                    ));
+                }
                 if primary {
                     inst.primary = true;
                 } else {
@@ -585,20 +754,50 @@ pub(crate) fn requirements_file(
                 }
                 inst.index.push(url);
             }
-            requirements::Entry::FindLinks(u) => inst.index.push(u),
+            requirements::Entry::FindLinks(u) => inst.index.push(expand_value(cx, env, heredoc, &u, off)?.text),
             requirements::Entry::NoIndex => {}
             requirements::Entry::Pre => inst.pre = true,
             requirements::Entry::Nested {
                 constraint: c, path, ..
             } => {
-                let child = join_path(parent_of(rel), &path);
-                requirements_file(cx, &child, &path, off, inst, constraint || c, depth + 1, seen)?;
+                let path = expand_value(cx, env, heredoc, &path, off)?.text;
+                // relative to the file: in the image for a heredoc file (pip resolves it
+                // there), else beside it in the context
+                let child = match heredoc {
+                    Some(h) => cx.locate(env.st, &join_path(parent_of(&h.dest), &path)),
+                    None => join_path(parent_of(rel), &path),
+                };
+                requirements_file(cx, env, &child, &path, off, inst, constraint || c, depth + 1, seen)?;
             }
-            requirements::Entry::Requirement { text: req, at, marker } => {
+            requirements::Entry::Requirement { text: raw, at, marker } => {
                 if marker.as_deref().is_some_and(requirements::excludes_image) {
                     continue;
                 }
-                let origin = || cx.file_origin(&shown, &text, at);
+                let origin = || cx.read_origin(rel, &text, at);
+                let x = expand_value(cx, env, heredoc, &raw, off)?;
+                let req = x.text;
+                let is_torch = torch_spec(&req).is_some();
+                if req.contains('$') {
+                    // a variable without a value rocmcheck knows (or a form pip does not expand):
+                    // what this line installs is not known; nothing is guessed
+                    if is_torch {
+                        inst.torch_hidden = true;
+                        if constraint {
+                            inst.torch_constraint = None;
+                        } else {
+                            inst.torch = None;
+                            inst.torch_origin = None;
+                            inst.torch_sites = None;
+                            here = None;
+                        }
+                        cx.note(
+                            rel,
+                            used,
+                            Sourced::new(hidden_pin_note(&raw, &x.unknown, heredoc.is_some()), origin()),
+                        );
+                    }
+                    continue;
+                }
                 match torch_spec(&req) {
                     Some(Some(TorchSpec::Pinned(v))) if constraint => {
                         inst.torch_constraint = Some((v, origin()));
@@ -607,16 +806,36 @@ pub(crate) fn requirements_file(
                     Some(spec) => {
                         inst.torch_sites = None;
                         here = None;
-                        if !hashed && !matches!(spec, Some(TorchSpec::Url(_))) {
+                        let line_start = text[..at.start].rfind('\n').map_or(0, |i| i + 1);
+                        let placed = in_dockerfile(at).zip(in_dockerfile(Span::new(line_start, line_start)));
+                        if let Some((at_f, line_f)) = placed
+                            && !hashed
+                            && !matches!(spec, Some(TorchSpec::Url(_)))
+                        {
+                            // a new option line goes at the start of the torch line (in a
+                            // heredoc, before the tabs `<<-` removes)
+                            let end = match heredoc {
+                                Some(_) => cx.text[..line_f.start].rfind('\n').map_or(0, |i| i + 1),
+                                None => line_f.start,
+                            };
                             let mut ts = TorchSites {
-                                path: Some(shown.clone()),
+                                path: heredoc.is_none().then(|| shown.clone()),
                                 own_line: true,
-                                end: text[..at.start].rfind('\n').map_or(0, |i| i + 1),
+                                end,
                                 ..TorchSites::default()
                             };
-                            spec_sites(&text, at, &spec, &Sites::new(), &mut ts);
+                            // a pin written with a variable is edited where its value is
+                            // written: an ARG/ENV default in the Dockerfile, as for a RUN line
+                            // (none for a build-context file: the edit would be in another file)
+                            match heredoc {
+                                Some(_) => {
+                                    spec_sites(cx.text, at_f, &spec, &variable_sites(env, heredoc, &raw), &mut ts)
+                                }
+                                None => spec_sites(&text, at_f, &spec, &Sites::new(), &mut ts),
+                            }
                             here = Some((ts, origin()));
                         }
+                        inst.torch_hidden = false;
                         inst.torch = Some((spec, off, TorchFrom::Requirements));
                         inst.torch_origin = Some(origin());
                         inst.torch_extras = requirement(&req).map(|r| r.extras).unwrap_or_default();
@@ -651,6 +870,27 @@ pub(crate) fn requirements_file(
         inst.torch_sites = Some((ts, urls));
     }
     Ok(())
+}
+
+/// The note for a torch requirement whose pin a variable hides: what is unknown and why.
+fn hidden_pin_note(raw: &str, unknown: &[String], heredoc: bool) -> String {
+    if unknown.is_empty() {
+        // `$NAME`, `${name}`, `${NAME:-x}`: pip reads them as written (an invalid requirement)
+        return format!(
+            "`{raw}`: pip expands only `${{NAME}}` with upper-case letters, digits and `_`, so it reads this as written; torch's version is not known here (nothing is checked about it)"
+        );
+    }
+    let names: Vec<String> = unknown.iter().map(|n| format!("${{{n}}}")).collect();
+    let where_ = if heredoc {
+        "no ARG or ENV of the Dockerfile sets it at this COPY or install (the base image may)"
+    } else {
+        "no ARG, ENV or command prefix of the Dockerfile sets it at this install (the base image may)"
+    };
+    format!(
+        "`{raw}`: {} {} no known value: {where_}; torch's version is not known here (nothing is checked about it)",
+        names.join(", "),
+        if names.len() == 1 { "has" } else { "have" }
+    )
 }
 
 /// A TOML file of the build context that does not parse: noted with where and why.
@@ -696,7 +936,7 @@ fn project_torch(cx: &Ctx, st: &Stage, dir: &str, extras: &[String], off: usize,
         return;
     }
     let rel = cx.locate(st, &join_path(dir, "pyproject.toml"));
-    if !cx.opts.context.as_ref().is_some_and(|d| d.join(&rel).is_file()) {
+    if !cx.is_there(&rel) {
         return;
     }
     let used = if uv_cmd {
@@ -709,7 +949,7 @@ fn project_torch(cx: &Ctx, st: &Stage, dir: &str, extras: &[String], off: usize,
     };
     match uv::project(&text, extras, false) {
         Ok(Some(t)) => {
-            let origin = cx.file_origin(&cx.shown(&rel), &text, t.at);
+            let origin = cx.read_origin(&rel, &text, t.at);
             inst.torch = Some((torch_spec(&t.requirement).flatten(), off, TorchFrom::Requirements));
             inst.torch_origin = Some(origin.clone());
             inst.torch_extras = t.extras.clone();

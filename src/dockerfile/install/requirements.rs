@@ -6,6 +6,10 @@
 //! options after the requirement (`--hash=sha256:…`, as `pip-compile --generate-hashes`
 //! writes them), environment markers after `;`.
 //!
+//! pip expands `${NAME}` (upper-case ASCII letters, digits and `_` only) from its environment
+//! in each line after comments are taken off ([`expand_env`]); the entries keep the text as
+//! written, and the reader expands them.
+//!
 //! Pure: text in, entries with byte spans out; the resolver reads the files and turns the
 //! entries into install facts.
 
@@ -226,6 +230,48 @@ pub fn parse(text: &str) -> Vec<Entry> {
     out
 }
 
+/// A requirements line's text as pip reads it: each `${NAME}` whose NAME is upper-case ASCII
+/// letters, digits and `_` is replaced by the value `env` gives it; one without a value (unset,
+/// or set to the empty string) is left as written. `$NAME`, `${name}` and other forms are
+/// never expanded. Returns the text and the names left as written, in order, each once.
+///
+/// pip `src/pip/_internal/req/req_file.py` at 6d309205789d368b2749d93fd6193d584811efd5:
+/// `ENV_VAR_RE = re.compile(r"(?P<var>\$\{(?P<name>[A-Z0-9_]+)\})")`, and
+/// `expand_env_variables` replaces each match by `os.getenv(name)` unless that is unset or
+/// empty (`if not value: continue`); it runs after `join_lines` and `ignore_comments`.
+/// Documented in "Requirements File Format → Using environment variables" (pip ≥ 10).
+pub fn expand_env(line: &str, mut env: impl FnMut(&str) -> Option<String>) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(line.len());
+    let mut unknown: Vec<String> = Vec::new();
+    let mut rest = line;
+    while let Some(p) = rest.find("${") {
+        out.push_str(&rest[..p]);
+        let after = &rest[p + 2..];
+        let name_len = after
+            .bytes()
+            .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
+            .count();
+        if name_len > 0 && after.as_bytes().get(name_len) == Some(&b'}') {
+            let name = &after[..name_len];
+            match env(name).filter(|v| !v.is_empty()) {
+                Some(v) => out.push_str(&v),
+                None => {
+                    out.push_str(&rest[p..p + 3 + name_len]);
+                    if !unknown.iter().any(|u| u == name) {
+                        unknown.push(name.to_string());
+                    }
+                }
+            }
+            rest = &after[name_len + 1..];
+        } else {
+            out.push_str("${");
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    (out, unknown)
+}
+
 /// Whether an environment marker rules out the image (Linux on x86-64, no extras): a
 /// requirement under such a marker is not installed there ([`super::marker::holds`]).
 pub fn excludes_image(marker: &str) -> bool {
@@ -318,6 +364,43 @@ mod tests {
             panic!()
         };
         assert_eq!(t, "numpy");
+    }
+
+    #[test]
+    fn environment_variables_as_pip_expands_them() {
+        let env = |k: &str| match k {
+            "TORCH_VERSION" => Some("2.5.1".to_string()),
+            "ROCM_2" => Some("rocm6.2".to_string()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        };
+        assert_eq!(
+            expand_env("torch==${TORCH_VERSION}+${ROCM_2}", env),
+            ("torch==2.5.1+rocm6.2".to_string(), vec![])
+        );
+        // unset or empty: left as written, and named
+        assert_eq!(
+            expand_env("torch==${NOPE}${EMPTY}${NOPE}", env),
+            (
+                "torch==${NOPE}${EMPTY}${NOPE}".to_string(),
+                vec!["NOPE".to_string(), "EMPTY".to_string()]
+            )
+        );
+        // only `${UPPER_CASE}`: not `$NAME`, not lower case, not defaults
+        for s in [
+            "torch==$TORCH_VERSION",
+            "torch==${torch_version}",
+            "torch==${Torch_Version}",
+            "torch==${TORCH_VERSION:-2.4.0}",
+            "x==${}",
+            "x==${",
+            "x==$",
+        ] {
+            assert_eq!(expand_env(s, env), (s.to_string(), vec![]), "{s}");
+        }
+        // a value is not expanded again
+        let nested = |k: &str| (k == "A").then(|| "${TORCH_VERSION}".to_string());
+        assert_eq!(expand_env("x==${A}", nested).0, "x==${TORCH_VERSION}");
     }
 
     #[test]

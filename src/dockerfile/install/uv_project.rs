@@ -82,7 +82,7 @@ pub(crate) fn uv_project(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Res
     let project_rel = cx.locate(st, &join_path(&dir, "pyproject.toml"));
     // without a lock uv resolves from the project (and writes one): no note for a lock that
     // is not there (one that was copied and is missing is noted at its COPY)
-    let lock_there = cx.opts.context.as_ref().is_some_and(|d| d.join(&lock_rel).is_file());
+    let lock_there = cx.is_there(&lock_rel);
     let Some((t, rel, text)) = lock_there
         .then(|| found(&lock_rel, true))
         .flatten()
@@ -90,7 +90,7 @@ pub(crate) fn uv_project(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Res
     else {
         return Ok(());
     };
-    let origin = cx.file_origin(&cx.shown(&rel), &text, t.at);
+    let origin = cx.read_origin(&rel, &text, t.at);
     let spec = torch_spec(&t.requirement).flatten();
     let version = match spec {
         Some(TorchSpec::Pinned(v)) => Some(v),
