@@ -504,24 +504,383 @@ fn installing_the_local_project_reads_its_pyproject() {
     assert!(f.torch.is_none() && f.context_files.is_empty(), "{:?}", f.context_files);
 }
 
+fn codes_of(f: &Facts) -> Vec<&'static str> {
+    rules::run(Scope::Lint, f, Matrix::embedded())
+        .into_iter()
+        .map(|x| x.code)
+        .collect()
+}
+
+/// Analyzes a Dockerfile with no build context (stdin's case): only heredoc files can be read.
+fn no_context(text: &str) -> Facts {
+    dockerfile::analyze(
+        Kind::Dockerfile,
+        "Dockerfile",
+        text.as_bytes(),
+        Matrix::embedded(),
+        &Options::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}:{}: {}", e.line, e.col, e.message))
+    .0
+}
+
 #[test]
-fn a_requirements_file_written_by_a_copy_heredoc_is_named_as_such_not_looked_up_in_the_context() {
-    // `COPY <<EOF /app/requirements.txt` (BuildKit heredoc, Dockerfile syntax 1.4): the file is
-    // written by the Dockerfile; the heredoc layer leaves `:` as its source. Before, `:` was
-    // looked up in the build context and reported as a missing file named `:`.
-    let dir = std::env::temp_dir().join(format!("rocmcheck-heredoc-copy-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let text = "FROM ubuntu:24.04\nCOPY <<EOF /app/requirements.txt\ntorch==2.5.1\nEOF\n\
-                RUN pip install -r /app/requirements.txt --index-url https://download.pytorch.org/whl/rocm6.3\n";
-    let f = analyze_in(&dir, text, &[]);
-    std::fs::remove_dir_all(&dir).ok();
+fn a_requirements_file_written_by_a_copy_heredoc_is_read_from_the_dockerfile() {
+    // Public Dockerfiles write requirements with `COPY <<EOF /tmp/requirements.txt` and install
+    // them in the next RUN (`python -m pip install -r /tmp/requirements.txt`; see
+    // tests/corpus/copy-heredoc-requirements.Dockerfile). The body is read like a build-context
+    // file; what is found in it is located at its lines in the Dockerfile.
+    let text = "# syntax=docker/dockerfile:1\nFROM rocm/dev-ubuntu-22.04:6.4.1-complete\nWORKDIR /app\n\
+                COPY <<EOF requirements.txt\nnumpy==1.26.4\n--extra-index-url https://download.pytorch.org/whl/rocm6.4\ntorch\nEOF\n\
+                RUN python -m pip install -r requirements.txt\n";
+    let f = no_context(text);
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.from, Some(TorchFrom::Requirements));
+    assert!(t.value.extra_index_only);
+    assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm6.4"]);
+    assert_eq!(at(&t.origin), ("Dockerfile", 7, 1));
+    // numpy from the same body, located there too
+    let numpy = f.pip.iter().find(|p| p.value.name == "numpy").unwrap();
+    assert_eq!(at(&numpy.origin), ("Dockerfile", 5, 1));
+    let codes = codes_of(&f);
+    assert!(codes.contains(&"RC405") && codes.contains(&"RC403"), "{codes:?}");
+    // read, and said to be from the heredoc (`--verbose` prints this)
     assert_eq!(f.context_files.len(), 1, "{:?}", f.context_files);
     let c = &f.context_files[0];
-    assert!(c.path.ends_with("<heredoc in the Dockerfile>"), "{}", c.path);
-    assert_eq!(c.used_by, "pip install -r");
-    assert!(
-        matches!(&c.status, ContextStatus::Unreadable(why) if why.contains("COPY <<EOF")),
-        "{:?}",
-        c.status
+    assert_eq!(
+        c.path,
+        "/app/requirements.txt, written by the heredoc <<EOF at Dockerfile:4"
     );
+    assert_eq!(
+        (c.used_by.as_str(), &c.status),
+        ("pip install -r", &ContextStatus::Read)
+    );
+    assert_eq!(at(&c.origin).1, 9);
+
+    // `<<-EOF`: tabs are stripped from the body; columns are the Dockerfile's
+    let f = no_context(
+        "FROM rocm/dev-ubuntu-22.04:6.4.1-complete\nCOPY <<-EOF /tmp/reqs.txt\n\t\t--index-url https://download.pytorch.org/whl/rocm6.2\n\t\ttorch==2.6.0\n\tEOF\nRUN pip install -r /tmp/reqs.txt\n",
+    );
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.6.0"));
+    assert_eq!(at(&t.origin), ("Dockerfile", 4, 3));
+    assert!(codes_of(&f).contains(&"RC101"), "{:?}", codes_of(&f));
+
+    // a heredoc named after the file, copied into a directory; a constraints file by another
+    // heredoc on the same line; `-c` inside the body, relative to it in the image
+    let f = no_context(
+        "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nCOPY <<requirements.txt <<constraints.txt /deps/\n-c constraints.txt\n--index-url https://download.pytorch.org/whl/rocm6.2\ntorch\nrequirements.txt\ntorch==2.5.1+rocm6.2\nconstraints.txt\nRUN pip install -r /deps/requirements.txt\n",
+    );
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.5.1+rocm6.2"));
+    assert_eq!(at(&t.origin), ("Dockerfile", 5, 1));
+    let read: Vec<_> = f
+        .context_files
+        .iter()
+        .map(|c| (c.path.as_str(), c.used_by.as_str()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (
+                "/deps/requirements.txt, written by the heredoc <<requirements.txt at Dockerfile:2",
+                "pip install -r"
+            ),
+            (
+                "/deps/constraints.txt, written by the heredoc <<constraints.txt at Dockerfile:2",
+                "pip install -c"
+            )
+        ]
+    );
+    assert!(!codes_of(&f).contains(&"RC403"));
+
+    // a file the heredoc does not write is still looked up in the context (none here: nothing)
+    let f = no_context("FROM x\nCOPY <<EOF /a.txt\ntorch==2.5.1\nEOF\nRUN pip install -r /b.txt\n");
+    assert!(f.torch.is_none() && f.context_files.is_empty(), "{:?}", f.context_files);
+}
+
+#[test]
+fn a_uv_project_written_by_heredocs_is_read() {
+    // `COPY <<EOF pyproject.toml` + `uv sync`: the project's ROCm index and source, as uv's
+    // PyTorch guide writes them (https://docs.astral.sh/uv/guides/integration/pytorch/)
+    let f = no_context(
+        "FROM ubuntu:24.04\nWORKDIR /app\nCOPY <<'EOF' pyproject.toml\n[project]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\"torch==2.5.1\"]\n\n[[tool.uv.index]]\nname = \"pytorch-rocm\"\nurl = \"https://download.pytorch.org/whl/rocm6.2\"\nexplicit = true\n\n[tool.uv.sources]\ntorch = { index = \"pytorch-rocm\" }\nEOF\nRUN uv sync\n",
+    );
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.5.1"));
+    assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm6.2"]);
+    assert_eq!(at(&t.origin).0, "Dockerfile");
+    assert_eq!(at(&t.origin).1, 7);
+    assert_eq!(f.context_files[0].used_by, "uv sync");
+}
+
+#[test]
+fn pip_expands_upper_case_variables_from_the_runs_environment() {
+    // pip's `${NAME}` expansion (pip src/pip/_internal/req/req_file.py `expand_env_variables`,
+    // `ENV_VAR_RE`; "Requirements File Format → Using environment variables"): the RUN's
+    // environment is the ARG and ENV values in scope and the command's `NAME=value` prefix.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("requirements.txt"),
+        "--index-url https://download.pytorch.org/whl/rocm6.2\ntorch==${TORCH_VERSION}\n",
+    )
+    .unwrap();
+    let with = |setup: &str, run: &str| -> Facts {
+        analyze_in(
+            dir.path(),
+            &format!(
+                "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\n{setup}COPY requirements.txt /r.txt\nRUN {run}pip install -r /r.txt\n"
+            ),
+            &[],
+        )
+    };
+    let version = |f: &Facts| f.torch.as_ref().and_then(|t| t.value.version.clone());
+    // set by an ARG: the same findings as `torch==2.6.0` written out
+    let f = with("ARG TORCH_VERSION=2.6.0\n", "");
+    assert_eq!(version(&f).as_deref(), Some("2.6.0"));
+    let plain = {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join("requirements.txt"),
+            "--index-url https://download.pytorch.org/whl/rocm6.2\ntorch==2.6.0\n",
+        )
+        .unwrap();
+        analyze_in(
+            d.path(),
+            "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nCOPY requirements.txt /r.txt\nRUN pip install -r /r.txt\n",
+            &[],
+        )
+    };
+    assert_eq!(codes_of(&f), codes_of(&plain));
+    assert!(codes_of(&f).contains(&"RC101"));
+    // located at the requirement in the file; the file's line is not a fix site for the version
+    let t = f.torch.as_ref().unwrap();
+    assert!(at(&t.origin).0.ends_with("requirements.txt"));
+    assert!(t.value.sites.as_ref().unwrap().version.is_none());
+    // `--build-arg` wins over the default
+    let f = analyze_in(
+        dir.path(),
+        "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nARG TORCH_VERSION=2.6.0\nCOPY requirements.txt /r.txt\nRUN pip install -r /r.txt\n",
+        &[("TORCH_VERSION", "2.5.1")],
+    );
+    assert_eq!(version(&f).as_deref(), Some("2.5.1"));
+    // an ENV after the ARG overrides it
+    let f = with("ARG TORCH_VERSION=2.6.0\nENV TORCH_VERSION=2.5.1\n", "");
+    assert_eq!(version(&f).as_deref(), Some("2.5.1"));
+    assert!(!codes_of(&f).contains(&"RC101"), "{:?}", codes_of(&f));
+    // a prefix assignment is in pip's environment, for this command only
+    let f = with("ARG TORCH_VERSION=2.6.0\n", "TORCH_VERSION=2.5.1 ");
+    assert_eq!(version(&f).as_deref(), Some("2.5.1"));
+    let f = with("", "env TORCH_VERSION=2.6.0 ");
+    assert_eq!(version(&f).as_deref(), Some("2.6.0"));
+    // an ARG of an earlier stage is not in this one's environment
+    let f = analyze_in(
+        dir.path(),
+        "ARG TORCH_VERSION=2.6.0\nFROM rocm/dev-ubuntu-22.04:6.2.4-complete\nCOPY requirements.txt /r.txt\nRUN pip install -r /r.txt\n",
+        &[],
+    );
+    assert!(f.torch.is_none());
+    // unset: no finding from a guess (not RC403 "unpinned"), one note that says what is unknown
+    let f = with("", "");
+    assert!(f.torch.is_none(), "{:?}", f.torch);
+    let codes = codes_of(&f);
+    assert!(
+        !codes
+            .iter()
+            .any(|c| c.starts_with("RC4") || c.starts_with("RC1") && *c != "RC107"),
+        "{codes:?}"
+    );
+    let notes: Vec<_> = f.context_files.iter().filter_map(|c| c.note.as_ref()).collect();
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0].value.contains("${TORCH_VERSION} has no known value"),
+        "{}",
+        notes[0].value
+    );
+    assert!(at(&notes[0].origin).0.ends_with("requirements.txt"));
+    assert_eq!(at(&notes[0].origin).1, 2);
+    // an empty value counts as unset (pip: `if not value: continue`)
+    let f = with("ARG TORCH_VERSION=\n", "");
+    assert!(f.torch.is_none());
+    // an earlier install of torch is replaced by the one that is not known
+    let f = with(
+        "RUN pip install torch==2.6.0 --index-url https://download.pytorch.org/whl/rocm6.2\n",
+        "",
+    );
+    assert!(f.torch.is_none() && !codes_of(&f).contains(&"RC101"));
+
+    // lower case, `$NAME`, defaults: pip does not expand them (the note says so)
+    for (req, arg) in [
+        ("torch==${torch_version}", "ARG torch_version=2.6.0\n"),
+        ("torch==$TORCH_VERSION", "ARG TORCH_VERSION=2.6.0\n"),
+        ("torch==${TORCH_VERSION:-2.6.0}", ""),
+    ] {
+        std::fs::write(
+            dir.path().join("requirements.txt"),
+            format!("--index-url https://download.pytorch.org/whl/rocm6.2\n{req}\n"),
+        )
+        .unwrap();
+        let f = with(arg, "");
+        assert!(f.torch.is_none(), "{req}: {:?}", f.torch);
+        let note = f.context_files.iter().find_map(|c| c.note.as_ref()).unwrap();
+        assert!(
+            note.value.contains("pip expands only `${NAME}`"),
+            "{req}: {}",
+            note.value
+        );
+    }
+
+    // index and nested file names are expanded too
+    std::fs::write(
+        dir.path().join("requirements.txt"),
+        "--index-url ${TORCH_INDEX}\n-r ${EXTRA}.txt\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("more.txt"), "torch==2.5.1\n").unwrap();
+    let f = analyze_in(
+        dir.path(),
+        "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nENV TORCH_INDEX=https://download.pytorch.org/whl/rocm6.2 EXTRA=more\nCOPY . /src/\nRUN pip install -r /src/requirements.txt\n",
+        &[],
+    );
+    let t = f.torch.unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.5.1"));
+    assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm6.2"]);
+}
+
+#[test]
+fn a_heredoc_body_is_expanded_by_buildkit_then_by_pip() {
+    // BuildKit expands an unquoted heredoc's body with the ARG/ENV at the COPY (moby/buildkit
+    // instructions/commands.go `SourcesAndDest.ExpandRaw`); a quoted one is left to pip
+    let df = |delim: &str, run: &str| {
+        format!(
+            "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nCOPY <<{delim} /r.txt\n--index-url https://download.pytorch.org/whl/rocm6.2\ntorch==${{TORCH_VERSION}}\nEOF\nARG TORCH_VERSION=2.5.1\nRUN {run}pip install -r /r.txt\n"
+        )
+    };
+    // quoted: pip expands it at the RUN, where the ARG is set
+    let f = no_context(&df("'EOF'", ""));
+    assert_eq!(f.torch.unwrap().value.version.as_deref(), Some("2.5.1"));
+    // unquoted: BuildKit expands it at the COPY, before the ARG: not known (empty, unless the
+    // base image sets it)
+    let f = no_context(&df("EOF", ""));
+    assert!(f.torch.is_none());
+    let note = f.context_files[0].note.as_ref().unwrap();
+    assert_eq!(at(&note.origin), ("Dockerfile", 4, 1));
+    assert!(note.value.contains("at this COPY"), "{}", note.value);
+    // unquoted, ARG before the COPY
+    let f = no_context("FROM x\nARG V=2.5.1\nCOPY <<EOF /r.txt\ntorch==${V}+rocm6.2\nEOF\nRUN pip install -r /r.txt\n");
+    assert_eq!(f.torch.unwrap().value.version.as_deref(), Some("2.5.1+rocm6.2"));
+}
+
+#[test]
+fn fixes_edit_a_heredoc_body_in_the_dockerfile_and_a_pin_where_its_variable_is_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let docker = dir.path().join("Dockerfile");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+            .arg("lint")
+            .args(args)
+            .arg(&docker)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    // RC405's safe fix, in the body of a `<<-` heredoc: its tabs stay
+    std::fs::write(
+        &docker,
+        "FROM rocm/dev-ubuntu-22.04:6.4.1-complete\nCOPY <<-EOF /tmp/reqs.txt\n\t# ours\n\t--extra-index-url https://download.pytorch.org/whl/rocm6.4\n\ttorch\n\tEOF\nRUN pip install -r /tmp/reqs.txt\n",
+    )
+    .unwrap();
+    let out = run(&["--fix"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("fixed ") && stderr.contains("RC405"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&docker).unwrap(),
+        "FROM rocm/dev-ubuntu-22.04:6.4.1-complete\nCOPY <<-EOF /tmp/reqs.txt\n\t# ours\n\t--index-url https://download.pytorch.org/whl/rocm6.4\n\ttorch\n\tEOF\nRUN pip install -r /tmp/reqs.txt\n"
+    );
+    // the pin (unsafe) goes into the body's torch line
+    let out = run(&["--unsafe-fixes"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("RC403"));
+    let fixed = std::fs::read_to_string(&docker).unwrap();
+    let line = fixed.lines().nth(4).unwrap();
+    assert!(line.starts_with("\ttorch==") && line.ends_with("+rocm6.4"), "{fixed}");
+
+    // a pin through a variable: the ARG default is edited, as for `RUN pip install
+    // torch==${V}`; the requirements line keeps its variable
+    let through_arg = |run_prefix: &str| {
+        format!(
+            "FROM python:3.12-slim\nARG TORCH_VERSION=1.13.0\nCOPY <<'EOF' /tmp/reqs.txt\ntorch==${{TORCH_VERSION}}\nEOF\nRUN {run_prefix}pip install -r /tmp/reqs.txt\n"
+        )
+    };
+    let on_run_line = "FROM python:3.12-slim\nARG TORCH_VERSION=1.13.0\nRUN pip install torch==${TORCH_VERSION}\n";
+    std::fs::write(&docker, on_run_line).unwrap();
+    run(&["--unsafe-fixes"]);
+    let run_fixed = std::fs::read_to_string(&docker).unwrap();
+    let new_default = run_fixed.lines().nth(1).unwrap().to_string();
+    assert_ne!(new_default, "ARG TORCH_VERSION=1.13.0", "{run_fixed}");
+    std::fs::write(&docker, through_arg("")).unwrap();
+    let out = run(&["--unsafe-fixes"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("RC404"));
+    let fixed = std::fs::read_to_string(&docker).unwrap();
+    assert_eq!(fixed.lines().nth(1).unwrap(), new_default, "{fixed}");
+    assert!(fixed.contains("\ntorch==${TORCH_VERSION}\n"), "{fixed}");
+    // through a command prefix: that value is edited
+    std::fs::write(&docker, through_arg("TORCH_VERSION=1.12.0 ")).unwrap();
+    run(&["--unsafe-fixes"]);
+    let fixed = std::fs::read_to_string(&docker).unwrap();
+    assert!(fixed.contains("ARG TORCH_VERSION=1.13.0\n"), "{fixed}");
+    let v = new_default.trim_start_matches("ARG TORCH_VERSION=");
+    assert!(fixed.contains(&format!("RUN TORCH_VERSION={v} pip install")), "{fixed}");
+
+    // a build-context file's pin through a variable: the version is not edited (the variable
+    // is set in another file); the finding stays
+    let req = dir.path().join("reqs.txt");
+    std::fs::write(&req, "torch==${TORCH_VERSION}\n").unwrap();
+    std::fs::write(
+        &docker,
+        "FROM python:3.12-slim\nARG TORCH_VERSION=1.13.0\nCOPY reqs.txt /tmp/reqs.txt\nRUN pip install -r /tmp/reqs.txt\n",
+    )
+    .unwrap();
+    let out = run(&["--unsafe-fixes"]);
+    assert_eq!(std::fs::read_to_string(&req).unwrap(), "torch==${TORCH_VERSION}\n");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fixed 0 findings"));
+}
+
+#[test]
+fn verbose_says_a_file_was_read_from_a_heredoc() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["lint", "--verbose", "--output-format", "concise"])
+        .arg("tests/corpus/copy-heredoc-requirements.Dockerfile")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stderr.contains(
+            "read /tmp/requirements.txt, written by the heredoc <<EOF at tests/corpus/copy-heredoc-requirements.Dockerfile:15 (pip install -r)"
+        ),
+        "{stderr}"
+    );
+    // RC101 at the body's torch line, line 17 of the Dockerfile
+    assert!(
+        stdout.contains("tests/corpus/copy-heredoc-requirements.Dockerfile:17:1: error[RC101]"),
+        "{stdout}"
+    );
+    // an unknown variable's note is shown (human output)
+    let dir = tempfile::tempdir().unwrap();
+    let docker = dir.path().join("Dockerfile");
+    std::fs::write(
+        &docker,
+        "FROM rocm/dev-ubuntu-22.04:6.2.4\nCOPY <<'EOF' /r.txt\ntorch==${TORCH_VERSION}\nEOF\nRUN pip install -r /r.txt\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .arg("lint")
+        .arg(&docker)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("${TORCH_VERSION} has no known value"), "{stdout}");
 }

@@ -47,8 +47,9 @@ impl Context<'_> {
     pub(crate) fn torch_edits(&self, change: &TorchChange) -> Option<Vec<Edit>> {
         let t = &self.facts.torch.as_ref()?.value;
         let sites = t.sites.as_ref()?;
-        // a requirements file's sites carry its path; the command line's are the checked file's
-        let in_file = t.from == Some(TorchFrom::Requirements) && sites.path.is_some();
+        // a requirements file's sites carry its path (none for a file a `COPY <<EOF` heredoc
+        // writes: its body is in the checked file); the command line's are the checked file's
+        let in_file = t.from == Some(TorchFrom::Requirements) && sites.own_line;
         if t.from != Some(TorchFrom::PipInstall) && !in_file {
             return None;
         }

@@ -6,7 +6,7 @@
 
 use super::requirements;
 use super::uv;
-use crate::dockerfile::context::{HeredocFile, join_path, parent_of};
+use crate::dockerfile::context::{HeredocFile, heredoc_index, join_path, parent_of};
 use crate::dockerfile::parse::{InputProblem, LineIndex};
 use crate::dockerfile::resolve::{Ctx, Sites, Stage, raw_word_end, references, shell_words, substitute, value_site};
 use crate::facts::{
@@ -580,10 +580,11 @@ pub(crate) fn read_requirements(
     inst: &mut Install,
     constraint: bool,
 ) -> Result<(), InputProblem> {
-    if cx.opts.context.is_none() {
+    let rel = cx.locate(env.st, file);
+    // without a build context only a file a heredoc writes can be read
+    if cx.opts.context.is_none() && heredoc_index(&rel).is_none() {
         return Ok(());
     }
-    let rel = cx.locate(env.st, file);
     if rel.rsplit('/').next() == Some("pyproject.toml")
         || cx
             .heredoc_file(&rel)
@@ -777,7 +778,7 @@ pub(crate) fn requirements_file(
                 let x = expand_value(cx, env, heredoc, &raw, off)?;
                 let req = x.text;
                 let is_torch = torch_spec(&req).is_some();
-                if req.contains('$') {
+                if req.contains('$') || !x.unknown.is_empty() {
                     // a variable without a value rocmcheck knows (or a form pip does not expand):
                     // what this line installs is not known; nothing is guessed
                     if is_torch {

@@ -3,7 +3,7 @@
 
 use super::pip::{TorchSpec, requirement, toml_problem, torch_spec, wheel_version};
 use super::uv;
-use crate::dockerfile::context::{MAX_LOCK_BYTES, join_path};
+use crate::dockerfile::context::{MAX_LOCK_BYTES, heredoc_index, join_path};
 use crate::dockerfile::parse::InputProblem;
 use crate::dockerfile::resolve::{Ctx, Stage};
 use crate::facts::{Sourced, TorchFacts, TorchFrom};
@@ -23,9 +23,6 @@ pub(crate) fn uv_project(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Res
         Some(&s @ ("sync" | "run")) => s,
         _ => return Ok(()),
     };
-    if cx.opts.context.is_none() {
-        return Ok(());
-    }
     let (mut extras, mut all, mut dir, mut pre) = (Vec::new(), false, ".".to_string(), false);
     let mut j = i + 2;
     while j < words.len() {
@@ -80,6 +77,10 @@ pub(crate) fn uv_project(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Res
     };
     let lock_rel = cx.locate(st, &join_path(&dir, "uv.lock"));
     let project_rel = cx.locate(st, &join_path(&dir, "pyproject.toml"));
+    // without a build context only files a heredoc writes can be read
+    if cx.opts.context.is_none() && heredoc_index(&lock_rel).is_none() && heredoc_index(&project_rel).is_none() {
+        return Ok(());
+    }
     // without a lock uv resolves from the project (and writes one): no note for a lock that
     // is not there (one that was copied and is missing is noted at its COPY)
     let lock_there = cx.is_there(&lock_rel);
