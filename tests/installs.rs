@@ -594,6 +594,14 @@ fn a_requirements_file_written_by_a_copy_heredoc_is_read_from_the_dockerfile() {
     );
     assert!(!codes_of(&f).contains(&"RC403"));
 
+    // a body that names itself, or names files through variables without a value: read once,
+    // nothing read from a guessed name, no panic
+    let f = no_context(
+        "FROM x\nCOPY <<EOF /r.txt\n-r /r.txt\n-r r.txt\n-c ${NOPE}\n-r $lower\ntorch==${\n--index-url ${A}${B}\nEOF\nRUN pip install -r /r.txt\n",
+    );
+    assert_eq!(f.context_files.len(), 1, "{:?}", f.context_files);
+    assert!(f.torch.is_none());
+    assert!(f.context_files[0].note.is_some());
     // a file the heredoc does not write is still looked up in the context (none here: nothing)
     let f = no_context("FROM x\nCOPY <<EOF /a.txt\ntorch==2.5.1\nEOF\nRUN pip install -r /b.txt\n");
     assert!(f.torch.is_none() && f.context_files.is_empty(), "{:?}", f.context_files);

@@ -7,7 +7,7 @@
 
 use super::heredoc::{Body, Keyword};
 use super::parse::LineIndex;
-use super::resolve::{Ctx, Sites, Stage, Vars, substitute};
+use super::resolve::{Ctx, Sites, Stage, Vars, references, substitute};
 use crate::facts::{ContextFile, ContextStatus, Origin, Sourced, Span};
 use parse_dockerfile::UnescapedString;
 use std::rc::Rc;
@@ -142,13 +142,12 @@ pub(crate) fn copy_in(
     let (dest_s, _) = substitute(&dest.value, &st.vars);
     let dest_s = dest_s.trim().to_string();
     let several = srcs.len() > 1;
-    // the bodies of this instruction's heredocs, in the order of their words
-    let mut bodies = cx
-        .heredocs
-        .iter()
-        .enumerate()
-        .filter(|(_, h)| h.instruction == instr && h.keyword != Keyword::Run && !h.onbuild)
-        .map(|(i, _)| i);
+    // the bodies of this instruction's heredocs, in the order of their words (the bodies are in
+    // file order: a binary search, so many heredoc COPYs cost no quadratic scan)
+    let first = cx.heredocs.partition_point(|h| h.instruction < instr);
+    let mut bodies = (first..cx.heredocs.len())
+        .take_while(|&i| cx.heredocs[i].instruction == instr)
+        .filter(|&i| cx.heredocs[i].keyword != Keyword::Run && !cx.heredocs[i].onbuild);
     for u in srcs {
         if u.value == ":" {
             // `COPY <<EOF /dest`: the heredoc layer leaves `:` where the heredoc word was. The
@@ -160,7 +159,19 @@ pub(crate) fn copy_in(
             let file = HeredocFile {
                 body: i,
                 dest: if into_dir { join_path(&to, &b.name) } else { to },
-                expand: (b.expand && b.text.contains('$')).then(|| (st.vars.clone(), st.sites.clone())),
+                // only the variables the body names (a copy of every ARG/ENV per heredoc would
+                // grow with the product of the two)
+                expand: (b.expand && b.text.contains('$')).then(|| {
+                    let mut vars = Vars::new();
+                    let mut sites = Sites::new();
+                    for n in references(&b.text) {
+                        if let Some(v) = st.vars.get(&n) {
+                            sites.insert(n.clone(), st.sites.get(&n).copied().flatten());
+                            vars.insert(n, v.clone());
+                        }
+                    }
+                    (vars, sites)
+                }),
             };
             let dest = file.dest.clone();
             let key = {

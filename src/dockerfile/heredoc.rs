@@ -27,8 +27,10 @@
 //! place in the file; the caller reads each by what runs it ([`Body::shell`]): a POSIX shell
 //! (`RUN <<EOF` under the default SHELL without a `#!` line naming another interpreter, `bash
 //! -ex <<EOF`, `sh -s <<EOF` …) is read like a RUN line; anything else (`python - <<'PY'`,
-//! `<<EOF python3`, `cat > f <<EOF`, a `3<<EOF` file descriptor, COPY/ADD file contents, ONBUILD
-//! triggers that run in a later image) is not read for installs. A Python body installs through
+//! `<<EOF python3`, `cat > f <<EOF`, a `3<<EOF` file descriptor, ONBUILD triggers that run in a
+//! later image) is not read for installs. A COPY/ADD body is a file in the image: it is read when
+//! an install names that file (`pip install -r`, `uv sync`; see [`super::context`]), with
+//! [`Body::file_offset`] locating what is found in it. A Python body installs through
 //! pip only via `subprocess`/`os.system`, which this layer does not interpret.
 
 use super::parse::InputProblem;

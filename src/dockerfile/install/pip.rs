@@ -729,7 +729,10 @@ pub(crate) fn requirements_file(
                 value,
             } => {
                 let raw = url.clone();
-                let url = expand_value(cx, env, heredoc, &url, off)?.text;
+                let x = expand_value(cx, env, heredoc, &url, off)?;
+                // an index named through a variable without a known value stays as written: an
+                // index is in effect, which one is not known
+                let url = if x.unknown.is_empty() { x.text } else { raw.clone() };
                 // a URL written with a variable is edited where the variable's value is
                 // written, when that is in the same file
                 let value = match heredoc {
@@ -761,7 +764,12 @@ pub(crate) fn requirements_file(
             requirements::Entry::Nested {
                 constraint: c, path, ..
             } => {
-                let path = expand_value(cx, env, heredoc, &path, off)?.text;
+                let x = expand_value(cx, env, heredoc, &path, off)?;
+                // a file named through a variable without a known value: not known, not read
+                if !x.unknown.is_empty() || x.text.contains('$') || x.text.trim().is_empty() {
+                    continue;
+                }
+                let path = x.text;
                 // relative to the file: in the image for a heredoc file (pip resolves it
                 // there), else beside it in the context
                 let child = match heredoc {
