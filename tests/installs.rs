@@ -738,6 +738,33 @@ fn pip_expands_upper_case_variables_from_the_runs_environment() {
         );
     }
 
+    // uv expands variables in URLs and `-r`/`-c` paths, not in version specifiers
+    // (astral-sh/uv#4592): `uv pip install -r` reads `torch==${TORCH_VERSION}` as written
+    std::fs::write(
+        dir.path().join("requirements.txt"),
+        "--index-url https://download.pytorch.org/whl/rocm6.2\ntorch==${TORCH_VERSION}\n",
+    )
+    .unwrap();
+    let f = analyze_in(
+        dir.path(),
+        "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nARG TORCH_VERSION=2.6.0\nCOPY requirements.txt /r.txt\nRUN uv pip install --system -r /r.txt\n",
+        &[],
+    );
+    assert!(f.torch.is_none());
+    let note = f.context_files.iter().find_map(|c| c.note.as_ref()).unwrap();
+    assert!(note.value.contains("astral-sh/uv#4592"), "{}", note.value);
+    std::fs::write(
+        dir.path().join("requirements.txt"),
+        "torch @ https://download.pytorch.org/whl/rocm6.2/torch-${TORCH_VERSION}%2Brocm6.2-cp312-cp312-linux_x86_64.whl\n",
+    )
+    .unwrap();
+    let f = analyze_in(
+        dir.path(),
+        "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nARG TORCH_VERSION=2.5.1\nCOPY requirements.txt /r.txt\nRUN uv pip install --system -r /r.txt\n",
+        &[],
+    );
+    assert_eq!(f.torch.unwrap().value.version.as_deref(), Some("2.5.1+rocm6.2"));
+
     // index and nested file names are expanded too
     std::fs::write(
         dir.path().join("requirements.txt"),

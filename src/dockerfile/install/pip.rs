@@ -112,6 +112,7 @@ pub(crate) fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Re
     let env = RunEnv {
         st,
         prefix: &prefix_sited,
+        uv: is_uv_cmd,
     };
     let mut sites = TorchSites {
         end: raw[install..].iter().flatten().map(|s| s.end).max().unwrap_or(0),
@@ -416,6 +417,9 @@ pub(crate) struct PrefixVar {
 pub(crate) struct RunEnv<'a> {
     pub(crate) st: &'a Stage,
     prefix: &'a [PrefixVar],
+    /// `uv pip install`: uv expands variables in a requirements file's URLs and `-r`/`-c`
+    /// paths, not in version specifiers (astral-sh/uv#4592, open).
+    uv: bool,
 }
 
 impl RunEnv<'_> {
@@ -634,6 +638,7 @@ fn expand_value(
     heredoc: Option<&HeredocFile>,
     raw: &str,
     at: usize,
+    installer_expands: bool,
 ) -> Result<Expanded, InputProblem> {
     if !raw.contains('$') {
         return Ok(Expanded {
@@ -650,6 +655,9 @@ fn expand_value(
             unknown.extend(references(raw).into_iter().filter(|n| !vars.contains_key(n)));
         }
         text = t;
+    }
+    if !installer_expands {
+        return Ok(Expanded { text, unknown });
     }
     let (t, u) = requirements::expand_env(&text, |k| env.get(k));
     if t.len() > text.len() {
@@ -729,7 +737,7 @@ pub(crate) fn requirements_file(
                 value,
             } => {
                 let raw = url.clone();
-                let x = expand_value(cx, env, heredoc, &url, off)?;
+                let x = expand_value(cx, env, heredoc, &url, off, true)?;
                 // an index named through a variable without a known value stays as written: an
                 // index is in effect, which one is not known
                 let url = if x.unknown.is_empty() { x.text } else { raw.clone() };
@@ -758,13 +766,13 @@ pub(crate) fn requirements_file(
                 }
                 inst.index.push(url);
             }
-            requirements::Entry::FindLinks(u) => inst.index.push(expand_value(cx, env, heredoc, &u, off)?.text),
+            requirements::Entry::FindLinks(u) => inst.index.push(expand_value(cx, env, heredoc, &u, off, true)?.text),
             requirements::Entry::NoIndex => {}
             requirements::Entry::Pre => inst.pre = true,
             requirements::Entry::Nested {
                 constraint: c, path, ..
             } => {
-                let x = expand_value(cx, env, heredoc, &path, off)?;
+                let x = expand_value(cx, env, heredoc, &path, off, true)?;
                 // a file named through a variable without a known value: not known, not read
                 if !x.unknown.is_empty() || x.text.contains('$') || x.text.trim().is_empty() {
                     continue;
@@ -783,7 +791,9 @@ pub(crate) fn requirements_file(
                     continue;
                 }
                 let origin = || cx.read_origin(rel, &text, at);
-                let x = expand_value(cx, env, heredoc, &raw, off)?;
+                // uv expands a requirement's URL (`name @ https://…`), not its version specifier
+                let url_req = raw.contains("://") || raw.contains(" @") || raw.contains("@ ");
+                let x = expand_value(cx, env, heredoc, &raw, off, !env.uv || url_req)?;
                 let req = x.text;
                 let is_torch = torch_spec(&req).is_some();
                 if req.contains('$') || !x.unknown.is_empty() {
@@ -802,7 +812,7 @@ pub(crate) fn requirements_file(
                         cx.note(
                             rel,
                             used,
-                            Sourced::new(hidden_pin_note(&raw, &x.unknown, heredoc.is_some()), origin()),
+                            Sourced::new(hidden_pin_note(&raw, &x.unknown, heredoc.is_some(), env.uv), origin()),
                         );
                     }
                     continue;
@@ -882,7 +892,12 @@ pub(crate) fn requirements_file(
 }
 
 /// The note for a torch requirement whose pin a variable hides: what is unknown and why.
-fn hidden_pin_note(raw: &str, unknown: &[String], heredoc: bool) -> String {
+fn hidden_pin_note(raw: &str, unknown: &[String], heredoc: bool, uv: bool) -> String {
+    if unknown.is_empty() && uv {
+        return format!(
+            "`{raw}`: uv expands environment variables in a requirements file's URLs and paths, not in version specifiers (astral-sh/uv#4592), so it reads this as written; torch's version is not known here (nothing is checked about it)"
+        );
+    }
     if unknown.is_empty() {
         // `$NAME`, `${name}`, `${NAME:-x}`: pip reads them as written (an invalid requirement)
         return format!(
