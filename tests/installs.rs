@@ -594,6 +594,11 @@ fn a_requirements_file_written_by_a_copy_heredoc_is_read_from_the_dockerfile() {
     );
     assert!(!codes_of(&f).contains(&"RC403"));
 
+    // `-r` inside a body at the image's root is relative to `/`, not to WORKDIR
+    let f = no_context(
+        "FROM x\nCOPY <<EOF /base.txt\ntorch==2.5.1+rocm6.2\nEOF\nCOPY <<EOF /r.txt\n-r base.txt\nEOF\nWORKDIR /elsewhere\nRUN pip install -r /r.txt\n",
+    );
+    assert_eq!(f.torch.unwrap().value.version.as_deref(), Some("2.5.1+rocm6.2"));
     // a body that names itself, or names files through variables without a value: read once,
     // nothing read from a guessed name, no panic
     let f = no_context(

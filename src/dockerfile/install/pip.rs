@@ -629,9 +629,10 @@ struct Expanded {
     unknown: Vec<String>,
 }
 
-/// Expands one value of a requirements file (`raw`, at `at` in the file that holds it; `rel`
-/// names the file): BuildKit's expansion first when a heredoc with an unquoted delimiter wrote
-/// it (ARG/ENV at the COPY), then pip's (`${NAME}` from the RUN's environment).
+/// Expands one value of a requirements file (`raw`; `at`, the reading instruction, locates a
+/// limit error): BuildKit's expansion first when a heredoc with an unquoted delimiter wrote it
+/// (ARG/ENV at the COPY), then, when the installer expands it there (`installer_expands`),
+/// pip's (`${NAME}` from the RUN's environment).
 fn expand_value(
     cx: &Ctx,
     env: &RunEnv,
@@ -781,7 +782,13 @@ pub(crate) fn requirements_file(
                 // relative to the file: in the image for a heredoc file (pip resolves it
                 // there), else beside it in the context
                 let child = match heredoc {
-                    Some(h) => cx.locate(env.st, &join_path(parent_of(&h.dest), &path)),
+                    Some(h) => {
+                        let dir = match h.dest.rfind('/') {
+                            Some(i) if i > 0 => &h.dest[..i],
+                            _ => "/",
+                        };
+                        cx.locate(env.st, &join_path(dir, &path))
+                    }
                     None => join_path(parent_of(rel), &path),
                 };
                 requirements_file(cx, env, &child, &path, off, inst, constraint || c, depth + 1, seen)?;
