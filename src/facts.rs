@@ -108,6 +108,10 @@ pub struct TorchSites {
     /// writes the release only, and none when the release stays (the index picks the build).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub release_only: bool,
+    /// The local versions (`+rocm6.2.4`) of torchvision/torchaudio pins beside torch (in a uv
+    /// project): a fix that moves torch to another ROCm build moves them with it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub companion_locals: Vec<Span>,
 }
 
 /// Torch as a uv project's `uv.lock` pins it (`uv sync` / `uv run` with the lock in the build

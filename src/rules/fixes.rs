@@ -86,6 +86,12 @@ impl Context<'_> {
                 (None, Some(s)) => edits.push(edit(self, s, format!("=={v}"))?),
                 (None, None) => return None,
             }
+            // torchvision/torchaudio pinned to the same ROCm build follow torch to the new one
+            if let Some((_, local)) = v.split_once('+').filter(|_| same_release) {
+                for s in &sites.companion_locals {
+                    edits.push(edit(self, *s, format!("+{local}"))?);
+                }
+            }
         }
         if let Some(url) = change.index_url {
             let primary = sites.index.iter().find(|s| !s.extra);

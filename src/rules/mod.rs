@@ -208,7 +208,7 @@ fn uv_lock_notes(facts: &Facts, out: &mut [Finding]) {
             None if torch_fixes.contains(&f.code) => {
                 if let Some(why) = &l.no_fix {
                     f.fix = Some(match f.fix.take() {
-                        Some(fix) => format!("{fix} ({why})"),
+                        Some(fix) => format!("{fix}; {why}"),
                         None => why.clone(),
                     });
                 }

@@ -310,10 +310,21 @@ pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option
             });
         }
         // what else the project installs with torch (the requirements that apply here)
-        for (r, ..) in cands.iter().filter(|(r, ..)| applies(r)) {
+        for (r, _, plain, _) in cands.iter().filter(|(r, ..)| applies(r)) {
             match req_name(r).as_str() {
                 "torch" | "triton" | "pytorch-triton-rocm" => {}
-                "torchvision" | "torchaudio" => ts.companions_pinned |= r.contains("=="),
+                "torchvision" | "torchaudio" => {
+                    ts.companions_pinned |= r.contains("==");
+                    // `torchaudio==2.6.0+rocm6.2.4`: the local version, to follow torch's
+                    let local = plain
+                        .and_then(|p| requirement_sites(r, p))
+                        .and_then(|c| c.version)
+                        .and_then(|v| {
+                            let plus = text[v.start..v.end].find('+')?;
+                            Some(Span::new(v.start + plus, v.end))
+                        });
+                    ts.companion_locals.extend(local);
+                }
                 _ => ts.other_packages = true,
             }
         }
@@ -562,6 +573,57 @@ wheels = [
         assert_eq!(t.version.as_deref(), Some("2.7.1+cu128"));
         // no extra: the project's own torch is macOS-only, three builds are locked: no choice
         assert_eq!(lock(LOCK, &[], false).unwrap(), None);
+    }
+
+    #[test]
+    fn pyproject_sites_point_at_the_pin_and_the_index_url() {
+        let t = project(PYPROJECT, &[], false).unwrap().unwrap();
+        let s = t.sites.unwrap();
+        assert!(s.pyproject && s.release_only && !s.companions_pinned && s.other_packages);
+        assert_eq!(s.version.map(|v| &PYPROJECT[v.start..v.end]), Some("2.5.1"));
+        let u = s.index[0].value.unwrap();
+        assert_eq!(&PYPROJECT[u.start..u.end], "https://download.pytorch.org/whl/rocm6.2");
+        // a marker, extras and spaces: the version ends before the marker
+        let at = |text: &str| {
+            let t = project(text, &["rocm".into()], false).unwrap().unwrap();
+            let s = t.sites.expect("sites");
+            let sp = s.version.or(s.specifier).unwrap();
+            (
+                text[sp.start..sp.end].to_string(),
+                s.release_only,
+                s.companion_locals.len(),
+            )
+        };
+        let one = |dep: &str| format!("[project]\nname = \"x\"\ndependencies = [{dep}]\n");
+        assert_eq!(
+            at(&one("\"torch[opt] == 2.5.1+rocm6.2 ; sys_platform == 'linux'\""),),
+            ("2.5.1+rocm6.2".into(), false, 0)
+        );
+        assert_eq!(at(&one("'torch>=2.4,<3'")), (">=2.4,<3".into(), true, 0));
+        assert_eq!(at(&one("\"torch\"")), (String::new(), true, 0));
+        assert_eq!(
+            at(&one(
+                "\"torch==2.6.0+rocm6.2.4\", \"torchaudio==2.6.0+rocm6.2.4\", \"torchvision>=0.21\""
+            )),
+            ("2.6.0+rocm6.2.4".into(), false, 1)
+        );
+        // an escape, a multi-line string, a direct reference: no site (the fix would re-quote)
+        for dep in [
+            "\"torch==2.5.1\\u002b\"",
+            "\"\"\"torch==2.5.1\"\"\"",
+            "\"torch @ https://download.pytorch.org/whl/rocm6.2/torch-2.5.1%2Brocm6.2-cp312-cp312-linux_x86_64.whl\"",
+        ] {
+            let t = project(&one(dep), &[], false).unwrap().unwrap();
+            assert!(t.sites.is_none(), "{dep}: {:?}", t.sites);
+        }
+        // several open indexes: no index site (which one would the fix change?)
+        let two = format!(
+            "{}[[tool.uv.index]]\nurl = \"https://pypi.org/simple\"\n[[tool.uv.index]]\nurl = \"https://download.pytorch.org/whl/rocm6.2\"\n",
+            one("\"torch==2.5.1\"")
+        );
+        let t = project(&two, &[], false).unwrap().unwrap();
+        assert_eq!(t.index_urls.len(), 2);
+        assert!(t.sites.unwrap().index.is_empty());
     }
 
     #[test]
