@@ -121,7 +121,8 @@ pub struct UvLock {
     /// The lock, as the findings name it.
     pub path: String,
     /// The command when the lock alone decides what installs (`uv sync --frozen`,
-    /// `uv sync --locked`): a fix in `pyproject.toml` takes effect only after `uv lock`.
+    /// `uv sync --locked`, `uv sync with UV_FROZEN`): a fix in `pyproject.toml` takes effect
+    /// only after `uv lock`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decides: Option<String>,
     /// Why no fix can be computed: nothing in `pyproject.toml` is the cause of what the lock

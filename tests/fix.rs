@@ -601,6 +601,28 @@ fn uv_frozen_sync_fix_says_the_lock_must_be_regenerated() {
         lock,
         "uv.lock is never edited"
     );
+    // UV_FROZEN from ENV (or UV_LOCKED in front of the command) decides the same way
+    let e = uv_case("frozen");
+    let df = std::fs::read_to_string(e.path().join("Dockerfile")).unwrap();
+    for (with, says) in [
+        (
+            "ENV UV_FROZEN=1\nRUN uv sync",
+            "`uv sync with UV_FROZEN`, which installs what the lock pins",
+        ),
+        (
+            "RUN UV_LOCKED=true uv sync",
+            "`uv sync with UV_LOCKED`, which fails while the lock is out of step",
+        ),
+        ("RUN uv sync", "then run `uv lock`"),
+    ] {
+        std::fs::write(e.path().join("Dockerfile"), df.replace("RUN uv sync --frozen", with)).unwrap();
+        let rc101 = json_findings(e.path())
+            .into_iter()
+            .find(|f| f["code"] == "RC101")
+            .expect("RC101");
+        let note = rc101["autofix"]["note"].as_str().unwrap_or_default();
+        assert!(note.contains(says), "{with}: {note}");
+    }
     // the lock still pins the old build: the finding stays, with no fix and the reason
     let rc101 = json_findings(d.path())
         .into_iter()

@@ -193,7 +193,7 @@ fn uv_lock_notes(facts: &Facts, out: &mut [Finding]) {
                     Some(cmd) => format!(
                         "{} must be regenerated (`uv lock`) for this fix to take effect: the image installs with `{cmd}`, which {}; run `uv lock` after the fix and commit the lock",
                         l.path,
-                        if cmd.ends_with("--frozen") {
+                        if cmd.to_ascii_lowercase().contains("frozen") {
                             "installs what the lock pins without reading pyproject.toml"
                         } else {
                             "fails while the lock is out of step with pyproject.toml"

@@ -38,9 +38,9 @@ pub(crate) fn uv_project(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Res
             .or_else(|| st.vars.get(k).cloned())
     };
     let mut decides: Option<&str> = if setting("UV_FROZEN").is_some_and(|v| truthy(&v)) {
-        Some("--frozen")
+        Some("with UV_FROZEN")
     } else if setting("UV_LOCKED").is_some_and(|v| truthy(&v)) {
-        Some("--locked")
+        Some("with UV_LOCKED")
     } else {
         None
     };
