@@ -616,6 +616,16 @@ wheels = [
             let t = project(&one(dep), &[], false).unwrap().unwrap();
             assert!(t.sites.is_none(), "{dep}: {:?}", t.sites);
         }
+        // an optional dependency chosen with `--extra`, its source per extra (InvokeAI's shape)
+        let t = project(EXTRAS, &["rocm".into()], false).unwrap().unwrap();
+        let s = t.sites.unwrap();
+        assert_eq!(s.version.map(|v| &EXTRAS[v.start..v.end]), Some("2.10.0+rocm7.1"));
+        let u = s.index[0].value.unwrap();
+        assert_eq!(&EXTRAS[u.start..u.end], "https://download.pytorch.org/whl/rocm7.1");
+        // the default `dev` dependency group
+        let dev = "[project]\nname = \"x\"\n[dependency-groups]\ndev = [\"torch==2.5.1\"]\n";
+        let s = project(dev, &[], false).unwrap().unwrap().sites.unwrap();
+        assert_eq!(s.version.map(|v| &dev[v.start..v.end]), Some("2.5.1"));
         // several open indexes: no index site (which one would the fix change?)
         let two = format!(
             "{}[[tool.uv.index]]\nurl = \"https://pypi.org/simple\"\n[[tool.uv.index]]\nurl = \"https://download.pytorch.org/whl/rocm6.2\"\n",

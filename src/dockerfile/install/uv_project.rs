@@ -220,3 +220,58 @@ enum Cause {
     /// Nothing a fix can edit (why no fix).
     None(String),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOCK: &str = r#"version = 1
+[[package]]
+name = "app"
+version = "0.1.0"
+source = { virtual = "." }
+dependencies = [{ name = "torch" }]
+[[package]]
+name = "torch"
+version = "2.6.0+rocm6.4"
+source = { registry = "https://download.pytorch.org/whl/rocm6.4/" }
+"#;
+
+    fn project(dep: &str, url: &str) -> uv::Torch {
+        let text = format!(
+            "[project]\nname = \"app\"\ndependencies = [{dep}]\n[tool.uv.sources]\ntorch = {{ index = \"r\" }}\n[[tool.uv.index]]\nname = \"r\"\nurl = \"{url}\"\nexplicit = true\n"
+        );
+        uv::project(&text, &[], false).unwrap().unwrap()
+    }
+
+    #[test]
+    fn the_project_is_the_cause_only_when_the_lock_is_in_step_with_it() {
+        let locked = uv::lock(LOCK, &[], false).unwrap().unwrap();
+        let rocm64 = "https://download.pytorch.org/whl/rocm6.4";
+        // the same index (a trailing slash aside) and release: the project's sites
+        for dep in ["\"torch==2.6.0\"", "\"torch==2.6.0+rocm6.4\"", "\"torch>=2.5\""] {
+            assert!(
+                matches!(lock_cause(&locked, Some(&project(dep, rocm64))), Cause::Project(s) if s.pyproject),
+                "{dep}"
+            );
+        }
+        // another index, another release or another build: the lock is out of step
+        for (dep, url) in [
+            ("\"torch==2.6.0\"", "https://download.pytorch.org/whl/rocm6.2.4"),
+            ("\"torch==2.7.1\"", rocm64),
+            ("\"torch==2.6.0+rocm6.3\"", rocm64),
+        ] {
+            let c = lock_cause(&locked, Some(&project(dep, url)));
+            assert!(
+                matches!(&c, Cause::Stale(w) if w.contains("out of step")),
+                "{dep} {url}"
+            );
+        }
+        // a pin written with an escape: in step, but no place to edit
+        let c = lock_cause(&locked, Some(&project("\"torch==2.6.0\\u002brocm6.4\"", rocm64)));
+        assert!(matches!(&c, Cause::None(w) if w.contains("cannot edit in place")));
+        // torch only in the lock
+        let c = lock_cause(&locked, None);
+        assert!(matches!(&c, Cause::None(w) if w.contains("does not depend on torch directly")));
+    }
+}
