@@ -584,6 +584,18 @@ fn uv_frozen_sync_fix_says_the_lock_must_be_regenerated() {
     // the human report shows the note with the fix
     let (_, out, _) = lint_in(d.path(), &[]);
     assert!(out.contains(&format!("  = note: {note}\n")), "{out}");
+    // SARIF gives it in the fix's description
+    let (_, sarif, _) = lint_in(d.path(), &["--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let described: Vec<&str> = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["ruleId"] == "RC101")
+        .filter_map(|r| r["fixes"][0]["description"]["text"].as_str())
+        .collect();
+    assert_eq!(described.len(), 1, "{sarif}");
+    assert!(described[0].ends_with(&format!("({note})")), "{}", described[0]);
     // --diff and --fix print it with the fix
     let (_, diff, err) = lint_in(d.path(), &["--diff"]);
     assert!(diff.starts_with("--- a/pyproject.toml"), "{diff}");
