@@ -99,6 +99,36 @@ pub struct TorchSites {
     /// `--index-url` would take PyPI away from them).
     #[serde(default)]
     pub other_packages: bool,
+    /// The spans are in a uv project's `pyproject.toml`: the index is the `url` of its
+    /// `[[tool.uv.index]]` entry (changed there, never added as a flag), and the version is the
+    /// pin inside a dependency string.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pyproject: bool,
+    /// The pin names no local version (`torch==2.5.1`, not `+rocm6.2`): a version change
+    /// writes the release only, and none when the release stays (the index picks the build).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub release_only: bool,
+    /// The local versions (`+rocm6.2.4`) of torchvision/torchaudio pins beside torch (in a uv
+    /// project): a fix that moves torch to another ROCm build moves them with it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub companion_locals: Vec<Span>,
+}
+
+/// Torch as a uv project's `uv.lock` pins it (`uv sync` / `uv run` with the lock in the build
+/// context): what a fix can and cannot change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct UvLock {
+    /// The lock, as the findings name it.
+    pub path: String,
+    /// The command when the lock alone decides what installs (`uv sync --frozen`,
+    /// `uv sync --locked`, `uv sync with UV_FROZEN`): a fix in `pyproject.toml` takes effect
+    /// only after `uv lock`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decides: Option<String>,
+    /// Why no fix can be computed: nothing in `pyproject.toml` is the cause of what the lock
+    /// pins (the lock itself is never edited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_fix: Option<String>,
 }
 
 /// One index flag on a pip command line.
@@ -338,6 +368,9 @@ pub struct TorchFacts {
     /// Extras of the torch requirement (`torch[device-gfx942]` → `device-gfx942`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extras: Vec<String>,
+    /// The `uv.lock` that pins this torch (`uv sync` / `uv run`), lint only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uv_lock: Option<UvLock>,
     /// The HIP runtime the imported torch loaded (`libamdhip64` in `/proc/self/maps` after
     /// `import torch`), env only.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -121,6 +121,10 @@ pub struct Fix {
     pub applicability: Applicability,
     /// The edits, sorted by position, never overlapping each other.
     pub edits: Vec<Edit>,
+    /// What applying the edits alone does not do (a uv project's fix in `pyproject.toml`
+    /// takes effect after `uv lock`): shown with the fix, and when it is applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Fix {
@@ -140,6 +144,7 @@ impl Fix {
             title: title.into(),
             applicability,
             edits,
+            note: None,
         })
     }
 }

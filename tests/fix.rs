@@ -436,3 +436,263 @@ fn stdin_fix_writes_the_fixed_text() {
     assert_eq!(out.status.code(), Some(0));
     let _ = Applicability::Safe;
 }
+
+/// A uv project copied from `tests/fixtures/uv-fix/<case>` into a fresh directory.
+fn uv_case(case: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    copy_tree(&Path::new("tests/fixtures/uv-fix").join(case), d.path());
+    d
+}
+
+/// `rocmcheck lint Dockerfile ARGS` in `dir`: (exit code, stdout, stderr).
+fn lint_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let o = rocmcheck()
+        .current_dir(dir)
+        .args(["lint", "Dockerfile"])
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8(o.stderr).unwrap(),
+    )
+}
+
+/// The findings of `lint --format json` in `dir`, as JSON values.
+fn json_findings(dir: &Path) -> Vec<serde_json::Value> {
+    let (_, out, err) = lint_in(dir, &["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    v["subjects"][0]["findings"].as_array().unwrap().clone()
+}
+
+/// The pyproject.toml of the uv-fix fixtures as the RC101 fix leaves it: the index URL and the
+/// `+rocm` builds of torch and torchaudio follow the index that carries torch 2.6.0; every
+/// comment, the spacing and the order stay.
+fn rc101_fixed_pyproject(orig: &str) -> String {
+    let fixed = orig
+        .replace("\"torch==2.6.0+rocm6.4\",", "\"torch==2.6.0+rocm6.2.4\",")
+        .replace(
+            "\"torchaudio==2.6.0+rocm6.4\",  # must match torch's build",
+            "\"torchaudio==2.6.0+rocm6.2.4\",  # must match torch's build",
+        )
+        .replace(
+            "url = \"https://download.pytorch.org/whl/rocm6.4\"  # ROCm wheels",
+            "url = \"https://download.pytorch.org/whl/rocm6.2.4\"  # ROCm wheels",
+        );
+    assert_eq!(
+        fixed.matches("rocm6.2.4").count(),
+        3 + orig.matches("rocm6.2.4").count()
+    );
+    fixed
+}
+
+/// Issue 26, item 3: torch pinned in a uv project's pyproject.toml from an index that does not
+/// carry it gets a safe fix there (the same index the Dockerfile-line fix picks), comments and
+/// formatting kept, and the fixed project lints clean of it.
+#[test]
+fn uv_project_fix_edits_pyproject_in_place() {
+    let d = uv_case("rocm-index");
+    let orig = std::fs::read_to_string(d.path().join("pyproject.toml")).unwrap();
+    let docker = std::fs::read_to_string(d.path().join("Dockerfile")).unwrap();
+    let rc101: Vec<_> = json_findings(d.path())
+        .into_iter()
+        .filter(|f| f["code"] == "RC101")
+        .collect();
+    assert_eq!(rc101.len(), 1, "{rc101:#?}");
+    assert_eq!(rc101[0]["autofix"]["applicability"], "safe", "{:#?}", rc101[0]);
+    // the same pin a Dockerfile line gets for the same finding
+    let line = tempfile::tempdir().unwrap();
+    std::fs::write(
+        line.path().join("Dockerfile"),
+        "FROM rocm/dev-ubuntu-24.04:6.2.4\nRUN pip install torch==2.6.0+rocm6.4 --index-url https://download.pytorch.org/whl/rocm6.4\n",
+    )
+    .unwrap();
+    let (_, diff, _) = lint_in(line.path(), &["--diff"]);
+    assert!(
+        diff.contains("+RUN pip install torch==2.6.0+rocm6.2.4 --index-url https://download.pytorch.org/whl/rocm6.2.4"),
+        "{diff}"
+    );
+    // --diff shows the pyproject edit and writes nothing
+    let (code, diff, err) = lint_in(d.path(), &["--diff"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        diff.starts_with("--- a/pyproject.toml\n+++ b/pyproject.toml\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("-url = \"https://download.pytorch.org/whl/rocm6.4\"  # ROCm wheels"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+url = \"https://download.pytorch.org/whl/rocm6.2.4\"  # ROCm wheels"),
+        "{diff}"
+    );
+    assert!(err.contains("would fix pyproject.toml: RC101"), "{err}");
+    assert_eq!(std::fs::read_to_string(d.path().join("pyproject.toml")).unwrap(), orig);
+    // --fix writes it; no lock here, so no `uv lock` note
+    let (_, _, err) = lint_in(d.path(), &["--fix"]);
+    assert!(
+        err.contains("fixed pyproject.toml: RC101 install torch 2.6.0 from https://download.pytorch.org/whl/rocm6.2.4"),
+        "{err}"
+    );
+    assert!(err.contains("fixed 1 finding in 1 file"), "{err}");
+    assert!(!err.contains("uv lock"), "{err}");
+    let after = std::fs::read_to_string(d.path().join("pyproject.toml")).unwrap();
+    assert_eq!(after, rc101_fixed_pyproject(&orig));
+    assert_eq!(std::fs::read_to_string(d.path().join("Dockerfile")).unwrap(), docker);
+    assert!(!d.path().join("uv.lock").exists(), "no lock is written");
+    // linted again: no RC101, nothing left to fix
+    let left = json_findings(d.path());
+    assert!(left.iter().all(|f| f["code"] != "RC101"), "{left:#?}");
+    assert!(left.iter().all(|f| f["autofix"].is_null()), "{left:#?}");
+    // and the TOML still parses as the same project with the new index
+    let doc: toml_edit::DocumentMut = after.parse().unwrap();
+    assert_eq!(
+        doc["tool"]["uv"]["index"][0]["url"].as_str(),
+        Some("https://download.pytorch.org/whl/rocm6.2.4")
+    );
+}
+
+/// `uv sync --frozen`: the lock decides what installs and is never edited; the pyproject fix
+/// says plainly that `uv lock` must follow, and until then the finding stays, saying why.
+#[test]
+fn uv_frozen_sync_fix_says_the_lock_must_be_regenerated() {
+    let d = uv_case("frozen");
+    let orig = std::fs::read_to_string(d.path().join("pyproject.toml")).unwrap();
+    let lock = std::fs::read(d.path().join("uv.lock")).unwrap();
+    let rc101 = json_findings(d.path())
+        .into_iter()
+        .find(|f| f["code"] == "RC101")
+        .expect("RC101 from uv.lock");
+    assert_eq!(rc101["origin"]["path"], "uv.lock", "{rc101:#}");
+    assert!(
+        rc101["autofix"]["edits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["path"] == "pyproject.toml"),
+        "{rc101:#}"
+    );
+    let note = rc101["autofix"]["note"].as_str().unwrap_or_default();
+    assert!(
+        note.starts_with("uv.lock must be regenerated (`uv lock`) for this fix to take effect")
+            && note.contains("`uv sync --frozen`"),
+        "{note}"
+    );
+    // the human report shows the note with the fix
+    let (_, out, _) = lint_in(d.path(), &[]);
+    assert!(out.contains(&format!("  = note: {note}\n")), "{out}");
+    // SARIF gives it in the fix's description
+    let (_, sarif, _) = lint_in(d.path(), &["--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let described: Vec<&str> = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["ruleId"] == "RC101")
+        .filter_map(|r| r["fixes"][0]["description"]["text"].as_str())
+        .collect();
+    assert_eq!(described.len(), 1, "{sarif}");
+    assert!(described[0].ends_with(&format!("({note})")), "{}", described[0]);
+    // --diff and --fix print it with the fix
+    let (_, diff, err) = lint_in(d.path(), &["--diff"]);
+    assert!(diff.starts_with("--- a/pyproject.toml"), "{diff}");
+    assert!(!diff.contains("uv.lock"), "{diff}");
+    assert!(err.contains(&format!("note: {note}\n")), "{err}");
+    let (_, _, err) = lint_in(d.path(), &["--fix"]);
+    assert!(err.contains("fixed pyproject.toml: RC101"), "{err}");
+    assert!(err.contains(&format!("note: {note}\n")), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("pyproject.toml")).unwrap(),
+        rc101_fixed_pyproject(&orig)
+    );
+    assert_eq!(
+        std::fs::read(d.path().join("uv.lock")).unwrap(),
+        lock,
+        "uv.lock is never edited"
+    );
+    // UV_FROZEN from ENV (or UV_LOCKED in front of the command) decides the same way
+    let e = uv_case("frozen");
+    let df = std::fs::read_to_string(e.path().join("Dockerfile")).unwrap();
+    for (with, says) in [
+        (
+            "ENV UV_FROZEN=1\nRUN uv sync",
+            "`uv sync with UV_FROZEN`, which installs what the lock pins",
+        ),
+        (
+            "RUN UV_LOCKED=true uv sync",
+            "`uv sync with UV_LOCKED`, which fails while the lock is out of step",
+        ),
+        ("RUN uv sync", "then run `uv lock`"),
+    ] {
+        std::fs::write(e.path().join("Dockerfile"), df.replace("RUN uv sync --frozen", with)).unwrap();
+        let rc101 = json_findings(e.path())
+            .into_iter()
+            .find(|f| f["code"] == "RC101")
+            .expect("RC101");
+        let note = rc101["autofix"]["note"].as_str().unwrap_or_default();
+        assert!(note.contains(says), "{with}: {note}");
+    }
+    // the lock still pins the old build: the finding stays, with no fix and the reason
+    let rc101 = json_findings(d.path())
+        .into_iter()
+        .find(|f| f["code"] == "RC101")
+        .expect("RC101 until `uv lock`");
+    assert!(rc101["autofix"].is_null(), "{rc101:#}");
+    let fix = rc101["fix"].as_str().unwrap();
+    assert!(
+        fix.contains("no automatic fix: uv.lock is never edited") && fix.contains("out of step): run `uv lock`"),
+        "{fix}"
+    );
+}
+
+/// A plain `uv sync` re-locks a lock that is out of step with pyproject.toml: the fix notes that
+/// `uv lock` keeps the lock in step, and once applied the project decides (no finding left).
+#[test]
+fn uv_sync_without_frozen_follows_the_fixed_project() {
+    let d = uv_case("frozen");
+    let p = d.path().join("Dockerfile");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, text.replace("uv sync --frozen", "uv sync")).unwrap();
+    let (_, _, err) = lint_in(d.path(), &["--fix"]);
+    assert!(err.contains("fixed pyproject.toml: RC101"), "{err}");
+    assert!(
+        err.contains("note: then run `uv lock`: uv.lock still pins the old torch"),
+        "{err}"
+    );
+    let left = json_findings(d.path());
+    assert!(left.iter().all(|f| f["code"] != "RC101"), "{left:#?}");
+}
+
+/// Torch only in uv.lock (pyproject.toml does not name it): no edit anywhere, and the finding
+/// says why.
+#[test]
+fn uv_lock_only_finding_gets_no_edit() {
+    let d = uv_case("lock-only");
+    let before: Vec<Vec<u8>> = ["pyproject.toml", "uv.lock", "Dockerfile"]
+        .iter()
+        .map(|f| std::fs::read(d.path().join(f)).unwrap())
+        .collect();
+    let rc101 = json_findings(d.path())
+        .into_iter()
+        .find(|f| f["code"] == "RC101")
+        .expect("RC101 from uv.lock");
+    assert_eq!(rc101["origin"]["path"], "uv.lock");
+    assert!(rc101["autofix"].is_null(), "{rc101:#}");
+    let fix = rc101["fix"].as_str().unwrap();
+    assert!(
+        fix.contains(
+            "no automatic fix: uv.lock is never edited (it holds hashes and resolved URLs), and pyproject.toml does not depend on torch directly"
+        ),
+        "{fix}"
+    );
+    let (code, diff, err) = lint_in(d.path(), &["--diff"]);
+    assert_eq!((code, diff.as_str()), (Some(0), ""), "{err}");
+    let (_, _, err) = lint_in(d.path(), &["--fix", "--unsafe-fixes"]);
+    assert!(err.contains("fixed 0 findings in 0 files"), "{err}");
+    for (f, b) in ["pyproject.toml", "uv.lock", "Dockerfile"].iter().zip(&before) {
+        assert_eq!(&std::fs::read(d.path().join(f)).unwrap(), b, "{f} changed");
+    }
+}

@@ -250,13 +250,15 @@ fn context_notes(
 
 /// Applies the fixes among `findings` (of the Dockerfile `name`) whose edits are all in one
 /// other file (a requirements file in the build context), file by file: with `diff`, adds the
-/// diff to `diffs` instead of writing. Returns the (code, origin) of the findings fixed.
+/// diff to `diffs` instead of writing, and counts the files changed in `files`. Returns the
+/// (code, origin) of the findings fixed.
 fn fix_context_files(
     findings: &[crate::finding::Finding],
     name: &str,
     mode: crate::fix::Mode,
     diff: bool,
     diffs: &mut String,
+    files: &mut usize,
     err: &mut dyn Write,
 ) -> std::io::Result<Vec<(&'static str, Origin)>> {
     use std::collections::BTreeMap;
@@ -290,6 +292,9 @@ fn fix_context_files(
         let verb = if diff { "would fix" } else { "fixed" };
         for &i in &applied {
             writeln!(err, "{verb} {path}: {} {}", fs[i].code, fixes[i].title)?;
+            if let Some(n) = &fixes[i].note {
+                writeln!(err, "note: {n}")?;
+            }
         }
         if diff {
             diffs.push_str(&crate::fix::unified_diff(path, text, &new));
@@ -305,6 +310,7 @@ fn fix_context_files(
             }
         }
         done.extend(applied.iter().map(|&i| (fs[i].code, fs[i].origin.clone())));
+        *files += 1;
     }
     Ok(done)
 }
@@ -484,7 +490,15 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         // fixes that edit a build-context file the Dockerfile reads (a
                         // requirements file): applied there, once, then the Dockerfile is linted
                         // again with the file as it is now
-                        let applied = fix_context_files(&outcome.findings, &name, mode, a.diff, &mut diffs, err)?;
+                        let applied = fix_context_files(
+                            &outcome.findings,
+                            &name,
+                            mode,
+                            a.diff,
+                            &mut diffs,
+                            &mut fixed_files,
+                            err,
+                        )?;
                         if !applied.is_empty() {
                             fixed_total += applied.len();
                             if a.diff {

@@ -146,6 +146,9 @@ impl Renderer for Human {
                         crate::finding::Applicability::Unsafe => "--unsafe-fixes",
                     };
                     writeln!(out, "  = {}: {} ({how})", self.paint("1;32", "fixable"), x.title)?;
+                    if let Some(n) = &x.note {
+                        writeln!(out, "  = note: {n}")?;
+                    }
                 }
                 if f.confidence == crate::finding::Confidence::Unconfirmed {
                     writeln!(out, "  = note: rests on an unconfirmed fact; informational only")?;

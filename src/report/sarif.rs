@@ -43,7 +43,14 @@ fn sarif_fix(fx: &crate::finding::Fix) -> serde_sarif::sarif::Fix {
     props.insert("applicability".to_string(), serde_json::json!(fx.applicability));
     Fix::builder()
         .artifact_changes(changes)
-        .description(Message::builder().text(fx.title.clone()).build())
+        .description(
+            Message::builder()
+                .text(match &fx.note {
+                    Some(n) => format!("{} ({n})", fx.title),
+                    None => fx.title.clone(),
+                })
+                .build(),
+        )
         .properties(PropertyBag::builder().additional_properties(props).build())
         .build()
 }

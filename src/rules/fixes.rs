@@ -74,10 +74,24 @@ impl Context<'_> {
             if sites.companions_pinned && !same_release {
                 return None;
             }
+            // a pin without a local version (in a uv project whose lock adds it) keeps none:
+            // the index picks the build, so the same release needs no edit
+            let v = if sites.release_only {
+                v.split('+').next().unwrap_or(v)
+            } else {
+                v.as_str()
+            };
             match (sites.version, sites.specifier) {
-                (Some(s), _) => edits.push(edit(self, s, v.clone())?),
+                _ if sites.release_only && same_release => {}
+                (Some(s), _) => edits.push(edit(self, s, v.to_string())?),
                 (None, Some(s)) => edits.push(edit(self, s, format!("=={v}"))?),
                 (None, None) => return None,
+            }
+            // torchvision/torchaudio pinned to the same ROCm build follow torch to the new one
+            if let Some((_, local)) = v.split_once('+').filter(|_| same_release) {
+                for s in &sites.companion_locals {
+                    edits.push(edit(self, *s, format!("+{local}"))?);
+                }
             }
         }
         if let Some(url) = change.index_url {
@@ -92,6 +106,10 @@ impl Context<'_> {
                 if t.index_urls.first().is_none_or(|u| u.trim_end_matches('/') != url) {
                     edits.push(edit(self, x.value?, url.to_string())?);
                 }
+            } else if sites.pyproject {
+                // a uv project names its indexes in `[[tool.uv.index]]`: one that serves torch
+                // alone is not added by a fix (it needs a source too; the `fix:` line says how)
+                return None;
             } else if t.index_urls.is_empty() {
                 // With other packages in the command, PyPI must stay: a pinned torch resolves to
                 // the index's `+rocm` build anyway (a local version sorts above the plain one,
@@ -116,6 +134,9 @@ impl Context<'_> {
             }
         }
         if let Some(url) = change.extra_to_primary {
+            if sites.pyproject {
+                return None;
+            }
             // in a requirements file the index line holds for every requirement in it: with
             // other packages there, PyPI must stay (they may not be on the PyTorch index)
             if sites.own_line && sites.other_packages {

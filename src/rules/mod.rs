@@ -167,7 +167,55 @@ pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
             }
         }
     }
+    uv_lock_notes(facts, &mut out);
     out
+}
+
+/// Torch pinned by a uv project's `uv.lock`, which a fix never edits: a fix of the project's
+/// `pyproject.toml` says that the lock must follow (`uv lock`), and a torch finding with no fix
+/// says why there is none.
+fn uv_lock_notes(facts: &Facts, out: &mut [Finding]) {
+    let Some(t) = &facts.torch else { return };
+    let Some(l) = &t.value.uv_lock else { return };
+    let project = t.value.sites.as_ref().and_then(|s| s.path.as_deref());
+    // the rules whose fixes edit the torch install
+    let torch_fixes = [
+        stack::TorchWheelNotOnIndex::META.code,
+        stack::TorchWheelMissingGfx::META.code,
+        dockerfile::TorchUnpinned::META.code,
+        dockerfile::TorchPypiCudaWheel::META.code,
+        dockerfile::TorchExtraIndexCuda::META.code,
+    ];
+    for f in out.iter_mut() {
+        match &mut f.autofix {
+            Some(x) if project.is_some_and(|p| x.edits.iter().any(|e| e.path == p)) => {
+                x.note = Some(match &l.decides {
+                    Some(cmd) => format!(
+                        "{} must be regenerated (`uv lock`) for this fix to take effect: the image installs with `{cmd}`, which {}; run `uv lock` after the fix and commit the lock",
+                        l.path,
+                        if cmd.to_ascii_lowercase().contains("frozen") {
+                            "installs what the lock pins without reading pyproject.toml"
+                        } else {
+                            "fails while the lock is out of step with pyproject.toml"
+                        }
+                    ),
+                    None => format!(
+                        "then run `uv lock`: {} still pins the old torch (`uv sync` in the image re-locks it at build time)",
+                        l.path
+                    ),
+                });
+            }
+            None if torch_fixes.contains(&f.code) => {
+                if let Some(why) = &l.no_fix {
+                    f.fix = Some(match f.fix.take() {
+                        Some(fix) => format!("{fix}; {why}"),
+                        None => why.clone(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 impl Context<'_> {

@@ -13,7 +13,7 @@
 //! version it takes when several are locked (InvokeAI's `uv.lock` is the real-world shape).
 
 use super::marker::holds;
-use crate::facts::Span;
+use crate::facts::{IndexSite, Span, TorchSites};
 use toml_edit::{Document, Item, Value};
 
 /// A `[[tool.uv.index]]` entry.
@@ -27,6 +27,9 @@ pub struct Index {
     pub explicit: bool,
     /// `default = true`: it replaces PyPI.
     pub default: bool,
+    /// Where the URL is written, inside its quotes, when the literal is plain (no escapes):
+    /// the place a fix changes it.
+    pub url_at: Option<Span>,
 }
 
 /// Torch as a uv project (or its lock) installs it.
@@ -43,6 +46,8 @@ pub struct Torch {
     pub at: Span,
     /// The extras of the requirement.
     pub extras: Vec<String>,
+    /// Where a fix edits the pin and the index (`pyproject.toml` only; `path` unset).
+    pub sites: Option<TorchSites>,
 }
 
 /// A TOML file that could not be read: a byte offset and what went wrong.
@@ -65,8 +70,19 @@ fn span(r: Option<std::ops::Range<usize>>) -> Span {
     r.map_or(Span::new(0, 0), |r| Span::new(r.start, r.end))
 }
 
+/// The span inside the quotes of a one-line string literal whose text is its value (no escapes,
+/// not multi-line): where an edit can replace the value without re-quoting it.
+fn plain_inner(text: &str, v: &Value) -> Option<Span> {
+    let s = v.as_str()?;
+    let r = v.span()?;
+    let raw = text.get(r.clone())?;
+    let q = raw.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let inner = raw.strip_prefix(q)?.strip_suffix(q)?;
+    (inner == s && !inner.starts_with(q)).then(|| Span::new(r.start + 1, r.end - 1))
+}
+
 /// The `[[tool.uv.index]]` entries, in order.
-fn indexes(doc: &Document<&str>) -> Vec<Index> {
+fn indexes(text: &str, doc: &Document<&str>) -> Vec<Index> {
     let Some(aot) = doc
         .as_item()
         .get("tool")
@@ -83,6 +99,7 @@ fn indexes(doc: &Document<&str>) -> Vec<Index> {
                 url,
                 explicit: get("explicit").and_then(|v| v.as_bool()).unwrap_or(false),
                 default: get("default").and_then(|v| v.as_bool()).unwrap_or(false),
+                url_at: get("url").and_then(|v| plain_inner(text, &v)),
             });
         }
     };
@@ -101,24 +118,66 @@ fn indexes(doc: &Document<&str>) -> Vec<Index> {
 }
 
 /// The requirement strings of a dependency list (`[project] dependencies`, an optional
-/// dependency list, a dependency group), with their spans (inside the quotes).
-fn requirement_strings(item: Option<&Item>) -> Vec<(String, Span)> {
+/// dependency list, a dependency group), with their spans (inside the quotes when the literal
+/// is plain, which is when it can be edited: the second span).
+fn requirement_strings(text: &str, item: Option<&Item>) -> Vec<(String, Span, Option<Span>)> {
     let Some(a) = item.and_then(Item::as_array) else {
         return Vec::new();
     };
     a.iter()
         .filter_map(|v| {
             let s = v.as_str()?;
-            let sp = span(v.span());
-            // the span covers the quotes; point inside them when the literal is plain
-            let inner = if sp.end >= sp.start + 2 + s.len() {
-                Span::new(sp.start + 1, sp.start + 1 + s.len())
-            } else {
-                sp
-            };
-            Some((s.to_string(), inner))
+            let plain = plain_inner(text, v);
+            Some((s.to_string(), plain.unwrap_or_else(|| span(v.span())), plain))
         })
         .collect()
+}
+
+/// The sites of a torch requirement string `req` written plainly at `inner` (the text there is
+/// `req`): the pinned version after `==`, else the specifier (before any marker) that a pin
+/// replaces. None for a direct reference (`torch @ URL`) or a range with a wildcard.
+fn requirement_sites(req: &str, inner: Span) -> Option<TorchSites> {
+    let name_end = req
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .unwrap_or(req.len());
+    let mut rest = name_end;
+    let after_name = &req[rest..];
+    if after_name.trim_start().starts_with('[') {
+        rest += after_name.find(']')? + 1;
+    }
+    let marker = req.find(';').unwrap_or(req.len());
+    let region = req.get(rest..marker)?;
+    let lead = region.len() - region.trim_start().len();
+    let spec = region.trim();
+    if spec.contains(['@', '*']) {
+        return None;
+    }
+    let at = |a: usize, b: usize| Span::new(inner.start + a, inner.start + b);
+    let mut ts = TorchSites {
+        pyproject: true,
+        ..TorchSites::default()
+    };
+    let op = if spec.starts_with("===") {
+        3
+    } else if spec.starts_with("==") && !spec.contains(',') {
+        2
+    } else {
+        0
+    };
+    if op > 0 {
+        let v = spec[op..].trim_start();
+        let start = rest + lead + (spec.len() - v.len());
+        ts.version = Some(at(start, start + v.len()));
+        ts.release_only = !v.contains('+');
+    } else if spec.is_empty() {
+        // a bare `torch`: the pin is inserted after the name (and extras)
+        ts.specifier = Some(at(rest, rest));
+        ts.release_only = true;
+    } else {
+        ts.specifier = Some(at(rest + lead, rest + lead + spec.len()));
+        ts.release_only = true;
+    }
+    Some(ts)
 }
 
 /// The name of a PEP 508 requirement string, lower-cased.
@@ -142,7 +201,7 @@ fn split_marker(r: &str) -> (&str, Option<&str>) {
 pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option<Torch>, Problem> {
     let doc = parse(text)?;
     let root = doc.as_item();
-    let mut cands: Vec<(String, Span, Option<String>)> = Vec::new();
+    let mut cands: Vec<(String, Span, Option<Span>, Option<String>)> = Vec::new();
     if let Some(opt) = root
         .get("project")
         .and_then(|p| p.get("optional-dependencies"))
@@ -150,8 +209,8 @@ pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option
     {
         for (name, item) in opt.iter() {
             if all_extras || extras.iter().any(|e| e == name) {
-                for (r, s) in requirement_strings(Some(item)) {
-                    cands.push((r, s, Some(name.to_string())));
+                for (r, s, plain) in requirement_strings(text, Some(item)) {
+                    cands.push((r, s, plain, Some(name.to_string())));
                 }
             }
         }
@@ -160,13 +219,15 @@ pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option
         root.get("project").and_then(|p| p.get("dependencies")),
         root.get("dependency-groups").and_then(|g| g.get("dev")),
     ] {
-        for (r, s) in requirement_strings(item) {
-            cands.push((r, s, None));
+        for (r, s, plain) in requirement_strings(text, item) {
+            cands.push((r, s, plain, None));
         }
     }
-    let Some((req, at, extra)) = cands
-        .into_iter()
-        .find(|(r, _, _)| req_name(r) == "torch" && split_marker(r).1.is_none_or(|m| holds(m, extras, all_extras)))
+    let applies = |r: &str| split_marker(r).1.is_none_or(|m| holds(m, extras, all_extras));
+    let Some((req, at, plain, _)) = cands
+        .iter()
+        .find(|(r, ..)| req_name(r) == "torch" && applies(r))
+        .cloned()
     else {
         return Ok(None);
     };
@@ -191,8 +252,7 @@ pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option
         .map(str::trim)
         .filter(|v| !v.is_empty() && !v.contains([',', '*']))
         .map(String::from);
-    let idx = indexes(&doc);
-    let named = |n: &str| idx.iter().find(|i| i.name.as_deref() == Some(n)).map(|i| i.url.clone());
+    let idx = indexes(text, &doc);
     // `[tool.uv.sources] torch`: one table or a list; an entry with `extra` applies with that
     // extra only; one whose marker excludes the image does not apply
     let mut source: Option<String> = None;
@@ -225,19 +285,58 @@ pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option
             .find_map(|&w| entries.iter().find(|t| applies(t, w)))
             .and_then(|t| t.get("index").and_then(|v| v.as_str()).map(String::from));
     }
-    let _ = extra;
-    let index_urls = match source.as_deref().and_then(named) {
-        Some(u) => vec![u],
+    let by_source = source
+        .as_deref()
+        .and_then(|n| idx.iter().find(|i| i.name.as_deref() == Some(n)));
+    let (index_urls, index_at) = match by_source {
+        Some(i) => (vec![i.url.clone()], i.url_at),
         // no source: the indexes that are not explicit, in order (uv searches them before the
-        // default; a `default = true` one replaces PyPI)
-        None => idx.iter().filter(|i| !i.explicit).map(|i| i.url.clone()).collect(),
+        // default; a `default = true` one replaces PyPI); a fix changes the one index only
+        None => {
+            let open: Vec<&Index> = idx.iter().filter(|i| !i.explicit).collect();
+            let at = match open.as_slice() {
+                [one] => one.url_at,
+                _ => None,
+            };
+            (open.iter().map(|i| i.url.clone()).collect(), at)
+        }
     };
+    let sites = plain.and_then(|inner| requirement_sites(&req, inner)).map(|mut ts| {
+        if let Some(u) = index_at {
+            ts.index.push(IndexSite {
+                flag: u,
+                value: Some(u),
+                extra: false,
+            });
+        }
+        // what else the project installs with torch (the requirements that apply here)
+        for (r, _, plain, _) in cands.iter().filter(|(r, ..)| applies(r)) {
+            match req_name(r).as_str() {
+                "torch" | "triton" | "pytorch-triton-rocm" => {}
+                "torchvision" | "torchaudio" => {
+                    ts.companions_pinned |= r.contains("==");
+                    // `torchaudio==2.6.0+rocm6.2.4`: the local version, to follow torch's
+                    let local = plain
+                        .and_then(|p| requirement_sites(r, p))
+                        .and_then(|c| c.version)
+                        .and_then(|v| {
+                            let plus = text[v.start..v.end].find('+')?;
+                            Some(Span::new(v.start + plus, v.end))
+                        });
+                    ts.companion_locals.extend(local);
+                }
+                _ => ts.other_packages = true,
+            }
+        }
+        ts
+    });
     Ok(Some(Torch {
         requirement: spec.to_string(),
         version,
         index_urls,
         at,
         extras: extras_of,
+        sites,
     }))
 }
 
@@ -339,6 +438,7 @@ pub fn lock(text: &str, extras: &[String], all_extras: bool) -> Result<Option<To
         index_urls,
         at,
         extras: Vec::new(),
+        sites: None,
     }))
 }
 
@@ -473,6 +573,67 @@ wheels = [
         assert_eq!(t.version.as_deref(), Some("2.7.1+cu128"));
         // no extra: the project's own torch is macOS-only, three builds are locked: no choice
         assert_eq!(lock(LOCK, &[], false).unwrap(), None);
+    }
+
+    #[test]
+    fn pyproject_sites_point_at_the_pin_and_the_index_url() {
+        let t = project(PYPROJECT, &[], false).unwrap().unwrap();
+        let s = t.sites.unwrap();
+        assert!(s.pyproject && s.release_only && !s.companions_pinned && s.other_packages);
+        assert_eq!(s.version.map(|v| &PYPROJECT[v.start..v.end]), Some("2.5.1"));
+        let u = s.index[0].value.unwrap();
+        assert_eq!(&PYPROJECT[u.start..u.end], "https://download.pytorch.org/whl/rocm6.2");
+        // a marker, extras and spaces: the version ends before the marker
+        let at = |text: &str| {
+            let t = project(text, &["rocm".into()], false).unwrap().unwrap();
+            let s = t.sites.expect("sites");
+            let sp = s.version.or(s.specifier).unwrap();
+            (
+                text[sp.start..sp.end].to_string(),
+                s.release_only,
+                s.companion_locals.len(),
+            )
+        };
+        let one = |dep: &str| format!("[project]\nname = \"x\"\ndependencies = [{dep}]\n");
+        assert_eq!(
+            at(&one("\"torch[opt] == 2.5.1+rocm6.2 ; sys_platform == 'linux'\""),),
+            ("2.5.1+rocm6.2".into(), false, 0)
+        );
+        assert_eq!(at(&one("'torch>=2.4,<3'")), (">=2.4,<3".into(), true, 0));
+        assert_eq!(at(&one("\"torch\"")), (String::new(), true, 0));
+        assert_eq!(
+            at(&one(
+                "\"torch==2.6.0+rocm6.2.4\", \"torchaudio==2.6.0+rocm6.2.4\", \"torchvision>=0.21\""
+            )),
+            ("2.6.0+rocm6.2.4".into(), false, 1)
+        );
+        // an escape, a multi-line string, a direct reference: no site (the fix would re-quote)
+        for dep in [
+            "\"torch==2.5.1\\u002b\"",
+            "\"\"\"torch==2.5.1\"\"\"",
+            "\"torch @ https://download.pytorch.org/whl/rocm6.2/torch-2.5.1%2Brocm6.2-cp312-cp312-linux_x86_64.whl\"",
+        ] {
+            let t = project(&one(dep), &[], false).unwrap().unwrap();
+            assert!(t.sites.is_none(), "{dep}: {:?}", t.sites);
+        }
+        // an optional dependency chosen with `--extra`, its source per extra (InvokeAI's shape)
+        let t = project(EXTRAS, &["rocm".into()], false).unwrap().unwrap();
+        let s = t.sites.unwrap();
+        assert_eq!(s.version.map(|v| &EXTRAS[v.start..v.end]), Some("2.10.0+rocm7.1"));
+        let u = s.index[0].value.unwrap();
+        assert_eq!(&EXTRAS[u.start..u.end], "https://download.pytorch.org/whl/rocm7.1");
+        // the default `dev` dependency group
+        let dev = "[project]\nname = \"x\"\n[dependency-groups]\ndev = [\"torch==2.5.1\"]\n";
+        let s = project(dev, &[], false).unwrap().unwrap().sites.unwrap();
+        assert_eq!(s.version.map(|v| &dev[v.start..v.end]), Some("2.5.1"));
+        // several open indexes: no index site (which one would the fix change?)
+        let two = format!(
+            "{}[[tool.uv.index]]\nurl = \"https://pypi.org/simple\"\n[[tool.uv.index]]\nurl = \"https://download.pytorch.org/whl/rocm6.2\"\n",
+            one("\"torch==2.5.1\"")
+        );
+        let t = project(&two, &[], false).unwrap().unwrap();
+        assert_eq!(t.index_urls.len(), 2);
+        assert!(t.sites.unwrap().index.is_empty());
     }
 
     #[test]
