@@ -696,6 +696,15 @@ fn conda_channels_decide_rc406() {
     // no channel named, or an unconfirmed one: info only
     assert_eq!(lint("conda install -y pytorch"), ["Info"]);
     assert_eq!(lint("conda install -y -c defaults pytorch"), ["Info"]);
+    // exec form and a heredoc script are read like a shell RUN
+    assert_eq!(
+        lint(r#"["micromamba", "install", "-y", "-c", "conda-forge", "pytorch"]"#),
+        ["Error"]
+    );
+    assert_eq!(
+        lint("<<EOF\nset -e\nmamba install -y -c pytorch pytorch\nEOF"),
+        ["Error"]
+    );
     // not torch, or not an install
     assert!(lint("conda install -y -c conda-forge numpy pytorch-cuda").is_empty());
     assert!(lint("conda run -n x python -c 'import torch'").is_empty());

@@ -20,9 +20,9 @@ declare_rule! {
     /// configuration decides). Any other channel (a URL, a third-party channel) is not judged.
     ///
     /// ## Why it matters
-    /// PyTorch never published a ROCm build to its conda channel (its install pages said
-    /// ROCm is pip-only) and stopped publishing there after 2.5; conda-forge builds `cpu_…` and
-    /// `cuda…` variants only. In a ROCm image the install succeeds, then
+    /// PyTorch's install pages never offered a ROCm build on its conda channel (ROCm is
+    /// pip-only there) and PyTorch stopped publishing to it after 2.5; conda-forge builds `cpu_…`
+    /// and `cuda…` variants only (a ROCm variant is an open feedstock issue). In a ROCm image the install succeeds, then
     /// `torch.cuda.is_available()` is `False` and everything runs on the CPU; with
     /// `pytorch=*=*rocm*` from those channels the solve fails. The sources are in
     /// `matrix/research/2026-11-26-conda.md`.
