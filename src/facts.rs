@@ -325,6 +325,29 @@ pub enum TorchFrom {
     BaseImage,
     /// Imported by the Python probe.
     Imported,
+    /// A conda, mamba or micromamba install (a command's package spec, or an environment
+    /// file's `dependencies`); where from is in [`TorchFacts::conda`].
+    Conda,
+}
+
+/// Where a conda install (conda, mamba, micromamba) takes torch from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct CondaSource {
+    /// The installer as written (`conda`, `mamba`, `micromamba`).
+    pub installer: String,
+    /// The package spec as written (`pytorch=2.5.1=*rocm*`, `conda-forge::pytorch`).
+    pub spec: String,
+    /// The channels searched before the configured ones, highest priority first: the spec's
+    /// own (`conda-forge::pytorch`, `pytorch[channel=…]`), then `-c`/`--channel`, then an
+    /// environment file's `channels:`, as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub channels: Vec<String>,
+    /// Only those channels are searched (`--override-channels`, `nodefaults` in a file).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub override_channels: bool,
+    /// The build string the spec asks for (`*rocm*`, `cuda126*`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
 }
 
 /// A PyTorch build, installed or to be installed.
@@ -379,6 +402,9 @@ pub struct TorchFacts {
     /// printed call), triage only; `env --deep` keeps its own in [`PythonFacts::available`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_available: Option<bool>,
+    /// Where a conda install takes torch from (`from` is [`TorchFrom::Conda`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conda: Option<CondaSource>,
 }
 
 /// A Python distribution in the stack (not torch itself).

@@ -924,3 +924,215 @@ fn verbose_says_a_file_was_read_from_a_heredoc() {
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("${TORCH_VERSION} has no known value"), "{stdout}");
 }
+
+// ---- conda, mamba, micromamba (issue 26 item 5) ------------------------------------------------
+
+fn lint_codes(f: &Facts) -> Vec<(&'static str, String)> {
+    let mut v: Vec<_> = rules::run(Scope::Lint, f, Matrix::embedded())
+        .into_iter()
+        .map(|x| (x.code, format!("{:?} {}", x.severity, x.title)))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn an_environment_files_pip_section_is_read_through_the_copy_and_located_in_it() {
+    let f = corpus("conda-env-extra-index-trap", &[]);
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.from, Some(TorchFrom::Requirements));
+    assert!(t.value.extra_index_only);
+    assert_eq!(t.value.index_urls, ["https://download.pytorch.org/whl/rocm6.2"]);
+    // `COPY environment.yml /tmp/env.yaml` + `micromamba install -f /tmp/env.yaml`: line 9,
+    // inside the quotes of `"torch>=2.4"`
+    assert_eq!(
+        at(&t.origin),
+        ("tests/corpus/conda-env-extra-index-trap/environment.yml", 9, 10)
+    );
+    let rc405: Vec<_> = rules::run(Scope::Lint, &f, Matrix::embedded())
+        .into_iter()
+        .filter(|x| x.code == "RC405")
+        .collect();
+    assert_eq!(rc405.len(), 1);
+    assert_eq!(at(&rc405[0].origin).1, 9);
+    // an environment file is YAML: no requirements-file edit is offered
+    assert!(rc405[0].autofix.is_none());
+    // the other pip items are pip requirements of the image (transformers), the conda specs not
+    assert!(f.pip.iter().any(|p| p.value.name == "transformers"));
+    assert!(!f.pip.iter().any(|p| p.value.name == "python"));
+    // read for the conda command and for its pip: section, noted for each use (the COPY's
+    // note is dropped once the file is read)
+    let used: Vec<_> = f.context_files.iter().map(|c| c.used_by.as_str()).collect();
+    assert_eq!(used, ["micromamba install", "conda environment file's pip: section"]);
+}
+
+#[test]
+fn a_pinned_rocm_torch_in_an_environment_file_is_the_install() {
+    let f = corpus("conda-env-rocm-index", &[]);
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.5.1+rocm6.2"));
+    assert_eq!(
+        at(&t.origin),
+        ("tests/corpus/conda-env-rocm-index/py311_pytorch_rocm.yml", 11, 7)
+    );
+    let f = corpus("conda-env-gfx803-wheels", &[]);
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.1.0a0+git7bcf7da"));
+    assert_eq!(at(&t.origin).1, 9);
+}
+
+/// The same pip items, once as a RUN pip line and once as an environment file's `pip:` section
+/// installed by `conda env create`: the same findings (code, severity, title).
+#[test]
+fn a_pip_section_gets_exactly_the_findings_of_a_run_pip_line() {
+    let cases: &[&[&str]] = &[
+        &["torch==2.5.1"],
+        &["torch"],
+        &["--extra-index-url https://download.pytorch.org/whl/rocm6.2", "torch"],
+        &[
+            "--extra-index-url https://download.pytorch.org/whl/rocm6.2",
+            "torch==2.5.1+rocm6.2",
+        ],
+        &["--index-url https://download.pytorch.org/whl/rocm6.1", "torch==2.5.1"],
+        &[
+            "--index-url https://download.pytorch.org/whl/rocm6.4",
+            "torch==2.3.0",
+            "numpy",
+        ],
+    ];
+    for items in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let yaml: String = items.iter().map(|i| format!("    - {i}\n")).collect();
+        std::fs::write(
+            dir.path().join("environment.yml"),
+            format!("name: t\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.11\n  - pip\n  - pip:\n{yaml}"),
+        )
+        .unwrap();
+        let base = "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\n";
+        let env = analyze_in(
+            dir.path(),
+            &format!("{base}COPY environment.yml .\nRUN conda env create -f environment.yml\n"),
+            &[],
+        );
+        let run = analyze_in(dir.path(), &format!("{base}RUN pip install {}\n", items.join(" ")), &[]);
+        let (e, r) = (env.torch.as_ref().unwrap(), run.torch.as_ref().unwrap());
+        assert_eq!(
+            (&e.value.version, &e.value.index_urls, e.value.extra_index_only),
+            (&r.value.version, &r.value.index_urls, r.value.extra_index_only),
+            "{items:?}"
+        );
+        assert_eq!(lint_codes(&env), lint_codes(&run), "{items:?}");
+        assert!(
+            !lint_codes(&env).is_empty() || items.len() == 2,
+            "{items:?}: nothing found"
+        );
+    }
+}
+
+#[test]
+fn a_broken_environment_file_is_a_located_note_and_hides_no_other_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("environment.yml"),
+        "name: t\nchannels:\n  - conda-forge\ndependencies:\n  - pytorch\n  - pip:\n    - torch\n   bad: [\n",
+    )
+    .unwrap();
+    let f = analyze_in(
+        dir.path(),
+        "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nCOPY environment.yml .\nRUN conda env create -f environment.yml\nRUN pip install torch==2.5.1\n",
+        &[],
+    );
+    let c = f
+        .context_files
+        .iter()
+        .find(|c| c.used_by == "conda env create")
+        .expect("noted");
+    let ContextStatus::Unreadable(why) = &c.status else {
+        panic!("{:?}", c.status)
+    };
+    let (line, _) = why.split_once(':').unwrap();
+    assert!(line.parse::<u32>().is_ok_and(|l| l >= 7), "{why}");
+    assert!(why.ends_with("(expected a conda environment file: YAML)"), "{why}");
+    // the RUN pip line after it is still read and reported
+    assert!(
+        lint_codes(&f).iter().any(|(c, _)| *c == "RC404"),
+        "{:?}",
+        lint_codes(&f)
+    );
+}
+
+#[test]
+fn conda_channels_decide_rc406() {
+    let dir = tempfile::tempdir().unwrap();
+    let lint = |run: &str| {
+        let f = analyze_in(
+            dir.path(),
+            &format!("FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nRUN {run}\n"),
+            &[],
+        );
+        rules::run(Scope::Lint, &f, Matrix::embedded())
+            .into_iter()
+            .filter(|x| x.code == "RC406")
+            .map(|x| format!("{:?}", x.severity))
+            .collect::<Vec<_>>()
+    };
+    // known: no ROCm build
+    assert_eq!(lint("conda install -y pytorch torchvision -c pytorch"), ["Error"]);
+    assert_eq!(lint("mamba install -y conda-forge::pytorch=2.5.1"), ["Error"]);
+    assert_eq!(
+        lint("conda create -n x -c https://conda.anaconda.org/conda-forge pytorch-gpu"),
+        ["Error"]
+    );
+    // the first channel decides: a third-party channel first is not judged
+    assert!(lint("micromamba install -c https://prefix.dev/rock-the-conda -c conda-forge pytorch").is_empty());
+    // `*rocm*` skips the channels that cannot have it; only those searched: the solve fails
+    assert_eq!(
+        lint("conda install --override-channels -c conda-forge 'pytorch=*=*rocm*'"),
+        ["Error"]
+    );
+    // … unless the configured channels are searched next: not known
+    assert_eq!(lint("conda install -c conda-forge 'pytorch=*=*rocm*'"), ["Info"]);
+    // no channel named, or an unconfirmed one: info only
+    assert_eq!(lint("conda install -y pytorch"), ["Info"]);
+    assert_eq!(lint("conda install -y -c defaults pytorch"), ["Info"]);
+    // exec form and a heredoc script are read like a shell RUN
+    assert_eq!(
+        lint(r#"["micromamba", "install", "-y", "-c", "conda-forge", "pytorch"]"#),
+        ["Error"]
+    );
+    assert_eq!(
+        lint("<<EOF\nset -e\nmamba install -y -c pytorch pytorch\nEOF"),
+        ["Error"]
+    );
+    // not torch, or not an install
+    assert!(lint("conda install -y -c conda-forge numpy pytorch-cuda").is_empty());
+    assert!(lint("conda run -n x python -c 'import torch'").is_empty());
+    // the finding points at the spec word in the Dockerfile
+    let f = analyze_in(
+        dir.path(),
+        "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nRUN conda install -y pytorch==2.3.1 -c pytorch\n",
+        &[],
+    );
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.from, Some(TorchFrom::Conda));
+    assert_eq!(t.value.version.as_deref(), Some("2.3.1"));
+    assert_eq!(at(&t.origin), ("Dockerfile", 2, 22));
+    // an environment file's channels and a spec's own channel
+    std::fs::write(
+        dir.path().join("env.yaml"),
+        "channels:\n  - pytorch\n  - nodefaults\ndependencies:\n  - pytorch=2.5.1=*cuda*\n",
+    )
+    .unwrap();
+    let f = analyze_in(
+        dir.path(),
+        "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nCOPY env.yaml /e/\nRUN micromamba create -y -n t -f /e/env.yaml\n",
+        &[],
+    );
+    let c = f.torch.as_ref().unwrap().value.conda.clone().unwrap();
+    assert_eq!(
+        (c.channels.as_slice(), c.override_channels),
+        (&["pytorch".to_string()][..], true)
+    );
+    assert_eq!(c.build.as_deref(), Some("*cuda*"));
+    assert_eq!(at(&f.torch.as_ref().unwrap().origin).1, 5);
+}

@@ -103,12 +103,17 @@ pub(crate) fn name_matches(pattern: &str, name: &str) -> bool {
     go(pattern.as_bytes(), name.as_bytes())
 }
 
-/// Build-context files that decide what gets installed.
+/// Build-context files that decide what gets installed: pip requirements and constraints,
+/// uv's `pyproject.toml` and `uv.lock`, conda environment files (`environment.yml`, and any
+/// `.yml`/`.yaml` whose name says env or conda: `py39_pytorch_rocm.yml` is read when a conda
+/// command names it, but is not noted as copied-and-unused).
 pub(crate) fn install_file(name: &str) -> bool {
     let n = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
+    let yaml = n.ends_with(".yml") || n.ends_with(".yaml");
     (n.ends_with(".txt") && (n.contains("requirement") || n.contains("constraint")))
         || n == "pyproject.toml"
         || n == "uv.lock"
+        || (yaml && (n.contains("env") || n.contains("conda")))
 }
 
 /// The most bytes of a `uv.lock` read (real locks of large projects are a few MiB).

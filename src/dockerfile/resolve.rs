@@ -3,6 +3,7 @@
 //! the file:line:col it came from.
 
 use super::context::{CopyIn, context_status, copy_in, install_file, join_path, norm_path};
+use super::install::conda::conda_install;
 use super::install::pip::pip_install;
 use super::install::uv_project::uv_project;
 use super::parse::{InputProblem, LineIndex};
@@ -873,6 +874,7 @@ pub fn resolve_with_heredocs(
                             st.exact = false;
                             pip_install(&cx, st, &words)?;
                             uv_project(&cx, st, &words)?;
+                            conda_install(&cx, st, &words)?;
                         }
                     }
                     #[allow(unreachable_patterns)]
@@ -1134,6 +1136,7 @@ fn scan_run(cx: &Ctx, st: &mut Stage, base: usize, text: &str) -> Result<(), Inp
                 }
                 pip_install(cx, st, &c)?;
                 uv_project(cx, st, &c)?;
+                conda_install(cx, st, &c)?;
             }
         } else {
             cmd.push(w);

@@ -15,6 +15,28 @@ use crate::facts::{
 
 /// A pip / pip3 / `python -m pip` / `uv pip` install command: torch, index URLs, `--pre`, `-r`.
 pub(crate) fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), InputProblem> {
+    pip_install_with(cx, st, c, None)
+}
+
+/// The `pip:` section of a conda environment file (`file`, as the conda command at `off` names
+/// it): conda writes its items, one a line, to a requirements file next to the environment file
+/// and runs `pip install -U -r` on it ([`super::conda`]), so it is read as that command, with
+/// the section laid over the environment file's own offsets (findings point into it; no fix
+/// edits it: a requirements-file fix would not be YAML).
+pub(crate) fn pip_install_env(cx: &Ctx, st: &mut Stage, off: usize, file: &str) -> Result<(), InputProblem> {
+    let c: Vec<(usize, String)> = ["pip", "install", "-U", "-r", file]
+        .iter()
+        .map(|w| (off, w.to_string()))
+        .collect();
+    pip_install_with(cx, st, &c, Some(file))
+}
+
+fn pip_install_with(
+    cx: &Ctx,
+    st: &mut Stage,
+    c: &[(usize, String)],
+    env_file: Option<&str>,
+) -> Result<(), InputProblem> {
     let words: Vec<&str> = c.iter().map(|(_, w)| w.as_str()).collect();
     let is_pip = |w: &str| {
         let b = w.rsplit('/').next().unwrap_or(w);
@@ -184,8 +206,10 @@ pub(crate) fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Re
                         inst.index.push(v)
                     }
                     "-f" | "--find-links" => inst.index.push(v),
-                    "-r" | "--requirement" => read_requirements(cx, &env, &v, *off, &mut inst, false)?,
-                    "-c" | "--constraint" => read_requirements(cx, &env, &v, *off, &mut inst, true)?,
+                    "-r" | "--requirement" => {
+                        read_requirements(cx, &env, &v, *off, &mut inst, false, env_file == Some(v.as_str()))?
+                    }
+                    "-c" | "--constraint" => read_requirements(cx, &env, &v, *off, &mut inst, true, false)?,
                     _ => {}
                 }
             }
@@ -239,7 +263,7 @@ pub(crate) fn pip_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Re
     // `PIP_CONSTRAINT=file …`: constraints files like `-c`
     if let Some(files) = setting(st, "PIP_CONSTRAINT") {
         for f in files.split_whitespace() {
-            read_requirements(cx, &env, f, c[install].0, &mut inst, true)?;
+            read_requirements(cx, &env, f, c[install].0, &mut inst, true, false)?;
         }
     }
     if let Some(b) = torch_backend.as_deref().filter(|b| b.starts_with("rocm"))
@@ -575,7 +599,8 @@ pub(crate) fn wheel_version(u: &str) -> Option<String> {
 /// `pyproject.toml` (`uv pip install -r pyproject.toml`) is read as a uv project. One that
 /// cannot be read is a note (the build would fail on it, not the lint); what is read is
 /// charged to the file's expansion budget (a thousand `-r` of one big file would otherwise
-/// cost a thousand reads).
+/// cost a thousand reads). `conda_env`: the file is a conda environment file whose `pip:` section is
+/// read ([`pip_install_env`]).
 pub(crate) fn read_requirements(
     cx: &Ctx,
     env: &RunEnv,
@@ -583,6 +608,7 @@ pub(crate) fn read_requirements(
     off: usize,
     inst: &mut Install,
     constraint: bool,
+    conda_env: bool,
 ) -> Result<(), InputProblem> {
     let rel = cx.locate(env.st, file);
     // without a build context only a file a heredoc writes can be read
@@ -615,7 +641,7 @@ pub(crate) fn read_requirements(
         return Ok(());
     }
     let mut seen = Vec::new();
-    requirements_file(cx, env, &rel, file, off, inst, constraint, 0, &mut seen)
+    requirements_file(cx, env, &rel, file, off, inst, constraint, conda_env, 0, &mut seen)
 }
 
 /// How deep `-r` / `-c` inside requirements files are followed.
@@ -700,6 +726,7 @@ pub(crate) fn requirements_file(
     off: usize,
     inst: &mut Install,
     constraint: bool,
+    conda_env: bool,
     depth: usize,
     seen: &mut Vec<String>,
 ) -> Result<(), InputProblem> {
@@ -707,7 +734,11 @@ pub(crate) fn requirements_file(
         return Ok(());
     }
     seen.push(rel.to_string());
-    let used = if constraint { "pip install -c" } else { "pip install -r" };
+    let used = match (conda_env, constraint) {
+        (true, _) => "conda environment file's pip: section",
+        (false, true) => "pip install -c",
+        (false, false) => "pip install -r",
+    };
     let Some(text) = cx.read_context(rel, used, off, crate::dockerfile::parse::MAX_BYTES) else {
         return Ok(());
     };
@@ -723,13 +754,23 @@ pub(crate) fn requirements_file(
         }
     };
     let shown = cx.shown(rel);
+    // a conda environment file: its `pip:` section, at the file's own offsets (a file that does
+    // not read was noted by the conda reader)
+    let parsed: std::borrow::Cow<str> = if conda_env {
+        match super::conda::pip_section_text(&text) {
+            Some(t) => t.into(),
+            None => return Ok(()),
+        }
+    } else {
+        (*text).into()
+    };
     // fix sites, when torch is required here: hash-checked files are never edited (a new pin
-    // or index would not match the recorded hashes)
-    let hashed = text.contains("--hash");
+    // or index would not match the recorded hashes), nor is an environment file (YAML)
+    let hashed = conda_env || text.contains("--hash");
     let mut here: Option<(TorchSites, Origin)> = None;
     let mut index_here: Vec<(IndexSite, String)> = Vec::new();
     let (mut companions, mut others_here) = (false, false);
-    for e in requirements::parse(&text) {
+    for e in requirements::parse(&parsed) {
         match e {
             requirements::Entry::Index {
                 primary,
@@ -791,7 +832,18 @@ pub(crate) fn requirements_file(
                     }
                     None => join_path(parent_of(rel), &path),
                 };
-                requirements_file(cx, env, &child, &path, off, inst, constraint || c, depth + 1, seen)?;
+                requirements_file(
+                    cx,
+                    env,
+                    &child,
+                    &path,
+                    off,
+                    inst,
+                    constraint || c,
+                    false,
+                    depth + 1,
+                    seen,
+                )?;
             }
             requirements::Entry::Requirement { text: raw, at, marker } => {
                 if marker.as_deref().is_some_and(requirements::excludes_image) {

@@ -9,6 +9,7 @@ mod container_groups_missing;
 mod container_kfd_missing;
 mod container_seccomp_default;
 mod container_shm_default;
+mod torch_conda_no_rocm;
 mod torch_extra_index_trap;
 mod torch_pypi_cuda_wheel;
 mod torch_unpinned;
@@ -20,6 +21,7 @@ pub use container_groups_missing::ContainerGroupsMissing;
 pub use container_kfd_missing::ContainerKfdMissing;
 pub use container_seccomp_default::ContainerSeccompDefault;
 pub use container_shm_default::ContainerShmDefault;
+pub use torch_conda_no_rocm::TorchCondaNoRocm;
 pub use torch_extra_index_trap::TorchExtraIndexCuda;
 pub use torch_pypi_cuda_wheel::TorchPypiCudaWheel;
 pub use torch_unpinned::TorchUnpinned;
@@ -35,6 +37,7 @@ pub static RULES: &[&dyn Rule] = &[
     &TorchUnpinned,
     &TorchPypiCudaWheel,
     &TorchExtraIndexCuda,
+    &TorchCondaNoRocm,
     &ContainerKfdMissing,
     &ContainerDriMissing,
     &ContainerGroupsMissing,

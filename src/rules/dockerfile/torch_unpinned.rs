@@ -8,7 +8,9 @@ use crate::rules::{Context, Rule};
 declare_rule! {
     /// ## What it checks
     /// A `pip install` / `uv pip install` (or a requirements file it reads) in the final stage
-    /// installs `torch` without `==<version>` (bare `torch`, `torch>=2.4`).
+    /// installs `torch` without `==<version>` (bare `torch`, `torch>=2.4`), or a conda, mamba or
+    /// micromamba install takes `pytorch` without an exact version (`pytorch`, `pytorch>=2`,
+    /// `pytorch=*=*rocm*`).
     ///
     /// ## Why it matters
     /// Each rebuild resolves to whatever is newest on the index that day: a new torch may be
@@ -40,7 +42,21 @@ impl Rule for TorchUnpinned {
 
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let Some(t) = &cx.facts.torch else { return };
-        if !matches!(t.value.from, Some(TorchFrom::PipInstall | TorchFrom::Requirements)) || t.value.version.is_some() {
+        if t.value.version.is_some() {
+            return;
+        }
+        if let (Some(TorchFrom::Conda), Some(c)) = (&t.value.from, &t.value.conda) {
+            // the same for a conda spec (`pytorch`, `pytorch>=2`, `pytorch=*=*rocm*`): no fix
+            // edit, the spec is the user's to pin
+            out.push(
+                Finding::new(&Self::META, "torch is installed without a pinned version", t.origin.clone())
+                    .evidence(format!("{} install {} (no exact version)", c.installer, c.spec))
+                    .why("every rebuild takes the newest torch on the channel, which may be built for another ROCm or lack kernels for your GPU")
+                    .fix("pin it in the spec: `pytorch=<version>` (with a build string if the channel has several builds)"),
+            );
+            return;
+        }
+        if !matches!(t.value.from, Some(TorchFrom::PipInstall | TorchFrom::Requirements)) {
             return;
         }
         // AMD's indexes (distribution.yaml) by channel: their nightly, dev and pre-release

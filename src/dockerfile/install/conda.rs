@@ -1,0 +1,731 @@
+//! conda, mamba and micromamba: `install` / `create` with package specs, `env create` / `env
+//! update` (and `install -f`/`create -f`) with an environment file from the build context, turned
+//! into install facts. Torch is the `pytorch` package (or conda-forge's `pytorch-cpu` /
+//! `pytorch-gpu` meta-packages) with the channels it is searched in, highest priority first:
+//! the spec's own (`conda-forge::pytorch`, `pytorch[channel=…]`), `-c`/`--channel`, then the
+//! file's `channels:`; `--override-channels` (or `nodefaults` in a file) leaves the configured
+//! channels out. An environment file's `pip:` section is what conda hands to pip — the items,
+//! one a line, in a temporary requirements file next to the environment file, installed with
+//! `pip install -U -r` (conda/conda:conda/env/installers/pip.py@72584575) — so it goes through
+//! the pip install facts ([`super::pip`]) exactly as a `RUN pip install -r` would.
+//!
+//! Which channels can have a ROCm build of torch is in [`channel_kind`]; the facts behind it,
+//! each with its source, are in `matrix/research/2026-11-26-conda.md` ([`RESEARCH`]).
+
+use super::pip::pip_install_env;
+use crate::dockerfile::parse::{InputProblem, LineIndex};
+use crate::dockerfile::resolve::{Ctx, Stage};
+use crate::facts::{CondaSource, ContextStatus, Sourced, Span, TorchFacts, TorchFrom};
+
+/// The research note with the sources of the channel facts below.
+pub const RESEARCH: &str = "matrix/research/2026-11-26-conda.md";
+
+/// Channels whose `pytorch` is never a ROCm build. CONFIRMED ([`RESEARCH`]): `pytorch` — PyTorch
+/// documented ROCm as pip-only ("Conda packages are not currently available for ROCM",
+/// pytorch/pytorch.github.io#585; "PyTorch via Anaconda is not supported on ROCm",
+/// pytorch/pytorch.github.io#1096) and stopped publishing there after 2.5
+/// (pytorch/pytorch#138506); `conda-forge` — the feedstock builds `cpu_…` and `cuda…` variants
+/// only (conda-forge/pytorch-cpu-feedstock:recipe/meta.yaml@74dd3d46, a ROCm variant is the
+/// open feedstock issue #198).
+pub const NO_ROCM_CHANNELS: &[&str] = &["pytorch", "conda-forge"];
+
+/// Channels with pytorch builds that no source read here describes (UNCONFIRMED, [`RESEARCH`]):
+/// Anaconda's `defaults` (and its `main`/`free`/`r` parts) and `pytorch-nightly` (whose page
+/// shows a `rocm-6.12` label whose contents were not recorded). A finding about them is info.
+pub const UNCONFIRMED_CHANNELS: &[&str] = &["defaults", "main", "free", "r", "anaconda", "pytorch-nightly"];
+
+/// The conda package names that are torch: `pytorch`, and conda-forge's `pytorch-cpu` /
+/// `pytorch-gpu` meta-packages (recipe/meta.yaml@74dd3d46 outputs).
+const TORCH_NAMES: &[&str] = &["pytorch", "pytorch-cpu", "pytorch-gpu"];
+
+/// What is known about a channel's torch builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelKind {
+    /// Known to have no ROCm build ([`NO_ROCM_CHANNELS`]).
+    NoRocm,
+    /// Has torch builds nobody here has described ([`UNCONFIRMED_CHANNELS`]).
+    Unconfirmed,
+    /// Any other channel (a URL, a personal or organisation channel, a label).
+    Unknown,
+}
+
+/// A channel as written (`conda-forge`, `conda-forge/label/pytorch_rc`,
+/// `https://conda.anaconda.org/pytorch/`, `https://prefix.dev/conda-forge`) → its name on
+/// anaconda.org (or prefix.dev's conda-forge mirror), or None for any other URL.
+pub fn channel_name(ch: &str) -> Option<String> {
+    let ch = ch.trim().trim_end_matches('/');
+    let rest = match ch.split_once("://") {
+        Some((_, r)) => {
+            let (host, path) = r.split_once('/').unwrap_or((r, ""));
+            match host.to_ascii_lowercase().as_str() {
+                "conda.anaconda.org" | "anaconda.org" | "repo.prefix.dev" | "prefix.dev" => path,
+                _ => return None,
+            }
+        }
+        None => ch,
+    };
+    let name = rest.split('/').next().unwrap_or(rest);
+    (!name.is_empty()).then(|| {
+        // `pytorch/label/hip` is not the channel's main label: keep the label so it stays
+        // unknown (only conda-forge's labels come from the same recipe)
+        if name != "conda-forge" && rest.contains("/label/") {
+            rest.to_ascii_lowercase()
+        } else {
+            name.to_ascii_lowercase()
+        }
+    })
+}
+
+/// What is known about the torch builds of a channel as written.
+pub fn channel_kind(ch: &str) -> ChannelKind {
+    match channel_name(ch) {
+        Some(n) if NO_ROCM_CHANNELS.contains(&n.as_str()) => ChannelKind::NoRocm,
+        Some(n) if UNCONFIRMED_CHANNELS.contains(&n.as_str()) => ChannelKind::Unconfirmed,
+        _ => ChannelKind::Unknown,
+    }
+}
+
+/// A conda package spec (MatchSpec), as far as torch needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Spec {
+    /// `conda-forge::pytorch`, `pytorch[channel=conda-forge]`.
+    pub channel: Option<String>,
+    /// The package name, lower case.
+    pub name: String,
+    /// The version part as written (`2.5.1`, `>=2`, `2.5.*`).
+    pub version: Option<String>,
+    /// The build string part (`*rocm*`, `cuda126_mkl*`).
+    pub build: Option<String>,
+}
+
+impl Spec {
+    /// The version when the spec pins one (`=2.5.1`, `==2.5.1`, `2.5.1`): no operator, wildcard,
+    /// range or alternative.
+    pub fn pinned(&self) -> Option<&str> {
+        let v = self
+            .version
+            .as_deref()?
+            .trim_start_matches("==")
+            .trim_start_matches('=');
+        (!v.is_empty() && !v.contains(['*', '<', '>', '!', '~', ',', '|', ' ', '='])).then_some(v)
+    }
+
+    /// The spec is torch.
+    pub fn is_torch(&self) -> bool {
+        TORCH_NAMES.contains(&self.name.as_str())
+    }
+}
+
+/// Parses a MatchSpec: `name`, `name=1.2`, `name==1.2=build`, `name>=1,<2`, `name 1.2 build`,
+/// `channel::name…`, `name[version='>=2', build=*rocm*, channel=x]`, quoted or not. None for
+/// what is no spec (an empty word, a path, a URL).
+pub fn parse_spec(w: &str) -> Option<Spec> {
+    let w = w.trim().trim_matches(|c| c == '"' || c == '\'').trim();
+    if w.is_empty() || w.starts_with(['.', '/', '-']) {
+        return None;
+    }
+    let mut spec = Spec::default();
+    let mut w = w;
+    // `channel::name` (the channel may be a URL: `https://prefix.dev/x::pytorch`)
+    let head = w.find('[').map_or(w, |i| &w[..i]);
+    if let Some(i) = head.rfind("::") {
+        spec.channel = Some(w[..i].to_string());
+        w = &w[i + 2..];
+    }
+    if w.find('[').map_or(w, |i| &w[..i]).contains("://") {
+        return None; // a package URL
+    }
+    // `[key=value, …]`
+    let mut main = w;
+    if let Some(open) = w.find('[') {
+        let close = w.rfind(']')?;
+        if close < open {
+            return None;
+        }
+        main = &w[..open];
+        for kv in w[open + 1..close].split(',') {
+            let Some((k, v)) = kv.split_once('=') else { continue };
+            let v = v.trim().trim_matches(|c| c == '"' || c == '\'').to_string();
+            match k.trim() {
+                "version" => spec.version = Some(v),
+                "build" => spec.build = Some(v),
+                "channel" => spec.channel = Some(v),
+                _ => {}
+            }
+        }
+    }
+    let main = main.trim();
+    let name_end = main
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .unwrap_or(main.len());
+    let name = &main[..name_end];
+    if name.is_empty() || !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    spec.name = name.to_ascii_lowercase();
+    let rest = &main[name_end..];
+    if rest.starts_with(char::is_whitespace) {
+        // `name 1.2 build`
+        let mut parts = rest.split_whitespace();
+        if let Some(v) = parts.next() {
+            spec.version.get_or_insert(v.to_string());
+        }
+        if let Some(b) = parts.next() {
+            spec.build.get_or_insert(b.to_string());
+        }
+    } else if let Some(r) = rest.strip_prefix("==").or_else(|| rest.strip_prefix('=')) {
+        // `name=1.2`, `name==1.2`, `name=1.2=build`, `name=*=*rocm*`
+        let (v, b) = match r.split_once('=') {
+            Some((v, b)) => (v, Some(b)),
+            None => (r, None),
+        };
+        let v = if rest.starts_with("==") {
+            format!("=={v}")
+        } else {
+            v.to_string()
+        };
+        spec.version.get_or_insert(v);
+        if let Some(b) = b.filter(|b| !b.is_empty()) {
+            spec.build.get_or_insert(b.to_string());
+        }
+    } else if rest.starts_with(['<', '>', '!', '~']) {
+        spec.version.get_or_insert(rest.to_string());
+    } else if !rest.is_empty() {
+        return None; // `name/…`, `name:…`: not a spec
+    }
+    Some(spec)
+}
+
+/// The installers, by the command's file name.
+fn installer(w: &str) -> Option<&'static str> {
+    match w.rsplit('/').next().unwrap_or(w) {
+        "conda" => Some("conda"),
+        "mamba" => Some("mamba"),
+        "micromamba" => Some("micromamba"),
+        _ => None,
+    }
+}
+
+/// Options of `install`/`create`/`env create` that take a value (the next word, or `=value`).
+const VALUE_OPTIONS: &[&str] = &[
+    "-n",
+    "--name",
+    "-p",
+    "--prefix",
+    "-c",
+    "--channel",
+    "-f",
+    "--file",
+    "--solver",
+    "--repodata-fn",
+    "--platform",
+    "--subdir",
+    "-r",
+    "--root-prefix",
+    "--rc-file",
+    "--category",
+    "--channel-priority",
+    "--channel-alias",
+    "--log-level",
+];
+
+/// A conda command's parts: what it installs from where.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Command {
+    /// `conda`, `mamba`, `micromamba`.
+    pub installer: &'static str,
+    /// `install`, `create`, `env create`, `env update`.
+    pub action: String,
+    /// `-c` / `--channel`, in order.
+    pub channels: Vec<String>,
+    /// `--override-channels`.
+    pub override_channels: bool,
+    /// Package specs with the index of their word.
+    pub specs: Vec<(usize, String)>,
+    /// Environment files (`env create -f`, `install -f x.yml`), with the index of the word.
+    pub env_files: Vec<(usize, String)>,
+}
+
+/// An environment file rather than a list of specs (`--file specs.txt`).
+fn is_yaml(f: &str) -> bool {
+    let l = f.to_ascii_lowercase();
+    l.ends_with(".yml") || l.ends_with(".yaml")
+}
+
+/// Reads `conda|mamba|micromamba [opts] install|create …` and `… env create|update …` from a
+/// resolved command's words. None for any other command (`conda run`, `conda activate`, …).
+pub fn command(words: &[&str]) -> Option<Command> {
+    let i = words.iter().position(|w| installer(w).is_some())?;
+    let mut cmd = Command {
+        installer: installer(words[i])?,
+        ..Command::default()
+    };
+    let mut j = i + 1;
+    // global options before the subcommand (`micromamba -r /opt/mamba install …`)
+    while j < words.len() && words[j].starts_with('-') {
+        j += if VALUE_OPTIONS.contains(&words[j]) { 2 } else { 1 };
+    }
+    let env = match (words.get(j).copied(), words.get(j + 1).copied()) {
+        (Some("env"), Some(a @ ("create" | "update"))) => {
+            cmd.action = format!("env {a}");
+            j += 2;
+            true
+        }
+        (Some(a @ ("install" | "create")), _) => {
+            cmd.action = a.to_string();
+            j += 1;
+            false
+        }
+        _ => return None,
+    };
+    while j < words.len() {
+        let w = words[j];
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (w, None),
+        };
+        if flag.starts_with('-') && VALUE_OPTIONS.contains(&flag) {
+            let at = if inline.is_some() { j } else { j + 1 };
+            let v = match inline {
+                Some(v) => Some(v),
+                None => {
+                    j += 1;
+                    words.get(j).map(|s| s.to_string())
+                }
+            };
+            match (flag, v) {
+                ("-c" | "--channel", Some(v)) => cmd.channels.push(v),
+                ("-f" | "--file", Some(v)) if env || is_yaml(&v) => cmd.env_files.push((at, v)),
+                _ => {}
+            }
+        } else if flag == "--override-channels" {
+            cmd.override_channels = true;
+        } else if !flag.starts_with('-') && !env {
+            cmd.specs.push((j, w.to_string()));
+        }
+        j += 1;
+    }
+    // `conda env create` without `-f` reads `environment.yml` in the working directory
+    if env && cmd.env_files.is_empty() {
+        cmd.env_files.push((i, "environment.yml".to_string()));
+    }
+    Some(cmd)
+}
+
+/// What an environment file says, with spans of its items (None where an item could not be
+/// placed in the text).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct EnvFile {
+    /// `channels:`, in order (`nodefaults` left out).
+    pub channels: Vec<String>,
+    /// `nodefaults` is among the channels: the configured channels are left out.
+    pub nodefaults: bool,
+    /// Conda specs under `dependencies:`.
+    pub deps: Vec<(String, Option<Span>)>,
+    /// Items of the `pip:` entry of `dependencies:`.
+    pub pip: Vec<(String, Option<Span>)>,
+}
+
+/// An environment file that could not be read: where (1-based line and column) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Line, 1-based.
+    pub line: u32,
+    /// Column, 1-based.
+    pub col: u32,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Where `value` is written as a list item at or after `from` (block `- value` or flow
+/// `[value, …]`, quoted or not): its span (inside quotes) and where to search next.
+fn find_item(text: &str, from: usize, value: &str) -> Option<Span> {
+    if value.is_empty() {
+        return None;
+    }
+    let mut at = from.min(text.len());
+    while let Some(p) = text.get(at..)?.find(value) {
+        let s = at + p;
+        let e = s + value.len();
+        let unquoted = text[..s].trim_end_matches(['"', '\'']);
+        let before = unquoted.trim_end_matches([' ', '\t']);
+        let after = text[e..].trim_start_matches(['"', '\'']);
+        // `- value` (a space after the dash: `pytorch-cpu` holds no item `cpu`), `[value`, `, value`
+        let starts = (before.ends_with('-') && before.len() < unquoted.len()) || before.ends_with(['[', ',']);
+        let ends = after.is_empty() || after.starts_with([' ', '\t', '\n', '\r', ',', ']', '#']);
+        if starts && ends {
+            return Some(Span::new(s, e));
+        }
+        at = e;
+    }
+    None
+}
+
+/// The offset just past a top-level `key:` line (or 0).
+fn key_at(text: &str, key: &str) -> usize {
+    let mut off = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start().trim_start_matches("- ");
+        if t.strip_prefix(key).is_some_and(|r| r.trim_start().starts_with(':')) {
+            return off + line.len() - t.len() + key.len();
+        }
+        off += line.len();
+    }
+    0
+}
+
+/// Reads an environment file (`name`, `channels`, `dependencies` with conda specs and an optional
+/// `pip:` list). A YAML error, or a `channels`/`dependencies` that is not a list, is a
+/// [`Problem`] with its line and column.
+pub fn parse_env(text: &str) -> Result<EnvFile, Problem> {
+    let v: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
+        let (line, col) = e.location().map_or((1, 1), |l| (l.line() as u32, l.column() as u32));
+        Problem {
+            line,
+            col,
+            message: e.to_string().split(" at line ").next().unwrap_or_default().to_string(),
+        }
+    })?;
+    let ix = LineIndex::new(text);
+    let wrong = |key: &str, what: &str| {
+        let (line, col) = ix.pos(text, key_at(text, key).saturating_sub(key.len()));
+        Problem {
+            line,
+            col,
+            message: format!("`{key}` is {what}, expected a list"),
+        }
+    };
+    let mut out = EnvFile::default();
+    let Some(map) = v.as_mapping() else {
+        return match v {
+            serde_yaml::Value::Null => Ok(out),
+            _ => Err(Problem {
+                line: 1,
+                col: 1,
+                message: "expected a mapping with `channels:` and `dependencies:`".into(),
+            }),
+        };
+    };
+    let scalar = |v: &serde_yaml::Value| match v {
+        serde_yaml::Value::String(s) => Some(s.clone()),
+        serde_yaml::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    match map.get("channels") {
+        None | Some(serde_yaml::Value::Null) => {}
+        Some(serde_yaml::Value::Sequence(s)) => {
+            for c in s.iter().filter_map(scalar) {
+                if c == "nodefaults" {
+                    out.nodefaults = true;
+                } else {
+                    out.channels.push(c);
+                }
+            }
+        }
+        Some(_) => return Err(wrong("channels", "not a list")),
+    }
+    match map.get("dependencies") {
+        None | Some(serde_yaml::Value::Null) => {}
+        Some(serde_yaml::Value::Sequence(s)) => {
+            let mut cur = key_at(text, "dependencies");
+            for d in s {
+                if let Some(spec) = scalar(d) {
+                    let sp = find_item(text, cur, &spec);
+                    if let Some(sp) = sp {
+                        cur = sp.end;
+                    }
+                    out.deps.push((spec, sp));
+                } else if let Some(m) = d.as_mapping()
+                    && let Some(p) = m.get("pip")
+                {
+                    let Some(items) = p.as_sequence() else {
+                        return Err(wrong("pip", "not a list"));
+                    };
+                    let mut pc = text.get(cur..).and_then(|t| t.find("pip")).map_or(cur, |p| cur + p + 3);
+                    for it in items.iter().filter_map(scalar) {
+                        let sp = find_item(text, pc, &it);
+                        if let Some(sp) = sp {
+                            pc = sp.end;
+                        }
+                        out.pip.push((it, sp));
+                    }
+                    cur = pc;
+                }
+            }
+        }
+        Some(_) => return Err(wrong("dependencies", "not a list")),
+    }
+    Ok(out)
+}
+
+/// The `pip:` section of an environment file as the requirements file conda writes for it (one
+/// item a line), laid over the file's own offsets: same length, every item at its own span,
+/// everything else blank, so a requirement's span is its place in the environment file. Items
+/// that share a line (a flow list `[a, b]`) are split by turning the byte before each into a
+/// newline; items that could not be placed are left out. None when the file does not read.
+pub fn pip_section_text(text: &str) -> Option<String> {
+    let env = parse_env(text).ok()?;
+    let mut b: Vec<u8> = text.bytes().map(|c| if c == b'\n' { b'\n' } else { b' ' }).collect();
+    let mut last_line_end = 0usize;
+    for (_, sp) in &env.pip {
+        let Some(sp) = sp else { continue };
+        b[sp.start..sp.end].copy_from_slice(&text.as_bytes()[sp.start..sp.end]);
+        if sp.start < last_line_end && sp.start > 0 {
+            b[sp.start - 1] = b'\n';
+        }
+        last_line_end = text[sp.end..].find('\n').map_or(text.len(), |n| sp.end + n);
+    }
+    String::from_utf8(b).ok()
+}
+
+/// A conda, mamba or micromamba command (resolved words with their offsets): torch from its
+/// specs, or from the environment files it names (read from the build context, their `pip:`
+/// sections through pip).
+pub(crate) fn conda_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Result<(), InputProblem> {
+    let words: Vec<&str> = c.iter().map(|(_, w)| w.as_str()).collect();
+    let Some(cmd) = command(&words) else {
+        return Ok(());
+    };
+    for (i, w) in &cmd.specs {
+        let Some(spec) = parse_spec(w) else { continue };
+        if !spec.is_torch() {
+            continue;
+        }
+        let channels: Vec<String> = spec.channel.iter().chain(&cmd.channels).cloned().collect();
+        st.torch = Some(Sourced::new(
+            conda_torch(cmd.installer, w, &spec, channels, cmd.override_channels),
+            cx.origin_len(c[*i].0, w.len()),
+        ));
+    }
+    for (i, f) in &cmd.env_files {
+        env_file(cx, st, &cmd, f, c[*i].0)?;
+    }
+    Ok(())
+}
+
+fn conda_torch(installer: &str, written: &str, spec: &Spec, channels: Vec<String>, over: bool) -> TorchFacts {
+    TorchFacts {
+        version: spec.pinned().map(String::from),
+        from: Some(TorchFrom::Conda),
+        conda: Some(CondaSource {
+            installer: installer.to_string(),
+            spec: written.trim_matches(|c| c == '"' || c == '\'').to_string(),
+            channels,
+            override_channels: over,
+            build: spec.build.clone(),
+        }),
+        ..TorchFacts::default()
+    }
+}
+
+/// An environment file named by a conda command: torch from its `dependencies` (channels: the
+/// spec's, the command's `-c`, the file's), then its `pip:` section through pip. One that does
+/// not read is a located note (`file:line:col`), never an error: the other findings stand.
+fn env_file(cx: &Ctx, st: &mut Stage, cmd: &Command, file: &str, off: usize) -> Result<(), InputProblem> {
+    if cx.opts.context.is_none() {
+        return Ok(());
+    }
+    let used = format!("{} {}", cmd.installer, cmd.action);
+    let rel = cx.locate(st, file);
+    let Some(text) = cx.read_context(&rel, &used, off, crate::dockerfile::parse::MAX_BYTES) else {
+        return Ok(());
+    };
+    cx.charge(text.len(), off, &format!("{used} -f {file}"))?;
+    let env = match parse_env(&text) {
+        Ok(e) => e,
+        Err(p) => {
+            cx.record(
+                &rel,
+                &used,
+                ContextStatus::Unreadable(format!(
+                    "{}:{}: {} (expected a conda environment file: YAML)",
+                    p.line, p.col, p.message
+                )),
+                off,
+            );
+            return Ok(());
+        }
+    };
+    let shown = cx.shown(&rel);
+    for (w, sp) in &env.deps {
+        let Some(spec) = parse_spec(w) else { continue };
+        if !spec.is_torch() {
+            continue;
+        }
+        let channels: Vec<String> = spec
+            .channel
+            .iter()
+            .chain(&cmd.channels)
+            .chain(&env.channels)
+            .cloned()
+            .collect();
+        let origin = cx.file_origin(&shown, &text, sp.unwrap_or(Span::new(0, 0)));
+        st.torch = Some(Sourced::new(
+            conda_torch(
+                cmd.installer,
+                w,
+                &spec,
+                channels,
+                cmd.override_channels || env.nodefaults,
+            ),
+            origin,
+        ));
+    }
+    if !env.pip.is_empty() {
+        pip_install_env(cx, st, off, file)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(w: &str) -> Spec {
+        parse_spec(w).unwrap_or_else(|| panic!("{w} is a spec"))
+    }
+
+    #[test]
+    fn specs_in_every_form() {
+        let s = spec("pytorch");
+        assert_eq!((s.name.as_str(), s.version, s.build), ("pytorch", None, None));
+        let s = spec("pytorch=2.5.1");
+        assert_eq!((s.version.as_deref(), s.pinned()), (Some("2.5.1"), Some("2.5.1")));
+        let s = spec("pytorch==2.5.1=*rocm*");
+        assert_eq!(s.pinned(), Some("2.5.1"));
+        assert_eq!(s.build.as_deref(), Some("*rocm*"));
+        let s = spec("\"pytorch>=2\"");
+        assert_eq!((s.version.as_deref(), s.pinned()), (Some(">=2"), None));
+        let s = spec("pytorch=*=*rocm*");
+        assert_eq!((s.pinned(), s.build.as_deref()), (None, Some("*rocm*")));
+        let s = spec("conda-forge::pytorch=2.5");
+        assert_eq!((s.channel.as_deref(), s.pinned()), (Some("conda-forge"), Some("2.5")));
+        let s = spec("'pytorch 2.5.1 cuda126_mkl*'");
+        assert_eq!((s.pinned(), s.build.as_deref()), (Some("2.5.1"), Some("cuda126_mkl*")));
+        let s = spec("pytorch[version='>=2.4', build=*rocm*, channel=https://prefix.dev/rock-the-conda]");
+        assert_eq!(s.version.as_deref(), Some(">=2.4"));
+        assert_eq!(s.build.as_deref(), Some("*rocm*"));
+        assert_eq!(s.channel.as_deref(), Some("https://prefix.dev/rock-the-conda"));
+        let s = spec("https://prefix.dev/rock-the-conda::pytorch=*=*rocm*");
+        assert_eq!(s.channel.as_deref(), Some("https://prefix.dev/rock-the-conda"));
+        assert!(spec("pytorch-gpu").is_torch() && !spec("pytorch-cuda=12.1").is_torch());
+        assert!(!spec("torchvision").is_torch());
+        for not in ["", "./env.yml", "https://x/y.conda", "-y", "name/path"] {
+            assert_eq!(parse_spec(not), None, "{not}");
+        }
+    }
+
+    #[test]
+    fn channels_by_what_is_known() {
+        use ChannelKind::*;
+        for (ch, k) in [
+            ("pytorch", NoRocm),
+            ("conda-forge", NoRocm),
+            ("conda-forge/label/pytorch_rc", NoRocm),
+            ("https://conda.anaconda.org/conda-forge/", NoRocm),
+            ("https://prefix.dev/conda-forge", NoRocm),
+            ("https://conda.anaconda.org/pytorch", NoRocm),
+            ("pytorch/label/hip", Unknown),
+            ("defaults", Unconfirmed),
+            ("pytorch-nightly", Unconfirmed),
+            ("https://prefix.dev/rock-the-conda", Unknown),
+            ("https://example.org/channel", Unknown),
+            ("nvidia", Unknown),
+        ] {
+            assert_eq!(channel_kind(ch), k, "{ch}");
+        }
+    }
+
+    fn cmd(s: &str) -> Option<Command> {
+        command(&s.split_whitespace().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn commands_of_each_installer() {
+        let c = cmd("conda install -y -c pytorch -c nvidia pytorch=2.5.1 pytorch-cuda=12.4").unwrap();
+        assert_eq!(c.installer, "conda");
+        assert_eq!(c.channels, ["pytorch", "nvidia"]);
+        assert_eq!(
+            c.specs.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>(),
+            ["pytorch=2.5.1", "pytorch-cuda=12.4"]
+        );
+        let c =
+            cmd("/opt/conda/bin/conda create -n py312 --override-channels --channel=conda-forge python=3.12 pytorch")
+                .unwrap();
+        assert!(c.override_channels);
+        assert_eq!(
+            (c.action.as_str(), c.channels.as_slice()),
+            ("create", &["conda-forge".to_string()][..])
+        );
+        assert_eq!(c.specs.len(), 2);
+        let c = cmd("micromamba -r /opt/mamba install -y -n base -f /tmp/env.yaml").unwrap();
+        assert_eq!(
+            (c.installer, c.env_files[0].1.as_str()),
+            ("micromamba", "/tmp/env.yaml")
+        );
+        assert!(c.specs.is_empty());
+        let c = cmd("mamba env update -n base --file environment.yml --prune").unwrap();
+        assert_eq!(
+            (c.action.as_str(), c.env_files[0].1.as_str()),
+            ("env update", "environment.yml")
+        );
+        let c = cmd("conda env create").unwrap();
+        assert_eq!(c.env_files[0].1, "environment.yml");
+        // a spec list file is not an environment file
+        assert!(cmd("conda install --file specs.txt").unwrap().env_files.is_empty());
+        for not in [
+            "conda run -n x pip install torch",
+            "conda activate x",
+            "conda clean -afy",
+            "pip install conda",
+        ] {
+            assert_eq!(cmd(not), None, "{not}");
+        }
+    }
+
+    const ENV: &str = "name: rocm\nchannels:\n  - conda-forge\n  - nodefaults\ndependencies:\n  - python=3.11\n  - \"pytorch>=2\"\n  - pip\n  - pip:\n    - --index-url https://download.pytorch.org/whl/rocm6.2\n    - torch==2.5.1\n";
+
+    #[test]
+    fn environment_files_with_spans() {
+        let e = parse_env(ENV).unwrap();
+        assert_eq!(e.channels, ["conda-forge"]);
+        assert!(e.nodefaults);
+        let (w, sp) = &e.deps[1];
+        assert_eq!(w, "pytorch>=2");
+        let sp = sp.unwrap();
+        assert_eq!(&ENV[sp.start..sp.end], "pytorch>=2");
+        assert_eq!(e.deps[2].0, "pip"); // the `pip` package, not the section
+        let (w, sp) = &e.pip[1];
+        assert_eq!(w, "torch==2.5.1");
+        assert_eq!(&ENV[sp.unwrap().start..sp.unwrap().end], "torch==2.5.1");
+    }
+
+    #[test]
+    fn pip_section_keeps_the_file_offsets() {
+        let t = pip_section_text(ENV).unwrap();
+        assert_eq!(t.len(), ENV.len());
+        assert_eq!(t.matches('\n').count(), ENV.matches('\n').count());
+        let lines: Vec<&str> = t.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        assert_eq!(
+            lines,
+            ["--index-url https://download.pytorch.org/whl/rocm6.2", "torch==2.5.1"]
+        );
+        // a flow list: one item a line
+        let flow = "dependencies:\n  - pip:  [torch==2.5.1, numpy]\n";
+        let t = pip_section_text(flow).unwrap();
+        let lines: Vec<&str> = t.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines, ["torch==2.5.1", "numpy"]);
+    }
+
+    #[test]
+    fn bad_environment_files_are_located_problems() {
+        let p = parse_env("channels:\n  - conda-forge\ndependencies:\n  - pytorch\n   - bad: [\n").unwrap_err();
+        assert!(p.line >= 4, "{p:?}");
+        let p = parse_env("channels: conda-forge\ndependencies: []\n").unwrap_err();
+        assert_eq!((p.line, p.col), (1, 1));
+        assert!(p.message.contains("`channels`"), "{}", p.message);
+        let p = parse_env("name: x\ndependencies:\n  - pip:\n      torch: 1\n").unwrap_err();
+        assert!(p.message.contains("`pip`"), "{}", p.message);
+        assert_eq!(parse_env("").unwrap(), EnvFile::default());
+    }
+}
