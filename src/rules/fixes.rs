@@ -48,8 +48,9 @@ impl Context<'_> {
         let t = &self.facts.torch.as_ref()?.value;
         let sites = t.sites.as_ref()?;
         // a requirements file's sites carry its path (none for a file a `COPY <<EOF` heredoc
-        // writes: its body is in the checked file); the command line's are the checked file's
-        let in_file = t.from == Some(TorchFrom::Requirements) && sites.own_line;
+        // writes: its body is in the checked file), a uv project's its pyproject.toml; the command
+        // line's are the checked file's
+        let in_file = t.from == Some(TorchFrom::Requirements) && (sites.own_line || sites.pyproject);
         if t.from != Some(TorchFrom::PipInstall) && !in_file {
             return None;
         }
