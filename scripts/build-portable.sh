@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Portable Linux release binaries at a glibc 2.17 baseline, packed as
+# Portable Linux release binaries (x86_64 statically linked; aarch64 at a glibc 2.17 baseline), packed as
 #   DIST/rocmcheck-VERSION-ARCH-unknown-linux-gnu.tar.gz (+ .sha256)
 # each holding the binary, README.md, completions/ (bash zsh fish powershell elvish) and man/,
 # and the bare binary DIST/rocmcheck-ARCH-unknown-linux-gnu (+ .sha256).
 #
-# The binary is the one in the manylinux2014 wheel (scripts/build-wheel.sh: maturin --zig, which
-# links through cargo-zigbuild's zig wrapper at glibc 2.17, stripped): one release build serves
+# The binary is the one in the manylinux2014 wheel (scripts/build-wheel.sh: x86_64 statically
+# linked; aarch64 through maturin --zig at glibc 2.17; stripped): one release build serves
 # the wheel and the tarball, instead of two cold builds with different linker wrappers (cargo
 # would rebuild every crate that compiles C, ring included, and all that depend on them).
 #
@@ -35,7 +35,7 @@ PYEOF
 binary_for() { # ARCH -> path of its portable binary (cargo makes the rebuild a no-op)
     local arch=$1 dir="$TARGET_DIR/portable/$1-unknown-linux-gnu" whl
     mkdir -p "$dir"
-    echo "scripts/build-wheel.sh $arch (maturin --zig, manylinux2014)" >&2
+    echo "scripts/build-wheel.sh $arch (maturin, manylinux2014)" >&2
     whl="$(scripts/build-wheel.sh "$arch" | tail -1)"
     extract "$whl" "$dir/rocmcheck"
     printf '%s\n' "$dir/rocmcheck"

@@ -1,5 +1,6 @@
-//! Packaging, for real: the portable release binary (glibc 2.17: the wheel's binary), the
-//! manylinux2014 wheel (maturin + zig), the wheel installed by pip in a Debian container with
+//! Packaging, for real: the portable release binary (the wheel's binary: on x86_64 statically
+//! linked, glibc included, at a fixed address; aarch64 is built with zig at glibc 2.17), the
+//! manylinux2014 wheel (maturin), the wheel installed by pip in a Debian container with
 //! Python and no Rust, the devcontainer Feature's `install.sh` in a container, and the minimal
 //! container image (`dockerfiles/rocmcheck.Dockerfile`, here on a base made from Debian's packages)
 //! linting a Dockerfile from stdin.
@@ -81,33 +82,66 @@ fn glibc_versions(file: &Path) -> Vec<(u32, u32)> {
     v
 }
 
-fn assert_glibc_at_most_2_17(file: &Path) {
-    let v = glibc_versions(file);
+/// `readelf ARGS FILE`'s output.
+fn readelf(args: &[&str], file: &Path) -> String {
+    let o = Command::new("readelf")
+        .args(args)
+        .arg(file)
+        .output()
+        .expect("readelf (binutils) is needed to read the binary's headers");
+    assert!(o.status.success(), "readelf {args:?} {} failed", file.display());
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The x86_64 release binary (scripts/build-wheel.sh): statically linked (no program
+/// interpreter, no shared library needed, no GLIBC_ symbol version to meet) and at a fixed
+/// address (an `EXEC`, not a static PIE: no relocations to apply at start).
+fn assert_static_fixed_address(file: &Path) {
+    let headers = readelf(&["-lW"], file);
     assert!(
-        !v.is_empty(),
-        "{}: no GLIBC_ symbol versions at all (not a glibc binary?)",
+        !headers.contains("INTERP"),
+        "{} has a program interpreter (dynamically linked):\n{headers}",
         file.display()
     );
-    let newest = *v.last().unwrap();
+    let dynamic = readelf(&["-dW"], file);
     assert!(
-        newest <= (2, 17),
-        "{} needs GLIBC_{}.{} (all: {v:?}); the baseline is 2.17",
-        file.display(),
-        newest.0,
-        newest.1
+        !dynamic.contains("(NEEDED)"),
+        "{} needs shared libraries:\n{dynamic}",
+        file.display()
+    );
+    let elf = readelf(&["-hW"], file);
+    assert!(
+        elf.lines()
+            .any(|l| l.trim_start().starts_with("Type:") && l.contains("EXEC")),
+        "{} is not a fixed-address executable:\n{elf}",
+        file.display()
+    );
+    assert!(
+        glibc_versions_or_none(file).is_empty(),
+        "{} has GLIBC_ symbol versions",
+        file.display()
     );
 }
 
+/// [`glibc_versions`], or none for a file without a dynamic symbol table.
+fn glibc_versions_or_none(file: &Path) -> Vec<(u32, u32)> {
+    let o = Command::new("objdump").arg("-T").arg(file).output().expect("objdump");
+    if !o.status.success() {
+        return Vec::new();
+    }
+    glibc_versions(file)
+}
+
 #[test]
-fn the_portable_binary_needs_at_most_glibc_2_17() {
+fn the_portable_binary_is_static_at_a_fixed_address() {
     let _g = serial();
     let bin = dist().join(format!("rocmcheck-{TRIPLE}"));
-    assert_glibc_at_most_2_17(&bin);
-    // the host build, for contrast, is allowed anything: the check must be able to fail
+    assert_static_fixed_address(&bin);
+    // the host build, for contrast, is dynamically linked: the check must be able to fail
     let host = target_dir().join("debug/rocmcheck");
     if host.is_file() {
-        let v = glibc_versions(&host);
-        assert!(!v.is_empty());
+        assert!(!glibc_versions(&host).is_empty());
+        assert!(readelf(&["-lW"], &host).contains("INTERP"));
     }
     // it runs, and the tarball carries binary, completions, man pages, and a matching checksum
     let o = Command::new(&bin).arg("--version").output().unwrap();
@@ -144,7 +178,7 @@ fn the_portable_binary_needs_at_most_glibc_2_17() {
 }
 
 #[test]
-fn the_wheel_is_manylinux2014_and_carries_a_glibc_2_17_binary() {
+fn the_wheel_is_manylinux2014_and_carries_a_static_binary() {
     let _g = serial();
     let whl = wheel();
     let name = whl.file_name().unwrap().to_string_lossy().into_owned();
@@ -179,7 +213,7 @@ fn the_wheel_is_manylinux2014_and_carries_a_glibc_2_17_binary() {
         assert!(meta.contains(want), "METADATA lacks {want:?}");
     }
     let bin = tmp.path().join(format!("rocmcheck-{version}.data/scripts/rocmcheck"));
-    assert_glibc_at_most_2_17(&bin);
+    assert_static_fixed_address(&bin);
 }
 
 // ---------------------------------------------------------------- containers
