@@ -292,15 +292,7 @@ fn fixes_edit_the_requirements_file() {
     let docker = dir.path().join("Dockerfile");
     let dockerfile = "FROM rocm/dev-ubuntu-22.04:6.4.1-complete\nCOPY requirements-rocm.txt /tmp/reqs.txt\nRUN pip install -r /tmp/reqs.txt\n";
     std::fs::write(&docker, dockerfile).unwrap();
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
-            .arg("lint")
-            .args(args)
-            .arg(&docker)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| lint_file(&docker, args);
     // torch alone with the ROCm index as an extra: RC405's safe fix makes it the index
     std::fs::write(
         &req,
@@ -345,6 +337,17 @@ fn fixes_edit_the_requirements_file() {
     // a hash-checked file is never edited
     let f = corpus("pip-compile-hashes", &[]);
     assert!(f.torch.unwrap().value.sites.is_none());
+}
+
+/// `rocmcheck lint ARGS DOCKERFILE`, without colour.
+fn lint_file(docker: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .arg("lint")
+        .args(args)
+        .arg(docker)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
 }
 
 fn facts_of(text: &str) -> Facts {
@@ -815,15 +818,7 @@ fn a_heredoc_body_is_expanded_by_buildkit_then_by_pip() {
 fn fixes_edit_a_heredoc_body_in_the_dockerfile_and_a_pin_where_its_variable_is_set() {
     let dir = tempfile::tempdir().unwrap();
     let docker = dir.path().join("Dockerfile");
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
-            .arg("lint")
-            .args(args)
-            .arg(&docker)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| lint_file(&docker, args);
     // RC405's safe fix, in the body of a `<<-` heredoc: its tabs stay
     std::fs::write(
         &docker,
