@@ -784,6 +784,36 @@ fn uv_project_fix_lines_name_pyproject_not_pip() {
             "in pyproject.toml: `torch==2.6.0` from a `[[tool.uv.index]]` at {ROCM624} that `[tool.uv.sources]` names for torch"
         )
     );
+    // RC403, torch unpinned: the example pin is the one the pip command names for the same index
+    let rc403 = |dir: &Path| -> String {
+        let f = json_findings(dir)
+            .into_iter()
+            .find(|f| f["code"] == "RC403")
+            .expect("RC403");
+        f["fix"].as_str().unwrap().to_string()
+    };
+    let rocm64 = "https://download.pytorch.org/whl/rocm6.4";
+    std::fs::write(
+        line.path().join("Dockerfile"),
+        format!("FROM rocm/dev-ubuntu-24.04:6.2.4\nRUN pip install torch --index-url {rocm64}\n"),
+    )
+    .unwrap();
+    let pip = rc403(line.path());
+    let pin = pip
+        .split("`pip install torch==")
+        .nth(1)
+        .and_then(|r| r.strip_suffix(&format!(" --index-url {rocm64}`")))
+        .unwrap_or_else(|| panic!("{pip}"));
+    let d = uv_case("rocm-index");
+    let p = d.path().join("pyproject.toml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, text.replace("\"torch==2.6.0+rocm6.4\",", "\"torch\",")).unwrap();
+    assert_eq!(
+        rc403(d.path()),
+        format!(
+            "pin torch (and torchvision/torchaudio) with ==<version>, e.g. in pyproject.toml: `torch=={pin}` from the `[[tool.uv.index]]` at {rocm64}"
+        )
+    );
 }
 
 /// `uv pip install -r pyproject.toml` and `uv pip install .` read the project as `uv sync` does
