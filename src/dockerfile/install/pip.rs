@@ -356,10 +356,11 @@ fn pip_install_with(
     // torch is a uv project's (`uv pip install -r pyproject.toml`, `uv pip install .`)
     let uv_project =
         from == TorchFrom::Requirements && inst.uv_project.is_some() && inst.uv_project == inst.torch_origin;
-    // a requirements file's sites hold when the indexes in effect are all its own
+    // a requirements file's sites hold when the indexes in effect are all its own (a project's
+    // while torch is still the project's: a file read after it may require torch too)
     let mut no_fix = None;
     let sites = match file_sites {
-        Some((s, urls)) if from == TorchFrom::Requirements => {
+        Some((s, urls)) if from == TorchFrom::Requirements && (uv_project || !s.pyproject) => {
             if urls == index {
                 Some(s)
             } else {
