@@ -131,6 +131,16 @@ pub struct UvLock {
     pub no_fix: Option<String>,
 }
 
+/// Torch required by a uv project's `pyproject.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct UvProject {
+    /// Why no fix edits `pyproject.toml` although torch is written there plainly: the command
+    /// (or its environment) names indexes beside the project's own, and which of them torch
+    /// comes from is not the project's to say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_fix: Option<String>,
+}
+
 /// One index flag on a pip command line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IndexSite {
@@ -394,6 +404,11 @@ pub struct TorchFacts {
     /// The `uv.lock` that pins this torch (`uv sync` / `uv run`), lint only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uv_lock: Option<UvLock>,
+    /// Torch is a dependency of a uv project (`uv sync`, `uv run`, `uv pip install -r
+    /// pyproject.toml`, `uv pip install <project>`): a `fix:` line says what to change in its
+    /// `pyproject.toml`, not a pip command (lint only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uv_project: Option<UvProject>,
     /// The HIP runtime the imported torch loaded (`libamdhip64` in `/proc/self/maps` after
     /// `import torch`), env only.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -696,3 +696,198 @@ fn uv_lock_only_finding_gets_no_edit() {
         assert_eq!(&std::fs::read(d.path().join(f)).unwrap(), b, "{f} changed");
     }
 }
+
+/// The one RC101 finding of `lint --format json` in `dir`.
+fn rc101_in(dir: &Path) -> serde_json::Value {
+    let mut found: Vec<_> = json_findings(dir)
+        .into_iter()
+        .filter(|f| f["code"] == "RC101")
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    found.remove(0)
+}
+
+/// The index that carries torch 2.6.0 for the uv-fix fixtures' base image (the RC101 fix's).
+const ROCM624: &str = "https://download.pytorch.org/whl/rocm6.2.4";
+
+/// Issue 26: the `fix:` line of a torch finding whose torch a uv project requires says what to
+/// set in its pyproject.toml (the release and index the pip command names for a Dockerfile
+/// line), with `uv lock` after it when a lock in the context pins torch; a Dockerfile line keeps
+/// the pip command.
+#[test]
+fn uv_project_fix_lines_name_pyproject_not_pip() {
+    let line = tempfile::tempdir().unwrap();
+    std::fs::write(
+        line.path().join("Dockerfile"),
+        "FROM rocm/dev-ubuntu-24.04:6.2.4\nRUN pip install torch==2.6.0+rocm6.4 --index-url https://download.pytorch.org/whl/rocm6.4\n",
+    )
+    .unwrap();
+    assert_eq!(
+        rc101_in(line.path())["fix"],
+        format!("pip install torch==2.6.0 --index-url {ROCM624}")
+    );
+    // `uv sync`, no lock in the context: the project's index changes
+    assert_eq!(
+        rc101_in(uv_case("rocm-index").path())["fix"],
+        format!("in pyproject.toml: `torch==2.6.0` from the `[[tool.uv.index]]` at {ROCM624}")
+    );
+    // `uv sync --frozen`: the lock must follow
+    assert_eq!(
+        rc101_in(uv_case("frozen").path())["fix"],
+        format!("in pyproject.toml: `torch==2.6.0` from the `[[tool.uv.index]]` at {ROCM624} (then `uv lock`)")
+    );
+    // torch only in the lock: pyproject.toml has no index for it yet; the reason there is no
+    // fix follows (it says `uv lock` itself)
+    let fix = rc101_in(uv_case("lock-only").path())["fix"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        fix.starts_with(&format!(
+            "in pyproject.toml: `torch==2.6.0` from a `[[tool.uv.index]]` at {ROCM624} that `[tool.uv.sources]` names for torch; no automatic fix: uv.lock is never edited"
+        )),
+        "{fix}"
+    );
+    assert!(
+        !fix.contains("pip install") && !fix.contains("(then `uv lock`)"),
+        "{fix}"
+    );
+    // RC404, torch from PyPI: a project without any index is told to add one with its source;
+    // the Dockerfile line still gets the pip command, with the same release and index
+    let rc404 = |dir: &Path| -> String {
+        let f = json_findings(dir)
+            .into_iter()
+            .find(|f| f["code"] == "RC404")
+            .expect("RC404");
+        f["fix"].as_str().unwrap().to_string()
+    };
+    let pypi = tempfile::tempdir().unwrap();
+    std::fs::write(
+        pypi.path().join("Dockerfile"),
+        "FROM rocm/dev-ubuntu-24.04:6.2.4\nRUN pip install torch==2.6.0\n",
+    )
+    .unwrap();
+    assert_eq!(
+        rc404(pypi.path()),
+        format!("install from the ROCm index: pip install torch==2.6.0 --index-url {ROCM624}")
+    );
+    let d = uv_case("rocm-index");
+    // uv's project layout (docs.astral.sh/uv/concepts/projects/layout) with torch from PyPI
+    std::fs::write(
+        d.path().join("pyproject.toml"),
+        "[project]\nname = \"voice-lab\"\nversion = \"0.3.0\"\nrequires-python = \">=3.12\"\ndependencies = [\"torch==2.6.0\"]\n",
+    )
+    .unwrap();
+    assert_eq!(
+        rc404(d.path()),
+        format!(
+            "in pyproject.toml: `torch==2.6.0` from a `[[tool.uv.index]]` at {ROCM624} that `[tool.uv.sources]` names for torch"
+        )
+    );
+    // RC403, torch unpinned: the example pin is the one the pip command names for the same index
+    let rc403 = |dir: &Path| -> String {
+        let f = json_findings(dir)
+            .into_iter()
+            .find(|f| f["code"] == "RC403")
+            .expect("RC403");
+        f["fix"].as_str().unwrap().to_string()
+    };
+    let rocm64 = "https://download.pytorch.org/whl/rocm6.4";
+    std::fs::write(
+        line.path().join("Dockerfile"),
+        format!("FROM rocm/dev-ubuntu-24.04:6.2.4\nRUN pip install torch --index-url {rocm64}\n"),
+    )
+    .unwrap();
+    let pip = rc403(line.path());
+    let pin = pip
+        .split("`pip install torch==")
+        .nth(1)
+        .and_then(|r| r.strip_suffix(&format!(" --index-url {rocm64}`")))
+        .unwrap_or_else(|| panic!("{pip}"));
+    let d = uv_case("rocm-index");
+    let p = d.path().join("pyproject.toml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, text.replace("\"torch==2.6.0+rocm6.4\",", "\"torch\",")).unwrap();
+    assert_eq!(
+        rc403(d.path()),
+        format!(
+            "pin torch (and torchvision/torchaudio) with ==<version>, e.g. in pyproject.toml: `torch=={pin}` from the `[[tool.uv.index]]` at {rocm64}"
+        )
+    );
+}
+
+/// `uv pip install -r pyproject.toml` and `uv pip install .` read the project as `uv sync` does
+/// and get its fix in pyproject.toml; with an index of the command's own beside the project's,
+/// which one torch comes from is not the project's to say: no fix, and the `fix:` line says why.
+/// pip, which reads no `[tool.uv]` table, gets no pyproject fix and keeps the pip command.
+#[test]
+fn uv_pip_install_of_the_project_gets_the_pyproject_fix() {
+    let uv_fix = format!("in pyproject.toml: `torch==2.6.0` from the `[[tool.uv.index]]` at {ROCM624}");
+    let with = |run: &str| -> tempfile::TempDir {
+        let d = uv_case("rocm-index");
+        let p = d.path().join("Dockerfile");
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.contains("RUN uv sync --no-install-project\n"));
+        std::fs::write(&p, text.replace("RUN uv sync --no-install-project", run)).unwrap();
+        d
+    };
+    for run in [
+        "RUN uv pip install --system -r pyproject.toml",
+        "RUN uv pip install --system .",
+        "RUN uv pip install --system -e .",
+    ] {
+        let d = with(run);
+        let orig = std::fs::read_to_string(d.path().join("pyproject.toml")).unwrap();
+        let docker = std::fs::read_to_string(d.path().join("Dockerfile")).unwrap();
+        let f = rc101_in(d.path());
+        assert_eq!(f["fix"], uv_fix.as_str(), "{run}");
+        assert_eq!(f["autofix"]["applicability"], "safe", "{run}: {f:#}");
+        assert!(
+            f["autofix"]["edits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|e| e["path"] == "pyproject.toml"),
+            "{run}: {f:#}"
+        );
+        let (_, _, err) = lint_in(d.path(), &["--fix"]);
+        assert!(err.contains("fixed pyproject.toml: RC101"), "{run}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("pyproject.toml")).unwrap(),
+            rc101_fixed_pyproject(&orig),
+            "{run}"
+        );
+        assert_eq!(std::fs::read_to_string(d.path().join("Dockerfile")).unwrap(), docker);
+        let left = json_findings(d.path());
+        assert!(left.iter().all(|f| f["code"] != "RC101"), "{run}: {left:#?}");
+    }
+    // the command names an index beside the project's: no edit anywhere, and why
+    for run in [
+        "RUN uv pip install --system --index-url https://pypi.org/simple -r pyproject.toml",
+        "RUN uv pip install --system . --extra-index-url https://pypi.org/simple",
+    ] {
+        let d = with(run);
+        let before = std::fs::read(d.path().join("pyproject.toml")).unwrap();
+        let f = rc101_in(d.path());
+        assert!(f["autofix"].is_null(), "{run}: {f:#}");
+        assert_eq!(
+            f["fix"],
+            format!(
+                "{uv_fix}; no automatic fix: the command names the index https://pypi.org/simple beside pyproject.toml's `[[tool.uv.index]]`: change the two together"
+            )
+            .as_str(),
+            "{run}"
+        );
+        let (_, _, err) = lint_in(d.path(), &["--fix"]);
+        assert!(err.contains("fixed 0 findings in 0 files"), "{run}: {err}");
+        assert_eq!(std::fs::read(d.path().join("pyproject.toml")).unwrap(), before);
+    }
+    // pip: the pin without the project's index, no pyproject fix, the pip command
+    let d = with("RUN pip install .");
+    let f = rc101_in(d.path());
+    assert!(f["autofix"].is_null(), "{f:#}");
+    assert_eq!(
+        f["fix"],
+        format!("pip install torch==2.6.0 --index-url {ROCM624}").as_str()
+    );
+}

@@ -173,10 +173,17 @@ pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
 
 /// Torch pinned by a uv project's `uv.lock`, which a fix never edits: a fix of the project's
 /// `pyproject.toml` says that the lock must follow (`uv lock`), and a torch finding with no fix
-/// says why there is none.
+/// says why there is none (the lock's reason, or the project's: the command names indexes beside
+/// its own).
 fn uv_lock_notes(facts: &Facts, out: &mut [Finding]) {
     let Some(t) = &facts.torch else { return };
-    let Some(l) = &t.value.uv_lock else { return };
+    let lock = t.value.uv_lock.as_ref();
+    let no_fix = lock
+        .and_then(|l| l.no_fix.as_ref())
+        .or_else(|| t.value.uv_project.as_ref()?.no_fix.as_ref());
+    if lock.is_none() && no_fix.is_none() {
+        return;
+    }
     let project = t.value.sites.as_ref().and_then(|s| s.path.as_deref());
     // the rules whose fixes edit the torch install
     let torch_fixes = [
@@ -189,6 +196,7 @@ fn uv_lock_notes(facts: &Facts, out: &mut [Finding]) {
     for f in out.iter_mut() {
         match &mut f.autofix {
             Some(x) if project.is_some_and(|p| x.edits.iter().any(|e| e.path == p)) => {
+                let Some(l) = lock else { continue };
                 x.note = Some(match &l.decides {
                     Some(cmd) => format!(
                         "{} must be regenerated (`uv lock`) for this fix to take effect: the image installs with `{cmd}`, which {}; run `uv lock` after the fix and commit the lock",
@@ -206,7 +214,7 @@ fn uv_lock_notes(facts: &Facts, out: &mut [Finding]) {
                 });
             }
             None if torch_fixes.contains(&f.code) => {
-                if let Some(why) = &l.no_fix {
+                if let Some(why) = no_fix {
                     f.fix = Some(match f.fix.take() {
                         Some(fix) => format!("{fix}; {why}"),
                         None => why.clone(),
@@ -219,6 +227,37 @@ fn uv_lock_notes(facts: &Facts, out: &mut [Finding]) {
 }
 
 impl Context<'_> {
+    /// For torch from a uv project (`uv sync`, `uv run`, `uv pip install -r pyproject.toml`,
+    /// `uv pip install <project>`), how a `fix:` line says "torch `version` from `url`": what to
+    /// set in `pyproject.toml`, with `uv lock` after it when a lock in the build context pins
+    /// torch (and its own no-fix reason does not already say so). None for any other install:
+    /// its rule words it as a pip command.
+    pub(crate) fn uv_torch_hint(&self, version: &str, url: &str) -> Option<String> {
+        let t = &self.facts.torch.as_ref()?.value;
+        if t.uv_project.is_none() && t.uv_lock.is_none() {
+            return None;
+        }
+        // an index the project already takes torch from: its url changes; none (PyPI, or a lock
+        // whose torch pyproject.toml does not route): one is added, with the source that routes
+        // torch to it
+        let pypi = |u: &String| u.trim_end_matches('/') == "https://pypi.org/simple";
+        let routed = match (&t.uv_lock, &t.sites) {
+            (Some(_), None) => false,
+            _ => t.index_urls.iter().any(|u| !pypi(u)),
+        };
+        let index = if routed {
+            format!("the `[[tool.uv.index]]` at {url}")
+        } else {
+            format!("a `[[tool.uv.index]]` at {url} that `[tool.uv.sources]` names for torch")
+        };
+        let lock = if t.uv_lock.as_ref().is_some_and(|l| l.no_fix.is_none()) {
+            " (then `uv lock`)"
+        } else {
+            ""
+        };
+        Some(format!("in pyproject.toml: `torch=={version}` from {index}{lock}"))
+    }
+
     /// The torch version, parsed (None when unknown or unparsable).
     pub fn torch_version(&self) -> Option<TorchVersion> {
         let t = self.facts.torch.as_ref()?;

@@ -10,7 +10,7 @@ use crate::dockerfile::context::{HeredocFile, heredoc_index, join_path, parent_o
 use crate::dockerfile::parse::{InputProblem, LineIndex};
 use crate::dockerfile::resolve::{Ctx, Sites, Stage, raw_word_end, references, shell_words, substitute, value_site};
 use crate::facts::{
-    ContextStatus, IndexSite, Origin, PipRequirement, Sourced, Span, TorchFacts, TorchFrom, TorchSites,
+    ContextStatus, IndexSite, Origin, PipRequirement, Sourced, Span, TorchFacts, TorchFrom, TorchSites, UvProject,
 };
 
 /// A pip / pip3 / `python -m pip` / `uv pip` install command: torch, index URLs, `--pre`, `-r`.
@@ -144,6 +144,7 @@ fn pip_install_with(
         }),
         ..TorchSites::default()
     };
+    let cmd_companions = sites.companions_pinned;
     let mut sites_ok = raw[install..].iter().all(Option::is_some);
     let mut i = install + 1;
     while i < c.len() {
@@ -352,11 +353,30 @@ fn pip_install_with(
         // environment indexes still count with command-line extras
         primary = ["PIP_INDEX_URL", "UV_INDEX_URL"].iter().any(|k| var(k).is_some());
     }
-    // a requirements file's sites hold when the indexes in effect are all its own
+    // torch is a uv project's (`uv pip install -r pyproject.toml`, `uv pip install .`)
+    let uv_project =
+        from == TorchFrom::Requirements && inst.uv_project.is_some() && inst.uv_project == inst.torch_origin;
+    // a requirements file's sites hold when the indexes in effect are all its own (a project's
+    // while torch is still the project's: a file read after it may require torch too)
+    let mut no_fix = None;
     let sites = match file_sites {
-        Some((s, urls)) if from == TorchFrom::Requirements => (urls == index).then_some(s),
+        Some((s, urls)) if from == TorchFrom::Requirements && (uv_project || !s.pyproject) => {
+            if urls == index {
+                Some(s)
+            } else {
+                if s.pyproject {
+                    no_fix = Some(mixed_indexes(&urls, &index));
+                }
+                None
+            }
+        }
         _ => sites,
     };
+    // torchvision/torchaudio pinned on the command line beside the project's torch
+    let sites = sites.map(|mut s| {
+        s.companions_pinned |= s.pyproject && cmd_companions;
+        s
+    });
     if let Some(TorchSpec::Url(u)) = &version {
         index.push(u.clone());
     }
@@ -376,6 +396,7 @@ fn pip_install_with(
             pre: inst.pre,
             sites,
             extras: inst.torch_extras,
+            uv_project: uv_project.then_some(UvProject { no_fix }),
             ..TorchFacts::default()
         },
         match inst.torch_origin {
@@ -418,6 +439,10 @@ pub(crate) struct Install {
     torch_sites: Option<(TorchSites, Vec<String>)>,
     /// Extras of the torch requirement.
     torch_extras: Vec<String>,
+    /// Where torch is required in a uv project's `pyproject.toml` read by `uv pip install -r
+    /// pyproject.toml` / `uv pip install <project>`: torch is the project's while
+    /// `torch_origin` is still this.
+    uv_project: Option<Origin>,
     /// A torch requirement (or constraint) read from a file has a pin that a variable without
     /// a known value hides (noted on the file): torch's version is unknown.
     torch_hidden: bool,
@@ -629,6 +654,7 @@ pub(crate) fn read_requirements(
                     inst.torch = Some((spec, off, TorchFrom::Requirements));
                     inst.torch_origin = Some(origin.clone());
                     inst.torch_extras = t.extras.clone();
+                    project_sites(cx, &rel, &t, env.uv.then_some(&origin), inst);
                     inst.index.extend(t.index_urls);
                     if let Some(r) = requirement(&t.requirement) {
                         inst.others.push((r, origin));
@@ -976,6 +1002,31 @@ fn hidden_pin_note(raw: &str, unknown: &[String], heredoc: bool, uv: bool) -> St
     )
 }
 
+/// Why a uv project's torch gets no fix when the command (or its environment) names indexes
+/// beside the project's (`project`; `all`: every index in effect): which one torch comes from is
+/// then not the project's alone to say.
+fn mixed_indexes(project: &[String], all: &[String]) -> String {
+    let own: Vec<&str> = all
+        .iter()
+        .filter(|u| !project.contains(u))
+        .map(String::as_str)
+        .collect();
+    let named = match own.as_slice() {
+        [] => "an index pyproject.toml names too".to_string(),
+        [one] => format!("the index {one}"),
+        more => format!("the indexes {}", more.join(", ")),
+    };
+    if project.is_empty() {
+        format!(
+            "no automatic fix: the command takes torch from {named}, pyproject.toml pins it: change the two together"
+        )
+    } else {
+        format!(
+            "no automatic fix: the command names {named} beside pyproject.toml's `[[tool.uv.index]]`: change the two together"
+        )
+    }
+}
+
 /// A TOML file of the build context that does not parse: noted with where and why.
 pub(crate) fn toml_problem(cx: &Ctx, rel: &str, used: &str, text: &str, p: &uv::Problem, off: usize) {
     let (line, col) = LineIndex::new(text).pos(text, p.at);
@@ -1036,6 +1087,7 @@ fn project_torch(cx: &Ctx, st: &Stage, dir: &str, extras: &[String], off: usize,
             inst.torch = Some((torch_spec(&t.requirement).flatten(), off, TorchFrom::Requirements));
             inst.torch_origin = Some(origin.clone());
             inst.torch_extras = t.extras.clone();
+            project_sites(cx, &rel, &t, uv_cmd.then_some(&origin), inst);
             if uv_cmd {
                 inst.index.extend(t.index_urls);
             }
@@ -1046,6 +1098,22 @@ fn project_torch(cx: &Ctx, st: &Stage, dir: &str, extras: &[String], off: usize,
         Ok(None) => {}
         Err(p) => toml_problem(cx, &rel, used, &text, &p, off),
     }
+}
+
+/// Torch now comes from a project's `pyproject.toml` (`rel`): with `uv pip` (`uv_at`, where
+/// torch is required there), the project's fix sites, the same a `uv sync` of it gets, with the
+/// indexes they hold for (the project's own: the command's must add none); with pip, which
+/// reads no `[tool.uv]` table, none (nor those of a requirements file read before).
+fn project_sites(cx: &Ctx, rel: &str, t: &uv::Torch, uv_at: Option<&Origin>, inst: &mut Install) {
+    inst.uv_project = uv_at.cloned();
+    // a project written by a heredoc has no sites of its own (its spans are the body's)
+    inst.torch_sites = uv_at
+        .and(t.sites.clone())
+        .filter(|_| heredoc_index(rel).is_none())
+        .map(|mut s| {
+            s.path = Some(cx.shown(rel));
+            (s, t.index_urls.clone())
+        });
 }
 
 #[cfg(test)]

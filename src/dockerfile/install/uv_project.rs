@@ -6,7 +6,7 @@ use super::uv;
 use crate::dockerfile::context::{MAX_LOCK_BYTES, heredoc_index, join_path};
 use crate::dockerfile::parse::InputProblem;
 use crate::dockerfile::resolve::{Ctx, Stage};
-use crate::facts::{Sourced, TorchFacts, TorchFrom, TorchSites, UvLock};
+use crate::facts::{Sourced, TorchFacts, TorchFrom, TorchSites, UvLock, UvProject};
 use std::rc::Rc;
 
 /// `uv sync` / `uv run` (which syncs first unless `--no-sync`): torch as the project's
@@ -169,6 +169,7 @@ pub(crate) fn uv_project(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> Res
             extras: t.extras,
             sites,
             uv_lock,
+            uv_project: Some(UvProject::default()),
             ..TorchFacts::default()
         },
         origin,

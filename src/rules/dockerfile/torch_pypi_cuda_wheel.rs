@@ -88,7 +88,13 @@ impl Rule for TorchPypiCudaWheel {
                 )
             })
         });
-        let fix = match (&best, &line) {
+        // a uv project: what to set in its pyproject.toml (the same release and index)
+        let uv = match (&best, &line) {
+            (Some(r), _) => cx.uv_torch_hint(&r.torch.to_string(), &r.index_url),
+            (None, Some(l)) => cx.uv_torch_hint("<version>", &cx.matrix.index_url(l, None)),
+            _ => cx.uv_torch_hint("<version>", &format!("{}/rocm<X.Y>", cx.matrix.torch.index)),
+        };
+        let fix = uv.unwrap_or_else(|| match (&best, &line) {
             (Some(r), _) => format!("install from the ROCm index: {}", r.install),
             (None, Some(l)) => format!(
                 "install from the ROCm index: pip install torch==<version> --index-url {}",
@@ -98,7 +104,7 @@ impl Rule for TorchPypiCudaWheel {
                 "install from the ROCm index: pip install torch==<version> --index-url {}/rocm<X.Y>",
                 cx.matrix.torch.index
             ),
-        };
+        });
         out.push(
             Finding::new(&Self::META, "torch comes from PyPI, which has CUDA wheels only", t.origin.clone())
                 .evidence(format!(

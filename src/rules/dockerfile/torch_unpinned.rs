@@ -103,10 +103,13 @@ impl Rule for TorchUnpinned {
             )
         });
         let fix = match best {
-            Some(r) => format!(
-                "pin torch (and torchvision/torchaudio) with ==<version>, e.g. `{}`",
-                r.install
-            ),
+            Some(r) => match cx.uv_torch_hint(&r.torch.to_string(), &r.index_url) {
+                Some(uv) => format!("pin torch (and torchvision/torchaudio) with ==<version>, e.g. {uv}"),
+                None => format!(
+                    "pin torch (and torchvision/torchaudio) with ==<version>, e.g. `{}`",
+                    r.install
+                ),
+            },
             None => match amd_index {
                 Some(u) => format!("pin torch (and torchvision/torchaudio) with ==<version>, a version {u} has"),
                 None => "pin torch (and torchvision/torchaudio) with ==<version>".to_string(),

@@ -142,7 +142,11 @@ impl Rule for TorchWheelNotOnIndex {
                 ))
                 .why("pip fails with \"No matching distribution\", or with --extra-index-url silently installs the CUDA/CPU wheel from PyPI.")
                 .fix(match best {
-                    Some(v) => format!("pip install torch=={} --index-url {}", tv.public, cx.matrix.index_url(&v.rocm, None)),
+                    Some(v) => {
+                        let url = cx.matrix.index_url(&v.rocm, None);
+                        cx.uv_torch_hint(&tv.public.to_string(), &url)
+                            .unwrap_or_else(|| format!("pip install torch=={} --index-url {url}", tv.public))
+                    }
                     None => "choose a torch/ROCm pair from `rocmcheck matrix show torch`".into(),
                 })
                 .refs(rel.sources.iter().cloned())
