@@ -1345,3 +1345,32 @@ fn rc406_fix_says_what_to_change_in_an_environment_file() {
         "{fix}"
     );
 }
+
+/// An environment file written by a `COPY <<EOF` heredoc is read without a build context; torch
+/// in its `dependencies:` is located at the body's line in the Dockerfile.
+#[test]
+fn an_environment_file_from_a_heredoc_is_located_in_the_dockerfile() {
+    let f = dockerfile::analyze(
+        Kind::Dockerfile,
+        "Dockerfile",
+        b"FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nCOPY <<EOF /opt/environment.yml\nchannels:\n  - pytorch\ndependencies:\n  - pytorch=2.3.1\nEOF\nRUN conda env create -f /opt/environment.yml\n",
+        Matrix::embedded(),
+        &Options::default(),
+    )
+    .unwrap()
+    .0;
+    let t = f.torch.as_ref().unwrap();
+    let c = t.value.conda.as_ref().unwrap();
+    assert_eq!(
+        (c.spec.as_str(), c.channels.as_slice()),
+        ("pytorch=2.3.1", &["pytorch".to_string()][..])
+    );
+    assert_eq!(c.env_file.as_deref(), Some("/opt/environment.yml"));
+    assert_eq!(at(&t.origin), ("Dockerfile", 6, 5));
+    let rc406: Vec<_> = rules::run(Scope::Lint, &f, Matrix::embedded())
+        .into_iter()
+        .filter(|x| x.code == "RC406")
+        .collect();
+    assert_eq!(rc406.len(), 1);
+    assert_eq!(at(&rc406[0].origin), ("Dockerfile", 6, 5));
+}

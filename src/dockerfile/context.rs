@@ -420,3 +420,39 @@ impl Ctx<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::install_file;
+
+    #[test]
+    fn install_files_by_name() {
+        for yes in [
+            "requirements.txt",
+            "app/requirements-rocm.txt",
+            "constraints.txt",
+            "pyproject.toml",
+            "uv.lock",
+            "environment.yml",
+            "conda-env.yaml",
+            // conda text spec files
+            "spec-file.txt",
+            "spec.txt",
+            "SPECS.txt",
+            "conda_packages.txt",
+            "/ctx/conda-specs.txt",
+        ] {
+            assert!(install_file(yes), "{yes}");
+        }
+        for no in [
+            "inspect.txt",
+            "special.txt",
+            "readme.txt",
+            "spec.md",
+            "conda.sh",
+            "setup.py",
+        ] {
+            assert!(!install_file(no), "{no}");
+        }
+    }
+}
