@@ -358,6 +358,10 @@ pub struct CondaSource {
     /// The build string the spec asks for (`*rocm*`, `cuda126*`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<String>,
+    /// The environment file the spec is written in (`dependencies:`), as the command names it;
+    /// None for a spec on the command line or in a text spec file (`--file specs.txt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_file: Option<String>,
 }
 
 /// A PyTorch build, installed or to be installed.

@@ -1131,3 +1131,246 @@ fn conda_channels_decide_rc406() {
     assert_eq!(c.build.as_deref(), Some("*cuda*"));
     assert_eq!(at(&f.torch.as_ref().unwrap().origin).1, 5);
 }
+
+/// Line and column (1-based, characters) of the `n`-th occurrence of `needle` in `text`.
+fn pos_of(text: &str, needle: &str, n: usize) -> (u32, u32) {
+    let at = text.match_indices(needle).nth(n).expect("in the text").0;
+    let line = text[..at].matches('\n').count() as u32 + 1;
+    let col = text[..at].rsplit('\n').next().unwrap().chars().count() as u32 + 1;
+    (line, col)
+}
+
+/// Every item of a `pip:` section is located at its own line and column in the environment
+/// file, whether the section is a block list, a flow list on the `pip:` line, or a flow list
+/// over several lines (written here: YAML's block and flow sequences, both of which conda's YAML
+/// reader takes for the `pip:` list).
+#[test]
+fn every_pip_section_item_is_located_at_its_own_place() {
+    let sections = [
+        "  - pip:\n    - numpy==1.26.4\n    - --extra-index-url https://download.pytorch.org/whl/rocm6.2\n    - torch\n    - transformers==4.44.0\n",
+        "  - pip: [numpy==1.26.4, --extra-index-url https://download.pytorch.org/whl/rocm6.2, torch, transformers==4.44.0]\n",
+        "  - pip: [\"numpy==1.26.4\",\"--extra-index-url https://download.pytorch.org/whl/rocm6.2\",\"torch\", 'transformers==4.44.0']  # one line\n",
+        "  - pip: [numpy==1.26.4, --extra-index-url https://download.pytorch.org/whl/rocm6.2,\n          torch, transformers==4.44.0]\n",
+    ];
+    for section in sections {
+        let dir = tempfile::tempdir().unwrap();
+        let yaml = format!("name: t\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.11\n  - pip\n{section}");
+        std::fs::write(dir.path().join("environment.yml"), &yaml).unwrap();
+        let f = analyze_in(
+            dir.path(),
+            "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nCOPY environment.yml .\nRUN conda env create -f environment.yml\n",
+            &[],
+        );
+        let path = format!("{}/environment.yml", dir.path().display());
+        for (name, needle) in [("numpy", "numpy=="), ("transformers", "transformers==")] {
+            let p = f.pip.iter().find(|p| p.value.name == name).expect(name);
+            let (l, c) = pos_of(&yaml, needle, 0);
+            assert_eq!(at(&p.origin), (path.as_str(), l, c), "{name} in {section:?}");
+        }
+        // torch (the second `torch` of the text: the first is in the index URL)
+        let t = f
+            .torch
+            .as_ref()
+            .unwrap_or_else(|| panic!("no torch: {section:?} {:?}", f.pip));
+        let (l, c) = pos_of(&yaml, "torch", 1);
+        assert_eq!(at(&t.origin), (path.as_str(), l, c), "torch in {section:?}");
+        // and so is the finding: unpinned torch, ROCm index only as an extra index (RC405)
+        let rc405: Vec<_> = rules::run(Scope::Lint, &f, Matrix::embedded())
+            .into_iter()
+            .filter(|x| x.code == "RC405")
+            .collect();
+        assert_eq!(rc405.len(), 1, "{section:?}");
+        assert_eq!(at(&rc405[0].origin), (path.as_str(), l, c), "{section:?}");
+    }
+}
+
+/// `conda|mamba|micromamba install|create --file specs.txt`: the text spec file is read from the
+/// build context through the COPY, its specs get the findings the same specs get on the command
+/// line, located at their lines in the file.
+#[test]
+fn a_text_spec_file_gets_the_findings_of_its_specs_on_the_command_line() {
+    let base = "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\n";
+    // modelled on conda's "spec file" use (`conda install --file`, one spec a line, comments)
+    // and mamba's user guide ("Simple text spec files"); written here
+    for (installer, spec) in [
+        ("conda install -y -c pytorch", "pytorch==2.3.1"),
+        ("mamba install -y", "conda-forge::pytorch=2.5.1"),
+        ("micromamba create -y -n t -c conda-forge", "pytorch"),
+        (
+            "conda create -n t --override-channels -c conda-forge",
+            "'pytorch=*=*rocm*'",
+        ),
+        ("conda install -y", "pytorch=2.5.1"),
+        (
+            "micromamba install -y -c https://prefix.dev/rock-the-conda -c conda-forge",
+            "pytorch",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!(
+            "# platform: linux-64\n# the stack\npython=3.11\n\n  numpy 1.26.*   # from the channel\n{}\ntorchvision\n",
+            spec.trim_matches('\'')
+        );
+        std::fs::write(dir.path().join("conda-specs.txt"), &text).unwrap();
+        let file = analyze_in(
+            dir.path(),
+            &format!("{base}COPY conda-specs.txt /tmp/\nRUN {installer} --file /tmp/conda-specs.txt\n"),
+            &[],
+        );
+        let line = analyze_in(dir.path(), &format!("{base}RUN {installer} python=3.11 {spec}\n"), &[]);
+        let (f, l) = (file.torch.as_ref().unwrap(), line.torch.as_ref().unwrap());
+        assert_eq!(f.value.from, Some(TorchFrom::Conda));
+        assert_eq!(f.value, l.value, "{installer} {spec}");
+        assert_eq!(lint_codes(&file), lint_codes(&line), "{installer} {spec}");
+        assert!(
+            !lint_codes(&file).is_empty() || installer.contains("rock-the-conda"),
+            "{installer} {spec}: nothing found"
+        );
+        // at its line in the file
+        let path = format!("{}/conda-specs.txt", dir.path().display());
+        assert_eq!(at(&f.origin), (path.as_str(), 6, 1), "{installer} {spec}");
+        // and so are its findings (the torch rules, RC4xx; the base image's are the Dockerfile's)
+        for x in rules::run(Scope::Lint, &file, Matrix::embedded()) {
+            if x.code.starts_with("RC4") {
+                assert_eq!(at(&x.origin), (path.as_str(), 6, 1), "{}", x.code);
+            }
+        }
+        let c = file.context_files.iter().find(|c| c.path == path).expect("noted");
+        assert_eq!(c.status, ContextStatus::Read);
+        assert!(c.used_by.ends_with(" --file"), "{}", c.used_by);
+    }
+    // a missing spec file is a note, an explicit one is noted as not read
+    let dir = tempfile::tempdir().unwrap();
+    let f = analyze_in(dir.path(), &format!("{base}RUN conda install --file specs.txt\n"), &[]);
+    assert!(f.torch.is_none());
+    assert_eq!(f.context_files[0].status, ContextStatus::Missing);
+    std::fs::write(
+        dir.path().join("spec-file.txt"),
+        "# platform: linux-64\n@EXPLICIT\nhttps://conda.anaconda.org/pytorch/linux-64/pytorch-2.3.1-py3.11_cuda12.1_cudnn8.9.2_0.tar.bz2\n",
+    )
+    .unwrap();
+    let f = analyze_in(
+        dir.path(),
+        &format!("{base}COPY spec-file.txt .\nRUN conda create -n t --file spec-file.txt\n"),
+        &[],
+    );
+    assert!(f.torch.is_none());
+    let c = &f.context_files[0];
+    assert_eq!(c.status, ContextStatus::Read);
+    let note = c.note.as_ref().expect("a note");
+    assert!(note.value.contains("@EXPLICIT"), "{}", note.value);
+    assert_eq!(at(&note.origin).1, 2);
+    // copied and not installed from: noted as such (a conda spec file name)
+    let f = analyze_in(dir.path(), &format!("{base}COPY spec-file.txt .\n"), &[]);
+    assert_eq!(f.context_files[0].status, ContextStatus::Unused);
+}
+
+/// A text spec file written by a `COPY <<EOF` heredoc is read without a build context, its
+/// specs located at the body's lines in the Dockerfile.
+#[test]
+fn a_text_spec_file_from_a_heredoc_is_located_in_the_dockerfile() {
+    let f = dockerfile::analyze(
+        Kind::Dockerfile,
+        "Dockerfile",
+        b"FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nCOPY <<EOF /tmp/specs.txt\nnumpy\npytorch=2.5.1\nEOF\nRUN conda install -y -c pytorch --file /tmp/specs.txt\n",
+        Matrix::embedded(),
+        &Options::default(),
+    )
+    .unwrap()
+    .0;
+    let t = f.torch.as_ref().unwrap();
+    assert_eq!(t.value.version.as_deref(), Some("2.5.1"));
+    assert_eq!(at(&t.origin), ("Dockerfile", 4, 1));
+}
+
+/// RC406's fix names what to change: in an environment file, torch goes to its `pip:` section
+/// with the ROCm index as an item; on the command line (or in a text spec file), a pip command.
+#[test]
+fn rc406_fix_says_what_to_change_in_an_environment_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("environment.yml"),
+        "name: t\nchannels:\n  - pytorch\n  - conda-forge\ndependencies:\n  - python=3.11\n  - pytorch=2.3.1\n  - pip\n",
+    )
+    .unwrap();
+    let base = "FROM rocm/dev-ubuntu-22.04:6.2.4-complete\n";
+    let rc406 = |f: &Facts| {
+        rules::run(Scope::Lint, f, Matrix::embedded())
+            .into_iter()
+            .find(|x| x.code == "RC406")
+            .expect("RC406")
+    };
+    let f = analyze_in(
+        dir.path(),
+        &format!("{base}COPY environment.yml /opt/\nRUN conda env create -f /opt/environment.yml\n"),
+        &[],
+    );
+    assert_eq!(
+        f.torch
+            .as_ref()
+            .unwrap()
+            .value
+            .conda
+            .as_ref()
+            .unwrap()
+            .env_file
+            .as_deref(),
+        Some("/opt/environment.yml")
+    );
+    let x = rc406(&f);
+    let fix = x.fix.as_deref().unwrap();
+    assert!(
+        fix.starts_with("in /opt/environment.yml, take `pytorch=2.3.1` out of `dependencies:`"),
+        "{fix}"
+    );
+    assert!(fix.contains("`pip:` section"), "{fix}");
+    assert!(
+        fix.contains("`--index-url https://download.pytorch.org/whl/rocm6.2"),
+        "{fix}"
+    );
+    assert!(fix.contains("`torch==2."), "{fix}");
+    assert!(!fix.contains("pip install"), "{fix}");
+    // no edit is offered (the file is YAML)
+    assert!(x.autofix.is_none());
+    // the command line keeps the pip command
+    let f = analyze_in(
+        dir.path(),
+        &format!("{base}RUN conda install -y -c pytorch pytorch=2.3.1\n"),
+        &[],
+    );
+    assert_eq!(f.torch.as_ref().unwrap().value.conda.as_ref().unwrap().env_file, None);
+    let fix = rc406(&f).fix.clone().unwrap();
+    assert!(
+        fix.starts_with("install torch with pip from the ROCm index instead: pip install"),
+        "{fix}"
+    );
+}
+
+/// An environment file written by a `COPY <<EOF` heredoc is read without a build context; torch
+/// in its `dependencies:` is located at the body's line in the Dockerfile.
+#[test]
+fn an_environment_file_from_a_heredoc_is_located_in_the_dockerfile() {
+    let f = dockerfile::analyze(
+        Kind::Dockerfile,
+        "Dockerfile",
+        b"FROM rocm/dev-ubuntu-22.04:6.2.4-complete\nCOPY <<EOF /opt/environment.yml\nchannels:\n  - pytorch\ndependencies:\n  - pytorch=2.3.1\nEOF\nRUN conda env create -f /opt/environment.yml\n",
+        Matrix::embedded(),
+        &Options::default(),
+    )
+    .unwrap()
+    .0;
+    let t = f.torch.as_ref().unwrap();
+    let c = t.value.conda.as_ref().unwrap();
+    assert_eq!(
+        (c.spec.as_str(), c.channels.as_slice()),
+        ("pytorch=2.3.1", &["pytorch".to_string()][..])
+    );
+    assert_eq!(c.env_file.as_deref(), Some("/opt/environment.yml"));
+    assert_eq!(at(&t.origin), ("Dockerfile", 6, 5));
+    let rc406: Vec<_> = rules::run(Scope::Lint, &f, Matrix::embedded())
+        .into_iter()
+        .filter(|x| x.code == "RC406")
+        .collect();
+    assert_eq!(rc406.len(), 1);
+    assert_eq!(at(&rc406[0].origin), ("Dockerfile", 6, 5));
+}

@@ -105,12 +105,22 @@ pub(crate) fn name_matches(pattern: &str, name: &str) -> bool {
 
 /// Build-context files that decide what gets installed: pip requirements and constraints,
 /// uv's `pyproject.toml` and `uv.lock`, conda environment files (`environment.yml`, and any
-/// `.yml`/`.yaml` whose name says env or conda: `py39_pytorch_rocm.yml` is read when a conda
-/// command names it, but is not noted as copied-and-unused).
+/// `.yml`/`.yaml` whose name says env or conda), conda text spec files (a `.txt` whose name
+/// has the word `spec`, `specs` or `conda`: `spec-file.txt` as conda's docs name it, `spec.txt`
+/// as conda's `requirements.txt` environment-spec plugin does,
+/// conda/conda:conda/plugins/environment_specifiers/requirements_txt.py@0f64223f). Any other
+/// file is read when a command names it (`py39_pytorch_rocm.yml`, `packages.txt` after
+/// `conda install --file`), but is not noted as copied-and-unused.
 pub(crate) fn install_file(name: &str) -> bool {
     let n = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
     let yaml = n.ends_with(".yml") || n.ends_with(".yaml");
-    (n.ends_with(".txt") && (n.contains("requirement") || n.contains("constraint")))
+    let txt = n.strip_suffix(".txt");
+    let spec_words = txt.is_some_and(|stem| {
+        stem.split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| matches!(w, "spec" | "specs" | "conda"))
+    });
+    (txt.is_some() && (n.contains("requirement") || n.contains("constraint")))
+        || spec_words
         || n == "pyproject.toml"
         || n == "uv.lock"
         || (yaml && (n.contains("env") || n.contains("conda")))
@@ -407,6 +417,42 @@ impl Ctx<'_> {
             col,
             end_line: (el != line).then_some(el),
             end_col: (span.end > span.start).then_some(ec),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::install_file;
+
+    #[test]
+    fn install_files_by_name() {
+        for yes in [
+            "requirements.txt",
+            "app/requirements-rocm.txt",
+            "constraints.txt",
+            "pyproject.toml",
+            "uv.lock",
+            "environment.yml",
+            "conda-env.yaml",
+            // conda text spec files
+            "spec-file.txt",
+            "spec.txt",
+            "SPECS.txt",
+            "conda_packages.txt",
+            "/ctx/conda-specs.txt",
+        ] {
+            assert!(install_file(yes), "{yes}");
+        }
+        for no in [
+            "inspect.txt",
+            "special.txt",
+            "readme.txt",
+            "spec.md",
+            "conda.sh",
+            "setup.py",
+        ] {
+            assert!(!install_file(no), "{no}");
         }
     }
 }

@@ -4,7 +4,9 @@
 //! `pytorch-gpu` meta-packages) with the channels it is searched in, highest priority first:
 //! the spec's own (`conda-forge::pytorch`, `pytorch[channel=…]`), `-c`/`--channel`, then the
 //! file's `channels:`; `--override-channels` (or `nodefaults` in a file) leaves the configured
-//! channels out. An environment file's `pip:` section is what conda hands to pip — the items,
+//! channels out. A text spec file (`install --file specs.txt`: one spec a line) is read from
+//! the build context like an environment file, its specs taken as on the command line
+//! ([`parse_spec_file`]). An environment file's `pip:` section is what conda hands to pip — the items,
 //! one a line, in a temporary requirements file next to the environment file, installed with
 //! `pip install -U -r` (conda/conda:conda/env/installers/pip.py@72584575) — so it goes through
 //! the pip install facts ([`super::pip`]) exactly as a `RUN pip install -r` would.
@@ -13,6 +15,7 @@
 //! each with its source, are in `matrix/research/2026-11-26-conda.md` ([`RESEARCH`]).
 
 use super::pip::pip_install_env;
+use crate::dockerfile::context::heredoc_index;
 use crate::dockerfile::parse::{InputProblem, LineIndex};
 use crate::dockerfile::resolve::{Ctx, Stage};
 use crate::facts::{CondaSource, ContextStatus, Sourced, Span, TorchFacts, TorchFrom};
@@ -244,12 +247,24 @@ pub struct Command {
     pub specs: Vec<(usize, String)>,
     /// Environment files (`env create -f`, `install -f x.yml`), with the index of the word.
     pub env_files: Vec<(usize, String)>,
+    /// Text spec files (`install --file specs.txt`: one spec a line), with the index of the word.
+    pub spec_files: Vec<(usize, String)>,
 }
 
 /// An environment file rather than a list of specs (`--file specs.txt`).
 fn is_yaml(f: &str) -> bool {
     let l = f.to_ascii_lowercase();
     l.ends_with(".yml") || l.ends_with(".yaml")
+}
+
+/// A `--file` of `install`/`create` (or a `.txt` one of `env create`/`env update`) that is a
+/// text spec file, not an environment file. mamba and micromamba tell them by the name: a
+/// `.yml`/`.yaml` file is an environment file, any other a text spec file
+/// (mamba-org/mamba:libmamba/src/api/install.cpp@03564bf4, `file_specs_hook`); conda's
+/// environment-spec plugins pick `environment.yml` for YAML and `requirements.txt` for a
+/// text file of MatchSpecs (conda/conda:conda/plugins/environment_specifiers/@0f64223f).
+fn is_spec_file(f: &str, env: bool) -> bool {
+    !is_yaml(f) && (!env || f.to_ascii_lowercase().ends_with(".txt"))
 }
 
 /// Reads `conda|mamba|micromamba [opts] install|create …` and `… env create|update …` from a
@@ -295,7 +310,8 @@ pub fn command(words: &[&str]) -> Option<Command> {
             };
             match (flag, v) {
                 ("-c" | "--channel", Some(v)) => cmd.channels.push(v),
-                ("-f" | "--file", Some(v)) if env || is_yaml(&v) => cmd.env_files.push((at, v)),
+                ("-f" | "--file", Some(v)) if is_spec_file(&v, env) => cmd.spec_files.push((at, v)),
+                ("-f" | "--file", Some(v)) => cmd.env_files.push((at, v)),
                 _ => {}
             }
         } else if flag == "--override-channels" {
@@ -306,10 +322,53 @@ pub fn command(words: &[&str]) -> Option<Command> {
         j += 1;
     }
     // `conda env create` without `-f` reads `environment.yml` in the working directory
-    if env && cmd.env_files.is_empty() {
+    if env && cmd.env_files.is_empty() && cmd.spec_files.is_empty() {
         cmd.env_files.push((i, "environment.yml".to_string()));
     }
     Some(cmd)
+}
+
+/// A text spec file (`conda install --file specs.txt`): its specs, each with its span in the
+/// file, and where an `@EXPLICIT` line is, if any.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct SpecFile {
+    /// The specs, in order, as written (comments and surrounding whitespace left out).
+    pub specs: Vec<(String, Span)>,
+    /// The `@EXPLICIT` line: what follows it are package URLs installed without a solve, which
+    /// are not read here.
+    pub explicit: Option<Span>,
+}
+
+/// Reads a text spec file. The format, as conda and mamba read it: one MatchSpec a line
+/// (`numpy 1.19`, `pytorch=2.5.1`, `conda-forge::pytorch`), leading and trailing whitespace
+/// stripped, empty lines and lines starting with `#` skipped (conda/conda:
+/// conda/gateways/disk/read.py `yield_lines`, read by conda/env/specs/requirements.py
+/// `RequirementsSpec`, @0f64223fb8da4328457a69fe6483959dbb783152; mamba-org/mamba:
+/// libmamba/src/core/util.cpp `read_lines`, @03564bf4875fd7a5491f11ccf059d50512adf8b3), a `#`
+/// later on the line starting a comment (conda's `MatchSpec` cuts at `#`,
+/// conda/models/match_spec.py `_parse_spec_str`; mamba's `MatchSpec::parse` at ` #`). A line
+/// `@EXPLICIT` makes the file an explicit one (conda's `RequirementsSpec` declines it, mamba's
+/// `file_specs_hook` installs what follows it as URLs): nothing after it is a spec.
+pub fn parse_spec_file(text: &str) -> SpecFile {
+    let mut out = SpecFile::default();
+    let mut off = 0;
+    for line in text.split_inclusive('\n') {
+        let start = off;
+        off += line.len();
+        let body = line.split('#').next().unwrap_or_default();
+        let spec = body.trim();
+        if spec.is_empty() {
+            continue; // an empty line, a comment line
+        }
+        let at = start + (body.len() - body.trim_start().len());
+        let sp = Span::new(at, at + spec.len());
+        if spec == "@EXPLICIT" {
+            out.explicit = Some(sp);
+            break;
+        }
+        out.specs.push((spec.to_string(), sp));
+    }
+    out
 }
 
 /// What an environment file says, with spans of its items (None where an item could not be
@@ -350,8 +409,10 @@ fn find_item(text: &str, from: usize, value: &str) -> Option<Span> {
         let unquoted = text[..s].trim_end_matches(['"', '\'']);
         let before = unquoted.trim_end_matches([' ', '\t']);
         let after = text[e..].trim_start_matches(['"', '\'']);
-        // `- value` (a space after the dash: `pytorch-cpu` holds no item `cpu`), `[value`, `, value`
-        let starts = (before.ends_with('-') && before.len() < unquoted.len()) || before.ends_with(['[', ',']);
+        // `- value` (a space after the dash: `pytorch-cpu` holds no item `cpu`), `[value`,
+        // `, value`, and a flow item that starts a line (`[a,⏎  value]`, a comment between)
+        let starts =
+            (before.ends_with('-') && before.len() < unquoted.len()) || without_breaks(before).ends_with(['[', ',']);
         let ends = after.is_empty() || after.starts_with([' ', '\t', '\n', '\r', ',', ']', '#']);
         if starts && ends {
             return Some(Span::new(s, e));
@@ -359,6 +420,24 @@ fn find_item(text: &str, from: usize, value: &str) -> Option<Span> {
         at = e;
     }
     None
+}
+
+/// `text` (what comes before a value) without what YAML skips between flow items at its end:
+/// line breaks, indentation, blank lines and `#` comments of earlier lines.
+fn without_breaks(mut text: &str) -> &str {
+    loop {
+        let t = text.trim_end_matches([' ', '\t']);
+        let Some(rest) = t.strip_suffix('\n') else { return t };
+        let rest = rest.strip_suffix('\r').unwrap_or(rest);
+        let ls = rest.rfind('\n').map_or(0, |i| i + 1);
+        let line = &rest[ls..];
+        // a comment starts with `#` at the start of the line or after whitespace
+        let comment = line
+            .char_indices()
+            .find(|&(i, c)| c == '#' && (i == 0 || line[..i].ends_with([' ', '\t'])))
+            .map_or(line.len(), |(i, _)| i);
+        text = &rest[..ls + comment];
+    }
 }
 
 /// The offset just past a top-level `key:` line (or 0).
@@ -462,7 +541,9 @@ pub fn parse_env(text: &str) -> Result<EnvFile, Problem> {
 /// item a line), laid over the file's own offsets: same length, every item at its own span,
 /// everything else blank, so a requirement's span is its place in the environment file. Items
 /// that share a line (a flow list `[a, b]`) are split by turning the byte before each into a
-/// newline; items that could not be placed are left out. None when the file does not read.
+/// newline: only the text the requirements reader splits gets those line breaks, never a line
+/// number (lines and columns are counted in the environment file's own text, at the span's
+/// offsets). Items that could not be placed are left out. None when the file does not read.
 pub fn pip_section_text(text: &str) -> Option<String> {
     let env = parse_env(text).ok()?;
     let mut b: Vec<u8> = text.bytes().map(|c| if c == b'\n' { b'\n' } else { b' ' }).collect();
@@ -493,9 +574,12 @@ pub(crate) fn conda_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> 
         }
         let channels: Vec<String> = spec.channel.iter().chain(&cmd.channels).cloned().collect();
         st.torch = Some(Sourced::new(
-            conda_torch(cmd.installer, w, &spec, channels, cmd.override_channels),
+            conda_torch(cmd.installer, w, &spec, channels, cmd.override_channels, None),
             cx.origin_len(c[*i].0, w.len()),
         ));
+    }
+    for (i, f) in &cmd.spec_files {
+        spec_file(cx, st, &cmd, f, c[*i].0)?;
     }
     for (i, f) in &cmd.env_files {
         env_file(cx, st, &cmd, f, c[*i].0)?;
@@ -503,7 +587,51 @@ pub(crate) fn conda_install(cx: &Ctx, st: &mut Stage, c: &[(usize, String)]) -> 
     Ok(())
 }
 
-fn conda_torch(installer: &str, written: &str, spec: &Spec, channels: Vec<String>, over: bool) -> TorchFacts {
+/// A text spec file named by `--file` (`file`, the word at `off`): read from the build context
+/// (or from the `COPY <<EOF` heredoc that writes it) like an environment file, its specs taken
+/// as the same specs on the command line would be (the command's `-c` channels and
+/// `--override-channels`), each located at its line in the file.
+fn spec_file(cx: &Ctx, st: &mut Stage, cmd: &Command, file: &str, off: usize) -> Result<(), InputProblem> {
+    let rel = cx.locate(st, file);
+    if cx.opts.context.is_none() && heredoc_index(&rel).is_none() {
+        return Ok(());
+    }
+    let used = format!("{} {} --file", cmd.installer, cmd.action);
+    let Some(text) = cx.read_context(&rel, &used, off, crate::dockerfile::parse::MAX_BYTES) else {
+        return Ok(());
+    };
+    cx.charge(text.len(), off, &format!("{used} {file}"))?;
+    let parsed = parse_spec_file(&text);
+    if let Some(sp) = parsed.explicit {
+        let why = "an @EXPLICIT file: the package URLs after this line are installed without a solve and are not read (which torch they install is not checked)";
+        cx.note(
+            &rel,
+            &used,
+            Sourced::new(why.to_string(), cx.read_origin(&rel, &text, sp)),
+        );
+    }
+    for (w, sp) in parsed.specs {
+        let Some(spec) = parse_spec(&w) else { continue };
+        if !spec.is_torch() {
+            continue;
+        }
+        let channels: Vec<String> = spec.channel.iter().chain(&cmd.channels).cloned().collect();
+        st.torch = Some(Sourced::new(
+            conda_torch(cmd.installer, &w, &spec, channels, cmd.override_channels, None),
+            cx.read_origin(&rel, &text, sp),
+        ));
+    }
+    Ok(())
+}
+
+fn conda_torch(
+    installer: &str,
+    written: &str,
+    spec: &Spec,
+    channels: Vec<String>,
+    over: bool,
+    env_file: Option<&str>,
+) -> TorchFacts {
     TorchFacts {
         version: spec.pinned().map(String::from),
         from: Some(TorchFrom::Conda),
@@ -513,6 +641,7 @@ fn conda_torch(installer: &str, written: &str, spec: &Spec, channels: Vec<String
             channels,
             override_channels: over,
             build: spec.build.clone(),
+            env_file: env_file.map(String::from),
         }),
         ..TorchFacts::default()
     }
@@ -522,11 +651,12 @@ fn conda_torch(installer: &str, written: &str, spec: &Spec, channels: Vec<String
 /// spec's, the command's `-c`, the file's), then its `pip:` section through pip. One that does
 /// not read is a located note (`file:line:col`), never an error: the other findings stand.
 fn env_file(cx: &Ctx, st: &mut Stage, cmd: &Command, file: &str, off: usize) -> Result<(), InputProblem> {
-    if cx.opts.context.is_none() {
+    let rel = cx.locate(st, file);
+    // without a build context only a file a `COPY <<EOF` heredoc writes can be read
+    if cx.opts.context.is_none() && heredoc_index(&rel).is_none() {
         return Ok(());
     }
     let used = format!("{} {}", cmd.installer, cmd.action);
-    let rel = cx.locate(st, file);
     let Some(text) = cx.read_context(&rel, &used, off, crate::dockerfile::parse::MAX_BYTES) else {
         return Ok(());
     };
@@ -546,7 +676,6 @@ fn env_file(cx: &Ctx, st: &mut Stage, cmd: &Command, file: &str, off: usize) -> 
             return Ok(());
         }
     };
-    let shown = cx.shown(&rel);
     for (w, sp) in &env.deps {
         let Some(spec) = parse_spec(w) else { continue };
         if !spec.is_torch() {
@@ -559,7 +688,7 @@ fn env_file(cx: &Ctx, st: &mut Stage, cmd: &Command, file: &str, off: usize) -> 
             .chain(&env.channels)
             .cloned()
             .collect();
-        let origin = cx.file_origin(&shown, &text, sp.unwrap_or(Span::new(0, 0)));
+        let origin = cx.read_origin(&rel, &text, sp.unwrap_or(Span::new(0, 0)));
         st.torch = Some(Sourced::new(
             conda_torch(
                 cmd.installer,
@@ -567,6 +696,7 @@ fn env_file(cx: &Ctx, st: &mut Stage, cmd: &Command, file: &str, off: usize) -> 
                 &spec,
                 channels,
                 cmd.override_channels || env.nodefaults,
+                Some(file),
             ),
             origin,
         ));
@@ -671,8 +801,21 @@ mod tests {
         );
         let c = cmd("conda env create").unwrap();
         assert_eq!(c.env_files[0].1, "environment.yml");
-        // a spec list file is not an environment file
+        // a text spec file is not an environment file
         assert!(cmd("conda install --file specs.txt").unwrap().env_files.is_empty());
+        let c = cmd("conda install -c pytorch --file specs.txt --file=more.lst").unwrap();
+        assert_eq!(
+            c.spec_files.iter().map(|(_, f)| f.as_str()).collect::<Vec<_>>(),
+            ["specs.txt", "more.lst"]
+        );
+        assert_eq!(c.spec_files[0].0, 5); // the word of the file name
+        let c = cmd("micromamba create -n t -f spec.txt -f env.yml").unwrap();
+        assert_eq!((c.spec_files.len(), c.env_files.len()), (1, 1));
+        // `env create -f x.txt`: a text spec file; any other name stays an environment file
+        let c = cmd("conda env create -n t -f requirements.txt").unwrap();
+        assert_eq!((c.spec_files.len(), c.env_files.len()), (1, 0));
+        let c = cmd("conda env create -f environment").unwrap();
+        assert_eq!((c.spec_files.len(), c.env_files[0].1.as_str()), (0, "environment"));
         for not in [
             "conda run -n x pip install torch",
             "conda activate x",
@@ -681,6 +824,37 @@ mod tests {
         ] {
             assert_eq!(cmd(not), None, "{not}");
         }
+    }
+
+    #[test]
+    fn text_spec_files_with_spans() {
+        // modelled on conda's docs (one spec a line, `#` comments) and mamba's user guide
+        // ("Simple text spec files": `numpy 1.19`, `xsimd >=7.4`)
+        let t = "# platform: linux-64\n\n  numpy 1.19\r\npytorch=2.5.1=*rocm*  # ROCm build\n\txsimd >=7.4\n#pytorch\n";
+        let f = parse_spec_file(t);
+        let got: Vec<(&str, &str)> = f
+            .specs
+            .iter()
+            .map(|(w, sp)| (w.as_str(), &t[sp.start..sp.end]))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("numpy 1.19", "numpy 1.19"),
+                ("pytorch=2.5.1=*rocm*", "pytorch=2.5.1=*rocm*"),
+                ("xsimd >=7.4", "xsimd >=7.4")
+            ]
+        );
+        assert_eq!(f.explicit, None);
+        let s = spec(&f.specs[1].0);
+        assert_eq!((s.pinned(), s.build.as_deref()), (Some("2.5.1"), Some("*rocm*")));
+        // an explicit file: nothing after `@EXPLICIT` is a spec
+        let t = "# platform: linux-64\n@EXPLICIT\nhttps://conda.anaconda.org/pytorch/linux-64/pytorch-2.3.1-py3.11_cuda12.1_cudnn8.9.2_0.tar.bz2\n";
+        let f = parse_spec_file(t);
+        assert!(f.specs.is_empty());
+        let sp = f.explicit.unwrap();
+        assert_eq!(&t[sp.start..sp.end], "@EXPLICIT");
+        assert_eq!(parse_spec_file(""), SpecFile::default());
     }
 
     const ENV: &str = "name: rocm\nchannels:\n  - conda-forge\n  - nodefaults\ndependencies:\n  - python=3.11\n  - \"pytorch>=2\"\n  - pip\n  - pip:\n    - --index-url https://download.pytorch.org/whl/rocm6.2\n    - torch==2.5.1\n";
@@ -715,6 +889,50 @@ mod tests {
         let t = pip_section_text(flow).unwrap();
         let lines: Vec<&str> = t.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
         assert_eq!(lines, ["torch==2.5.1", "numpy"]);
+    }
+
+    /// Each item of a `pip:` section, as the pip reader finds it in the section's text, is at
+    /// its own line and column of the environment file: block lists, flow lists on one line
+    /// and flow lists over several lines (items that start a line, comments between).
+    #[test]
+    fn pip_section_items_are_at_their_own_place() {
+        use crate::dockerfile::install::requirements::{Entry, parse};
+        let head = "name: t\ndependencies:\n  - python=3.11\n";
+        for (section, want) in [
+            (
+                "  - pip:\n    - numpy\n    - \"torch==2.5.1\"\n",
+                &[("numpy", 5, 7), ("torch==2.5.1", 6, 8)][..],
+            ),
+            (
+                "  - pip: [numpy, \"torch==2.5.1\", 'scipy']\n",
+                &[("numpy", 4, 11), ("torch==2.5.1", 4, 19), ("scipy", 4, 35)][..],
+            ),
+            (
+                "  - pip: [numpy,   # the stack\n\n      torch==2.5.1,\n      scipy]\n",
+                &[("numpy", 4, 11), ("torch==2.5.1", 6, 7), ("scipy", 7, 7)][..],
+            ),
+        ] {
+            let text = format!("{head}{section}");
+            let env = parse_env(&text).unwrap();
+            assert_eq!(env.pip.len(), want.len(), "{section:?}");
+            assert!(env.pip.iter().all(|(_, sp)| sp.is_some()), "{section:?}: {:?}", env.pip);
+            let t = pip_section_text(&text).unwrap();
+            assert_eq!(t.len(), text.len());
+            let ix = LineIndex::new(&text);
+            let got: Vec<(String, u32, u32)> = parse(&t)
+                .into_iter()
+                .filter_map(|e| match e {
+                    Entry::Requirement { text: r, at, .. } => {
+                        assert_eq!(&text[at.start..at.end], r);
+                        let (l, c) = ix.pos(&text, at.start);
+                        Some((r, l, c))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let want: Vec<(String, u32, u32)> = want.iter().map(|(r, l, c)| (r.to_string(), *l, *c)).collect();
+            assert_eq!(got, want, "{section:?}");
+        }
     }
 
     #[test]

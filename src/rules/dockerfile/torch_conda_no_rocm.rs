@@ -32,8 +32,11 @@ declare_rule! {
     ///
     /// ## Fix
     /// Install torch with pip from the ROCm index (`pip install torch==<version> --index-url
-    /// https://download.pytorch.org/whl/rocm<X.Y>`), in the environment file's `pip:` section
-    /// when there is one, or keep the base image's torch (`rocm/pytorch`).
+    /// https://download.pytorch.org/whl/rocm<X.Y>`), or keep the base image's torch
+    /// (`rocm/pytorch`). When the spec is in an environment file, take it out of
+    /// `dependencies:` and put torch in the file's `pip:` section with the index as an item
+    /// (`- --index-url https://download.pytorch.org/whl/rocm<X.Y>`, `- torch==<version>`):
+    /// conda hands that section to pip as a requirements file.
     ///
     /// ## References
     /// https://github.com/pytorch/pytorch/issues/138506
@@ -101,9 +104,26 @@ impl Rule for TorchCondaNoRocm {
         };
         let Some(v) = verdict(c) else { return };
         let line = cx.rocm_userspace().map(|(v, _)| v.line());
-        let fix = match cx.best_stack(line.as_ref(), None) {
-            Some(r) => format!("install torch with pip from the ROCm index instead: {}", r.install),
-            None => format!(
+        let best = cx.best_stack(line.as_ref(), None);
+        let fix = match (&c.env_file, &best) {
+            // in an environment file: what to change there (its `pip:` section is what conda
+            // hands to pip as a requirements file, so an index is an item of it); no edit is
+            // offered (the file is YAML)
+            (Some(file), _) => {
+                let (index, torch) = match &best {
+                    Some(r) => (r.index_url.clone(), format!("torch=={}", r.torch)),
+                    None => (
+                        format!("{}/rocm<X.Y>", cx.matrix.torch.index),
+                        "torch==<version>".to_string(),
+                    ),
+                };
+                format!(
+                    "in {file}, take `{}` out of `dependencies:` and install torch in its `pip:` section from the ROCm index: the items `--index-url {index}` and `{torch}` (that index then serves every item of the section)",
+                    c.spec
+                )
+            }
+            (None, Some(r)) => format!("install torch with pip from the ROCm index instead: {}", r.install),
+            (None, None) => format!(
                 "install torch with pip from the ROCm index instead: pip install torch==<version> --index-url {}/rocm<X.Y>",
                 cx.matrix.torch.index
             ),
