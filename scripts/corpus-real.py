@@ -20,13 +20,15 @@ prints, per file kind and per split:
 Usage:
   scripts/corpus-real.py --files /work/corpus-real/files --bin target/debug/rocmcheck
 
-Exit status: 0 when every manifest file was found and linted, 2 on a usage error
-or when fetched files are missing (the scores would mean nothing).
+Exit status: 0 when every manifest file was found and linted, 2 on a usage error,
+when fetched files are missing, or when a file's sha256 differs from the
+manifest's (the judgments were made on other text).
 """
 
 import argparse
 import collections
 import csv
+import hashlib
 import json
 import os
 import subprocess
@@ -39,6 +41,12 @@ KINDS = ("dockerfile", "compose", "devcontainer", "manifest")
 SPLITS = ("dev", "held-out")
 
 
+def die(message):
+    """Report a usage or input error and exit 2."""
+    print(message, file=sys.stderr)
+    sys.exit(2)
+
+
 def read_tsv(path, required):
     """Rows of a tab-separated file with a header, as dicts; a clear error if malformed."""
     try:
@@ -46,15 +54,15 @@ def read_tsv(path, required):
             reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
             missing = [c for c in required if c not in (reader.fieldnames or [])]
             if missing:
-                sys.exit(f"error: {path}:1: header lacks column(s) {', '.join(missing)}")
+                die(f"error: {path}:1: header lacks column(s) {', '.join(missing)}")
             rows = []
             for number, row in enumerate(reader, start=2):
                 if None in row or any(row[c] is None for c in required):
-                    sys.exit(f"error: {path}:{number}: expected {len(reader.fieldnames)} tab-separated fields")
+                    die(f"error: {path}:{number}: expected {len(reader.fieldnames)} tab-separated fields")
                 rows.append(row)
             return rows
     except OSError as err:
-        sys.exit(f"error: cannot read {path}: {err}")
+        die(f"error: cannot read {path}: {err}")
 
 
 def lint(binary, target, timeout):
@@ -69,7 +77,7 @@ def lint(binary, target, timeout):
     except subprocess.TimeoutExpired:
         return None, [], f"timed out after {timeout}s"
     except OSError as err:
-        sys.exit(f"error: cannot run {binary}: {err}")
+        die(f"error: cannot run {binary}: {err}")
     findings = []
     if proc.stdout.strip():
         try:
@@ -104,11 +112,13 @@ def main():
     parser.add_argument("--judgments", default=os.path.join(DEFAULT_DIR, "judgments.tsv"))
     parser.add_argument("--split", choices=SPLITS, help="score only this split")
     parser.add_argument("--timeout", type=int, default=120, help="seconds per file")
+    parser.add_argument("--allow-changed", action="store_true",
+                        help="score files whose sha256 differs from the manifest's")
     args = parser.parse_args()
 
     if not os.path.isdir(args.files):
-        sys.exit(f"error: --files {args.files}: not a directory")
-    manifest = read_tsv(args.manifest, ("split", "kind", "repo", "path", "commit", "fetched_as"))
+        die(f"error: --files {args.files}: not a directory")
+    manifest = read_tsv(args.manifest, ("split", "kind", "repo", "path", "commit", "fetched_as", "sha256"))
     judgments = read_tsv(args.judgments, ("split", "repo", "path", "line", "code", "verdict"))
 
     verdicts = {}
@@ -116,7 +126,7 @@ def main():
         if row["code"] == "-":
             continue
         if row["verdict"] not in ("true", "false", "debatable"):
-            sys.exit(f"error: {args.judgments}: {row['repo']} {row['path']}:{row['line']} {row['code']}: "
+            die(f"error: {args.judgments}: {row['repo']} {row['path']}:{row['line']} {row['code']}: "
                      f"verdict `{row['verdict']}`, expected true, false or debatable")
         verdicts[(row["repo"], row["path"], row["line"], row["code"])] = row["verdict"]
 
@@ -124,7 +134,18 @@ def main():
     if missing:
         for name in missing[:10]:
             print(f"error: {os.path.join(args.files, name)}: not fetched", file=sys.stderr)
-        sys.exit(f"error: {len(missing)} of {len(manifest)} manifest files are missing under {args.files}")
+        die(f"error: {len(missing)} of {len(manifest)} manifest files are missing under {args.files}")
+    changed = []
+    for entry in manifest:
+        with open(os.path.join(args.files, entry["fetched_as"]), "rb") as handle:
+            if hashlib.sha256(handle.read()).hexdigest() != entry["sha256"]:
+                changed.append(entry["fetched_as"])
+    if changed and not args.allow_changed:
+        for name in changed[:10]:
+            print(f"error: {os.path.join(args.files, name)}: sha256 differs from the manifest "
+                  f"(fetched at another commit?)", file=sys.stderr)
+        die(f"error: {len(changed)} fetched files differ from the judged text; "
+                 f"the judgments do not apply to them (--allow-changed scores them anyway)")
 
     # score[(split, kind)][severity][verdict] = count
     score = collections.defaultdict(lambda: collections.defaultdict(collections.Counter))
