@@ -138,6 +138,17 @@ pub enum Change {
         /// The release line is in `rocm.yaml` (only the patch is new).
         known_line: bool,
     },
+    /// A ROCm release published upstream (its wheel is on an index) whose `rocm.yaml` entry is
+    /// incomplete: no day of release, or no GPU list. What is missing is read from AMD's release
+    /// notes and hardware table, which sync does not read.
+    RocmIncomplete {
+        /// The package (`rocm-sdk-core`).
+        package: String,
+        /// The version on the index (`10.1.0`).
+        version: String,
+        /// What the entry lacks (`release date`, `GPU list`).
+        missing: Vec<String>,
+    },
     /// A per-target device package (`rocm-sdk-device-<gfx>`, `amd-torch-device-<gfx>`) for a gfx
     /// target `gpus.yaml` does not have.
     DeviceTarget {
@@ -1063,7 +1074,28 @@ async fn rocm_wheel_indexes(m: &Matrix, f: &Fetcher, out: &mut Outcome) {
         };
         let release = m.rocm.iter().find(|r| r.version.line() == lv.line());
         let known_line = release.is_some();
-        if release.is_some_and(|r| r.patches.contains(&pv) || r.version == pv) {
+        if let Some(r) = release.filter(|r| r.patches.contains(&pv) || r.version == pv) {
+            let mut missing = Vec::new();
+            if r.released.as_deref().is_none_or(|d| d.len() < "YYYY-MM-DD".len()) {
+                missing.push("release date".to_string());
+            }
+            if r.gfx_list == crate::matrix::GfxList::Unknown {
+                missing.push("GPU list".to_string());
+            }
+            let seen = out
+                .proposals
+                .iter()
+                .any(|p| matches!(&p.change, Change::RocmIncomplete { version: v, .. } if *v == patch));
+            if !missing.is_empty() && !seen {
+                out.proposals.push(Proposal {
+                    change: Change::RocmIncomplete {
+                        package,
+                        version: patch,
+                        missing,
+                    },
+                    source,
+                });
+            }
             continue;
         }
         out.proposals.push(Proposal {
@@ -1139,7 +1171,10 @@ pub fn render_diff(m: &Matrix, o: &Outcome, out: &mut dyn std::io::Write) -> std
         .filter(|p| {
             matches!(
                 p.change,
-                Change::RocmWheel { .. } | Change::DeviceTarget { .. } | Change::Family { .. }
+                Change::RocmWheel { .. }
+                    | Change::RocmIncomplete { .. }
+                    | Change::DeviceTarget { .. }
+                    | Change::Family { .. }
             )
         })
         .collect();
@@ -1147,7 +1182,7 @@ pub fn render_diff(m: &Matrix, o: &Outcome, out: &mut dyn std::io::Write) -> std
         let mine: Vec<&&Proposal> = core
             .iter()
             .filter(|p| match p.change {
-                Change::RocmWheel { .. } => pick == 0,
+                Change::RocmWheel { .. } | Change::RocmIncomplete { .. } => pick == 0,
                 Change::DeviceTarget { .. } => pick == 1,
                 _ => pick == 2,
             })
@@ -1171,6 +1206,17 @@ pub fn render_diff(m: &Matrix, o: &Outcome, out: &mut dyn std::io::Write) -> std
                     out,
                     "+ rocm[{}].patches: \"{version}\" ({package} {version} is on the index)\n#   source: {}",
                     version.rsplit_once('.').map(|x| x.0).unwrap_or(version),
+                    p.source
+                )?,
+                Change::RocmIncomplete {
+                    package,
+                    version,
+                    missing,
+                } => writeln!(
+                    out,
+                    "! rocm[{}]: {version} is published ({package} {version} is on the index) but its entry has no {}: read AMD's release notes and hardware table for {version}\n#   source: {}",
+                    version.rsplit_once('.').map(|x| x.0).unwrap_or(version),
+                    missing.join(" and no "),
                     p.source
                 )?,
                 Change::DeviceTarget { package, gfx } => writeln!(
@@ -1294,6 +1340,20 @@ pub fn render_yaml(m: &Matrix, o: &Outcome, out: &mut dyn std::io::Write) -> std
                     "    value: {}\n    package: {}",
                     yaml_str(version),
                     yaml_str(package)
+                )?;
+            }
+            Change::RocmIncomplete {
+                package,
+                version,
+                missing,
+            } => {
+                writeln!(out, "  - file: rocm.yaml\n    op: complete-release")?;
+                writeln!(
+                    out,
+                    "    value: {}\n    package: {}\n    missing: {}",
+                    yaml_str(version),
+                    yaml_str(package),
+                    quote_list(missing)
                 )?;
             }
             Change::DeviceTarget { package, gfx } => {

@@ -589,8 +589,9 @@ fn end_of_life_fix_names_the_current_production_release() {
     assert!(
         m.rocm.iter().all(|r| !r.stream.is_production()
             || r.status != rocmcheck::matrix::Status::Supported
+            || r.confidence != rocmcheck::finding::Confidence::Confirmed
             || r.version <= cur.version),
-        "{} is not the newest supported production release",
+        "{} is not the newest confirmed supported production release",
         cur.version
     );
     let tmp = tempfile::tempdir().unwrap();
@@ -602,6 +603,56 @@ fn end_of_life_fix_names_the_current_production_release() {
     let eol = f.iter().find(|f| f.code == "RC107").expect("ROCm 6.3 is end-of-life");
     let fix = eol.fix.as_deref().unwrap_or_default();
     assert!(fix.contains(&format!("move to ROCm {}", cur.newest_patch())), "{fix}");
+}
+
+/// A newest production release whose entry is not confirmed (its GPU list unread) is never
+/// called "the current production release": the fix names the newest confirmed one and the
+/// newer one as not confirmed.
+#[test]
+fn an_unconfirmed_newest_release_is_not_called_production() {
+    use rocmcheck::finding::Confidence;
+    use rocmcheck::matrix::{GfxList, Status};
+    let mut m = Matrix::embedded().clone();
+    let newest = m
+        .rocm
+        .iter()
+        .filter(|r| r.stream.is_production() && r.status == Status::Supported)
+        .map(|r| r.version.clone())
+        .max()
+        .unwrap();
+    for r in m.rocm.iter_mut().filter(|r| r.version == newest) {
+        r.confidence = Confidence::Unconfirmed;
+        r.gfx_list = GfxList::Unknown;
+        r.gfx.clear();
+    }
+    let cur = m.current_production().expect("a confirmed production release");
+    assert!(cur.version < newest, "{} should not be current", cur.version);
+    let n = m.newest_unconfirmed().expect("the newest is unconfirmed");
+    assert_eq!(n.version, newest);
+    let bytes = b"FROM rocm/dev-ubuntu-22.04:6.3.1\n";
+    let (facts, _) = dockerfile::analyze(Kind::Dockerfile, "Dockerfile", bytes, &m, &Options::default()).unwrap();
+    let f = rules::run(Scope::Lint, &facts, &m);
+    let fix = f
+        .iter()
+        .find(|f| f.code == "RC107")
+        .and_then(|f| f.fix.clone())
+        .unwrap();
+    assert!(
+        fix.contains(&format!(
+            "move to ROCm {}, the current production release",
+            cur.newest_patch()
+        )),
+        "{fix}"
+    );
+    assert!(
+        fix.contains(&format!(
+            "ROCm {} is newer, its GPU list is not confirmed",
+            n.newest_patch()
+        )),
+        "{fix}"
+    );
+    // and with the embedded data as it is, the newest release is confirmed: nothing is hedged
+    assert!(Matrix::embedded().newest_unconfirmed().is_none());
 }
 
 /// (code, line, col) of a finding or of an input error (then the message in place of the code).

@@ -439,3 +439,116 @@ fn product_names_of_two_targets_are_refused() {
         "{d:?}"
     );
 }
+
+/// A name AMD sells on parts of several targets (`Radeon 840M`: gfx1152 and gfx1153) is declared
+/// by each in `shared_names`; a lookup answers with all of them and chooses none, and `--gfx`
+/// with it is refused naming them. A shared name only one target declares is refused.
+#[test]
+fn shared_product_names_answer_with_every_target() {
+    use rocmcheck::matrix::NameMatch;
+    let m = Matrix::embedded();
+    for printed in ["AMD Radeon 840M Graphics", "Radeon 840M", "AMD Radeon(TM) 840M"] {
+        match m.gpu_by_name_why(printed) {
+            NameMatch::Several(all) => {
+                let gfx: Vec<&str> = all.iter().map(|(g, _)| g.as_str()).collect();
+                assert_eq!(gfx, ["gfx1152", "gfx1153"], "{printed}");
+            }
+            other => panic!("{printed}: {other:?}"),
+        }
+        assert!(m.gpu_by_name(printed).is_none(), "{printed} must not pick one target");
+    }
+    // a name of one target still answers with it
+    assert_eq!(
+        m.gpu_by_name("AMD Radeon 860M Graphics").map(|(g, _)| g.gfx.as_str()),
+        Some("gfx1152")
+    );
+    let e = rocmcheck::cli::matrix::parse_gfx_arg(m, "Radeon 840M").unwrap_err();
+    assert!(e.contains("gfx1152 and gfx1153"), "{e}");
+    assert_eq!(
+        rocmcheck::cli::matrix::parse_gfx_arg(m, "Radeon RX 7900 XTX").unwrap(),
+        "gfx1100"
+    );
+    // declared by one target only: refused
+    let d = broken("gpus.yaml", |t| {
+        t.replacen(
+            "    # Their iGPU is a \"Radeon 840M\", as on gfx1152 parts (see gfx1152).\n    shared_names:\n      - \"Radeon 840M\"\n",
+            "",
+            1,
+        )
+    });
+    assert!(
+        d.iter().any(|x| x.contains("M002") && x.contains("Radeon 840M")),
+        "{d:?}"
+    );
+    // a shared name that is also another target's own name: refused
+    let d = broken("gpus.yaml", |t| {
+        t.replacen(
+            "    marketing:\n      - \"Radeon 890M\"\n",
+            "    marketing:\n      - \"Radeon 890M\"\n      - \"Radeon 840M\"\n",
+            1,
+        )
+    });
+    assert!(d.iter().any(|x| x.contains("M004") && x.contains("840M")), "{d:?}");
+}
+
+fn query(args: &[&str]) -> (i32, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["matrix", "query"])
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+/// `matrix query --os`: pytorch.org's ROCm wheels are Linux wheels, so Windows gets AMD's own
+/// Windows build where the matrix records one (Radeon/Ryzen targets), never a Linux wheel;
+/// Instinct targets get none; WSL gets the platform's caveats before the Linux answers; Linux
+/// names AMD's own build and says the per-family indexes are legacy.
+#[test]
+fn query_answers_per_platform() {
+    let (rc, out) = query(&["--gfx", "gfx1151", "--os", "windows"]);
+    assert_eq!(rc, 0, "{out}");
+    assert!(out.contains("Linux x86_64 only"), "{out}");
+    assert!(
+        out.contains("pip install --index-url https://stable.repo.amd.com/rocm/whl-next/ \"torch[device-gfx1151]==2.14.0+rocm10.1.0\""),
+        "{out}"
+    );
+    assert!(
+        !out.contains("download.pytorch.org/whl/rocm"),
+        "a Linux wheel offered on Windows:\n{out}"
+    );
+    let (_, out) = query(&["--gfx", "gfx942", "--os", "windows"]);
+    assert!(out.contains("records no Windows build of torch for gfx942"), "{out}");
+    assert!(!out.contains("install:"), "{out}");
+    let (_, out) = query(&["--gfx", "gfx1100", "--os", "wsl", "--limit", "1"]);
+    assert!(out.contains("/dev/dxg"), "{out}");
+    assert!(out.contains("1. torch "), "{out}");
+    let (_, out) = query(&["--gfx", "gfx1100", "--os", "linux", "--limit", "1"]);
+    assert!(out.contains("\"torch[device-gfx1100]==2.14.0+rocm10.1.0\""), "{out}");
+    assert!(out.contains("per-family indexes"), "{out}");
+    assert!(out.contains("are legacy"), "{out}");
+    let (_, out) = query(&["--gfx", "gfx1100", "--os", "macos"]);
+    assert!(out.contains("ROCm does not run on macOS"), "{out}");
+    // JSON says which platform was answered
+    let (_, out) = query(&["--gfx", "gfx1201", "--os", "windows", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["os"], "windows");
+    assert_eq!(v["recommendations"].as_array().unwrap().len(), 0);
+    assert!(
+        v["amd_builds"][0]["install"]
+            .as_str()
+            .unwrap()
+            .contains("device-gfx1201")
+    );
+    // a product name several targets carry is refused as --gfx, naming them
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["matrix", "query", "--gfx", "Radeon 840M"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("gfx1152 and gfx1153"));
+}

@@ -18,7 +18,8 @@ struct Row {
     sources: &'static [&'static str],
 }
 
-/// torch 2.14.0 went stable on 2026-09-02 (test-infra#8712); release/2.14 builds rocm7.2 and rocm7.14.
+/// torch 2.14.0 went stable on 2026-09-02 (test-infra#8712); release/2.14 builds rocm7.2 and rocm7.14,
+/// and its patch release 2.14.1 (2026-09-30) the same two variants.
 const WHEEL_2_14: &str = "https://github.com/pytorch/test-infra/pull/8712";
 /// The arch list of the rocm7.14 (Core SDK, ROCm from pip) build.
 const ARCH_2_14_THEROCK: &str = "https://github.com/pytorch/pytorch/issues/191688";
@@ -29,8 +30,8 @@ const GFX906_ROCBLAS: &str = "https://github.com/ROCm/legacy-rocm-build/issues/4
 /// The 2.7 arch list (also used for 2.8/2.9 rocm6.3/6.4): printed 2.7.1 lists.
 const ARCH_2_7: &str = "https://github.com/astral-sh/uv/issues/14086";
 
-// Today's first answers (matrix data 2026-11-23). Every target AMD lists for the Core SDK gets
-// torch 2.14.0 on ROCm 7.14; gfx906 gets the newest wheel whose bundled rocBLAS still carries
+// Today's first answers (matrix data 2026-11-26). Every target AMD lists for the Core SDK gets
+// torch 2.14.1 on ROCm 7.14; gfx906 gets the newest wheel whose bundled rocBLAS still carries
 // its kernels (ROCm <= 6.3).
 const TABLE: &[Row] = &[
     Row {
@@ -42,84 +43,84 @@ const TABLE: &[Row] = &[
     },
     Row {
         gfx: "gfx908",
-        first: "2.14.0+rocm7.14",
+        first: "2.14.1+rocm7.14",
         listing: GfxListing::Supported,
         why: "MI100: in the Core SDK 7.14/10.0 tables; the 2.14 rocm7.14 wheel carries it",
         sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx90a",
-        first: "2.14.0+rocm7.14",
+        first: "2.14.1+rocm7.14",
         listing: GfxListing::Supported,
         why: "MI200: Core SDK 7.14 list; newest release wheel",
         sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx942",
-        first: "2.14.0+rocm7.14",
+        first: "2.14.1+rocm7.14",
         listing: GfxListing::Supported,
         why: "MI300: Core SDK 7.14 list; newest release wheel (was 2.13.0+rocm7.2)",
         sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx950",
-        first: "2.14.0+rocm7.14",
+        first: "2.14.1+rocm7.14",
         listing: GfxListing::Supported,
         why: "MI350/MI355: Core SDK 7.14 list; newest release wheel",
         sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1030",
-        first: "2.14.0+rocm7.14",
+        first: "2.14.1+rocm7.14",
         listing: GfxListing::Supported,
         why: "RDNA2 (W6800/V620): Core SDK 7.14 list; newest release wheel",
         sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1100",
-        first: "2.14.0+rocm7.14",
+        first: "2.14.1+rocm7.14",
         listing: GfxListing::Supported,
-        why: "RX 7900: Core SDK 7.14 list; 2.14.0 ties on rocm7.2 and rocm7.14, the newer ROCm wins (was 2.13.0+rocm7.2)",
+        why: "RX 7900: Core SDK 7.14 list; 2.14.1 ties on rocm7.2 and rocm7.14, the newer ROCm wins (was 2.13.0+rocm7.2)",
         sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1101",
-        first: "2.14.0+rocm7.14",
+        first: "2.14.1+rocm7.14",
         listing: GfxListing::Supported,
         why: "Navi 32: Core SDK 7.14 list",
         sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1102",
-        first: "2.14.0+rocm7.14",
+        first: "2.14.1+rocm7.14",
         listing: GfxListing::Supported,
         why: "Navi 33 (RX 7600) is back in AMD's list with the Core SDK (not in 7.0-7.2); the rocm7.14 wheel carries it",
         sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1103",
-        first: "2.14.0+rocm7.14",
+        first: "2.14.1+rocm7.14",
         listing: GfxListing::Supported,
         why: "Hawk Point iGPU (780M) is in the Core SDK table; the rocm7.14 wheel carries it",
         sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1151",
-        first: "2.14.0+rocm7.14",
+        first: "2.14.1+rocm7.14",
         listing: GfxListing::Supported,
         why: "Strix Halo: Core SDK 7.14 list (7.14.0 adds the PRO 400 parts); newest release wheel (was 2.13.0+rocm7.2)",
         sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1200",
-        first: "2.14.0+rocm7.14",
+        first: "2.14.1+rocm7.14",
         listing: GfxListing::Supported,
         why: "RDNA4 (RX 9060/9050): Core SDK 7.14 list",
         sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
     },
     Row {
         gfx: "gfx1201",
-        first: "2.14.0+rocm7.14",
+        first: "2.14.1+rocm7.14",
         listing: GfxListing::Supported,
         why: "RDNA4 (RX 9070, R9700): Core SDK 7.14 list (was 2.13.0+rocm7.2)",
         sources: &[WHEEL_2_14, ARCH_2_14_THEROCK, ROCM_7_14],
@@ -167,7 +168,7 @@ fn no_recommendation_points_at_a_pre_release() {
         .filter(|w| w.channel == Channel::Test)
         .flat_map(|w| w.torch.iter())
         .collect();
-    // Between releases the matrix may record no test-channel wheel (2026-11-23: 2.14.0 is stable
+    // Between releases the matrix may record no test-channel wheel (2026-11-26: 2.14.1 is stable
     // and no 2.15 ROCm release candidate was found); the checks below hold either way.
     for gfx in m.gfx_names() {
         for r in m.rank(gfx, &RankOpts::default()) {
@@ -299,7 +300,7 @@ fn the_default_candidate_set_is_current_recorded_and_release_only() {
     assert!(
         set.candidates
             .iter()
-            .any(|c| c.build_args.get("BASE_IMAGE") == wheel_base.as_ref() && c.torch.as_deref() == Some("2.14.0")),
+            .any(|c| c.build_args.get("BASE_IMAGE") == wheel_base.as_ref() && c.torch.as_deref() == Some("2.14.1")),
         "{:?}",
         set.candidates.iter().map(|c| &c.id).collect::<Vec<_>>()
     );

@@ -748,12 +748,29 @@ fn coresdk_upstream(_base: &str, path: &str, _n: usize) -> Reply {
     status(404)
 }
 
+/// The matrix data as it stood on 2026-11-23, before torch 2.14.1 and ROCm 10.1.0's date and GPU
+/// list were recorded (`tests/fixtures/matrix-2026-11-23/`).
+fn matrix_2026_11_23() -> Matrix {
+    Matrix::from_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/matrix-2026-11-23"))
+        .expect("the frozen matrix validates")
+}
+
+/// A sync run of the 2026-11-23 data against the recorded pages proposes what it lacked: torch
+/// 2.14.1 on both lines release/2.14 builds, ROCm 10.1.0 (published, its entry without a date or
+/// GPU list), and the rest of the Core SDK era's shapes.
 #[test]
 fn core_sdk_indexes_propose_what_the_matrix_lacks() {
     let server = Server::start(Box::new(coresdk_upstream));
+    let stale = matrix_2026_11_23();
     let mut o = options(&server);
     o.images = false;
-    let out = run(&o);
+    o.amd_indexes
+        .push((format!("{}/amd/whl-next/", server.base), IndexLayout::MultiArch));
+    let out = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(sync::sync(&stale, &o));
     assert!(out.errors.is_empty(), "{:?}", out.errors);
     let b = &server.base;
     let p = |change: Change, src: &str| sync::Proposal {
@@ -761,7 +778,7 @@ fn core_sdk_indexes_propose_what_the_matrix_lacks() {
         source: format!("{b}{src}"),
     };
     let mut expected = vec![
-        // a torch release on whl/rocm7.14 the matrix lacks
+        // torch 2.14.1 on whl/rocm7.14 and whl/rocm7.2: the release the 11-23 data lacked
         p(
             Change::TorchRelease {
                 torch: "2.14.1".into(),
@@ -769,6 +786,23 @@ fn core_sdk_indexes_propose_what_the_matrix_lacks() {
                 python: strs(&["3.10", "3.11", "3.12", "3.13", "3.14"]),
             },
             "/whl/rocm7.14/torch/",
+        ),
+        p(
+            Change::TorchRelease {
+                torch: "2.14.1".into(),
+                rocm: "7.2".into(),
+                python: strs(&["3.10", "3.11", "3.12", "3.13", "3.14"]),
+            },
+            "/whl/rocm7.2/torch/",
+        ),
+        // ROCm 10.1.0 is published; the 11-23 entry had neither a day of release nor a GPU list
+        p(
+            Change::RocmIncomplete {
+                package: "rocm".into(),
+                version: "10.1.0".into(),
+                missing: strs(&["release date", "GPU list"]),
+            },
+            "/amd/whl-next/rocm/",
         ),
         // device packages for a target gpus.yaml lacks: the PyTorch mirror's and AMD's split torch
         p(
@@ -833,10 +867,12 @@ fn core_sdk_indexes_propose_what_the_matrix_lacks() {
     assert_eq!(server.hits("/amd/whl/gfx950-dcgpu/"), 1);
     // the diff names each file the proposals go to, with sources
     let mut diff = Vec::new();
-    sync::render_diff(Matrix::embedded(), &out, &mut diff).unwrap();
+    sync::render_diff(&stale, &out, &mut diff).unwrap();
     let diff = String::from_utf8(diff).unwrap();
     for want in [
         "--- matrix/rocm.yaml",
+        "! rocm[10.1]: 10.1.0 is published",
+        "has no release date and no GPU list",
         "+ rocm[7.14].patches: \"7.14.2\"",
         "+ rocm: a release for 10.2.0",
         "--- matrix/gpus.yaml",
@@ -847,9 +883,20 @@ fn core_sdk_indexes_propose_what_the_matrix_lacks() {
         assert!(diff.contains(want), "{want:?} not in:\n{diff}");
     }
     let mut yaml = Vec::new();
-    sync::render_yaml(Matrix::embedded(), &out, &mut yaml).unwrap();
+    sync::render_yaml(&stale, &out, &mut yaml).unwrap();
     let doc: serde_yaml::Value = serde_yaml::from_slice(&yaml).expect("the YAML patch parses");
     assert_eq!(doc["proposals"].as_sequence().unwrap().len(), expected.len());
+    // the same pages against today's data: 2.14.1 and 10.1.0 are recorded, nothing is proposed
+    // for them
+    let now = run(&o);
+    assert!(now.errors.is_empty(), "{:?}", now.errors);
+    for p in &now.proposals {
+        match &p.change {
+            Change::TorchRelease { torch, .. } => assert_ne!(torch, "2.14.1", "{p:?}"),
+            Change::RocmIncomplete { version, .. } => assert_ne!(version, "10.1.0", "{p:?}"),
+            _ => {}
+        }
+    }
 }
 
 #[test]

@@ -828,9 +828,16 @@ fn lint_online_confirms_pins_and_says_when_the_index_is_ahead_of_the_matrix() {
         "torch==2.14.0 torchvision==0.29.0 \"rocm[libraries,device-gfx1100]==7.14.0\"",
     );
     let index = format!("{}/whl", srv.base);
-    let plain = lint(cache.path(), &file, "json", &[]);
+    // the data of 2026-11-23, which did not know torch 2.14.1 (the index is ahead of it)
+    let stale = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/matrix-2026-11-23");
+    let plain = lint(cache.path(), &file, "json", &["--matrix", stale]);
     assert_eq!(srv.hits(), 0, "a plain lint touches no network");
-    let o = lint(cache.path(), &file, "json", &["--online", "--index", &index]);
+    let o = lint(
+        cache.path(),
+        &file,
+        "json",
+        &["--matrix", stale, "--online", "--index", &index],
+    );
     assert_same_findings(&plain, &o);
     let n = notices(&json(&o));
     let kinds: Vec<&str> = n.iter().map(|(k, _)| k.as_str()).collect();
@@ -869,8 +876,13 @@ fn lint_online_confirms_pins_and_says_when_the_index_is_ahead_of_the_matrix() {
     );
     // Human output: stdout is byte for byte the plain run's.
     let (ph, oh) = (
-        lint(cache.path(), &file, "human", &[]),
-        lint(cache.path(), &file, "human", &["--online", "--index", &index]),
+        lint(cache.path(), &file, "human", &["--matrix", stale]),
+        lint(
+            cache.path(),
+            &file,
+            "human",
+            &["--matrix", stale, "--online", "--index", &index],
+        ),
     );
     assert_eq!(ph.stdout, oh.stdout, "{}", text(&oh));
     assert_eq!(ph.status.code(), oh.status.code());

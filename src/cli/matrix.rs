@@ -7,7 +7,7 @@ use crate::facts::{
     TorchFrom,
 };
 use crate::finding::{Confidence, Severity};
-use crate::matrix::{Channel, GfxSupport, Matrix};
+use crate::matrix::{Channel, GfxSupport, IndexLayout, Matrix};
 use crate::policy::Policy;
 use crate::rules::{self, Scope};
 use crate::version::{Gfx, RocmVersion, TorchVersion, Version, nearest};
@@ -119,6 +119,10 @@ pub struct QueryArgs {
     /// How many recommendations to show.
     #[arg(long, default_value_t = 5)]
     pub limit: usize,
+    /// The platform to answer for (default: the one rocmcheck runs on; WSL is told by
+    /// /dev/dxg or a Microsoft kernel release)
+    #[arg(long, value_enum)]
+    pub os: Option<OsArg>,
     /// Wheel channel: `release` only (default); `test` adds release candidates (whl/test);
     /// `nightly` adds them too and names the nightly index (nightlies are not in the matrix).
     #[arg(long, value_enum, default_value_t = ChannelArg::Release)]
@@ -139,6 +143,46 @@ pub struct QueryArgs {
     /// Seconds --online waits for the index.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub online_timeout: u64,
+}
+
+/// A platform `matrix query` answers for (`--os`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OsArg {
+    /// Linux (containers included)
+    Linux,
+    /// Windows Subsystem for Linux 2 (the GPU through /dev/dxg)
+    Wsl,
+    /// Windows
+    Windows,
+    /// macOS
+    Macos,
+}
+
+impl OsArg {
+    /// The platform this process runs on.
+    pub fn host() -> OsArg {
+        if cfg!(windows) {
+            return OsArg::Windows;
+        }
+        if cfg!(target_os = "macos") {
+            return OsArg::Macos;
+        }
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        if std::path::Path::new("/dev/dxg").exists() || release.to_ascii_lowercase().contains("microsoft") {
+            OsArg::Wsl
+        } else {
+            OsArg::Linux
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            OsArg::Linux => "linux",
+            OsArg::Wsl => "wsl",
+            OsArg::Windows => "windows",
+            OsArg::Macos => "macos",
+        }
+    }
 }
 
 /// `--channel`.
@@ -517,7 +561,8 @@ fn validate(g: &Globals, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
     }
 }
 
-/// Parses a gfx name given on the command line, suggesting the nearest known one.
+/// Parses a gfx name given on the command line, suggesting the nearest known one; a product name
+/// (`Radeon RX 7900 XTX`) the table ties to one target is taken as that target.
 pub fn parse_gfx_arg(m: &Matrix, s: &str) -> Result<String, String> {
     let hint = |s: &str| {
         nearest(s, m.gfx_names())
@@ -531,7 +576,16 @@ pub fn parse_gfx_arg(m: &Matrix, s: &str) -> Result<String, String> {
             g,
             hint(g.as_str())
         )),
-        Err(e) => Err(format!("{e}{}", hint(&s.to_ascii_lowercase()))),
+        // not a gfx name: a product name the table knows stands for its target; one that
+        // several targets carry is refused with them named (never a guess)
+        Err(e) => match m.gpu_by_name_why(s) {
+            crate::matrix::NameMatch::One(g, _) => Ok(g.gfx.clone()),
+            crate::matrix::NameMatch::Several(all) | crate::matrix::NameMatch::Ambiguous(all) => Err(format!(
+                "`{s}` is the name of parts of several gfx targets ({}); pass the one rocminfo shows (`rocminfo | grep -m1 -o 'gfx[0-9a-f]*'`)",
+                crate::matrix::list_targets(&all)
+            )),
+            crate::matrix::NameMatch::None => Err(format!("{e}{}", hint(&s.to_ascii_lowercase()))),
+        },
     }
 }
 
@@ -1083,6 +1137,15 @@ fn check_stack(
     })
 }
 
+fn os_label(os: OsArg) -> &'static str {
+    match os {
+        OsArg::Linux => "Linux",
+        OsArg::Wsl => "WSL2",
+        OsArg::Windows => "Windows",
+        OsArg::Macos => "macOS",
+    }
+}
+
 fn describe_gfx(m: &Matrix, gfx: &str) -> String {
     match m.gpu(gfx) {
         Some(g) => {
@@ -1173,6 +1236,32 @@ fn recommend(
     }
     amd_images.sort_by(|a, b| b.0.cmp(&a.0));
     let amd_images: Vec<String> = amd_images.into_iter().take(3).map(|x| x.1).collect();
+    let os = q.os.unwrap_or_else(OsArg::host);
+    let d = &m.distribution;
+    // AMD's own torch builds for the target on this platform, newest ROCm first.
+    let mut amd_builds: Vec<(&crate::matrix::AmdTorch, String)> = d
+        .amd_torch
+        .iter()
+        .filter_map(|a| a.install(gfx, os == OsArg::Windows).map(|i| (a, i)))
+        .collect();
+    amd_builds.sort_by(|a, b| {
+        let v = |x: &crate::matrix::AmdTorch| Version::parse(&x.rocm).ok();
+        v(b.0).cmp(&v(a.0))
+    });
+    let platform_note: Option<String> = match os {
+        OsArg::Linux => None,
+        OsArg::Wsl => d.platforms.as_ref().map(|p| p.wsl.clone()),
+        OsArg::Windows => d.platforms.as_ref().map(|p| p.pytorch_org.clone()),
+        OsArg::Macos => d.platforms.as_ref().map(|p| p.macos.clone()),
+    };
+    // pytorch.org's wheels are Linux wheels: on Windows and macOS none of them is an answer.
+    let recs = if matches!(os, OsArg::Windows | OsArg::Macos) {
+        Vec::new()
+    } else {
+        recs
+    };
+    let total = if recs.is_empty() { 0 } else { total };
+    let legacy_family = d.indexes.iter().find(|ix| ix.layout == IndexLayout::PerFamily);
     match q.format {
         ListFormat::Json => {
             serde_json::to_writer_pretty(
@@ -1182,15 +1271,48 @@ fn recommend(
                     "gfx": gfx,
                     "channel": q.channel.as_str(),
                     "matrix_data": m.data,
+                    "os": os.as_str(),
+                    "platform_note": platform_note,
                     "recommendations": recs,
                     "more": total.saturating_sub(recs.len()),
                     "amd_images": amd_images,
+                    "amd_builds": amd_builds.iter().map(|(a, i)| serde_json::json!({
+                        "rocm": a.rocm,
+                        "index": a.index,
+                        "install": i,
+                        "sources": a.sources,
+                    })).collect::<Vec<_>>(),
                 }),
             )?;
             writeln!(out)?;
         }
         _ => {
-            writeln!(out, "What to run on {}\n", describe_gfx(m, gfx))?;
+            if os == OsArg::Linux {
+                writeln!(out, "What to run on {}\n", describe_gfx(m, gfx))?;
+            } else {
+                writeln!(out, "What to run on {} under {}\n", describe_gfx(m, gfx), os_label(os))?;
+            }
+            if let Some(n) = &platform_note {
+                writeln!(out, "{n}\n")?;
+            }
+            if matches!(os, OsArg::Windows | OsArg::Macos) {
+                if os == OsArg::Windows {
+                    match amd_builds.first() {
+                        Some((a, install)) => {
+                            writeln!(out, "AMD's Windows build of torch for {gfx} (ROCm {}):", a.rocm)?;
+                            writeln!(out, "   install: {install}")?;
+                            for src in a.sources.iter().take(if q.verbose { usize::MAX } else { 1 }) {
+                                writeln!(out, "   source: {src}")?;
+                            }
+                        }
+                        None => writeln!(
+                            out,
+                            "The matrix records no Windows build of torch for {gfx} (AMD publishes Windows builds for Radeon and Ryzen targets only)."
+                        )?,
+                    }
+                }
+                return Ok(ExitStatus::Success);
+            }
             if recs.is_empty() {
                 writeln!(
                     out,
@@ -1263,6 +1385,20 @@ fn recommend(
                     out,
                     "AMD's own images with torch built in, whose ROCm lists {gfx}: {}",
                     amd_images.join(", ")
+                )?;
+            }
+            if let Some((a, install)) = amd_builds.first() {
+                writeln!(
+                    out,
+                    "AMD's own torch build for ROCm {} (device code chosen by the extra): {install}",
+                    a.rocm
+                )?;
+            }
+            if let (Some(ix), Some(multi)) = (legacy_family, d.stable_multi_arch()) {
+                writeln!(
+                    out,
+                    "AMD's per-family indexes ({}<family>/) are legacy: no new releases are published there and old ones may be deleted; use a multi-arch index ({}) with a device extra.",
+                    ix.url, multi.url
                 )?;
             }
             // Known issues for this target that depend on what a query cannot know (the kernel).

@@ -358,6 +358,12 @@ pub struct GpuTarget {
     /// lookups need them; start-up does not pay for them).
     #[serde(skip)]
     pub(crate) marketing_keys: std::sync::OnceLock<Vec<Option<String>>>,
+    /// Product names carried by parts of this target AND of other targets (AMD sells one name
+    /// on dies of two targets: `Radeon 840M` on gfx1152 and gfx1153 parts). Every target that
+    /// carries the name lists it here; a lookup of such a name answers with all of them
+    /// ([`NameMatch::Several`]) and never chooses one.
+    #[serde(default)]
+    pub shared_names: Vec<String>,
     /// Every name this target answers to, with its [`product_key`]: the `marketing` names and
     /// each sibling of a composite `products:` name (`Radeon RX 7600 / 7600 XT / 7600M XT
     /// (Navi 33)` → `Radeon RX 7600`, `Radeon RX 7600 XT`, `Radeon RX 7600M XT`), computed on
@@ -393,7 +399,7 @@ impl GpuTarget {
                     out.push((k, name));
                 }
             };
-            for m in &self.marketing {
+            for m in self.marketing.iter().chain(&self.shared_names) {
                 push(m.clone());
             }
             for p in &self.products {
@@ -736,6 +742,73 @@ pub struct Distribution {
     pub indexes: Vec<PackageIndex>,
     /// The plain OS image a wheel-based ROCm stack starts from.
     pub wheel_base: Option<WheelBase>,
+    /// AMD's own torch builds for a Core SDK release (`torch[device-<gfx>]==X+rocmY` on AMD's
+    /// multi-arch indexes), with the targets and platforms they are published for.
+    #[serde(default)]
+    pub amd_torch: Vec<AmdTorch>,
+    /// What the matrix knows of platforms other than Linux (`matrix query --os`).
+    #[serde(default)]
+    pub platforms: Option<Platforms>,
+}
+
+/// AMD's torch builds for one ROCm release.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AmdTorch {
+    /// The ROCm release (`10.1.0`): the local version is `+rocm<this>`.
+    pub rocm: String,
+    /// The index (https, ends in `/`).
+    pub index: String,
+    /// torch versions, newest first.
+    pub torch: Vec<String>,
+    /// Targets with a `device-<gfx>` extra on Linux.
+    pub gfx: Vec<String>,
+    /// The Windows builds, where AMD publishes them.
+    pub windows: Option<AmdTorchWindows>,
+    /// Note.
+    pub note: Option<String>,
+    /// Sources.
+    pub sources: Vec<String>,
+}
+
+/// The Windows builds of an [`AmdTorch`] entry.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AmdTorchWindows {
+    /// torch versions.
+    pub torch: Vec<String>,
+    /// Targets.
+    pub gfx: Vec<String>,
+}
+
+/// Platform facts in words, each line from the sources given.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Platforms {
+    /// Which platforms download.pytorch.org's ROCm wheels are built for.
+    pub pytorch_org: String,
+    /// How ROCm reaches a GPU under WSL2, and what is supported there.
+    pub wsl: String,
+    /// macOS.
+    pub macos: String,
+    /// Sources.
+    pub sources: Vec<String>,
+}
+
+impl AmdTorch {
+    /// The pip command for `gfx` on `os` with the newest torch published there, if any.
+    pub fn install(&self, gfx: &str, windows: bool) -> Option<String> {
+        let (torch, targets) = match (windows, &self.windows) {
+            (false, _) => (&self.torch, &self.gfx),
+            (true, Some(w)) => (&w.torch, &w.gfx),
+            (true, None) => return None,
+        };
+        if !targets.iter().any(|g| g == gfx) {
+            return None;
+        }
+        let t = torch.first()?;
+        Some(format!(
+            "pip install --index-url {} \"torch[device-{gfx}]=={t}+rocm{}\"",
+            self.index, self.rocm
+        ))
+    }
 }
 
 /// A ROCm Python package (exact name) or family of names (prefix + gfx target / GPU family).
@@ -1089,10 +1162,24 @@ fn strip_parens(name: &str) -> String {
 pub enum NameMatch<'a> {
     /// One target (and the name as the matrix lists it).
     One(&'a GpuTarget, &'a str),
-    /// Names of two targets match: (gfx, name as listed) of two of them.
+    /// Names of two targets match by accident of the name table: (gfx, name as listed) of two
+    /// of them.
     Ambiguous(Vec<(String, String)>),
+    /// The name is one that several targets carry (`shared_names`): every such target (gfx,
+    /// name as listed), in the table's order.
+    Several(Vec<(String, String)>),
     /// No listed name matches.
     None,
+}
+
+/// `gfx1152 and gfx1153` / `gfx1150, gfx1152 and gfx1153` from (gfx, name) pairs.
+pub fn list_targets(all: &[(String, String)]) -> String {
+    let g: Vec<&str> = all.iter().map(|(g, _)| g.as_str()).collect();
+    match g.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// The names a printed product name may stand for (see [`Matrix::gpu_by_name`]).
@@ -1248,6 +1335,19 @@ impl Matrix {
         let mut found: Option<(&GpuTarget, &str)> = None;
         for cand in product_candidates(&strip_parens(name)) {
             let Some(key) = product_key(&cand) else { continue };
+            let shared: Vec<(String, String)> = self
+                .gpus
+                .iter()
+                .filter_map(|g| {
+                    g.shared_names
+                        .iter()
+                        .find(|n| product_key(n).as_deref() == Some(key.as_str()))
+                        .map(|n| (g.gfx.clone(), n.clone()))
+                })
+                .collect();
+            if shared.len() > 1 {
+                return NameMatch::Several(shared);
+            }
             for g in &self.gpus {
                 let Some((_, n)) = g.name_keys().iter().find(|(k, _)| *k == key) else {
                     continue;
@@ -1366,12 +1466,54 @@ impl Matrix {
     }
 
     /// The current production release: the newest release of a production stream (legacy or
-    /// Core SDK) whose status is `supported`. Every "move to ROCm X" line names it.
+    /// Core SDK) whose status is `supported` and whose entry is confirmed (its release facts and a
+    /// GPU list read at a source). Every "move to ROCm X" line names it; a newer entry that is
+    /// not confirmed is [`Matrix::newest_unconfirmed`], named as such beside it.
     pub fn current_production(&self) -> Option<&RocmRelease> {
         self.rocm
             .iter()
             .filter(|r| r.stream.is_production() && r.status == Status::Supported)
+            .filter(|r| r.confidence == Confidence::Confirmed && r.gfx_list != GfxList::Unknown)
             .max_by(|a, b| a.version.cmp(&b.version))
+    }
+
+    /// The newest production-stream release, when it is newer than [`Matrix::current_production`]
+    /// but its entry is not confirmed (a release seen at a source whose GPU list or release facts
+    /// were not read in full). Never called "production" or "supported" on its own.
+    pub fn newest_unconfirmed(&self) -> Option<&RocmRelease> {
+        let newest = self
+            .rocm
+            .iter()
+            .filter(|r| r.stream.is_production() && r.status == Status::Supported)
+            .max_by(|a, b| a.version.cmp(&b.version))?;
+        match self.current_production() {
+            Some(cur) if cur.version >= newest.version => None,
+            _ => Some(newest),
+        }
+    }
+
+    /// "ROCm 10.0.0, the current production release (Core SDK)", with the newer unconfirmed
+    /// release named as such ("; 10.1.0 is newer, its GPU list is not confirmed"). `None` when the
+    /// matrix has no confirmed production release.
+    pub fn production_advice(&self) -> Option<String> {
+        let cur = self.current_production()?;
+        let mut s = format!(
+            "ROCm {}, the current production release ({})",
+            cur.newest_patch(),
+            cur.stream.label()
+        );
+        if let Some(n) = self.newest_unconfirmed() {
+            s.push_str(&format!(
+                "; ROCm {} is newer, {}",
+                n.newest_patch(),
+                if n.gfx_list == GfxList::Unknown {
+                    "its GPU list is not confirmed"
+                } else {
+                    "its entry is not confirmed"
+                }
+            ));
+        }
+        Some(s)
     }
 
     /// Classifies a torch build from its parsed version and the ROCm streams.

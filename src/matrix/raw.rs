@@ -166,6 +166,8 @@ pub struct GpuTarget {
     #[serde(default)]
     pub marketing: Vec<String>,
     #[serde(default)]
+    pub shared_names: Vec<String>,
+    #[serde(default)]
     pub confidence: Option<String>,
     #[serde(default)]
     pub note: Option<String>,
@@ -300,6 +302,40 @@ pub struct DistributionFile {
     pub family_sources: Vec<String>,
     pub indexes: Vec<RawIndex>,
     pub wheel_base: RawWheelBase,
+    #[serde(default)]
+    pub amd_torch: Vec<RawAmdTorch>,
+    #[serde(default)]
+    pub platforms: Option<RawPlatforms>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAmdTorch {
+    pub rocm: String,
+    pub index: String,
+    pub torch: Vec<String>,
+    pub gfx: Vec<String>,
+    #[serde(default)]
+    pub windows: Option<RawAmdTorchWindows>,
+    #[serde(default)]
+    pub note: Option<String>,
+    pub sources: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAmdTorchWindows {
+    pub torch: Vec<String>,
+    pub gfx: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPlatforms {
+    pub pytorch_org: String,
+    pub wsl: String,
+    pub macos: String,
+    pub sources: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

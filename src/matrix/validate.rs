@@ -679,6 +679,21 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                     }
                     marketing.push(m.clone());
                 }
+                let mut shared_names = Vec::new();
+                for n in &g.shared_names {
+                    if super::product_key(n).is_none() {
+                        cx.push(
+                            "M006",
+                            &src,
+                            src.value(at, n),
+                            format!(
+                                "{gfx}: shared name `{n}` has no model number; a generic name cannot identify a target"
+                            ),
+                        );
+                        continue;
+                    }
+                    shared_names.push(n.clone());
+                }
                 let confidence = cx.confidence(&src, at, &g.confidence);
                 let sources = cx.sources(&src, at, &format!("target {gfx}"), &g.sources);
                 gpus.push(GpuTarget {
@@ -690,6 +705,7 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
                     products,
                     marketing,
                     marketing_keys: Default::default(),
+                    shared_names,
                     name_keys: Default::default(),
                     confidence,
                     note: g.note.clone(),
@@ -699,10 +715,39 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
             // Every name a target answers to (marketing names and the siblings of composite
             // `products:` names) must belong to one target only: a product-name lookup never
             // chooses between two.
+            // A name several targets carry is declared by each of them in `shared_names`, and
+            // is then a name of those targets only.
+            let mut sharers: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for g in &gpus {
+                for n in &g.shared_names {
+                    if let Some(k) = super::product_key(n) {
+                        sharers.entry(k).or_default().push(g.gfx.clone());
+                    }
+                }
+            }
+            for (i, g) in gpus.iter().enumerate() {
+                for n in &g.shared_names {
+                    let Some(k) = super::product_key(n) else { continue };
+                    if sharers.get(&k).is_some_and(|v| v.len() < 2) {
+                        let at = src.entry("gfx", i);
+                        cx.push(
+                            "M002",
+                            &src,
+                            src.value(at, n),
+                            format!(
+                                "{}: shared name `{n}` is listed by no other target; a name one target carries belongs in `marketing`",
+                                g.gfx
+                            ),
+                        );
+                    }
+                }
+            }
             let mut owner: BTreeMap<String, (String, String)> = BTreeMap::new();
             for (i, g) in gpus.iter().enumerate() {
                 for (k, n) in g.name_keys() {
+                    let declared = |gfx: &str| sharers.get(k).is_some_and(|v| v.iter().any(|x| x == gfx));
                     match owner.get(k) {
+                        Some((other, _)) if *other != g.gfx && declared(other) && declared(&g.gfx) => {}
                         Some((other, first)) if *other != g.gfx => {
                             let at = src.entry("gfx", i);
                             cx.push(
@@ -1213,6 +1258,51 @@ fn distribution_from(cx: &mut Ctx, src: &Src, f: raw::DistributionFile) -> Distr
                 }
             }
         }
+    }
+    for (i, a) in f.amd_torch.iter().enumerate() {
+        let at = src.entry("rocm", i);
+        if !(a.index.starts_with("https://") && a.index.ends_with('/')) {
+            cx.push(
+                "M006",
+                src,
+                src.value(at, &a.index),
+                format!("amd_torch {}: expected an https:// URL ending in `/`", a.index),
+            );
+        }
+        for t in a.torch.iter().chain(a.windows.iter().flat_map(|w| &w.torch)) {
+            if Version::parse(t).is_err() {
+                cx.push(
+                    "M006",
+                    src,
+                    src.value(at, t),
+                    format!("amd_torch {}: `{t}` is not a version", a.rocm),
+                );
+            }
+        }
+        let gfx: Vec<String> = a.gfx.iter().filter_map(|g| cx.gfx(src, at, g)).collect();
+        let windows = a.windows.as_ref().map(|w| super::AmdTorchWindows {
+            torch: w.torch.clone(),
+            gfx: w.gfx.iter().filter_map(|g| cx.gfx(src, at, g)).collect(),
+        });
+        let sources = cx.sources(src, at, &format!("amd_torch {}", a.rocm), &a.sources);
+        d.amd_torch.push(super::AmdTorch {
+            rocm: a.rocm.clone(),
+            index: a.index.clone(),
+            torch: a.torch.clone(),
+            gfx,
+            windows,
+            note: a.note.clone(),
+            sources,
+        });
+    }
+    if let Some(p) = &f.platforms {
+        let at = src.value((1, 1), &p.pytorch_org);
+        d.platforms = Some(super::Platforms {
+            pytorch_org: p.pytorch_org.clone(),
+            wsl: p.wsl.clone(),
+            macos: p.macos.clone(),
+            sources: cx.sources(src, at, "platforms", &p.sources),
+        });
     }
     let at = src.value((1, 1), &f.wheel_base.image);
     d.wheel_base = Some(WheelBase {

@@ -753,6 +753,14 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             {
                 let src = a.name_src.unwrap_or(a.src);
                 match matrix.gpu_by_name_why(name) {
+                    crate::matrix::NameMatch::Several(all) => seen.notes.push(At {
+                        v: format!(
+                            "the product name \"{name}\" is carried by parts of several targets ({}); rocmcheck does not choose between them (rocminfo's Name line tells them apart: {})",
+                            crate::matrix::list_targets(&all),
+                            all.iter().map(|(g, _)| format!("`Name: {g}`")).collect::<Vec<_>>().join(" or ")
+                        ),
+                        src,
+                    }),
                     crate::matrix::NameMatch::Ambiguous(two) => seen.notes.push(At {
                         v: format!(
                             "the product name \"{name}\" matches names of two targets ({} as \"{}\", {} as \"{}\"); rocmcheck does not choose between them (check rocminfo's Name line)",

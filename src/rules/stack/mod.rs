@@ -8,7 +8,7 @@ mod torch_wheel;
 
 pub use known_issue::KnownIssueMatches;
 pub use rocm_release::{DriverWindow, RocmEol, RocmGfxUnsupported, RocmPreviewStream, RocmUnknown};
-pub use rocm_wheels::{DevicePackageMissing, FamilyIndexMismatch, RocmInstalledTwice};
+pub use rocm_wheels::{DevicePackageMissing, FamilyIndexLegacy, FamilyIndexMismatch, RocmInstalledTwice};
 pub use torch_wheel::{TorchRocmMismatch, TorchWheelMissingGfx, TorchWheelNotOnIndex};
 
 use super::{Context, Rule};
@@ -26,6 +26,7 @@ pub static RULES: &[&dyn Rule] = &[
     &RocmEol,
     &RocmUnknown,
     &FamilyIndexMismatch,
+    &FamilyIndexLegacy,
     &DevicePackageMissing,
     &RocmInstalledTwice,
 ];

@@ -255,8 +255,8 @@ impl Rule for RocmPreviewStream {
                 .severity(if image { Severity::Warning } else { Severity::Info })
                 .evidence(format!("version {}: a release candidate / nightly tag", r.value.version))
                 .why("A pre-release build is not a production release: there is no upgrade path from it, its wheels come from other indexes, and fixes land differently.")
-                .fix(match cx.matrix.current_production() {
-                    Some(cur) => format!("use the current production release, ROCm {} ({}), unless the pre-release is deliberate", cur.newest_patch(), cur.stream.label()),
+                .fix(match cx.matrix.production_advice() {
+                    Some(adv) => format!("use {adv}, unless the pre-release is deliberate"),
                     None => "use a production release unless the pre-release is deliberate".into(),
                 }),
             );
@@ -274,8 +274,8 @@ impl Rule for RocmPreviewStream {
                     .severity(if image { Severity::Warning } else { Severity::Info })
                     .evidence(format!("ROCm {} stream: {stream}", rel.version))
                     .why("A technology preview is not a production release: there is no upgrade path from it, its wheels come from other indexes, and fixes land differently.")
-                    .fix(match cx.matrix.current_production() {
-                        Some(cur) => format!("use the current production release, ROCm {} ({}), unless the preview is deliberate (then ignore this rule for the file)", cur.newest_patch(), cur.stream.label()),
+                    .fix(match cx.matrix.production_advice() {
+                        Some(adv) => format!("use {adv}, unless the preview is deliberate (then ignore this rule for the file)"),
                         None => "use a production release unless the preview is deliberate (then ignore this rule for the file)".into(),
                     })
                     .refs(source(rel))
@@ -328,7 +328,7 @@ impl Rule for RocmEol {
             if rel.status != Status::Eol {
                 continue;
             }
-            let current = cx.matrix.current_production();
+            let current = cx.matrix.production_advice();
             out.push(
                 Finding::new(
                     &Self::META,
@@ -348,11 +348,7 @@ impl Rule for RocmEol {
                 ))
                 .why("No fixes arrive for an end-of-life release, and new torch wheels are not built for it.")
                 .fix(match current {
-                    Some(cur) => format!(
-                        "move to ROCm {}, the current production release ({})",
-                        cur.newest_patch(),
-                        cur.stream.label()
-                    ),
+                    Some(adv) => format!("move to {adv}"),
                     None => "move to a supported release".into(),
                 })
                 .refs(source(rel))

@@ -1,4 +1,4 @@
-//! RC109, RC110, RC111: ROCm as pip wheels (the Core SDK era) — AMD's per-family indexes,
+//! RC109, RC110, RC111, RC112: ROCm as pip wheels (the Core SDK era) — AMD's per-family indexes,
 //! per-target device packages, and a second ROCm user space beside the system one.
 //!
 //! What the matrix knows of the wheels, families and indexes is in `matrix/distribution.yaml`;
@@ -72,7 +72,9 @@ declare_rule! {
     /// (`https://repo.amd.com/rocm/whl/<family>/`, `https://rocm.nightlies.amd.com/v2/<family>/`)
     /// whose family does not include a target in scope (`--gfx`, `targets:` in `.rocmcheck.yaml`,
     /// `PYTORCH_ROCM_ARCH`, or the GPUs `env` detects). Without a target in scope it only says
-    /// which targets the index serves.
+    /// which targets the index serves; when the family serves every target in scope it says (as
+    /// info) that per-family indexes are legacy: AMD replaced them with multi-arch releases, no new
+    /// per-family releases are generated and old ones may be deleted.
     ///
     /// ## Why it matters
     /// A per-family index carries device code for its family only (`gfx120X-all` is gfx1200 and
@@ -85,8 +87,9 @@ declare_rule! {
     /// `--gfx gfx1100`.
     ///
     /// ## Fix
-    /// Use the family index that covers the target, or AMD's multi-arch index with the target's
-    /// device extra (`"torch[device-gfx1100]"`, `"rocm[libraries,device-gfx1100]"`).
+    /// AMD's multi-arch index with the target's device extra (`"torch[device-gfx1100]"`,
+    /// `"rocm[libraries,device-gfx1100]"`); a family index that covers the target works until AMD
+    /// deletes it.
     ///
     /// ## References
     /// - ROCm/TheRock cmake/therock_amdgpu_targets.cmake (the families)
@@ -106,24 +109,8 @@ impl Rule for FamilyIndexMismatch {
     }
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let d = &cx.matrix.distribution;
-        // (url, origin) of every index in the stack, once each
-        let mut urls: Vec<(&str, Origin)> = Vec::new();
-        if let Some(t) = &cx.facts.torch {
-            for u in &t.value.index_urls {
-                urls.push((u, cx.torch_origin()));
-            }
-        }
-        for p in &cx.facts.pip {
-            for u in &p.value.index_urls {
-                urls.push((u, p.origin.clone()));
-            }
-        }
-        let mut seen = std::collections::HashSet::new();
         let targets: Vec<String> = cx.targets().map(|(t, _)| t.runtime_gfx().to_string()).collect();
-        for (url, origin) in urls {
-            if !seen.insert(url.trim_end_matches('/').to_ascii_lowercase()) {
-                continue;
-            }
+        for (url, origin) in stack_index_urls(cx) {
             let Some(m) = d.classify_index(url) else { continue };
             if m.index.layout != IndexLayout::PerFamily {
                 continue;
@@ -147,6 +134,14 @@ impl Rule for FamilyIndexMismatch {
             }
             let Some(fam) = &m.family else { continue };
             let serves = fam.gfx.join(", ");
+            // Per-family indexes are the legacy layout: no new releases are published there.
+            let legacy = match d.stable_multi_arch() {
+                Some(mu) => format!(
+                    "per-family indexes are legacy (replaced by multi-arch releases; no new per-family releases, old ones may be deleted): prefer {} with a device extra",
+                    mu.url
+                ),
+                None => "per-family indexes are legacy (replaced by multi-arch releases; no new per-family releases, old ones may be deleted)".to_string(),
+            };
             if targets.is_empty() {
                 out.push(
                     Finding::new(
@@ -156,7 +151,7 @@ impl Rule for FamilyIndexMismatch {
                     )
                     .severity(Severity::Info)
                     .evidence(format!("{url}: per-family index of {}", fam.name))
-                    .why("Per-family indexes carry device code for their family only; no target is declared, so the GPU cannot be checked against it.")
+                    .why(format!("Per-family indexes carry device code for their family only; no target is declared, so the GPU cannot be checked against it. Also, {legacy}."))
                     .fix("declare the target (`--gfx`, or `targets:` in .rocmcheck.yaml) to have it checked")
                     .refs(refs),
                 );
@@ -171,12 +166,14 @@ impl Rule for FamilyIndexMismatch {
                     .collect();
                 let multi = d.stable_multi_arch().map(|ix| {
                     format!(
-                        "--index-url {} with \"torch[device-{gfx}]\" / \"rocm[libraries,device-{gfx}]\"",
+                        "{} with \"torch[device-{gfx}]\" / \"rocm[libraries,device-{gfx}]\"",
                         ix.url
                     )
                 });
                 let fix = match (better.first(), multi) {
-                    (Some(b), Some(mu)) => format!("install from {b} (the family of {gfx}), or from {mu}"),
+                    (Some(b), Some(mu)) => {
+                        format!("install from {mu} (per-family indexes are legacy), or from {b} (the family of {gfx})")
+                    }
                     (Some(b), None) => format!("install from {b} (the family of {gfx})"),
                     (None, Some(mu)) => format!("no per-family index covers {gfx}; use {mu}"),
                     (None, None) => format!("use an index that serves {gfx}"),
@@ -195,6 +192,92 @@ impl Rule for FamilyIndexMismatch {
             }
         }
     }
+}
+
+declare_rule! {
+    /// ## What it checks
+    /// ROCm or torch installed from one of AMD's *per-family* package indexes
+    /// (`https://repo.amd.com/rocm/whl/<family>/`, `https://rocm.nightlies.amd.com/v2/<family>/`)
+    /// whose family serves the targets in scope (a family that does not is RC109's).
+    ///
+    /// ## Why it matters
+    /// AMD replaced per-family releases with multi-arch releases: no new per-family releases are
+    /// generated, and previous ones may be deleted as file retention policies take effect. The
+    /// install works today, gets no new release, and may stop resolving.
+    ///
+    /// ## Example
+    /// `pip install --index-url https://repo.amd.com/rocm/whl/gfx1151/ torch` for a gfx1151 build.
+    ///
+    /// ## Fix
+    /// AMD's multi-arch index with the target's device extra (`"torch[device-gfx1151]"`,
+    /// `"rocm[libraries,device-gfx1151]"`).
+    ///
+    /// ## References
+    /// - ROCm/TheRock docs/packaging/legacy_per_family_releases.md
+    /// - ROCm/TheRock RELEASES.md
+    pub struct FamilyIndexLegacy {
+        code: "RC112",
+        name: "family-index-legacy",
+        severity: Info,
+        scope: Both,
+        summary: "A per-family ROCm/torch index: AMD publishes no new releases there",
+    }
+}
+
+impl Rule for FamilyIndexLegacy {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        let d = &cx.matrix.distribution;
+        let targets: Vec<String> = cx.targets().map(|(t, _)| t.runtime_gfx().to_string()).collect();
+        for (url, origin) in stack_index_urls(cx) {
+            let Some(m) = d.classify_index(url) else { continue };
+            if m.index.layout != IndexLayout::PerFamily {
+                continue;
+            }
+            let Some(fam) = &m.family else { continue };
+            // a family that misses a target in scope is RC109's error; no target: RC109's info
+            if targets.is_empty() || !targets.iter().all(|g| fam.gfx.contains(g)) {
+                continue;
+            }
+            out.push(
+                Finding::new(
+                    &Self::META,
+                    format!("the {} index is a legacy per-family index: AMD publishes no new releases there", fam.name),
+                    origin,
+                )
+                .evidence(format!("{url}: per-family index of {} ({})", fam.name, fam.gfx.join(", ")))
+                .why("AMD replaced per-family releases with multi-arch releases: no new per-family releases are generated and previous ones may be deleted as file retention policies take effect, so this install gets no new release and may stop resolving.")
+                .fix(match d.stable_multi_arch() {
+                    Some(mu) => format!(
+                        "install from {} with the target's device extra (\"torch[device-{}]\" / \"rocm[libraries,device-{}]\")",
+                        mu.url, targets[0], targets[0]
+                    ),
+                    None => "install from AMD's multi-arch index with the target's device extra".into(),
+                })
+                .refs(m.index.sources.clone()),
+            );
+        }
+    }
+}
+
+/// (url, origin) of every package index in the stack (torch's and pip's), once each.
+fn stack_index_urls<'c>(cx: &'c Context) -> Vec<(&'c str, Origin)> {
+    let mut urls: Vec<(&str, Origin)> = Vec::new();
+    if let Some(t) = &cx.facts.torch {
+        for u in &t.value.index_urls {
+            urls.push((u, cx.torch_origin()));
+        }
+    }
+    for p in &cx.facts.pip {
+        for u in &p.value.index_urls {
+            urls.push((u, p.origin.clone()));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    urls.retain(|(u, _)| seen.insert(u.trim_end_matches('/').to_ascii_lowercase()));
+    urls
 }
 
 declare_rule! {
