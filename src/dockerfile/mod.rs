@@ -82,8 +82,21 @@ pub fn analyze(
             let facts = resolve::resolve_with_heredocs(path, &text, &df, bodies, matrix, opts)?;
             Ok((facts, pragmas))
         }
-        Kind::Devcontainer => Ok((container::devcontainer(path, &text)?, Pragmas::default())),
-        Kind::Compose => Ok((container::compose(path, &text)?, Pragmas::default())),
+        Kind::Devcontainer => Ok((
+            container::devcontainer(path, &text, &opts.targets)?,
+            Pragmas::default(),
+        )),
+        Kind::Compose => {
+            // the project's `.env`, beside the compose file, gives interpolation its variables
+            let dotenv = Path::new(path)
+                .parent()
+                .map(|d| d.join(".env"))
+                .and_then(|p| std::fs::read_to_string(p).ok());
+            Ok((
+                container::compose(path, &text, dotenv.as_deref(), &opts.targets)?,
+                Pragmas::default(),
+            ))
+        }
     }
 }
 

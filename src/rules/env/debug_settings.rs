@@ -74,7 +74,9 @@ impl Rule for DebugSettingLeftOn {
 
 declare_rule! {
     /// ## What it checks
-    /// `HIP_VISIBLE_DEVICES`, `ROCR_VISIBLE_DEVICES` or `CUDA_VISIBLE_DEVICES` is set in an image.
+    /// `HIP_VISIBLE_DEVICES`, `ROCR_VISIBLE_DEVICES` or `CUDA_VISIBLE_DEVICES` is set in an image
+    /// (Dockerfile `ENV`, baked). Compose `environment:`, devcontainer `containerEnv`/`remoteEnv`
+    /// and `docker run -e` are the run-time selection this rule recommends: not judged.
     ///
     /// ## Why it matters
     /// Device selection belongs to the machine the container runs on; baked into an image it
@@ -103,6 +105,11 @@ impl Rule for VisibleDevicesBakedIn {
         &Self::META
     }
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        // compose `environment:`, devcontainer `containerEnv`/`remoteEnv` and `docker run -e`
+        // choose devices at run time, which is what this rule recommends
+        if !matches!(cx.facts.subject, Subject::Dockerfile { .. }) {
+            return;
+        }
         for var in [
             "HIP_VISIBLE_DEVICES",
             "ROCR_VISIBLE_DEVICES",
