@@ -783,12 +783,7 @@ fn container_findings(kind: Kind, path: &str, text: &str, gfx: &[&str]) -> Vec<r
     let opts = Options {
         targets: gfx
             .iter()
-            .map(|g| {
-                (
-                    g.to_string(),
-                    rocmcheck::facts::Origin::Config { key: "--gfx".into() },
-                )
-            })
+            .map(|g| (g.to_string(), rocmcheck::facts::Origin::Config { key: "--gfx".into() }))
             .collect(),
         ..Options::default()
     };
@@ -823,12 +818,23 @@ fn container_overrides_are_checked_against_the_targets() {
         "{fs:#?}"
     );
     // the family's own override: nothing to say about the override
-    let fs = container_findings(Kind::Compose, "compose.yaml", &compose.replace("11.0.0", "10.3.0"), &["gfx1031"]);
+    let fs = container_findings(
+        Kind::Compose,
+        "compose.yaml",
+        &compose.replace("11.0.0", "10.3.0"),
+        &["gfx1031"],
+    );
     assert!(!fs.iter().any(|f| f.code.starts_with("RC20")), "{fs:#?}");
     // PYTORCH_ROCM_ARCH of the same service declares the target
-    let declared = compose.replace("      HIP_VISIBLE", "      PYTORCH_ROCM_ARCH: gfx1030\n      HIP_VISIBLE");
+    let declared = compose.replace(
+        "      HIP_VISIBLE",
+        "      PYTORCH_ROCM_ARCH: gfx1030\n      HIP_VISIBLE",
+    );
     let fs = container_findings(Kind::Compose, "compose.yaml", &declared, &[]);
-    assert!(fs.iter().any(|f| f.code == "RC202" && f.severity == Severity::Error), "{fs:#?}");
+    assert!(
+        fs.iter().any(|f| f.code == "RC202" && f.severity == Severity::Error),
+        "{fs:#?}"
+    );
     // ... but not another service's
     let other = compose.replace(
         "services:\n",
@@ -853,7 +859,14 @@ fn container_overrides_are_checked_against_the_targets() {
 fn compose_reads_the_projects_dotenv() {
     let p = "tests/fixtures/compose-dotenv/compose.yaml";
     let text = std::fs::read_to_string(p).unwrap();
-    let (facts, _) = dockerfile::analyze(Kind::Compose, p, text.as_bytes(), Matrix::embedded(), &Options::default()).unwrap();
+    let (facts, _) = dockerfile::analyze(
+        Kind::Compose,
+        p,
+        text.as_bytes(),
+        Matrix::embedded(),
+        &Options::default(),
+    )
+    .unwrap();
     let env: Vec<_> = facts
         .env
         .iter()
@@ -864,8 +877,16 @@ fn compose_reads_the_projects_dotenv() {
         [("HSA_OVERRIDE_GFX_VERSION", "10.3.0"), ("PYTORCH_ROCM_ARCH", "gfx1030")]
     );
     // RDNA2 target, RDNA2 override: consistent; an RDNA3 card asked for: the cross-family error
-    assert!(!container_findings(Kind::Compose, p, &text, &[]).iter().any(|f| f.code == "RC202"));
-    assert!(container_findings(Kind::Compose, p, &text, &["gfx1100"]).iter().any(|f| f.code == "RC202"));
+    assert!(
+        !container_findings(Kind::Compose, p, &text, &[])
+            .iter()
+            .any(|f| f.code == "RC202")
+    );
+    assert!(
+        container_findings(Kind::Compose, p, &text, &["gfx1100"])
+            .iter()
+            .any(|f| f.code == "RC202")
+    );
 }
 
 /// RC505 is a warning only where the workload shows it uses /dev/shm; RC503 only for a user
@@ -888,12 +909,27 @@ fn container_rules_judge_the_context() {
     );
     assert_eq!(sev(&fs, "RC505"), Some(Severity::Warning));
     assert_eq!(sev(&fs, "RC503"), Some(Severity::Warning));
-    let fs = container_findings(Kind::Compose, "compose.yaml", &svc("    user: \"0\"\n    command: torchrun --nproc_per_node 8 train.py\n"), &[]);
+    let fs = container_findings(
+        Kind::Compose,
+        "compose.yaml",
+        &svc("    user: \"0\"\n    command: torchrun --nproc_per_node 8 train.py\n"),
+        &[],
+    );
     assert_eq!(sev(&fs, "RC505"), Some(Severity::Warning));
     assert_eq!(sev(&fs, "RC503"), None);
-    let fs = container_findings(Kind::Compose, "compose.yaml", &svc("    user: \"1000\"\n    group_add: [keep-groups]\n"), &[]);
+    let fs = container_findings(
+        Kind::Compose,
+        "compose.yaml",
+        &svc("    user: \"1000\"\n    group_add: [keep-groups]\n"),
+        &[],
+    );
     assert_eq!(sev(&fs, "RC503"), None);
-    let fs = container_findings(Kind::Compose, "compose.yaml", "services:\n  s:\n    image: rocm/pytorch:latest\n", &[]);
+    let fs = container_findings(
+        Kind::Compose,
+        "compose.yaml",
+        "services:\n  s:\n    image: rocm/pytorch:latest\n",
+        &[],
+    );
     assert_eq!(sev(&fs, "RC501"), Some(Severity::Error));
     assert_eq!(sev(&fs, "RC502"), Some(Severity::Error));
     let fs = container_findings(

@@ -620,7 +620,16 @@ pub fn devcontainer(path: &str, text: &str, targets: &[(String, Origin)]) -> Res
                 serde_json::Value::Null => continue,
                 other => other.to_string(),
             };
-            let e = env_var(path, text, &json, &ix, (from, json.len()), from, &format!("\"{k}\""), value);
+            let e = env_var(
+                path,
+                text,
+                &json,
+                &ix,
+                (from, json.len()),
+                from,
+                &format!("\"{k}\""),
+                value,
+            );
             vars.push((k.clone(), e.value.value, e.origin));
         }
     }
@@ -834,7 +843,9 @@ fn yaml_list(v: Option<&serde_yaml::Value>) -> (Vec<String>, bool) {
 /// Compose device requests (`deploy.resources.reservations.devices`, the list form of `gpus:`):
 /// `driver: cdi` with CDI names in `device_ids`, or `capabilities: [gpu]` with a driver.
 fn device_requests(v: Option<&serde_yaml::Value>, c: &mut ContainerGpu) {
-    let Some(serde_yaml::Value::Sequence(reqs)) = v else { return };
+    let Some(serde_yaml::Value::Sequence(reqs)) = v else {
+        return;
+    };
     for r in reqs {
         if is_unknown(r) {
             c.unknown.push("devices".into());
@@ -953,7 +964,9 @@ pub fn compose(
         }
         c.security_opt = yaml_list(s.get("security_opt")).0;
         c.ipc = s.get("ipc").and_then(scalar);
-        c.shm_size = s.get("shm_size").and_then(|x| scalar(x).or_else(|| is_unknown(x).then(String::new)));
+        c.shm_size = s
+            .get("shm_size")
+            .and_then(|x| scalar(x).or_else(|| is_unknown(x).then(String::new)));
         c.privileged = s.get("privileged").and_then(|x| x.as_bool()).unwrap_or(false);
         c.runtime = s.get("runtime").and_then(scalar);
         match s.get("user") {
@@ -1009,7 +1022,9 @@ pub fn compose(
                 .iter()
                 .filter_map(|x| match x {
                     serde_yaml::Value::String(s) => Some(s.split('=').next().unwrap_or("").to_string()),
-                    serde_yaml::Value::Tagged(t) => scalar(&t.value).map(|s| s.split('=').next().unwrap_or("").to_string()),
+                    serde_yaml::Value::Tagged(t) => {
+                        scalar(&t.value).map(|s| s.split('=').next().unwrap_or("").to_string())
+                    }
                     _ => None,
                 })
                 .collect(),
@@ -1172,7 +1187,10 @@ mod access_tests {
             ("${UNSET:+alt}", Some("")),
             ("${UNSET:-${SET}}", Some("x")),
             ("${UNSET:-${ALSO_UNSET:-deep}}", Some("deep")),
-            ("${X:-expandable_segments:True,max_split_size_mb:512}", Some("expandable_segments:True,max_split_size_mb:512")),
+            (
+                "${X:-expandable_segments:True,max_split_size_mb:512}",
+                Some("expandable_segments:True,max_split_size_mb:512"),
+            ),
             ("$$SET", Some("$SET")),
             ("cost $5 and $", Some("cost $5 and $")),
             ("${UNTERMINATED", None),
@@ -1224,9 +1242,17 @@ mod access_tests {
         assert_eq!(c.runtime.as_deref(), Some("amd"));
         assert_eq!(c.unknown, ["devices"]);
         assert_eq!(c.runs_as_root(), Some(false));
-        let env: Vec<_> = f.env.iter().map(|e| (e.value.name.as_str(), e.value.value.as_str())).collect();
+        let env: Vec<_> = f
+            .env
+            .iter()
+            .map(|e| (e.value.name.as_str(), e.value.value.as_str()))
+            .collect();
         assert_eq!(env, [("AMD_VISIBLE_DEVICES", "all"), ("HIP_VISIBLE_DEVICES", "0")]);
-        assert!(matches!(f.env[1].origin, Origin::File { line: 1, col, .. } if col > 100), "{:?}", f.env[1].origin);
+        assert!(
+            matches!(f.env[1].origin, Origin::File { line: 1, col, .. } if col > 100),
+            "{:?}",
+            f.env[1].origin
+        );
         // a containerUser of root, and the runtime-substituted variables left unknown
         let t = r#"{ "image": "rocm/x", "containerUser": "root", "containerEnv": { "HSA_OVERRIDE_GFX_VERSION": "${localEnv:GFX}" } }"#;
         let f = devcontainer("d.json", t, &[]).unwrap();
@@ -1240,13 +1266,33 @@ mod access_tests {
         let f = compose("c.yaml", t, None, &[]).unwrap();
         let llm = &f.containers[0];
         assert_eq!(llm.value.devices, ["/dev/kfd", "/dev/dri"]);
-        assert!(matches!(llm.origin, Origin::File { line: 7, col: 3, .. }), "{:?}", llm.origin);
-        let over: Vec<_> = f.env.iter().filter(|e| e.value.name == "HSA_OVERRIDE_GFX_VERSION").collect();
+        assert!(
+            matches!(llm.origin, Origin::File { line: 7, col: 3, .. }),
+            "{:?}",
+            llm.origin
+        );
+        let over: Vec<_> = f
+            .env
+            .iter()
+            .filter(|e| e.value.name == "HSA_OVERRIDE_GFX_VERSION")
+            .collect();
         assert_eq!(over.len(), 2);
-        assert!(matches!(over[0].origin, Origin::File { line: 13, col: 7, .. }), "{:?}", over[0].origin);
-        assert!(matches!(f.containers[1].origin, Origin::File { line: 14, col: 3, .. }), "{:?}", f.containers[1].origin);
+        assert!(
+            matches!(over[0].origin, Origin::File { line: 13, col: 7, .. }),
+            "{:?}",
+            over[0].origin
+        );
+        assert!(
+            matches!(f.containers[1].origin, Origin::File { line: 14, col: 3, .. }),
+            "{:?}",
+            f.containers[1].origin
+        );
         // a merged value has no key in the service: the service is where it is reported
-        assert!(matches!(over[1].origin, Origin::File { line: 14, .. }), "{:?}", over[1].origin);
+        assert!(
+            matches!(over[1].origin, Origin::File { line: 14, .. }),
+            "{:?}",
+            over[1].origin
+        );
         // `<<` naming a scalar is a located input error, not a panic
         let e = compose("c.yaml", "x: &a 1\nservices:\n  s:\n    <<: *a\n", None, &[]).unwrap_err();
         assert!(e.message.contains("merge"), "{}", e.message);
@@ -1257,10 +1303,17 @@ mod access_tests {
         let o = Origin::Config { key: "--gfx".into() };
         let t = "services:\n  a:\n    image: rocm/x\n    environment:\n      PYTORCH_ROCM_ARCH: gfx1030\n      HSA_OVERRIDE_GFX_VERSION: 11.0.0\n  b:\n    image: rocm/y\n    environment:\n      PYTORCH_ROCM_ARCH: gfx1100\n";
         let f = compose("c.yaml", t, None, &[]).unwrap();
-        let g: Vec<_> = f.targets.iter().map(|t| (t.value.gfx.as_str(), t.value.effective.as_deref())).collect();
+        let g: Vec<_> = f
+            .targets
+            .iter()
+            .map(|t| (t.value.gfx.as_str(), t.value.effective.as_deref()))
+            .collect();
         assert_eq!(g, [("gfx1030", Some("gfx1100"))]);
         // two services with overrides: only the requested targets
-        let t2 = t.replace("      PYTORCH_ROCM_ARCH: gfx1100\n", "      PYTORCH_ROCM_ARCH: gfx1100\n      HSA_OVERRIDE_GFX_VERSION: 11.0.0\n");
+        let t2 = t.replace(
+            "      PYTORCH_ROCM_ARCH: gfx1100\n",
+            "      PYTORCH_ROCM_ARCH: gfx1100\n      HSA_OVERRIDE_GFX_VERSION: 11.0.0\n",
+        );
         let f = compose("c.yaml", &t2, None, &[("gfx1031".into(), o)]).unwrap();
         let g: Vec<_> = f.targets.iter().map(|t| t.value.gfx.as_str()).collect();
         assert_eq!(g, ["gfx1031"]);

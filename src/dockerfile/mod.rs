@@ -82,10 +82,7 @@ pub fn analyze(
             let facts = resolve::resolve_with_heredocs(path, &text, &df, bodies, matrix, opts)?;
             Ok((facts, pragmas))
         }
-        Kind::Devcontainer => Ok((
-            container::devcontainer(path, &text, &opts.targets)?,
-            Pragmas::default(),
-        )),
+        Kind::Devcontainer => Ok((container::devcontainer(path, &text, &opts.targets)?, Pragmas::default())),
         Kind::Compose => {
             // the project's `.env`, beside the compose file, gives interpolation its variables
             let dotenv = Path::new(path)

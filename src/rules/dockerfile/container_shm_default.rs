@@ -50,7 +50,10 @@ impl Rule for ContainerShmDefault {
             }
             let (severity, workload) = match &c.shm_workload {
                 Some(w) => (Severity::Warning, w.clone()),
-                None => (Severity::Info, "the workload's use of /dev/shm is not shown".to_string()),
+                None => (
+                    Severity::Info,
+                    "the workload's use of /dev/shm is not shown".to_string(),
+                ),
             };
             out.push(
                 Finding::new(

@@ -21,8 +21,9 @@ const DEBUG: &[(&str, &str, &str)] = &[
 declare_rule! {
     /// ## What it checks
     /// Debugging switches that slow every run are set: `AMD_SERIALIZE_KERNEL`, `AMD_SERIALIZE_COPY`,
-    /// `AMD_LOG_LEVEL` above 0, `HIP_LAUNCH_BLOCKING` / `CUDA_LAUNCH_BLOCKING`. In an image this is a
-    /// warning (everyone inherits it); in a running environment, information.
+    /// `AMD_LOG_LEVEL` above 0, `HIP_LAUNCH_BLOCKING` / `CUDA_LAUNCH_BLOCKING`. In an image
+    /// (Dockerfile `ENV`) this is a warning (everyone inherits it); in a running environment or a
+    /// run-time setting (compose `environment:`, devcontainer `containerEnv`/`remoteEnv`), information.
     ///
     /// ## Why it matters
     /// Serialised or synchronous launches cost a large share of throughput, and log level 3–4
