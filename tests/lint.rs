@@ -874,19 +874,33 @@ fn compose_reads_the_projects_dotenv() {
         .collect();
     assert_eq!(
         env,
-        [("HSA_OVERRIDE_GFX_VERSION", "10.3.0"), ("PYTORCH_ROCM_ARCH", "gfx1030")]
+        [
+            ("HSA_OVERRIDE_GFX_VERSION", "10.3.0"),
+            ("PYTORCH_ROCM_ARCH", "gfx1030"),
+            ("HIP_VISIBLE_DEVICES", "0"),
+            ("HSA_OVERRIDE_GFX_VERSION", "11.0.0")
+        ]
     );
-    // RDNA2 target, RDNA2 override: consistent; an RDNA3 card asked for: the cross-family error
+    // the worker's env_file value is located in that file; `../outside.env` is not read
     assert!(
-        !container_findings(Kind::Compose, p, &text, &[])
-            .iter()
-            .any(|f| f.code == "RC202")
+        matches!(&facts.env[3].origin, rocmcheck::facts::Origin::File { path, line: 2, col: 1, .. } if path.ends_with("compose-dotenv/gpu.env")),
+        "{:?}",
+        facts.env[3].origin
     );
-    assert!(
-        container_findings(Kind::Compose, p, &text, &["gfx1100"])
+    // each service's override is checked: an RDNA3 card makes the comfyui one (10.3.0) wrong, an
+    // RDNA2 card the worker's (11.0.0); two services set overrides, so no service's
+    // PYTORCH_ROCM_ARCH is taken as the file's target; no RC208 on run-time settings
+    let rc202 = |gfx: &[&str]| -> Vec<u32> {
+        container_findings(Kind::Compose, p, &text, gfx)
             .iter()
-            .any(|f| f.code == "RC202")
-    );
+            .inspect(|f| assert_ne!(f.code, "RC208"))
+            .filter(|f| f.code == "RC202")
+            .map(line_of)
+            .collect()
+    };
+    assert!(rc202(&[]).is_empty());
+    assert_eq!(rc202(&["gfx1100"]), [9]);
+    assert_eq!(rc202(&["gfx1030"]), [2]);
 }
 
 /// RC505 is a warning only where the workload shows it uses /dev/shm; RC503 only for a user

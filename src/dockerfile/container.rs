@@ -902,12 +902,46 @@ fn top_key(text: &str, name: &str) -> Option<usize> {
     None
 }
 
-/// Facts from a compose file (one entry per service). `dotenv` is the project's `.env` text;
-/// `targets` the requested ones (`--gfx`, `.rocmcheck.yaml`).
+/// The variables of a service's `env_file:` (a path, a list of paths, or of `{path, required}`),
+/// read with `read` (paths relative to the compose file's directory), values interpolated with
+/// the project's variables; each located at its key in its own file. A file that cannot be read
+/// gives nothing.
+fn env_files(
+    path: &str,
+    v: Option<&serde_yaml::Value>,
+    vars: &BTreeMap<String, String>,
+    read: &dyn Fn(&str) -> Option<String>,
+) -> Vec<(String, String, Origin)> {
+    let files: Vec<String> = match v {
+        Some(serde_yaml::Value::Sequence(q)) => q
+            .iter()
+            .filter_map(|x| scalar(x).or_else(|| x.get("path").and_then(scalar)))
+            .collect(),
+        Some(x) => scalar(x).into_iter().collect(),
+        None => Vec::new(),
+    };
+    let dir = std::path::Path::new(path).parent().unwrap_or(std::path::Path::new(""));
+    let mut out = Vec::new();
+    for file in files {
+        let Some(body) = read(&file) else { continue };
+        let shown = dir.join(&file).display().to_string();
+        let ix = LineIndex::new(&body);
+        for (k, raw) in parse_dotenv(&body) {
+            let Some(value) = interpolate(&raw, vars) else { continue };
+            let at = key_at(&body, 0, body.len(), &k).unwrap_or(0);
+            out.push((k.clone(), value, origin_at(&shown, &body, &ix, at, k.chars().count())));
+        }
+    }
+    out
+}
+
+/// Facts from a compose file (one entry per service). `read` gives the text of a file named
+/// relative to the compose file's directory (the project's `.env`, `env_file:`), None when it
+/// cannot be read; `targets` are the requested ones (`--gfx`, `.rocmcheck.yaml`).
 pub fn compose(
     path: &str,
     text: &str,
-    dotenv: Option<&str>,
+    read: &dyn Fn(&str) -> Option<String>,
     targets: &[(String, Origin)],
 ) -> Result<Facts, InputProblem> {
     let ix = LineIndex::new(text);
@@ -923,7 +957,7 @@ pub fn compose(
             format!("invalid compose file: a `<<` merge key must name a mapping or a list of mappings: {e}"),
         )
     })?;
-    let vars = dotenv.map(parse_dotenv).unwrap_or_default();
+    let vars = read(".env").map(|t| parse_dotenv(&t)).unwrap_or_default();
     interpolate_tree(&mut v, &vars);
     let mut f = Facts::new(Subject::ContainerConfig { path: path.into() });
     let Some(services) = v.get("services").and_then(|s| s.as_mapping()) else {
@@ -1030,7 +1064,10 @@ pub fn compose(
                 .collect(),
             _ => Vec::new(),
         };
-        let mut svc_vars: Vec<(String, String, Origin)> = Vec::new();
+        // `env_file:` first: `environment:` takes precedence over it
+        let mut svc_vars = env_files(path, s.get("env_file"), &vars, read);
+        svc_vars.retain(|(k, _, _)| !kv.iter().any(|(e, _)| e == k));
+        let env_names: Vec<String> = svc_vars.iter().map(|v| v.0.clone()).chain(env_names).collect();
         for (k, val) in kv {
             let e = env_var(path, text, text, &ix, (env_from, block_end), at, &k, val);
             svc_vars.push((k, e.value.value, e.origin));
@@ -1097,7 +1134,7 @@ mod tests {
             f.env[0].origin
         );
         let c = "services:\n  a:\n    image: x\n    environment:\n      HSA_OVERRIDE_GFX_VERSION: \"10.3.0\"\n      N: 1\n  b:\n    image: y\n    environment:\n      - AMD_SERIALIZE_KERNEL=3\n      - FROM_HOST\n";
-        let f = compose("c.yaml", c, None, &[]).unwrap();
+        let f = compose("c.yaml", c, &|_| None, &[]).unwrap();
         let env: Vec<(&str, &str)> = f
             .env
             .iter()
@@ -1141,7 +1178,7 @@ mod tests {
     #[test]
     fn compose_services() {
         let t = "services:\n  web:\n    image: nginx\n  llm:\n    image: rocm/vllm:x\n    devices: [\"/dev/kfd\", \"/dev/dri:/dev/dri\"]\n    shm_size: 8g\n";
-        let f = compose("c.yml", t, None, &[]).unwrap();
+        let f = compose("c.yml", t, &|_| None, &[]).unwrap();
         assert_eq!(f.containers.len(), 2);
         let llm = f.containers.iter().find(|c| c.value.name == "llm").unwrap();
         assert!(llm.value.gpu_intent);
@@ -1208,7 +1245,7 @@ mod access_tests {
         // the AMD Container Toolkit's forms (running-workloads page) and Docker's compose GPU
         // reservations; an NVIDIA reservation is not AMD access
         let t = "services:\n  a:\n    image: rocm/pytorch\n    devices: [amd.com/gpu=all, /dev/dri/renderD128:/dev/dri/renderD128]\n  b:\n    image: x\n    deploy:\n      resources:\n        reservations:\n          devices:\n            - driver: cdi\n              device_ids: [amd.com/gpu=0]\n  c:\n    image: rocm/x\n    deploy: {resources: {reservations: {devices: [{driver: amd, count: 1, capabilities: [gpu]}]}}}\n  d:\n    image: y\n    runtime: amd\n    environment: [AMD_VISIBLE_DEVICES=0]\n  e:\n    image: rocm/x\n    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, capabilities: [gpu]}]}}}\n  f:\n    image: rocm/x\n    user: \"0:0\"\n    devices: [\"${GPU_DEV}\"]\n    group_add: [\"${RENDER_GID}\"]\n";
-        let f = compose("c.yaml", t, None, &[]).unwrap();
+        let f = compose("c.yaml", t, &|_| None, &[]).unwrap();
         let by = |n: &str| &f.containers.iter().find(|c| c.value.name == n).unwrap().value;
         assert_eq!(by("a").cdi, ["amd.com/gpu=all"]);
         assert_eq!(by("a").devices, ["/dev/dri/renderD128"]);
@@ -1263,7 +1300,7 @@ mod access_tests {
     #[test]
     fn merge_keys_extension_fields_and_exact_keys() {
         let t = "x-env: &env\n  HSA_OVERRIDE_GFX_VERSION: \"11.0.0\"\nx-gpu: &gpu\n  devices: [/dev/kfd, /dev/dri]\nservices:\n  # vllm: a comment that names another service\n  llm:\n    <<: *gpu\n    image: rocm/vllm\n    environment:\n      # HSA_OVERRIDE_GFX_VERSION: in a comment\n      MY_HSA_OVERRIDE_GFX_VERSION: \"1\"\n      HSA_OVERRIDE_GFX_VERSION: \"10.3.0\"\n  vllm:\n    image: rocm/vllm\n    environment:\n      <<: *env\n";
-        let f = compose("c.yaml", t, None, &[]).unwrap();
+        let f = compose("c.yaml", t, &|_| None, &[]).unwrap();
         let llm = &f.containers[0];
         assert_eq!(llm.value.devices, ["/dev/kfd", "/dev/dri"]);
         assert!(
@@ -1294,7 +1331,7 @@ mod access_tests {
             over[1].origin
         );
         // `<<` naming a scalar is a located input error, not a panic
-        let e = compose("c.yaml", "x: &a 1\nservices:\n  s:\n    <<: *a\n", None, &[]).unwrap_err();
+        let e = compose("c.yaml", "x: &a 1\nservices:\n  s:\n    <<: *a\n", &|_| None, &[]).unwrap_err();
         assert!(e.message.contains("merge"), "{}", e.message);
     }
 
@@ -1302,7 +1339,7 @@ mod access_tests {
     fn override_targets_come_from_the_same_container() {
         let o = Origin::Config { key: "--gfx".into() };
         let t = "services:\n  a:\n    image: rocm/x\n    environment:\n      PYTORCH_ROCM_ARCH: gfx1030\n      HSA_OVERRIDE_GFX_VERSION: 11.0.0\n  b:\n    image: rocm/y\n    environment:\n      PYTORCH_ROCM_ARCH: gfx1100\n";
-        let f = compose("c.yaml", t, None, &[]).unwrap();
+        let f = compose("c.yaml", t, &|_| None, &[]).unwrap();
         let g: Vec<_> = f
             .targets
             .iter()
@@ -1314,7 +1351,7 @@ mod access_tests {
             "      PYTORCH_ROCM_ARCH: gfx1100\n",
             "      PYTORCH_ROCM_ARCH: gfx1100\n      HSA_OVERRIDE_GFX_VERSION: 11.0.0\n",
         );
-        let f = compose("c.yaml", &t2, None, &[("gfx1031".into(), o)]).unwrap();
+        let f = compose("c.yaml", &t2, &|_| None, &[("gfx1031".into(), o)]).unwrap();
         let g: Vec<_> = f.targets.iter().map(|t| t.value.gfx.as_str()).collect();
         assert_eq!(g, ["gfx1031"]);
     }

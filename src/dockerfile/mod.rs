@@ -84,13 +84,26 @@ pub fn analyze(
         }
         Kind::Devcontainer => Ok((container::devcontainer(path, &text, &opts.targets)?, Pragmas::default())),
         Kind::Compose => {
-            // the project's `.env`, beside the compose file, gives interpolation its variables
-            let dotenv = Path::new(path)
-                .parent()
-                .map(|d| d.join(".env"))
-                .and_then(|p| std::fs::read_to_string(p).ok());
+            // the project's `.env` and the services' `env_file:` are beside the compose file
+            let dir = Path::new(path).parent().map(Path::to_path_buf).unwrap_or_default();
+            // only files of the project: relative paths that stay in its directory, of a size
+            // a compose project's variables have
+            let read = |name: &str| {
+                let rel = Path::new(name);
+                if !rel
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir))
+                {
+                    return None;
+                }
+                let p = dir.join(rel);
+                if std::fs::metadata(&p).ok()?.len() > parse::MAX_BYTES as u64 {
+                    return None;
+                }
+                std::fs::read_to_string(p).ok()
+            };
             Ok((
-                container::compose(path, &text, dotenv.as_deref(), &opts.targets)?,
+                container::compose(path, &text, &read, &opts.targets)?,
                 Pragmas::default(),
             ))
         }
