@@ -806,9 +806,79 @@ pub struct ContainerGpu {
     /// Runs privileged (all devices).
     #[serde(default)]
     pub privileged: bool,
+    /// CDI device names requested (`amd.com/gpu=all`, `amd.com/gpu=0`): `--device` with a
+    /// qualified name, compose `devices:`, or a compose device reservation with `driver: cdi`.
+    /// The AMD Container Toolkit's CDI spec injects the GPU's device nodes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cdi: Vec<String>,
+    /// GPUs requested without naming device nodes: `--gpus all` / compose `gpus:` / a device
+    /// reservation with `capabilities: [gpu]`, with the driver it names (`amd`, `nvidia`), if any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<GpuRequest>,
+    /// The OCI runtime (`--runtime=amd`, compose `runtime: amd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<String>,
+    /// The user the container's processes run as (compose `user:`, devcontainer
+    /// `remoteUser` / `containerUser`, `docker run --user`); None = the image's own `USER`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// Settings whose value could not be known (a compose variable with no value and no
+    /// default, a devcontainer `${localEnv:…}`): `devices`, `group_add`, `user`, `image`.
+    /// Rules say nothing that depends on them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<String>,
+    /// What shows that the workload passes tensors through `/dev/shm` (DataLoader workers,
+    /// RCCL / multi-GPU launchers: `torchrun`, `--tensor-parallel-size 2`, `NCCL_*`); None when
+    /// the configuration does not tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shm_workload: Option<String>,
     /// Where settings can be added in the file, for fixes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sites: Option<ContainerSites>,
+}
+
+/// GPUs requested by count or id rather than by device node (`--gpus`, compose `gpus:` or a
+/// device reservation with `capabilities: [gpu]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct GpuRequest {
+    /// The driver named with it (`amd`, `nvidia`); None when none is named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+    /// What is requested (`all`, a count, device ids).
+    pub what: String,
+}
+
+impl ContainerGpu {
+    /// How the AMD Container Toolkit gives this container the GPU, when it does: a CDI name
+    /// `amd.com/gpu=…`, the `amd` runtime, or `--gpus` / a `gpu` capability not claimed by
+    /// another vendor's driver (Docker 29.3+ resolves it through the CDI spec). The toolkit
+    /// then injects `/dev/kfd` and the `/dev/dri` nodes itself.
+    pub fn toolkit_access(&self) -> Option<String> {
+        if let Some(c) = self.cdi.iter().find(|c| c.starts_with("amd.com/")) {
+            return Some(format!("CDI device {c}"));
+        }
+        if self.runtime.as_deref() == Some("amd") {
+            return Some("the amd container runtime".into());
+        }
+        self.gpus
+            .iter()
+            .find(|g| g.driver.as_deref().is_none_or(|d| d == "amd" || d == "cdi"))
+            .map(|g| match &g.driver {
+                Some(d) => format!("GPUs {} (driver {d})", g.what),
+                None => format!("GPUs {}", g.what),
+            })
+    }
+
+    /// The container runs as root: the user is root or uid 0. None when it cannot be told
+    /// (no user set: the image's `USER` decides; a value not known).
+    pub fn runs_as_root(&self) -> Option<bool> {
+        if self.unknown.iter().any(|u| u == "user") {
+            return None;
+        }
+        let u = self.user.as_deref()?;
+        let name = u.split(':').next().unwrap_or("").trim();
+        Some(name == "root" || name == "0")
+    }
 }
 
 /// Where a list in a devcontainer.json or compose file can take one more item.

@@ -828,3 +828,189 @@ fn candidate_templates_default_to_a_release_the_matrix_supports() {
         "the templates with a BASE_IMAGE default were found ({checked})"
     );
 }
+
+fn container_findings(kind: Kind, path: &str, text: &str, gfx: &[&str]) -> Vec<rocmcheck::finding::Finding> {
+    let m = Matrix::embedded();
+    let opts = Options {
+        targets: gfx
+            .iter()
+            .map(|g| (g.to_string(), rocmcheck::facts::Origin::Config { key: "--gfx".into() }))
+            .collect(),
+        ..Options::default()
+    };
+    let (facts, _) = dockerfile::analyze(kind, path, text.as_bytes(), m, &opts)
+        .unwrap_or_else(|e| panic!("{path}:{}:{}: {}", e.line, e.col, e.message));
+    rules::run(Scope::Lint, &facts, m)
+}
+
+fn line_of(f: &rocmcheck::finding::Finding) -> u32 {
+    match &f.origin {
+        rocmcheck::facts::Origin::File { line, .. } => *line,
+        o => panic!("{o:?}"),
+    }
+}
+
+/// A compose or devcontainer override is the run-time choice (never "baked", RC209/RC208), and is
+/// checked against the declared targets like a Dockerfile's ENV: `--gfx`, or `PYTORCH_ROCM_ARCH`
+/// in the same service; interpolated values are what Compose would use.
+#[test]
+fn container_overrides_are_checked_against_the_targets() {
+    use rocmcheck::finding::Severity;
+    // an RDNA2 card presented as RDNA3 through the interpolation default
+    let compose = "services:\n  comfy:\n    image: rocm/pytorch:latest\n    devices: [/dev/kfd, /dev/dri]\n    environment:\n      MY_HSA_OVERRIDE_GFX_VERSION: \"x\"\n      HSA_OVERRIDE_GFX_VERSION: ${HSA_OVERRIDE_GFX_VERSION:-11.0.0}\n      HIP_VISIBLE_DEVICES: \"0\"\n";
+    let fs = container_findings(Kind::Compose, "compose.yaml", compose, &["gfx1031"]);
+    let rc202: Vec<_> = fs.iter().filter(|f| f.code == "RC202").collect();
+    assert!(
+        !rc202.is_empty() && rc202.iter().all(|f| f.severity == Severity::Error && line_of(f) == 7),
+        "{rc202:#?}"
+    );
+    assert!(
+        !fs.iter().any(|f| ["RC201", "RC208", "RC209"].contains(&f.code)),
+        "{fs:#?}"
+    );
+    // the family's own override: nothing to say about the override
+    let fs = container_findings(
+        Kind::Compose,
+        "compose.yaml",
+        &compose.replace("11.0.0", "10.3.0"),
+        &["gfx1031"],
+    );
+    assert!(!fs.iter().any(|f| f.code.starts_with("RC20")), "{fs:#?}");
+    // PYTORCH_ROCM_ARCH of the same service declares the target
+    let declared = compose.replace(
+        "      HIP_VISIBLE",
+        "      PYTORCH_ROCM_ARCH: gfx1030\n      HIP_VISIBLE",
+    );
+    let fs = container_findings(Kind::Compose, "compose.yaml", &declared, &[]);
+    assert!(
+        fs.iter().any(|f| f.code == "RC202" && f.severity == Severity::Error),
+        "{fs:#?}"
+    );
+    // ... but not another service's
+    let other = compose.replace(
+        "services:\n",
+        "services:\n  build:\n    image: rocm/dev-ubuntu-24.04:7.2\n    environment:\n      PYTORCH_ROCM_ARCH: gfx1030\n",
+    );
+    let fs = container_findings(Kind::Compose, "compose.yaml", &other, &[]);
+    assert!(!fs.iter().any(|f| f.code == "RC202"), "{fs:#?}");
+    // no target at all: the run-time override is not judged
+    let fs = container_findings(Kind::Compose, "compose.yaml", compose, &[]);
+    assert!(!fs.iter().any(|f| f.code.starts_with("RC20")), "{fs:#?}");
+    // devcontainer containerEnv, `docker run -e` in runArgs: the same
+    let dc = "{\n  // HSA_OVERRIDE_GFX_VERSION is set below\n  \"image\": \"rocm/pytorch:latest\",\n  \"runArgs\": [\"--device=/dev/kfd\", \"--device=/dev/dri\", \"-e\", \"HIP_VISIBLE_DEVICES=0\"],\n  \"containerEnv\": { \"HSA_OVERRIDE_GFX_VERSION\": \"11.0.0\" }\n}";
+    let fs = container_findings(Kind::Devcontainer, "devcontainer.json", dc, &["gfx1030"]);
+    let rc202: Vec<_> = fs.iter().filter(|f| f.code == "RC202").collect();
+    assert!(!rc202.is_empty() && rc202.iter().all(|f| line_of(f) == 5), "{rc202:#?}");
+    assert!(!fs.iter().any(|f| f.code == "RC208" || f.code == "RC209"), "{fs:#?}");
+}
+
+/// The project's `.env` beside the compose file gives the variables their values
+/// (tests/fixtures/compose-dotenv: the override is 10.3.0 and the arch gfx1030 there).
+#[test]
+fn compose_reads_the_projects_dotenv() {
+    let p = "tests/fixtures/compose-dotenv/compose.yaml";
+    let text = std::fs::read_to_string(p).unwrap();
+    let (facts, _) = dockerfile::analyze(
+        Kind::Compose,
+        p,
+        text.as_bytes(),
+        Matrix::embedded(),
+        &Options::default(),
+    )
+    .unwrap();
+    let env: Vec<_> = facts
+        .env
+        .iter()
+        .map(|e| (e.value.name.as_str(), e.value.value.as_str()))
+        .collect();
+    assert_eq!(
+        env,
+        [
+            ("HSA_OVERRIDE_GFX_VERSION", "10.3.0"),
+            ("PYTORCH_ROCM_ARCH", "gfx1030"),
+            ("HIP_VISIBLE_DEVICES", "0"),
+            ("HSA_OVERRIDE_GFX_VERSION", "11.0.0")
+        ]
+    );
+    // the worker's env_file value is located in that file; `../outside.env` is not read
+    assert!(
+        matches!(&facts.env[3].origin, rocmcheck::facts::Origin::File { path, line: 2, col: 1, .. } if path.ends_with("compose-dotenv/gpu.env")),
+        "{:?}",
+        facts.env[3].origin
+    );
+    // each service's override is checked: an RDNA3 card makes the comfyui one (10.3.0) wrong, an
+    // RDNA2 card the worker's (11.0.0); two services set overrides, so no service's
+    // PYTORCH_ROCM_ARCH is taken as the file's target; no RC208 on run-time settings
+    let rc202 = |gfx: &[&str]| -> Vec<u32> {
+        container_findings(Kind::Compose, p, &text, gfx)
+            .iter()
+            .inspect(|f| assert_ne!(f.code, "RC208"))
+            .filter(|f| f.code == "RC202")
+            .map(line_of)
+            .collect()
+    };
+    assert!(rc202(&[]).is_empty());
+    assert_eq!(rc202(&["gfx1100"]), [9]);
+    assert_eq!(rc202(&["gfx1030"]), [2]);
+}
+
+/// RC505 is a warning only where the workload shows it uses /dev/shm; RC503 only for a user
+/// that is not root; RC501 still finds a ROCm service with no devices at all.
+#[test]
+fn container_rules_judge_the_context() {
+    use rocmcheck::finding::Severity;
+    let svc = |extra: &str| {
+        format!("services:\n  s:\n    image: rocm/vllm:latest\n    devices: [/dev/kfd, /dev/dri]\n{extra}")
+    };
+    let sev = |fs: &[rocmcheck::finding::Finding], code: &str| fs.iter().find(|f| f.code == code).map(|f| f.severity);
+    let fs = container_findings(Kind::Compose, "compose.yaml", &svc(""), &[]);
+    assert_eq!(sev(&fs, "RC505"), Some(Severity::Info));
+    assert_eq!(sev(&fs, "RC503"), None, "no user: the image decides");
+    let fs = container_findings(
+        Kind::Compose,
+        "compose.yaml",
+        &svc("    user: \"1000\"\n    command: [\"vllm\", \"serve\", \"m\", \"--tensor-parallel-size\", \"4\"]\n"),
+        &[],
+    );
+    assert_eq!(sev(&fs, "RC505"), Some(Severity::Warning));
+    assert_eq!(sev(&fs, "RC503"), Some(Severity::Warning));
+    let fs = container_findings(
+        Kind::Compose,
+        "compose.yaml",
+        &svc("    user: \"0\"\n    command: torchrun --nproc_per_node 8 train.py\n"),
+        &[],
+    );
+    assert_eq!(sev(&fs, "RC505"), Some(Severity::Warning));
+    assert_eq!(sev(&fs, "RC503"), None);
+    let fs = container_findings(
+        Kind::Compose,
+        "compose.yaml",
+        &svc("    user: \"1000\"\n    group_add: [keep-groups]\n"),
+        &[],
+    );
+    assert_eq!(sev(&fs, "RC503"), None);
+    let fs = container_findings(
+        Kind::Compose,
+        "compose.yaml",
+        "services:\n  s:\n    image: rocm/pytorch:latest\n",
+        &[],
+    );
+    assert_eq!(sev(&fs, "RC501"), Some(Severity::Error));
+    assert_eq!(sev(&fs, "RC502"), Some(Severity::Error));
+    let fs = container_findings(
+        Kind::Compose,
+        "compose.yaml",
+        "services:\n  s:\n    image: rocm/pytorch:latest\n    devices: [/dev/kfd]\n",
+        &[],
+    );
+    assert_eq!(sev(&fs, "RC501"), None);
+    assert_eq!(sev(&fs, "RC502"), Some(Severity::Error));
+    // an NVIDIA reservation is not AMD access: a ROCm image there still lacks its devices
+    let fs = container_findings(
+        Kind::Compose,
+        "compose.yaml",
+        "services:\n  s:\n    image: rocm/pytorch:latest\n    deploy: {resources: {reservations: {devices: [{driver: nvidia, capabilities: [gpu]}]}}}\n",
+        &[],
+    );
+    assert_eq!(sev(&fs, "RC501"), Some(Severity::Error));
+}

@@ -1,7 +1,11 @@
 //! devcontainer.json (JSONC) and compose files → [`ContainerGpu`] facts.
 
 use super::parse::{InputProblem, LineIndex};
-use crate::facts::{ContainerGpu, ContainerSites, EnvVar, Facts, ListSite, Origin, Sourced, Subject};
+use crate::facts::{
+    ContainerGpu, ContainerSites, EnvVar, Facts, GpuRequest, ListSite, Origin, Sourced, Subject, Target, TargetReason,
+};
+use crate::version::Gfx;
+use std::collections::BTreeMap;
 
 /// The end of the JSON string starting at `i` (its opening quote), one past the closing quote.
 fn json_string_end(b: &[u8], mut i: usize) -> usize {
@@ -261,44 +265,73 @@ pub fn strip_jsonc(s: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-fn origin_of(path: &str, text: &str, ix: &LineIndex, needle: &str) -> Origin {
-    let at = text.find(needle).unwrap_or(0);
+/// A position in the file as an origin spanning `len` characters.
+fn origin_at(path: &str, text: &str, ix: &LineIndex, at: usize, len: usize) -> Origin {
     let (line, col) = ix.pos(text, at);
     Origin::File {
         path: path.to_string(),
         line,
         col,
         end_line: None,
-        end_col: Some(col + needle.chars().count() as u32),
+        end_col: Some(col + len as u32),
     }
 }
 
-/// An environment variable of a container configuration, located at its key (the first
-/// occurrence of `key` at or after `from`, the section it is in).
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// Where the variable `key` is set in `text[from..to]`: the key itself as a whole name (not a
+/// part of a longer one, not a `${key}` reference), followed by `:` or `=` (after an optional
+/// closing quote), outside a YAML `#` comment. JSON comments are blanked before this is asked.
+fn key_at(text: &str, from: usize, to: usize, key: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let to = to.min(text.len());
+    let mut at = from;
+    while let Some(p) = text.get(at..to)?.find(key) {
+        let i = at + p;
+        let end = i + key.len();
+        at = end;
+        if i > 0 && (is_ident(b[i - 1]) || b[i - 1] == b'{' || b[i - 1] == b'$') {
+            continue;
+        }
+        if end < b.len() && is_ident(b[end]) {
+            continue;
+        }
+        let line_start = text[..i].rfind('\n').map_or(0, |n| n + 1);
+        let before = &text[line_start..i];
+        if before.trim_start().starts_with('#') || before.contains(" #") {
+            continue;
+        }
+        let rest = text[end..].trim_start_matches(['"', '\'']).trim_start_matches(' ');
+        if rest.starts_with(':') || rest.starts_with('=') {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// An environment variable of a container configuration, located at its key in
+/// `find_in[from..to]` (the text the key is looked up in has the file's offsets), else at `fallback`.
+#[allow(clippy::too_many_arguments)]
 fn env_var(
     path: &str,
     text: &str,
+    find_in: &str,
     ix: &LineIndex,
-    from: usize,
-    key: &str,
+    (from, to): (usize, usize),
+    fallback: usize,
     name: &str,
     value: String,
 ) -> Sourced<EnvVar> {
-    let at = text.get(from..).and_then(|t| t.find(key)).map_or(from, |p| from + p);
-    let (line, col) = ix.pos(text, at);
+    let at = key_at(find_in, from, to, name).unwrap_or(fallback);
     Sourced::new(
         EnvVar {
             name: name.to_string(),
             value,
             site: None,
         },
-        Origin::File {
-            path: path.to_string(),
-            line,
-            col,
-            end_line: None,
-            end_col: Some(col + key.chars().count() as u32),
-        },
+        origin_at(path, text, ix, at, name.chars().count()),
     )
 }
 
@@ -308,10 +341,158 @@ fn intent_env(k: &str) -> bool {
         || k.starts_with("ROCR_")
         || k.starts_with("ROCM_")
         || k == "PYTORCH_ROCM_ARCH"
+        || k == "AMD_VISIBLE_DEVICES"
 }
 
-/// Reads `runArgs` style flags (`--device=/dev/kfd`, `--device /dev/kfd`).
-fn run_args(args: &[String], c: &mut ContainerGpu) {
+/// A `--device` / compose `devices:` entry: a device node (`/dev/kfd:/dev/kfd:rwm` → `/dev/kfd`)
+/// or a CDI name (`vendor.com/class=name`, the form the CDI specification qualifies devices by).
+fn add_device(c: &mut ContainerGpu, d: &str) {
+    let d = d.trim();
+    if d.starts_with('/') {
+        c.devices.push(d.split(':').next().unwrap_or("").to_string());
+    } else if let Some((kind, _)) = d.split_once('=')
+        && kind.contains('/')
+    {
+        c.cdi.push(d.to_string());
+    }
+}
+
+/// What in a launch command shows the workload passes tensors through `/dev/shm`: launchers of
+/// several processes (RCCL collectives), a tensor/pipeline/data-parallel size above 1, DataLoader
+/// workers, or RCCL/NCCL settings among the variable names.
+fn shm_workload<'a>(command: &str, env_names: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    for w in [
+        "torchrun",
+        "torch.distributed",
+        "deepspeed",
+        "accelerate launch",
+        "--nproc_per_node",
+        "--nproc-per-node",
+        "num_workers",
+    ] {
+        if command.contains(w) {
+            return Some(format!("the command uses {w}"));
+        }
+    }
+    let words: Vec<&str> = command.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        let (flag, value) = match w.split_once('=') {
+            Some((f, v)) => (f, Some(v)),
+            None => (*w, words.get(i + 1).copied()),
+        };
+        if matches!(
+            flag,
+            "--tensor-parallel-size"
+                | "-tp"
+                | "--tp"
+                | "--tp-size"
+                | "--pipeline-parallel-size"
+                | "-pp"
+                | "--data-parallel-size"
+                | "-dp"
+                | "--dp"
+                | "--dp-size"
+        ) && value.and_then(|v| v.parse::<u32>().ok()).is_some_and(|n| n > 1)
+        {
+            return Some(format!("{flag} {}", value.unwrap_or("")));
+        }
+    }
+    env_names
+        .into_iter()
+        .find(|k| k.starts_with("NCCL_") || k.starts_with("RCCL_") || *k == "WORLD_SIZE" || *k == "MASTER_ADDR")
+        .map(|k| format!("{k} is set (collectives)"))
+}
+
+/// `PYTORCH_ROCM_ARCH` (and the other build-target variables) of a container's environment as
+/// declared targets.
+fn declared_targets(vars: &[(String, String, Origin)]) -> Vec<Sourced<Target>> {
+    let mut out: Vec<Sourced<Target>> = Vec::new();
+    for (k, v, o) in vars {
+        if !matches!(
+            k.as_str(),
+            "PYTORCH_ROCM_ARCH" | "AMDGPU_TARGETS" | "GPU_TARGETS" | "GPU_ARCHS" | "AMDGPU_TARGET"
+        ) {
+            continue;
+        }
+        for g in v.split(|c: char| c == ';' || c == ',' || c.is_whitespace()) {
+            let Ok(p) = Gfx::parse(g.trim()) else { continue };
+            let gfx = p.as_str().split(':').next().unwrap_or("").to_string();
+            if !gfx.is_empty() && !out.iter().any(|t| t.value.gfx == gfx) {
+                out.push(Sourced::new(
+                    Target {
+                        gfx,
+                        effective: None,
+                        reason: TargetReason::BuildTargets,
+                        gpu: None,
+                    },
+                    o.clone(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The targets a container configuration is checked against: the requested ones (`--gfx`,
+/// `.rocmcheck.yaml`), then the build targets declared in the environment of the one container
+/// that sets an override (with several, whose targets go with whose override cannot be one
+/// file-wide list); each presents the override's target when one is set.
+fn container_targets(
+    requested: &[(String, Origin)],
+    per_container: &[(Vec<Sourced<Target>>, Option<String>)],
+) -> Vec<Sourced<Target>> {
+    let mut targets: Vec<Sourced<Target>> = requested
+        .iter()
+        .map(|(g, o)| {
+            Sourced::new(
+                Target {
+                    gfx: g.clone(),
+                    effective: None,
+                    reason: TargetReason::Requested,
+                    gpu: None,
+                },
+                o.clone(),
+            )
+        })
+        .collect();
+    let overriding: Vec<_> = per_container.iter().filter(|(_, o)| o.is_some()).collect();
+    let [(declared, over)] = overriding.as_slice() else {
+        return targets;
+    };
+    for t in declared {
+        if !targets.iter().any(|x| x.value.gfx == t.value.gfx) {
+            targets.push(t.clone());
+        }
+    }
+    if let Some(g) = over {
+        for t in &mut targets {
+            if *g != t.value.gfx {
+                t.value.effective = Some(g.clone());
+            }
+        }
+    }
+    targets
+}
+
+/// The override a container's environment sets, as the target it presents.
+fn override_gfx(vars: &[(String, String, Origin)]) -> Option<String> {
+    vars.iter()
+        .rev()
+        .find(|(k, _, _)| k == "HSA_OVERRIDE_GFX_VERSION")
+        .and_then(|(_, v, _)| Gfx::from_override(v).ok())
+        .map(|g| g.as_str().to_string())
+}
+
+/// A devcontainer value that the Dev Containers tooling substitutes at run time
+/// (`${localEnv:X}`, `${containerEnv:X}`, `${localWorkspaceFolder}`): unknown here.
+fn devcontainer_unknown(s: &str) -> bool {
+    s.contains("${")
+}
+
+/// Reads `runArgs` style flags (`--device=/dev/kfd`, `--device /dev/kfd`, `-e K=V`); returns the
+/// `-e`/`--env` settings.
+fn run_args(args: &[String], c: &mut ContainerGpu) -> Vec<(String, String)> {
+    let mut env = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let a = args[i].trim();
@@ -325,9 +506,42 @@ fn run_args(args: &[String], c: &mut ContainerGpu) {
                 args.get(i).cloned()
             })
         };
+        let mut value = |c: &mut ContainerGpu, what: &str| -> Option<String> {
+            let v = take()?;
+            if devcontainer_unknown(&v) {
+                c.unknown.push(what.to_string());
+                return None;
+            }
+            Some(v)
+        };
         match flag {
-            "--device" => c.devices.extend(take()),
-            "--group-add" => c.group_add.extend(take()),
+            "--device" => {
+                if let Some(d) = value(c, "devices") {
+                    add_device(c, &d);
+                }
+            }
+            "--gpus" => {
+                if let Some(g) = value(c, "devices") {
+                    c.gpus.push(GpuRequest {
+                        driver: None,
+                        what: g.trim_matches(['"', '\'']).to_string(),
+                    });
+                }
+            }
+            "--runtime" => c.runtime = value(c, "devices"),
+            "--group-add" => {
+                let g = value(c, "group_add");
+                c.group_add.extend(g);
+            }
+            "-u" | "--user" => c.user = value(c, "user"),
+            "-e" | "--env" => {
+                if let Some(kv) = take()
+                    && let Some((k, v)) = kv.split_once('=')
+                    && !devcontainer_unknown(v)
+                {
+                    env.push((k.to_string(), v.to_string()));
+                }
+            }
             "--security-opt" => c.security_opt.extend(take()),
             "--ipc" => c.ipc = take(),
             "--shm-size" => c.shm_size = take(),
@@ -336,10 +550,11 @@ fn run_args(args: &[String], c: &mut ContainerGpu) {
         }
         i += 1;
     }
+    env
 }
 
-/// Facts from a devcontainer.json.
-pub fn devcontainer(path: &str, text: &str) -> Result<Facts, InputProblem> {
+/// Facts from a devcontainer.json. `targets` are the requested ones (`--gfx`, `.rocmcheck.yaml`).
+pub fn devcontainer(path: &str, text: &str, targets: &[(String, Origin)]) -> Result<Facts, InputProblem> {
     let ix = LineIndex::new(text);
     let json = strip_jsonc(text);
     let v: serde_json::Value = serde_json::from_str(&json).map_err(|e| {
@@ -358,7 +573,20 @@ pub fn devcontainer(path: &str, text: &str) -> Result<Facts, InputProblem> {
             .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
             .unwrap_or_default()
     };
-    run_args(&strs(v.get("runArgs")), &mut c);
+    let run_env = run_args(&strs(v.get("runArgs")), &mut c);
+    // the user the tools (and so the workload started from them) run as, else the container's
+    for key in ["remoteUser", "containerUser"] {
+        if c.user.is_none()
+            && let Some(u) = v.get(key).and_then(|u| u.as_str())
+        {
+            if devcontainer_unknown(u) {
+                c.unknown.push("user".into());
+            } else {
+                c.user = Some(u.to_string());
+            }
+            break;
+        }
+    }
     // the scanner and the parser must agree: an array where runArgs is one, a new member
     // only where there is none
     let site = run_args_site(&json).filter(|s| match (s, v.get("runArgs")) {
@@ -371,27 +599,15 @@ pub fn devcontainer(path: &str, text: &str) -> Result<Facts, InputProblem> {
         ..ContainerSites::default()
     });
     let image = v.get("image").and_then(|i| i.as_str()).unwrap_or("");
-    let env_intent = ["containerEnv", "remoteEnv"].iter().any(|k| {
-        v.get(*k)
-            .and_then(|e| e.as_object())
-            .is_some_and(|o| o.keys().any(|k| intent_env(k)))
-    });
-    c.gpu_intent = image.contains("rocm")
-        || env_intent
-        || v.pointer("/hostRequirements/gpu")
-            .is_some_and(|g| g != &serde_json::Value::Bool(false))
-        || c.devices
-            .iter()
-            .any(|d| d.starts_with("/dev/kfd") || d.starts_with("/dev/dri"));
-    let origin = if text.contains("\"runArgs\"") {
-        origin_of(path, text, &ix, "\"runArgs\"")
-    } else {
-        origin_of(path, text, &ix, "{")
-    };
-    let mut f = Facts::new(Subject::ContainerConfig { path: path.into() });
-    f.containers.push(Sourced::new(c, origin));
     // `containerEnv` (the container's environment) and `remoteEnv` (the tools' processes in it)
-    // go through the same environment rules as a Dockerfile's ENV; `remoteEnv` is applied last
+    // are the run-time choice, like `docker run -e`; `remoteEnv` is applied last
+    let mut vars: Vec<(String, String, Origin)> = Vec::new();
+    let run_args_at = json.find("\"runArgs\"");
+    for (k, val) in &run_env {
+        let from = run_args_at.unwrap_or(0);
+        let e = env_var(path, text, &json, &ix, (from, json.len()), from, k, val.clone());
+        vars.push((k.clone(), val.clone(), e.origin));
+    }
     for section in ["containerEnv", "remoteEnv"] {
         let Some(o) = v.get(section).and_then(|e| e.as_object()) else {
             continue;
@@ -399,123 +615,494 @@ pub fn devcontainer(path: &str, text: &str) -> Result<Facts, InputProblem> {
         let from = json.find(&format!("\"{section}\"")).unwrap_or(0);
         for (k, val) in o {
             let value = match val {
+                serde_json::Value::String(s) if devcontainer_unknown(s) => continue,
                 serde_json::Value::String(s) => s.clone(),
                 serde_json::Value::Null => continue,
                 other => other.to_string(),
             };
-            f.env
-                .push(env_var(path, text, &ix, from, &format!("\"{k}\""), k, value));
+            let e = env_var(
+                path,
+                text,
+                &json,
+                &ix,
+                (from, json.len()),
+                from,
+                &format!("\"{k}\""),
+                value,
+            );
+            vars.push((k.clone(), e.value.value, e.origin));
         }
     }
+    c.gpu_intent = image.contains("rocm")
+        || vars.iter().any(|(k, _, _)| intent_env(k))
+        || v.pointer("/hostRequirements/gpu")
+            .is_some_and(|g| g != &serde_json::Value::Bool(false))
+        || c.devices
+            .iter()
+            .any(|d| d.starts_with("/dev/kfd") || d.starts_with("/dev/dri"))
+        || c.cdi.iter().any(|d| d.starts_with("amd.com/"))
+        || c.runtime.as_deref() == Some("amd");
+    c.shm_workload = shm_workload("", vars.iter().map(|(k, _, _)| k.as_str()));
+    let origin = match run_args_at {
+        Some(at) => origin_at(path, text, &ix, at, "\"runArgs\"".len()),
+        None => origin_at(path, text, &ix, json.find('{').unwrap_or(0), 1),
+    };
+    let mut f = Facts::new(Subject::ContainerConfig { path: path.into() });
+    f.targets = container_targets(targets, &[(declared_targets(&vars), override_gfx(&vars))]);
+    f.containers.push(Sourced::new(c, origin));
+    f.env = vars
+        .into_iter()
+        .map(|(name, value, o)| {
+            Sourced::new(
+                EnvVar {
+                    name,
+                    value,
+                    site: None,
+                },
+                o,
+            )
+        })
+        .collect();
     Ok(f)
 }
 
-/// Facts from a compose file (one entry per service).
-pub fn compose(path: &str, text: &str) -> Result<Facts, InputProblem> {
+/// Compose variable interpolation as the Compose Specification defines it
+/// (https://docs.docker.com/reference/compose-file/interpolation/): `$VAR`, `${VAR}`,
+/// `${VAR:-default}`, `${VAR-default}`, `${VAR:?err}`, `${VAR?err}`, `${VAR:+alt}`,
+/// `${VAR+alt}`, nesting, and `$$` for a literal `$`. Variables are the project's `.env`; one
+/// not there is unset. Compose replaces an unset variable without a default by an empty
+/// string (with a warning); a linter cannot know what the shell will hold, so that value is
+/// None (unknown) and nothing is judged from it. The Rust compose libraries found (compose-lens,
+/// podup's substitute, compose_yml) substitute the empty string as Compose does, or are whole
+/// compose models; this unknown outcome is why this small function is ours.
+pub fn interpolate(s: &str, vars: &BTreeMap<String, String>) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'$' {
+            let ch = s[i..].chars().next()?;
+            out.push(ch);
+            i += ch.len_utf8();
+            continue;
+        }
+        match b.get(i + 1) {
+            Some(b'$') => {
+                out.push('$');
+                i += 2;
+            }
+            Some(b'{') => {
+                let mut depth = 1;
+                let mut j = i + 2;
+                while j < b.len() {
+                    match b[j] {
+                        b'{' => depth += 1,
+                        b'}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                if j >= b.len() {
+                    return None; // unterminated: Compose refuses the file
+                }
+                out.push_str(&braced(&s[i + 2..j], vars)?);
+                i = j + 1;
+            }
+            Some(c) if c.is_ascii_alphabetic() || *c == b'_' => {
+                let mut j = i + 1;
+                while j < b.len() && is_ident(b[j]) {
+                    j += 1;
+                }
+                out.push_str(vars.get(&s[i + 1..j])?);
+                i = j;
+            }
+            _ => {
+                out.push('$');
+                i += 1;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The inside of `${…}`.
+fn braced(inner: &str, vars: &BTreeMap<String, String>) -> Option<String> {
+    let n = inner.bytes().take_while(|c| is_ident(*c)).count();
+    let name = &inner[..n];
+    if name.is_empty() || name.as_bytes()[0].is_ascii_digit() {
+        return None;
+    }
+    let val = vars.get(name);
+    let set_nonempty = val.is_some_and(|v| !v.is_empty());
+    let rest = &inner[n..];
+    if rest.is_empty() {
+        return val.cloned();
+    }
+    let (op, arg) = if rest.starts_with(":-") || rest.starts_with(":?") || rest.starts_with(":+") {
+        rest.split_at(2)
+    } else {
+        rest.split_at(1)
+    };
+    match op {
+        ":-" if set_nonempty => val.cloned(),
+        ":-" => interpolate(arg, vars),
+        "-" => match val {
+            Some(v) => Some(v.clone()),
+            None => interpolate(arg, vars),
+        },
+        ":?" => val.filter(|_| set_nonempty).cloned(),
+        "?" => val.cloned(),
+        ":+" if set_nonempty => interpolate(arg, vars),
+        ":+" => Some(String::new()),
+        "+" if val.is_some() => interpolate(arg, vars),
+        "+" => Some(String::new()),
+        _ => None,
+    }
+}
+
+/// A compose project's `.env` file: `KEY=VALUE` lines (`export` allowed), `#` comments, quoted
+/// values, an unquoted value's ` #` comment dropped; other lines are not variables.
+pub fn parse_dotenv(text: &str) -> BTreeMap<String, String> {
+    let mut vars = BTreeMap::new();
+    for line in text.lines() {
+        let line = line.trim();
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        if line.starts_with('#') {
+            continue;
+        }
+        let Some((k, v)) = line.split_once('=') else { continue };
+        let k = k.trim();
+        if k.is_empty() || !k.bytes().all(is_ident) {
+            continue;
+        }
+        let v = v.trim();
+        let v = if let Some(q) = v.strip_prefix('"').and_then(|x| x.split_once('"')) {
+            q.0.to_string()
+        } else if let Some(q) = v.strip_prefix('\'').and_then(|x| x.split_once('\'')) {
+            q.0.to_string()
+        } else {
+            v.split(" #").next().unwrap_or("").trim().to_string()
+        };
+        vars.insert(k.to_string(), v);
+    }
+    vars
+}
+
+/// The tag an interpolated value gets when it stays unknown.
+const UNKNOWN: &str = "rocmcheck-unknown";
+
+fn is_unknown(v: &serde_yaml::Value) -> bool {
+    matches!(v, serde_yaml::Value::Tagged(t) if t.tag == serde_yaml::value::Tag::new(UNKNOWN))
+}
+
+/// Interpolates every string value of a compose document (keys are names, not values).
+fn interpolate_tree(v: &mut serde_yaml::Value, vars: &BTreeMap<String, String>) {
+    use serde_yaml::Value;
+    match v {
+        Value::String(s) if s.contains('$') => match interpolate(s, vars) {
+            Some(x) => *s = x,
+            None => {
+                *v = Value::Tagged(Box::new(serde_yaml::value::TaggedValue {
+                    tag: serde_yaml::value::Tag::new(UNKNOWN),
+                    value: Value::String(std::mem::take(s)),
+                }))
+            }
+        },
+        Value::Sequence(q) => q.iter_mut().for_each(|x| interpolate_tree(x, vars)),
+        Value::Mapping(m) => m.iter_mut().for_each(|(_, x)| interpolate_tree(x, vars)),
+        Value::Tagged(t) => interpolate_tree(&mut t.value, vars),
+        _ => {}
+    }
+}
+
+/// A scalar as text (strings, numbers, booleans); None for anything else or an unknown value.
+fn scalar(v: &serde_yaml::Value) -> Option<String> {
+    match v {
+        serde_yaml::Value::String(s) => Some(s.clone()),
+        serde_yaml::Value::Number(n) => Some(n.to_string()),
+        serde_yaml::Value::Bool(b) => Some(b.to_string()),
+        serde_yaml::Value::Tagged(t) if !is_unknown(v) => scalar(&t.value),
+        _ => None,
+    }
+}
+
+/// The known scalars of a compose list, and whether any item is unknown.
+fn yaml_list(v: Option<&serde_yaml::Value>) -> (Vec<String>, bool) {
+    match v {
+        Some(serde_yaml::Value::Sequence(s)) => (s.iter().filter_map(scalar).collect(), s.iter().any(is_unknown)),
+        Some(x) if is_unknown(x) => (vec![], true),
+        _ => (vec![], false),
+    }
+}
+
+/// Compose device requests (`deploy.resources.reservations.devices`, the list form of `gpus:`):
+/// `driver: cdi` with CDI names in `device_ids`, or `capabilities: [gpu]` with a driver.
+fn device_requests(v: Option<&serde_yaml::Value>, c: &mut ContainerGpu) {
+    let Some(serde_yaml::Value::Sequence(reqs)) = v else {
+        return;
+    };
+    for r in reqs {
+        if is_unknown(r) {
+            c.unknown.push("devices".into());
+            continue;
+        }
+        let driver = r.get("driver").and_then(scalar);
+        let (ids, ids_unknown) = yaml_list(r.get("device_ids"));
+        if ids_unknown || r.get("driver").is_some_and(is_unknown) {
+            c.unknown.push("devices".into());
+        }
+        let (caps, _) = yaml_list(r.get("capabilities"));
+        if driver.as_deref() == Some("cdi") || ids.iter().any(|i| i.contains('=')) {
+            for i in &ids {
+                add_device(c, i);
+            }
+        } else if caps.iter().any(|x| x == "gpu") {
+            let what = if !ids.is_empty() {
+                ids.join(",")
+            } else {
+                r.get("count").and_then(scalar).unwrap_or_else(|| "all".into())
+            };
+            c.gpus.push(GpuRequest { driver, what });
+        }
+    }
+}
+
+/// The byte offset of the line `name:` (a key of the mapping whose block follows `header`, at
+/// its first level), quoted or not.
+fn child_key(text: &str, header: usize, name: &str) -> Option<usize> {
+    let lines = block_lines(text, header);
+    let level = lines.first()?.2;
+    lines.iter().filter(|l| l.2 == level).find_map(|&(s, e, ind)| {
+        let t = &text[s + ind..e];
+        let t = t.strip_prefix(['"', '\'']).unwrap_or(t);
+        let r = t.strip_prefix(name)?;
+        let r = r.strip_prefix(['"', '\'']).unwrap_or(r);
+        r.starts_with(':').then_some(s + ind)
+    })
+}
+
+/// The byte offset of the top-level key `name:` (a line at indentation 0).
+fn top_key(text: &str, name: &str) -> Option<usize> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.strip_prefix(['"', '\'']).unwrap_or(line);
+        if let Some(r) = t.strip_prefix(name) {
+            let r = r.strip_prefix(['"', '\'']).unwrap_or(r);
+            if r.starts_with(':') {
+                return Some(at);
+            }
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// The variables of a service's `env_file:` (a path, a list of paths, or of `{path, required}`),
+/// read with `read` (paths relative to the compose file's directory), values interpolated with
+/// the project's variables; each located at its key in its own file. A file that cannot be read
+/// gives nothing.
+fn env_files(
+    path: &str,
+    v: Option<&serde_yaml::Value>,
+    vars: &BTreeMap<String, String>,
+    read: &dyn Fn(&str) -> Option<String>,
+) -> Vec<(String, String, Origin)> {
+    let files: Vec<String> = match v {
+        Some(serde_yaml::Value::Sequence(q)) => q
+            .iter()
+            .filter_map(|x| scalar(x).or_else(|| x.get("path").and_then(scalar)))
+            .collect(),
+        Some(x) => scalar(x).into_iter().collect(),
+        None => Vec::new(),
+    };
+    let dir = std::path::Path::new(path).parent().unwrap_or(std::path::Path::new(""));
+    let mut out = Vec::new();
+    for file in files {
+        let Some(body) = read(&file) else { continue };
+        let shown = dir.join(&file).display().to_string();
+        let ix = LineIndex::new(&body);
+        for (k, raw) in parse_dotenv(&body) {
+            let Some(value) = interpolate(&raw, vars) else { continue };
+            let at = key_at(&body, 0, body.len(), &k).unwrap_or(0);
+            out.push((k.clone(), value, origin_at(&shown, &body, &ix, at, k.chars().count())));
+        }
+    }
+    out
+}
+
+/// Facts from a compose file (one entry per service). `read` gives the text of a file named
+/// relative to the compose file's directory (the project's `.env`, `env_file:`), None when it
+/// cannot be read; `targets` are the requested ones (`--gfx`, `.rocmcheck.yaml`).
+pub fn compose(
+    path: &str,
+    text: &str,
+    read: &dyn Fn(&str) -> Option<String>,
+    targets: &[(String, Origin)],
+) -> Result<Facts, InputProblem> {
     let ix = LineIndex::new(text);
-    let v: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
+    let mut v: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
         let (l, c) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
         InputProblem::new(l as u32, c as u32, format!("invalid compose file: {e}"))
     })?;
+    v.apply_merge().map_err(|e| {
+        let (l, c) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+        InputProblem::new(
+            l as u32,
+            c as u32,
+            format!("invalid compose file: a `<<` merge key must name a mapping or a list of mappings: {e}"),
+        )
+    })?;
+    let vars = read(".env").map(|t| parse_dotenv(&t)).unwrap_or_default();
+    interpolate_tree(&mut v, &vars);
     let mut f = Facts::new(Subject::ContainerConfig { path: path.into() });
     let Some(services) = v.get("services").and_then(|s| s.as_mapping()) else {
         return Ok(f);
     };
-    let list = |v: Option<&serde_yaml::Value>| -> Vec<String> {
-        match v {
-            Some(serde_yaml::Value::Sequence(s)) => s
-                .iter()
-                .filter_map(|x| match x {
-                    serde_yaml::Value::String(s) => Some(s.clone()),
-                    serde_yaml::Value::Number(n) => Some(n.to_string()),
-                    _ => None,
-                })
-                .collect(),
-            _ => vec![],
-        }
-    };
-    let svc_start = text.find("services:").unwrap_or(0);
+    let services_at = top_key(text, "services");
+    let mut per_service = Vec::new();
     for (name, s) in services {
         let Some(name) = name.as_str() else { continue };
         let mut c = ContainerGpu {
             name: name.to_string(),
             ..ContainerGpu::default()
         };
-        c.devices = list(s.get("devices"))
-            .into_iter()
-            .map(|d| d.split(':').next().unwrap_or("").to_string())
-            .collect();
-        c.group_add = list(s.get("group_add"));
-        c.security_opt = list(s.get("security_opt"));
-        c.ipc = s.get("ipc").and_then(|x| x.as_str()).map(String::from);
-        c.shm_size = s.get("shm_size").map(|x| match x {
-            serde_yaml::Value::String(s) => s.clone(),
-            other => serde_yaml::to_string(other).unwrap_or_default().trim().to_string(),
-        });
+        let (devices, unknown) = yaml_list(s.get("devices"));
+        for d in &devices {
+            add_device(&mut c, d);
+        }
+        if unknown {
+            c.unknown.push("devices".into());
+        }
+        device_requests(
+            s.get("deploy")
+                .and_then(|d| d.get("resources"))
+                .and_then(|r| r.get("reservations"))
+                .and_then(|r| r.get("devices")),
+            &mut c,
+        );
+        match s.get("gpus") {
+            Some(g @ serde_yaml::Value::Sequence(_)) => device_requests(Some(g), &mut c),
+            Some(g) if is_unknown(g) => c.unknown.push("devices".into()),
+            Some(g) => c.gpus.extend(scalar(g).map(|what| GpuRequest { driver: None, what })),
+            None => {}
+        }
+        let (groups, unknown) = yaml_list(s.get("group_add"));
+        c.group_add = groups;
+        if unknown {
+            c.unknown.push("group_add".into());
+        }
+        c.security_opt = yaml_list(s.get("security_opt")).0;
+        c.ipc = s.get("ipc").and_then(scalar);
+        c.shm_size = s
+            .get("shm_size")
+            .and_then(|x| scalar(x).or_else(|| is_unknown(x).then(String::new)));
         c.privileged = s.get("privileged").and_then(|x| x.as_bool()).unwrap_or(false);
-        let image = s.get("image").and_then(|x| x.as_str()).unwrap_or("");
-        let env_intent = match s.get("environment") {
-            Some(serde_yaml::Value::Mapping(m)) => m.keys().filter_map(|k| k.as_str()).any(intent_env),
-            Some(serde_yaml::Value::Sequence(q)) => q
-                .iter()
-                .filter_map(|x| x.as_str())
-                .any(|x| intent_env(x.split('=').next().unwrap_or(""))),
-            _ => false,
+        c.runtime = s.get("runtime").and_then(scalar);
+        match s.get("user") {
+            Some(u) if is_unknown(u) => c.unknown.push("user".into()),
+            Some(u) => c.user = scalar(u),
+            None => {}
+        }
+        let image = match s.get("image") {
+            Some(i) if is_unknown(i) => {
+                c.unknown.push("image".into());
+                String::new()
+            }
+            Some(i) => scalar(i).unwrap_or_default(),
+            None => String::new(),
         };
-        c.gpu_intent = image.contains("rocm")
-            || env_intent
-            || c.devices
-                .iter()
-                .any(|d| d.starts_with("/dev/kfd") || d.starts_with("/dev/dri"));
-        let needle = format!("{name}:");
-        let found = text[svc_start..].find(&needle).map(|p| svc_start + p);
-        let at = found.unwrap_or(svc_start);
+        // the service's block: where its keys are looked up
+        let header = services_at.and_then(|sa| child_key(text, sa, name));
+        let at = header.or(services_at).unwrap_or(0);
+        let block_end = header
+            .and_then(|h| block_lines(text, h).last().map(|l| l.1))
+            .unwrap_or(at);
         // only a service header that starts its line (block style) can take new keys
-        if let Some(h) = found
-            && text[..h].rfind('\n').map_or(0, |n| n + 1) + indent_of(text, h) == h
-            && text[h + needle.len()..].split('\n').next().is_some_and(|r| {
-                let r = r.trim();
+        if let Some(h) = header
+            && text[h..].split('\n').next().is_some_and(|r| {
+                let r = r.split_once(':').map_or("", |x| x.1).trim();
                 r.is_empty() || r.starts_with('#')
             })
         {
             c.sites = Some(compose_sites(text, h, s));
         }
-        let (line, col) = ix.pos(text, at);
-        let origin = Origin::File {
-            path: path.into(),
-            line,
-            col,
-            end_line: None,
-            end_col: Some(col + name.chars().count() as u32),
-        };
-        f.containers.push(Sourced::new(c, origin));
-        // `environment:` (a mapping, or a list of `K=V`) goes through the same environment
-        // rules as a Dockerfile's ENV; a name without a value comes from the host: unknown
-        let from = text[at..].find("environment:").map_or(at, |p| at + p);
-        let vars: Vec<(String, String)> = match s.get("environment") {
+        let origin = origin_at(path, text, &ix, at, name.chars().count());
+        // `environment:` (a mapping, or a list of `K=V`): the run-time choice; a name without
+        // a value comes from the host, and a value that stays unknown is not judged
+        let env_from = header.and_then(|h| child_key(text, h, "environment")).unwrap_or(at);
+        let kv: Vec<(String, String)> = match s.get("environment") {
             Some(serde_yaml::Value::Mapping(m)) => m
                 .iter()
-                .filter_map(|(k, v)| {
-                    let k = k.as_str()?;
-                    let v = match v {
-                        serde_yaml::Value::String(s) => s.clone(),
-                        serde_yaml::Value::Null => return None,
-                        other => serde_yaml::to_string(other).ok()?.trim().to_string(),
-                    };
-                    Some((k.to_string(), v))
-                })
+                .filter_map(|(k, v)| Some((k.as_str()?.to_string(), scalar(v)?)))
                 .collect(),
             Some(serde_yaml::Value::Sequence(q)) => q
                 .iter()
-                .filter_map(|x| x.as_str()?.split_once('='))
+                .filter_map(|x| match x {
+                    serde_yaml::Value::String(s) => s.split_once('='),
+                    _ => None,
+                })
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             _ => Vec::new(),
         };
-        for (k, v) in vars {
-            f.env.push(env_var(path, text, &ix, from, &k, &k, v));
+        let env_names: Vec<String> = match s.get("environment") {
+            Some(serde_yaml::Value::Mapping(m)) => m.keys().filter_map(|k| k.as_str().map(String::from)).collect(),
+            Some(serde_yaml::Value::Sequence(q)) => q
+                .iter()
+                .filter_map(|x| match x {
+                    serde_yaml::Value::String(s) => Some(s.split('=').next().unwrap_or("").to_string()),
+                    serde_yaml::Value::Tagged(t) => {
+                        scalar(&t.value).map(|s| s.split('=').next().unwrap_or("").to_string())
+                    }
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        // `env_file:` first: `environment:` takes precedence over it
+        let mut svc_vars = env_files(path, s.get("env_file"), &vars, read);
+        svc_vars.retain(|(k, _, _)| !kv.iter().any(|(e, _)| e == k));
+        let env_names: Vec<String> = svc_vars.iter().map(|v| v.0.clone()).chain(env_names).collect();
+        for (k, val) in kv {
+            let e = env_var(path, text, text, &ix, (env_from, block_end), at, &k, val);
+            svc_vars.push((k, e.value.value, e.origin));
         }
+        c.gpu_intent = image.contains("rocm")
+            || env_names.iter().any(|k| intent_env(k))
+            || c.devices
+                .iter()
+                .any(|d| d.starts_with("/dev/kfd") || d.starts_with("/dev/dri"))
+            || c.cdi.iter().any(|d| d.starts_with("amd.com/"))
+            || c.runtime.as_deref() == Some("amd")
+            || c.gpus.iter().any(|g| g.driver.as_deref() == Some("amd"));
+        let command: Vec<String> = ["entrypoint", "command"]
+            .iter()
+            .filter_map(|k| s.get(*k))
+            .flat_map(|x| match x {
+                serde_yaml::Value::Sequence(q) => q.iter().filter_map(scalar).collect::<Vec<_>>(),
+                other => scalar(other).into_iter().collect(),
+            })
+            .collect();
+        c.shm_workload = shm_workload(&command.join(" "), env_names.iter().map(String::as_str));
+        f.containers.push(Sourced::new(c, origin));
+        per_service.push((declared_targets(&svc_vars), override_gfx(&svc_vars)));
+        f.env.extend(svc_vars.into_iter().map(|(name, value, o)| {
+            Sourced::new(
+                EnvVar {
+                    name,
+                    value,
+                    site: None,
+                },
+                o,
+            )
+        }));
     }
+    f.targets = container_targets(targets, &per_service);
     Ok(f)
 }
 
@@ -528,7 +1115,7 @@ mod tests {
         // modelled on the ROCm devcontainer of tests/fixtures/fixes (containers.dev reference:
         // `containerEnv`, `remoteEnv`) and on vLLM's ROCm compose examples (`environment:`)
         let d = "{\n  // JSONC\n  \"image\": \"rocm/pytorch:latest\",\n  \"containerEnv\": { \"HSA_OVERRIDE_GFX_VERSION\": \"11.0.0\" },\n  \"remoteEnv\": { \"PYTORCH_HIP_ALLOC_CONF\": \"expandable_segments:True\", \"X\": null }\n}";
-        let f = devcontainer("d.json", d).unwrap();
+        let f = devcontainer("d.json", d, &[]).unwrap();
         let env: Vec<(&str, &str)> = f
             .env
             .iter()
@@ -547,7 +1134,7 @@ mod tests {
             f.env[0].origin
         );
         let c = "services:\n  a:\n    image: x\n    environment:\n      HSA_OVERRIDE_GFX_VERSION: \"10.3.0\"\n      N: 1\n  b:\n    image: y\n    environment:\n      - AMD_SERIALIZE_KERNEL=3\n      - FROM_HOST\n";
-        let f = compose("c.yaml", c).unwrap();
+        let f = compose("c.yaml", c, &|_| None, &[]).unwrap();
         let env: Vec<(&str, &str)> = f
             .env
             .iter()
@@ -580,7 +1167,7 @@ mod tests {
     #[test]
     fn devcontainer_run_args() {
         let t = r#"{ "image": "rocm/pytorch:latest", "runArgs": ["--device=/dev/kfd", "--device", "/dev/dri", "--group-add=video", "--ipc=host"] }"#;
-        let f = devcontainer("d.json", t).unwrap();
+        let f = devcontainer("d.json", t, &[]).unwrap();
         let c = &f.containers[0].value;
         assert!(c.gpu_intent);
         assert_eq!(c.devices, ["/dev/kfd", "/dev/dri"]);
@@ -591,7 +1178,7 @@ mod tests {
     #[test]
     fn compose_services() {
         let t = "services:\n  web:\n    image: nginx\n  llm:\n    image: rocm/vllm:x\n    devices: [\"/dev/kfd\", \"/dev/dri:/dev/dri\"]\n    shm_size: 8g\n";
-        let f = compose("c.yml", t).unwrap();
+        let f = compose("c.yml", t, &|_| None, &[]).unwrap();
         assert_eq!(f.containers.len(), 2);
         let llm = f.containers.iter().find(|c| c.value.name == "llm").unwrap();
         assert!(llm.value.gpu_intent);
@@ -605,5 +1192,167 @@ mod tests {
                 .value
                 .gpu_intent
         );
+    }
+}
+
+#[cfg(test)]
+mod access_tests {
+    use super::*;
+
+    fn vars(kv: &[(&str, &str)]) -> BTreeMap<String, String> {
+        kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn compose_interpolation_follows_the_specification() {
+        // docs.docker.com/reference/compose-file/interpolation
+        let v = vars(&[("SET", "x"), ("EMPTY", "")]);
+        let cases: &[(&str, Option<&str>)] = &[
+            ("${SET}", Some("x")),
+            ("$SET/y", Some("x/y")),
+            ("${UNSET}", None),
+            ("$UNSET", None),
+            ("${UNSET:-11.0.0}", Some("11.0.0")),
+            ("${EMPTY:-d}", Some("d")),
+            ("${EMPTY-d}", Some("")),
+            ("${UNSET-d}", Some("d")),
+            ("${SET:-d}", Some("x")),
+            ("${UNSET:?required}", None),
+            ("${EMPTY:?required}", None),
+            ("${EMPTY?required}", Some("")),
+            ("${SET:+alt}", Some("alt")),
+            ("${UNSET:+alt}", Some("")),
+            ("${UNSET:-${SET}}", Some("x")),
+            ("${UNSET:-${ALSO_UNSET:-deep}}", Some("deep")),
+            (
+                "${X:-expandable_segments:True,max_split_size_mb:512}",
+                Some("expandable_segments:True,max_split_size_mb:512"),
+            ),
+            ("$$SET", Some("$SET")),
+            ("cost $5 and $", Some("cost $5 and $")),
+            ("${UNTERMINATED", None),
+            ("é${SET}é", Some("éxé")),
+        ];
+        for (s, want) in cases {
+            assert_eq!(interpolate(s, &v).as_deref(), *want, "{s}");
+        }
+        let env = parse_dotenv("# c\nA=1\nexport B=\"two words\"\nC='q' \nD=v # comment\nnot a line\n");
+        assert_eq!(env, vars(&[("A", "1"), ("B", "two words"), ("C", "q"), ("D", "v")]));
+    }
+
+    #[test]
+    fn compose_access_forms_are_modelled() {
+        // the AMD Container Toolkit's forms (running-workloads page) and Docker's compose GPU
+        // reservations; an NVIDIA reservation is not AMD access
+        let t = "services:\n  a:\n    image: rocm/pytorch\n    devices: [amd.com/gpu=all, /dev/dri/renderD128:/dev/dri/renderD128]\n  b:\n    image: x\n    deploy:\n      resources:\n        reservations:\n          devices:\n            - driver: cdi\n              device_ids: [amd.com/gpu=0]\n  c:\n    image: rocm/x\n    deploy: {resources: {reservations: {devices: [{driver: amd, count: 1, capabilities: [gpu]}]}}}\n  d:\n    image: y\n    runtime: amd\n    environment: [AMD_VISIBLE_DEVICES=0]\n  e:\n    image: rocm/x\n    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, capabilities: [gpu]}]}}}\n  f:\n    image: rocm/x\n    user: \"0:0\"\n    devices: [\"${GPU_DEV}\"]\n    group_add: [\"${RENDER_GID}\"]\n";
+        let f = compose("c.yaml", t, &|_| None, &[]).unwrap();
+        let by = |n: &str| &f.containers.iter().find(|c| c.value.name == n).unwrap().value;
+        assert_eq!(by("a").cdi, ["amd.com/gpu=all"]);
+        assert_eq!(by("a").devices, ["/dev/dri/renderD128"]);
+        for n in ["a", "b", "c", "d"] {
+            assert!(by(n).gpu_intent, "{n}");
+            assert!(by(n).toolkit_access().is_some(), "{n}: {:?}", by(n));
+        }
+        assert_eq!(by("b").cdi, ["amd.com/gpu=0"]);
+        assert_eq!(
+            by("c").gpus,
+            [GpuRequest {
+                driver: Some("amd".into()),
+                what: "1".into()
+            }]
+        );
+        assert_eq!(by("d").runtime.as_deref(), Some("amd"));
+        assert!(by("e").toolkit_access().is_none());
+        assert_eq!(by("f").runs_as_root(), Some(true));
+        assert_eq!(by("f").unknown, ["devices", "group_add"]);
+        assert!(by("f").devices.is_empty() && by("f").group_add.is_empty());
+        assert_eq!(by("a").runs_as_root(), None, "no user: the image decides");
+    }
+
+    #[test]
+    fn devcontainer_access_forms_and_users() {
+        let t = r#"{ "image": "rocm/pytorch", "runArgs": ["--device", "amd.com/gpu=all", "--gpus=all", "--runtime=amd", "-e", "AMD_VISIBLE_DEVICES=all", "--env=HIP_VISIBLE_DEVICES=0", "--device=${localEnv:DEV}"], "remoteUser": "vscode" }"#;
+        let f = devcontainer("d.json", t, &[]).unwrap();
+        let c = &f.containers[0].value;
+        assert_eq!(c.cdi, ["amd.com/gpu=all"]);
+        assert_eq!(c.gpus[0].what, "all");
+        assert_eq!(c.runtime.as_deref(), Some("amd"));
+        assert_eq!(c.unknown, ["devices"]);
+        assert_eq!(c.runs_as_root(), Some(false));
+        let env: Vec<_> = f
+            .env
+            .iter()
+            .map(|e| (e.value.name.as_str(), e.value.value.as_str()))
+            .collect();
+        assert_eq!(env, [("AMD_VISIBLE_DEVICES", "all"), ("HIP_VISIBLE_DEVICES", "0")]);
+        assert!(
+            matches!(f.env[1].origin, Origin::File { line: 1, col, .. } if col > 100),
+            "{:?}",
+            f.env[1].origin
+        );
+        // a containerUser of root, and the runtime-substituted variables left unknown
+        let t = r#"{ "image": "rocm/x", "containerUser": "root", "containerEnv": { "HSA_OVERRIDE_GFX_VERSION": "${localEnv:GFX}" } }"#;
+        let f = devcontainer("d.json", t, &[]).unwrap();
+        assert_eq!(f.containers[0].value.runs_as_root(), Some(true));
+        assert!(f.env.is_empty());
+    }
+
+    #[test]
+    fn merge_keys_extension_fields_and_exact_keys() {
+        let t = "x-env: &env\n  HSA_OVERRIDE_GFX_VERSION: \"11.0.0\"\nx-gpu: &gpu\n  devices: [/dev/kfd, /dev/dri]\nservices:\n  # vllm: a comment that names another service\n  llm:\n    <<: *gpu\n    image: rocm/vllm\n    environment:\n      # HSA_OVERRIDE_GFX_VERSION: in a comment\n      MY_HSA_OVERRIDE_GFX_VERSION: \"1\"\n      HSA_OVERRIDE_GFX_VERSION: \"10.3.0\"\n  vllm:\n    image: rocm/vllm\n    environment:\n      <<: *env\n";
+        let f = compose("c.yaml", t, &|_| None, &[]).unwrap();
+        let llm = &f.containers[0];
+        assert_eq!(llm.value.devices, ["/dev/kfd", "/dev/dri"]);
+        assert!(
+            matches!(llm.origin, Origin::File { line: 7, col: 3, .. }),
+            "{:?}",
+            llm.origin
+        );
+        let over: Vec<_> = f
+            .env
+            .iter()
+            .filter(|e| e.value.name == "HSA_OVERRIDE_GFX_VERSION")
+            .collect();
+        assert_eq!(over.len(), 2);
+        assert!(
+            matches!(over[0].origin, Origin::File { line: 13, col: 7, .. }),
+            "{:?}",
+            over[0].origin
+        );
+        assert!(
+            matches!(f.containers[1].origin, Origin::File { line: 14, col: 3, .. }),
+            "{:?}",
+            f.containers[1].origin
+        );
+        // a merged value has no key in the service: the service is where it is reported
+        assert!(
+            matches!(over[1].origin, Origin::File { line: 14, .. }),
+            "{:?}",
+            over[1].origin
+        );
+        // `<<` naming a scalar is a located input error, not a panic
+        let e = compose("c.yaml", "x: &a 1\nservices:\n  s:\n    <<: *a\n", &|_| None, &[]).unwrap_err();
+        assert!(e.message.contains("merge"), "{}", e.message);
+    }
+
+    #[test]
+    fn override_targets_come_from_the_same_container() {
+        let o = Origin::Config { key: "--gfx".into() };
+        let t = "services:\n  a:\n    image: rocm/x\n    environment:\n      PYTORCH_ROCM_ARCH: gfx1030\n      HSA_OVERRIDE_GFX_VERSION: 11.0.0\n  b:\n    image: rocm/y\n    environment:\n      PYTORCH_ROCM_ARCH: gfx1100\n";
+        let f = compose("c.yaml", t, &|_| None, &[]).unwrap();
+        let g: Vec<_> = f
+            .targets
+            .iter()
+            .map(|t| (t.value.gfx.as_str(), t.value.effective.as_deref()))
+            .collect();
+        assert_eq!(g, [("gfx1030", Some("gfx1100"))]);
+        // two services with overrides: only the requested targets
+        let t2 = t.replace(
+            "      PYTORCH_ROCM_ARCH: gfx1100\n",
+            "      PYTORCH_ROCM_ARCH: gfx1100\n      HSA_OVERRIDE_GFX_VERSION: 11.0.0\n",
+        );
+        let f = compose("c.yaml", &t2, &|_| None, &[("gfx1031".into(), o)]).unwrap();
+        let g: Vec<_> = f.targets.iter().map(|t| t.value.gfx.as_str()).collect();
+        assert_eq!(g, ["gfx1031"]);
     }
 }

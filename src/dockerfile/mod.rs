@@ -82,8 +82,31 @@ pub fn analyze(
             let facts = resolve::resolve_with_heredocs(path, &text, &df, bodies, matrix, opts)?;
             Ok((facts, pragmas))
         }
-        Kind::Devcontainer => Ok((container::devcontainer(path, &text)?, Pragmas::default())),
-        Kind::Compose => Ok((container::compose(path, &text)?, Pragmas::default())),
+        Kind::Devcontainer => Ok((container::devcontainer(path, &text, &opts.targets)?, Pragmas::default())),
+        Kind::Compose => {
+            // the project's `.env` and the services' `env_file:` are beside the compose file
+            let dir = Path::new(path).parent().map(Path::to_path_buf).unwrap_or_default();
+            // only files of the project: relative paths that stay in its directory, of a size
+            // a compose project's variables have
+            let read = |name: &str| {
+                let rel = Path::new(name);
+                if !rel
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir))
+                {
+                    return None;
+                }
+                let p = dir.join(rel);
+                if std::fs::metadata(&p).ok()?.len() > parse::MAX_BYTES as u64 {
+                    return None;
+                }
+                std::fs::read_to_string(p).ok()
+            };
+            Ok((
+                container::compose(path, &text, &read, &opts.targets)?,
+                Pragmas::default(),
+            ))
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! RC502 container-dri-missing: GPU container without /dev/dri.
 
-use super::{DOCKER_DOC, gpu_containers};
+use super::{DOCKER_DOC, TOOLKIT_DOC, node_containers};
 use crate::declare_rule;
 use crate::finding::Finding;
 use crate::rules::fixes::Add;
@@ -9,7 +9,9 @@ use crate::rules::{Context, Rule};
 declare_rule! {
     /// ## What it checks
     /// The container means to use an AMD GPU but passes neither `/dev/dri` nor a
-/// `/dev/dri/renderD*` node, and is not privileged.
+/// `/dev/dri/renderD*` node, and is not privileged. A container given the GPU through the AMD
+/// Container Toolkit (CDI `amd.com/gpu=…`, the `amd` runtime, `--gpus`; see RC501) is not
+/// judged: the toolkit injects the render nodes itself.
     ///
     /// ## Why it matters
     /// ROCm opens the GPU's render node under `/dev/dri`; with `/dev/kfd` alone the runtime finds
@@ -22,7 +24,8 @@ declare_rule! {
     /// Add `--device=/dev/dri` (or the specific `/dev/dri/renderD*` nodes of the GPUs to expose).
     ///
     /// ## References
-    /// https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html
+    /// - https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html
+    /// - https://instinct.docs.amd.com/projects/container-toolkit/en/latest/container-runtime/running-workloads.html
     pub struct ContainerDriMissing {
         code: "RC502",
         name: "container-dri-missing",
@@ -38,7 +41,7 @@ impl Rule for ContainerDriMissing {
     }
 
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
-        for s in gpu_containers(cx) {
+        for s in node_containers(cx) {
             let c = &s.value;
             if c.devices.iter().any(|d| d.starts_with("/dev/dri")) {
                 continue;
@@ -52,7 +55,7 @@ impl Rule for ContainerDriMissing {
                 .evidence(format!("devices: {}", c.devices.join(", ")))
                 .why("ROCm opens the GPU render node under /dev/dri; without it no GPU agent is usable")
                 .fix("pass --device=/dev/dri (compose: devices: [/dev/dri])")
-                .refs([DOCKER_DOC])
+                .refs([DOCKER_DOC, TOOLKIT_DOC])
                 .autofix(cx.container_fix(c, Add::Devices(&["/dev/dri"]), "add /dev/dri")),
             );
         }

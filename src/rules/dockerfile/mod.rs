@@ -78,3 +78,15 @@ fn recorded_tag_fix(cx: &Context, repo: &str) -> Option<crate::finding::Fix> {
 }
 
 const DOCKER_DOC: &str = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html";
+
+/// AMD Container Toolkit, "Running Workloads": CDI (`--device amd.com/gpu=all`), the
+/// `amd` runtime with `AMD_VISIBLE_DEVICES`, and `--gpus` through CDI from Docker 29.3.
+const TOOLKIT_DOC: &str =
+    "https://instinct.docs.amd.com/projects/container-toolkit/en/latest/container-runtime/running-workloads.html";
+
+/// Containers that reach the GPU through device nodes they list themselves: not through the
+/// AMD Container Toolkit (which injects `/dev/kfd` and `/dev/dri`), and with no device entry
+/// whose value is unknown.
+fn node_containers<'a>(cx: &'a Context) -> impl Iterator<Item = &'a Sourced<ContainerGpu>> {
+    gpu_containers(cx).filter(|c| c.value.toolkit_access().is_none() && !c.value.unknown.iter().any(|u| u == "devices"))
+}

@@ -21,8 +21,9 @@ const DEBUG: &[(&str, &str, &str)] = &[
 declare_rule! {
     /// ## What it checks
     /// Debugging switches that slow every run are set: `AMD_SERIALIZE_KERNEL`, `AMD_SERIALIZE_COPY`,
-    /// `AMD_LOG_LEVEL` above 0, `HIP_LAUNCH_BLOCKING` / `CUDA_LAUNCH_BLOCKING`. In an image this is a
-    /// warning (everyone inherits it); in a running environment, information.
+    /// `AMD_LOG_LEVEL` above 0, `HIP_LAUNCH_BLOCKING` / `CUDA_LAUNCH_BLOCKING`. In an image
+    /// (Dockerfile `ENV`) this is a warning (everyone inherits it); in a running environment or a
+    /// run-time setting (compose `environment:`, devcontainer `containerEnv`/`remoteEnv`), information.
     ///
     /// ## Why it matters
     /// Serialised or synchronous launches cost a large share of throughput, and log level 3–4
@@ -74,7 +75,9 @@ impl Rule for DebugSettingLeftOn {
 
 declare_rule! {
     /// ## What it checks
-    /// `HIP_VISIBLE_DEVICES`, `ROCR_VISIBLE_DEVICES` or `CUDA_VISIBLE_DEVICES` is set in an image.
+    /// `HIP_VISIBLE_DEVICES`, `ROCR_VISIBLE_DEVICES` or `CUDA_VISIBLE_DEVICES` is set in an image
+    /// (Dockerfile `ENV`, baked). Compose `environment:`, devcontainer `containerEnv`/`remoteEnv`
+    /// and `docker run -e` are the run-time selection this rule recommends: not judged.
     ///
     /// ## Why it matters
     /// Device selection belongs to the machine the container runs on; baked into an image it
@@ -103,6 +106,11 @@ impl Rule for VisibleDevicesBakedIn {
         &Self::META
     }
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+        // compose `environment:`, devcontainer `containerEnv`/`remoteEnv` and `docker run -e`
+        // choose devices at run time, which is what this rule recommends
+        if !matches!(cx.facts.subject, Subject::Dockerfile { .. }) {
+            return;
+        }
         for var in [
             "HIP_VISIBLE_DEVICES",
             "ROCR_VISIBLE_DEVICES",

@@ -92,9 +92,13 @@ impl Rule for HsaOverrideInvalid {
 declare_rule! {
     /// ## What it checks
     /// The target an `HSA_OVERRIDE_GFX_VERSION` presents belongs to the same family as the GPU it
-    /// applies to (RDNA2 → 10.3.0, RDNA3 → 11.0.0), and is a target the matrix knows. An override
-    /// baked into an image is RC209's (`hsa-override-baked-in`), a separate rule since issue 24:
-    /// ignoring that warning must not silence this error.
+    /// applies to (RDNA2 → 10.3.0, RDNA3 → 11.0.0), and is a target the matrix knows. The override
+    /// may be a Dockerfile `ENV`, a compose `environment:` entry, a devcontainer
+    /// `containerEnv`/`remoteEnv` or `runArgs -e` setting, or the process environment; the GPUs
+    /// are the detected ones or the declared targets (`--gfx`, `.rocmcheck.yaml`,
+    /// `PYTORCH_ROCM_ARCH` of the same image or service). An override baked into an image is also
+    /// RC209's (`hsa-override-baked-in`), a separate rule: ignoring that warning must not silence
+    /// this error.
     ///
     /// ## Why it matters
     /// The override makes the runtime load code objects for another ISA; nothing is translated.
@@ -166,7 +170,8 @@ impl Rule for HsaOverrideCrossFamily {
 
 declare_rule! {
     /// ## What it checks
-    /// An `HSA_OVERRIDE_GFX_VERSION` baked into an image (Dockerfile `ENV`). A *warning* when no
+    /// An `HSA_OVERRIDE_GFX_VERSION` baked into an image (Dockerfile `ENV`; a compose or
+    /// devcontainer setting is the run-time choice this rule recommends, not judged). A *warning* when no
     /// target is declared (`--gfx`, `.rocmcheck.yaml` `targets:`, `PYTORCH_ROCM_ARCH`), like
     /// visibility variables baked in (RC208): the image runs on other machines, and the override
     /// forces one ISA on whatever GPU it meets there. *Information* when every declared target is

@@ -30,8 +30,10 @@ pub static RULES: &[&dyn Rule] = &[
     &HsaOverrideNative,
 ];
 
-/// Names of `HSA_OVERRIDE_GFX_VERSION` and its per-node forms present in the facts.
+/// `HSA_OVERRIDE_GFX_VERSION` and its per-node forms present in the facts: the last setting of
+/// each name; in a container configuration every one (each compose service has its own).
 pub(crate) fn override_vars(facts: &crate::facts::Facts) -> Vec<&crate::facts::Sourced<crate::facts::EnvVar>> {
+    let each = matches!(facts.subject, crate::facts::Subject::ContainerConfig { .. });
     let mut seen = std::collections::BTreeSet::new();
     facts
         .env
@@ -42,7 +44,7 @@ pub(crate) fn override_vars(facts: &crate::facts::Facts) -> Vec<&crate::facts::S
             (n == "HSA_OVERRIDE_GFX_VERSION"
                 || n.strip_prefix("HSA_OVERRIDE_GFX_VERSION_")
                     .is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())))
-                && seen.insert(n.clone())
+                && (each || seen.insert(n.clone()))
         })
         .collect()
 }
