@@ -20,6 +20,12 @@ pub enum ReadError {
         /// The cap.
         max: usize,
     },
+    /// It grew past the cap while it was read.
+    #[error("more than the {max} bytes accepted (it grew while it was read)")]
+    Grew {
+        /// The cap.
+        max: usize,
+    },
     /// The system's error (not found, permission denied, invalid UTF-8, …).
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -28,11 +34,31 @@ pub enum ReadError {
 /// What a path that exists but is not a regular file is: `None` for a regular file or a path
 /// that does not exist. Reads metadata only (following links), so it never blocks.
 pub fn non_regular(path: &Path) -> Option<&'static str> {
-    use std::os::unix::fs::FileTypeExt;
     let t = std::fs::metadata(path).ok()?.file_type();
-    Some(if t.is_file() {
-        return None;
-    } else if t.is_dir() {
+    (!t.is_file()).then(|| kind(&t))
+}
+
+/// Opens a regular file for reading. A FIFO, socket, device or directory is refused without
+/// being opened; the file is opened non-blocking and checked again through its descriptor, so a
+/// path swapped for a FIFO or device between the two checks is refused too, never read.
+pub fn open_regular(path: &Path) -> Result<std::fs::File, ReadError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(what) = non_regular(path) {
+        return Err(ReadError::NotRegular(what));
+    }
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    if !f.metadata()?.file_type().is_file() {
+        return Err(ReadError::NotRegular(kind(&f.metadata()?.file_type())));
+    }
+    Ok(f)
+}
+
+fn kind(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
         "a directory"
     } else if t.is_fifo() {
         "a FIFO"
@@ -44,27 +70,22 @@ pub fn non_regular(path: &Path) -> Option<&'static str> {
         "a block device"
     } else {
         "not a file"
-    })
+    }
 }
 
 /// Reads a regular file of at most `max` bytes. A FIFO, socket, device or directory is refused
-/// without being opened; a larger file is refused without being read (and one that grows while
-/// it is read is cut at `max + 1` bytes and refused).
+/// without being read ([`open_regular`]); a larger file is refused without being read (and one
+/// that grows while it is read is cut at `max + 1` bytes and refused).
 pub fn read_regular(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
-    let meta = std::fs::metadata(path)?;
-    if let Some(what) = non_regular(path) {
-        return Err(ReadError::NotRegular(what));
+    let f = open_regular(path)?;
+    let len = f.metadata()?.len();
+    if len > max as u64 {
+        return Err(ReadError::TooLarge { size: len, max });
     }
-    if meta.len() > max as u64 {
-        return Err(ReadError::TooLarge { size: meta.len(), max });
-    }
-    let mut buf = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)?.take(max as u64 + 1).read_to_end(&mut buf)?;
+    let mut buf = Vec::with_capacity(len as usize);
+    f.take(max as u64 + 1).read_to_end(&mut buf)?;
     if buf.len() > max {
-        return Err(ReadError::TooLarge {
-            size: buf.len() as u64,
-            max,
-        });
+        return Err(ReadError::Grew { max });
     }
     Ok(buf)
 }

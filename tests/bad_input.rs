@@ -135,6 +135,10 @@ fn cases() -> Vec<Case> {
         case("matrix validate", "a file that is a FIFO", &["--matrix", "m-fifo", "matrix", "validate"], 2, Stdout, "rocm.yaml:1:1: M009 cannot read: not a regular file (a FIFO)"),
         case("matrix validate", "a newer schema", &["--matrix", "m-schema", "matrix", "validate"], 2, Stdout, "M002 schema 999 is newer than this rocmcheck understands"),
         case("matrix validate", "--matrix DIR invalid, used by lint", &["--matrix", "m-syntax", "lint", "good.Dockerfile"], 2, Stderr, "is invalid"),
+        // ---- matrix update --from: the bundle and its .minisig are read as regular files only
+        case("matrix update", "--from a FIFO", &["matrix", "update", "--offline", "--from", "fifo.tar"], 2, Stderr, "error: matrix update: fifo.tar: not a regular file (a FIFO)"),
+        case("matrix update", "--from a bundle whose .minisig is a FIFO", &["matrix", "update", "--offline", "--from", "sigfifo.tar"], 2, Stderr, "error: matrix update: sigfifo.tar.minisig: not a regular file (a FIFO)"),
+        case("matrix update", "--from /dev/zero (a device, never read)", &["matrix", "update", "--offline", "--from", "/dev/zero"], 2, Stderr, "error: matrix update: /dev/zero: not a regular file (a character device)"),
         // ---- matrix query / show / export / sync
         case("matrix query", "--gfx of a near miss", &["matrix", "query", "--gfx", "gfx110"], 2, Stderr, "unknown gfx target `gfx110` (did you mean `gfx1100`?)"),
         case("matrix query", "--gfx that is not a gfx name", &["matrix", "query", "--gfx", "navi31"], 2, Stderr, "error: --gfx:"),
@@ -236,6 +240,9 @@ fn scratch() -> (tempfile::TempDir, std::os::unix::net::UnixListener) {
     mkfifo(&d.join("fifo.Dockerfile"));
     mkfifo(&d.join("fifo.yaml"));
     mkfifo(&d.join("fifo.json"));
+    mkfifo(&d.join("fifo.tar"));
+    w("sigfifo.tar", b"not read: its signature is first refused");
+    mkfifo(&d.join("sigfifo.tar.minisig"));
     std::os::unix::fs::symlink("fifo.Dockerfile", d.join("link.Dockerfile")).unwrap();
     w("walk/good.Dockerfile", b"FROM rocm/pytorch\n");
     mkfifo(&d.join("walk/Dockerfile"));
@@ -350,6 +357,7 @@ fn run(dir: &Path, c: &Case) -> (i32, String, String) {
         .current_dir(dir)
         .env_remove("ROCMCHECK_MATRIX")
         .env_remove("DOCKER_HOST")
+        .env("ROCMCHECK_CACHE_DIR", dir.join(".cache"))
         .env("NO_COLOR", "1")
         .env("COLUMNS", "100")
         .stdout(std::fs::File::create(&o).unwrap())

@@ -427,14 +427,16 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         d.to_path_buf()
                     }
                 });
-                let bytes = std::fs::metadata(&p).and_then(|m| {
-                    if m.len() > dockerfile::parse::MAX_BYTES as u64 {
-                        // do not read a huge file into memory: a placeholder over the cap
+                let bytes = match crate::input::read_regular(&p, dockerfile::parse::MAX_BYTES) {
+                    // never read a huge file into memory: a placeholder over the cap, which the
+                    // parser reports as too large at 1:1
+                    Err(crate::input::ReadError::TooLarge { .. } | crate::input::ReadError::Grew { .. }) => {
                         Ok(vec![b' '; dockerfile::parse::MAX_BYTES + 1])
-                    } else {
-                        std::fs::read(&p)
                     }
-                });
+                    Err(crate::input::ReadError::Io(e)) => Err(e),
+                    Err(e) => Err(std::io::Error::other(e.to_string())),
+                    Ok(b) => Ok(b),
+                };
                 (name, k, bytes, a.context.clone().or(ctx))
             }
         };

@@ -313,7 +313,7 @@ fn load_run(path: &Path, err: &mut dyn Write) -> anyhow::Result<Option<Run>> {
 /// Why a result file gives no result, in words for the report.
 fn unreadable(path: &Path, e: &results::LoadError) -> String {
     let empty = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(false)
-        || std::fs::read(path).is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace));
+        || crate::input::read_regular(path, 1 << 20).is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace));
     if empty {
         "the job's result file is empty: its runner died or lost its Docker engine before writing a result".to_string()
     } else {
