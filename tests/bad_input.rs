@@ -170,7 +170,7 @@ fn cases() -> Vec<Case> {
         case("smoke", "a daemon socket that does not exist", &["smoke", "x:1", "--gpus", "none", "--docker-host", "unix:///nonexistent/docker.sock"], 2, Stderr, "hint: is the daemon running"),
         case("smoke", "--local with a Python that does not exist", &["smoke", "--local", "--python", "/nonexistent/python3"], 2, Stderr, "error: cannot run /nonexistent/python3: No such file or directory"),
         // ---- report
-        case("report", "merge of a file that does not exist", &["report", "merge", "missing.json"], 2, Stderr, "error: 1 of 1 result file(s) could not be opened"),
+        case("report", "merge of a file that does not exist", &["report", "merge", "missing.json"], 2, Stderr, "error: 1 of 1 result file(s) could not be used"),
         case("report", "merge of a FIFO", &["report", "merge", "fifo.json", "run.json"], 2, Stderr, "fifo.json: cannot read: not a regular file (a FIFO)"),
         // A job's garbled result is that job's `missing` result, never a refusal of the night.
         case("report", "merge of a file that is not JSON", &["report", "merge", "good.Dockerfile"], 0, Stderr, "warning: good.Dockerfile: the job's result file could not be read: good.Dockerfile:1:1: not valid JSON"),
