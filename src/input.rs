@@ -103,9 +103,102 @@ pub fn read_text(path: &Path, max: usize) -> Result<String, ReadError> {
     })
 }
 
+/// How deep YAML flow collections (`[` / `{`) may nest in a file rocmcheck reads. Real files
+/// nest a handful of levels; the YAML parser's token fetch is quadratic in the nesting depth, so
+/// a file nested thousands deep would take minutes.
+pub const MAX_YAML_NESTING: usize = 64;
+
+/// Where YAML text nests its flow collections deeper than `max`: `(line, column, message)`,
+/// 1-based, at the bracket that goes past it. A linear pre-scan run before the text is handed to
+/// the YAML parser: brackets inside quoted scalars and comments do not count; one that starts a
+/// token (after a blank, `:`, `,`, `-`, `?`, another bracket or at a line's start) does. It
+/// judges nothing else: the parser still reports every other error.
+pub fn yaml_nesting(text: &str, max: usize) -> Result<(), (u32, u32, String)> {
+    let (mut line, mut col) = (1u32, 0u32);
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut comment = false;
+    // the previous character, for "does a token start here"
+    let mut prev = '\n';
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        col += 1;
+        if c == '\n' {
+            line += 1;
+            col = 0;
+            comment = false;
+            prev = c;
+            continue;
+        }
+        if comment {
+            continue;
+        }
+        match quote {
+            Some('\'') => {
+                if c == '\'' {
+                    if chars.peek() == Some(&'\'') {
+                        chars.next();
+                        col += 1;
+                    } else {
+                        quote = None;
+                    }
+                }
+            }
+            Some(_) => {
+                if c == '\\' {
+                    if chars.next().is_some_and(|n| n != '\n') {
+                        col += 1;
+                    } else {
+                        line += 1;
+                        col = 0;
+                    }
+                } else if c == '"' {
+                    quote = None;
+                }
+            }
+            None => {
+                let starts = prev.is_whitespace() || matches!(prev, ':' | ',' | '-' | '?' | '[' | '{');
+                match c {
+                    '#' if prev.is_whitespace() => comment = true,
+                    '\'' | '"' if starts => quote = Some(c),
+                    '[' | '{' if starts => {
+                        depth += 1;
+                        if depth > max {
+                            return Err((
+                                line,
+                                col,
+                                format!(
+                                    "flow collections (`[` / `{{`) nest more than {max} deep: expected a file nested at most {max} levels"
+                                ),
+                            ));
+                        }
+                    }
+                    ']' | '}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+        }
+        prev = c;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn yaml_nesting_counts_flow_brackets_outside_quotes_and_comments() {
+        assert!(yaml_nesting("a: [1, {b: [2]}]\n", 2).is_err());
+        assert!(yaml_nesting("a: [1, {b: [2]}]\n", 3).is_ok());
+        // quoted, commented, inside a plain scalar, or closed again: not nesting
+        let quiet = "a: '[[[[' # [[[[\nb: \"[[\\\"[[\"\nc: x[[[[\nd: [[]]\ne: [[]]\n";
+        assert!(yaml_nesting(quiet, 2).is_ok(), "{quiet}");
+        let deep = format!("services:\n  a:\n    image: {}{}\n", "[".repeat(65), "]".repeat(65));
+        let (line, col, msg) = yaml_nesting(&deep, MAX_YAML_NESTING).unwrap_err();
+        assert_eq!((line, col), (3, 12 + 64), "{msg}");
+        assert!(msg.contains("more than 64 deep"), "{msg}");
+    }
 
     #[test]
     fn refuses_what_is_not_a_small_regular_file() {

@@ -86,6 +86,8 @@ fn cases() -> Vec<Case> {
         case("lint", "80 copies of a stage holding 64 KiB", &["lint", "copies.Dockerfile", "good.Dockerfile"], 2, File, "error: copies.Dockerfile:45:6: FROM s29: this file's substitutions and stage copies come to more than 4 MiB in all"),
         case("lint", "a devcontainer.json that is not JSON", &["lint", "dc/devcontainer.json", "good.Dockerfile"], 2, File, "error: dc/devcontainer.json:2:"),
         case("lint", "a compose file that is not YAML", &["lint", "docker-compose.yml", "good.Dockerfile"], 2, File, "error: docker-compose.yml:3:1: invalid compose file:"),
+        case("lint", "a compose file of flow sequences nested 80,000 deep (160 KB)", &["lint", "deep/compose.yaml", "good.Dockerfile"], 2, File, "error: deep/compose.yaml:4:78: invalid compose file: flow collections (`[` / `{`) nest more than 64 deep"),
+        case("lint", "--config of flow mappings nested 80,000 deep", &["lint", "good.Dockerfile", "--config", "deep.yaml"], 2, Stderr, "error: deep.yaml:1:262: flow collections (`[` / `{`) nest more than 64 deep"),
         // ---- lint: big but valid input stays linear (these used to take minutes)
         case("lint", "40,000 chained ARGs (valid; was quadratic)", &["lint", "chain.Dockerfile", "good.Dockerfile"], 0, Stdout, GOOD_FINDING),
         case("lint", "40,000 unrelated stages (valid; was quadratic)", &["lint", "stages.Dockerfile", "good.Dockerfile"], 0, Stdout, GOOD_FINDING),
@@ -241,6 +243,21 @@ fn scratch() -> (tempfile::TempDir, std::os::unix::net::UnixListener) {
     mkfifo(&d.join("fifo.yaml"));
     mkfifo(&d.join("fifo.json"));
     mkfifo(&d.join("fifo.tar"));
+    // nesting that makes the YAML parser's token fetch quadratic (160 KB took 11 s)
+    let n = 80_000;
+    w(
+        "deep/compose.yaml",
+        format!(
+            "services:\n  a:\n    image: rocm/pytorch:latest\n    command: {}{}\n",
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+        .as_bytes(),
+    );
+    w(
+        "deep.yaml",
+        format!("ignore: [{}{}]\n", "{a: ".repeat(n), "}".repeat(n)).as_bytes(),
+    );
     w("sigfifo.tar", b"not read: its signature is first refused");
     mkfifo(&d.join("sigfifo.tar.minisig"));
     std::os::unix::fs::symlink("fifo.Dockerfile", d.join("link.Dockerfile")).unwrap();

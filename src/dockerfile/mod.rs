@@ -83,7 +83,12 @@ pub fn analyze(
             Ok((facts, pragmas))
         }
         Kind::Devcontainer => Ok((container::devcontainer(path, &text)?, Pragmas::default())),
-        Kind::Compose => Ok((container::compose(path, &text)?, Pragmas::default())),
+        Kind::Compose => {
+            // bounded before the YAML parser sees it (its token fetch is quadratic in nesting)
+            crate::input::yaml_nesting(&text, crate::input::MAX_YAML_NESTING)
+                .map_err(|(line, col, m)| InputProblem::new(line, col, format!("invalid compose file: {m}")))?;
+            Ok((container::compose(path, &text)?, Pragmas::default()))
+        }
     }
 }
 

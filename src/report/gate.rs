@@ -67,6 +67,8 @@ pub fn load_allow(path: &Path) -> Result<AllowList, String> {
     if text.trim().is_empty() {
         return Ok(AllowList::default());
     }
+    crate::input::yaml_nesting(&text, crate::input::MAX_YAML_NESTING)
+        .map_err(|(line, col, m)| format!("{name}:{line}:{col}: {m}"))?;
     let list: AllowList = serde_yaml::from_str(&text).map_err(|e| {
         let at = e
             .location()
