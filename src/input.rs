@@ -111,13 +111,16 @@ pub const MAX_YAML_NESTING: usize = 64;
 /// Where YAML text nests its flow collections deeper than `max`: `(line, column, message)`,
 /// 1-based, at the bracket that goes past it. A linear pre-scan run before the text is handed to
 /// the YAML parser: brackets inside quoted scalars and comments do not count; one that starts a
-/// token (after a blank, `:`, `,`, `-`, `?`, another bracket or at a line's start) does. It
+/// token (after a blank, `:`, `,`, `-`, `?`, an opening bracket that counted, or at a line's
+/// start) does. It
 /// judges nothing else: the parser still reports every other error.
 pub fn yaml_nesting(text: &str, max: usize) -> Result<(), (u32, u32, String)> {
     let (mut line, mut col) = (1u32, 0u32);
     let mut depth = 0usize;
     let mut quote: Option<char> = None;
     let mut comment = false;
+    // the previous character was a bracket counted as opening a collection
+    let mut opened = false;
     // the previous character, for "does a token start here"
     let mut prev = '\n';
     let mut chars = text.chars().peekable();
@@ -157,12 +160,18 @@ pub fn yaml_nesting(text: &str, max: usize) -> Result<(), (u32, u32, String)> {
                 }
             }
             None => {
-                let starts = prev.is_whitespace() || matches!(prev, ':' | ',' | '-' | '?' | '[' | '{');
+                // a bracket right after an opening bracket starts a token only when that one did
+                // (`x[[` is a plain scalar in block context)
+                let starts = prev.is_whitespace()
+                    || matches!(prev, ':' | ',' | '-' | '?')
+                    || (matches!(prev, '[' | '{') && opened);
+                opened = false;
                 match c {
                     '#' if prev.is_whitespace() => comment = true,
                     '\'' | '"' if starts => quote = Some(c),
                     '[' | '{' if starts => {
                         depth += 1;
+                        opened = true;
                         if depth > max {
                             return Err((
                                 line,
