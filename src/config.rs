@@ -89,6 +89,14 @@ impl Config {
         let raw: RawConfig = if text.trim().is_empty() {
             RawConfig::default()
         } else {
+            crate::input::yaml_nesting(text, crate::input::MAX_YAML_NESTING).map_err(|(line, col, message)| {
+                ConfigError {
+                    path: shown.into(),
+                    line: line as usize,
+                    col: col as usize,
+                    message,
+                }
+            })?;
             serde_yaml::from_str(text).map_err(|e| {
                 let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
                 let m = e.to_string();

@@ -49,6 +49,9 @@ pub const TRUSTED_KEYS: &[&str] = &["RWQM8bDYTAPvWS30ffLpeqOJHfY36768i1uQlKzuw7O
 /// The largest bundle accepted (the YAML of today's matrix is well under 1 MiB).
 pub const MAX_BUNDLE_BYTES: usize = 32 << 20;
 
+/// The largest `.minisig` read (a minisign signature is a few hundred bytes).
+pub const MAX_SIGNATURE_BYTES: usize = 64 << 10;
+
 /// The layout fingerprint of this build's `Matrix` types (build.rs): a cache written by a build
 /// with another one is re-derived from the bundle.
 pub const LAYOUT: &str = env!("ROCMCHECK_MATRIX_LAYOUT");
@@ -484,7 +487,7 @@ fn read_header(dir: &Path) -> Result<(CacheHeader, std::io::BufReader<std::fs::F
     use std::io::BufRead;
     let path = dir.join(CACHE_FILE);
     let at = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let mut r = std::io::BufReader::new(std::fs::File::open(&path).map_err(|e| at(&e))?);
+    let mut r = std::io::BufReader::new(crate::input::open_regular(&path).map_err(|e| at(&e))?);
     let mut line = Vec::new();
     r.by_ref().take(4096).read_until(b'\n', &mut line).map_err(|e| at(&e))?;
     if line.strip_suffix(b"\n") != Some(CACHE_MAGIC.as_bytes()) {
@@ -548,8 +551,8 @@ fn decode_cached(
         validate::load_packed(&path.display().to_string(), &packed)
             .map_err(|d| d.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; "))?
     } else {
-        let bundle =
-            std::fs::read(dir.join(BUNDLE_ASSET)).map_err(|e| format!("{}: {e}", dir.join(BUNDLE_ASSET).display()))?;
+        let bundle = crate::input::read_regular(&dir.join(BUNDLE_ASSET), MAX_BUNDLE_BYTES)
+            .map_err(|e| format!("{}: {e}", dir.join(BUNDLE_ASSET).display()))?;
         let (manifest, files) = read_bundle(&bundle).map_err(|e| e.to_string())?;
         let m = check(&manifest, &files, &dir.join(BUNDLE_ASSET).display().to_string()).map_err(|e| e.to_string())?;
         let header = CacheHeader {
@@ -584,24 +587,13 @@ pub fn fetch(from: &str, offline: bool, timeout: std::time::Duration) -> Result<
     let is_url = from.starts_with("http://") || from.starts_with("https://");
     if !is_url {
         let path = Path::new(from.strip_prefix("file://").unwrap_or(from));
-        let read = |p: &Path| -> Result<Vec<u8>, UpdateError> {
-            let f = std::fs::File::open(p).map_err(|e| UpdateError::Fetch(format!("{}: {e}", p.display())))?;
-            let mut buf = Vec::new();
-            f.take(MAX_BUNDLE_BYTES as u64 + 1)
-                .read_to_end(&mut buf)
-                .map_err(|e| UpdateError::Fetch(format!("{}: {e}", p.display())))?;
-            if buf.len() > MAX_BUNDLE_BYTES {
-                return Err(UpdateError::Fetch(format!(
-                    "{}: larger than {MAX_BUNDLE_BYTES} bytes",
-                    p.display()
-                )));
-            }
-            Ok(buf)
+        let read = |p: &Path, max: usize| -> Result<Vec<u8>, UpdateError> {
+            crate::input::read_regular(p, max).map_err(|e| UpdateError::Fetch(format!("{}: {e}", p.display())))
         };
-        let bundle = read(path)?;
+        let bundle = read(path, MAX_BUNDLE_BYTES)?;
         let mut sig_path = path.as_os_str().to_owned();
         sig_path.push(".minisig");
-        let sig = String::from_utf8(read(Path::new(&sig_path))?)
+        let sig = String::from_utf8(read(Path::new(&sig_path), MAX_SIGNATURE_BYTES)?)
             .map_err(|_| UpdateError::Signature(format!("{}: not text", Path::new(&sig_path).display())))?;
         return Ok((bundle, sig));
     }

@@ -162,28 +162,80 @@ pub enum WriteError {
     /// The file is not what was read any more.
     #[error("changed on disk since it was read; not overwritten (run rocmcheck again)")]
     Changed,
+    /// The file has no write permission: its mode is kept and it is left as it is.
+    #[error("read-only (mode {0:04o}); not overwritten (make it writable to apply the fixes)")]
+    ReadOnly(u32),
+    /// The path (or the file a link points to) is not a regular file.
+    #[error("not a regular file; not overwritten")]
+    NotRegular,
     /// An I/O error.
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
 
-/// Writes `new` over `path` atomically (a temporary file in the same directory, then a
-/// rename), keeping the file's permissions, and only if the file still holds `old`.
+/// Writes `new` over the file at `path`, only if the file still holds `old`, keeping its
+/// permissions and owner:
+/// - through a symbolic link, the file the link points to is written and the link stays a link;
+/// - a file without write permission (for this user, or for anyone: mode 0444 even when
+///   running as root) is refused, not replaced;
+/// - a file with several hard links is rewritten in place (the same inode, so every link sees
+///   the fix);
+/// - otherwise atomically: a temporary file in the same directory, then a rename.
 pub fn write_atomic(path: &Path, old: &[u8], new: &[u8]) -> Result<(), WriteError> {
-    let dir = match path.parent() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let real = std::fs::canonicalize(path)?;
+    let meta = std::fs::metadata(&real)?;
+    if !meta.is_file() {
+        return Err(WriteError::NotRegular);
+    }
+    if meta.permissions().readonly() || !writable(&real) {
+        return Err(WriteError::ReadOnly(meta.permissions().mode() & 0o7777));
+    }
+    if meta.nlink() > 1 {
+        return write_in_place(&real, old, new);
+    }
+    let dir = match real.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let meta = std::fs::metadata(path)?;
     let mut tmp = tempfile::Builder::new().prefix(".rocmcheck-fix").tempfile_in(dir)?;
     tmp.write_all(new)?;
     tmp.as_file().sync_all()?;
+    // the owner may differ when run by another user who may write the file (root): kept where
+    // the system lets us, else the file is owned by whoever fixed it, as an editor does
+    let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(meta.uid()), Some(meta.gid()));
     std::fs::set_permissions(tmp.path(), meta.permissions())?;
     // the last moment before the rename: is the file still what was read?
-    if std::fs::read(path)? != old {
+    if crate::input::read_regular(&real, old.len().saturating_add(1))
+        .map_err(|e| std::io::Error::other(e.to_string()))?
+        != old
+    {
         return Err(WriteError::Changed);
     }
-    tmp.persist(path).map_err(|e| WriteError::Io(e.error))?;
+    tmp.persist(&real).map_err(|e| WriteError::Io(e.error))?;
+    Ok(())
+}
+
+/// Whether this process may write `path`: it can be opened for writing (nothing is written,
+/// nothing truncated).
+fn writable(path: &Path) -> bool {
+    std::fs::OpenOptions::new().write(true).open(path).is_ok()
+}
+
+/// Rewrites a hard-linked file through the same inode: compared with `old` through the open
+/// descriptor, then overwritten and cut to the new length.
+fn write_in_place(path: &Path, old: &[u8], new: &[u8]) -> Result<(), WriteError> {
+    use std::io::{Read, Seek};
+    let mut f = std::fs::OpenOptions::new().read(true).write(true).open(path)?;
+    let mut now = Vec::with_capacity(old.len());
+    (&mut f).take(old.len() as u64 + 1).read_to_end(&mut now)?;
+    if now != old {
+        return Err(WriteError::Changed);
+    }
+    f.rewind()?;
+    f.write_all(new)?;
+    f.set_len(new.len() as u64)?;
+    f.sync_all()?;
     Ok(())
 }
 

@@ -20,6 +20,12 @@ pub enum ReadError {
         /// The cap.
         max: usize,
     },
+    /// It grew past the cap while it was read.
+    #[error("more than the {max} bytes accepted (it grew while it was read)")]
+    Grew {
+        /// The cap.
+        max: usize,
+    },
     /// The system's error (not found, permission denied, invalid UTF-8, …).
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -28,11 +34,31 @@ pub enum ReadError {
 /// What a path that exists but is not a regular file is: `None` for a regular file or a path
 /// that does not exist. Reads metadata only (following links), so it never blocks.
 pub fn non_regular(path: &Path) -> Option<&'static str> {
-    use std::os::unix::fs::FileTypeExt;
     let t = std::fs::metadata(path).ok()?.file_type();
-    Some(if t.is_file() {
-        return None;
-    } else if t.is_dir() {
+    (!t.is_file()).then(|| kind(&t))
+}
+
+/// Opens a regular file for reading. A FIFO, socket, device or directory is refused without
+/// being opened; the file is opened non-blocking and checked again through its descriptor, so a
+/// path swapped for a FIFO or device between the two checks is refused too, never read.
+pub fn open_regular(path: &Path) -> Result<std::fs::File, ReadError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(what) = non_regular(path) {
+        return Err(ReadError::NotRegular(what));
+    }
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    if !f.metadata()?.file_type().is_file() {
+        return Err(ReadError::NotRegular(kind(&f.metadata()?.file_type())));
+    }
+    Ok(f)
+}
+
+fn kind(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
         "a directory"
     } else if t.is_fifo() {
         "a FIFO"
@@ -44,27 +70,22 @@ pub fn non_regular(path: &Path) -> Option<&'static str> {
         "a block device"
     } else {
         "not a file"
-    })
+    }
 }
 
 /// Reads a regular file of at most `max` bytes. A FIFO, socket, device or directory is refused
-/// without being opened; a larger file is refused without being read (and one that grows while
-/// it is read is cut at `max + 1` bytes and refused).
+/// without being read ([`open_regular`]); a larger file is refused without being read (and one
+/// that grows while it is read is cut at `max + 1` bytes and refused).
 pub fn read_regular(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
-    let meta = std::fs::metadata(path)?;
-    if let Some(what) = non_regular(path) {
-        return Err(ReadError::NotRegular(what));
+    let f = open_regular(path)?;
+    let len = f.metadata()?.len();
+    if len > max as u64 {
+        return Err(ReadError::TooLarge { size: len, max });
     }
-    if meta.len() > max as u64 {
-        return Err(ReadError::TooLarge { size: meta.len(), max });
-    }
-    let mut buf = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)?.take(max as u64 + 1).read_to_end(&mut buf)?;
+    let mut buf = Vec::with_capacity(len as usize);
+    f.take(max as u64 + 1).read_to_end(&mut buf)?;
     if buf.len() > max {
-        return Err(ReadError::TooLarge {
-            size: buf.len() as u64,
-            max,
-        });
+        return Err(ReadError::Grew { max });
     }
     Ok(buf)
 }
@@ -82,9 +103,111 @@ pub fn read_text(path: &Path, max: usize) -> Result<String, ReadError> {
     })
 }
 
+/// How deep YAML flow collections (`[` / `{`) may nest in a file rocmcheck reads. Real files
+/// nest a handful of levels; the YAML parser's token fetch is quadratic in the nesting depth, so
+/// a file nested thousands deep would take minutes.
+pub const MAX_YAML_NESTING: usize = 64;
+
+/// Where YAML text nests its flow collections deeper than `max`: `(line, column, message)`,
+/// 1-based, at the bracket that goes past it. A linear pre-scan run before the text is handed to
+/// the YAML parser: brackets inside quoted scalars and comments do not count; one that starts a
+/// token (after a blank, `:`, `,`, `-`, `?`, an opening bracket that counted, or at a line's
+/// start) does. It
+/// judges nothing else: the parser still reports every other error.
+pub fn yaml_nesting(text: &str, max: usize) -> Result<(), (u32, u32, String)> {
+    let (mut line, mut col) = (1u32, 0u32);
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut comment = false;
+    // the previous character was a bracket counted as opening a collection
+    let mut opened = false;
+    // the previous character, for "does a token start here"
+    let mut prev = '\n';
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        col += 1;
+        if c == '\n' {
+            line += 1;
+            col = 0;
+            comment = false;
+            prev = c;
+            continue;
+        }
+        if comment {
+            continue;
+        }
+        match quote {
+            Some('\'') => {
+                if c == '\'' {
+                    if chars.peek() == Some(&'\'') {
+                        chars.next();
+                        col += 1;
+                    } else {
+                        quote = None;
+                    }
+                }
+            }
+            Some(_) => {
+                if c == '\\' {
+                    if chars.next().is_some_and(|n| n != '\n') {
+                        col += 1;
+                    } else {
+                        line += 1;
+                        col = 0;
+                    }
+                } else if c == '"' {
+                    quote = None;
+                }
+            }
+            None => {
+                // a bracket right after an opening bracket starts a token only when that one did
+                // (`x[[` is a plain scalar in block context)
+                let starts = prev.is_whitespace()
+                    || matches!(prev, ':' | ',' | '-' | '?')
+                    || (matches!(prev, '[' | '{') && opened);
+                opened = false;
+                match c {
+                    '#' if prev.is_whitespace() => comment = true,
+                    '\'' | '"' if starts => quote = Some(c),
+                    '[' | '{' if starts => {
+                        depth += 1;
+                        opened = true;
+                        if depth > max {
+                            return Err((
+                                line,
+                                col,
+                                format!(
+                                    "flow collections (`[` / `{{`) nest more than {max} deep: expected a file nested at most {max} levels"
+                                ),
+                            ));
+                        }
+                    }
+                    ']' | '}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+        }
+        prev = c;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn yaml_nesting_counts_flow_brackets_outside_quotes_and_comments() {
+        assert!(yaml_nesting("a: [1, {b: [2]}]\n", 2).is_err());
+        assert!(yaml_nesting("a: [1, {b: [2]}]\n", 3).is_ok());
+        // quoted, commented, inside a plain scalar, or closed again: not nesting
+        let quiet = "a: '[[[[' # [[[[\nb: \"[[\\\"[[\"\nc: x[[[[\nd: [[]]\ne: [[]]\n";
+        assert!(yaml_nesting(quiet, 2).is_ok(), "{quiet}");
+        let deep = format!("services:\n  a:\n    image: {}{}\n", "[".repeat(65), "]".repeat(65));
+        let (line, col, msg) = yaml_nesting(&deep, MAX_YAML_NESTING).unwrap_err();
+        assert_eq!((line, col), (3, 12 + 64), "{msg}");
+        assert!(msg.contains("more than 64 deep"), "{msg}");
+    }
 
     #[test]
     fn refuses_what_is_not_a_small_regular_file() {

@@ -108,9 +108,10 @@ fn get_cached(opts: &Options, url: &str) -> Result<(Vec<u8>, bool, &'static str)
         (d.join(format!("{k}.meta")), d.join(format!("{k}.body")))
     });
     let cached: Option<(Meta, Vec<u8>)> = paths.as_ref().and_then(|(m, b)| {
-        let meta: Meta = serde_json::from_slice(&std::fs::read(m).ok()?).ok()?;
+        // a cache entry that is not a regular file of sane size is a miss, never opened
+        let meta: Meta = serde_json::from_slice(&crate::input::read_regular(m, 64 << 10).ok()?).ok()?;
         (meta.url == url).then_some(())?;
-        Some((meta, std::fs::read(b).ok()?))
+        Some((meta, crate::input::read_regular(b, 64 << 20).ok()?))
     });
     if let Some((meta, body)) = &cached {
         if now().saturating_sub(meta.fetched) < meta.max_age {

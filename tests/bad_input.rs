@@ -86,6 +86,8 @@ fn cases() -> Vec<Case> {
         case("lint", "80 copies of a stage holding 64 KiB", &["lint", "copies.Dockerfile", "good.Dockerfile"], 2, File, "error: copies.Dockerfile:45:6: FROM s29: this file's substitutions and stage copies come to more than 4 MiB in all"),
         case("lint", "a devcontainer.json that is not JSON", &["lint", "dc/devcontainer.json", "good.Dockerfile"], 2, File, "error: dc/devcontainer.json:2:"),
         case("lint", "a compose file that is not YAML", &["lint", "docker-compose.yml", "good.Dockerfile"], 2, File, "error: docker-compose.yml:3:1: invalid compose file:"),
+        case("lint", "a compose file of flow sequences nested 80,000 deep (160 KB)", &["lint", "deep/compose.yaml", "good.Dockerfile"], 2, File, "error: deep/compose.yaml:4:78: invalid compose file: flow collections (`[` / `{`) nest more than 64 deep"),
+        case("lint", "--config of flow mappings nested 80,000 deep", &["lint", "good.Dockerfile", "--config", "deep.yaml"], 2, Stderr, "error: deep.yaml:1:262: flow collections (`[` / `{`) nest more than 64 deep"),
         // ---- lint: big but valid input stays linear (these used to take minutes)
         case("lint", "40,000 chained ARGs (valid; was quadratic)", &["lint", "chain.Dockerfile", "good.Dockerfile"], 0, Stdout, GOOD_FINDING),
         case("lint", "40,000 unrelated stages (valid; was quadratic)", &["lint", "stages.Dockerfile", "good.Dockerfile"], 0, Stdout, GOOD_FINDING),
@@ -135,6 +137,10 @@ fn cases() -> Vec<Case> {
         case("matrix validate", "a file that is a FIFO", &["--matrix", "m-fifo", "matrix", "validate"], 2, Stdout, "rocm.yaml:1:1: M009 cannot read: not a regular file (a FIFO)"),
         case("matrix validate", "a newer schema", &["--matrix", "m-schema", "matrix", "validate"], 2, Stdout, "M002 schema 999 is newer than this rocmcheck understands"),
         case("matrix validate", "--matrix DIR invalid, used by lint", &["--matrix", "m-syntax", "lint", "good.Dockerfile"], 2, Stderr, "is invalid"),
+        // ---- matrix update --from: the bundle and its .minisig are read as regular files only
+        case("matrix update", "--from a FIFO", &["matrix", "update", "--offline", "--from", "fifo.tar"], 2, Stderr, "error: matrix update: fifo.tar: not a regular file (a FIFO)"),
+        case("matrix update", "--from a bundle whose .minisig is a FIFO", &["matrix", "update", "--offline", "--from", "sigfifo.tar"], 2, Stderr, "error: matrix update: sigfifo.tar.minisig: not a regular file (a FIFO)"),
+        case("matrix update", "--from /dev/zero (a device, never read)", &["matrix", "update", "--offline", "--from", "/dev/zero"], 2, Stderr, "error: matrix update: /dev/zero: not a regular file (a character device)"),
         // ---- matrix query / show / export / sync
         case("matrix query", "--gfx of a near miss", &["matrix", "query", "--gfx", "gfx110"], 2, Stderr, "unknown gfx target `gfx110` (did you mean `gfx1100`?)"),
         case("matrix query", "--gfx that is not a gfx name", &["matrix", "query", "--gfx", "navi31"], 2, Stderr, "error: --gfx:"),
@@ -166,7 +172,7 @@ fn cases() -> Vec<Case> {
         case("smoke", "a daemon socket that does not exist", &["smoke", "x:1", "--gpus", "none", "--docker-host", "unix:///nonexistent/docker.sock"], 2, Stderr, "hint: is the daemon running"),
         case("smoke", "--local with a Python that does not exist", &["smoke", "--local", "--python", "/nonexistent/python3"], 2, Stderr, "error: cannot run /nonexistent/python3: No such file or directory"),
         // ---- report
-        case("report", "merge of a file that does not exist", &["report", "merge", "missing.json"], 2, Stderr, "error: 1 of 1 result file(s) could not be opened"),
+        case("report", "merge of a file that does not exist", &["report", "merge", "missing.json"], 2, Stderr, "error: 1 of 1 result file(s) could not be used"),
         case("report", "merge of a FIFO", &["report", "merge", "fifo.json", "run.json"], 2, Stderr, "fifo.json: cannot read: not a regular file (a FIFO)"),
         // A job's garbled result is that job's `missing` result, never a refusal of the night.
         case("report", "merge of a file that is not JSON", &["report", "merge", "good.Dockerfile"], 0, Stderr, "warning: good.Dockerfile: the job's result file could not be read: good.Dockerfile:1:1: not valid JSON"),
@@ -236,6 +242,24 @@ fn scratch() -> (tempfile::TempDir, std::os::unix::net::UnixListener) {
     mkfifo(&d.join("fifo.Dockerfile"));
     mkfifo(&d.join("fifo.yaml"));
     mkfifo(&d.join("fifo.json"));
+    mkfifo(&d.join("fifo.tar"));
+    // nesting that makes the YAML parser's token fetch quadratic (160 KB took 11 s)
+    let n = 80_000;
+    w(
+        "deep/compose.yaml",
+        format!(
+            "services:\n  a:\n    image: rocm/pytorch:latest\n    command: {}{}\n",
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+        .as_bytes(),
+    );
+    w(
+        "deep.yaml",
+        format!("ignore: [{}{}]\n", "{a: ".repeat(n), "}".repeat(n)).as_bytes(),
+    );
+    w("sigfifo.tar", b"not read: its signature is first refused");
+    mkfifo(&d.join("sigfifo.tar.minisig"));
     std::os::unix::fs::symlink("fifo.Dockerfile", d.join("link.Dockerfile")).unwrap();
     w("walk/good.Dockerfile", b"FROM rocm/pytorch\n");
     mkfifo(&d.join("walk/Dockerfile"));
@@ -350,6 +374,7 @@ fn run(dir: &Path, c: &Case) -> (i32, String, String) {
         .current_dir(dir)
         .env_remove("ROCMCHECK_MATRIX")
         .env_remove("DOCKER_HOST")
+        .env("ROCMCHECK_CACHE_DIR", dir.join(".cache"))
         .env("NO_COLOR", "1")
         .env("COLUMNS", "100")
         .stdout(std::fs::File::create(&o).unwrap())

@@ -256,3 +256,76 @@ fn a_fifo_in_a_recorded_root_is_named_and_never_opened() {
         assert!(p.message.contains("not a regular file (a FIFO)"), "{}", p.message);
     }
 }
+
+/// A copy of a fixture root (regular files and directories).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// A recorded root's links are followed inside it: an absolute target `/x` is `<root>/x` (a
+/// path on the probed machine), and `..` stops at the root, so no file of this machine is read.
+/// Control characters of a recorded file (an ANSI escape sequence) never reach the facts.
+#[test]
+fn links_in_a_recorded_root_stay_inside_it_and_escapes_are_neutralised() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = tmp.path().join("root");
+    copy_tree(&root("rx7600-with-igpu"), &r);
+    // this machine's files, outside the root
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("version"), "9.8.7-outside\n").unwrap();
+    std::fs::write(outside.join("meminfo"), "MemTotal:       987654321 kB\n").unwrap();
+    let relink = |file: &str, target: &Path| {
+        let p = r.join(file);
+        std::fs::remove_file(&p).unwrap();
+        std::os::unix::fs::symlink(target, &p).unwrap();
+    };
+    // absolute, to a path on the probed machine: read there
+    std::fs::create_dir(r.join("captured")).unwrap();
+    std::fs::write(
+        r.join("captured/osrelease"),
+        "6.8.0-inroot\u{1b}]0;title\u{7}\u{1b}[2J\n",
+    )
+    .unwrap();
+    relink("proc/sys/kernel/osrelease", Path::new("/captured/osrelease"));
+    // absolute, naming the outside file by its path on this machine: not in the root
+    relink("opt/rocm-6.2.1/.info/version", &outside.join("version"));
+    // relative, climbing out with `..`: stops at the root
+    relink("proc/meminfo", Path::new("../../outside/meminfo"));
+    let runner = FakeRunner::new(RunOutcome {
+        status: RunStatus::SpawnFailed("unused".into()),
+        stdout: String::new(),
+        stderr: String::new(),
+        elapsed: Duration::ZERO,
+    });
+    let opts = ProbeOptions {
+        python: None,
+        deep: false,
+        timeout: Duration::from_secs(5),
+    };
+    let facts = probe_all(&r, &opts, &runner, &BTreeMap::new(), Matrix::embedded()).expect("probe");
+    let json = serde_json::to_string(&facts).unwrap();
+    for leak in ["9.8.7", "987654321", "1011358024704"] {
+        assert!(
+            !json.contains(leak),
+            "a file outside the root was read ({leak}): {json}"
+        );
+    }
+    let release = facts
+        .kernel
+        .as_ref()
+        .and_then(|k| k.release.clone())
+        .unwrap_or_default();
+    assert!(release.starts_with("6.8.0-inroot"), "{release:?}");
+    assert!(!release.contains('\u{1b}') && !release.contains('\u{7}'), "{release:?}");
+    assert!(release.contains('\u{fffd}'), "{release:?}");
+}

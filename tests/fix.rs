@@ -891,3 +891,105 @@ fn uv_pip_install_of_the_project_gets_the_pyproject_fix() {
         format!("pip install torch==2.6.0 --index-url {ROCM624}").as_str()
     );
 }
+
+/// `lint FILE --fix` in `dir`: (exit code, stdout, stderr).
+fn fix_in(dir: &Path, file: &str) -> (Option<i32>, String, String) {
+    let o = rocmcheck()
+        .current_dir(dir)
+        .args(["lint", file, "--fix"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8(o.stderr).unwrap(),
+    )
+}
+
+/// RC101.Dockerfile as `--fix` writes it (fixed in a plain copy).
+fn rc101_fixed() -> String {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy("tests/fixtures/fixes/RC101.Dockerfile", d.path().join("Dockerfile")).unwrap();
+    let (code, _, err) = fix_in(d.path(), "Dockerfile");
+    assert!(err.contains("fixed Dockerfile: RC101"), "{code:?} {err}");
+    let fixed = std::fs::read_to_string(d.path().join("Dockerfile")).unwrap();
+    assert_ne!(
+        fixed,
+        std::fs::read_to_string("tests/fixtures/fixes/RC101.Dockerfile").unwrap()
+    );
+    fixed
+}
+
+#[test]
+fn fix_through_a_symlink_writes_the_target_and_keeps_the_link() {
+    let fixed = rc101_fixed();
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("real")).unwrap();
+    std::fs::copy(
+        "tests/fixtures/fixes/RC101.Dockerfile",
+        d.path().join("real/RC101.Dockerfile"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("real/RC101.Dockerfile", d.path().join("Dockerfile")).unwrap();
+    let (_, _, err) = fix_in(d.path(), "Dockerfile");
+    assert!(err.contains("fixed Dockerfile: RC101"), "{err}");
+    let link = std::fs::symlink_metadata(d.path().join("Dockerfile")).unwrap();
+    assert!(link.file_type().is_symlink(), "the link was replaced by a file");
+    assert_eq!(
+        std::fs::read_link(d.path().join("Dockerfile")).unwrap(),
+        Path::new("real/RC101.Dockerfile")
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("real/RC101.Dockerfile")).unwrap(),
+        fixed
+    );
+}
+
+#[test]
+fn fix_keeps_hard_links_together() {
+    use std::os::unix::fs::MetadataExt;
+    let fixed = rc101_fixed();
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy("tests/fixtures/fixes/RC101.Dockerfile", d.path().join("Dockerfile")).unwrap();
+    std::fs::hard_link(d.path().join("Dockerfile"), d.path().join("other.Dockerfile")).unwrap();
+    let (_, _, err) = fix_in(d.path(), "Dockerfile");
+    assert!(err.contains("fixed Dockerfile: RC101"), "{err}");
+    let (a, b) = (
+        std::fs::metadata(d.path().join("Dockerfile")).unwrap(),
+        std::fs::metadata(d.path().join("other.Dockerfile")).unwrap(),
+    );
+    assert_eq!((a.ino(), a.nlink()), (b.ino(), 2), "the hard link was split");
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("other.Dockerfile")).unwrap(),
+        fixed
+    );
+}
+
+/// A read-only file (0444, refused even for root, who could replace it) is left as it is: exit
+/// 2 naming it, no "fixed" line or count, and its findings still in the report.
+#[test]
+fn fix_refuses_a_read_only_file_and_reports_its_findings() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("Dockerfile");
+    std::fs::copy("tests/fixtures/fixes/RC101.Dockerfile", &p).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let (code, out, err) = fix_in(d.path(), "Dockerfile");
+    assert_eq!(code, Some(2), "{out}\n{err}");
+    assert!(
+        err.contains("error: Dockerfile: fixes not written: read-only (mode 0444)"),
+        "{err}"
+    );
+    assert!(!err.contains("fixed Dockerfile"), "{err}");
+    assert!(err.contains("no fix written: 1 file could not be written;"), "{err}");
+    assert!(
+        out.contains("RC101"),
+        "the unfixed finding is missing from the report:\n{out}"
+    );
+    assert_eq!(
+        std::fs::read(&p).unwrap(),
+        std::fs::read("tests/fixtures/fixes/RC101.Dockerfile").unwrap()
+    );
+    assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o444);
+}

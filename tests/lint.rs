@@ -1014,3 +1014,21 @@ fn container_rules_judge_the_context() {
     );
     assert_eq!(sev(&fs, "RC501"), Some(Severity::Error));
 }
+
+/// Under `# escape=`` ` `` (the Windows-style escape, docs.docker.com/reference/dockerfile/#escape)
+/// a backtick continuation joins lines as a backslash one does by default: the continued lines'
+/// arguments belong to the same `pip install` (no false RC404; the index URL is seen).
+#[test]
+fn a_backtick_continuation_keeps_the_continued_arguments() {
+    let backslash = "FROM rocm/dev-ubuntu-24.04:7.2.4\nRUN python3 -m pip install \\\n      torch==2.9.1 \\\n      --index-url https://download.pytorch.org/whl/rocm6.4\n";
+    let want = located(backslash.as_bytes()).unwrap();
+    assert!(want.iter().all(|(c, _, _)| c != "RC404"), "{want:?}");
+    // the wheel's ROCm against the image's: seen only when the index URL is read with torch
+    assert!(want.iter().any(|(c, l, _)| c == "RC104" && *l == 3), "{want:?}");
+    let want: Vec<At> = want.into_iter().map(|(c, l, col)| (c, l + 1, col)).collect();
+    let backtick = format!("# escape=`\n{}", backslash.replace("\\\n", "`\n"));
+    assert_eq!(located(backtick.as_bytes()).unwrap(), want, "{backtick}");
+    // blanks after the backtick, and a torch pin on a continued line of its own
+    let spaced = format!("# escape=`\n{}", backslash.replace("\\\n", "` \t\n"));
+    assert_eq!(located(spaced.as_bytes()).unwrap(), want, "{spaced}");
+}

@@ -282,7 +282,7 @@ fn merge_cli_rejects_true_duplicates_and_keeps_lost_jobs() {
     // A name that is no file is a usage error, not a lost job.
     let (rc, _, err) = rocmcheck(&["report", "merge", "results/no-such-file.json"]);
     assert_eq!(rc, 2);
-    assert!(err.contains("1 of 1 result file(s) could not be opened"), "{err}");
+    assert!(err.contains("1 of 1 result file(s) could not be used"), "{err}");
 }
 
 /// `--expect` (the exported job list): a job with no result file at all is `missing`.
@@ -360,4 +360,106 @@ fn smoke_module_results_are_read() {
     // Wrapped as `{"results": [...]}` too.
     let wrapped = format!("{{\"results\": {json}}}");
     assert_eq!(results::parse(&wrapped, "w.json", "w").unwrap(), converted);
+}
+
+/// A result file with a key twice is refused by every command that reads it (exit 2, naming the
+/// file, the place and the key), never read as its last value: here a failure that a second
+/// `classification` would turn into a pass.
+#[test]
+fn a_duplicate_key_is_an_input_error_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("night.json");
+    std::fs::write(
+        &f,
+        r#"[{"id": "a", "gfx": "gfx1100", "classification": "hipblas-failed", "classification": "pass"}]"#,
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let want = format!("{f}:1:");
+    for args in [
+        vec!["report", "gate", f],
+        vec!["report", "render", f],
+        vec!["report", "merge", f],
+        vec!["report", "diff", f, f],
+    ] {
+        let (rc, out, err) = rocmcheck(&args);
+        assert_eq!(rc, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains(&want) && err.contains("duplicate key `classification`"),
+            "{args:?}: {err}"
+        );
+        assert!(!out.contains("passed"), "{args:?}: {out}");
+    }
+    // the same key in two different objects is no duplicate
+    std::fs::write(
+        dir.path().join("ok.json"),
+        r#"[{"id": "a", "classification": "pass"}, {"id": "b", "classification": "pass"}]"#,
+    )
+    .unwrap();
+    let (rc, _, err) = rocmcheck(&["report", "gate", dir.path().join("ok.json").to_str().unwrap()]);
+    assert_eq!(rc, 0, "{err}");
+}
+
+/// Every field of a result file is untrusted: in the Markdown summary a GPU name, a driver, a
+/// step's error or a candidate id cannot open HTML, a link, a mention or a new table cell.
+#[test]
+fn markdown_render_escapes_every_untrusted_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("night.json");
+    let hostile = "<img src=x onerror=alert(1)> | [click](https://evil.example) @octocat";
+    let doc = serde_json::json!([{
+        "id": "a` | <b>x</b>",
+        "gfx": "gfx1100",
+        "classification": "torch-failed",
+        "gpu": hostile,
+        "driver": hostile,
+        "steps": [{"name": "torch", "status": "failed", "error": hostile}]
+    }]);
+    std::fs::write(&f, doc.to_string()).unwrap();
+    let (rc, out, err) = rocmcheck(&["report", "render", f.to_str().unwrap(), "--format", "markdown"]);
+    assert_eq!(rc, 0, "{err}");
+    // outside code spans (literal), every `<`, `[` and `@` of the fields is backslash-escaped;
+    // the only HTML is the summary's own `<details>`
+    let ours = out
+        .replace("<details><summary>Failing steps</summary>", "")
+        .replace("</details>", "");
+    let mut prose = String::new();
+    let mut in_code = false;
+    for ch in ours.chars() {
+        if ch == '`' {
+            in_code = !in_code;
+        } else if !in_code {
+            prose.push(ch);
+        }
+    }
+    let prose = ["\\<", "\\>", "\\[", "\\]", "\\@"]
+        .iter()
+        .fold(prose, |p, e| p.replace(e, ""));
+    assert!(
+        !prose.contains(['<', '[', '@']),
+        "a field reached the Markdown unescaped:\n{out}"
+    );
+    assert!(out.contains("`[click](https://evil.example)`"), "{out}");
+    // the product table's row keeps its 9 cells: no `|` of the fields ends a cell
+    let row = out
+        .lines()
+        .find(|l| l.contains("torch-failed") && l.starts_with('|'))
+        .unwrap();
+    let cells = row.replace("\\|", "").matches('|').count() - 1;
+    assert_eq!(cells, 9, "{row}");
+}
+
+/// A night with no job is not a silent pass: the gate fails it (exit 1) and says why.
+#[test]
+fn the_gate_fails_a_night_with_no_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("night.json");
+    std::fs::write(&f, r#"{"results_schema": 1, "candidates": []}"#).unwrap();
+    let (rc, out, err) = rocmcheck(&["report", "gate", f.to_str().unwrap()]);
+    assert_eq!(rc, 1, "{out}{err}");
+    assert!(
+        out.contains("Gate: ❌ failed") && out.contains("holds no result"),
+        "{out}"
+    );
+    assert!(err.contains("holds no result, so nothing was judged"), "{err}");
 }

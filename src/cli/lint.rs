@@ -249,16 +249,17 @@ fn context_notes(
 }
 
 /// Applies the fixes among `findings` (of the Dockerfile `name`) whose edits are all in one
-/// other file (a requirements file in the build context), file by file: with `diff`, adds the
-/// diff to `diffs` instead of writing, and counts the files changed in `files`. Returns the
-/// (code, origin) of the findings fixed.
+/// other file (a requirements file in the build context), file by file: with `diffs`, adds the
+/// diff there instead of writing, and counts the files changed in `files`; a file that cannot be
+/// read or written is an error in `errors` and none of its fixes counts. Returns the (code,
+/// origin) of the findings fixed.
 fn fix_context_files(
     findings: &[crate::finding::Finding],
     name: &str,
     mode: crate::fix::Mode,
-    diff: bool,
-    diffs: &mut String,
+    mut diffs: Option<&mut String>,
     files: &mut usize,
+    errors: &mut Vec<InputError>,
     err: &mut dyn Write,
 ) -> std::io::Result<Vec<(&'static str, Origin)>> {
     use std::collections::BTreeMap;
@@ -273,10 +274,14 @@ fn fix_context_files(
     let mut done = Vec::new();
     for (path, fs) in by_file {
         let p = Path::new(path);
+        let unwritten = |e: &dyn std::fmt::Display| InputError {
+            origin: Origin::Path { path: path.to_string() },
+            message: format!("fixes not written: {e}"),
+        };
         let old = match crate::input::read_regular(p, dockerfile::parse::MAX_BYTES) {
             Ok(b) => b,
             Err(e) => {
-                writeln!(err, "error: {path}: fixes not written: {e}")?;
+                errors.push(unwritten(&e));
                 continue;
             }
         };
@@ -289,14 +294,7 @@ fn fix_context_files(
         if applied.is_empty() {
             continue;
         }
-        let verb = if diff { "would fix" } else { "fixed" };
-        for &i in &applied {
-            writeln!(err, "{verb} {path}: {} {}", fs[i].code, fixes[i].title)?;
-            if let Some(n) = &fixes[i].note {
-                writeln!(err, "note: {n}")?;
-            }
-        }
-        if diff {
+        if let Some(diffs) = diffs.as_deref_mut() {
             diffs.push_str(&crate::fix::unified_diff(path, text, &new));
         } else {
             let mut bytes = Vec::with_capacity(new.len() + 3);
@@ -305,8 +303,15 @@ fn fix_context_files(
             }
             bytes.extend_from_slice(new.as_bytes());
             if let Err(e) = crate::fix::write_atomic(p, &old, &bytes) {
-                writeln!(err, "error: {path}: fixes not written: {e}")?;
+                errors.push(unwritten(&e));
                 continue;
+            }
+        }
+        let verb = if diffs.is_some() { "would fix" } else { "fixed" };
+        for &i in &applied {
+            writeln!(err, "{verb} {path}: {} {}", fs[i].code, fixes[i].title)?;
+            if let Some(n) = &fixes[i].note {
+                writeln!(err, "note: {n}")?;
             }
         }
         done.extend(applied.iter().map(|&i| (fs[i].code, fs[i].origin.clone())));
@@ -386,6 +391,8 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
     let mut diffs = String::new();
     let mut fixed_total = 0usize;
     let mut fixed_files = 0usize;
+    // files whose fixes could not be written (each an input error of its subject)
+    let mut unwritten = 0usize;
     let mut stdin_fixed: Option<String> = None;
     let mut pins: Vec<crate::online::Pin> = Vec::new();
     for input in inputs {
@@ -427,14 +434,16 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         d.to_path_buf()
                     }
                 });
-                let bytes = std::fs::metadata(&p).and_then(|m| {
-                    if m.len() > dockerfile::parse::MAX_BYTES as u64 {
-                        // do not read a huge file into memory: a placeholder over the cap
+                let bytes = match crate::input::read_regular(&p, dockerfile::parse::MAX_BYTES) {
+                    // never read a huge file into memory: a placeholder over the cap, which the
+                    // parser reports as too large at 1:1
+                    Err(crate::input::ReadError::TooLarge { .. } | crate::input::ReadError::Grew { .. }) => {
                         Ok(vec![b' '; dockerfile::parse::MAX_BYTES + 1])
-                    } else {
-                        std::fs::read(&p)
                     }
-                });
+                    Err(crate::input::ReadError::Io(e)) => Err(e),
+                    Err(e) => Err(std::io::Error::other(e.to_string())),
+                    Ok(b) => Ok(b),
+                };
                 (name, k, bytes, a.context.clone().or(ctx))
             }
         };
@@ -490,15 +499,17 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         // fixes that edit a build-context file the Dockerfile reads (a
                         // requirements file): applied there, once, then the Dockerfile is linted
                         // again with the file as it is now
+                        let before = sr.errors.len();
                         let applied = fix_context_files(
                             &outcome.findings,
                             &name,
                             mode,
-                            a.diff,
-                            &mut diffs,
+                            a.diff.then_some(&mut diffs),
                             &mut fixed_files,
+                            &mut sr.errors,
                             err,
                         )?;
+                        unwritten += sr.errors.len() - before;
                         if !applied.is_empty() {
                             fixed_total += applied.len();
                             if a.diff {
@@ -509,22 +520,14 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                                 outcome.findings = f;
                             }
                         }
-                        sr.findings = outcome.findings;
-                        sr.source = Some(outcome.text.clone());
-                        if !outcome.fixed.is_empty() {
-                            fixed_total += outcome.fixed.len();
-                            fixed_files += 1;
-                            for (code, title) in &outcome.fixed {
-                                let verb = if a.diff { "would fix" } else { "fixed" };
-                                writeln!(err, "{verb} {name}: {code} {title}")?;
-                            }
-                        }
                         let changed = outcome.text != text;
-                        if a.diff {
-                            diffs.push_str(&crate::fix::unified_diff(&name, text, &outcome.text));
-                        } else if is_stdin {
-                            stdin_fixed = Some(ending.restore(&outcome.text));
-                        } else if changed && let Some(p) = &file_path {
+                        // written first: a fix is reported only once it is on disk
+                        let mut written = true;
+                        if !a.diff
+                            && !is_stdin
+                            && changed
+                            && let Some(p) = &file_path
+                        {
                             let mut new = Vec::with_capacity(outcome.text.len() + 3);
                             if bom {
                                 new.extend_from_slice(b"\xEF\xBB\xBF");
@@ -535,6 +538,29 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                                     origin: Origin::Path { path: name.clone() },
                                     message: format!("fixes not written: {e}"),
                                 });
+                                written = false;
+                                unwritten += 1;
+                            }
+                        }
+                        if !written {
+                            // the file is as it was: its findings are those of its text
+                            sr.findings = lint_one(text).unwrap_or(outcome.findings);
+                            sr.source = Some(text.to_string());
+                        } else {
+                            sr.findings = outcome.findings;
+                            sr.source = Some(outcome.text.clone());
+                            if !outcome.fixed.is_empty() {
+                                fixed_total += outcome.fixed.len();
+                                fixed_files += 1;
+                                for (code, title) in &outcome.fixed {
+                                    let verb = if a.diff { "would fix" } else { "fixed" };
+                                    writeln!(err, "{verb} {name}: {code} {title}")?;
+                                }
+                            }
+                            if a.diff {
+                                diffs.push_str(&crate::fix::unified_diff(&name, text, &outcome.text));
+                            } else if is_stdin {
+                                stdin_fixed = Some(ending.restore(&outcome.text));
                             }
                         }
                     }
@@ -585,12 +611,21 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
             .filter(|f| f.autofix.as_ref().is_some_and(|x| !mode.allows(x.applicability)))
             .count();
         let verb = if a.diff { "would fix" } else { "fixed" };
-        write!(
-            err,
-            "{verb} {fixed_total} finding{} in {fixed_files} file{}; {remaining} remain",
-            if fixed_total == 1 { "" } else { "s" },
-            if fixed_files == 1 { "" } else { "s" },
-        )?;
+        let failed = match unwritten {
+            0 => String::new(),
+            1 => "1 file could not be written; ".into(),
+            n => format!("{n} files could not be written; "),
+        };
+        if unwritten > 0 && fixed_total == 0 {
+            write!(err, "no fix written: {failed}{remaining} remain")?;
+        } else {
+            write!(
+                err,
+                "{verb} {fixed_total} finding{} in {fixed_files} file{}; {failed}{remaining} remain",
+                if fixed_total == 1 { "" } else { "s" },
+                if fixed_files == 1 { "" } else { "s" },
+            )?;
+        }
         if unsafe_left > 0 {
             write!(err, " ({unsafe_left} with an unsafe fix: --unsafe-fixes)")?;
         }

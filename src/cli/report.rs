@@ -201,6 +201,14 @@ fn gate(a: GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
     };
     let v = gate::judge(&cur, prev.as_ref(), &allow, &today);
     gate::render_verdict(&v, out)?;
+    if v.empty() {
+        writeln!(
+            err,
+            "error: the night fails: {} holds no result, so nothing was judged (an empty matrix export, or no result file merged)",
+            a.current.display()
+        )?;
+        return Ok(ExitStatus::Findings);
+    }
     if v.fails() {
         let blocking = v.failing.iter().filter(|j| j.allowed_by.is_none()).count();
         writeln!(
@@ -313,7 +321,7 @@ fn load_run(path: &Path, err: &mut dyn Write) -> anyhow::Result<Option<Run>> {
 /// Why a result file gives no result, in words for the report.
 fn unreadable(path: &Path, e: &results::LoadError) -> String {
     let empty = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(false)
-        || std::fs::read(path).is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace));
+        || crate::input::read_regular(path, 1 << 20).is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace));
     if empty {
         "the job's result file is empty: its runner died or lost its Docker engine before writing a result".to_string()
     } else {
@@ -365,8 +373,9 @@ fn merge(a: MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
     for f in &a.files {
         match results::load_file(f) {
             Ok(r) => parts.push((f.display().to_string(), r)),
-            // A name that is no file is a usage error (a typo), not a lost job.
-            Err(e) if !f.is_file() => {
+            // A name that is no file is a usage error (a typo), not a lost job; so is a file
+            // whose meaning is ambiguous (a key twice): it is refused, never guessed at.
+            Err(e) if !f.is_file() || e.ambiguous => {
                 writeln!(err, "error: {e}")?;
                 bad += 1;
             }
@@ -380,7 +389,7 @@ fn merge(a: MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
     if bad > 0 {
         writeln!(
             err,
-            "error: {bad} of {} result file(s) could not be opened",
+            "error: {bad} of {} result file(s) could not be used",
             a.files.len()
         )?;
         return Ok(ExitStatus::Error);

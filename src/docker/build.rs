@@ -343,6 +343,8 @@ pub fn from_matrix(m: &Matrix, prefix: &str, opts: &SetOptions) -> CandidateSet 
 /// Reads a candidates file. Errors name the file and what was wrong.
 pub fn from_file(m: &Matrix, path: &Path, prefix: &str) -> Result<Vec<Candidate>, String> {
     let text = crate::input::read_text(path, 1 << 20).map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::input::yaml_nesting(&text, crate::input::MAX_YAML_NESTING)
+        .map_err(|(line, col, m)| format!("{}:{line}:{col}: {m}", path.display()))?;
     let f: CandidatesFile = serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();

@@ -82,7 +82,7 @@ impl HostView {
         HostView {
             kfd: root.join("dev/kfd").exists(),
             render_nodes,
-            group: std::fs::read_to_string(root.join("etc/group")).unwrap_or_default(),
+            group: crate::input::read_text(&root.join("etc/group"), 1 << 20).unwrap_or_default(),
             source: format!("{}", root.display()),
         }
     }

@@ -84,6 +84,9 @@ pub fn analyze(
         }
         Kind::Devcontainer => Ok((container::devcontainer(path, &text, &opts.targets)?, Pragmas::default())),
         Kind::Compose => {
+            // bounded before the YAML parser sees it (its token fetch is quadratic in nesting)
+            crate::input::yaml_nesting(&text, crate::input::MAX_YAML_NESTING)
+                .map_err(|(line, col, m)| InputProblem::new(line, col, format!("invalid compose file: {m}")))?;
             // the project's `.env` and the services' `env_file:` are beside the compose file
             let dir = Path::new(path).parent().map(Path::to_path_buf).unwrap_or_default();
             // only files of the project: relative paths that stay in its directory, of a size
@@ -97,7 +100,9 @@ pub fn analyze(
                     return None;
                 }
                 let p = dir.join(rel);
-                if std::fs::metadata(&p).ok()?.len() > parse::MAX_BYTES as u64 {
+                let meta = std::fs::metadata(&p).ok()?;
+                // regular files only (a FIFO named .env would block the read)
+                if !meta.is_file() || meta.len() > parse::MAX_BYTES as u64 {
                     return None;
                 }
                 std::fs::read_to_string(p).ok()

@@ -320,6 +320,35 @@ fn unquote(s: &str) -> String {
     shell_words(s).into_iter().map(|(_, w)| w).collect::<Vec<_>>().join(" ")
 }
 
+/// A shell-form RUN's text (as the file has it) with its Dockerfile line continuations made
+/// blanks of the same length, as BuildKit joins the lines before a shell sees them: under
+/// `# escape=`` ` ``, a backtick last on a line (trailing blanks after it, not itself escaped)
+/// and the line break after it. With the default escape the text is kept: a backslash-newline
+/// is also the shell's own continuation, which [`shell_words`] joins.
+fn blank_continuations(run: &str, escape: char) -> String {
+    if escape == '\\' {
+        return run.to_string();
+    }
+    let mut out = String::with_capacity(run.len());
+    for line in run.split_inclusive('\n') {
+        let Some(body) = line.strip_suffix('\n') else {
+            out.push_str(line);
+            break;
+        };
+        let kept = body.trim_end_matches([' ', '\t', '\r']);
+        let esc = escape.len_utf8();
+        let escaped_escape = kept.len() >= 2 * esc && kept[..kept.len() - esc].ends_with(escape);
+        if kept.ends_with(escape) && !escaped_escape {
+            let cut = kept.len() - esc;
+            out.push_str(&kept[..cut]);
+            out.extend(std::iter::repeat_n(' ', line.len() - cut));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// Splits on unquoted whitespace, removing quotes and backslash-newline continuations; each word
 /// with the byte offset where it starts.
 pub(crate) fn shell_words(s: &str) -> Vec<(usize, String)> {
@@ -686,6 +715,8 @@ pub fn resolve_with_heredocs(
     // lower-case stage name → index of the latest stage of that name
     let mut named: BTreeMap<String, usize> = BTreeMap::new();
     let mut cur: Option<Stage> = None;
+    // the `# escape=` parser directive: its continuations are not the shell's
+    let escape = df.parser_directives.escape.as_ref().map_or('\\', |d| d.value.value);
     for ins in &df.instructions {
         match ins {
             Instruction::Arg(a) => {
@@ -854,7 +885,7 @@ pub fn resolve_with_heredocs(
                 match &r.arguments {
                     Command::Shell(s) => pieces.push((
                         s.span.start,
-                        s.value.to_string(),
+                        blank_continuations(s.value, escape),
                         text.get(s.span.clone()) == Some(s.value),
                     )),
                     Command::Exec(v) => {
@@ -1278,6 +1309,15 @@ mod tests {
         let (l, cut) = substitute_in("${B}", &v, &mut b).unwrap_err();
         assert_eq!(l, ExpansionLimit::File);
         assert!(cut.len() <= MAX_EXPANSION);
+    }
+
+    #[test]
+    fn backtick_continuations_become_blanks_of_the_same_length() {
+        let run = "pip install `\n  torch==2.9.1 `  \n  --index-url u ``\n  x";
+        let b = blank_continuations(run, '`');
+        assert_eq!(b.len(), run.len());
+        assert_eq!(b, "pip install     torch==2.9.1       --index-url u ``\n  x");
+        assert_eq!(blank_continuations(run, '\\'), run);
     }
 
     #[test]

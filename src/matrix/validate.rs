@@ -119,6 +119,10 @@ impl Ctx<'_> {
     }
 
     fn parse<T: serde::de::DeserializeOwned>(&mut self, src: &Src) -> Option<T> {
+        if let Err((line, col, msg)) = crate::input::yaml_nesting(src.text, crate::input::MAX_YAML_NESTING) {
+            self.push("M001", src, (line, col), msg);
+            return None;
+        }
         match serde_yaml::from_str::<T>(src.text) {
             Ok(v) => Some(v),
             Err(e) => {

@@ -109,7 +109,7 @@ fn location_of(addr: &str) -> Option<u32> {
 
 /// The PCI address of a DRM device directory: the symlink's target name, else `uevent`.
 fn pci_address(cx: &mut Cx, dev: &str) -> Option<String> {
-    if let Ok(t) = std::fs::read_link(cx.root.path(dev))
+    if let Ok(t) = std::fs::read_link(cx.root.link_path(dev))
         && let Some(n) = t.file_name().and_then(|n| n.to_str())
         && location_of(n).is_some()
     {

@@ -82,55 +82,43 @@ impl Root {
         self.base == Path::new("/")
     }
 
-    /// The real path of `p` (an absolute path on the probed machine).
+    /// The path on this machine of `p` (an absolute path on the probed machine). In a recorded
+    /// root every symbolic link on the way is followed inside the root ([`Root::resolve`]): an
+    /// absolute target `/x` is `<root>/x` and `..` stops at the root, so nothing outside the root
+    /// is reached. A path whose links loop gives a path that cannot be opened.
     pub fn path(&self, p: &str) -> PathBuf {
-        self.base.join(p.trim_start_matches('/'))
-    }
-
-    /// Reads a text file.
-    pub fn read(&self, p: &str) -> Result<String, ReadError> {
-        let full = self.path(p);
-        // A recorded tree (`--root DIR`) is the user's files: a FIFO there would block the open
-        // until a writer came, a device could be endless. Say what it is, never open it. The
-        // live machine's sysfs and procfs hold regular files only (and this costs a syscall).
-        if !self.is_system()
-            && let Some(what) = crate::input::non_regular(&full)
-        {
-            return Err(ReadError::Failed(format!("not a regular file ({what})")));
+        if self.is_system() {
+            return self.base.join(p.trim_start_matches('/'));
         }
-        let mut f = match std::fs::File::open(&full) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ReadError::Missing),
-            Err(e) => return Err(ReadError::Failed(e.to_string())),
-        };
-        let mut buf = Vec::new();
-        // sysfs files are small; cap reads so a wrong path to a huge file cannot stall a probe.
-        f.by_ref()
-            .take(1 << 20)
-            .read_to_end(&mut buf)
-            .map_err(|e| ReadError::Failed(e.to_string()))?;
-        String::from_utf8(buf).map_err(|_| ReadError::Failed("not UTF-8 text".into()))
+        match self.walk(p, true) {
+            Walk::Found(r) | Walk::Stopped(r) => r,
+            Walk::Loop => self.base.join(LOOP),
+        }
     }
 
-    /// True if the path exists (following symlinks).
-    pub fn exists(&self, p: &str) -> bool {
-        self.path(p).exists()
+    /// [`Root::path`] with the last component left as it is (a link there is not followed):
+    /// for reading a link itself.
+    pub fn link_path(&self, p: &str) -> PathBuf {
+        if self.is_system() {
+            return self.base.join(p.trim_start_matches('/'));
+        }
+        match self.walk(p, false) {
+            Walk::Found(r) | Walk::Stopped(r) => r,
+            Walk::Loop => self.base.join(LOOP),
+        }
     }
 
-    /// True if `p` itself is a symbolic link (not followed).
-    pub fn is_link(&self, p: &str) -> bool {
-        std::fs::symlink_metadata(self.path(p)).is_ok_and(|m| m.file_type().is_symlink())
-    }
-
-    /// The real path of `p` on the probed machine: symbolic links are followed inside the root
-    /// (an absolute link target is a path on the probed machine, as `update-alternatives` and
-    /// `/opt/rocm -> /opt/rocm-6.2.4` write them, never one on this machine). None when a part
-    /// of the path is missing or the links loop (more than 40 hops).
-    pub fn resolve(&self, p: &str) -> Option<String> {
+    /// Follows `p` component by component inside the root (up to 40 links).
+    fn walk(&self, p: &str, follow_last: bool) -> Walk {
         let mut todo: std::collections::VecDeque<String> =
             p.split('/').filter(|c| !c.is_empty()).map(str::to_string).collect();
         let mut parts: Vec<String> = Vec::new();
         let mut hops = 0;
+        let host = |parts: &[String]| {
+            let mut h = self.base.clone();
+            h.extend(parts);
+            h
+        };
         while let Some(c) = todo.pop_front() {
             match c.as_str() {
                 "." => continue,
@@ -141,25 +129,94 @@ impl Root {
                 _ => {}
             }
             parts.push(c);
-            let cur = format!("/{}", parts.join("/"));
-            let meta = std::fs::symlink_metadata(self.path(&cur)).ok()?;
+            if todo.is_empty() && !follow_last {
+                break;
+            }
+            let cur = host(&parts);
+            let Ok(meta) = std::fs::symlink_metadata(&cur) else {
+                // missing (or unreadable): the rest is looked up under it and cannot exist
+                let mut h = cur;
+                h.extend(todo);
+                return Walk::Stopped(h);
+            };
             if meta.file_type().is_symlink() {
                 hops += 1;
                 if hops > 40 {
-                    return None;
+                    return Walk::Loop;
                 }
-                let target = std::fs::read_link(self.path(&cur)).ok()?;
-                let target = target.to_str()?.to_string();
+                let Ok(target) = std::fs::read_link(&cur) else {
+                    return Walk::Stopped(cur);
+                };
                 parts.pop();
-                if target.starts_with('/') {
+                if target.is_absolute() {
                     parts.clear();
                 }
-                for (i, t) in target.split('/').filter(|c| !c.is_empty()).enumerate() {
-                    todo.insert(i, t.to_string());
+                let comps: Vec<String> = target
+                    .to_string_lossy()
+                    .split('/')
+                    .filter(|c| !c.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                for (i, t) in comps.into_iter().enumerate() {
+                    todo.insert(i, t);
                 }
             }
         }
-        Some(format!("/{}", parts.join("/")))
+        Walk::Found(host(&parts))
+    }
+
+    /// Reads a text file. Control characters other than tab and line ends (an ANSI escape
+    /// sequence in a recorded file) are replaced by U+FFFD, so nothing read reaches a terminal
+    /// as a command.
+    pub fn read(&self, p: &str) -> Result<String, ReadError> {
+        // A recorded tree (`--root DIR`) is the user's files: a FIFO there would block the open
+        // until a writer came, a device could be endless. Say what it is, never open it. The
+        // live machine's sysfs and procfs hold regular files only.
+        let full = if self.is_system() {
+            self.base.join(p.trim_start_matches('/'))
+        } else {
+            match self.walk(p, true) {
+                Walk::Found(r) => r,
+                Walk::Stopped(_) => return Err(ReadError::Missing),
+                Walk::Loop => return Err(ReadError::Failed("symbolic links loop (more than 40)".into())),
+            }
+        };
+        let f = match crate::input::open_regular(&full) {
+            Ok(f) => f,
+            Err(crate::input::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(ReadError::Missing);
+            }
+            Err(e) => return Err(ReadError::Failed(e.to_string())),
+        };
+        let mut buf = Vec::new();
+        // sysfs files are small; cap reads so a wrong path to a huge file cannot stall a probe.
+        f.take(1 << 20)
+            .read_to_end(&mut buf)
+            .map_err(|e| ReadError::Failed(e.to_string()))?;
+        let text = String::from_utf8(buf).map_err(|_| ReadError::Failed("not UTF-8 text".into()))?;
+        Ok(neutralise_controls(text))
+    }
+
+    /// True if the path exists (following symlinks, inside the root).
+    pub fn exists(&self, p: &str) -> bool {
+        self.path(p).exists()
+    }
+
+    /// True if `p` itself is a symbolic link (not followed).
+    pub fn is_link(&self, p: &str) -> bool {
+        std::fs::symlink_metadata(self.link_path(p)).is_ok_and(|m| m.file_type().is_symlink())
+    }
+
+    /// The real path of `p` on the probed machine: symbolic links are followed inside the root
+    /// (an absolute link target is a path on the probed machine, as `update-alternatives` and
+    /// `/opt/rocm -> /opt/rocm-6.2.4` write them, never one on this machine). None when a part
+    /// of the path is missing or the links loop (more than 40 hops).
+    pub fn resolve(&self, p: &str) -> Option<String> {
+        let Walk::Found(h) = self.walk(p, true) else {
+            return None;
+        };
+        let rel = h.strip_prefix(&self.base).ok()?;
+        Some(format!("/{}", rel.to_str()?))
     }
 
     /// Entry names of a directory, sorted. Missing → empty; other errors → Err.
@@ -172,7 +229,16 @@ impl Root {
     /// they become `String`s and are sorted keeps `env` start-up short.
     pub fn list_matching(&self, p: &str, keep: impl Fn(&[u8]) -> bool) -> Result<Vec<String>, String> {
         use std::os::unix::ffi::OsStrExt;
-        match std::fs::read_dir(self.path(p)) {
+        let dir = if self.is_system() {
+            self.base.join(p.trim_start_matches('/'))
+        } else {
+            match self.walk(p, true) {
+                Walk::Found(r) => r,
+                Walk::Stopped(_) => return Ok(Vec::new()),
+                Walk::Loop => return Err("symbolic links loop (more than 40)".into()),
+            }
+        };
+        match std::fs::read_dir(dir) {
             Ok(rd) => {
                 let mut v: Vec<String> = rd
                     .filter_map(|e| e.ok())
@@ -187,6 +253,37 @@ impl Root {
             Err(e) => Err(e.to_string()),
         }
     }
+}
+
+/// Where a walk inside a root ended.
+enum Walk {
+    /// Every component exists; the path on this machine, with no link left in it.
+    Found(PathBuf),
+    /// A component is missing or unreadable: a path under it (which cannot be opened).
+    Stopped(PathBuf),
+    /// The links loop.
+    Loop,
+}
+
+/// The name a looping path is given under the root: a NUL byte, which no file name holds, so
+/// the path cannot be opened.
+const LOOP: &str = "\0";
+
+/// Text read from a probed file with every control character other than tab, CR and LF (ESC
+/// and the rest of C0, DEL, C1) replaced by U+FFFD.
+fn neutralise_controls(s: String) -> String {
+    if !s.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r')) {
+        return s;
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() && !matches!(c, '\t' | '\n' | '\r') {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// The probes' shared state: the root and the problems found so far.
@@ -505,7 +602,8 @@ mod tests {
         std::fs::write(d.path().join("proc/sys/kernel/osrelease"), "").unwrap();
         std::fs::create_dir_all(d.path().join("sys/module/ttm/parameters")).unwrap();
         let pl = d.path().join("sys/module/ttm/parameters/pages_limit");
-        std::os::unix::fs::symlink(&pl, &pl).unwrap();
+        // a link to itself (an absolute target would be a path inside the root, missing there)
+        std::os::unix::fs::symlink("pages_limit", &pl).unwrap();
         let facts = probe_all(
             d.path(),
             &ProbeOptions {

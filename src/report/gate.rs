@@ -18,7 +18,7 @@
 //!     expires: 2026-12-31
 //! ```
 
-use super::results::{CandidateResult, Key, Run, key_name};
+use super::results::{CandidateResult, Key, Run, key_name, md_cell as cell, md_code as code};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -67,6 +67,8 @@ pub fn load_allow(path: &Path) -> Result<AllowList, String> {
     if text.trim().is_empty() {
         return Ok(AllowList::default());
     }
+    crate::input::yaml_nesting(&text, crate::input::MAX_YAML_NESTING)
+        .map_err(|(line, col, m)| format!("{name}:{line}:{col}: {m}"))?;
     let list: AllowList = serde_yaml::from_str(&text).map_err(|e| {
         let at = e
             .location()
@@ -147,9 +149,15 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// Whether the night fails.
+    /// Whether the night fails. A night that judged no job fails too: an empty run says nothing
+    /// passed (an empty matrix export, or no result merged), and is never a silent pass.
     pub fn fails(&self) -> bool {
-        !self.expired.is_empty() || self.failing.iter().any(|j| j.allowed_by.is_none())
+        self.empty() || !self.expired.is_empty() || self.failing.iter().any(|j| j.allowed_by.is_none())
+    }
+
+    /// No job was judged: the run holds no result and no job vanished from the previous night.
+    pub fn empty(&self) -> bool {
+        self.jobs == 0 && self.failing.is_empty()
     }
 }
 
@@ -198,10 +206,6 @@ pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, today: &s
     v
 }
 
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\n', '\r'], " ")
-}
-
 /// The verdict as Markdown (for the step summary).
 pub fn render_verdict(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
     let blocking = v.failing.iter().filter(|j| j.allowed_by.is_none()).count();
@@ -214,14 +218,20 @@ pub fn render_verdict(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         if v.expired.len() == 1 { "y" } else { "ies" },
         v.jobs
     )?;
+    if v.empty() {
+        writeln!(
+            out,
+            "The run holds no result: nothing was judged, so nothing passed (an empty matrix export, or no result file merged).\n"
+        )?;
+    }
     if !v.failing.is_empty() {
         writeln!(out, "| job | result | kind | allowed | detail |")?;
         writeln!(out, "| --- | --- | --- | --- | --- |")?;
         for j in &v.failing {
             writeln!(
                 out,
-                "| `{}` | {} | {} | {} | {} |",
-                cell(&j.name),
+                "| {} | {} | {} | {} | {} |",
+                code(&j.name),
                 cell(&j.classification),
                 if j.infrastructure { "infrastructure" } else { "product" },
                 match &j.allowed_by {
@@ -235,9 +245,9 @@ pub fn render_verdict(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
     for a in &v.expired {
         writeln!(
             out,
-            "\n- ⚠️ allow-list entry for `{}`{} expired on {} (reason was: {}): fix the failure, or renew the entry with a new date",
-            cell(&a.candidate),
-            a.gfx.as_deref().map(|g| format!(" on {g}")).unwrap_or_default(),
+            "\n- ⚠️ allow-list entry for {}{} expired on {} (reason was: {}): fix the failure, or renew the entry with a new date",
+            code(&a.candidate),
+            a.gfx.as_deref().map(|g| format!(" on {}", cell(g))).unwrap_or_default(),
             a.expires,
             cell(&a.reason)
         )?;
@@ -270,7 +280,7 @@ pub fn render_trend(nights: &[(String, Run)], out: &mut dyn Write) -> io::Result
         .iter()
         .filter(|(_, v)| !v.iter().all(|c| c.as_deref() == Some(super::results::PASS)))
     {
-        let mut line = format!("| `{}` |", cell(&key_name(k)));
+        let mut line = format!("| {} |", code(&key_name(k)));
         for c in v {
             let _ = write!(
                 line,
@@ -278,8 +288,8 @@ pub fn render_trend(nights: &[(String, Run)], out: &mut dyn Write) -> io::Result
                 match c.as_deref() {
                     None => "·".to_string(),
                     Some(super::results::PASS) => "✅".to_string(),
-                    Some(x) if super::results::INFRASTRUCTURE.contains(&x) => format!("⚠️ {x}"),
-                    Some(x) => format!("❌ {x}"),
+                    Some(x) if super::results::INFRASTRUCTURE.contains(&x) => format!("⚠️ {}", cell(x)),
+                    Some(x) => format!("❌ {}", cell(x)),
                 }
             );
         }

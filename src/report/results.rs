@@ -171,6 +171,9 @@ pub struct LoadError {
     pub at: Option<(usize, usize)>,
     /// What was wrong and what was expected.
     pub message: String,
+    /// The file is JSON whose meaning is ambiguous (a key given twice in one object): refused
+    /// wherever it is read, never taken as a lost job's `missing` result.
+    pub ambiguous: bool,
 }
 
 impl std::fmt::Display for LoadError {
@@ -189,6 +192,7 @@ pub fn load_file(path: &Path) -> Result<Vec<CandidateResult>, LoadError> {
         file: name.clone(),
         at: None,
         message: format!("cannot read: {e}"),
+        ambiguous: false,
     })?;
     let stem = path
         .file_stem()
@@ -199,17 +203,106 @@ pub fn load_file(path: &Path) -> Result<Vec<CandidateResult>, LoadError> {
 
 /// Parses results text; `file` names it in errors, `fallback_id` names a bare payload document.
 pub fn parse(text: &str, file: &str, fallback_id: &str) -> Result<Vec<CandidateResult>, LoadError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| LoadError {
-        file: file.to_string(),
-        at: Some((e.line(), e.column())),
-        message: format!("not valid JSON: {e}"),
+    let value = parse_json_unique(text).map_err(|e| {
+        let at = Some((e.line(), e.column()));
+        let msg = e.to_string();
+        match msg.strip_prefix(DUPLICATE_KEY) {
+            Some(rest) => LoadError {
+                file: file.to_string(),
+                at,
+                message: format!(
+                    "duplicate key {}: a key may appear once in an object (which value holds would be a guess)",
+                    rest.split(" at line ").next().unwrap_or(rest)
+                ),
+                ambiguous: true,
+            },
+            None => LoadError {
+                file: file.to_string(),
+                at,
+                message: format!("not valid JSON: {e}"),
+                ambiguous: false,
+            },
+        }
     })?;
     let err = |message: String| LoadError {
         file: file.to_string(),
         at: None,
         message,
+        ambiguous: false,
     };
     from_value(&value, fallback_id).map_err(err)
+}
+
+const DUPLICATE_KEY: &str = "duplicate key ";
+
+/// Parses JSON like `serde_json::from_str`, but an object with a key given twice is an error
+/// (`duplicate key `K``, located) instead of the last value silently winning.
+pub fn parse_json_unique(text: &str) -> Result<Value, serde_json::Error> {
+    serde_json::from_str::<Unique>(text).map(|u| u.0)
+}
+
+/// A JSON value whose objects hold each key once.
+struct Unique(Value);
+
+impl<'de> serde::Deserialize<'de> for Unique {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UniqueVisitor).map(Unique)
+    }
+}
+
+struct UniqueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        serde::Deserialize::deserialize(d).map(|u: Unique| u.0)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut v = Vec::new();
+        while let Some(Unique(x)) = seq.next_element()? {
+            v.push(x);
+        }
+        Ok(Value::Array(v))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut m = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if m.contains_key(&k) {
+                return Err(serde::de::Error::custom(format!("{DUPLICATE_KEY}`{k}`")));
+            }
+            let Unique(v) = map.next_value()?;
+            m.insert(k, v);
+        }
+        Ok(Value::Object(m))
+    }
 }
 
 fn from_value(v: &Value, fallback_id: &str) -> Result<Vec<CandidateResult>, String> {
@@ -544,9 +637,22 @@ pub fn diff(previous: &Run, current: &Run) -> Diff {
     d
 }
 
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+/// Untrusted text (any field of a result file: a GPU name, a driver, a detail) as a Markdown
+/// table cell: redacted, one line, every Markdown/HTML-active character escaped and every word
+/// GitHub would link in a code span ([`super::untrusted::text_max`]).
+pub(crate) fn md_cell(s: &str) -> String {
+    super::untrusted::text_max(s, CELL_MAX)
 }
+
+/// Untrusted text as a code span in a Markdown table cell (a candidate id): literal, with no
+/// backtick to close it early and no `|` to end the cell.
+pub(crate) fn md_code(s: &str) -> String {
+    let c = super::untrusted::code(s).replace('|', "\\|");
+    if c.is_empty() { "–".into() } else { c }
+}
+
+/// The longest cell of untrusted text (characters).
+const CELL_MAX: usize = 1000;
 
 fn fmt_ms(ms: Option<f64>) -> String {
     match ms {
@@ -567,7 +673,7 @@ fn step_marks(c: &CandidateResult) -> String {
             } else {
                 "✅"
             };
-            format!("{m} {}", s.name)
+            format!("{m} {}", md_cell(&s.name))
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -629,8 +735,8 @@ pub fn render_markdown(run: &Run, out: &mut dyn Write) -> io::Result<()> {
             let mark = if c.passed() { "✅" } else { "❌" };
             writeln!(
                 out,
-                "| `{}` | {} | {} | {} | {} | {mark} {} | {} | {} | {} |",
-                md_cell(&c.id),
+                "| {} | {} | {} | {} | {} | {mark} {} | {} | {} | {} |",
+                md_code(&c.id),
                 dash(c.gfx.as_deref()),
                 dash(gpu_cell(c).as_deref()),
                 dash(c.machine.driver.as_deref()),
@@ -653,8 +759,8 @@ pub fn render_markdown(run: &Run, out: &mut dyn Write) -> io::Result<()> {
         for c in &infra {
             writeln!(
                 out,
-                "| `{}` | {} | {} | ⚠️ {} | {} |",
-                md_cell(&c.id),
+                "| {} | {} | {} | ⚠️ {} | {} |",
+                md_code(&c.id),
                 dash(c.gfx.as_deref()),
                 dash(c.machine.runner.as_deref()),
                 md_cell(&c.classification),
@@ -666,13 +772,13 @@ pub fn render_markdown(run: &Run, out: &mut dyn Write) -> io::Result<()> {
     if !failing.is_empty() {
         writeln!(out, "\n<details><summary>Failing steps</summary>\n")?;
         for c in failing {
-            writeln!(out, "- `{}`: **{}**", md_cell(&c.name()), md_cell(&c.classification))?;
+            writeln!(out, "- {}: **{}**", md_code(&c.name()), md_cell(&c.classification))?;
             for s in c.steps.iter().filter(|s| s.failed()) {
                 writeln!(
                     out,
                     "  - {} {} ({}){}",
-                    s.name,
-                    s.status,
+                    md_cell(&s.name),
+                    md_cell(&s.status),
                     fmt_ms(s.ms),
                     s.error
                         .as_deref()

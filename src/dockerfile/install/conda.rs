@@ -457,6 +457,11 @@ fn key_at(text: &str, key: &str) -> usize {
 /// `pip:` list). A YAML error, or a `channels`/`dependencies` that is not a list, is a
 /// [`Problem`] with its line and column.
 pub fn parse_env(text: &str) -> Result<EnvFile, Problem> {
+    crate::input::yaml_nesting(text, crate::input::MAX_YAML_NESTING).map_err(|(line, col, message)| Problem {
+        line,
+        col,
+        message,
+    })?;
     let v: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
         let (line, col) = e.location().map_or((1, 1), |l| (l.line() as u32, l.column() as u32));
         Problem {
