@@ -258,6 +258,9 @@ fn fixes_name_only_releases_and_recorded_tags() {
                         && v.contains('.')
                         && !v.contains('-')
                         && matches!(f.code, "RC102" | "RC403" | "RC404" | "RC101")
+                        // the ROCm version of an index URL written around an ARG (`…/rocm${ROCM}`)
+                        // is edited in the ARG default: the part of the index the title names
+                        && !fx.title.contains(&format!("/rocm{v}"))
                     {
                         let public = v.split('+').next().unwrap();
                         assert!(
@@ -890,4 +893,54 @@ fn uv_pip_install_of_the_project_gets_the_pyproject_fix() {
         f["fix"],
         format!("pip install torch==2.6.0 --index-url {ROCM624}").as_str()
     );
+}
+
+/// An index URL written around a variable (`…/whl/rocm${ROCM}` with `ARG ROCM=6.3`): the fix
+/// writes the new version into the ARG default and leaves the URL as written; a new URL that
+/// does not fit around the variable (another path) gets no edit.
+#[test]
+fn index_url_around_an_arg_is_fixed_in_the_arg_default() {
+    let write = |arg: &str, url: &str| {
+        let d = tempfile::tempdir().unwrap();
+        let text = format!(
+            "FROM rocm/dev-ubuntu-22.04:6.4.4-complete\n{arg}\nRUN pip install torch==2.5.1 --index-url {url}\n"
+        );
+        std::fs::write(d.path().join("Dockerfile"), &text).unwrap();
+        (d, text)
+    };
+    for (arg, url, fixed_arg) in [
+        (
+            "ARG ROCM=6.3",
+            "https://download.pytorch.org/whl/rocm${ROCM}",
+            "ARG ROCM=6.2",
+        ),
+        (
+            "ARG ROCM=6.3",
+            "https://download.pytorch.org/whl/rocm$ROCM/",
+            "ARG ROCM=6.2",
+        ),
+        (
+            "ARG ROCM=\"6.3\"",
+            "\"https://download.pytorch.org/whl/rocm${ROCM}\"",
+            "ARG ROCM=\"6.2\"",
+        ),
+    ] {
+        let (d, text) = write(arg, url);
+        let (_, out, _) = lint_in(d.path(), &[]);
+        assert!(out.contains("1 error(s)"), "{arg} {url}: {out}");
+        let (code, out, err) = lint_in(d.path(), &["--fix"]);
+        assert!(err.contains("fixed 1 finding in 1 file"), "{arg} {url}: {out}{err}");
+        let after = std::fs::read_to_string(d.path().join("Dockerfile")).unwrap();
+        assert_eq!(after, text.replace(arg, fixed_arg), "{arg} {url}");
+        assert!(!after.contains("rocm6.3"), "{after}");
+        assert!(after.contains(url), "the URL stays as written: {after}");
+        assert_ne!(code, Some(2), "{err}");
+        let (_, out, _) = lint_in(d.path(), &[]);
+        assert!(out.contains("0 error(s)"), "{arg} {url} after the fix: {out}");
+    }
+    // the new index does not fit around the variable: no edit, the finding stays
+    let (d, text) = write("ARG ROCM=6.3", "https://download.pytorch.org/whl/nightly/rocm${ROCM}");
+    let (_, out, err) = lint_in(d.path(), &["--fix"]);
+    assert!(!err.contains("fixed 1"), "{out}{err}");
+    assert_eq!(std::fs::read_to_string(d.path().join("Dockerfile")).unwrap(), text);
 }

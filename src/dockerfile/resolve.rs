@@ -425,6 +425,44 @@ pub(crate) fn value_site(text: &str, span: Span, sites: &Sites) -> Option<Span> 
     sites.get(name).copied().flatten()
 }
 
+/// Where the value of a variable used once inside an otherwise literal word is written
+/// (`https://…/whl/rocm${ROCM}`, `"…/rocm$ROCM/"`), with the literal text before and after the
+/// variable; None when the word has quotes, escapes or blanks inside, more than one variable, a
+/// `${X:-default}`-style modifier, or the variable's value is not a literal in this file.
+pub(crate) fn affixed_value_site(text: &str, span: Span, sites: &Sites) -> Option<(Span, String, String)> {
+    let raw = text.get(span.start..span.end)?;
+    let raw = match raw.as_bytes() {
+        [b'"', .., b'"'] if raw.len() >= 2 => &raw[1..raw.len() - 1],
+        _ => raw,
+    };
+    let d = raw.find('$')?;
+    let (prefix, rest) = raw.split_at(d);
+    let (name, suffix) = match rest[1..].strip_prefix('{') {
+        Some(r) => {
+            let close = r.find('}')?;
+            (&r[..close], &r[close + 1..])
+        }
+        None => {
+            let r = &rest[1..];
+            let n = r
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(r.len());
+            (&r[..n], &r[n..])
+        }
+    };
+    let plain = |t: &str| !t.contains(['"', '\'', '\\', '$', '\n', ' ', '\t']);
+    if name.is_empty()
+        || name.starts_with(|c: char| c.is_ascii_digit())
+        || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        || !plain(prefix)
+        || !plain(suffix)
+    {
+        return None;
+    }
+    let site = sites.get(name).copied().flatten()?;
+    Some((site, prefix.to_string(), suffix.to_string()))
+}
+
 /// The tag of an image reference written as `raw_span` in the file (see [`BaseImage::tag_site`]).
 fn tag_site(text: &str, raw_span: Span, sites: &Sites) -> Option<Span> {
     // the whole reference is a literal (or a variable holding one)
