@@ -944,3 +944,75 @@ fn index_url_around_an_arg_is_fixed_in_the_arg_default() {
     assert!(!err.contains("fixed 1"), "{out}{err}");
     assert_eq!(std::fs::read_to_string(d.path().join("Dockerfile")).unwrap(), text);
 }
+
+/// Each manifest kind that has a fix through a Dockerfile gets it on its own: `lint --fix FILE`
+/// edits the file (or, for `uv.lock`, the `pyproject.toml` beside it, never the lock) as the
+/// Dockerfile path does, the finding is gone afterwards (or, for the lock, says `uv lock`), and
+/// a second run changes nothing. A directory walk reads a `uv.lock` with its project, once.
+#[test]
+fn manifests_on_their_own_are_fixed_in_place() {
+    let run = |dir: &Path, args: &[&str]| {
+        let o = rocmcheck()
+            .current_dir(dir)
+            .arg("lint")
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8(o.stdout).unwrap(),
+            String::from_utf8(o.stderr).unwrap(),
+        )
+    };
+    let case = |name: &str| {
+        let d = tempfile::tempdir().unwrap();
+        copy_tree(&Path::new("tests/fixtures/manifests").join(name), d.path());
+        d
+    };
+    let read = |d: &Path, f: &str| std::fs::read_to_string(d.join(f)).unwrap();
+    for (case_name, file, before, after) in [
+        (
+            "requirements-bad",
+            "requirements.txt",
+            "--index-url https://download.pytorch.org/whl/rocm6.3\n",
+            "--index-url https://download.pytorch.org/whl/rocm6.2\n",
+        ),
+        (
+            "pyproject-uv-bad",
+            "pyproject.toml",
+            "url = \"https://download.pytorch.org/whl/rocm6.4\"",
+            "url = \"https://download.pytorch.org/whl/rocm6.2.4\"",
+        ),
+    ] {
+        let d = case(case_name);
+        let orig = read(d.path(), file);
+        let (code, out, _) = run(d.path(), &[file]);
+        assert_eq!(code, Some(1), "{case_name}: {out}");
+        assert!(out.contains("error[RC101]"), "{case_name}: {out}");
+        let (_, out, err) = run(d.path(), &["--fix", file]);
+        assert!(err.contains(&format!("fixed {file}: RC101")), "{case_name}: {out}{err}");
+        let fixed = read(d.path(), file);
+        assert_ne!(fixed, orig);
+        assert!(fixed.contains(after) && !fixed.contains(before), "{case_name}: {fixed}");
+        let (code, out, _) = run(d.path(), &[file]);
+        assert!(!out.contains("RC101"), "{case_name} after the fix: {out}");
+        assert_ne!(code, Some(2), "{out}");
+        let (_, _, err) = run(d.path(), &["--fix", file]);
+        assert!(err.contains("fixed 0 findings"), "{case_name}: not idempotent: {err}");
+        assert_eq!(read(d.path(), file), fixed);
+    }
+    // uv.lock: the project is fixed, the lock is never edited, and the note says `uv lock`
+    let d = case("uvlock-bad");
+    let lock = read(d.path(), "uv.lock");
+    let (_, out, err) = run(d.path(), &["--fix", "uv.lock"]);
+    assert!(err.contains("fixed pyproject.toml: RC101"), "{out}{err}");
+    assert!(err.contains("uv.lock must be regenerated (`uv lock`)"), "{err}");
+    assert_eq!(read(d.path(), "uv.lock"), lock);
+    assert!(read(d.path(), "pyproject.toml").contains("url = \"https://download.pytorch.org/whl/rocm6.2.4\""));
+    // a directory: the lock beside its project is read through the project, once
+    let d = case("uvlock-bad");
+    let (_, out, _) = run(d.path(), &["--output-format", "concise", "."]);
+    assert_eq!(out.matches("error[RC101]").count(), 1, "{out}");
+    assert!(out.contains("in 1 file"), "{out}");
+}

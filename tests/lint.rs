@@ -777,3 +777,111 @@ fn candidate_templates_default_to_a_release_the_matrix_supports() {
         "the templates with a BASE_IMAGE default were found ({checked})"
     );
 }
+
+/// Every Python manifest kind linted on its own (`tests/fixtures/manifests/<case>/`): each file
+/// states the codes that must be reported (`# expect:`) and must not be (`# expect-not:`); what
+/// a bad one reports is located in the manifest itself, and each kind has a bad and a good case.
+#[test]
+fn manifests_lint_on_their_own() {
+    use rocmcheck::dockerfile::Manifest;
+    use rocmcheck::facts::Origin;
+    let m = Matrix::embedded();
+    let mut kinds_bad = BTreeSet::new();
+    let mut kinds_good = BTreeSet::new();
+    let mut cases: Vec<_> = std::fs::read_dir("tests/fixtures/manifests")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    for dir in cases {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let Some(Kind::Manifest(mk)) = Kind::of(&p) else {
+                continue;
+            };
+            let text = std::fs::read_to_string(&p).unwrap();
+            let list = |tag: &str| -> BTreeSet<String> {
+                text.lines()
+                    .filter_map(|l| l.strip_prefix(tag))
+                    .flat_map(|l| l.split_whitespace().map(String::from))
+                    .collect()
+            };
+            let (expect, expect_not) = (list("# expect: "), list("# expect-not: "));
+            assert!(
+                !expect.is_empty() || !expect_not.is_empty(),
+                "{}: no expectations",
+                p.display()
+            );
+            let name = p.display().to_string();
+            let (facts, _) = dockerfile::analyze(Kind::Manifest(mk), &name, text.as_bytes(), m, &Options::default())
+                .unwrap_or_else(|e| panic!("{name}:{}:{}: {}", e.line, e.col, e.message));
+            let found = Policy::default().apply(rules::run(Scope::Lint, &facts, m), &|_| false);
+            let got: BTreeSet<String> = found.iter().map(|f| f.code.to_string()).collect();
+            for c in &expect {
+                assert!(got.contains(c), "{name}: {c} not reported; got {got:?}");
+                for f in found.iter().filter(|f| f.code == c.as_str()) {
+                    let Origin::File { path, .. } = &f.origin else {
+                        panic!("{name}: {c} not located: {:?}", f.origin)
+                    };
+                    assert!(
+                        path.ends_with(".txt")
+                            || path.ends_with(".toml")
+                            || path.ends_with(".lock")
+                            || path.ends_with(".yml")
+                            || path.ends_with(".yaml"),
+                        "{name}: {c} located at {path}"
+                    );
+                    assert!(path.starts_with(dir.to_str().unwrap()), "{name}: {c} located at {path}");
+                    assert!(!f.evidence.contains("read for `"), "{name}: {}", f.evidence);
+                }
+            }
+            for c in &expect_not {
+                assert!(!got.contains(c), "{name}: {c} reported: {found:#?}");
+            }
+            let key = format!("{mk:?}");
+            if expect.is_empty() {
+                kinds_good.insert(key);
+            } else {
+                kinds_bad.insert(key);
+            }
+        }
+    }
+    for k in [
+        Manifest::Requirements,
+        Manifest::CondaEnv,
+        Manifest::PyProject,
+        Manifest::UvLock,
+    ] {
+        let key = format!("{k:?}");
+        assert!(kinds_bad.contains(&key), "no bad fixture for {key}");
+        assert!(kinds_good.contains(&key), "no good fixture for {key}");
+    }
+}
+
+/// A manifest that cannot be read is an input error at its line, not a silent pass.
+#[test]
+fn unreadable_manifests_are_located_input_errors() {
+    let m = Matrix::embedded();
+    let d = tempfile::tempdir().unwrap();
+    for (name, text, line) in [
+        (
+            "pyproject.toml",
+            "[project]\nname = \"x\"\ndependencies = [\"torch\"\n",
+            3,
+        ),
+        (
+            "environment.yml",
+            "name: x\ndependencies:\n  - python=3.11\n   - pip: [\n",
+            4,
+        ),
+    ] {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let kind = Kind::of(&p).unwrap();
+        let e = dockerfile::analyze(kind, &p.display().to_string(), text.as_bytes(), m, &Options::default())
+            .err()
+            .unwrap_or_else(|| panic!("{name}: read as valid"));
+        assert!(e.line >= line - 1 && e.line <= line, "{name}: {e:?}");
+        assert!(e.message.contains("expected"), "{name}: {e:?}");
+    }
+}

@@ -7,7 +7,7 @@
 //! or invalid file is a located input error for that file; the others are still linted.
 
 use super::Globals;
-use crate::dockerfile::{self, Kind, Options};
+use crate::dockerfile::{self, Kind, Manifest, Options};
 use crate::exit::ExitStatus;
 use crate::facts::Origin;
 use crate::finding::Severity;
@@ -109,12 +109,21 @@ fn expand(paths: &[String]) -> Vec<Input> {
                 .filter(|e| !e.path().components().any(|c| c.as_os_str() == ".git"))
                 .filter_map(|e| Kind::of(e.path()).map(|k| (e.into_path(), k)))
                 .collect();
+            // a uv.lock beside its pyproject.toml is read with it (`uv sync` reads the lock)
+            let projects: Vec<PathBuf> = found
+                .iter()
+                .filter(|(_, k)| *k == Kind::Manifest(Manifest::PyProject))
+                .filter_map(|(p, _)| p.parent().map(Path::to_path_buf))
+                .collect();
+            found.retain(|(p, k)| {
+                *k != Kind::Manifest(Manifest::UvLock) || !p.parent().is_some_and(|d| projects.iter().any(|x| x == d))
+            });
             found.sort_by(|a, b| a.0.cmp(&b.0));
             if found.is_empty() {
                 // a wrong path in CI must not pass green (ruff: "No Python files found")
                 out.push(Input::Missing(
                     p.clone(),
-                    "no file to lint in this directory: expected Dockerfile*, *.Dockerfile, Containerfile*, devcontainer.json, docker-compose*.yml or compose*.yaml".into(),
+                    "no file to lint in this directory: expected Dockerfile*, *.Dockerfile, Containerfile*, devcontainer.json, docker-compose*.yml, compose*.yaml, requirements*.txt, constraints*.txt, environment.yml, pyproject.toml or uv.lock".into(),
                 ));
             }
             out.extend(found.into_iter().map(|(p, k)| Input::File(p, k)));

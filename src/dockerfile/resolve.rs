@@ -683,6 +683,21 @@ pub fn resolve_with_heredocs(
     matrix: &Matrix,
     opts: &Options,
 ) -> Result<Facts, InputProblem> {
+    resolve_with_files(path, text, df, heredocs, matrix, opts, None)
+}
+
+/// [`resolve_with_heredocs`], with one build-context file's text given (`(path in the
+/// context, text)`) instead of read from the disk: a manifest linted on its own is read as the
+/// caller holds it (the text `--fix` is editing).
+pub(crate) fn resolve_with_files(
+    path: &str,
+    text: &str,
+    df: &Dockerfile,
+    heredocs: &[super::heredoc::Body],
+    matrix: &Matrix,
+    opts: &Options,
+    given: Option<(&str, &str)>,
+) -> Result<Facts, InputProblem> {
     let cx = Ctx {
         path,
         text,
@@ -695,6 +710,9 @@ pub fn resolve_with_heredocs(
         heredocs,
         heredoc_files: Default::default(),
     };
+    if let Some((rel, t)) = given {
+        cx.cache.borrow_mut().insert(rel.to_string(), Ok(std::rc::Rc::from(t)));
+    }
     // ARG cycles, per scope (global, then each stage)
     {
         let mut scope: Vec<(String, usize, String)> = Vec::new();

@@ -158,6 +158,7 @@ pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
                 .context_files
                 .iter()
                 .find(|c| &c.path == path && c.status == crate::facts::ContextStatus::Read)
+                && c.origin != Origin::General
             {
                 f.evidence.push_str(&format!(
                     " (read for `{}` at {})",
