@@ -709,6 +709,11 @@ pub struct Facts {
     /// (lint only; `lint --verbose` lists them, a missing one is a note).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub context_files: Vec<ContextFile>,
+    /// The `torch` fact is another build stage's, whose Python environment the checked stage
+    /// copies in (`COPY --from=builder /opt/venv /opt/venv`): which stage, and where it is
+    /// copied (lint only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torch_stage: Option<String>,
     /// What a program or the kernel reported at run time (HIP errors, GPU faults, a crashed
     /// report), each with the line it was read from (triage only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -885,3 +885,66 @@ fn unreadable_manifests_are_located_input_errors() {
         assert!(e.message.contains("expected"), "{name}: {e:?}");
     }
 }
+
+/// The stage graph: torch installed in a build stage whose Python environment the final stage
+/// copies in (`COPY --from=builder /opt/venv …`, site-packages, `/usr/local`) is checked, and its
+/// findings name the stage; a copy of anything else (a built wheel, an app directory) brings no
+/// torch, and a final stage with a torch of its own keeps it. Modelled on multi-stage Python
+/// images (Docker's "multi-stage builds" guide; a venv built in a builder stage and copied whole
+/// into a slim final stage).
+#[test]
+fn a_builder_stage_whose_environment_is_copied_in_is_checked() {
+    let m = Matrix::embedded();
+    let lint = |text: &str| {
+        let (facts, _) = dockerfile::analyze(Kind::Dockerfile, "Dockerfile", text.as_bytes(), m, &Options::default())
+            .unwrap_or_else(|e| panic!("{}:{}: {}", e.line, e.col, e.message));
+        let f = Policy::default().apply(rules::run(Scope::Lint, &facts, m), &|_| false);
+        (facts, f)
+    };
+    let builder = "FROM rocm/dev-ubuntu-24.04:6.2.4 AS builder\n\
+        ENV VIRTUAL_ENV=/opt/venv\n\
+        RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.3\n\
+        RUN pip wheel . -w /dist\n";
+    for copy in [
+        "COPY --from=builder /opt/venv /opt/venv",
+        "COPY --from=builder /opt/venv/ /opt/venv/",
+        "COPY --from=0 /usr/local/lib/python3.12/site-packages /usr/local/lib/python3.12/site-packages",
+        "COPY --from=builder / /",
+    ] {
+        let text = format!("{builder}FROM rocm/dev-ubuntu-24.04:6.2.4\n{copy}\n");
+        let (facts, found) = lint(&text);
+        let via = facts
+            .torch_stage
+            .as_deref()
+            .unwrap_or_else(|| panic!("{copy}: no stage"));
+        assert!(via.contains("Dockerfile:6"), "{copy}: {via}");
+        let rc101: Vec<_> = found.iter().filter(|f| f.code == "RC101").collect();
+        assert_eq!(rc101.len(), 1, "{copy}: {found:#?}");
+        assert!(
+            rc101[0].evidence.contains("in the build stage `"),
+            "{}",
+            rc101[0].evidence
+        );
+        let rocmcheck::facts::Origin::File { line, .. } = rc101[0].origin else {
+            panic!("{:?}", rc101[0].origin)
+        };
+        assert_eq!(line, 3, "located at the builder's install");
+    }
+    for copy in [
+        "COPY --from=builder /dist /dist",
+        "COPY --from=builder /opt/app /opt/app",
+        "COPY --from=rocm/dev-ubuntu-24.04:6.2.4 /opt/venv /opt/venv",
+    ] {
+        let text = format!("{builder}FROM rocm/dev-ubuntu-24.04:6.2.4\n{copy}\n");
+        let (facts, found) = lint(&text);
+        assert!(facts.torch.is_none() && facts.torch_stage.is_none(), "{copy}");
+        assert!(!found.iter().any(|f| f.code == "RC101"), "{copy}: {found:#?}");
+    }
+    // the final stage's own torch is the one checked
+    let text = format!(
+        "{builder}FROM rocm/dev-ubuntu-24.04:6.2.4\nCOPY --from=builder /opt/venv /opt/venv\nRUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.2\n"
+    );
+    let (facts, found) = lint(&text);
+    assert!(facts.torch_stage.is_none());
+    assert!(!found.iter().any(|f| f.code == "RC101"), "{found:#?}");
+}

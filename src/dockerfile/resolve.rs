@@ -61,6 +61,9 @@ pub(crate) struct Stage {
     /// Torch as the last `pip download` fetched it: a later install from local files
     /// (`--no-index --find-links DIR torch`, `pip install DIR/torch-*.whl`) installs that.
     pub(crate) downloaded: Option<Sourced<TorchFacts>>,
+    /// Torch of another stage whose Python environment this one copies in (`COPY --from`),
+    /// the latest last: (torch, which stage and where it is copied).
+    pub(crate) pulled: Vec<(Sourced<TorchFacts>, String)>,
 }
 
 /// The most bytes one substitution may produce (one ARG/ENV value, one image reference, one RUN
@@ -861,6 +864,31 @@ pub(crate) fn resolve_with_files(
                 let Some(st) = &mut cur else { continue };
                 let srcs = path_sources(&x.src);
                 let from_context = !x.options.iter().any(|f| f.name.value == "from");
+                // another stage's Python environment copied in brings its torch along
+                if let Some(from) = x.options.iter().find(|f| f.name.value == "from")
+                    && let Some(v) = &from.value
+                {
+                    let (name, _) = substitute(&v.value, &st.vars);
+                    let name = name.trim().to_ascii_lowercase();
+                    let src = match name.parse::<usize>() {
+                        Ok(n) => stages.get(n),
+                        Err(_) => named.get(&name).map(|&i| &stages[i]),
+                    };
+                    if let Some(src) = src
+                        && srcs.iter().any(|p| python_env_path(&p.value, src))
+                    {
+                        let label = src.name.clone().unwrap_or_else(|| name.clone());
+                        let (line, _) = cx.ix.pos(text, x.copy.span.start);
+                        let pulled = src.torch.as_ref().or(src.pulled.last().map(|(t, _)| t));
+                        if let Some(t) = pulled {
+                            let where_ = format!("{}:{line}", cx.path);
+                            st.pulled.push((
+                                t.clone(),
+                                format!("the build stage `{label}`, whose Python environment is copied in at {where_}"),
+                            ));
+                        }
+                    }
+                }
                 copy_in(&cx, st, x.copy.span.start, &srcs, &x.dest, from_context);
             }
             Instruction::Add(x) => {
@@ -957,14 +985,46 @@ pub(crate) fn resolve_with_files(
         push_stage(&mut stages, &mut named, done);
     }
     let idx = stages.len().saturating_sub(1);
-    let Some(last) = stages.pop() else {
+    let Some(mut last) = stages.pop() else {
         return Err(InputProblem::new(
             1,
             1,
             "no FROM instruction: expected at least one build stage",
         ));
     };
-    Ok(into_facts(&cx, last, idx))
+    // a final stage that installs no torch of its own but copies another stage's Python
+    // environment gets that stage's torch, saying which stage
+    let mut via = None;
+    if last.torch.is_none()
+        && let Some((t, label)) = last.pulled.pop()
+    {
+        last.torch = Some(t);
+        via = Some(label);
+    }
+    let mut facts = into_facts(&cx, last, idx);
+    facts.torch_stage = via;
+    Ok(facts)
+}
+
+/// Whether a `COPY --from` source path is (or holds) a stage's Python environment: the file
+/// system root, `site-packages`/`dist-packages`, `/usr/local` (or its `lib`), a Python prefix
+/// under `/usr/local/lib/python…`, `/opt/conda`, or the stage's `VIRTUAL_ENV`/`CONDA_PREFIX`.
+fn python_env_path(p: &str, src: &Stage) -> bool {
+    let p = p.trim_end_matches('/');
+    if p.is_empty() || p.contains("site-packages") || p.contains("dist-packages") {
+        return true;
+    }
+    if matches!(p, "/usr/local" | "/usr/local/lib" | "/usr/lib" | "/opt/conda")
+        || p.starts_with("/usr/local/lib/python")
+        || p.starts_with("/usr/lib/python")
+    {
+        return true;
+    }
+    src.env.iter().any(|e| {
+        matches!(e.value.name.as_str(), "VIRTUAL_ENV" | "CONDA_PREFIX")
+            && !e.value.value.is_empty()
+            && e.value.value.trim_end_matches('/') == p
+    })
 }
 
 fn push_stage(stages: &mut Vec<Stage>, named: &mut BTreeMap<String, usize>, st: Stage) {

@@ -168,6 +168,12 @@ pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
             }
         }
     }
+    // torch from another build stage: its findings say which stage
+    if let (Some(t), Some(via)) = (&facts.torch, &facts.torch_stage) {
+        for f in out.iter_mut().filter(|f| f.origin == t.origin) {
+            f.evidence.push_str(&format!(" (in {via})"));
+        }
+    }
     uv_lock_notes(facts, &mut out);
     out
 }
