@@ -113,6 +113,7 @@ fn cases() -> Vec<Case> {
         case("lint", "a pragma naming a code that does not exist (a warning, the run goes on)", &["lint", "pragma.Dockerfile", "good.Dockerfile"], 0, File, "warning: pragma.Dockerfile:1: `# rocmcheck ignore=`: no rule `rc999`"),
         case("lint", "a directory with no file to lint", &["lint", "empty-dir"], 2, Stderr, "error: empty-dir: no file to lint in this directory"),
         case("lint", "a directory with no file to lint, next to a file", &["lint", "empty-dir", "good.Dockerfile"], 2, File, "error: empty-dir: no file to lint in this directory"),
+        case("lint", "--target naming no stage of the file", &["lint", "good.Dockerfile", "--target", "prod"], 2, Stderr, "error: good.Dockerfile:1:1: --target prod: no build stage of that name"),
         // ---- lint: Python manifests on their own
         case("lint", "a pyproject.toml that is not TOML", &["lint", "toml/pyproject.toml", "good.Dockerfile"], 2, File, "error: toml/pyproject.toml:3:"),
         case("lint", "a uv.lock that is not TOML", &["lint", "lock/uv.lock", "good.Dockerfile"], 2, File, "error: lock/uv.lock:2:"),

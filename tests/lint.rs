@@ -948,3 +948,41 @@ fn a_builder_stage_whose_environment_is_copied_in_is_checked() {
     assert!(facts.torch_stage.is_none());
     assert!(!found.iter().any(|f| f.code == "RC101"), "{found:#?}");
 }
+
+/// `--target STAGE` checks that stage, as `docker build --target` builds it (the stages after it
+/// are not built); a name no stage has is an input error that lists the names there are.
+#[test]
+fn target_chooses_the_stage_checked() {
+    let m = Matrix::embedded();
+    let text = "FROM rocm/dev-ubuntu-24.04:6.2.4 AS dev\n\
+        RUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.3\n\
+        FROM rocm/dev-ubuntu-24.04:6.2.4 AS Release\n\
+        RUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.2\n";
+    let codes = |target: Option<&str>| {
+        let opts = Options {
+            target: target.map(String::from),
+            ..Options::default()
+        };
+        dockerfile::analyze(Kind::Dockerfile, "Dockerfile", text.as_bytes(), m, &opts).map(|(facts, _)| {
+            let stage = match &facts.subject {
+                rocmcheck::facts::Subject::Dockerfile { stage, .. } => stage.clone(),
+                s => panic!("{s:?}"),
+            };
+            let f = Policy::default().apply(rules::run(Scope::Lint, &facts, m), &|_| false);
+            (stage, f.iter().map(|f| f.code).collect::<BTreeSet<_>>())
+        })
+    };
+    let (stage, c) = codes(None).unwrap();
+    assert_eq!(stage.as_deref(), Some("Release"));
+    assert!(!c.contains("RC101"), "{c:?}");
+    let (stage, c) = codes(Some("dev")).unwrap();
+    assert_eq!(stage.as_deref(), Some("dev"));
+    assert!(c.contains("RC101"), "{c:?}");
+    let (stage, _) = codes(Some("release")).unwrap();
+    assert_eq!(stage.as_deref(), Some("Release"), "stage names are case-insensitive");
+    let e = codes(Some("prod")).unwrap_err();
+    assert!(
+        e.message.contains("--target prod") && e.message.contains("dev, Release"),
+        "{e:?}"
+    );
+}

@@ -28,6 +28,9 @@ pub struct LintArgs {
     /// A gfx target the images must run on (repeatable or comma-separated).
     #[arg(long, value_name = "GFX", value_delimiter = ',')]
     pub gfx: Vec<String>,
+    /// The build stage to check, as `docker build --target STAGE` (default: the last stage).
+    #[arg(long, value_name = "STAGE")]
+    pub target: Option<String>,
     /// Configuration file (default: `.rocmcheck.yaml` found from the current directory up).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -468,6 +471,7 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                     build_args: build_args.clone(),
                     targets: targets.clone(),
                     context,
+                    target: a.target.clone(),
                 };
                 let analyzed = dockerfile::analyze(kind, &name, &bytes, &matrix, &opts);
                 if let Ok((facts, _)) = &analyzed {

@@ -28,6 +28,8 @@ pub struct Options {
     /// The build context (`--context`, else the Dockerfile's directory, as `docker build`
     /// takes it), for requirements files and uv projects; None for stdin.
     pub context: Option<PathBuf>,
+    /// The stage to check (`--target`, as `docker build --target`); None: the last one.
+    pub target: Option<String>,
 }
 
 /// Variables visible in a scope: name → (value, set).
@@ -984,7 +986,33 @@ pub(crate) fn resolve_with_files(
     if let Some(done) = cur.take() {
         push_stage(&mut stages, &mut named, done);
     }
-    let idx = stages.len().saturating_sub(1);
+    let mut idx = stages.len().saturating_sub(1);
+    if let Some(t) = &cx.opts.target {
+        // BuildKit: the stage of that name (case-insensitive; the later one when two share it);
+        // the stages after it are not built
+        match named.get(&t.to_ascii_lowercase()) {
+            Some(&i) => {
+                stages.truncate(i + 1);
+                idx = i;
+            }
+            None if !stages.is_empty() => {
+                let names: Vec<&str> = stages.iter().filter_map(|s| s.name.as_deref()).collect();
+                let known = if names.is_empty() {
+                    " (this file names none)".to_string()
+                } else {
+                    format!(": {}", names.join(", "))
+                };
+                return Err(InputProblem::new(
+                    1,
+                    1,
+                    format!(
+                        "--target {t}: no build stage of that name; expected a stage named with `FROM … AS NAME`{known}"
+                    ),
+                ));
+            }
+            None => {}
+        }
+    }
     let Some(mut last) = stages.pop() else {
         return Err(InputProblem::new(
             1,
