@@ -1016,3 +1016,48 @@ fn manifests_on_their_own_are_fixed_in_place() {
     assert_eq!(out.matches("error[RC101]").count(), 1, "{out}");
     assert!(out.contains("in 1 file"), "{out}");
 }
+
+/// A directory walk lints a manifest on its own only when no Dockerfile of the walk reads it
+/// (one that does has its findings already, in the build that installs it); a manifest named
+/// on the command line is always linted.
+#[test]
+fn a_walk_skips_manifests_a_dockerfile_reads() {
+    let d = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| {
+        let p = d.path().join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, t).unwrap();
+    };
+    w(
+        "app/Dockerfile",
+        "FROM rocm/dev-ubuntu-24.04:6.2.4\nCOPY requirements.txt .\nRUN pip install -r requirements.txt\n",
+    );
+    w("app/requirements.txt", "torch==2.5.1\n");
+    w("other/requirements.txt", "torch==2.5.1\n");
+    let lint = |args: &[&str]| {
+        let o = rocmcheck()
+            .current_dir(d.path())
+            .arg("lint")
+            .args(args)
+            .args(["--output-format", "concise"])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        String::from_utf8(o.stdout).unwrap()
+    };
+    for dir in [&["."][..], &["./"], &["app", "other"]] {
+        let out = lint(dir);
+        assert_eq!(
+            out.matches("app/requirements.txt:1:1: error[RC404]").count(),
+            1,
+            "{dir:?}: {out}"
+        );
+        assert_eq!(
+            out.matches("other/requirements.txt:1:1: error[RC404]").count(),
+            1,
+            "{dir:?}: {out}"
+        );
+    }
+    let out = lint(&["app/requirements.txt"]);
+    assert!(out.contains("app/requirements.txt:1:1: error[RC404]"), "{out}");
+}
