@@ -151,6 +151,12 @@ pub struct IndexSite {
     pub value: Option<Span>,
     /// `--extra-index-url` (added to PyPI) rather than `--index-url`.
     pub extra: bool,
+    /// The URL is written `PREFIX${NAME}SUFFIX` and `value` is the literal default of `NAME`:
+    /// the literal text before and after the variable. A new URL is written there only as the
+    /// part between the two (`…/whl/rocm${ROCM}` with `ARG ROCM=6.2` → the default becomes
+    /// `6.3`); a URL that does not start and end with them gets no edit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affix: Option<(String, String)>,
 }
 
 /// A value and where it came from.
@@ -703,6 +709,11 @@ pub struct Facts {
     /// (lint only; `lint --verbose` lists them, a missing one is a note).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub context_files: Vec<ContextFile>,
+    /// The `torch` fact is another build stage's, whose Python environment the checked stage
+    /// copies in (`COPY --from=builder /opt/venv /opt/venv`): which stage, and where it is
+    /// copied (lint only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torch_stage: Option<String>,
     /// What a program or the kernel reported at run time (HIP errors, GPU faults, a crashed
     /// report), each with the line it was read from (triage only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -115,6 +115,12 @@ fn cases() -> Vec<Case> {
         case("lint", "a pragma naming a code that does not exist (a warning, the run goes on)", &["lint", "pragma.Dockerfile", "good.Dockerfile"], 0, File, "warning: pragma.Dockerfile:1: `# rocmcheck ignore=`: no rule `rc999`"),
         case("lint", "a directory with no file to lint", &["lint", "empty-dir"], 2, Stderr, "error: empty-dir: no file to lint in this directory"),
         case("lint", "a directory with no file to lint, next to a file", &["lint", "empty-dir", "good.Dockerfile"], 2, File, "error: empty-dir: no file to lint in this directory"),
+        case("lint", "--target naming no stage of the file", &["lint", "good.Dockerfile", "--target", "prod"], 2, Stderr, "error: good.Dockerfile:1:1: --target prod: no build stage of that name"),
+        // ---- lint: Python manifests on their own
+        case("lint", "a pyproject.toml that is not TOML", &["lint", "toml/pyproject.toml", "good.Dockerfile"], 2, File, "error: toml/pyproject.toml:3:"),
+        case("lint", "a uv.lock that is not TOML", &["lint", "lock/uv.lock", "good.Dockerfile"], 2, File, "error: lock/uv.lock:2:"),
+        case("lint", "an environment.yml that is not YAML", &["lint", "conda/environment.yml", "good.Dockerfile"], 2, File, "error: conda/environment.yml:4:"),
+        case("lint", "a requirements file that is not UTF-8", &["lint", "latin1/requirements.txt", "good.Dockerfile"], 2, File, "error: latin1/requirements.txt:2:"),
         // ---- env
         case("env", "--root that is a file", &["env", "--root", "good.Dockerfile", "--no-python"], 2, Stderr, "error: --root good.Dockerfile: not a directory"),
         case("env", "--root that does not exist", &["env", "--root", "missing", "--no-python"], 2, Stderr, "error: --root missing:"),
@@ -299,6 +305,13 @@ fn scratch() -> (tempfile::TempDir, std::os::unix::net::UnixListener) {
         b"{\n  \"runArgs\": [\"--device=/dev/kfd\" \"x\"\n}\n",
     );
     w("docker-compose.yml", b"services:\n  app: [unclosed\n");
+    w(
+        "toml/pyproject.toml",
+        b"[project]\nname = \"x\"\ndependencies = [\"torch\"\n",
+    );
+    w("lock/uv.lock", b"version = 1\n[[package]\nname = \"torch\"\n");
+    w("conda/environment.yml", b"name: x\ndependencies:\n  - [unclosed\n");
+    w("latin1/requirements.txt", b"numpy\ntorch==2.5.1 # caf\xe9\n");
     let mut chain = String::from("FROM rocm/dev-ubuntu-24.04:7.2.4\nARG A0=x\n");
     for i in 1..40_000 {
         chain += &format!("ARG A{i}=$A{}\n", i - 1);

@@ -32,6 +32,13 @@ fn pre_commit_files_pattern_matches_what_lint_reads() {
         "deploy/docker-compose.gpu.yaml",
         "compose.yaml",
         "compose.override.yml",
+        "requirements.txt",
+        "docs/requirements-rocm.txt",
+        "constraints.txt",
+        "environment.yml",
+        "env/environment.yaml",
+        "pyproject.toml",
+        "app/uv.lock",
         // not lint's
         "README.md",
         "src/main.rs",
@@ -39,6 +46,12 @@ fn pre_commit_files_pattern_matches_what_lint_reads() {
         "package.json",
         "my-compose.yml",
         "Dockerfile/readme.txt",
+        "requirements.in",
+        "requirements/base.txt",
+        "environment.json",
+        "my-environment.yml",
+        "pixi.toml",
+        "poetry.lock",
     ];
     for h in &hooks {
         let id = h["id"].as_str().unwrap();

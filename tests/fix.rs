@@ -258,6 +258,9 @@ fn fixes_name_only_releases_and_recorded_tags() {
                         && v.contains('.')
                         && !v.contains('-')
                         && matches!(f.code, "RC102" | "RC403" | "RC404" | "RC101")
+                        // the ROCm version of an index URL written around an ARG (`…/rocm${ROCM}`)
+                        // is edited in the ARG default: the part of the index the title names
+                        && !fx.title.contains(&format!("/rocm{v}"))
                     {
                         let public = v.split('+').next().unwrap();
                         assert!(
@@ -992,4 +995,171 @@ fn fix_refuses_a_read_only_file_and_reports_its_findings() {
         std::fs::read("tests/fixtures/fixes/RC101.Dockerfile").unwrap()
     );
     assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o444);
+}
+
+/// An index URL written around a variable (`…/whl/rocm${ROCM}` with `ARG ROCM=6.3`): the fix
+/// writes the new version into the ARG default and leaves the URL as written; a new URL that
+/// does not fit around the variable (another path) gets no edit.
+#[test]
+fn index_url_around_an_arg_is_fixed_in_the_arg_default() {
+    let write = |arg: &str, url: &str| {
+        let d = tempfile::tempdir().unwrap();
+        let text = format!(
+            "FROM rocm/dev-ubuntu-22.04:6.4.4-complete\n{arg}\nRUN pip install torch==2.5.1 --index-url {url}\n"
+        );
+        std::fs::write(d.path().join("Dockerfile"), &text).unwrap();
+        (d, text)
+    };
+    for (arg, url, fixed_arg) in [
+        (
+            "ARG ROCM=6.3",
+            "https://download.pytorch.org/whl/rocm${ROCM}",
+            "ARG ROCM=6.2",
+        ),
+        (
+            "ARG ROCM=6.3",
+            "https://download.pytorch.org/whl/rocm$ROCM/",
+            "ARG ROCM=6.2",
+        ),
+        (
+            "ARG ROCM=\"6.3\"",
+            "\"https://download.pytorch.org/whl/rocm${ROCM}\"",
+            "ARG ROCM=\"6.2\"",
+        ),
+    ] {
+        let (d, text) = write(arg, url);
+        let (_, out, _) = lint_in(d.path(), &[]);
+        assert!(out.contains("1 error(s)"), "{arg} {url}: {out}");
+        let (code, out, err) = lint_in(d.path(), &["--fix"]);
+        assert!(err.contains("fixed 1 finding in 1 file"), "{arg} {url}: {out}{err}");
+        let after = std::fs::read_to_string(d.path().join("Dockerfile")).unwrap();
+        assert_eq!(after, text.replace(arg, fixed_arg), "{arg} {url}");
+        assert!(!after.contains("rocm6.3"), "{after}");
+        assert!(after.contains(url), "the URL stays as written: {after}");
+        assert_ne!(code, Some(2), "{err}");
+        let (_, out, _) = lint_in(d.path(), &[]);
+        assert!(out.contains("0 error(s)"), "{arg} {url} after the fix: {out}");
+    }
+    // the new index does not fit around the variable: no edit, the finding stays
+    let (d, text) = write("ARG ROCM=6.3", "https://download.pytorch.org/whl/nightly/rocm${ROCM}");
+    let (_, out, err) = lint_in(d.path(), &["--fix"]);
+    assert!(!err.contains("fixed 1"), "{out}{err}");
+    assert_eq!(std::fs::read_to_string(d.path().join("Dockerfile")).unwrap(), text);
+}
+
+/// Each manifest kind that has a fix through a Dockerfile gets it on its own: `lint --fix FILE`
+/// edits the file (or, for `uv.lock`, the `pyproject.toml` beside it, never the lock) as the
+/// Dockerfile path does, the finding is gone afterwards (or, for the lock, says `uv lock`), and
+/// a second run changes nothing. A directory walk reads a `uv.lock` with its project, once.
+#[test]
+fn manifests_on_their_own_are_fixed_in_place() {
+    let run = |dir: &Path, args: &[&str]| {
+        let o = rocmcheck()
+            .current_dir(dir)
+            .arg("lint")
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8(o.stdout).unwrap(),
+            String::from_utf8(o.stderr).unwrap(),
+        )
+    };
+    let case = |name: &str| {
+        let d = tempfile::tempdir().unwrap();
+        copy_tree(&Path::new("tests/fixtures/manifests").join(name), d.path());
+        d
+    };
+    let read = |d: &Path, f: &str| std::fs::read_to_string(d.join(f)).unwrap();
+    for (case_name, file, before, after) in [
+        (
+            "requirements-bad",
+            "requirements.txt",
+            "--index-url https://download.pytorch.org/whl/rocm6.3\n",
+            "--index-url https://download.pytorch.org/whl/rocm6.2\n",
+        ),
+        (
+            "pyproject-uv-bad",
+            "pyproject.toml",
+            "url = \"https://download.pytorch.org/whl/rocm6.4\"",
+            "url = \"https://download.pytorch.org/whl/rocm6.2.4\"",
+        ),
+    ] {
+        let d = case(case_name);
+        let orig = read(d.path(), file);
+        let (code, out, _) = run(d.path(), &[file]);
+        assert_eq!(code, Some(1), "{case_name}: {out}");
+        assert!(out.contains("error[RC101]"), "{case_name}: {out}");
+        let (_, out, err) = run(d.path(), &["--fix", file]);
+        assert!(err.contains(&format!("fixed {file}: RC101")), "{case_name}: {out}{err}");
+        let fixed = read(d.path(), file);
+        assert_ne!(fixed, orig);
+        assert!(fixed.contains(after) && !fixed.contains(before), "{case_name}: {fixed}");
+        let (code, out, _) = run(d.path(), &[file]);
+        assert!(!out.contains("RC101"), "{case_name} after the fix: {out}");
+        assert_ne!(code, Some(2), "{out}");
+        let (_, _, err) = run(d.path(), &["--fix", file]);
+        assert!(err.contains("fixed 0 findings"), "{case_name}: not idempotent: {err}");
+        assert_eq!(read(d.path(), file), fixed);
+    }
+    // uv.lock: the project is fixed, the lock is never edited, and the note says `uv lock`
+    let d = case("uvlock-bad");
+    let lock = read(d.path(), "uv.lock");
+    let (_, out, err) = run(d.path(), &["--fix", "uv.lock"]);
+    assert!(err.contains("fixed pyproject.toml: RC101"), "{out}{err}");
+    assert!(err.contains("uv.lock must be regenerated (`uv lock`)"), "{err}");
+    assert_eq!(read(d.path(), "uv.lock"), lock);
+    assert!(read(d.path(), "pyproject.toml").contains("url = \"https://download.pytorch.org/whl/rocm6.2.4\""));
+    // a directory: the lock beside its project is read through the project, once
+    let d = case("uvlock-bad");
+    let (_, out, _) = run(d.path(), &["--output-format", "concise", "."]);
+    assert_eq!(out.matches("error[RC101]").count(), 1, "{out}");
+    assert!(out.contains("in 1 file"), "{out}");
+}
+
+/// A directory walk lints a manifest on its own only when no Dockerfile of the walk reads it
+/// (one that does has its findings already, in the build that installs it); a manifest named
+/// on the command line is always linted.
+#[test]
+fn a_walk_skips_manifests_a_dockerfile_reads() {
+    let d = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| {
+        let p = d.path().join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, t).unwrap();
+    };
+    w(
+        "app/Dockerfile",
+        "FROM rocm/dev-ubuntu-24.04:6.2.4\nCOPY requirements.txt .\nRUN pip install -r requirements.txt\n",
+    );
+    w("app/requirements.txt", "torch==2.5.1\n");
+    w("other/requirements.txt", "torch==2.5.1\n");
+    let lint = |args: &[&str]| {
+        let o = rocmcheck()
+            .current_dir(d.path())
+            .arg("lint")
+            .args(args)
+            .args(["--output-format", "concise"])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        String::from_utf8(o.stdout).unwrap()
+    };
+    for dir in [&["."][..], &["./"], &["app", "other"]] {
+        let out = lint(dir);
+        assert_eq!(
+            out.matches("app/requirements.txt:1:1: error[RC404]").count(),
+            1,
+            "{dir:?}: {out}"
+        );
+        assert_eq!(
+            out.matches("other/requirements.txt:1:1: error[RC404]").count(),
+            1,
+            "{dir:?}: {out}"
+        );
+    }
+    let out = lint(&["app/requirements.txt"]);
+    assert!(out.contains("app/requirements.txt:1:1: error[RC404]"), "{out}");
 }

@@ -1032,3 +1032,212 @@ fn a_backtick_continuation_keeps_the_continued_arguments() {
     let spaced = format!("# escape=`\n{}", backslash.replace("\\\n", "` \t\n"));
     assert_eq!(located(spaced.as_bytes()).unwrap(), want, "{spaced}");
 }
+
+/// Every Python manifest kind linted on its own (`tests/fixtures/manifests/<case>/`): each file
+/// states the codes that must be reported (`# expect:`) and must not be (`# expect-not:`); what
+/// a bad one reports is located in the manifest itself, and each kind has a bad and a good case.
+#[test]
+fn manifests_lint_on_their_own() {
+    use rocmcheck::dockerfile::Manifest;
+    use rocmcheck::facts::Origin;
+    let m = Matrix::embedded();
+    let mut kinds_bad = BTreeSet::new();
+    let mut kinds_good = BTreeSet::new();
+    let mut cases: Vec<_> = std::fs::read_dir("tests/fixtures/manifests")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    for dir in cases {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let Some(Kind::Manifest(mk)) = Kind::of(&p) else {
+                continue;
+            };
+            let text = std::fs::read_to_string(&p).unwrap();
+            let list = |tag: &str| -> BTreeSet<String> {
+                text.lines()
+                    .filter_map(|l| l.strip_prefix(tag))
+                    .flat_map(|l| l.split_whitespace().map(String::from))
+                    .collect()
+            };
+            let (expect, expect_not) = (list("# expect: "), list("# expect-not: "));
+            assert!(
+                !expect.is_empty() || !expect_not.is_empty(),
+                "{}: no expectations",
+                p.display()
+            );
+            let name = p.display().to_string();
+            let (facts, _) = dockerfile::analyze(Kind::Manifest(mk), &name, text.as_bytes(), m, &Options::default())
+                .unwrap_or_else(|e| panic!("{name}:{}:{}: {}", e.line, e.col, e.message));
+            let found = Policy::default().apply(rules::run(Scope::Lint, &facts, m), &|_| false);
+            let got: BTreeSet<String> = found.iter().map(|f| f.code.to_string()).collect();
+            for c in &expect {
+                assert!(got.contains(c), "{name}: {c} not reported; got {got:?}");
+                for f in found.iter().filter(|f| f.code == c.as_str()) {
+                    let Origin::File { path, .. } = &f.origin else {
+                        panic!("{name}: {c} not located: {:?}", f.origin)
+                    };
+                    assert!(
+                        path.ends_with(".txt")
+                            || path.ends_with(".toml")
+                            || path.ends_with(".lock")
+                            || path.ends_with(".yml")
+                            || path.ends_with(".yaml"),
+                        "{name}: {c} located at {path}"
+                    );
+                    assert!(path.starts_with(dir.to_str().unwrap()), "{name}: {c} located at {path}");
+                    assert!(!f.evidence.contains("read for `"), "{name}: {}", f.evidence);
+                }
+            }
+            for c in &expect_not {
+                assert!(!got.contains(c), "{name}: {c} reported: {found:#?}");
+            }
+            let key = format!("{mk:?}");
+            if expect.is_empty() {
+                kinds_good.insert(key);
+            } else {
+                kinds_bad.insert(key);
+            }
+        }
+    }
+    for k in [
+        Manifest::Requirements,
+        Manifest::CondaEnv,
+        Manifest::PyProject,
+        Manifest::UvLock,
+    ] {
+        let key = format!("{k:?}");
+        assert!(kinds_bad.contains(&key), "no bad fixture for {key}");
+        assert!(kinds_good.contains(&key), "no good fixture for {key}");
+    }
+}
+
+/// A manifest that cannot be read is an input error at its line, not a silent pass.
+#[test]
+fn unreadable_manifests_are_located_input_errors() {
+    let m = Matrix::embedded();
+    let d = tempfile::tempdir().unwrap();
+    for (name, text, line) in [
+        (
+            "pyproject.toml",
+            "[project]\nname = \"x\"\ndependencies = [\"torch\"\n",
+            3,
+        ),
+        (
+            "environment.yml",
+            "name: x\ndependencies:\n  - python=3.11\n   - pip: [\n",
+            4,
+        ),
+    ] {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let kind = Kind::of(&p).unwrap();
+        let e = dockerfile::analyze(kind, &p.display().to_string(), text.as_bytes(), m, &Options::default())
+            .err()
+            .unwrap_or_else(|| panic!("{name}: read as valid"));
+        assert!(e.line >= line - 1 && e.line <= line, "{name}: {e:?}");
+        assert!(e.message.contains("expected"), "{name}: {e:?}");
+    }
+}
+
+/// The stage graph: torch installed in a build stage whose Python environment the final stage
+/// copies in (`COPY --from=builder /opt/venv …`, site-packages, `/usr/local`) is checked, and its
+/// findings name the stage; a copy of anything else (a built wheel, an app directory) brings no
+/// torch, and a final stage with a torch of its own keeps it. Modelled on multi-stage Python
+/// images (Docker's "multi-stage builds" guide; a venv built in a builder stage and copied whole
+/// into a slim final stage).
+#[test]
+fn a_builder_stage_whose_environment_is_copied_in_is_checked() {
+    let m = Matrix::embedded();
+    let lint = |text: &str| {
+        let (facts, _) = dockerfile::analyze(Kind::Dockerfile, "Dockerfile", text.as_bytes(), m, &Options::default())
+            .unwrap_or_else(|e| panic!("{}:{}: {}", e.line, e.col, e.message));
+        let f = Policy::default().apply(rules::run(Scope::Lint, &facts, m), &|_| false);
+        (facts, f)
+    };
+    let builder = "FROM rocm/dev-ubuntu-24.04:6.2.4 AS builder\n\
+        ENV VIRTUAL_ENV=/opt/venv\n\
+        RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.3\n\
+        RUN pip wheel . -w /dist\n";
+    for copy in [
+        "COPY --from=builder /opt/venv /opt/venv",
+        "COPY --from=builder /opt/venv/ /opt/venv/",
+        "COPY --from=0 /usr/local/lib/python3.12/site-packages /usr/local/lib/python3.12/site-packages",
+        "COPY --from=builder / /",
+    ] {
+        let text = format!("{builder}FROM rocm/dev-ubuntu-24.04:6.2.4\n{copy}\n");
+        let (facts, found) = lint(&text);
+        let via = facts
+            .torch_stage
+            .as_deref()
+            .unwrap_or_else(|| panic!("{copy}: no stage"));
+        assert!(via.contains("Dockerfile:6"), "{copy}: {via}");
+        let rc101: Vec<_> = found.iter().filter(|f| f.code == "RC101").collect();
+        assert_eq!(rc101.len(), 1, "{copy}: {found:#?}");
+        assert!(
+            rc101[0].evidence.contains("in the build stage `"),
+            "{}",
+            rc101[0].evidence
+        );
+        let rocmcheck::facts::Origin::File { line, .. } = rc101[0].origin else {
+            panic!("{:?}", rc101[0].origin)
+        };
+        assert_eq!(line, 3, "located at the builder's install");
+    }
+    for copy in [
+        "COPY --from=builder /dist /dist",
+        "COPY --from=builder /opt/app /opt/app",
+        "COPY --from=rocm/dev-ubuntu-24.04:6.2.4 /opt/venv /opt/venv",
+    ] {
+        let text = format!("{builder}FROM rocm/dev-ubuntu-24.04:6.2.4\n{copy}\n");
+        let (facts, found) = lint(&text);
+        assert!(facts.torch.is_none() && facts.torch_stage.is_none(), "{copy}");
+        assert!(!found.iter().any(|f| f.code == "RC101"), "{copy}: {found:#?}");
+    }
+    // the final stage's own torch is the one checked
+    let text = format!(
+        "{builder}FROM rocm/dev-ubuntu-24.04:6.2.4\nCOPY --from=builder /opt/venv /opt/venv\nRUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.2\n"
+    );
+    let (facts, found) = lint(&text);
+    assert!(facts.torch_stage.is_none());
+    assert!(!found.iter().any(|f| f.code == "RC101"), "{found:#?}");
+}
+
+/// `--target STAGE` checks that stage, as `docker build --target` builds it (the stages after it
+/// are not built); a name no stage has is an input error that lists the names there are.
+#[test]
+fn target_chooses_the_stage_checked() {
+    let m = Matrix::embedded();
+    let text = "FROM rocm/dev-ubuntu-24.04:6.2.4 AS dev\n\
+        RUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.3\n\
+        FROM rocm/dev-ubuntu-24.04:6.2.4 AS Release\n\
+        RUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.2\n";
+    let codes = |target: Option<&str>| {
+        let opts = Options {
+            target: target.map(String::from),
+            ..Options::default()
+        };
+        dockerfile::analyze(Kind::Dockerfile, "Dockerfile", text.as_bytes(), m, &opts).map(|(facts, _)| {
+            let stage = match &facts.subject {
+                rocmcheck::facts::Subject::Dockerfile { stage, .. } => stage.clone(),
+                s => panic!("{s:?}"),
+            };
+            let f = Policy::default().apply(rules::run(Scope::Lint, &facts, m), &|_| false);
+            (stage, f.iter().map(|f| f.code).collect::<BTreeSet<_>>())
+        })
+    };
+    let (stage, c) = codes(None).unwrap();
+    assert_eq!(stage.as_deref(), Some("Release"));
+    assert!(!c.contains("RC101"), "{c:?}");
+    let (stage, c) = codes(Some("dev")).unwrap();
+    assert_eq!(stage.as_deref(), Some("dev"));
+    assert!(c.contains("RC101"), "{c:?}");
+    let (stage, _) = codes(Some("release")).unwrap();
+    assert_eq!(stage.as_deref(), Some("Release"), "stage names are case-insensitive");
+    let e = codes(Some("prod")).unwrap_err();
+    assert!(
+        e.message.contains("--target prod") && e.message.contains("dev, Release"),
+        "{e:?}"
+    );
+}

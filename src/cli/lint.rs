@@ -1,13 +1,15 @@
-//! `rocmcheck lint`: Dockerfiles, devcontainer.json and compose files → findings.
+//! `rocmcheck lint`: Dockerfiles, devcontainer.json, compose files and Python manifests →
+//! findings.
 //!
 //! Inputs are files, globs, directories (walked for `Dockerfile*`, `*.Dockerfile`,
-//! `devcontainer.json`, `docker-compose*.yml` / `compose*.yaml`) or `-` for stdin. Each file is
+//! `devcontainer.json`, `docker-compose*.yml` / `compose*.yaml`, and the manifests of
+//! [`Manifest`]) or `-` for stdin. Each file is
 //! parsed and resolved into [`Facts`](crate::facts::Facts), every `Lint` rule runs over them, the
 //! policy (config, flags, inline pragmas) applies once, and one report is rendered. An unreadable
 //! or invalid file is a located input error for that file; the others are still linted.
 
 use super::Globals;
-use crate::dockerfile::{self, Kind, Options};
+use crate::dockerfile::{self, Kind, Manifest, Options};
 use crate::exit::ExitStatus;
 use crate::facts::Origin;
 use crate::finding::Severity;
@@ -28,6 +30,9 @@ pub struct LintArgs {
     /// A gfx target the images must run on (repeatable or comma-separated).
     #[arg(long, value_name = "GFX", value_delimiter = ',')]
     pub gfx: Vec<String>,
+    /// The build stage to check, as `docker build --target STAGE` (default: the last stage).
+    #[arg(long, value_name = "STAGE")]
+    pub target: Option<String>,
     /// Configuration file (default: `.rocmcheck.yaml` found from the current directory up).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -91,9 +96,11 @@ enum Input {
     File(PathBuf, Kind),
 }
 
-/// Expands paths, globs and directories into inputs (sorted, de-duplicated per argument).
-fn expand(paths: &[String]) -> Vec<Input> {
+/// Expands paths, globs and directories into inputs (sorted, de-duplicated per argument), and
+/// the Python manifests that only a directory walk found (not named by the user).
+fn expand(paths: &[String]) -> (Vec<Input>, std::collections::BTreeSet<PathBuf>) {
     let mut out = Vec::new();
+    let mut walked = std::collections::BTreeSet::new();
     for p in paths {
         if p == "-" {
             out.push(Input::Stdin);
@@ -109,14 +116,29 @@ fn expand(paths: &[String]) -> Vec<Input> {
                 .filter(|e| !e.path().components().any(|c| c.as_os_str() == ".git"))
                 .filter_map(|e| Kind::of(e.path()).map(|k| (e.into_path(), k)))
                 .collect();
+            // a uv.lock beside its pyproject.toml is read with it (`uv sync` reads the lock)
+            let projects: Vec<PathBuf> = found
+                .iter()
+                .filter(|(_, k)| *k == Kind::Manifest(Manifest::PyProject))
+                .filter_map(|(p, _)| p.parent().map(Path::to_path_buf))
+                .collect();
+            found.retain(|(p, k)| {
+                *k != Kind::Manifest(Manifest::UvLock) || !p.parent().is_some_and(|d| projects.iter().any(|x| x == d))
+            });
             found.sort_by(|a, b| a.0.cmp(&b.0));
             if found.is_empty() {
                 // a wrong path in CI must not pass green (ruff: "No Python files found")
                 out.push(Input::Missing(
                     p.clone(),
-                    "no file to lint in this directory: expected Dockerfile*, *.Dockerfile, Containerfile*, devcontainer.json, docker-compose*.yml or compose*.yaml".into(),
+                    "no file to lint in this directory: expected Dockerfile*, *.Dockerfile, Containerfile*, devcontainer.json, docker-compose*.yml, compose*.yaml, requirements*.txt, constraints*.txt, environment.yml, pyproject.toml or uv.lock".into(),
                 ));
             }
+            walked.extend(
+                found
+                    .iter()
+                    .filter(|(_, k)| matches!(k, Kind::Manifest(_)))
+                    .map(|(p, _)| p.clone()),
+            );
             out.extend(found.into_iter().map(|(p, k)| Input::File(p, k)));
         } else if path.is_file() {
             out.push(Input::File(
@@ -136,13 +158,13 @@ fn expand(paths: &[String]) -> Vec<Input> {
             // a FIFO, socket or device: say what it is, and never open it (a FIFO would block)
             out.push(Input::Missing(
                 p.clone(),
-                format!("not a regular file ({what}): expected a Dockerfile, devcontainer.json or compose file"),
+                format!("not a regular file ({what}): expected a Dockerfile, devcontainer.json, compose file or Python manifest"),
             ));
         } else {
             out.push(Input::Missing(p.clone(), "no such file or directory".into()));
         }
     }
-    out
+    (out, walked)
 }
 
 /// A small glob: `*`, `?` within a path component, `**` for any depth.
@@ -380,7 +402,12 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
         writeln!(err, "error: --context {}: expected a directory", c.display())?;
         return Ok(ExitStatus::Error);
     }
-    let inputs = expand(&a.paths);
+    // a manifest a directory walk found is linted after the Dockerfiles, and not at all when one
+    // of them reads it (its findings are already there, in the build that installs it)
+    let (mut inputs, walked) = expand(&a.paths);
+    inputs.sort_by_key(|i| matches!(i, Input::File(p, _) if walked.contains(p)));
+    let mut read_by_builds: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    let shown = |p: &str| p.strip_prefix("./").unwrap_or(p).to_string();
     let mut report = Report::new("lint", &matrix);
     let fixing = a.fix || a.unsafe_fixes || a.diff || a.fix_only;
     let mode = if a.unsafe_fixes {
@@ -396,6 +423,12 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
     let mut stdin_fixed: Option<String> = None;
     let mut pins: Vec<crate::online::Pin> = Vec::new();
     for input in inputs {
+        if let Input::File(p, _) = &input
+            && walked.contains(p)
+            && read_by_builds.contains(&shown(&p.display().to_string()))
+        {
+            continue;
+        }
         let is_stdin = matches!(input, Input::Stdin);
         let file_path = match &input {
             Input::File(p, _) => Some(p.clone()),
@@ -468,10 +501,20 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                     build_args: build_args.clone(),
                     targets: targets.clone(),
                     context,
+                    target: a.target.clone(),
                 };
                 let analyzed = dockerfile::analyze(kind, &name, &bytes, &matrix, &opts);
                 if let Ok((facts, _)) = &analyzed {
                     context_notes(&facts.context_files, a.verbose, &mut sr, err)?;
+                    if kind == Kind::Dockerfile {
+                        read_by_builds.extend(
+                            facts
+                                .context_files
+                                .iter()
+                                .filter(|f| f.status == crate::facts::ContextStatus::Read)
+                                .map(|f| shown(&f.path)),
+                        );
+                    }
                 }
                 match analyzed {
                     Err(p) => sr.errors.push(InputError {

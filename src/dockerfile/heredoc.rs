@@ -23,7 +23,9 @@
 //! What the parser is given: markers, bodies and delimiter lines blanked (spaces; newlines kept,
 //! so every byte offset and line:column stays the file's own). A RUN marker that started the
 //! arguments becomes `:` (the shell's no-op) and a COPY/ADD marker becomes `:` (a source that
-//! names no file), so the instruction keeps its arguments. The bodies are returned with their
+//! names no file), so the instruction keeps its arguments. An empty exec form `ENTRYPOINT []` /
+//! `RUN []` (BuildKit takes both; the crate wants an argument) is given as `:` in the array's
+//! place, so a reader of those instructions' arguments must look at the file's text. The bodies are returned with their
 //! place in the file; the caller reads each by what runs it ([`Body::shell`]): a POSIX shell
 //! (`RUN <<EOF` under the default SHELL without a `#!` line naming another interpreter, `bash
 //! -ex <<EOF`, `sh -s <<EOF` …) is read like a RUN line; anything else (`python - <<'PY'`,
@@ -319,6 +321,21 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
                         ));
                     }
                     is_json = true;
+                    // an empty exec form: BuildKit takes `ENTRYPOINT []` (it clears the
+                    // inherited entrypoint: `parseEntrypoint` keeps an empty list as nil) and
+                    // `RUN []` (`parseMaybeJSON` gives no arguments, `parseRun` requires none);
+                    // parse-dockerfile refuses both ("requires at least one argument"). The
+                    // parser is given the shell no-op `:` in the array's place.
+                    if v.is_empty() && matches!(kw.as_str(), "ENTRYPOINT" | "RUN") {
+                        let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
+                        let a = skip_ws(&logical, at);
+                        let z = logical.trim_end().len();
+                        for k in a..z {
+                            buf[offs[k]] = b' ';
+                        }
+                        buf[offs[a]] = b':';
+                        continue;
+                    }
                 }
             }
         }

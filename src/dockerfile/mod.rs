@@ -30,6 +30,56 @@ pub enum Kind {
     Devcontainer,
     /// `docker-compose*.yml`, `compose*.yaml`.
     Compose,
+    /// A Python manifest linted on its own ([`Manifest`]).
+    Manifest(Manifest),
+}
+
+/// A Python manifest that a Dockerfile installs from, linted on its own: read as the install
+/// command named by [`Manifest::command`] reads it in a build context holding the file (the
+/// same reader, so the same findings and fixes as through a Dockerfile).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Manifest {
+    /// `requirements*.txt`: `pip install -r`.
+    Requirements,
+    /// `constraints*.txt`: `pip install -c` (constraints pin, they install nothing).
+    Constraints,
+    /// `environment.yml` / `environment.yaml`: `conda env create -f`.
+    CondaEnv,
+    /// `pyproject.toml`: `uv sync` for a uv project (a `[tool.uv…]` table or a `uv.lock`
+    /// beside it), else `pip install .`.
+    PyProject,
+    /// `uv.lock`: `uv sync --frozen` (the lock decides; `pyproject.toml` beside it is read).
+    UvLock,
+}
+
+impl Manifest {
+    /// Classifies a file name (lower case).
+    fn of(lower: &str) -> Option<Manifest> {
+        Some(match lower {
+            "pyproject.toml" => Manifest::PyProject,
+            "uv.lock" => Manifest::UvLock,
+            "environment.yml" | "environment.yaml" => Manifest::CondaEnv,
+            n if n.ends_with(".txt") && n.starts_with("requirements") => Manifest::Requirements,
+            n if n.ends_with(".txt") && n.starts_with("constraints") => Manifest::Constraints,
+            _ => return None,
+        })
+    }
+
+    /// The install command that reads the file `name` (quoted for the shell); `text` is the
+    /// file's content and `uv_lock_beside` whether a `uv.lock` sits next to it.
+    pub fn command(self, name: &str, text: &str, uv_lock_beside: bool) -> String {
+        let q = format!("'{}'", name.replace('\'', "'\\''"));
+        match self {
+            Manifest::Requirements => format!("pip install -r {q}"),
+            Manifest::Constraints => format!("pip install -c {q}"),
+            Manifest::CondaEnv => format!("conda env create -f {q}"),
+            Manifest::PyProject if uv_lock_beside || text.lines().any(|l| l.trim_start().starts_with("[tool.uv")) => {
+                "uv sync".to_string()
+            }
+            Manifest::PyProject => "pip install .".to_string(),
+            Manifest::UvLock => "uv sync --frozen".to_string(),
+        }
+    }
 }
 
 impl Kind {
@@ -48,7 +98,7 @@ impl Kind {
         if lower.starts_with("dockerfile") || lower.ends_with(".dockerfile") || lower.starts_with("containerfile") {
             return Some(Kind::Dockerfile);
         }
-        None
+        Manifest::of(&lower).map(Kind::Manifest)
     }
 }
 
@@ -112,6 +162,88 @@ pub fn analyze(
                 Pragmas::default(),
             ))
         }
+        Kind::Manifest(m) => Ok((manifest(m, path, &text, matrix, opts)?, Pragmas::default())),
+    }
+}
+
+/// A manifest on its own: the facts of a build that runs [`Manifest::command`] with the
+/// manifest's directory as the build context, the manifest read from `text`. Nothing of that
+/// build but the manifest (and the files it names) is in the facts: no base image, no place in
+/// the build's text (such places become [`Origin::General`](crate::facts::Origin)); a manifest
+/// that cannot be read (invalid TOML or YAML) is an input error at its line.
+fn manifest(m: Manifest, path: &str, text: &str, matrix: &Matrix, opts: &Options) -> Result<Facts, InputProblem> {
+    use crate::facts::ContextStatus;
+    let p = Path::new(path);
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or(path);
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let uv_lock_beside = m == Manifest::PyProject && dir.join("uv.lock").is_file();
+    let build = format!("FROM scratch\nRUN {}\n", m.command(name, text, uv_lock_beside));
+    let df = parse::parse(&build)?;
+    let opts = Options {
+        context: Some(dir),
+        ..opts.clone()
+    };
+    // a path no file has: the build's own places are told apart from the manifest's by it
+    let synthetic = format!("{path}\u{0}build");
+    let facts = resolve::resolve_with_files(&synthetic, &build, &df, &[], matrix, &opts, Some((name, text)))?;
+    // the manifest's own reading: unreadable is an input error (its reason starts with
+    // `line:col: ` when the parser located it)
+    if let Some(f) = facts.context_files.iter().find(|f| f.path == path)
+        && let ContextStatus::Unreadable(why) = &f.status
+    {
+        let (line, col, msg) = located(why);
+        return Err(InputProblem::new(line, col, msg));
+    }
+    let mut v = serde_json::to_value(&facts).map_err(|e| InputProblem::new(1, 1, e.to_string()))?;
+    general_origins(&mut v, &synthetic);
+    let mut facts: Facts = serde_json::from_value(v).map_err(|e| InputProblem::new(1, 1, e.to_string()))?;
+    facts.subject = crate::facts::Subject::Dockerfile {
+        path: path.to_string(),
+        stage: None,
+    };
+    facts.base_image = None;
+    // edits only where the manifest (or a file it names) is written: a site in the build's text
+    // has no file
+    if let Some(t) = &mut facts.torch
+        && t.value.sites.as_ref().is_some_and(|s| s.path.is_none())
+    {
+        t.value.sites = None;
+    }
+    Ok(facts)
+}
+
+/// `line:col: message` → (line, col, message); (1, 1, the text) otherwise.
+fn located(why: &str) -> (u32, u32, String) {
+    let mut it = why.splitn(3, ':');
+    if let (Some(l), Some(c), Some(rest)) = (it.next(), it.next(), it.next())
+        && let (Ok(l), Ok(c)) = (l.trim().parse::<u32>(), c.trim().parse::<u32>())
+    {
+        return (l.max(1), c.max(1), rest.trim().to_string());
+    }
+    (1, 1, why.to_string())
+}
+
+/// Every `{"kind": "file", "path": synthetic, …}` origin in a JSON tree becomes
+/// `{"kind": "general"}`.
+fn general_origins(v: &mut serde_json::Value, synthetic: &str) {
+    match v {
+        serde_json::Value::Object(o) => {
+            if o.get("kind").and_then(|k| k.as_str()) == Some("file")
+                && o.get("path").and_then(|p| p.as_str()) == Some(synthetic)
+            {
+                o.clear();
+                o.insert("kind".into(), "general".into());
+                return;
+            }
+            for x in o.values_mut() {
+                general_origins(x, synthetic);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| general_origins(x, synthetic)),
+        _ => {}
     }
 }
 

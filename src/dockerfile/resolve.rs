@@ -28,6 +28,8 @@ pub struct Options {
     /// The build context (`--context`, else the Dockerfile's directory, as `docker build`
     /// takes it), for requirements files and uv projects; None for stdin.
     pub context: Option<PathBuf>,
+    /// The stage to check (`--target`, as `docker build --target`); None: the last one.
+    pub target: Option<String>,
 }
 
 /// Variables visible in a scope: name → (value, set).
@@ -61,6 +63,9 @@ pub(crate) struct Stage {
     /// Torch as the last `pip download` fetched it: a later install from local files
     /// (`--no-index --find-links DIR torch`, `pip install DIR/torch-*.whl`) installs that.
     pub(crate) downloaded: Option<Sourced<TorchFacts>>,
+    /// Torch of another stage whose Python environment this one copies in (`COPY --from`),
+    /// the latest last: (torch, which stage and where it is copied).
+    pub(crate) pulled: Vec<(Sourced<TorchFacts>, String)>,
 }
 
 /// The most bytes one substitution may produce (one ARG/ENV value, one image reference, one RUN
@@ -454,6 +459,44 @@ pub(crate) fn value_site(text: &str, span: Span, sites: &Sites) -> Option<Span> 
     sites.get(name).copied().flatten()
 }
 
+/// Where the value of a variable used once inside an otherwise literal word is written
+/// (`https://…/whl/rocm${ROCM}`, `"…/rocm$ROCM/"`), with the literal text before and after the
+/// variable; None when the word has quotes, escapes or blanks inside, more than one variable, a
+/// `${X:-default}`-style modifier, or the variable's value is not a literal in this file.
+pub(crate) fn affixed_value_site(text: &str, span: Span, sites: &Sites) -> Option<(Span, String, String)> {
+    let raw = text.get(span.start..span.end)?;
+    let raw = match raw.as_bytes() {
+        [b'"', .., b'"'] if raw.len() >= 2 => &raw[1..raw.len() - 1],
+        _ => raw,
+    };
+    let d = raw.find('$')?;
+    let (prefix, rest) = raw.split_at(d);
+    let (name, suffix) = match rest[1..].strip_prefix('{') {
+        Some(r) => {
+            let close = r.find('}')?;
+            (&r[..close], &r[close + 1..])
+        }
+        None => {
+            let r = &rest[1..];
+            let n = r
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(r.len());
+            (&r[..n], &r[n..])
+        }
+    };
+    let plain = |t: &str| !t.contains(['"', '\'', '\\', '$', '\n', ' ', '\t']);
+    if name.is_empty()
+        || name.starts_with(|c: char| c.is_ascii_digit())
+        || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        || !plain(prefix)
+        || !plain(suffix)
+    {
+        return None;
+    }
+    let site = sites.get(name).copied().flatten()?;
+    Some((site, prefix.to_string(), suffix.to_string()))
+}
+
 /// The tag of an image reference written as `raw_span` in the file (see [`BaseImage::tag_site`]).
 fn tag_site(text: &str, raw_span: Span, sites: &Sites) -> Option<Span> {
     // the whole reference is a literal (or a variable holding one)
@@ -674,6 +717,21 @@ pub fn resolve_with_heredocs(
     matrix: &Matrix,
     opts: &Options,
 ) -> Result<Facts, InputProblem> {
+    resolve_with_files(path, text, df, heredocs, matrix, opts, None)
+}
+
+/// [`resolve_with_heredocs`], with one build-context file's text given (`(path in the
+/// context, text)`) instead of read from the disk: a manifest linted on its own is read as the
+/// caller holds it (the text `--fix` is editing).
+pub(crate) fn resolve_with_files(
+    path: &str,
+    text: &str,
+    df: &Dockerfile,
+    heredocs: &[super::heredoc::Body],
+    matrix: &Matrix,
+    opts: &Options,
+    given: Option<(&str, &str)>,
+) -> Result<Facts, InputProblem> {
     let cx = Ctx {
         path,
         text,
@@ -686,6 +744,9 @@ pub fn resolve_with_heredocs(
         heredocs,
         heredoc_files: Default::default(),
     };
+    if let Some((rel, t)) = given {
+        cx.cache.borrow_mut().insert(rel.to_string(), Ok(std::rc::Rc::from(t)));
+    }
     // ARG cycles, per scope (global, then each stage)
     {
         let mut scope: Vec<(String, usize, String)> = Vec::new();
@@ -836,6 +897,31 @@ pub fn resolve_with_heredocs(
                 let Some(st) = &mut cur else { continue };
                 let srcs = path_sources(&x.src);
                 let from_context = !x.options.iter().any(|f| f.name.value == "from");
+                // another stage's Python environment copied in brings its torch along
+                if let Some(from) = x.options.iter().find(|f| f.name.value == "from")
+                    && let Some(v) = &from.value
+                {
+                    let (name, _) = substitute(&v.value, &st.vars);
+                    let name = name.trim().to_ascii_lowercase();
+                    let src = match name.parse::<usize>() {
+                        Ok(n) => stages.get(n),
+                        Err(_) => named.get(&name).map(|&i| &stages[i]),
+                    };
+                    if let Some(src) = src
+                        && srcs.iter().any(|p| python_env_path(&p.value, src))
+                    {
+                        let label = src.name.clone().unwrap_or_else(|| name.clone());
+                        let (line, _) = cx.ix.pos(text, x.copy.span.start);
+                        let pulled = src.torch.as_ref().or(src.pulled.last().map(|(t, _)| t));
+                        if let Some(t) = pulled {
+                            let where_ = format!("{}:{line}", cx.path);
+                            st.pulled.push((
+                                t.clone(),
+                                format!("the build stage `{label}`, whose Python environment is copied in at {where_}"),
+                            ));
+                        }
+                    }
+                }
                 copy_in(&cx, st, x.copy.span.start, &srcs, &x.dest, from_context);
             }
             Instruction::Add(x) => {
@@ -931,15 +1017,73 @@ pub fn resolve_with_heredocs(
     if let Some(done) = cur.take() {
         push_stage(&mut stages, &mut named, done);
     }
-    let idx = stages.len().saturating_sub(1);
-    let Some(last) = stages.pop() else {
+    let mut idx = stages.len().saturating_sub(1);
+    if let Some(t) = &cx.opts.target {
+        // BuildKit: the stage of that name (case-insensitive; the later one when two share it);
+        // the stages after it are not built
+        match named.get(&t.to_ascii_lowercase()) {
+            Some(&i) => {
+                stages.truncate(i + 1);
+                idx = i;
+            }
+            None if !stages.is_empty() => {
+                let names: Vec<&str> = stages.iter().filter_map(|s| s.name.as_deref()).collect();
+                let known = if names.is_empty() {
+                    " (this file names none)".to_string()
+                } else {
+                    format!(": {}", names.join(", "))
+                };
+                return Err(InputProblem::new(
+                    1,
+                    1,
+                    format!(
+                        "--target {t}: no build stage of that name; expected a stage named with `FROM … AS NAME`{known}"
+                    ),
+                ));
+            }
+            None => {}
+        }
+    }
+    let Some(mut last) = stages.pop() else {
         return Err(InputProblem::new(
             1,
             1,
             "no FROM instruction: expected at least one build stage",
         ));
     };
-    Ok(into_facts(&cx, last, idx))
+    // a final stage that installs no torch of its own but copies another stage's Python
+    // environment gets that stage's torch, saying which stage
+    let mut via = None;
+    if last.torch.is_none()
+        && let Some((t, label)) = last.pulled.pop()
+    {
+        last.torch = Some(t);
+        via = Some(label);
+    }
+    let mut facts = into_facts(&cx, last, idx);
+    facts.torch_stage = via;
+    Ok(facts)
+}
+
+/// Whether a `COPY --from` source path is (or holds) a stage's Python environment: the file
+/// system root, `site-packages`/`dist-packages`, `/usr/local` (or its `lib`), a Python prefix
+/// under `/usr/local/lib/python…`, `/opt/conda`, or the stage's `VIRTUAL_ENV`/`CONDA_PREFIX`.
+fn python_env_path(p: &str, src: &Stage) -> bool {
+    let p = p.trim_end_matches('/');
+    if p.is_empty() || p.contains("site-packages") || p.contains("dist-packages") {
+        return true;
+    }
+    if matches!(p, "/usr/local" | "/usr/local/lib" | "/usr/lib" | "/opt/conda")
+        || p.starts_with("/usr/local/lib/python")
+        || p.starts_with("/usr/lib/python")
+    {
+        return true;
+    }
+    src.env.iter().any(|e| {
+        matches!(e.value.name.as_str(), "VIRTUAL_ENV" | "CONDA_PREFIX")
+            && !e.value.value.is_empty()
+            && e.value.value.trim_end_matches('/') == p
+    })
 }
 
 fn push_stage(stages: &mut Vec<Stage>, named: &mut BTreeMap<String, usize>, st: Stage) {

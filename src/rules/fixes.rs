@@ -95,17 +95,33 @@ impl Context<'_> {
                 }
             }
         }
+        // a new index URL where the old one is written: the whole literal, or only the part
+        // a variable holds when the URL is written around it
+        let url_edit = |s: &crate::facts::IndexSite, url: &str| -> Option<Edit> {
+            let content = match &s.affix {
+                // a trailing `/` written after the variable stays (the same index)
+                Some((before, after)) => url
+                    .trim_end_matches('/')
+                    .strip_prefix(before.as_str())?
+                    .strip_suffix(after.trim_end_matches('/'))?,
+                None => url,
+            };
+            if content.is_empty() {
+                return None;
+            }
+            edit(self, s.value?, content.to_string())
+        };
         if let Some(url) = change.index_url {
             let primary = sites.index.iter().find(|s| !s.extra);
             if let Some(p) = primary {
                 if !t.index_urls.iter().any(|u| u.trim_end_matches('/') == url) {
-                    edits.push(edit(self, p.value?, url.to_string())?);
+                    edits.push(url_edit(p, url)?);
                 }
             } else if let Some(x) = sites.index.iter().find(|s| s.extra) {
                 // the only indexes are extras: the first becomes the one index
                 edits.push(edit(self, x.flag, "--index-url".to_string())?);
                 if t.index_urls.first().is_none_or(|u| u.trim_end_matches('/') != url) {
-                    edits.push(edit(self, x.value?, url.to_string())?);
+                    edits.push(url_edit(x, url)?);
                 }
             } else if sites.pyproject {
                 // a uv project names its indexes in `[[tool.uv.index]]`: one that serves torch

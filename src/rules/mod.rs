@@ -158,6 +158,7 @@ pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
                 .context_files
                 .iter()
                 .find(|c| &c.path == path && c.status == crate::facts::ContextStatus::Read)
+                && c.origin != Origin::General
             {
                 f.evidence.push_str(&format!(
                     " (read for `{}` at {})",
@@ -165,6 +166,12 @@ pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
                     crate::report::human::origin_text(&c.origin)
                 ));
             }
+        }
+    }
+    // torch from another build stage: its findings say which stage
+    if let (Some(t), Some(via)) = (&facts.torch, &facts.torch_stage) {
+        for f in out.iter_mut().filter(|f| f.origin == t.origin) {
+            f.evidence.push_str(&format!(" (in {via})"));
         }
     }
     uv_lock_notes(facts, &mut out);

@@ -8,7 +8,9 @@ use super::requirements;
 use super::uv;
 use crate::dockerfile::context::{HeredocFile, heredoc_index, join_path, parent_of};
 use crate::dockerfile::parse::{InputProblem, LineIndex};
-use crate::dockerfile::resolve::{Ctx, Sites, Stage, raw_word_end, references, shell_words, substitute, value_site};
+use crate::dockerfile::resolve::{
+    Ctx, Sites, Stage, affixed_value_site, raw_word_end, references, shell_words, substitute, value_site,
+};
 use crate::facts::{
     ContextStatus, IndexSite, Origin, PipRequirement, Sourced, Span, TorchFacts, TorchFrom, TorchSites, UvProject,
 };
@@ -167,26 +169,26 @@ fn pip_install_with(
                 };
                 if matches!(flag, "-i" | "--index-url" | "--extra-index-url") {
                     let fr = raw[flag_at];
+                    // the URL's literal, or the literal default of the one variable in it
+                    let url_site = |v: Span| match value_site(cx.text, v, &st.sites) {
+                        Some(l) => Some((l, None)),
+                        None => affixed_value_site(cx.text, v, &st.sites).map(|(l, p, q)| (l, Some((p, q)))),
+                    };
                     let site = fr.map(|r| {
                         if i == flag_at {
                             // --flag=value
                             let f = Span::new(r.start, r.start + flag.len());
-                            (f, value_site(cx.text, Span::new(f.end + 1, r.end), &st.sites))
+                            (f, url_site(Span::new(f.end + 1, r.end)))
                         } else {
-                            (
-                                r,
-                                raw.get(i)
-                                    .copied()
-                                    .flatten()
-                                    .and_then(|v| value_site(cx.text, v, &st.sites)),
-                            )
+                            (r, raw.get(i).copied().flatten().and_then(url_site))
                         }
                     });
                     match site {
                         Some((f, value)) if cx.text.get(f.start..f.end) == Some(flag) => sites.index.push(IndexSite {
                             flag: f,
-                            value,
+                            value: value.as_ref().map(|v| v.0),
                             extra: flag == "--extra-index-url",
+                            affix: value.and_then(|v| v.1),
                         }),
                         _ => sites_ok = false,
                     }
@@ -823,6 +825,7 @@ pub(crate) fn requirements_file(
                             flag,
                             value,
                             extra: !primary,
+                            affix: None,
                         },
                         url.clone(),
                     ));

@@ -307,6 +307,7 @@ pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option
                 flag: u,
                 value: Some(u),
                 extra: false,
+                affix: None,
             });
         }
         // what else the project installs with torch (the requirements that apply here)
