@@ -833,6 +833,10 @@ pub struct ContainerGpu {
     /// `remoteUser` / `containerUser`, `docker run --user`); None = the image's own `USER`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
+    /// The container is built from a local Dockerfile that gives a user the video/render
+    /// groups itself (`usermod -aG video …`): no `--group-add` is needed.
+    #[serde(default)]
+    pub image_groups: bool,
     /// Settings whose value could not be known (a compose variable with no value and no
     /// default, a devcontainer `${localEnv:…}`): `devices`, `group_add`, `user`, `image`.
     /// Rules say nothing that depends on them.

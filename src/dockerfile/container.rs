@@ -553,8 +553,45 @@ fn run_args(args: &[String], c: &mut ContainerGpu) -> Vec<(String, String)> {
     env
 }
 
-/// Facts from a devcontainer.json. `targets` are the requested ones (`--gfx`, `.rocmcheck.yaml`).
-pub fn devcontainer(path: &str, text: &str, targets: &[(String, Origin)]) -> Result<Facts, InputProblem> {
+/// Does a Dockerfile's text give a user the GPU groups (`usermod -aG video …`, `useradd -G
+/// render …`, `adduser … video`, `gpasswd -a … render`, a `groupadd` of a host gid the user is
+/// then added to)? Read for an image built from a local Dockerfile (devcontainer `build`,
+/// compose `build:`): groups set in the image need no `--group-add`.
+pub fn image_adds_gpu_groups(dockerfile: &str) -> bool {
+    // logical lines: continuations joined
+    let joined = dockerfile.replace("\\\n", " ").replace("`\n", " ");
+    joined.lines().any(|l| {
+        let words: Vec<&str> = l
+            .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | ','))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let adds_member = words.iter().any(|w| matches!(*w, "usermod" | "useradd" | "adduser" | "gpasswd"));
+        let names_group = words.iter().any(|w| {
+            let w = w.trim_matches(|c| c == '"' || c == '\'');
+            w == "video" || w == "render" || w.contains("VIDEO") || w.contains("RENDER") || w.ends_with("_map")
+        });
+        adds_member && names_group
+    })
+}
+
+/// The image's own group setup, where the container is built from a local Dockerfile: its text
+/// when it can be read (only files of the project), else unknown.
+fn built_image_groups(c: &mut ContainerGpu, dockerfile: Option<String>) {
+    match dockerfile {
+        Some(t) if image_adds_gpu_groups(&t) => c.image_groups = true,
+        Some(_) => {}
+        None => c.unknown.push("group_add".into()),
+    }
+}
+
+/// Facts from a devcontainer.json. `targets` are the requested ones (`--gfx`, `.rocmcheck.yaml`);
+/// `read` gives a file of the project (the `build.dockerfile`) by its path relative to the file.
+pub fn devcontainer(
+    path: &str,
+    text: &str,
+    read: &dyn Fn(&str) -> Option<String>,
+    targets: &[(String, Origin)],
+) -> Result<Facts, InputProblem> {
     let ix = LineIndex::new(text);
     let json = strip_jsonc(text);
     let v: serde_json::Value = serde_json::from_str(&json).map_err(|e| {
@@ -598,6 +635,15 @@ pub fn devcontainer(path: &str, text: &str, targets: &[(String, Origin)]) -> Res
         run_args: site,
         ..ContainerSites::default()
     });
+    // an image built from a Dockerfile beside the devcontainer.json (`build.dockerfile`, or the
+    // older top-level `dockerFile`) may give the user the GPU groups itself
+    if let Some(df) = v
+        .pointer("/build/dockerfile")
+        .or_else(|| v.get("dockerFile"))
+        .and_then(|d| d.as_str())
+    {
+        built_image_groups(&mut c, read(df));
+    }
     let image = v.get("image").and_then(|i| i.as_str()).unwrap_or("");
     // `containerEnv` (the container's environment) and `remoteEnv` (the tools' processes in it)
     // are the run-time choice, like `docker run -e`; `remoteEnv` is applied last
@@ -1008,6 +1054,18 @@ pub fn compose(
             Some(u) => c.user = scalar(u),
             None => {}
         }
+        // `build:` (a context path, or {context, dockerfile}): the image may set the groups
+        if let Some(b) = s.get("build") {
+            let (ctx, file) = match b {
+                serde_yaml::Value::Mapping(_) => (
+                    b.get("context").and_then(scalar).unwrap_or_else(|| ".".into()),
+                    b.get("dockerfile").and_then(scalar).unwrap_or_else(|| "Dockerfile".into()),
+                ),
+                other => (scalar(other).unwrap_or_else(|| ".".into()), "Dockerfile".into()),
+            };
+            let rel = format!("{}/{}", ctx.trim_end_matches('/'), file);
+            built_image_groups(&mut c, read(rel.trim_start_matches("./")));
+        }
         let image = match s.get("image") {
             Some(i) if is_unknown(i) => {
                 c.unknown.push("image".into());
@@ -1115,7 +1173,7 @@ mod tests {
         // modelled on the ROCm devcontainer of tests/fixtures/fixes (containers.dev reference:
         // `containerEnv`, `remoteEnv`) and on vLLM's ROCm compose examples (`environment:`)
         let d = "{\n  // JSONC\n  \"image\": \"rocm/pytorch:latest\",\n  \"containerEnv\": { \"HSA_OVERRIDE_GFX_VERSION\": \"11.0.0\" },\n  \"remoteEnv\": { \"PYTORCH_HIP_ALLOC_CONF\": \"expandable_segments:True\", \"X\": null }\n}";
-        let f = devcontainer("d.json", d, &[]).unwrap();
+        let f = devcontainer("d.json", d, &|_| None, &[]).unwrap();
         let env: Vec<(&str, &str)> = f
             .env
             .iter()
@@ -1167,7 +1225,7 @@ mod tests {
     #[test]
     fn devcontainer_run_args() {
         let t = r#"{ "image": "rocm/pytorch:latest", "runArgs": ["--device=/dev/kfd", "--device", "/dev/dri", "--group-add=video", "--ipc=host"] }"#;
-        let f = devcontainer("d.json", t, &[]).unwrap();
+        let f = devcontainer("d.json", t, &|_| None, &[]).unwrap();
         let c = &f.containers[0].value;
         assert!(c.gpu_intent);
         assert_eq!(c.devices, ["/dev/kfd", "/dev/dri"]);
@@ -1272,7 +1330,7 @@ mod access_tests {
     #[test]
     fn devcontainer_access_forms_and_users() {
         let t = r#"{ "image": "rocm/pytorch", "runArgs": ["--device", "amd.com/gpu=all", "--gpus=all", "--runtime=amd", "-e", "AMD_VISIBLE_DEVICES=all", "--env=HIP_VISIBLE_DEVICES=0", "--device=${localEnv:DEV}"], "remoteUser": "vscode" }"#;
-        let f = devcontainer("d.json", t, &[]).unwrap();
+        let f = devcontainer("d.json", t, &|_| None, &[]).unwrap();
         let c = &f.containers[0].value;
         assert_eq!(c.cdi, ["amd.com/gpu=all"]);
         assert_eq!(c.gpus[0].what, "all");
@@ -1292,7 +1350,7 @@ mod access_tests {
         );
         // a containerUser of root, and the runtime-substituted variables left unknown
         let t = r#"{ "image": "rocm/x", "containerUser": "root", "containerEnv": { "HSA_OVERRIDE_GFX_VERSION": "${localEnv:GFX}" } }"#;
-        let f = devcontainer("d.json", t, &[]).unwrap();
+        let f = devcontainer("d.json", t, &|_| None, &[]).unwrap();
         assert_eq!(f.containers[0].value.runs_as_root(), Some(true));
         assert!(f.env.is_empty());
     }
@@ -1354,5 +1412,40 @@ mod access_tests {
         let f = compose("c.yaml", &t2, &|_| None, &[("gfx1031".into(), o)]).unwrap();
         let g: Vec<_> = f.targets.iter().map(|t| t.value.gfx.as_str()).collect();
         assert_eq!(g, ["gfx1031"]);
+    }
+}
+
+#[cfg(test)]
+mod image_group_tests {
+    use super::*;
+
+    /// Modelled on public ROCm devcontainers that map the host's video/render gids into the image
+    /// (build args VIDEO_GID / RENDER_GID, `groupadd -g … && usermod -aG …`).
+    const GROUPS_IN_IMAGE: &str = "FROM rocm/dev-ubuntu-24.04:7.2.4\nARG USERNAME=dev\nARG VIDEO_GID\nRUN useradd -m $USERNAME \\\n  && groupadd -g $VIDEO_GID video_host && usermod -aG video_host $USERNAME\nUSER $USERNAME\n";
+
+    #[test]
+    fn a_dockerfile_that_adds_the_user_to_the_gpu_groups() {
+        assert!(image_adds_gpu_groups(GROUPS_IN_IMAGE));
+        assert!(image_adds_gpu_groups("RUN usermod -aG video,render dev\n"));
+        assert!(image_adds_gpu_groups("RUN useradd -m -G render dev\n"));
+        assert!(!image_adds_gpu_groups("FROM x\nRUN useradd -m dev\nUSER dev\n"));
+        assert!(!image_adds_gpu_groups("FROM x\nRUN apt-get install -y video-tools\n"));
+    }
+
+    #[test]
+    fn groups_set_in_a_built_image_silence_the_group_rule_and_unread_ones_are_unknown() {
+        let dc = r#"{ "build": { "dockerfile": "Dockerfile" }, "runArgs": ["--device=/dev/kfd", "--device=/dev/dri"], "remoteUser": "dev" }"#;
+        let with = devcontainer("d.json", dc, &|n| (n == "Dockerfile").then(|| GROUPS_IN_IMAGE.to_string()), &[]).unwrap();
+        let c = &with.containers[0].value;
+        assert!(c.image_groups, "{c:?}");
+        let unread = devcontainer("d.json", dc, &|_| None, &[]).unwrap();
+        assert!(unread.containers[0].value.unknown.iter().any(|u| u == "group_add"));
+        let without = devcontainer("d.json", dc, &|_| Some("FROM x\nRUN useradd -m dev\n".into()), &[]).unwrap();
+        let c = &without.containers[0].value;
+        assert!(!c.image_groups && !c.unknown.iter().any(|u| u == "group_add"), "{c:?}");
+        // compose `build:` too
+        let y = "services:\n  a:\n    build: {context: ., dockerfile: gpu.Dockerfile}\n    devices: [/dev/kfd, /dev/dri]\n    user: dev\n";
+        let f = compose("compose.yaml", y, &|n| (n == "gpu.Dockerfile").then(|| GROUPS_IN_IMAGE.to_string()), &[]).unwrap();
+        assert!(f.containers[0].value.image_groups);
     }
 }

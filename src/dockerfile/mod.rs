@@ -132,31 +132,20 @@ pub fn analyze(
             let facts = resolve::resolve_with_heredocs(path, &text, &df, bodies, matrix, opts)?;
             Ok((facts, pragmas))
         }
-        Kind::Devcontainer => Ok((container::devcontainer(path, &text, &opts.targets)?, Pragmas::default())),
+        Kind::Devcontainer => {
+            let read = |name: &str| project_file(path, name);
+            Ok((
+                container::devcontainer(path, &text, &read, &opts.targets)?,
+                Pragmas::default(),
+            ))
+        }
         Kind::Compose => {
             // bounded before the YAML parser sees it (its token fetch is quadratic in nesting)
             crate::input::yaml_nesting(&text, crate::input::MAX_YAML_NESTING)
                 .map_err(|(line, col, m)| InputProblem::new(line, col, format!("invalid compose file: {m}")))?;
-            // the project's `.env` and the services' `env_file:` are beside the compose file
-            let dir = Path::new(path).parent().map(Path::to_path_buf).unwrap_or_default();
-            // only files of the project: relative paths that stay in its directory, of a size
-            // a compose project's variables have
-            let read = |name: &str| {
-                let rel = Path::new(name);
-                if !rel
-                    .components()
-                    .all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir))
-                {
-                    return None;
-                }
-                let p = dir.join(rel);
-                let meta = std::fs::metadata(&p).ok()?;
-                // regular files only (a FIFO named .env would block the read)
-                if !meta.is_file() || meta.len() > parse::MAX_BYTES as u64 {
-                    return None;
-                }
-                std::fs::read_to_string(p).ok()
-            };
+            // the project's `.env`, the services' `env_file:` and `build:` Dockerfiles are
+            // beside the compose file
+            let read = |name: &str| project_file(path, name);
             Ok((
                 container::compose(path, &text, &read, &opts.targets)?,
                 Pragmas::default(),
@@ -164,6 +153,26 @@ pub fn analyze(
         }
         Kind::Manifest(m) => Ok((manifest(m, path, &text, matrix, opts)?, Pragmas::default())),
     }
+}
+
+/// A file of the project of the compose file or devcontainer.json at `path`: `name` relative to
+/// its directory, staying inside it, a regular file (a FIFO would block the read) of a size a
+/// project file has; None otherwise.
+fn project_file(path: &str, name: &str) -> Option<String> {
+    let dir = Path::new(path).parent().map(Path::to_path_buf).unwrap_or_default();
+    let rel = Path::new(name);
+    if !rel
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir))
+    {
+        return None;
+    }
+    let p = dir.join(rel);
+    let meta = std::fs::metadata(&p).ok()?;
+    if !meta.is_file() || meta.len() > parse::MAX_BYTES as u64 {
+        return None;
+    }
+    std::fs::read_to_string(p).ok()
 }
 
 /// A manifest on its own: the facts of a build that runs [`Manifest::command`] with the

@@ -47,6 +47,7 @@ impl Rule for ContainerGroupsMissing {
         for s in gpu_containers(cx) {
             let c = &s.value;
             if c.runs_as_root() != Some(false)
+                || c.image_groups
                 || c.unknown.iter().any(|u| u == "group_add")
                 || c.group_add.iter().any(|g| {
                     g == "video" || g == "render" || g == "keep-groups" || g.chars().all(|x| x.is_ascii_digit())
