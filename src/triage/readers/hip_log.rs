@@ -102,6 +102,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             || t.has("rocBLAS error")
             || t.has("Memory access fault by GPU")
             || t.has("no ROCm-capable device")
+            || t.has("invalid device function")
+            || t.has("Unable to find code object")
         {
             fired = true;
         }
