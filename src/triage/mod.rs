@@ -539,6 +539,7 @@ const GPU_READERS: &[&str] = &[
     "torch_print",
     "hip_log",
     "free_form",
+    "key_value",
 ];
 
 fn origin(names: &[String], s: Src) -> Origin {
