@@ -108,13 +108,17 @@ const ADVICE: &[&str] = &[
     "if you ",
 ];
 
-/// The text before a setting on its line advises it (see [`ADVICE`]).
+/// The text before a setting on its line advises it (see [`ADVICE`]). Only the last 160 bytes
+/// are looked at, so a line of many settings costs linear time.
 fn advice(before: &str) -> bool {
-    let sentence = before.rsplit(['.', '!', '?', ';']).next().unwrap_or(before);
-    // `e.g.` spans a sentence break: look at the whole prefix for it
-    let l = before.to_ascii_lowercase();
-    let s = sentence.to_ascii_lowercase();
-    ADVICE.iter().any(|w| s.contains(w)) || l.contains("e.g.")
+    let mut from = before.len().saturating_sub(160);
+    while !before.is_char_boundary(from) {
+        from += 1;
+    }
+    let near = before[from..].to_ascii_lowercase();
+    // `e.g.` spans a sentence break: look for it before cutting at the sentence
+    let sentence = near.rsplit(['.', '!', '?', ';']).next().unwrap_or(&near);
+    ADVICE.iter().any(|w| sentence.contains(w)) || near.contains("e.g.")
 }
 
 /// Reads environment variable settings.
