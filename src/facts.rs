@@ -762,6 +762,9 @@ pub struct RuntimeEvent {
     pub gfx: Option<String>,
     /// The reported text (trimmed, at most 200 characters).
     pub text: String,
+    /// The matrix signature (`signatures.yaml` id) that recognised the line, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 /// Classes of run-time reports.
@@ -774,8 +777,15 @@ pub enum EventKind {
     TensileLibraryMissing,
     /// `invalid device function` (HIP, torch, ggml).
     InvalidDeviceFunction,
+    /// `hipErrorInvalidImage`, `device kernel image is invalid`: the code object loaded for the
+    /// GPU holds no valid kernels for it.
+    InvalidImage,
     /// `Memory access fault by GPU node-N … Reason: …` (ROCr).
     MemoryAccessFault,
+    /// The runtime aborted a queue or a kernel after a GPU exception
+    /// (`HSA_STATUS_ERROR_EXCEPTION`, a memory aperture violation, an illegal address, a launch
+    /// failure).
+    GpuException,
     /// amdgpu `[gfxhub] page fault` / `VM_L2_PROTECTION_FAULT_STATUS` (kernel log).
     PageFault,
     /// amdgpu `ring … timeout` / `MES failed to respond` (kernel log): a hang.

@@ -1200,3 +1200,57 @@ fn the_default_url_of_a_pinned_serial_is_its_immutable_release() {
         )
     );
 }
+
+// ------------------------------------------------------- a new error wording is data only
+
+/// The codes `triage --format json` reports for `paste`, with the data in `cache`.
+fn triage_codes(cache: &Path, paste: &Path) -> (Vec<String>, String) {
+    let o = rocmcheck(
+        cache,
+        &["triage", "--offline", "--format", "json", paste.to_str().unwrap()],
+    );
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+    let v = json(&o);
+    let codes = v["subjects"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect();
+    (codes, String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+#[test]
+fn a_new_error_wording_reaches_an_installed_binary_through_matrix_update() {
+    // An AMD_LOG_LEVEL line in HIP's `Returned hipErrorX` shape (as in the traces of
+    // https://github.com/ROCm/legacy-rocm-build/issues/5461); a wording the embedded
+    // signatures.yaml does not list, so this binary cannot know what it means yet.
+    let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+    let paste = cache.path().join("paste.txt");
+    std::fs::write(
+        &paste,
+        ":3:hip_module.cpp           :671 : 2871604210 us: [pid:4242  tid:0x7f00] hipModuleLaunchKernel: Returned hipErrorLaunchFailure :\n",
+    )
+    .unwrap();
+    let (before, _) = triage_codes(cache.path(), &paste);
+    assert!(!before.contains(&"RC315".to_string()), "{before:?}");
+
+    // The data change: one more entry in signatures.yaml, shipped as a signed bundle.
+    let mut f = files(FRESH, "CACHED");
+    let sigs = f.get_mut("signatures.yaml").unwrap();
+    sigs.push_str(
+        "  - id: hip-error-launch-failure-name\n    needles: [\"hipErrorLaunchFailure\"]\n    event: gpu-exception\n    diagnosis: \"NEW-WORDING a GPU kernel failed while running (hipErrorLaunchFailure).\"\n    sources:\n      - \"https://github.com/ROCm/TheRock/issues/4214\"\n",
+    );
+    let b = data::build_bundle(&f, 7).unwrap();
+    let url = srv.put("sig-7.tar", &b, &key.sign(&b));
+    let o = update(cache.path(), &url, &key);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_serial(cache.path(), "7");
+
+    let (after, out) = triage_codes(cache.path(), &paste);
+    assert!(after.contains(&"RC315".to_string()), "{after:?}\n{out}");
+    assert!(
+        out.contains("NEW-WORDING"),
+        "the finding shows the signature's diagnosis:\n{out}"
+    );
+}

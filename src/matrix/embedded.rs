@@ -19,6 +19,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("images.yaml", include_str!("../../matrix/images.yaml")),
     ("issues.yaml", include_str!("../../matrix/issues.yaml")),
     ("distribution.yaml", include_str!("../../matrix/distribution.yaml")),
+    ("signatures.yaml", include_str!("../../matrix/signatures.yaml")),
 ];
 
 /// The embedded matrix's `data:` date, known without decoding it (build.rs).

@@ -636,6 +636,31 @@ pub struct KnownIssue {
     pub sources: Vec<String>,
 }
 
+/// A run-time error wording and what it means (`signatures.yaml`): `triage` records a line that
+/// contains every needle (ASCII case-insensitive) and matches `regex`, where given, as an event
+/// of class `event`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Signature {
+    /// Stable id (kebab-case).
+    pub id: String,
+    /// Literal substrings; all must occur in the line.
+    pub needles: Vec<String>,
+    /// A regex the line must also match (only where literals cannot say it).
+    pub regex: Option<String>,
+    /// The class of report.
+    pub event: crate::facts::EventKind,
+    /// The gfx token after this marker is the target the line names.
+    pub gfx_after: Option<String>,
+    /// What the line means.
+    pub diagnosis: String,
+    /// What to do.
+    pub fix: Option<String>,
+    /// A known issue (issues.yaml id) the wording points to.
+    pub issue: Option<String>,
+    /// Threads or documents where the wording appears.
+    pub sources: Vec<String>,
+}
+
 /// What an image reference means, by the matrix's grammars.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ImageMatch {
@@ -684,6 +709,9 @@ pub struct Matrix {
     pub issues: Vec<KnownIssue>,
     /// ROCm as pip wheels, AMD's package indexes and GPU families (`distribution.yaml`).
     pub distribution: Distribution,
+    /// Run-time error wordings (`signatures.yaml`).
+    #[serde(default)]
+    pub signatures: Vec<Signature>,
     /// Where this data came from (not part of the data: never packed or exported).
     #[serde(skip)]
     pub provenance: Provenance,
@@ -1296,6 +1324,11 @@ impl Matrix {
                     .filter(|r| r.covers(v))
                     .max_by(|a, b| a.version.cmp(&b.version))
             })
+    }
+
+    /// The run-time error signature with this id.
+    pub fn signature(&self, id: &str) -> Option<&Signature> {
+        self.signatures.iter().find(|s| s.id == id)
     }
 
     /// A gfx target by name.

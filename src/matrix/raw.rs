@@ -374,3 +374,30 @@ pub struct RawWheelBase {
     pub os: String,
     pub sources: Vec<String>,
 }
+
+/// `signatures.yaml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignatureFile {
+    pub signatures: Vec<Signature>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Signature {
+    pub id: String,
+    #[serde(default)]
+    pub needles: Vec<String>,
+    #[serde(default)]
+    pub regex: Option<String>,
+    pub event: String,
+    #[serde(default)]
+    pub gfx_after: Option<String>,
+    pub diagnosis: String,
+    #[serde(default)]
+    pub fix: Option<String>,
+    #[serde(default)]
+    pub issue: Option<String>,
+    #[serde(default)]
+    pub sources: Vec<String>,
+}

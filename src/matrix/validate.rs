@@ -20,6 +20,7 @@ pub const FILES: &[&str] = &[
     "images.yaml",
     "issues.yaml",
     "distribution.yaml",
+    "signatures.yaml",
 ];
 
 /// A problem in the matrix, with its place.
@@ -56,7 +57,7 @@ struct Ctx<'a> {
 
 /// Header of a packed matrix; the validated [`Matrix`] follows in two MessagePack halves (see
 /// [`pack_matrix`]).
-const PACK_MAGIC: &[u8] = b"rocmcheck packed matrix 4\n";
+const PACK_MAGIC: &[u8] = b"rocmcheck packed matrix 5\n";
 
 /// Text of one file with helpers to find where an entry is.
 struct Src<'a> {
@@ -252,7 +253,7 @@ pub fn pack_matrix(m: &Matrix) -> Result<Vec<u8>, String> {
         ))
     })
     .map_err(err)?;
-    let second = super::packing(|| rmp_serde::to_vec(&(&m.images, &m.gpus, &m.issues))).map_err(err)?;
+    let second = super::packing(|| rmp_serde::to_vec(&(&m.images, &m.gpus, &m.issues, &m.signatures))).map_err(err)?;
     let len = u32::try_from(first.len()).map_err(|_| "the packed matrix is over 4 GiB".to_string())?;
     let mut blob = PACK_MAGIC.to_vec();
     blob.extend(len.to_le_bytes());
@@ -270,7 +271,12 @@ type FirstHalf = (
     super::TorchTable,
     super::Distribution,
 );
-type SecondHalf = (Vec<super::ImageRepo>, Vec<super::GpuTarget>, Vec<super::KnownIssue>);
+type SecondHalf = (
+    Vec<super::ImageRepo>,
+    Vec<super::GpuTarget>,
+    Vec<super::KnownIssue>,
+    Vec<super::Signature>,
+);
 
 /// Decodes what [`pack`] wrote: the matrix as validated when rocmcheck was built (issue 13: the
 /// embedded matrix is checked once, at build time; start-up only decodes it). The second half
@@ -310,7 +316,7 @@ pub fn load_packed(dir: &str, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnosti
         (a, b)
     });
     let (schema, data, rocm, driver_policies, drivers, torch, distribution) = a.map_err(undecodable)?;
-    let (images, gpus, issues) = b.map_err(undecodable)?;
+    let (images, gpus, issues, signatures) = b.map_err(undecodable)?;
     Ok(Matrix {
         schema,
         data,
@@ -322,6 +328,7 @@ pub fn load_packed(dir: &str, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnosti
         images,
         issues,
         distribution,
+        signatures,
         provenance: Default::default(),
     })
 }
@@ -1142,6 +1149,15 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
         }
     }
 
+    // signatures.yaml
+    let mut signatures = Vec::new();
+    if let Some(src) = get(&mut cx, "signatures.yaml") {
+        if let Some(f) = cx.parse::<raw::SignatureFile>(&src) {
+            let issue_ids: HashSet<&str> = issues.iter().map(|k: &KnownIssue| k.id.as_str()).collect();
+            signatures = signatures_from(&mut cx, &src, f, &issue_ids);
+        }
+    }
+
     if !cx.diags.is_empty() {
         return Err(cx.diags);
     }
@@ -1157,9 +1173,108 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
         images,
         issues,
         distribution,
+        signatures,
         provenance: Provenance::default(),
     };
     Ok(m)
+}
+
+/// The event classes a signature may name (`EventKind`'s kebab-case names).
+const EVENT_NAMES: &[(&str, crate::facts::EventKind)] = {
+    use crate::facts::EventKind as E;
+    &[
+        ("no-binary-for-gpu", E::NoBinaryForGpu),
+        ("tensile-library-missing", E::TensileLibraryMissing),
+        ("invalid-device-function", E::InvalidDeviceFunction),
+        ("invalid-image", E::InvalidImage),
+        ("memory-access-fault", E::MemoryAccessFault),
+        ("gpu-exception", E::GpuException),
+        ("page-fault", E::PageFault),
+        ("ring-timeout", E::RingTimeout),
+        ("gpu-reset", E::GpuReset),
+        ("no-device", E::NoDevice),
+    ]
+};
+
+fn signatures_from(cx: &mut Ctx, src: &Src, f: raw::SignatureFile, issue_ids: &HashSet<&str>) -> Vec<Signature> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for (i, r) in f.signatures.into_iter().enumerate() {
+        let at = src.entry("id", i);
+        if !seen.insert(r.id.clone()) {
+            cx.push("M004", src, at, format!("duplicate signature id {}", r.id));
+        }
+        if !is_kebab_id(&r.id) {
+            cx.push("M006", src, at, format!("id `{}`: expected kebab-case", r.id));
+        }
+        let mut ok = true;
+        if r.needles.is_empty() || r.needles.iter().any(|n| n.trim().is_empty()) {
+            cx.push(
+                "M006",
+                src,
+                src.field(at, "needles"),
+                format!("signature {}: `needles` must list at least one non-empty literal", r.id),
+            );
+            ok = false;
+        }
+        if let Some(re) = &r.regex {
+            if let Err(e) = regex::Regex::new(re) {
+                cx.push(
+                    "M006",
+                    src,
+                    src.field(at, "regex"),
+                    format!("signature {}: regex does not compile: {e}", r.id),
+                );
+                ok = false;
+            }
+        }
+        let event = match one_of(&r.event, EVENT_NAMES) {
+            Ok(e) => Some(e),
+            Err(e) => {
+                cx.push(
+                    "M006",
+                    src,
+                    src.field(at, "event"),
+                    format!("signature {} event {e}", r.id),
+                );
+                None
+            }
+        };
+        if r.diagnosis.trim().is_empty() {
+            cx.push(
+                "M006",
+                src,
+                src.field(at, "diagnosis"),
+                format!("signature {}: empty diagnosis", r.id),
+            );
+            ok = false;
+        }
+        if let Some(k) = &r.issue {
+            if !issue_ids.contains(k.as_str()) {
+                cx.push(
+                    "M005",
+                    src,
+                    src.field(at, "issue"),
+                    format!("signature {}: issue {k} is not an id in issues.yaml", r.id),
+                );
+                ok = false;
+            }
+        }
+        let sources = cx.sources(src, at, &format!("signature {}", r.id), &r.sources);
+        let (Some(event), true) = (event, ok) else { continue };
+        out.push(Signature {
+            id: r.id,
+            needles: r.needles,
+            regex: r.regex,
+            event,
+            gfx_after: r.gfx_after,
+            diagnosis: r.diagnosis,
+            fix: r.fix,
+            issue: r.issue,
+            sources,
+        });
+    }
+    out
 }
 
 fn distribution_from(cx: &mut Ctx, src: &Src, f: raw::DistributionFile) -> Distribution {

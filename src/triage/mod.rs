@@ -11,6 +11,7 @@
 
 pub mod paste;
 pub mod readers;
+pub mod signatures;
 
 use crate::facts::{
     EnvVar, Facts, Gpu, KernelFacts, Origin, RocmFrom, RocmInstall, Sourced, Subject, Target, TargetReason, TorchFacts,
@@ -205,8 +206,32 @@ impl Seen {
         if self.events.iter().any(|e| e.v.kind == kind && e.v.gfx == gfx) {
             return;
         }
+        self.event_from(line, kind, gfx, text, None);
+    }
+    /// Records a run-time report once per class and target, with the signature that
+    /// recognised it.
+    pub fn event_from(
+        &mut self,
+        line: u32,
+        kind: crate::facts::EventKind,
+        gfx: Option<String>,
+        text: &str,
+        signature: Option<&str>,
+    ) {
+        if self.events.iter().any(|e| e.v.kind == kind && e.v.gfx == gfx) {
+            return;
+        }
         let text: String = text.trim().chars().take(200).collect();
-        let e = self.at(crate::facts::RuntimeEvent { kind, gfx, text }, line);
+        let signature = signature.map(str::to_string);
+        let e = self.at(
+            crate::facts::RuntimeEvent {
+                kind,
+                gfx,
+                text,
+                signature,
+            },
+            line,
+        );
         self.events.push(e);
     }
     /// Records a note.
@@ -334,10 +359,12 @@ impl Triage {
 /// Reads every input and builds the facts.
 pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
     let mut seen = Seen::default();
+    let router = signatures::Router::new(&matrix.signatures);
     for (i, input) in inputs.iter().enumerate() {
         seen.file = i;
         let lines = paste::lines(&input.text);
         readers::read_all(&lines, &mut seen);
+        router.scan(&lines, &mut seen);
     }
     let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
     let mut t = build(names, seen, matrix);
@@ -512,6 +539,7 @@ const GPU_READERS: &[&str] = &[
     "torch_print",
     "hip_log",
     "free_form",
+    "key_value",
 ];
 
 fn origin(names: &[String], s: Src) -> Origin {

@@ -15,6 +15,21 @@ fn events<'a>(cx: &'a Context<'a>, kinds: &[EventKind]) -> Vec<&'a Sourced<Runti
         .collect()
 }
 
+/// `why` followed by what the matrix's signature says the reported line means, where a
+/// signature recognised it.
+fn with_signature(cx: &Context, e: &RuntimeEvent, why: &str) -> String {
+    match e.signature.as_deref().and_then(|id| cx.matrix.signature(id)) {
+        Some(s) => {
+            let mut w = format!("{} {why}", s.diagnosis);
+            if let Some(f) = &s.fix {
+                w.push_str(&format!(" ({f})"));
+            }
+            w
+        }
+        None => why.to_string(),
+    }
+}
+
 declare_rule! {
     /// ## What it checks
     /// torch reports no GPU (`torch.cuda.is_available()` False, collect_env's `Is CUDA
@@ -109,10 +124,16 @@ impl Rule for TorchGpuUnavailable {
         out.push(
             Finding::new(&Self::META, "torch sees no GPU", origin)
                 .evidence(evidence)
-                .why(format!(
-                    "GPU work falls back to the CPU or stops. Causes, most frequent first:\n{}",
-                    causes.join("\n")
-                ))
+                .why({
+                    let why = format!(
+                        "GPU work falls back to the CPU or stops. Causes, most frequent first:\n{}",
+                        causes.join("\n")
+                    );
+                    match no_device.filter(|_| unavailable.is_none()) {
+                        Some(e) => with_signature(cx, &e.value, &why),
+                        None => why,
+                    }
+                })
                 .fix("run the commands in order and paste their output; the first that shows a problem is the cause")
                 .refs(["https://github.com/ROCm/legacy-rocm-build/issues/2354"]),
         );
@@ -211,14 +232,19 @@ impl Rule for GpuFault {
             cx,
             &[
                 EventKind::MemoryAccessFault,
+                EventKind::GpuException,
                 EventKind::PageFault,
                 EventKind::RingTimeout,
                 EventKind::GpuReset,
             ],
         ) {
             let (title, why, next) = match e.value.kind {
-                EventKind::MemoryAccessFault | EventKind::PageFault => (
-                    if e.value.kind == EventKind::PageFault { "the GPU page-faulted (kernel log)" } else { "a GPU memory access fault stopped the program" },
+                EventKind::MemoryAccessFault | EventKind::PageFault | EventKind::GpuException => (
+                    match e.value.kind {
+                        EventKind::PageFault => "the GPU page-faulted (kernel log)",
+                        EventKind::GpuException => "a GPU exception stopped a running kernel",
+                        _ => "a GPU memory access fault stopped the program",
+                    },
                     "A GPU kernel touched memory it does not own. Most often: code for another ISA forced by HSA_OVERRIDE_GFX_VERSION, a bug in the program or a library version, or on an APU an allocation beyond the GTT limit.",
                     format!(
                         "check the override{over}; rerun with `AMD_LOG_LEVEL=3` to see the last kernel launched; `sudo dmesg | grep -iE 'page fault|Process'` names the process; compare the torch and ROCm versions with `rocmcheck matrix query`"
@@ -238,7 +264,7 @@ impl Rule for GpuFault {
             out.push(
                 Finding::new(&Self::META, title, e.origin.clone())
                     .evidence(e.value.text.clone())
-                    .why(why)
+                    .why(with_signature(cx, &e.value, why))
                     .fix(next),
             );
         }
@@ -285,6 +311,7 @@ impl Rule for NoKernelsForGpu {
                 EventKind::NoBinaryForGpu,
                 EventKind::TensileLibraryMissing,
                 EventKind::InvalidDeviceFunction,
+                EventKind::InvalidImage,
             ],
         );
         let Some(e) = found.first() else { return };
@@ -319,13 +346,14 @@ impl Rule for NoKernelsForGpu {
             .map(|e| match e.value.kind {
                 EventKind::NoBinaryForGpu => "hipErrorNoBinaryForGpu",
                 EventKind::TensileLibraryMissing => "rocBLAS has no Tensile library",
+                EventKind::InvalidImage => "hipErrorInvalidImage",
                 _ => "invalid device function",
             })
             .collect();
         out.push(
             Finding::new(&Self::META, format!("the program has no GPU code for {what}"), e.origin.clone())
                 .evidence(format!("{}: {}", kinds.join(", "), e.value.text))
-                .why("The binary was compiled for other targets than the one the runtime presents; no kernel of it runs on this GPU.")
+                .why(with_signature(cx, &e.value, "The binary was compiled for other targets than the one the runtime presents, or its code for this GPU is missing or empty; no kernel of it runs on this GPU."))
                 .fix(fix)
                 .severity(Severity::Error),
         );
@@ -351,6 +379,7 @@ mod tests {
                 kind,
                 gfx: gfx.map(str::to_string),
                 text: text.into(),
+                signature: None,
             },
             Origin::File {
                 path: "paste.txt".into(),

@@ -87,6 +87,40 @@ pub fn settings(t: &str) -> Vec<(&str, &str)> {
     out
 }
 
+/// Words that make a setting a tool's or a helper's advice rather than one in force: torch's
+/// "For debugging consider passing AMD_SERIALIZE_KERNEL=3", "try HSA_OVERRIDE_GFX_VERSION=…",
+/// "you can set …". Only the same sentence before the setting counts.
+const ADVICE: &[&str] = &[
+    "consider ",
+    "for debugging",
+    "try ",
+    "try:",
+    "you can ",
+    "you could ",
+    "you may ",
+    "you should ",
+    "you need ",
+    "recommend",
+    "suggest",
+    "for example",
+    "e.g.",
+    "such as ",
+    "if you ",
+];
+
+/// The text before a setting on its line advises it (see [`ADVICE`]). Only the last 160 bytes
+/// are looked at, so a line of many settings costs linear time.
+fn advice(before: &str) -> bool {
+    let mut from = before.len().saturating_sub(160);
+    while !before.is_char_boundary(from) {
+        from += 1;
+    }
+    let near = before[from..].to_ascii_lowercase();
+    // `e.g.` spans a sentence break: look for it before cutting at the sentence
+    let sentence = near.rsplit(['.', '!', '?', ';']).next().unwrap_or(&near);
+    ADVICE.iter().any(|w| sentence.contains(w)) || near.contains("e.g.")
+}
+
 /// Reads environment variable settings.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
@@ -107,6 +141,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             if msg.is_some_and(|(s, e)| at >= s && at < e) {
                 continue;
             }
+            if advice(&t[..at]) {
+                continue;
+            }
             let v = value.trim_matches(['"', '\'']).to_string();
             fired = true;
             let at = seen.at((name.to_string(), v), l.no);
@@ -120,6 +157,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn advice_that_names_a_setting_is_not_a_setting() {
+        // torch's HIP error text and helpers' advice (wording as torch prints it, e.g.
+        // https://github.com/pytorch/pytorch/issues/147626)
+        let t = "For debugging consider passing AMD_SERIALIZE_KERNEL=3\nyou can try HSA_OVERRIDE_GFX_VERSION=10.3.0\nexport HIP_VISIBLE_DEVICES=0\n";
+        let (_, s) = run(read, t);
+        let names: Vec<&str> = s.env.iter().map(|e| e.v.0.as_str()).collect();
+        assert_eq!(names, ["HIP_VISIBLE_DEVICES"]);
+    }
 
     #[test]
     fn shell_docker_systemd() {

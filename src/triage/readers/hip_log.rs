@@ -4,10 +4,9 @@
 //! Facts: the GPU's target from an ISA string (`amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-`) in
 //! the `Devices:` part of HIP's code-object report (ISA strings under `Bundled Code Objects:`
 //! are what the binary carries, not the GPU) or anywhere else outside it, and from rocBLAS's
-//! `… for GPU arch : gfx1031`. Run-time reports, each kept with its line: `hipErrorNoBinaryForGpu`
-//! (no code object for the GPU), rocBLAS's `Cannot read …TensileLibrary.dat … for GPU arch`,
-//! `invalid device function`, ROCr's `Memory access fault by GPU node-N … Reason: …`, and no
-//! device found (`hipErrorNoDevice`, `no ROCm-capable device is detected`). Message texts as
+//! `… for GPU arch : gfx1031`; HIP's code-object report (which ISA the binary carries, which the
+//! GPU is). What the error lines mean (`hipErrorNoBinaryForGpu`, `invalid device function`, …)
+//! is the matrix's signatures' (`triage::signatures`). Message texts as
 //! printed by ROCm/clr `hipamd/src/hip_code_object.cpp` and rocBLAS `tensile_host.cpp`; pastes
 //! of them e.g. in <https://github.com/pytorch/pytorch/issues/73534> (AMD_LOG_LEVEL, the ISA
 //! looked for), <https://github.com/ROCm/legacy-rocm-build/issues/2061> (hipErrorNoBinaryForGpu
@@ -15,7 +14,6 @@
 //! <https://github.com/brknsoul/ROCmLibs/issues/4> (rocBLAS's `for GPU arch`).
 
 use super::{Line, Seen, gfx_in};
-use crate::facts::EventKind;
 use crate::triage::paste::{Has, trim};
 use crate::triage::{Agent, At, Src};
 
@@ -52,7 +50,6 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut part = Part::Other;
     let mut devices: Vec<String> = Vec::new();
     let mut bundled: Vec<(String, u32)> = Vec::new();
-    let mut no_binary: Option<(u32, String)> = None;
     for l in lines {
         let t = trim(&l.text);
         if t.is_empty() {
@@ -92,35 +89,24 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             continue;
         }
-        if t.has("hipErrorNoBinaryForGpu") || t.has("Unable to find code object for all current devices") {
-            fired = true;
-            if no_binary.is_none() {
-                no_binary = Some((l.no, t.to_string()));
-            }
-        } else if t.has("TensileLibrary") && t.has("GPU arch") {
+        // what an error line means is the matrix's signatures' (triage::signatures); here only
+        // whether the line is this format's and the target rocBLAS names
+        if t.has("TensileLibrary") && t.has("GPU arch") {
             fired = true;
             let p = t.at("GPU arch").unwrap_or(0);
-            let g = gfx_in(&t[p..]);
-            if let Some(g) = &g {
-                add_gpu(seen, &mut devices, g.clone(), l.no, file);
+            if let Some(g) = gfx_in(&t[p..]) {
+                add_gpu(seen, &mut devices, g, l.no, file);
             }
-            seen.event(l.no, EventKind::TensileLibraryMissing, g, t);
-        } else if t.has("invalid device function") || t.has("hipErrorInvalidDeviceFunction") {
-            fired = true;
-            seen.event(l.no, EventKind::InvalidDeviceFunction, None, t);
-        } else if t.has("Memory access fault by GPU") {
-            fired = true;
-            seen.event(l.no, EventKind::MemoryAccessFault, None, t);
-        } else if t.has("hipErrorNoDevice") || t.has("no ROCm-capable device") {
-            fired = true;
-            seen.event(l.no, EventKind::NoDevice, None, t);
-        } else if t.has("HIP error") || t.has("hipError") || t.has("rocBLAS error") {
+        } else if t.has("HIP error")
+            || t.has("hipError")
+            || t.has("rocBLAS error")
+            || t.has("Memory access fault by GPU")
+            || t.has("no ROCm-capable device")
+            || t.has("invalid device function")
+            || t.has("Unable to find code object")
+        {
             fired = true;
         }
-    }
-    if let Some((line, text)) = no_binary {
-        let g = devices.first().cloned();
-        seen.event(line, EventKind::NoBinaryForGpu, g, &text);
     }
     if !bundled.is_empty() && !devices.is_empty() {
         let list: Vec<&str> = bundled.iter().map(|(g, _)| g.as_str()).collect();
@@ -152,9 +138,17 @@ fn add_gpu(seen: &mut Seen, devices: &mut Vec<String>, g: String, line: u32, fil
 
 #[cfg(test)]
 mod tests {
-    use super::super::run;
     use super::read;
     use crate::facts::EventKind;
+    use crate::triage::Seen;
+
+    /// The reader, then the embedded matrix's signatures, as `triage` runs them.
+    fn run(read: fn(&[super::Line], &mut Seen) -> bool, t: &str) -> (bool, Seen) {
+        let (fired, mut s) = super::super::run(read, t);
+        let lines = crate::triage::paste::lines(t);
+        crate::triage::signatures::Router::new(&crate::matrix::Matrix::embedded().signatures).scan(&lines, &mut s);
+        (fired, s)
+    }
 
     #[test]
     fn code_object_report_separates_the_gpu_from_the_binary() {
@@ -176,7 +170,7 @@ mod tests {
         assert_eq!((g.v.as_str(), g.src.line), ("gfx1031", 2));
         assert_eq!(s.events.len(), 1);
         assert_eq!(s.events[0].v.kind, EventKind::NoBinaryForGpu);
-        assert_eq!(s.events[0].v.gfx.as_deref(), Some("gfx1031"));
+        assert_eq!(s.events[0].v.signature.as_deref(), Some("hip-no-binary-for-gpu"));
         assert_eq!(s.events[0].src.line, 6);
         assert!(s.notes[0].v.contains("gfx1030"), "{:?}", s.notes);
     }

@@ -17,6 +17,7 @@ pub mod env_vars;
 pub mod free_form;
 pub mod hip_log;
 pub mod kernel_fault;
+pub mod key_value;
 pub mod kfd_properties;
 pub mod llama;
 pub mod memory;
@@ -69,6 +70,8 @@ pub const READERS: &[Reader] = &[
     // fill what command output left open
     ("free_form", free_form::read),
     ("prose", prose::read),
+    // last: fills only what every other reader left open
+    ("key_value", key_value::read),
 ];
 
 /// Runs every reader over one input.

@@ -1,0 +1,317 @@
+//! The generic key/value layer: every line shape that pairs a key with a value —
+//! Markdown bullets (`- **ROCm**: 6.4`, `- **Kernel:** 6.8.0`, `* GPU: …`), aligned `Key:   value`
+//! lines (a script's configuration box), backticked or quoted values, and logfmt
+//! (`gpu=gfx1100 rocm="6.4"`) — yields `(key, value, line)`; the key synonyms of `keys.yaml` say
+//! which fact a key gives (gfx, ROCm, torch, torch's HIP, kernel, OS, GPU name).
+//!
+//! It runs after every reader of a known layout and only fills what they left open: a fact
+//! already read from a tool's output is never replaced, and a GPU is added only when no reader
+//! saw one in the input. A value must look like what its fact is (a version starts with a digit,
+//! a gfx token is explicit, a GPU name names a Radeon or Instinct, not a processor); an explicit
+//! gfx token in a GPU value wins over the name next to it. Lines typed at a prompt are commands.
+
+use super::{Line, Seen, gfx_in};
+use crate::triage::paste::{Has, trim};
+use crate::triage::{Agent, Src};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Fact {
+    Gfx,
+    Gpu,
+    Rocm,
+    Torch,
+    TorchHip,
+    Kernel,
+    Os,
+}
+
+/// `keys.yaml`: normalised key → fact.
+fn synonyms() -> &'static HashMap<String, Fact> {
+    static S: OnceLock<HashMap<String, Fact>> = OnceLock::new();
+    S.get_or_init(|| {
+        let raw: std::collections::BTreeMap<String, Vec<String>> = serde_yaml::from_str(include_str!("../keys.yaml"))
+            .expect("src/triage/keys.yaml parses (a unit test holds it)");
+        let mut m = HashMap::new();
+        for (fact, keys) in raw {
+            let f = match fact.as_str() {
+                "gfx" => Fact::Gfx,
+                "gpu" => Fact::Gpu,
+                "rocm" => Fact::Rocm,
+                "torch" => Fact::Torch,
+                "torch_hip" => Fact::TorchHip,
+                "kernel" => Fact::Kernel,
+                "os" => Fact::Os,
+                other => panic!("src/triage/keys.yaml: unknown fact `{other}`"),
+            };
+            for k in keys {
+                m.insert(norm_key(&k), f);
+            }
+        }
+        m
+    })
+}
+
+/// `**GPU (KFD node):**` → `gpu`: lower case, emphasis, a trailing parenthetical and
+/// punctuation removed, inner blanks collapsed.
+fn norm_key(k: &str) -> String {
+    let mut k = k
+        .trim()
+        .trim_matches(['*', '_', '`', '"', '\''])
+        .trim()
+        .to_ascii_lowercase();
+    if let Some(p) = k.find('(')
+        && p > 0
+        && k.trim_end().ends_with(')')
+    {
+        k.truncate(p);
+    }
+    let k = k.trim().trim_end_matches([':', '.', '*']).trim();
+    k.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A value without emphasis, backticks or quotes.
+fn norm_value(v: &str) -> &str {
+    v.trim().trim_matches(['*', '`', '"', '\'']).trim()
+}
+
+/// `- **Key:** value`, `* Key: value`, `Key:   value` → (key, value).
+fn colon_pair(t: &str) -> Option<(&str, &str)> {
+    let t = t
+        .strip_prefix("- ")
+        .or_else(|| t.strip_prefix("* "))
+        .or_else(|| t.strip_prefix("+ "))
+        .unwrap_or(t)
+        .trim_start();
+    let p = t.find(':')?;
+    let (k, mut v) = (&t[..p], &t[p + 1..]);
+    // `**Key:** value`: the closing emphasis after the colon
+    v = v.trim_start_matches(['*', '_']);
+    let kk = k.trim().trim_matches(['*', '_']);
+    if kk.is_empty() || kk.len() > 40 || kk.contains(['=', '[', '{', '/', '\\', '<']) || v.trim().is_empty() {
+        return None;
+    }
+    // a URL (`https://…`) is not a pair
+    if v.starts_with("//") {
+        return None;
+    }
+    Some((k, v))
+}
+
+/// logfmt: `key=value key="quoted value"` → pairs (two or more on the line).
+fn logfmt(t: &str) -> Vec<(&str, &str)> {
+    let mut out = Vec::new();
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        while i < b.len() && b[i] == b' ' {
+            i += 1;
+        }
+        let ks = i;
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'-')) {
+            i += 1;
+        }
+        if i == ks || i >= b.len() || b[i] != b'=' {
+            while i < b.len() && b[i] != b' ' {
+                i += 1;
+            }
+            continue;
+        }
+        let k = &t[ks..i];
+        i += 1;
+        let v = if i < b.len() && b[i] == b'"' {
+            let vs = i + 1;
+            let ve = t[vs..].find('"').map_or(b.len(), |e| vs + e);
+            i = (ve + 1).min(b.len());
+            &t[vs..ve]
+        } else {
+            let vs = i;
+            while i < b.len() && b[i] != b' ' {
+                i += 1;
+            }
+            &t[vs..i]
+        };
+        out.push((k, v));
+    }
+    if out.len() < 2 { Vec::new() } else { out }
+}
+
+/// The leading version of a value (`7.0.0-31-generic (Ubuntu HWE)` → `7.0.0-31-generic`), if it
+/// starts with a digit and has a dot.
+fn version(v: &str) -> Option<&str> {
+    let w = v.split([' ', ',', ';']).next()?.trim_end_matches([')', '.']);
+    let w = w.strip_prefix('v').unwrap_or(w);
+    (w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.')).then_some(w)
+}
+
+/// A GPU product name: names a Radeon or Instinct, not a processor or a URL.
+fn gpu_name(v: &str) -> bool {
+    let l = v.to_ascii_lowercase();
+    (l.has("radeon") || l.has("instinct"))
+        && !(l.has("ryzen")
+            || l.has("epyc")
+            || l.has("threadripper")
+            || l.has(" w/ ")
+            || l.has("//")
+            || l.has("processor"))
+        && v.len() <= 80
+}
+
+/// Reads key/value pairs of any markup.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let syn = synonyms();
+    let had_gpu = seen.agents.iter().any(|a| a.src.file == seen.file);
+    let mut gpu_added = false;
+    let mut fired = false;
+    for l in lines {
+        if l.command {
+            continue;
+        }
+        let t = trim(&l.text);
+        if t.is_empty() || t.len() > 400 {
+            continue;
+        }
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        if t.has(":") {
+            if let Some(p) = colon_pair(t) {
+                pairs.push(p);
+            }
+        }
+        if pairs.is_empty() && t.has("=") {
+            pairs = logfmt(t);
+        }
+        for (k, v) in pairs {
+            let Some(&fact) = syn.get(&norm_key(k)) else { continue };
+            let v = norm_value(v);
+            let at = |s: &Seen, x: &str| s.at(x.to_string(), l.no);
+            match fact {
+                Fact::Rocm => {
+                    if let Some(x) = version(v) {
+                        let a = at(seen, x);
+                        Seen::first(&mut seen.rocm, a);
+                        fired = true;
+                    }
+                }
+                Fact::Torch => {
+                    if let Some(x) = version(v) {
+                        let a = at(seen, x);
+                        Seen::first(&mut seen.torch, a);
+                        fired = true;
+                    }
+                }
+                Fact::TorchHip => {
+                    if let Some(x) = version(v) {
+                        let a = at(seen, x);
+                        Seen::first(&mut seen.torch_hip, a);
+                        fired = true;
+                    }
+                }
+                Fact::Kernel => {
+                    if let Some(x) = version(v) {
+                        let a = at(seen, x);
+                        Seen::first(&mut seen.kernel, a);
+                        fired = true;
+                    }
+                }
+                Fact::Os => {
+                    if !v.is_empty() && v.len() <= 80 {
+                        let a = at(seen, v);
+                        Seen::first(&mut seen.os, a);
+                        fired = true;
+                    }
+                }
+                Fact::Gfx | Fact::Gpu => {
+                    if had_gpu || gpu_added {
+                        continue;
+                    }
+                    let gfx = gfx_in(v);
+                    let name = (fact == Fact::Gpu && gpu_name(v)).then(|| {
+                        // the name without a trailing `(gfx…)` or `[gfx…]`
+                        v.split(['(', '[']).next().unwrap_or(v).trim().to_string()
+                    });
+                    if gfx.is_none() && name.is_none() {
+                        continue;
+                    }
+                    let src = Src {
+                        file: seen.file,
+                        line: l.no,
+                    };
+                    seen.agents.push(Agent {
+                        reader: "key_value",
+                        src,
+                        gfx: gfx.map(|g| seen.at(g, l.no)),
+                        marketing: name,
+                        name_src: Some(src),
+                        ..Agent::default()
+                    });
+                    gpu_added = true;
+                    fired = true;
+                }
+            }
+        }
+    }
+    fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::*;
+
+    #[test]
+    fn keys_yaml_parses_and_every_fact_has_keys() {
+        let s = synonyms();
+        for f in [
+            Fact::Gfx,
+            Fact::Gpu,
+            Fact::Rocm,
+            Fact::Torch,
+            Fact::TorchHip,
+            Fact::Kernel,
+            Fact::Os,
+        ] {
+            assert!(s.values().any(|x| *x == f), "{f:?}");
+        }
+    }
+
+    #[test]
+    fn markdown_bold_plain_backticks_and_boxes() {
+        // shapes of reporters' environment lists (values ours)
+        let t = "## Environment\n- **Kernel:** 6.14.0-29-generic (Ubuntu HWE)\n- **ROCm**: `6.4.1`\n* PyTorch version: 2.7.1+rocm6.4\n- torch.version.hip: 6.4.43484-123eb5128\nGPU Architecture: gfx1100 (RX 7900 XTX)\nOS:              Ubuntu 24.04.2 LTS\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.kernel.as_ref().unwrap().v, "6.14.0-29-generic");
+        assert_eq!(
+            (s.rocm.as_ref().unwrap().v.as_str(), s.rocm.as_ref().unwrap().src.line),
+            ("6.4.1", 3)
+        );
+        assert_eq!(s.torch.as_ref().unwrap().v, "2.7.1+rocm6.4");
+        assert_eq!(s.torch_hip.as_ref().unwrap().v, "6.4.43484-123eb5128");
+        assert_eq!(s.os.as_ref().unwrap().v, "Ubuntu 24.04.2 LTS");
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1100");
+    }
+
+    #[test]
+    fn logfmt_pairs_and_what_is_not_a_fact() {
+        let (_, s) = run(read, "level=INFO msg=\"probe\" gpu=gfx1101 rocm=\"6.3.1\"\n");
+        assert_eq!(s.rocm.as_ref().unwrap().v, "6.3.1");
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1101");
+        // a value that is not a version, a processor, a typed command, a URL: nothing
+        let (_, s) = run(
+            read,
+            "- ROCm: installed via the package manager\n- Hardware: AMD Ryzen AI 9 HX 370 w/ Radeon 890M\n$ ROCm: 6.4\nrocm: https://repo.radeon.com/rocm/\n",
+        );
+        assert!(
+            s.rocm.is_none() && s.agents.is_empty(),
+            "{:?} {:?}",
+            s.rocm,
+            s.agents.len()
+        );
+        // a product name alone is a GPU whose target is left to the matrix's inference
+        let (_, s) = run(read, "- GPU: AMD Radeon RX 6900 XT\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6900 XT"));
+        assert!(s.agents[0].gfx.is_none());
+    }
+}

@@ -1,0 +1,169 @@
+//! Run-time error lines recognised by the matrix's signatures (`matrix/signatures.yaml`): what a
+//! wording of HIP, HSA, torch or ggml means is data, so a new wording reaches installed binaries
+//! with `rocmcheck matrix update`. Readers keep the format parsing (which target a log names, which
+//! lines belong to a report); this pass only says which lines report which class of failure.
+//!
+//! One Aho-Corasick automaton over every signature's needles (ASCII case-insensitive) scans each
+//! line once; a signature fires on a line holding all of its needles and matching its regex,
+//! where it has one. Lines typed at a prompt are commands, not reports, and are skipped.
+
+use super::Seen;
+use super::paste::Line;
+use super::readers::gfx_in;
+use crate::matrix::Signature;
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+/// The signatures compiled for scanning.
+pub struct Router<'m> {
+    sigs: &'m [Signature],
+    /// For each signature, the ids of its needles in `ac`.
+    needles: Vec<Vec<usize>>,
+    regexes: Vec<Option<regex::Regex>>,
+    ac: Option<AhoCorasick>,
+    patterns: usize,
+}
+
+impl<'m> Router<'m> {
+    /// Compiles `sigs`. A signature whose regex does not compile (the matrix validator rejects
+    /// those) is left out.
+    pub fn new(sigs: &'m [Signature]) -> Self {
+        let mut pats: Vec<String> = Vec::new();
+        let mut needles = Vec::with_capacity(sigs.len());
+        for s in sigs {
+            let mut ids = Vec::with_capacity(s.needles.len());
+            for n in &s.needles {
+                let lower = n.to_ascii_lowercase();
+                let id = match pats.iter().position(|p| *p == lower) {
+                    Some(i) => i,
+                    None => {
+                        pats.push(lower);
+                        pats.len() - 1
+                    }
+                };
+                ids.push(id);
+            }
+            needles.push(ids);
+        }
+        let regexes = sigs
+            .iter()
+            .map(|s| s.regex.as_deref().and_then(|r| regex::Regex::new(r).ok()))
+            .collect();
+        let ac = if pats.is_empty() {
+            None
+        } else {
+            AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::Standard)
+                .build(&pats)
+                .ok()
+        };
+        Router {
+            sigs,
+            needles,
+            regexes,
+            ac,
+            patterns: pats.len(),
+        }
+    }
+
+    /// Records an event for every line a signature recognises.
+    pub fn scan(&self, lines: &[Line], seen: &mut Seen) {
+        let Some(ac) = &self.ac else { return };
+        let mut hit = vec![false; self.patterns];
+        for l in lines {
+            if l.command {
+                continue;
+            }
+            let t = l.text.as_ref();
+            let mut any = false;
+            for m in ac.find_overlapping_iter(t) {
+                hit[m.pattern().as_usize()] = true;
+                any = true;
+            }
+            if !any {
+                continue;
+            }
+            for (i, s) in self.sigs.iter().enumerate() {
+                if !self.needles[i].iter().all(|&n| hit[n]) {
+                    continue;
+                }
+                if s.regex.is_some() && !self.regexes[i].as_ref().is_some_and(|r| r.is_match(t)) {
+                    continue;
+                }
+                let gfx = s.gfx_after.as_deref().and_then(|marker| {
+                    let p = t.to_ascii_lowercase().find(&marker.to_ascii_lowercase())?;
+                    gfx_in(&t[p + marker.len()..])
+                });
+                seen.event_from(l.no, s.event, gfx, t, Some(&s.id));
+            }
+            hit.iter_mut().for_each(|h| *h = false);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::EventKind;
+
+    fn sig(id: &str, needles: &[&str], regex: Option<&str>, event: EventKind) -> Signature {
+        Signature {
+            id: id.into(),
+            needles: needles.iter().map(|s| s.to_string()).collect(),
+            regex: regex.map(str::to_string),
+            event,
+            gfx_after: None,
+            diagnosis: "d".into(),
+            fix: None,
+            issue: None,
+            sources: vec!["s".into()],
+        }
+    }
+
+    fn scan(sigs: &[Signature], text: &str) -> Seen {
+        let lines = super::super::paste::lines(text);
+        let mut seen = Seen::default();
+        Router::new(sigs).scan(&lines, &mut seen);
+        seen
+    }
+
+    #[test]
+    fn all_needles_case_insensitive_and_regex() {
+        let sigs = [
+            sig(
+                "a",
+                &["ggml_cuda_init:", "failed to initialize"],
+                None,
+                EventKind::NoDevice,
+            ),
+            sig("b", &["HIP error"], Some(r"launch failure$"), EventKind::GpuException),
+        ];
+        // one needle of two: nothing
+        assert!(scan(&sigs, "ggml_cuda_init: found 1 ROCm devices\n").events.is_empty());
+        let s = scan(&sigs, "x\nGGML_CUDA_INIT: Failed to initialize ROCm\n");
+        assert_eq!(s.events.len(), 1);
+        assert_eq!((s.events[0].v.kind, s.events[0].src.line), (EventKind::NoDevice, 2));
+        assert_eq!(s.events[0].v.signature.as_deref(), Some("a"));
+        // the regex must match too
+        assert!(scan(&sigs, "HIP error: launch failure, retrying\n").events.is_empty());
+        assert_eq!(scan(&sigs, "HIP error: unspecified launch failure\n").events.len(), 1);
+    }
+
+    #[test]
+    fn typed_commands_are_not_reports_and_gfx_is_taken_after_the_marker() {
+        let mut t = sig(
+            "t",
+            &["TensileLibrary", "GPU arch"],
+            None,
+            EventKind::TensileLibraryMissing,
+        );
+        t.gfx_after = Some("GPU arch".into());
+        let sigs = [t, sig("n", &["No HIP GPUs are available"], None, EventKind::NoDevice)];
+        let s = scan(
+            &sigs,
+            "$ grep 'No HIP GPUs are available' log.txt\nrocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1031\n",
+        );
+        assert_eq!(s.events.len(), 1, "{:?}", s.events);
+        assert_eq!(s.events[0].v.gfx.as_deref(), Some("gfx1031"));
+    }
+}
