@@ -565,7 +565,9 @@ pub fn image_adds_gpu_groups(dockerfile: &str) -> bool {
             .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | ','))
             .filter(|w| !w.is_empty())
             .collect();
-        let adds_member = words.iter().any(|w| matches!(*w, "usermod" | "useradd" | "adduser" | "gpasswd"));
+        let adds_member = words
+            .iter()
+            .any(|w| matches!(*w, "usermod" | "useradd" | "adduser" | "gpasswd"));
         let names_group = words.iter().any(|w| {
             let w = w.trim_matches(|c| c == '"' || c == '\'');
             w == "video" || w == "render" || w.contains("VIDEO") || w.contains("RENDER") || w.ends_with("_map")
@@ -1059,7 +1061,9 @@ pub fn compose(
             let (ctx, file) = match b {
                 serde_yaml::Value::Mapping(_) => (
                     b.get("context").and_then(scalar).unwrap_or_else(|| ".".into()),
-                    b.get("dockerfile").and_then(scalar).unwrap_or_else(|| "Dockerfile".into()),
+                    b.get("dockerfile")
+                        .and_then(scalar)
+                        .unwrap_or_else(|| "Dockerfile".into()),
                 ),
                 other => (scalar(other).unwrap_or_else(|| ".".into()), "Dockerfile".into()),
             };
@@ -1435,7 +1439,13 @@ mod image_group_tests {
     #[test]
     fn groups_set_in_a_built_image_silence_the_group_rule_and_unread_ones_are_unknown() {
         let dc = r#"{ "build": { "dockerfile": "Dockerfile" }, "runArgs": ["--device=/dev/kfd", "--device=/dev/dri"], "remoteUser": "dev" }"#;
-        let with = devcontainer("d.json", dc, &|n| (n == "Dockerfile").then(|| GROUPS_IN_IMAGE.to_string()), &[]).unwrap();
+        let with = devcontainer(
+            "d.json",
+            dc,
+            &|n| (n == "Dockerfile").then(|| GROUPS_IN_IMAGE.to_string()),
+            &[],
+        )
+        .unwrap();
         let c = &with.containers[0].value;
         assert!(c.image_groups, "{c:?}");
         let unread = devcontainer("d.json", dc, &|_| None, &[]).unwrap();
@@ -1445,7 +1455,13 @@ mod image_group_tests {
         assert!(!c.image_groups && !c.unknown.iter().any(|u| u == "group_add"), "{c:?}");
         // compose `build:` too
         let y = "services:\n  a:\n    build: {context: ., dockerfile: gpu.Dockerfile}\n    devices: [/dev/kfd, /dev/dri]\n    user: dev\n";
-        let f = compose("compose.yaml", y, &|n| (n == "gpu.Dockerfile").then(|| GROUPS_IN_IMAGE.to_string()), &[]).unwrap();
+        let f = compose(
+            "compose.yaml",
+            y,
+            &|n| (n == "gpu.Dockerfile").then(|| GROUPS_IN_IMAGE.to_string()),
+            &[],
+        )
+        .unwrap();
         assert!(f.containers[0].value.image_groups);
     }
 }
