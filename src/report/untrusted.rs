@@ -20,7 +20,8 @@ pub const FIELD_MAX: usize = 300;
 /// formats (<https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/>),
 /// Hugging Face user access tokens (`hf_…`, <https://huggingface.co/docs/hub/security-tokens>),
 /// AWS access key ids (`AKIA…`/`ASIA…`, <https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html>),
-/// OpenAI/Anthropic keys (`sk-…`), Slack (`xox?-…`), GitLab (`glpat-…`).
+/// OpenAI/Anthropic keys (`sk-…`), Slack (`xox?-…`), GitLab (`glpat-…`), Stripe-style keys
+/// (`sk_live_…`, `rk_test_…`) and JSON Web Tokens (three base64url parts, the first `eyJ`).
 static TOKENS: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(concat!(
         r"\b(?:hf_[A-Za-z0-9]{16,}",
@@ -30,6 +31,8 @@ static TOKENS: LazyLock<regex::Regex> = LazyLock::new(|| {
         r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}",
         r"|xox[abprs]-[A-Za-z0-9\-]{10,}",
         r"|glpat-[A-Za-z0-9_\-]{20,}",
+        r"|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
+        r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
         r"|npm_[A-Za-z0-9]{30,})",
     ))
     .expect("token regex")
@@ -55,9 +58,14 @@ static OTHER: LazyLock<regex::Regex> = LazyLock::new(|| {
 /// characters): redacted when it mixes upper case, lower case and digits, as random keys do and
 /// the facts rocmcheck reads (versions, gfx targets, hex hashes, words, paths) do not.
 static OPAQUE: LazyLock<regex::Regex> =
-    LazyLock::new(|| regex::Regex::new(r"[A-Za-z0-9+/]{32,}={0,2}").expect("opaque regex"));
+    LazyLock::new(|| regex::Regex::new(r"[A-Za-z0-9+/_\-]{32,}={0,2}").expect("opaque regex"));
 
 fn random_looking(m: &str) -> bool {
+    // `_`/`-` joined names (`PYTORCH_HIP_ALLOC_CONF`, `manylinux_2_28_x86_64`, `rocm-sdk-device-
+    // gfx1100`) are made of words; a random value has a long part that mixes cases and digits
+    if m.contains(['_', '-']) {
+        return m.split(['_', '-']).any(|p| p.len() >= 16 && random_looking(p));
+    }
     let b = m.as_bytes();
     let word = |seg: &str| seg.len() >= 3 && seg.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
     let segs: Vec<&str> = m.split('/').filter(|s| !s.is_empty()).collect();
@@ -69,9 +77,19 @@ fn random_looking(m: &str) -> bool {
         && segs.iter().filter(|s| word(s)).count() * 2 < segs.len().max(1)
 }
 
+/// Zero-width and invisible format characters that split a token without showing (U+200B–U+200D,
+/// U+2060, U+FEFF, U+00AD): taken out before the token shapes are matched.
+fn invisible(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}')
+}
+
 /// Replaces credentials in `s` with `[redacted]`.
 pub fn redact(s: &str) -> Cow<'_, str> {
-    let mut out = Cow::Borrowed(s);
+    let mut out = if s.contains(invisible) {
+        Cow::Owned(s.chars().filter(|c| !invisible(*c)).collect())
+    } else {
+        Cow::Borrowed(s)
+    };
     // `Authorization: Bearer x` before the named values, which would take `Bearer` as the value
     for (re, with) in [
         (&*OTHER, "[redacted]"),
@@ -224,6 +242,15 @@ mod tests {
             ),
             ("Authorization: Bearer abcdefghijkl012345", "Authorization: [redacted]"),
             ("https://me:pw@example.org/x", "https[redacted]example.org/x"),
+            // with `_` in them, or split by an invisible character
+            ("key sk_live_4eC39HqLyjWDarjtT1zdp7dc end", "key [redacted] end"),
+            (
+                "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+                "jwt [redacted]",
+            ),
+            ("x = Zq3_kP9xR2mW7vB4nL8tY1cH6jD5fG0s_A", "x = [redacted]"),
+            ("gh\u{200B}p_0123456789abcdefghijABCDEFGHIJ", "[redacted]"),
+            ("\"xoxb-1234567890-abcdefghij\"", "\"[redacted]\""),
         ] {
             assert_eq!(redact(i), o, "{i}");
         }
@@ -235,6 +262,9 @@ mod tests {
             "gfx1100",
             "HSA_OVERRIDE_GFX_VERSION=11.0.0",
             "6.2.41133-dd7f95766",
+            "PYTORCH_HIP_ALLOC_CONF_expandable_segments_garbage_collection_threshold",
+            "torch-2.14.1+rocm7.14-cp312-cp312-manylinux_2_28_x86_64.whl",
+            "rocm-sdk-device-gfx1100-7.14.0-py3-none-linux_x86_64",
         ] {
             assert_eq!(redact(keep), keep);
         }
