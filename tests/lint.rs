@@ -579,6 +579,19 @@ fn todays_recommended_install_is_clean() {
     assert_eq!(rel.stream, rocmcheck::matrix::Stream::CoreSdk);
 }
 
+/// torch 2.14.1 (the patch release of release/2.14, built for rocm7.2 and rocm7.14) pinned from
+/// either index lints clean: no "newer than the matrix knows", no missing wheel.
+#[test]
+fn torch_2_14_1_from_either_index_is_clean() {
+    for (base, index) in [("ubuntu:24.04", "rocm7.14"), ("rocm/dev-ubuntu-24.04:7.2.4", "rocm7.2")] {
+        let text = format!(
+            "FROM {base}\nRUN pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/{index}\n"
+        );
+        let got = located(text.as_bytes()).unwrap();
+        assert!(got.is_empty(), "{index}: {got:?}");
+    }
+}
+
 /// Every "move to ROCm X" names the current production release: the newest supported release
 /// of a production stream (legacy or Core SDK), never a legacy line once the Core SDK exists.
 #[test]
