@@ -24,12 +24,16 @@ Steps, each timed and guarded by a watchdog:
              checked against eager; skipped when triton is not installed
   gemm_bf16  bf16 matmul and addmm+bias with the Lt BLAS preferred (hipBLASLt
              on ROCm, cuBLASLt on CUDA); skipped when bf16 is unsupported
+  check:NAME (--team-checks) each of the team's own checks: a shell command or
+             a Python file, its exit code against the expected one, a timeout,
+             the tail of its output
   multi_gpu  (--multi-gpu) peer-access matrix and a torch.distributed
              all-reduce (nccl/rccl) across one process per GPU
 
 classification: pass | no-device | runtime-missing | hipblas-failed |
                 alloc-failed | torch-failed | conv-failed | attention-failed |
-                compile-failed | gemm-bf16-failed | hang | crash
+                compile-failed | gemm-bf16-failed | team-check-failed |
+                hang | crash
 A skipped step is never a pass of that step: its record says "skipped" and why.
 The process exits 0 whenever the JSON document was printed (also for a hang,
 which the watchdog reports and then ends the process with os._exit), 2 for
@@ -1743,6 +1747,96 @@ def step_layers(report, args, torch_ok):
 
 
 # --------------------------------------------------------------------------
+# Team checks: the project's own commands or Python files (--team-checks)
+# --------------------------------------------------------------------------
+
+TEAM_PREFIX = "check:"
+TEAM_TAIL = 2000
+
+
+def output_tail(b):
+    t = (b or b"").decode("utf-8", "replace")
+    return t if len(t) <= TEAM_TAIL else "..." + t[-TEAM_TAIL:]
+
+
+def run_team_check(rec, check):
+    """One team check: a shell command, or Python source run by this interpreter."""
+    rec["expect_exit"] = check.get("expect_exit", 0)
+    timeout = float(check.get("timeout_s") or 300)
+    rec["timeout_s"] = timeout
+    tmp = None
+    try:
+        if check.get("python_source") is not None:
+            import tempfile
+            fd, tmp = tempfile.mkstemp(prefix="rocmcheck-check-", suffix=".py")
+            with os.fdopen(fd, "w") as f:
+                f.write(check["python_source"])
+            cmd, shell = [sys.executable, tmp], False
+            rec["python"] = check.get("python_file")
+        else:
+            cmd, shell = check["command"], True
+            rec["command"] = cmd
+        p = subprocess.Popen(cmd, shell=shell, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
+        try:
+            out, _ = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                p.kill()
+            out, _ = p.communicate()
+            rec["status"] = "timeout"
+            rec["output_tail"] = output_tail(out)
+            rec["error"] = "did not finish within %g s" % timeout
+            return
+        rec["exit"] = p.returncode
+        rec["output_tail"] = output_tail(out)
+        if p.returncode != rec["expect_exit"]:
+            how = ("died of %s" % signal_name(p.returncode) if p.returncode < 0
+                   else "exit %d" % p.returncode)
+            rec["error"] = "%s, expected exit %d" % (how, rec["expect_exit"])
+            raise StepFailed(rec["error"])
+    finally:
+        if tmp:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+
+
+def load_team_checks(text):
+    """The --team-checks JSON: a list of {name, command | python_source, ...}."""
+    checks = json.loads(text)
+    if not isinstance(checks, list):
+        raise ValueError("--team-checks: expected a JSON list")
+    for c in checks:
+        if not isinstance(c, dict) or not c.get("name") or (
+                c.get("command") is None) == (c.get("python_source") is None):
+            raise ValueError("--team-checks: each check needs a name and one of command, python_source")
+    return checks
+
+
+def step_team_checks(report, checks):
+    for c in checks:
+        name = TEAM_PREFIX + c["name"]
+        rec = report.step(name)
+        start = now_ms()
+        try:
+            run_team_check(rec, c)
+            if rec["status"] == "running":
+                rec["status"] = "ok"
+        except StepFailed as e:
+            rec["status"] = "failed"
+            rec["error"] = rec.get("error") or str(e)
+        except Exception as e:
+            rec["status"] = "failed"
+            rec["error"] = "%s: %s" % (type(e).__name__, e)
+        rec["ms"] = rnd(now_ms() - start, 1)
+
+
+# --------------------------------------------------------------------------
 # Classification
 # --------------------------------------------------------------------------
 
@@ -1756,10 +1850,11 @@ def classify(report, st):
     def s(name):
         return steps.get(name, {}).get("status")
 
-    for name, r in steps.items():
+    builtin = [(n, r) for n, r in steps.items() if not n.startswith(TEAM_PREFIX)]
+    for name, r in builtin:
         if r.get("status") == "timeout":
             return "hang", name
-    for name, r in steps.items():
+    for name, r in builtin:
         if r.get("status") == "crash":
             return "crash", r.get("error")
     rtr = steps.get("runtime", {})
@@ -1789,9 +1884,16 @@ def classify(report, st):
         if len(failed) > 1:
             detail += " (also failed: %s)" % ", ".join(failed[1:])
         return LAYER_CLASSIFICATION[first], detail
-    for name, r in steps.items():
+    for name, r in builtin:
         if r.get("status") == "failed":  # e.g. peer
             return "crash", "%s: %s" % (name, r.get("error"))
+    bad = [n for n, r in steps.items() if n.startswith(TEAM_PREFIX) and r.get("status") != "ok"]
+    if bad:
+        first = steps[bad[0]]
+        detail = "%s: %s" % (bad[0][len(TEAM_PREFIX):], first.get("error"))
+        if len(bad) > 1:
+            detail += " (also: %s)" % ", ".join(n[len(TEAM_PREFIX):] for n in bad[1:])
+        return "team-check-failed", detail
     return "pass", None
 
 
@@ -1825,6 +1927,9 @@ def parse_args(argv):
                     help="skip the framework steps (conv, attention, compile, gemm_bf16)")
     ap.add_argument("--break-step", choices=LAYER_STEPS, default=None,
                     help="debug: put a NaN into this framework step's input so its check fails")
+    ap.add_argument("--team-checks", metavar="JSON", default=None,
+                    help="the team's own checks, run after the built-in steps: a JSON list of "
+                    "{name, command | python_source, timeout_s, expect_exit}")
     ap.add_argument("--child", choices=["torch", "layers", "allreduce-rank"], help=argparse.SUPPRESS)
     ap.add_argument("--rank", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--world", type=int, default=1, help=argparse.SUPPRESS)
@@ -1843,6 +1948,11 @@ def main(argv=None):
         child_allreduce_rank(args)
         return 0
 
+    try:
+        team = load_team_checks(args.team_checks) if args.team_checks else []
+    except ValueError as e:
+        sys.stderr.write("payload: %s\n" % e)
+        return 2
     report = Report(args)
     wd = Watchdog(report)
     st = State()
@@ -1869,6 +1979,7 @@ def main(argv=None):
         if args.multi_gpu:
             run_step(report, wd, "allreduce", args.allreduce_timeout + 15,
                      step_allreduce, args, st, torch_ok)
+        step_team_checks(report, team)
         with report.lock:
             c, detail = classify(report, st)
             report.doc["classification"] = c

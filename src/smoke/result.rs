@@ -41,6 +41,8 @@ pub enum Classification {
     /// A bf16 GEMM with the Lt BLAS preferred (hipBLASLt on ROCm, cuBLASLt on CUDA) failed or
     /// gave wrong results.
     GemmBf16Failed,
+    /// One of the team's own checks (`.rocmcheck.yaml` `smoke.checks`) failed or timed out.
+    TeamCheckFailed,
     /// A step did not finish in time (payload watchdog or rocmcheck's hard timeout).
     Hang,
     /// The payload died (signal, non-zero exit, garbage output) or an image lacks Python.
@@ -65,7 +67,7 @@ pub enum Classification {
 
 impl Classification {
     /// Every classification, in report order.
-    pub const ALL: [Classification; 18] = [
+    pub const ALL: [Classification; 19] = [
         Classification::Pass,
         Classification::NoDevice,
         Classification::RuntimeMissing,
@@ -76,6 +78,7 @@ impl Classification {
         Classification::AttentionFailed,
         Classification::CompileFailed,
         Classification::GemmBf16Failed,
+        Classification::TeamCheckFailed,
         Classification::Hang,
         Classification::Crash,
         Classification::BuildFailed,
@@ -99,6 +102,7 @@ impl Classification {
             Classification::AttentionFailed => "attention-failed",
             Classification::CompileFailed => "compile-failed",
             Classification::GemmBf16Failed => "gemm-bf16-failed",
+            Classification::TeamCheckFailed => "team-check-failed",
             Classification::Hang => "hang",
             Classification::Crash => "crash",
             Classification::BuildFailed => "build-failed",
