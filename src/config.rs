@@ -201,9 +201,12 @@ impl Config {
         let mut checks: Vec<TeamCheck> = Vec::new();
         for c in raw.smoke.map(|s| s.checks).unwrap_or_default() {
             let name = c.name.trim().to_string();
+            // checks are in file order: each one's `name:` is after the previous one's
+            let after = checks.last().map_or(0, |k| k.line);
             let (line, col) = text
                 .lines()
                 .enumerate()
+                .skip(after)
                 .find_map(|(i, l)| {
                     let t = l.trim_start().trim_start_matches("- ").trim_start();
                     let v = t.strip_prefix("name:")?.trim().trim_matches(|q| q == '"' || q == '\'');

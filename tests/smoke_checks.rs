@@ -120,6 +120,16 @@ fn bad_team_checks_are_errors_with_file_and_line() {
             "python file",
         ),
         ("smoke:\n  chekcs: []\n", ".rocmcheck.yaml:2:", "unknown field `chekcs`"),
+        (
+            "smoke:\n  checks:\n    - name: twice\n      command: \"true\"\n    - name: twice\n      command: \"false\"\n",
+            ".rocmcheck.yaml:5:",
+            "smoke.checks: `twice` is named twice",
+        ),
+        (
+            "smoke:\n  checks:\n    - name: never\n      command: \"true\"\n      timeout_s: 0\n",
+            ".rocmcheck.yaml:3:",
+            "timeout_s 0: expected a positive number of seconds",
+        ),
     ];
     for (i, (yaml, at, msg)) in cases.into_iter().enumerate() {
         let d = scratch(&format!("bad{i}"));
