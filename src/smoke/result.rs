@@ -567,6 +567,24 @@ mod tests {
     }
 
     #[test]
+    fn recorded_team_checks_are_steps_and_a_failing_one_is_its_own_classification() {
+        let r = recorded("payload-team-checks.json");
+        assert_eq!(r.classification, Classification::TeamCheckFailed);
+        assert_eq!(r.detail.as_deref(), Some("expected-fail: exit 5, expected exit 0"));
+        assert_eq!(r.steps["check:torch-sum"].status, "ok");
+        assert_eq!(r.steps["check:nvidia-smi"].status, "ok");
+        assert_eq!(r.steps["check:expected-fail"].status, "failed");
+        for name in LAYER_STEPS {
+            assert_eq!(r.steps[name].status, "ok", "{name}");
+        }
+        let doc = r.payload.as_ref().unwrap();
+        let tail = doc
+            .pointer("/steps/check:torch-sum/output_tail")
+            .and_then(|v| v.as_str());
+        assert!(tail.is_some_and(|t| t.starts_with("sum 4.0 ")), "{tail:?}");
+    }
+
+    #[test]
     fn recorded_broken_steps_fail_as_their_own_classification_and_hide_nothing() {
         let want = [
             ("conv", Classification::ConvFailed),
