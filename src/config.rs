@@ -1,4 +1,5 @@
-//! `.rocmcheck.yaml`: targets, ignored rules, severity overrides, failure threshold.
+//! `.rocmcheck.yaml`: targets, ignored rules, severity overrides, failure threshold, and the
+//! team's own smoke checks (`smoke.checks`).
 //!
 //! Read once, in `cli::resolve_policy`, merged with command-line flags (flags win).
 
@@ -24,7 +25,67 @@ pub struct RawConfig {
     /// Failure threshold.
     #[serde(default)]
     pub fail_on: Option<String>,
+    /// Smoke settings.
+    #[serde(default)]
+    pub smoke: Option<RawSmoke>,
 }
+
+/// `smoke:` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSmoke {
+    /// The team's own checks.
+    #[serde(default)]
+    pub checks: Vec<RawCheck>,
+}
+
+/// One `smoke.checks` entry as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCheck {
+    /// The check's name (its step is `check:NAME`).
+    pub name: String,
+    /// A shell command.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// A Python file (relative to the configuration file's folder), run by the payload's
+    /// interpreter.
+    #[serde(default)]
+    pub python: Option<String>,
+    /// Seconds before the check is stopped (default 300).
+    #[serde(default)]
+    pub timeout_s: Option<f64>,
+    /// The exit code that means success (default 0).
+    #[serde(default)]
+    pub expect_exit: Option<i32>,
+}
+
+/// What a team check runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckRun {
+    /// A shell command (`sh -c`).
+    Command(String),
+    /// A Python file, as written in the configuration (relative to its folder).
+    Python(String),
+}
+
+/// A validated team check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TeamCheck {
+    /// Name.
+    pub name: String,
+    /// What it runs.
+    pub run: CheckRun,
+    /// Timeout in seconds.
+    pub timeout_s: f64,
+    /// Expected exit code.
+    pub expect_exit: i32,
+    /// The line of its `name:` in the configuration, for errors.
+    pub line: usize,
+}
+
+/// Default timeout of a team check, in seconds.
+pub const CHECK_TIMEOUT_S: f64 = 300.0;
 
 /// A validated configuration.
 #[derive(Debug, Default, Clone)]
@@ -37,6 +98,8 @@ pub struct Config {
     pub target_at: Vec<(usize, usize)>,
     /// Policy.
     pub policy: Policy,
+    /// The team's own smoke checks, in order.
+    pub checks: Vec<TeamCheck>,
 }
 
 /// A configuration problem, located (`path:line:col: message`), or about the whole file
@@ -143,11 +206,67 @@ impl Config {
             crate::version::Gfx::parse(t).map_err(|e| bad(t, e.to_string()))?;
         }
         let target_at = raw.targets.iter().map(|t| locate(t)).collect();
+        let mut checks: Vec<TeamCheck> = Vec::new();
+        for c in raw.smoke.map(|s| s.checks).unwrap_or_default() {
+            let name = c.name.trim().to_string();
+            // checks are in file order: each one's `name:` is after the previous one's
+            let after = checks.last().map_or(0, |k| k.line);
+            let (line, col) = text
+                .lines()
+                .enumerate()
+                .skip(after)
+                .find_map(|(i, l)| {
+                    let t = l.trim_start().trim_start_matches("- ").trim_start();
+                    let v = t.strip_prefix("name:")?.trim().trim_matches(|q| q == '"' || q == '\'');
+                    (v == name).then(|| (i + 1, l.len() - t.len() + 1))
+                })
+                .unwrap_or((1, 1));
+            let at = |message: String| ConfigError {
+                path: shown.into(),
+                line,
+                col,
+                message,
+            };
+            if name.is_empty() {
+                return Err(at("smoke.checks: a check needs a non-empty `name`".into()));
+            }
+            if checks.iter().any(|k| k.name == name) {
+                return Err(at(format!("smoke.checks: `{name}` is named twice")));
+            }
+            let run = match (c.command, c.python) {
+                (Some(cmd), None) if !cmd.trim().is_empty() => CheckRun::Command(cmd),
+                (None, Some(py)) if !py.trim().is_empty() => CheckRun::Python(py),
+                (Some(_), Some(_)) => {
+                    return Err(at(format!(
+                        "smoke.checks `{name}`: give either `command` or `python`, not both"
+                    )));
+                }
+                _ => {
+                    return Err(at(format!(
+                        "smoke.checks `{name}`: expected `command` (a shell command) or `python` (a file)"
+                    )));
+                }
+            };
+            let timeout_s = c.timeout_s.unwrap_or(CHECK_TIMEOUT_S);
+            if !(timeout_s.is_finite() && timeout_s > 0.0) {
+                return Err(at(format!(
+                    "smoke.checks `{name}`: timeout_s {timeout_s}: expected a positive number of seconds"
+                )));
+            }
+            checks.push(TeamCheck {
+                name,
+                run,
+                timeout_s,
+                expect_exit: c.expect_exit.unwrap_or(0),
+                line,
+            });
+        }
         Ok(Config {
             path: Some(shown.into()),
             targets: raw.targets,
             target_at,
             policy,
+            checks,
         })
     }
 

@@ -62,6 +62,10 @@ pub struct SmokeArgs {
     /// An argument for the payload (repeatable), e.g. --payload-arg=--no-torch.
     #[arg(long = "payload-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub payload_args: Vec<String>,
+    /// Configuration file with the team's own checks (`smoke.checks`; default: `.rocmcheck.yaml`
+    /// found from the current directory up).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Extra environment for the container (KEY=VALUE, repeatable).
     #[arg(long = "env", short = 'e', value_name = "KEY=VALUE")]
     pub env: Vec<String>,
@@ -121,6 +125,20 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
         return Ok(ExitStatus::Error);
     }
     let timeout = Duration::from_secs_f64(a.timeout);
+    let mut a = a;
+    if !a.cleanup {
+        let team = crate::config::Config::load_or_discover(a.config.as_deref())
+            .map_err(|e| e.to_string())
+            .and_then(|c| crate::smoke::checks::payload_arg(&c));
+        match team {
+            Ok(Some(arg)) => a.payload_args.push(arg),
+            Ok(None) => {}
+            Err(e) => {
+                writeln!(err, "error: {e}")?;
+                return Ok(ExitStatus::Error);
+            }
+        }
+    }
     if a.local {
         let opts = LocalOptions {
             python: a.python.clone(),

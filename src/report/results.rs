@@ -23,7 +23,19 @@ pub const RESULTS_SCHEMA: u32 = 1;
 pub const PASS: &str = "pass";
 
 /// Payload steps in the order the payload runs them; others follow alphabetically.
-const STEP_ORDER: &[&str] = &["build", "runtime", "blas", "memory", "peer", "torch", "allreduce"];
+const STEP_ORDER: &[&str] = &[
+    "build",
+    "runtime",
+    "blas",
+    "memory",
+    "peer",
+    "torch",
+    "conv",
+    "attention",
+    "compile",
+    "gemm_bf16",
+    "allreduce",
+];
 
 /// The results of one run (a night).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

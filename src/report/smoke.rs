@@ -253,6 +253,33 @@ fn block_lines(fg: &Figures) -> Vec<(&'static str, String)> {
     } else if fg.runtime.is_some() && !fg.steps.contains_key("allreduce") {
         v.push(("all-reduce", "not run (--payload-arg=--multi-gpu)".into()));
     }
+    let state = |st: &StepState| -> String {
+        let mut t = st.status.clone();
+        if let Some(m) = st.ms.filter(|_| st.status != "skipped") {
+            t.push_str(&format!(" {}", ms(m)));
+        }
+        if st.status != "ok" {
+            if let Some(e) = &st.error {
+                t.push_str(&format!(" ({})", one_line(e, 80)));
+            }
+        }
+        t
+    };
+    let layers: Vec<String> = ["conv", "attention", "compile", "gemm_bf16"]
+        .iter()
+        .filter_map(|n| step(n).map(|st| format!("{n} {}", state(st))))
+        .collect();
+    if !layers.is_empty() {
+        v.push(("framework", layers.join("; ")));
+    }
+    let checks: Vec<String> = fg
+        .steps
+        .iter()
+        .filter_map(|(n, st)| n.strip_prefix("check:").map(|n| format!("{n} {}", state(st))))
+        .collect();
+    if !checks.is_empty() {
+        v.push(("team checks", checks.join("; ")));
+    }
     v
 }
 
@@ -441,6 +468,41 @@ mod tests {
             Some("not attempted: the Docker engine went away earlier in this run".into()),
         ));
         v
+    }
+
+    /// The framework steps as the payload ran them on the H100 (CUDA path), one of them broken
+    /// on purpose (tests/fixtures/device/2026-11-27-smoke-steps/README.md).
+    const STEPS_BROKEN_CONV: &str = include_str!("../../tests/fixtures/device/2026-11-27-smoke-steps/break-conv.json");
+
+    #[test]
+    fn framework_steps_and_team_checks_are_lines_of_the_block() {
+        let mut r = SmokeResult::from_output("h100", STEPS_BROKEN_CONV, "", Some(0), None);
+        assert_eq!(r.classification, Classification::ConvFailed);
+        let text = human(std::slice::from_ref(&r));
+        let line = text.lines().find(|l| l.trim_start().starts_with("framework")).unwrap();
+        assert!(
+            line.contains("conv failed 463.2 ms (forward: result has non-finite values)"),
+            "{text}"
+        );
+        assert!(
+            line.contains("; attention ok 11.5 ms; compile ok 9.9 s; gemm_bf16 ok 343.9 ms"),
+            "{text}"
+        );
+        assert!(!text.contains("team checks"), "{text}");
+        // team checks as the payload records them (`check:NAME` steps)
+        let doc = r.payload.as_mut().unwrap();
+        doc["steps"]["check:lint"] = serde_json::json!({"status": "ok", "ms": 12.0, "error": null});
+        doc["steps"]["check:kernels"] =
+            serde_json::json!({"status": "timeout", "ms": 5000.0, "error": "did not finish within 5 s"});
+        let text = human(std::slice::from_ref(&r));
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("team checks"))
+            .unwrap();
+        assert!(
+            line.ends_with("kernels timeout 5.0 s (did not finish within 5 s); lint ok 12.0 ms"),
+            "{text}"
+        );
     }
 
     #[test]

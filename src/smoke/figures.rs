@@ -16,6 +16,8 @@ pub struct StepState {
     pub status: String,
     /// The step's error, if it gave one.
     pub error: Option<String>,
+    /// Milliseconds the step took.
+    pub ms: Option<f64>,
 }
 
 /// One device as the runtime saw it.
@@ -169,6 +171,7 @@ impl Figures {
                         StepState {
                             status,
                             error: s(st, "error"),
+                            ms: f(st, "ms"),
                         },
                     );
                 }

@@ -4,6 +4,7 @@
 //! local `python3` for `smoke --local`) and prints one JSON document. [`result`] turns that
 //! document, or whatever came out instead, into a [`result::SmokeResult`].
 
+pub mod checks;
 pub mod figures;
 pub mod local;
 pub mod result;

@@ -15,11 +15,26 @@ Steps, each timed and guarded by a watchdog:
   torch      (child process) torch versions, is_available, per-device arch
              and memory, BLAS handle, small GEMMs in fp32/fp16 checked
              against the CPU, allocator statistics and settings
+  conv       (child process, with the next three) conv2d forward and
+             backward through cuDNN (MIOpen on ROCm), checked against the CPU
+  attention  scaled_dot_product_attention on each fused kernel the build
+             has (flash, mem_efficient), checked against a CPU reference;
+             skipped when no fused kernel runs on the device
+  compile    a torch.compile'd function (Inductor, Triton code generation),
+             checked against eager; skipped when triton is not installed
+  gemm_bf16  bf16 matmul and addmm+bias with the Lt BLAS preferred (hipBLASLt
+             on ROCm, cuBLASLt on CUDA); skipped when bf16 is unsupported
+  check:NAME (--team-checks) each of the team's own checks: a shell command or
+             a Python file, its exit code against the expected one, a timeout,
+             the tail of its output
   multi_gpu  (--multi-gpu) peer-access matrix and a torch.distributed
              all-reduce (nccl/rccl) across one process per GPU
 
 classification: pass | no-device | runtime-missing | hipblas-failed |
-                alloc-failed | torch-failed | hang | crash
+                alloc-failed | torch-failed | conv-failed | attention-failed |
+                compile-failed | gemm-bf16-failed | team-check-failed |
+                hang | crash
+A skipped step is never a pass of that step: its record says "skipped" and why.
 The process exits 0 whenever the JSON document was printed (also for a hang,
 which the watchdog reports and then ends the process with os._exit), 2 for
 bad arguments.
@@ -291,6 +306,8 @@ class Report(object):
                 "mem_tolerance": args.mem_tolerance,
                 "hang_for_s": args.hang_for,
                 "hang_step": args.hang_step if args.hang_for else None,
+                "layers": not args.no_layers,
+                "break_step": args.break_step,
             },
             "steps": {},
             "problems": [],
@@ -1444,6 +1461,382 @@ def step_allreduce(rec, args, st, torch_ok):
 
 
 # --------------------------------------------------------------------------
+# Framework-level steps: convolution, attention, torch.compile, bf16 GEMM
+# --------------------------------------------------------------------------
+
+LAYER_STEPS = ["conv", "attention", "compile", "gemm_bf16"]
+LAYER_CLASSIFICATION = {
+    "conv": "conv-failed",
+    "attention": "attention-failed",
+    "compile": "compile-failed",
+    "gemm_bf16": "gemm-bf16-failed",
+}
+
+
+class LayerSkip(Exception):
+    """The stack lacks what a framework step needs (the reason is the message)."""
+
+
+def rel_err(torch, out, ref):
+    """(max relative error against the reference's largest magnitude, all finite)."""
+    out = out.detach().double().cpu()
+    ref = ref.detach().double().cpu()
+    finite = bool(torch.isfinite(out).all())
+    diff = float((out - ref).abs().max())
+    scale = float(ref.abs().max())
+    return (diff / scale if scale > 0 else diff), finite
+
+
+def check_close(rec, what, torch, out, ref, tol):
+    err, finite = rel_err(torch, out, ref)
+    rec.setdefault("checks", []).append(
+        {"what": what, "max_rel_err": err if finite else None, "finite": finite, "rel_tol": tol})
+    if not finite:
+        raise StepFailed("%s: result has non-finite values" % what)
+    if err > tol:
+        raise StepFailed("%s: max_rel_err %.3g > %.3g" % (what, err, tol))
+
+
+def poison(args, step, t):
+    """--break-step: a NaN in the step's input, so its result check must fail."""
+    if args.break_step == step:
+        t = t.clone()
+        t.view(-1)[0] = float("nan")
+    return t
+
+
+def layer_conv(rec, args, torch):
+    F = torch.nn.functional
+    cudnn = torch.backends.cudnn
+    rec["backend"] = "miopen" if getattr(torch.version, "hip", None) else "cudnn"
+    if not cudnn.is_available():
+        raise LayerSkip("torch.backends.cudnn.is_available() is False: this build has no %s"
+                        % ("MIOpen" if rec["backend"] == "miopen" else "cuDNN"))
+    rec["enabled"] = bool(cudnn.enabled)
+    if not cudnn.enabled:
+        raise LayerSkip("torch.backends.cudnn.enabled is False")
+    rec["library_version"] = cudnn.version()
+    tf32 = bool(getattr(cudnn, "allow_tf32", False)) and not rec["backend"] == "miopen"
+    rec["tf32_allowed"] = tf32
+    tol = 1e-2 if tf32 else 1e-3
+    gen = torch.Generator().manual_seed(1234)
+    x = torch.randn(8, 16, 32, 32, generator=gen)
+    w = torch.randn(32, 16, 3, 3, generator=gen)
+    x = poison(args, "conv", x)
+    xd = x.to("cuda:0").requires_grad_(True)
+    wd = w.to("cuda:0").requires_grad_(True)
+    ta = now_ms()
+    y = F.conv2d(xd, wd, padding=1)
+    y.square().mean().backward()
+    torch.cuda.synchronize()
+    rec["fwd_bwd_ms"] = rnd(now_ms() - ta, 2)
+    xc = x.double().requires_grad_(True)
+    wc = w.double().requires_grad_(True)
+    yc = F.conv2d(xc, wc, padding=1)
+    yc.square().mean().backward()
+    check_close(rec, "forward", torch, y, yc, tol)
+    check_close(rec, "grad input", torch, xd.grad, xc.grad, tol)
+    check_close(rec, "grad weight", torch, wd.grad, wc.grad, tol)
+
+
+def sdpa_backends(torch):
+    """[(name, SDPBackend member)] of the fused attention kernels this torch names."""
+    try:
+        from torch.nn.attention import SDPBackend
+    except ImportError:
+        return None
+    out = []
+    for name, member in (("flash", "FLASH_ATTENTION"), ("mem_efficient", "EFFICIENT_ATTENTION")):
+        if hasattr(SDPBackend, member):
+            out.append((name, getattr(SDPBackend, member)))
+    return out
+
+
+def layer_attention(rec, args, torch):
+    F = torch.nn.functional
+    if not hasattr(F, "scaled_dot_product_attention"):
+        raise LayerSkip("torch.nn.functional.scaled_dot_product_attention is missing (torch < 2.0)")
+    backends = sdpa_backends(torch)
+    if backends is None:
+        raise LayerSkip("torch.nn.attention.sdpa_kernel is missing (torch < 2.3)")
+    from torch.nn.attention import sdpa_kernel
+    gen = torch.Generator().manual_seed(1234)
+    q, k, v = (torch.randn(2, 4, 128, 64, generator=gen) for _ in range(3))
+    q = poison(args, "attention", q)
+    ref = torch.softmax((q.double() @ k.double().transpose(-2, -1)) / 8.0, dim=-1) @ v.double()
+    qd, kd, vd = (t.to(device="cuda:0", dtype=torch.float16) for t in (q, k, v))
+    ran = {}
+    for name, backend in backends:
+        r = {}
+        ran[name] = r
+        try:
+            with sdpa_kernel([backend]):
+                ta = now_ms()
+                out = F.scaled_dot_product_attention(qd, kd, vd)
+                torch.cuda.synchronize()
+                r["ms"] = rnd(now_ms() - ta, 2)
+        except RuntimeError as e:
+            if "No available kernel" in str(e):
+                r["ran"] = False
+                r["reason"] = "no kernel for this device, dtype or shape in this build"
+                continue
+            raise StepFailed("%s attention: %s: %s" % (name, type(e).__name__, e))
+        r["ran"] = True
+        try:
+            check_close(r, name, torch, out, ref, 1e-2)
+        except StepFailed as e:
+            rec["backends"] = ran
+            raise StepFailed("%s attention: %s" % (name, e))
+    rec["backends"] = ran
+    rec["ran"] = [n for n, r in ran.items() if r.get("ran")]
+    if not rec["ran"]:
+        raise LayerSkip("no fused attention kernel (%s) runs on this device in this build"
+                        % ", ".join(n for n, _ in backends))
+
+
+def layer_compile(rec, args, torch):
+    if not hasattr(torch, "compile"):
+        raise LayerSkip("torch.compile is missing (torch < 2.0)")
+    try:
+        import triton
+    except ImportError as e:
+        raise LayerSkip("triton is not installed (torch.compile's GPU code generation needs it): %s" % e)
+    rec["triton"] = getattr(triton, "__version__", None)
+
+    def f(x, y):
+        return torch.nn.functional.gelu(x) * y + torch.sin(x)
+
+    gen = torch.Generator().manual_seed(1234)
+    x = torch.randn(1 << 16, generator=gen)
+    y = torch.randn(1 << 16, generator=gen)
+    x = poison(args, "compile", x)
+    xd, yd = x.to("cuda:0"), y.to("cuda:0")
+    cf = torch.compile(f)
+    ta = now_ms()
+    out = cf(xd, yd)
+    torch.cuda.synchronize()
+    rec["first_call_ms"] = rnd(now_ms() - ta, 1)
+    ta = now_ms()
+    out = cf(xd, yd)
+    torch.cuda.synchronize()
+    rec["second_call_ms"] = rnd(now_ms() - ta, 2)
+    check_close(rec, "compiled", torch, out, f(x.double(), y.double()), 1e-4)
+
+
+def layer_gemm_bf16(rec, args, torch):
+    try:
+        ok = bool(torch.cuda.is_bf16_supported())
+    except Exception as e:
+        raise LayerSkip("torch.cuda.is_bf16_supported() failed: %s: %s" % (type(e).__name__, e))
+    if not ok:
+        raise LayerSkip("torch.cuda.is_bf16_supported() is False on this device")
+    pref = getattr(torch.backends.cuda, "preferred_blas_library", None)
+    if pref is not None:
+        try:
+            # "cublaslt" is hipBLASLt on ROCm builds
+            pref("cublaslt")
+        except Exception as e:
+            rec["blas_library_error"] = "%s: %s" % (type(e).__name__, e)
+        try:
+            rec["blas_library"] = str(pref()).split(".")[-1]
+        except Exception:
+            pass
+    n = args.gemm_size
+    gen = torch.Generator().manual_seed(1234)
+    a = torch.randn(n, n, generator=gen).to(torch.bfloat16)
+    b = torch.randn(n, n, generator=gen).to(torch.bfloat16)
+    bias = torch.randn(n, generator=gen).to(torch.bfloat16)
+    a = poison(args, "gemm_bf16", a)
+    ref = a.double() @ b.double()
+    da, db, dbias = a.to("cuda:0"), b.to("cuda:0"), bias.to("cuda:0")
+    rec["n"] = n
+    ta = now_ms()
+    c = da @ db
+    torch.cuda.synchronize()
+    rec["first_ms"] = rnd(now_ms() - ta, 2)
+    # addmm with a 1-D bias takes the Lt epilogue path
+    cb = torch.addmm(dbias, da, db)
+    torch.cuda.synchronize()
+    check_close(rec, "matmul", torch, c, ref, 2e-2)
+    check_close(rec, "addmm+bias", torch, cb, ref + bias.double(), 2e-2)
+
+
+LAYER_FUNCS = {
+    "conv": layer_conv,
+    "attention": layer_attention,
+    "compile": layer_compile,
+    "gemm_bf16": layer_gemm_bf16,
+}
+
+
+def child_layers(args):
+    """Runs in a child process; one line per step, each as it finishes."""
+    try:
+        import torch
+    except Exception as e:
+        for name in LAYER_STEPS:
+            emit_line(name, {"status": "failed", "ms": 0,
+                             "error": "import torch failed: %s: %s" % (type(e).__name__, e)})
+        return
+    for name in LAYER_STEPS:
+        emit_line("begin", name)
+        rec = {"status": "ok", "error": None}
+        t0 = now_ms()
+        try:
+            maybe_hang(args, name)
+            LAYER_FUNCS[name](rec, args, torch)
+        except LayerSkip as e:
+            rec["status"] = "skipped"
+            rec["error"] = str(e)
+        except StepFailed as e:
+            rec["status"] = "failed"
+            rec["error"] = str(e)
+        except Exception as e:
+            rec["status"] = "failed"
+            rec["error"] = "%s: %s" % (type(e).__name__, e)
+            rec["traceback"] = traceback.format_exc(limit=6)
+        rec["ms"] = rnd(now_ms() - t0, 1)
+        emit_line(name, rec)
+
+
+def layer_timeout(args):
+    return args.step_timeout * len(LAYER_STEPS) + 15
+
+
+def step_layers(report, args, torch_ok):
+    """Runs the framework steps in one torch child and records each as its own step."""
+    if args.no_layers or not torch_ok:
+        why = "--no-layers" if args.no_layers else "torch unavailable"
+        for name in LAYER_STEPS:
+            report.step(name).update(status="skipped", ms=0, error=why)
+        return
+    timeout = layer_timeout(args)
+    extra = []
+    if args.hang_for and args.hang_step in LAYER_STEPS:
+        extra += ["--hang-for", str(args.hang_for), "--hang-step", args.hang_step]
+    if args.break_step:
+        extra += ["--break-step", args.break_step]
+    start = now_ms()
+    rc = None
+    timed_out = False
+    try:
+        p = subprocess.run(child_cmd(args, "layers", extra), stdout=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, timeout=timeout)
+        got = parse_child_lines(p.stdout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired as e:
+        got = parse_child_lines(e.stdout)
+        timed_out = True
+    running = got.get("begin", LAYER_STEPS[0])
+    for name in LAYER_STEPS:
+        rec = report.step(name)
+        if name in got:
+            rec.update(got[name])
+        elif name == running:
+            rec["ms"] = rnd(now_ms() - start, 1)
+            if timed_out:
+                rec["status"] = "timeout"
+                rec["error"] = "framework steps did not finish within %g s" % timeout
+            else:
+                rec["status"] = "crash"
+                rec["error"] = "torch child died %s" % (
+                    "of %s" % signal_name(rc) if rc is not None and rc < 0 else "with exit %s" % rc)
+        else:
+            rec.update(status="skipped", ms=0,
+                       error="not reached (%s stopped the framework steps)" % (running or "the start"))
+
+
+# --------------------------------------------------------------------------
+# Team checks: the project's own commands or Python files (--team-checks)
+# --------------------------------------------------------------------------
+
+TEAM_PREFIX = "check:"
+TEAM_TAIL = 2000
+
+
+def output_tail(b):
+    t = (b or b"").decode("utf-8", "replace")
+    return t if len(t) <= TEAM_TAIL else "..." + t[-TEAM_TAIL:]
+
+
+def run_team_check(rec, check):
+    """One team check: a shell command, or Python source run by this interpreter."""
+    rec["expect_exit"] = check.get("expect_exit", 0)
+    timeout = float(check.get("timeout_s") or 300)
+    rec["timeout_s"] = timeout
+    tmp = None
+    try:
+        if check.get("python_source") is not None:
+            import tempfile
+            fd, tmp = tempfile.mkstemp(prefix="rocmcheck-check-", suffix=".py")
+            with os.fdopen(fd, "w") as f:
+                f.write(check["python_source"])
+            cmd, shell = [sys.executable, tmp], False
+            rec["python"] = check.get("python_file")
+        else:
+            cmd, shell = check["command"], True
+            rec["command"] = cmd
+        p = subprocess.Popen(cmd, shell=shell, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
+        try:
+            out, _ = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                p.kill()
+            out, _ = p.communicate()
+            rec["status"] = "timeout"
+            rec["output_tail"] = output_tail(out)
+            rec["error"] = "did not finish within %g s" % timeout
+            return
+        rec["exit"] = p.returncode
+        rec["output_tail"] = output_tail(out)
+        if p.returncode != rec["expect_exit"]:
+            how = ("died of %s" % signal_name(p.returncode) if p.returncode < 0
+                   else "exit %d" % p.returncode)
+            rec["error"] = "%s, expected exit %d" % (how, rec["expect_exit"])
+            raise StepFailed(rec["error"])
+    finally:
+        if tmp:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+
+
+def load_team_checks(text):
+    """The --team-checks JSON: a list of {name, command | python_source, ...}."""
+    checks = json.loads(text)
+    if not isinstance(checks, list):
+        raise ValueError("--team-checks: expected a JSON list")
+    for c in checks:
+        if not isinstance(c, dict) or not c.get("name") or (
+                c.get("command") is None) == (c.get("python_source") is None):
+            raise ValueError("--team-checks: each check needs a name and one of command, python_source")
+    return checks
+
+
+def step_team_checks(report, checks):
+    for c in checks:
+        name = TEAM_PREFIX + c["name"]
+        rec = report.step(name)
+        start = now_ms()
+        try:
+            run_team_check(rec, c)
+            if rec["status"] == "running":
+                rec["status"] = "ok"
+        except StepFailed as e:
+            rec["status"] = "failed"
+            rec["error"] = rec.get("error") or str(e)
+        except Exception as e:
+            rec["status"] = "failed"
+            rec["error"] = "%s: %s" % (type(e).__name__, e)
+        rec["ms"] = rnd(now_ms() - start, 1)
+
+
+# --------------------------------------------------------------------------
 # Classification
 # --------------------------------------------------------------------------
 
@@ -1457,10 +1850,11 @@ def classify(report, st):
     def s(name):
         return steps.get(name, {}).get("status")
 
-    for name, r in steps.items():
+    builtin = [(n, r) for n, r in steps.items() if not n.startswith(TEAM_PREFIX)]
+    for name, r in builtin:
         if r.get("status") == "timeout":
             return "hang", name
-    for name, r in steps.items():
+    for name, r in builtin:
         if r.get("status") == "crash":
             return "crash", r.get("error")
     rtr = steps.get("runtime", {})
@@ -1483,9 +1877,23 @@ def classify(report, st):
         return "torch-failed", err
     if s("allreduce") == "failed":
         return "torch-failed", steps["allreduce"].get("error")
-    for name, r in steps.items():
+    failed = [n for n in LAYER_STEPS if s(n) == "failed"]
+    if failed:
+        first = failed[0]
+        detail = "%s: %s" % (first, steps[first].get("error"))
+        if len(failed) > 1:
+            detail += " (also failed: %s)" % ", ".join(failed[1:])
+        return LAYER_CLASSIFICATION[first], detail
+    for name, r in builtin:
         if r.get("status") == "failed":  # e.g. peer
             return "crash", "%s: %s" % (name, r.get("error"))
+    bad = [n for n, r in steps.items() if n.startswith(TEAM_PREFIX) and r.get("status") != "ok"]
+    if bad:
+        first = steps[bad[0]]
+        detail = "%s: %s" % (bad[0][len(TEAM_PREFIX):], first.get("error"))
+        if len(bad) > 1:
+            detail += " (also: %s)" % ", ".join(n[len(TEAM_PREFIX):] for n in bad[1:])
+        return "team-check-failed", detail
     return "pass", None
 
 
@@ -1513,8 +1921,16 @@ def parse_args(argv):
     ap.add_argument("--hang-for", type=float, default=0.0, metavar="S",
                     help="debug: sleep S seconds inside --hang-step")
     ap.add_argument("--hang-step", default="runtime",
-                    choices=["runtime", "blas", "memory", "torch", "peer", "allreduce"])
-    ap.add_argument("--child", choices=["torch", "allreduce-rank"], help=argparse.SUPPRESS)
+                    choices=["runtime", "blas", "memory", "torch", "peer", "allreduce"]
+                    + LAYER_STEPS)
+    ap.add_argument("--no-layers", action="store_true",
+                    help="skip the framework steps (conv, attention, compile, gemm_bf16)")
+    ap.add_argument("--break-step", choices=LAYER_STEPS, default=None,
+                    help="debug: put a NaN into this framework step's input so its check fails")
+    ap.add_argument("--team-checks", metavar="JSON", default=None,
+                    help="the team's own checks, run after the built-in steps: a JSON list of "
+                    "{name, command | python_source, timeout_s, expect_exit}")
+    ap.add_argument("--child", choices=["torch", "layers", "allreduce-rank"], help=argparse.SUPPRESS)
     ap.add_argument("--rank", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--world", type=int, default=1, help=argparse.SUPPRESS)
     return ap.parse_args(argv)
@@ -1525,10 +1941,18 @@ def main(argv=None):
     if args.child == "torch":
         child_torch(args)
         return 0
+    if args.child == "layers":
+        child_layers(args)
+        return 0
     if args.child == "allreduce-rank":
         child_allreduce_rank(args)
         return 0
 
+    try:
+        team = load_team_checks(args.team_checks) if args.team_checks else []
+    except ValueError as e:
+        sys.stderr.write("payload: %s\n" % e)
+        return 2
     report = Report(args)
     wd = Watchdog(report)
     st = State()
@@ -1551,9 +1975,11 @@ def main(argv=None):
             # also without a device: torch's own view of it is worth reporting
             tr = run_step(report, wd, "torch", T + 15, step_torch, args, st, report)
             torch_ok = tr["status"] == "ok"
+        step_layers(report, args, torch_ok)
         if args.multi_gpu:
             run_step(report, wd, "allreduce", args.allreduce_timeout + 15,
                      step_allreduce, args, st, torch_ok)
+        step_team_checks(report, team)
         with report.lock:
             c, detail = classify(report, st)
             report.doc["classification"] = c

@@ -30,6 +30,19 @@ pub enum Classification {
     AllocFailed,
     /// torch imported but a torch step failed.
     TorchFailed,
+    /// conv2d forward/backward through cuDNN (MIOpen on ROCm) failed or gave wrong results.
+    ConvFailed,
+    /// scaled-dot-product attention on a fused kernel (flash, mem-efficient) failed or gave
+    /// wrong results.
+    AttentionFailed,
+    /// A `torch.compile`d function (Inductor, Triton code generation) failed or gave wrong
+    /// results.
+    CompileFailed,
+    /// A bf16 GEMM with the Lt BLAS preferred (hipBLASLt on ROCm, cuBLASLt on CUDA) failed or
+    /// gave wrong results.
+    GemmBf16Failed,
+    /// One of the team's own checks (`.rocmcheck.yaml` `smoke.checks`) failed or timed out.
+    TeamCheckFailed,
     /// A step did not finish in time (payload watchdog or rocmcheck's hard timeout).
     Hang,
     /// The payload died (signal, non-zero exit, garbage output) or an image lacks Python.
@@ -54,13 +67,18 @@ pub enum Classification {
 
 impl Classification {
     /// Every classification, in report order.
-    pub const ALL: [Classification; 14] = [
+    pub const ALL: [Classification; 19] = [
         Classification::Pass,
         Classification::NoDevice,
         Classification::RuntimeMissing,
         Classification::HipblasFailed,
         Classification::AllocFailed,
         Classification::TorchFailed,
+        Classification::ConvFailed,
+        Classification::AttentionFailed,
+        Classification::CompileFailed,
+        Classification::GemmBf16Failed,
+        Classification::TeamCheckFailed,
         Classification::Hang,
         Classification::Crash,
         Classification::BuildFailed,
@@ -80,6 +98,11 @@ impl Classification {
             Classification::HipblasFailed => "hipblas-failed",
             Classification::AllocFailed => "alloc-failed",
             Classification::TorchFailed => "torch-failed",
+            Classification::ConvFailed => "conv-failed",
+            Classification::AttentionFailed => "attention-failed",
+            Classification::CompileFailed => "compile-failed",
+            Classification::GemmBf16Failed => "gemm-bf16-failed",
+            Classification::TeamCheckFailed => "team-check-failed",
             Classification::Hang => "hang",
             Classification::Crash => "crash",
             Classification::BuildFailed => "build-failed",
@@ -498,6 +521,94 @@ mod tests {
             assert_eq!(Classification::parse(c.as_str()), c);
             let j = serde_json::to_string(&c).unwrap();
             assert_eq!(j, format!("\"{}\"", c.as_str()));
+        }
+    }
+
+    /// The framework steps as the payload ran them on the GPU machine (an H100 with torch's CUDA
+    /// build; see tests/fixtures/device/2026-11-27-smoke-steps/README.md).
+    const STEPS_DIR: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/device/2026-11-27-smoke-steps"
+    );
+    const LAYER_STEPS: [&str; 4] = ["conv", "attention", "compile", "gemm_bf16"];
+
+    fn recorded(name: &str) -> SmokeResult {
+        let text = std::fs::read_to_string(format!("{STEPS_DIR}/{name}")).unwrap();
+        SmokeResult::from_output("h100", &text, "", Some(0), None)
+    }
+
+    #[test]
+    fn recorded_framework_steps_pass_with_their_own_timings() {
+        let r = recorded("payload.json");
+        assert_eq!(r.classification, Classification::Pass, "{:?}", r.detail);
+        for name in LAYER_STEPS {
+            let s = &r.steps[name];
+            assert_eq!(s.status, "ok", "{name}: {s:?}");
+            assert!(s.ms.is_some_and(|ms| ms > 0.0), "{name}: {s:?}");
+        }
+        let doc = r.payload.as_ref().unwrap();
+        assert_eq!(
+            doc.pointer("/steps/conv/backend").and_then(|v| v.as_str()),
+            Some("cudnn")
+        );
+        let ran: Vec<&str> = doc
+            .pointer("/steps/attention/ran")
+            .and_then(|v| v.as_array())
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        assert_eq!(ran, ["flash", "mem_efficient"]);
+        assert!(doc.pointer("/steps/compile/triton").and_then(|v| v.as_str()).is_some());
+        assert_eq!(
+            doc.pointer("/steps/gemm_bf16/blas_library").and_then(|v| v.as_str()),
+            Some("Cublaslt")
+        );
+    }
+
+    #[test]
+    fn recorded_team_checks_are_steps_and_a_failing_one_is_its_own_classification() {
+        let r = recorded("payload-team-checks.json");
+        assert_eq!(r.classification, Classification::TeamCheckFailed);
+        assert_eq!(r.detail.as_deref(), Some("expected-fail: exit 5, expected exit 0"));
+        assert_eq!(r.steps["check:torch-sum"].status, "ok");
+        assert_eq!(r.steps["check:nvidia-smi"].status, "ok");
+        assert_eq!(r.steps["check:expected-fail"].status, "failed");
+        for name in LAYER_STEPS {
+            assert_eq!(r.steps[name].status, "ok", "{name}");
+        }
+        let doc = r.payload.as_ref().unwrap();
+        let tail = doc
+            .pointer("/steps/check:torch-sum/output_tail")
+            .and_then(|v| v.as_str());
+        assert!(tail.is_some_and(|t| t.starts_with("sum 4.0 ")), "{tail:?}");
+    }
+
+    #[test]
+    fn recorded_broken_steps_fail_as_their_own_classification_and_hide_nothing() {
+        let want = [
+            ("conv", Classification::ConvFailed),
+            ("attention", Classification::AttentionFailed),
+            ("compile", Classification::CompileFailed),
+            ("gemm_bf16", Classification::GemmBf16Failed),
+        ];
+        for (broken, class) in want {
+            let r = recorded(&format!("break-{broken}.json"));
+            assert_eq!(r.classification, class, "{broken}: {:?}", r.detail);
+            assert!(
+                r.detail.as_deref().unwrap().starts_with(&format!("{broken}: ")),
+                "{:?}",
+                r.detail
+            );
+            for name in LAYER_STEPS {
+                let want = if name == broken { "failed" } else { "ok" };
+                assert_eq!(
+                    r.steps[name].status, want,
+                    "{broken} broken, {name}: {:?}",
+                    r.steps[name]
+                );
+            }
+            assert_eq!(r.steps["torch"].status, "ok");
         }
     }
 }
