@@ -110,11 +110,7 @@ impl Rule for FamilyIndexMismatch {
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let d = &cx.matrix.distribution;
         let targets: Vec<String> = cx.targets().map(|(t, _)| t.runtime_gfx().to_string()).collect();
-        for (url, origin) in stack_index_urls(cx) {
-            let Some(m) = d.classify_index(url) else { continue };
-            if m.index.layout != IndexLayout::PerFamily {
-                continue;
-            }
+        for (url, origin, m) in per_family_indexes(cx) {
             let mut refs: Vec<String> = m.index.sources.iter().take(1).cloned().collect();
             refs.extend(d.family_sources.iter().take(1).cloned());
             if let Some(name) = &m.unknown_family {
@@ -231,11 +227,7 @@ impl Rule for FamilyIndexLegacy {
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let d = &cx.matrix.distribution;
         let targets: Vec<String> = cx.targets().map(|(t, _)| t.runtime_gfx().to_string()).collect();
-        for (url, origin) in stack_index_urls(cx) {
-            let Some(m) = d.classify_index(url) else { continue };
-            if m.index.layout != IndexLayout::PerFamily {
-                continue;
-            }
+        for (url, origin, m) in per_family_indexes(cx) {
             let Some(fam) = &m.family else { continue };
             // a family that misses a target in scope is RC109's error; no target: RC109's info
             if targets.is_empty() || !targets.iter().all(|g| fam.gfx.contains(g)) {
@@ -260,6 +252,18 @@ impl Rule for FamilyIndexLegacy {
             );
         }
     }
+}
+
+/// Every per-family index in the stack: (url, origin, how the matrix reads it).
+fn per_family_indexes<'c>(cx: &'c Context) -> Vec<(&'c str, Origin, crate::matrix::IndexMatch<'c>)> {
+    let d = &cx.matrix.distribution;
+    stack_index_urls(cx)
+        .into_iter()
+        .filter_map(|(url, origin)| {
+            let m = d.classify_index(url)?;
+            (m.index.layout == IndexLayout::PerFamily).then_some((url, origin, m))
+        })
+        .collect()
 }
 
 /// (url, origin) of every package index in the stack (torch's and pip's), once each.
