@@ -441,6 +441,29 @@ fn nightly_end_to_end_against_the_real_engine() {
         err.contains("allow-list entry for hip on gfx1100 expired on 2020-01-31"),
         "{err}"
     );
+    // A glob covers every candidate on a target; an entry with a typo matches no job and fails
+    // the night, named.
+    std::fs::write(
+        &allow,
+        "allow:\n\
+         - {candidate: \"*\", reason: \"no GPU on this machine\", expires: 2999-12-31}\n\
+         - {candidate: hipp, reason: \"a typo\", expires: 2999-12-31}\n",
+    )
+    .unwrap();
+    let o = n.script(
+        "report.sh",
+        &[
+            ("OUT_DIR", n.path("out4").to_str().unwrap()),
+            ("ALLOW_FILE", allow.to_str().unwrap()),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        err.contains("allow-list entry for hipp matches no job")
+            && err.contains("0 failing job(s) not in the allow-list"),
+        "{err}"
+    );
     n.finish();
 }
 

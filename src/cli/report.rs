@@ -48,7 +48,8 @@ pub struct GateArgs {
     /// The previous night's run (vanished jobs fail).
     #[arg(long, value_name = "FILE")]
     pub previous: Option<PathBuf>,
-    /// The allow-list (YAML: `allow: [{candidate, gfx?, classification?, reason, expires}]`).
+    /// The allow-list (YAML: `allow: [{candidate, gfx?, classification?, reason, expires}]`;
+    /// candidate and gfx may be globs with `*` and `?`; an entry that matches no job fails).
     #[arg(long, value_name = "FILE")]
     pub allow: Option<PathBuf>,
     /// The date expiries are checked against (YYYY-MM-DD; default: today, UTC).
@@ -213,10 +214,19 @@ fn gate(a: GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         let blocking = v.failing.iter().filter(|j| j.allowed_by.is_none()).count();
         writeln!(
             err,
-            "error: the night fails: {blocking} failing job(s) not in the allow-list, {} expired allow-list entr{}",
+            "error: the night fails: {blocking} failing job(s) not in the allow-list, {} expired allow-list entr{}, {} matching no job",
             v.expired.len(),
-            if v.expired.len() == 1 { "y" } else { "ies" }
+            if v.expired.len() == 1 { "y" } else { "ies" },
+            v.unmatched.len()
         )?;
+        for e in &v.unmatched {
+            writeln!(
+                err,
+                "error: allow-list entry for {}{} matches no job of this night or the previous one (a typo, or a stale entry)",
+                e.candidate,
+                e.gfx.as_deref().map(|g| format!(" on {g}")).unwrap_or_default(),
+            )?;
+        }
         for e in &v.expired {
             writeln!(
                 err,

@@ -11,12 +11,16 @@
 //!
 //! ```yaml
 //! allow:
-//!   - candidate: torch2.8.0-rocm6.4-dev-ubuntu-24.04   # the exact candidate id
-//!     gfx: gfx1100                  # optional: every target when left out
+//!   - candidate: torch2.8.0-rocm6.4-dev-ubuntu-24.04   # a candidate id, or a glob (`*`, `?`)
+//!     gfx: gfx1100                  # optional (a glob too): every target when left out
 //!     classification: torch-failed # optional: any failure when left out; `vanished` for those
 //!     reason: "rocBLAS has no gfx1100 kernels in this wheel (ROCm/ROCm#2536)"
 //!     expires: 2026-12-31
 //! ```
+//!
+//! `candidate: "torch2.8.0-*"` covers every candidate of that torch (an outage of one runner
+//! label is one entry with `gfx:`). An entry that matches no job of this night or the previous
+//! one fails the night: it is a typo, or a stale entry to remove.
 
 use super::results::{CandidateResult, Key, Run, key_name, md_cell as cell, md_code as code};
 use serde::Deserialize;
@@ -38,9 +42,9 @@ pub struct AllowList {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Allow {
-    /// The exact candidate id.
+    /// The candidate id, or a glob of ids (`*` any run of characters, `?` one).
     pub candidate: String,
-    /// The gfx target; every target when absent.
+    /// The gfx target (or a glob); every target when absent.
     #[serde(default)]
     pub gfx: Option<String>,
     /// The classification allowed (`vanished` for a job gone from the run); any when absent.
@@ -54,10 +58,37 @@ pub struct Allow {
 
 impl Allow {
     fn covers(&self, k: &Key, classification: &str) -> bool {
-        self.candidate == k.0
-            && self.gfx.as_ref().is_none_or(|g| *g == k.1)
-            && self.classification.as_ref().is_none_or(|c| c == classification)
+        self.names(k) && self.classification.as_ref().is_none_or(|c| c == classification)
     }
+
+    /// The entry's candidate and gfx match the job (whatever its result).
+    fn names(&self, k: &Key) -> bool {
+        glob(&self.candidate, &k.0) && self.gfx.as_ref().is_none_or(|g| glob(g, &k.1))
+    }
+}
+
+/// `*` matches any run of characters, `?` one character, everything else itself.
+pub fn glob(pattern: &str, s: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), s.chars().collect());
+    // the classic two-pointer match with one backtrack point: linear in practice, no recursion
+    let (mut i, mut j, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
+    while j < t.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == t[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some(i);
+            mark = j;
+            i += 1;
+        } else if let Some(st) = star {
+            i = st + 1;
+            mark += 1;
+            j = mark;
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|c| *c == '*')
 }
 
 /// Reads an allow-list; errors name the file, the line and what was expected.
@@ -144,6 +175,9 @@ pub struct Verdict {
     pub failing: Vec<Judged>,
     /// Entries past their expiry (each fails the night).
     pub expired: Vec<Allow>,
+    /// Live entries that match no job of this night or the previous one (each fails the night:
+    /// a typo, or a stale entry).
+    pub unmatched: Vec<Allow>,
     /// Jobs judged.
     pub jobs: usize,
 }
@@ -152,7 +186,10 @@ impl Verdict {
     /// Whether the night fails. A night that judged no job fails too: an empty run says nothing
     /// passed (an empty matrix export, or no result merged), and is never a silent pass.
     pub fn fails(&self) -> bool {
-        self.empty() || !self.expired.is_empty() || self.failing.iter().any(|j| j.allowed_by.is_none())
+        self.empty()
+            || !self.expired.is_empty()
+            || !self.unmatched.is_empty()
+            || self.failing.iter().any(|j| j.allowed_by.is_none())
     }
 
     /// No job was judged: the run holds no result and no job vanished from the previous night.
@@ -185,6 +222,17 @@ pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, today: &s
             infrastructure: c.infrastructure(),
         });
     }
+    let keys: Vec<Key> = current
+        .candidates
+        .iter()
+        .chain(previous.iter().flat_map(|p| p.candidates.iter()))
+        .map(CandidateResult::key)
+        .collect();
+    v.unmatched = live
+        .iter()
+        .filter(|a| !keys.iter().any(|k| a.names(k)))
+        .map(|a| (*a).clone())
+        .collect();
     if let Some(prev) = previous {
         let now: std::collections::BTreeSet<Key> = current.candidates.iter().map(CandidateResult::key).collect();
         for p in &prev.candidates {
@@ -241,6 +289,14 @@ pub fn render_verdict(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
                 j.detail.as_deref().map(cell).unwrap_or_default()
             )?;
         }
+    }
+    for a in &v.unmatched {
+        writeln!(
+            out,
+            "\n- ⚠️ allow-list entry for {}{} matches no job of this night or the previous one: fix the candidate/gfx (a typo?) or remove the entry",
+            code(&a.candidate),
+            a.gfx.as_deref().map(|g| format!(" on {}", cell(g))).unwrap_or_default(),
+        )?;
     }
     for a in &v.expired {
         writeln!(
@@ -310,5 +366,56 @@ mod tests {
         assert_eq!(parse_date("2026-13-01"), None);
         assert_eq!(parse_date("26-1-1"), None);
         assert!(parse_date(&today_utc()).is_some(), "{}", today_utc());
+    }
+
+    #[test]
+    fn globs_match_whole_names() {
+        assert!(glob("torch2.8.0-*", "torch2.8.0-rocm6.4-dev-ubuntu-24.04"));
+        assert!(glob("*", "anything"));
+        assert!(glob("gfx11??", "gfx1100"));
+        assert!(glob("*rocm6.4*", "torch2.8.0-rocm6.4-dev-ubuntu-24.04"));
+        assert!(!glob("torch2.8.0-*", "torch2.9.0-rocm6.4"));
+        assert!(!glob("gfx11??", "gfx110"));
+        assert!(!glob("gfx1100", "gfx11000"));
+        assert!(glob("a*b*c", "aXbYbZc"));
+    }
+
+    fn run(jobs: &[(&str, &str, &str)]) -> Run {
+        let candidates: Vec<serde_json::Value> = jobs
+            .iter()
+            .map(|(id, gfx, class)| serde_json::json!({"id": id, "gfx": gfx, "classification": class}))
+            .collect();
+        serde_json::from_value(serde_json::json!({"results_schema": 1, "candidates": candidates})).unwrap()
+    }
+
+    fn allow(yaml: &str) -> AllowList {
+        serde_yaml::from_str(yaml).unwrap()
+    }
+
+    /// One glob entry allows an outage of every candidate on one target; an entry that names no
+    /// job (a typo) fails the night and says so.
+    #[test]
+    fn glob_entries_cover_many_jobs_and_unmatched_entries_fail() {
+        let night = run(&[
+            ("torch2.8.0-rocm6.4-a", "gfx1100", "hipblas-failed"),
+            ("torch2.9.0-rocm6.4-b", "gfx1100", "hipblas-failed"),
+            ("torch2.9.0-rocm6.4-b", "gfx942", "pass"),
+        ]);
+        let a = allow(
+            "allow:\n  - candidate: \"*\"\n    gfx: gfx1100\n    reason: runner outage\n    expires: 2999-01-01\n",
+        );
+        let v = judge(&night, None, &a, "2026-11-26");
+        assert!(!v.fails(), "{v:?}");
+        assert!(v.failing.iter().all(|j| j.allowed_by.is_some()));
+        let typo = allow(
+            "allow:\n  - candidate: \"*\"\n    gfx: gfx1100\n    reason: runner outage\n    expires: 2999-01-01\n  - candidate: torch2.9.0-rocm6.4-bb\n    reason: typo\n    expires: 2999-01-01\n",
+        );
+        let v = judge(&night, None, &typo, "2026-11-26");
+        assert!(v.fails());
+        assert_eq!(v.unmatched.len(), 1);
+        let mut md = Vec::new();
+        render_verdict(&v, &mut md).unwrap();
+        let md = String::from_utf8(md).unwrap();
+        assert!(md.contains("matches no job"), "{md}");
     }
 }
