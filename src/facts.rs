@@ -328,6 +328,21 @@ pub struct BaseImage {
     pub tag_site: Option<Span>,
 }
 
+/// A base image whose ROCm files reach the final stage through a `COPY --from`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CopiedBase {
+    /// The base image of the stage copied from (or the image named by `--from`).
+    pub base: BaseImage,
+    /// Where that base is named (the stage's `FROM`); None for an image named by `--from`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_at: Option<Origin>,
+    /// The stage's name (or index) as `--from` names it; None for an image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<String>,
+    /// The ROCm paths copied (`/opt/rocm`, `/opt/rocm-7.1.0/lib`).
+    pub paths: Vec<String>,
+}
+
 /// How torch got into the stack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -714,6 +729,11 @@ pub struct Facts {
     /// copied (lint only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub torch_stage: Option<String>,
+    /// Base images of other build stages (or images) whose ROCm files the final stage copies in
+    /// (`COPY --from=builder /opt/rocm /opt/rocm`): their tags decide what the image holds as much
+    /// as the final stage's own base (lint only). The origin is the copy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copied_bases: Vec<Sourced<CopiedBase>>,
     /// What a program or the kernel reported at run time (HIP errors, GPU faults, a crashed
     /// report), each with the line it was read from (triage only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -1119,6 +1119,7 @@ fn manifests_lint_on_their_own() {
         Manifest::CondaEnv,
         Manifest::PyProject,
         Manifest::UvLock,
+        Manifest::Pixi,
     ] {
         let key = format!("{k:?}");
         assert!(kinds_bad.contains(&key), "no bad fixture for {key}");
@@ -1140,6 +1141,11 @@ fn unreadable_manifests_are_located_input_errors() {
         (
             "environment.yml",
             "name: x\ndependencies:\n  - python=3.11\n   - pip: [\n",
+            4,
+        ),
+        (
+            "pixi.toml",
+            "[workspace]\nname = \"x\"\n[pypi-dependencies]\ntorch = \n",
             4,
         ),
     ] {
@@ -1253,4 +1259,34 @@ fn target_chooses_the_stage_checked() {
         e.message.contains("--target prod") && e.message.contains("dev, Release"),
         "{e:?}"
     );
+}
+
+/// A version range for torch in a package's own metadata (`[project] dependencies`) is what
+/// packaging guidance asks of a package: RC403 says so as information there, and stays a warning
+/// where an environment is made (a requirements file, a RUN line).
+#[test]
+fn torch_range_in_package_metadata_is_information() {
+    use rocmcheck::finding::Severity;
+    let m = Matrix::embedded();
+    let d = tempfile::tempdir().unwrap();
+    for (name, text, want) in [
+        (
+            "pyproject.toml",
+            "[project]\nname = \"x\"\nversion = \"0.1\"\ndependencies = [\"torch>=2.8.0\"]\n",
+            Severity::Info,
+        ),
+        ("requirements.txt", "torch>=2.8.0\n", Severity::Warning),
+    ] {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let kind = Kind::of(&p).unwrap();
+        let (facts, _) = dockerfile::analyze(kind, &p.display().to_string(), text.as_bytes(), m, &Options::default())
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let found = Policy::default().apply(rules::run(Scope::Lint, &facts, m), &|_| false);
+        let f = found
+            .iter()
+            .find(|f| f.code == "RC403")
+            .unwrap_or_else(|| panic!("{name}: no RC403 in {found:#?}"));
+        assert_eq!(f.severity, want, "{name}: {f:#?}");
+    }
 }

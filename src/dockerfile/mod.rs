@@ -11,6 +11,7 @@ pub mod context;
 pub mod heredoc;
 pub mod install;
 pub mod parse;
+pub mod pixi;
 pub mod pragma;
 pub mod resolve;
 
@@ -50,6 +51,9 @@ pub enum Manifest {
     PyProject,
     /// `uv.lock`: `uv sync --frozen` (the lock decides; `pyproject.toml` beside it is read).
     UvLock,
+    /// `pixi.toml`: `pixi install`, read as the conda and `uv pip` installs it does for torch
+    /// ([`pixi`]).
+    Pixi,
 }
 
 impl Manifest {
@@ -58,6 +62,7 @@ impl Manifest {
         Some(match lower {
             "pyproject.toml" => Manifest::PyProject,
             "uv.lock" => Manifest::UvLock,
+            "pixi.toml" => Manifest::Pixi,
             "environment.yml" | "environment.yaml" => Manifest::CondaEnv,
             n if n.ends_with(".txt") && n.starts_with("requirements") => Manifest::Requirements,
             n if n.ends_with(".txt") && n.starts_with("constraints") => Manifest::Constraints,
@@ -78,6 +83,10 @@ impl Manifest {
             }
             Manifest::PyProject => "pip install .".to_string(),
             Manifest::UvLock => "uv sync --frozen".to_string(),
+            Manifest::Pixi => match pixi::install(text) {
+                Ok(i) if !i.command.is_empty() => i.command,
+                _ => "true".to_string(),
+            },
         }
     }
 }
@@ -189,6 +198,16 @@ fn manifest(m: Manifest, path: &str, text: &str, matrix: &Matrix, opts: &Options
         _ => std::path::PathBuf::from("."),
     };
     let uv_lock_beside = m == Manifest::PyProject && dir.join("uv.lock").is_file();
+    // pixi's manifest is read here (the build runs what it asks for): unreadable is an input
+    // error at its line, and findings point at its torch entry
+    let mut at = None;
+    if m == Manifest::Pixi {
+        let i = pixi::install(text).map_err(|p| {
+            let (line, col) = parse::LineIndex::new(text).pos(text, p.at);
+            InputProblem::new(line, col, format!("{} (expected a pixi manifest in TOML)", p.message))
+        })?;
+        at = i.torch_at.map(|o| parse::LineIndex::new(text).pos(text, o));
+    }
     let build = format!("FROM scratch\nRUN {}\n", m.command(name, text, uv_lock_beside));
     let df = parse::parse(&build)?;
     let opts = Options {
@@ -207,7 +226,11 @@ fn manifest(m: Manifest, path: &str, text: &str, matrix: &Matrix, opts: &Options
         return Err(InputProblem::new(line, col, msg));
     }
     let mut v = serde_json::to_value(&facts).map_err(|e| InputProblem::new(1, 1, e.to_string()))?;
-    general_origins(&mut v, &synthetic);
+    let here = match at {
+        Some((line, col)) => serde_json::json!({"kind": "file", "path": path, "line": line, "col": col}),
+        None => serde_json::json!({"kind": "general"}),
+    };
+    general_origins(&mut v, &synthetic, &here);
     let mut facts: Facts = serde_json::from_value(v).map_err(|e| InputProblem::new(1, 1, e.to_string()))?;
     facts.subject = crate::facts::Subject::Dockerfile {
         path: path.to_string(),
@@ -235,23 +258,22 @@ fn located(why: &str) -> (u32, u32, String) {
     (1, 1, why.to_string())
 }
 
-/// Every `{"kind": "file", "path": synthetic, …}` origin in a JSON tree becomes
-/// `{"kind": "general"}`.
-fn general_origins(v: &mut serde_json::Value, synthetic: &str) {
+/// Every `{"kind": "file", "path": synthetic, …}` origin in a JSON tree becomes `here` (a
+/// general origin, or the manifest's line that asks for what the build installs).
+fn general_origins(v: &mut serde_json::Value, synthetic: &str, here: &serde_json::Value) {
     match v {
         serde_json::Value::Object(o) => {
             if o.get("kind").and_then(|k| k.as_str()) == Some("file")
                 && o.get("path").and_then(|p| p.as_str()) == Some(synthetic)
             {
-                o.clear();
-                o.insert("kind".into(), "general".into());
+                *v = here.clone();
                 return;
             }
             for x in o.values_mut() {
-                general_origins(x, synthetic);
+                general_origins(x, synthetic, here);
             }
         }
-        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| general_origins(x, synthetic)),
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| general_origins(x, synthetic, here)),
         _ => {}
     }
 }

@@ -66,6 +66,8 @@ pub(crate) struct Stage {
     /// Torch of another stage whose Python environment this one copies in (`COPY --from`),
     /// the latest last: (torch, which stage and where it is copied).
     pub(crate) pulled: Vec<(Sourced<TorchFacts>, String)>,
+    /// Bases whose ROCm files this stage copies in (`COPY --from`), the origin being the copy.
+    pub(crate) copied_bases: Vec<Sourced<crate::facts::CopiedBase>>,
 }
 
 /// The most bytes one substitution may produce (one ARG/ENV value, one image reference, one RUN
@@ -907,6 +909,39 @@ pub(crate) fn resolve_with_files(
                         Ok(n) => stages.get(n),
                         Err(_) => named.get(&name).map(|&i| &stages[i]),
                     };
+                    // ROCm files copied in: the base they come from decides them
+                    let rocm_paths: Vec<String> = srcs
+                        .iter()
+                        .map(|p| substitute(&p.value, &st.vars).0)
+                        .filter(|p| rocm_path(p))
+                        .collect();
+                    if !rocm_paths.is_empty() {
+                        let at = cx.origin(x.copy.span.start);
+                        let copied = match src {
+                            Some(src) => src.base.as_ref().map(|b| crate::facts::CopiedBase {
+                                base: b.value.clone(),
+                                from_at: Some(b.origin.clone()),
+                                stage: Some(src.name.clone().unwrap_or_else(|| name.clone())),
+                                paths: rocm_paths.clone(),
+                            }),
+                            // `--from=<image>`: an image reference of its own
+                            None if !name.is_empty() && name.parse::<usize>().is_err() => {
+                                let span = v.span.clone();
+                                base_stage(&cx, v.value.trim(), false, &span, None).base.map(|b| {
+                                    crate::facts::CopiedBase {
+                                        base: b.value,
+                                        from_at: None,
+                                        stage: None,
+                                        paths: rocm_paths.clone(),
+                                    }
+                                })
+                            }
+                            None => None,
+                        };
+                        if let Some(c) = copied {
+                            st.copied_bases.push(Sourced::new(c, at));
+                        }
+                    }
                     if let Some(src) = src
                         && srcs.iter().any(|p| python_env_path(&p.value, src))
                     {
@@ -1086,6 +1121,12 @@ fn python_env_path(p: &str, src: &Stage) -> bool {
     })
 }
 
+/// A path of a ROCm installation (`/opt/rocm`, `/opt/rocm-7.1.0/lib/…`).
+fn rocm_path(p: &str) -> bool {
+    let p = p.trim().trim_matches(|c| c == '"' || c == '\'');
+    p == "/opt/rocm" || p.starts_with("/opt/rocm/") || p.starts_with("/opt/rocm-")
+}
+
 fn push_stage(stages: &mut Vec<Stage>, named: &mut BTreeMap<String, usize>, st: Stage) {
     if let Some(n) = &st.name {
         named.insert(n.to_ascii_lowercase(), stages.len());
@@ -1152,6 +1193,7 @@ fn into_facts(cx: &Ctx, st: Stage, idx: usize) -> Facts {
     facts.targets = targets;
     facts.rocm = st.rocm;
     facts.base_image = st.base;
+    facts.copied_bases = st.copied_bases;
     facts.torch = st.torch;
     facts.pip = st.pip;
     facts.env = st.env;

@@ -10,7 +10,10 @@ declare_rule! {
     /// A `pip install` / `uv pip install` (or a requirements file it reads) in the final stage
     /// installs `torch` without `==<version>` (bare `torch`, `torch>=2.4`), or a conda, mamba or
     /// micromamba install takes `pytorch` without an exact version (`pytorch`, `pytorch>=2`,
-    /// `pytorch=*=*rocm*`).
+    /// `pytorch=*=*rocm*`). A range in a package's own metadata (`[project] dependencies` of a
+    /// `pyproject.toml` installed with `pip install .` or `uv sync` without a lock) is
+    /// *information*: a package states the range it works with, and the pin belongs where the
+    /// environment is made (a lock, a constraints or requirements file).
     ///
     /// ## Why it matters
     /// Each rebuild resolves to whatever is newest on the index that day: a new torch may be
@@ -26,6 +29,7 @@ declare_rule! {
     ///
     /// ## References
     /// https://pytorch.org/get-started/previous-versions/
+    /// https://packaging.python.org/en/latest/discussions/install-requires-vs-requirements/
     pub struct TorchUnpinned {
         code: "RC403",
         name: "torch-unpinned",
@@ -115,12 +119,27 @@ impl Rule for TorchUnpinned {
                 None => "pin torch (and torchvision/torchaudio) with ==<version>".to_string(),
             },
         };
+        // a package's own metadata (`[project] dependencies` in pyproject.toml) states the range
+        // it works with, as packaging guidance asks; the pin belongs to a lock or a constraints
+        // file (https://packaging.python.org/en/latest/discussions/install-requires-vs-requirements/)
+        let metadata = matches!(&t.origin, crate::facts::Origin::File { path, .. }
+            if std::path::Path::new(path).file_name().is_some_and(|n| n.eq_ignore_ascii_case("pyproject.toml")));
+        let evidence = if t.value.index_urls.is_empty() {
+            "torch without ==<version>, from the default index".to_string()
+        } else {
+            format!("torch without ==<version>, from {}", t.value.index_urls.join(", "))
+        };
         out.push(
             Finding::new(&Self::META, "torch is installed without a pinned version", t.origin.clone())
-                .evidence(if t.value.index_urls.is_empty() {
-                    "torch without ==<version>, from the default index".to_string()
+                .severity(if metadata {
+                    crate::finding::Severity::Info
                 } else {
-                    format!("torch without ==<version>, from {}", t.value.index_urls.join(", "))
+                    Self::META.severity
+                })
+                .evidence(if metadata {
+                    format!("{evidence}; a range in a package's pyproject.toml is usual: pin it where the environment is made (a lock or constraints file)")
+                } else {
+                    evidence
                 })
                 .why("every rebuild takes the newest torch on the index, which may be built for another ROCm or lack kernels for your GPU")
                 .fix(fix)
