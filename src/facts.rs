@@ -328,6 +328,21 @@ pub struct BaseImage {
     pub tag_site: Option<Span>,
 }
 
+/// A package whose install replaces the ROCm torch installed before it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TorchReplaced {
+    /// The package (`torchvision`, `vllm`).
+    pub package: String,
+    /// Its pinned version, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The torch installed before it, if its version is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torch: Option<String>,
+    /// Why the install replaces it.
+    pub why: String,
+}
+
 /// A base image whose ROCm files reach the final stage through a `COPY --from`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopiedBase {
@@ -734,6 +749,10 @@ pub struct Facts {
     /// as the final stage's own base (lint only). The origin is the copy.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copied_bases: Vec<Sourced<CopiedBase>>,
+    /// A later install of a package that pins torch (torchvision, vllm), which replaces the ROCm
+    /// torch installed before it (lint only). The origin is that package's requirement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torch_replaced: Option<Sourced<TorchReplaced>>,
     /// What a program or the kernel reported at run time (HIP errors, GPU faults, a crashed
     /// report), each with the line it was read from (triage only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -68,6 +68,8 @@ pub(crate) struct Stage {
     pub(crate) pulled: Vec<(Sourced<TorchFacts>, String)>,
     /// Bases whose ROCm files this stage copies in (`COPY --from`), the origin being the copy.
     pub(crate) copied_bases: Vec<Sourced<crate::facts::CopiedBase>>,
+    /// A later install that replaces the ROCm torch ([`crate::facts::TorchReplaced`]).
+    pub(crate) torch_replaced: Option<Sourced<crate::facts::TorchReplaced>>,
 }
 
 /// The most bytes one substitution may produce (one ARG/ENV value, one image reference, one RUN
@@ -1194,6 +1196,7 @@ fn into_facts(cx: &Ctx, st: Stage, idx: usize) -> Facts {
     facts.rocm = st.rocm;
     facts.base_image = st.base;
     facts.copied_bases = st.copied_bases;
+    facts.torch_replaced = st.torch_replaced;
     facts.torch = st.torch;
     facts.pip = st.pip;
     facts.env = st.env;

@@ -9,6 +9,7 @@
 //! into entries with byte spans (pure: text in, entries out).
 
 pub mod conda;
+pub mod dependents;
 pub mod marker;
 pub mod pip;
 pub mod requirements;

@@ -299,12 +299,38 @@ fn pip_install_with(
         }
         v
     };
+    let no_deps = words[install..].contains(&"--no-deps");
+    let force = words[install..]
+        .iter()
+        .any(|w| matches!(*w, "--force-reinstall" | "--reinstall"));
     for (mut r, origin) in std::mem::take(&mut inst.others) {
         if download {
             continue; // downloaded, not installed
         }
         r.index_urls = cmd_index.clone();
+        // a package that pins torch, installed over a ROCm torch by a command that names no
+        // torch of its own: pip installs the torch it pins
+        if inst.torch.is_none()
+            && !no_deps
+            && let Some(t) = &st.torch
+            && rocm_torch(cx, &t.value)
+            && let Some(why) = super::dependents::replaces(&r, &cmd_index, inst.primary, force, cx.matrix)
+        {
+            st.torch_replaced = Some(Sourced::new(
+                crate::facts::TorchReplaced {
+                    package: r.name.clone(),
+                    version: r.version.clone(),
+                    torch: t.value.version.clone(),
+                    why,
+                },
+                origin.clone(),
+            ));
+        }
         st.pip.push(Sourced::new(r, origin));
+    }
+    if inst.torch.is_some() && !download {
+        // torch installed again, explicitly: what it replaced no longer matters
+        st.torch_replaced = None;
     }
     let Some((version, off, from)) = inst.torch else {
         // torch required with a pin that a variable without a known value hides: this install
@@ -1117,6 +1143,13 @@ fn project_sites(cx: &Ctx, rel: &str, t: &uv::Torch, uv_at: Option<&Origin>, ins
             s.path = Some(cx.shown(rel));
             (s, t.index_urls.clone())
         });
+}
+
+/// A torch that is a ROCm build: its version's local label, its index, or AMD's image.
+fn rocm_torch(cx: &Ctx, t: &crate::facts::TorchFacts) -> bool {
+    t.version.as_deref().is_some_and(|v| v.contains("+rocm"))
+        || t.index_urls.iter().any(|u| super::dependents::rocm_index(u, cx.matrix))
+        || matches!(t.from, Some(TorchFrom::BaseImage))
 }
 
 #[cfg(test)]

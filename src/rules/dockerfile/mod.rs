@@ -12,6 +12,7 @@ mod container_shm_default;
 mod torch_conda_no_rocm;
 mod torch_extra_index_trap;
 mod torch_pypi_cuda_wheel;
+mod torch_replaced;
 mod torch_unpinned;
 
 pub use base_tag_moving::BaseTagMoving;
@@ -24,6 +25,7 @@ pub use container_shm_default::ContainerShmDefault;
 pub use torch_conda_no_rocm::TorchCondaNoRocm;
 pub use torch_extra_index_trap::TorchExtraIndexCuda;
 pub use torch_pypi_cuda_wheel::TorchPypiCudaWheel;
+pub use torch_replaced::TorchReplaced;
 pub use torch_unpinned::TorchUnpinned;
 
 use super::{Context, Rule};
@@ -38,6 +40,7 @@ pub static RULES: &[&dyn Rule] = &[
     &TorchPypiCudaWheel,
     &TorchExtraIndexCuda,
     &TorchCondaNoRocm,
+    &TorchReplaced,
     &ContainerKfdMissing,
     &ContainerDriMissing,
     &ContainerGroupsMissing,
