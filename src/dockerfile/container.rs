@@ -983,6 +983,100 @@ fn env_files(
     out
 }
 
+/// How deep `extends:` chains are followed (a cycle stops there).
+const MAX_EXTENDS: usize = 8;
+
+/// Compose's `extends:` (<https://docs.docker.com/reference/compose-file/services/#extends>): a
+/// service takes the configuration of another service — of this file (`extends: base` or
+/// `{service: base}`) or of another file of the project (`{file: common.yml, service: base}`) —
+/// and its own keys on top: scalars replace, mappings merge key by key, sequences (`devices`,
+/// `group_add`, `environment` lists) are joined without repeats. A service or file that cannot be
+/// found leaves the service as written.
+fn apply_extends(v: &mut serde_yaml::Value, read: &dyn Fn(&str) -> Option<String>) {
+    let Some(services) = v.get("services").and_then(|s| s.as_mapping()).cloned() else {
+        return;
+    };
+    if !services.values().any(|s| s.get("extends").is_some()) {
+        return;
+    }
+    let mut out = serde_yaml::Mapping::new();
+    for (name, svc) in &services {
+        let merged = extended(&services, svc, read, 0);
+        out.insert(name.clone(), merged);
+    }
+    if let Some(m) = v.as_mapping_mut() {
+        m.insert("services".into(), serde_yaml::Value::Mapping(out));
+    }
+}
+
+fn extended(
+    services: &serde_yaml::Mapping,
+    svc: &serde_yaml::Value,
+    read: &dyn Fn(&str) -> Option<String>,
+    depth: usize,
+) -> serde_yaml::Value {
+    let Some(ext) = svc.get("extends") else {
+        return svc.clone();
+    };
+    if depth >= MAX_EXTENDS {
+        return svc.clone();
+    }
+    let (file, base_name) = match ext {
+        serde_yaml::Value::String(n) => (None, n.clone()),
+        m @ serde_yaml::Value::Mapping(_) => (
+            m.get("file").and_then(scalar),
+            m.get("service").and_then(scalar).unwrap_or_default(),
+        ),
+        _ => return svc.clone(),
+    };
+    let base = match file {
+        None => services
+            .get(base_name.as_str())
+            .map(|b| extended(services, b, read, depth + 1)),
+        Some(f) => read(f.trim_start_matches("./")).and_then(|t| {
+            crate::input::yaml_nesting(&t, crate::input::MAX_YAML_NESTING).ok()?;
+            let mut other: serde_yaml::Value = serde_yaml::from_str(&t).ok()?;
+            other.apply_merge().ok()?;
+            let theirs = other.get("services")?.as_mapping()?.clone();
+            let b = theirs.get(base_name.as_str())?;
+            Some(extended(&theirs, b, &|_| None, depth + 1))
+        }),
+    };
+    let Some(mut merged) = base else {
+        return svc.clone();
+    };
+    let mut own = svc.clone();
+    if let Some(m) = own.as_mapping_mut() {
+        m.remove("extends");
+    }
+    merge_into(&mut merged, own);
+    merged
+}
+
+/// `top` over `base`: scalars replace, mappings merge, sequences join without repeats.
+fn merge_into(base: &mut serde_yaml::Value, top: serde_yaml::Value) {
+    match (base, top) {
+        (serde_yaml::Value::Mapping(b), serde_yaml::Value::Mapping(t)) => {
+            for (k, tv) in t {
+                match b.get_mut(&k) {
+                    Some(bv) => merge_into(bv, tv),
+                    None => {
+                        b.insert(k, tv);
+                    }
+                }
+            }
+        }
+        (serde_yaml::Value::Sequence(b), serde_yaml::Value::Sequence(t)) => {
+            for x in t {
+                if !b.contains(&x) {
+                    b.push(x);
+                }
+            }
+        }
+        (b, t) => *b = t,
+    }
+}
+
 /// Facts from a compose file (one entry per service). `read` gives the text of a file named
 /// relative to the compose file's directory (the project's `.env`, `env_file:`), None when it
 /// cannot be read; `targets` are the requested ones (`--gfx`, `.rocmcheck.yaml`).
@@ -1005,6 +1099,7 @@ pub fn compose(
             format!("invalid compose file: a `<<` merge key must name a mapping or a list of mappings: {e}"),
         )
     })?;
+    apply_extends(&mut v, read);
     let vars = read(".env").map(|t| parse_dotenv(&t)).unwrap_or_default();
     interpolate_tree(&mut v, &vars);
     let mut f = Facts::new(Subject::ContainerConfig { path: path.into() });
@@ -1235,6 +1330,24 @@ mod tests {
         assert_eq!(c.devices, ["/dev/kfd", "/dev/dri"]);
         assert_eq!(c.group_add, ["video"]);
         assert_eq!(c.ipc.as_deref(), Some("host"));
+    }
+
+    #[test]
+    fn compose_extends() {
+        // written for this test: a GPU base service, one service of this file extending it, one
+        // of another file
+        let base = "services:\n  gpu:\n    devices: [/dev/kfd, /dev/dri]\n    group_add: [video]\n";
+        let t = "services:\n  gpu-base:\n    image: rocm/pytorch\n    devices: [/dev/kfd, /dev/dri]\n    group_add: [video, render]\n    ipc: host\n  app:\n    extends: gpu-base\n    image: rocm/vllm\n    group_add: [render]\n  other:\n    extends: {file: common.yml, service: gpu}\n    image: rocm/x\n  loop:\n    extends: loop\n    image: y\n";
+        let read = |n: &str| (n == "common.yml").then(|| base.to_string());
+        let f = compose("c.yaml", t, &read, &[]).unwrap();
+        let get = |n: &str| f.containers.iter().find(|c| c.value.name == n).unwrap().value.clone();
+        let app = get("app");
+        assert!(app.devices.iter().any(|d| d.contains("kfd")), "{app:?}");
+        assert_eq!(app.group_add, vec!["video".to_string(), "render".to_string()]);
+        assert_eq!(app.ipc.as_deref(), Some("host"));
+        let other = get("other");
+        assert!(other.devices.iter().any(|d| d.contains("dri")), "{other:?}");
+        assert_eq!(other.group_add, vec!["video".to_string()]);
     }
 
     #[test]
