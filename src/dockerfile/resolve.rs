@@ -70,6 +70,9 @@ pub(crate) struct Stage {
     pub(crate) copied_bases: Vec<Sourced<crate::facts::CopiedBase>>,
     /// A later install that replaces the ROCm torch ([`crate::facts::TorchReplaced`]).
     pub(crate) torch_replaced: Option<Sourced<crate::facts::TorchReplaced>>,
+    /// Targets a build stage whose output this stage copies in was built for (its
+    /// `AMDGPU_TARGETS`, `GPU_TARGETS`, `PYTORCH_ROCM_ARCH`): what the copied binaries run on.
+    pub(crate) copied_targets: Vec<Sourced<Target>>,
 }
 
 /// The most bytes one substitution may produce (one ARG/ENV value, one image reference, one RUN
@@ -944,6 +947,14 @@ pub(crate) fn resolve_with_files(
                             st.copied_bases.push(Sourced::new(c, at));
                         }
                     }
+                    // a build stage's output: the targets it was compiled for come with it
+                    if let Some(src) = src {
+                        for t in src.arg_targets.iter().chain(&src.copied_targets) {
+                            if !st.copied_targets.iter().any(|x| x.value.gfx == t.value.gfx) {
+                                st.copied_targets.push(t.clone());
+                            }
+                        }
+                    }
                     if let Some(src) = src
                         && srcs.iter().any(|p| python_env_path(&p.value, src))
                     {
@@ -1180,7 +1191,13 @@ fn into_facts(cx: &Ctx, st: Stage, idx: usize) -> Facts {
             o.clone(),
         ));
     }
-    for t in st.arg_targets.iter().chain(&st.image_targets) {
+    // the stage's own build targets; else those of the build stages it copies output from
+    let own = if st.arg_targets.is_empty() {
+        &st.copied_targets
+    } else {
+        &st.arg_targets
+    };
+    for t in own.iter().chain(&st.image_targets) {
         if !targets.iter().any(|x| x.value.gfx == t.value.gfx) {
             targets.push(t.clone());
         }

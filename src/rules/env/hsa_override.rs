@@ -172,11 +172,13 @@ declare_rule! {
     /// ## What it checks
     /// An `HSA_OVERRIDE_GFX_VERSION` baked into an image (Dockerfile `ENV`; a compose or
     /// devcontainer setting is the run-time choice this rule recommends, not judged). A *warning* when no
-    /// target is declared (`--gfx`, `.rocmcheck.yaml` `targets:`, `PYTORCH_ROCM_ARCH`), like
+    /// target is declared (`--gfx`, `.rocmcheck.yaml` `targets:`, `PYTORCH_ROCM_ARCH` /
+    /// `AMDGPU_TARGETS` / `GPU_TARGETS` of the final stage, or of a build stage whose output it
+    /// copies in with `COPY --from`), like
     /// visibility variables baked in (RC208): the image runs on other machines, and the override
     /// forces one ISA on whatever GPU it meets there. *Information* when every declared target is
-    /// of the family the override names: the image is then meant for that family only. (Split out
-    /// of RC202 in issue 24: a declared target of another family is RC202's error.)
+    /// of the family the override names: the image is then meant for that family only (a declared
+    /// target of another family is RC202's error).
     ///
     /// ## Why it matters
     /// On a GPU of another family the presented ISA's kernels do not run (invalid device
