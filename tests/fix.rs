@@ -1112,6 +1112,23 @@ fn manifests_on_their_own_are_fixed_in_place() {
     assert!(err.contains("uv.lock must be regenerated (`uv lock`)"), "{err}");
     assert_eq!(read(d.path(), "uv.lock"), lock);
     assert!(read(d.path(), "pyproject.toml").contains("url = \"https://download.pytorch.org/whl/rocm6.2.4\""));
+    // pixi.toml and environment.yml: findings with a `fix:` line, but no edit (no --fix writes
+    // them); the files stay byte for byte
+    for (case_name, file, code) in [
+        ("pixi-bad", "pixi.toml", "RC405"),
+        ("conda-bad", "environment.yml", "RC406"),
+    ] {
+        let d = case(case_name);
+        let orig = read(d.path(), file);
+        let (status, out, err) = run(d.path(), &["--fix", file]);
+        assert_eq!(status, Some(1), "{case_name}: {out}{err}");
+        assert!(
+            out.contains(&format!("error[{code}]")) && out.contains("= fix:"),
+            "{case_name}: {out}"
+        );
+        assert!(err.contains("fixed 0 findings"), "{case_name}: {err}");
+        assert_eq!(read(d.path(), file), orig, "{case_name} was edited");
+    }
     // a directory: the lock beside its project is read through the project, once
     let d = case("uvlock-bad");
     let (_, out, _) = run(d.path(), &["--output-format", "concise", "."]);
