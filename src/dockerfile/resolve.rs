@@ -947,8 +947,12 @@ pub(crate) fn resolve_with_files(
                             st.copied_bases.push(Sourced::new(c, at));
                         }
                     }
-                    // a build stage's output: the targets it was compiled for come with it
+                    // a build stage's output: the targets it was compiled for come with it, and
+                    // the wheels it downloaded
                     if let Some(src) = src {
+                        if st.downloaded.is_none() {
+                            st.downloaded = src.downloaded.clone();
+                        }
                         for t in src.arg_targets.iter().chain(&src.copied_targets) {
                             if !st.copied_targets.iter().any(|x| x.value.gfx == t.value.gfx) {
                                 st.copied_targets.push(t.clone());
@@ -982,6 +986,7 @@ pub(crate) fn resolve_with_files(
                 // `--mount=type=bind,source=S,target=T` (from the context: no `from=`) is there
                 // while this RUN runs
                 let kept = st.copies.len();
+                let mut mounted: Option<Sourced<TorchFacts>> = None;
                 for f in r.options.iter().filter(|f| f.name.value == "mount") {
                     let Some(v) = &f.value else { continue };
                     let kv: Vec<(&str, &str)> = v
@@ -990,6 +995,20 @@ pub(crate) fn resolve_with_files(
                         .map(|p| p.split_once('=').unwrap_or((p, "")))
                         .collect();
                     let get = |k: &[&str]| kv.iter().find(|(n, _)| k.contains(n)).map(|(_, v)| *v);
+                    // `--mount=from=<stage>`: what that stage downloaded (`pip download` wheels)
+                    // is there while this RUN runs
+                    if let Some(from) = get(&["from"])
+                        && get(&["type"]).is_none_or(|t| t == "bind")
+                        && st.downloaded.is_none()
+                    {
+                        let name = substitute(from, &st.vars).0.trim().to_ascii_lowercase();
+                        let src = match name.parse::<usize>() {
+                            Ok(n) => stages.get(n),
+                            Err(_) => named.get(&name).map(|&i| &stages[i]),
+                        };
+                        mounted = src.and_then(|s| s.downloaded.clone());
+                        st.downloaded = mounted.clone();
+                    }
                     if get(&["type"]) != Some("bind") || get(&["from"]).is_some() {
                         continue;
                     }
@@ -1058,6 +1077,10 @@ pub(crate) fn resolve_with_files(
                 }
                 st.exact = false;
                 st.copies.truncate(kept);
+                if mounted.is_some() && st.downloaded == mounted {
+                    // a mount's wheels are gone after the RUN (a `pip download` in it stays)
+                    st.downloaded = None;
+                }
             }
             _ => {}
         }
