@@ -3,6 +3,8 @@
 //! the Python probe from `python-probe.json`), the rules and the human renderer; the report is
 //! snapshotted and the key finding codes are asserted.
 
+mod support;
+
 use rocmcheck::cli::env::evaluate;
 use rocmcheck::matrix::Matrix;
 use rocmcheck::policy::Policy;
@@ -258,18 +260,7 @@ fn a_fifo_in_a_recorded_root_is_named_and_never_opened() {
 }
 
 /// A copy of a fixture root (regular files and directories).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
+use support::copy_tree;
 
 /// A recorded root's links are followed inside it: an absolute target `/x` is `<root>/x` (a
 /// path on the probed machine), and `..` stops at the root, so no file of this machine is read.

@@ -2,6 +2,8 @@
 //! fixtures fixed and linted again, idempotence, `--diff` applied with the real `patch -p1`,
 //! stdin, and never a pre-release or an unrecorded base tag in a fix.
 
+mod support;
+
 use rocmcheck::dockerfile::{self, Kind, Options};
 use rocmcheck::facts::Origin;
 use rocmcheck::finding::{Applicability, Finding, Severity};
@@ -13,16 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn kind(p: &Path) -> Kind {
-    let n = p.file_name().unwrap().to_str().unwrap();
-    if n.ends_with(".json") {
-        Kind::Devcontainer
-    } else if n.ends_with(".yaml") || n.ends_with(".yml") {
-        Kind::Compose
-    } else {
-        Kind::Dockerfile
-    }
-}
+use support::kind_of as kind;
 
 /// Targets a fixture asks for (`# fix-gfx: gfx1031`).
 fn fixture_gfx(text: &str) -> Vec<String> {
@@ -283,13 +276,7 @@ fn fixes_name_only_releases_and_recorded_tags() {
     assert!(checked >= 5, "checked only {checked} fixes");
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
-    }
-}
+use support::copy_tree;
 
 /// `--diff` output applies cleanly with the real `patch -p1` and gives exactly what `--fix`
 /// writes; `--diff` writes nothing and exits 1.

@@ -3,6 +3,8 @@
 //! corpus `tests/corpus/` whose files each carry `expect:` (codes that must be reported) and
 //! `expect-not:` (codes that must not be) comments.
 
+mod support;
+
 use rocmcheck::dockerfile::resolve::MAX_EXPANSION;
 use rocmcheck::dockerfile::{self, Kind, Options};
 use rocmcheck::matrix::Matrix;
@@ -11,16 +13,7 @@ use rocmcheck::rules::{self, Scope};
 use std::collections::BTreeSet;
 use std::path::Path;
 
-fn kind(p: &Path) -> Kind {
-    let n = p.file_name().unwrap().to_str().unwrap();
-    if n.ends_with(".json") {
-        Kind::Devcontainer
-    } else if n.ends_with(".yaml") || n.ends_with(".yml") {
-        Kind::Compose
-    } else {
-        Kind::Dockerfile
-    }
-}
+use support::kind_of as kind;
 
 fn codes(p: &Path) -> BTreeSet<String> {
     let bytes = std::fs::read(p).unwrap();
@@ -494,13 +487,7 @@ fn mutated_inputs_never_panic() {
         b",]",
         b"\xc3",
     ];
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut mutator = support::Mutator::new(0x9e37_79b9_7f4a_7c15);
     let opts = Options {
         build_args: vec![("ROCM".into(), "6.2".into())],
         ..Options::default()
@@ -515,22 +502,7 @@ fn mutated_inputs_never_panic() {
     let mut limit_hits = 0;
     for seed in &seeds {
         for _ in 0..rounds {
-            let mut d = seed.clone();
-            for _ in 0..(1 + next() % 4) {
-                let pos = if d.is_empty() { 0 } else { (next() as usize) % d.len() };
-                match next() % 3 {
-                    0 => {
-                        let t = tokens[(next() as usize) % tokens.len()];
-                        d.splice(pos..pos, t.iter().copied());
-                    }
-                    1 if !d.is_empty() => {
-                        let end = (pos + (next() as usize % 16)).min(d.len());
-                        d.drain(pos..end);
-                    }
-                    _ if !d.is_empty() => d[pos] = next() as u8,
-                    _ => {}
-                }
-            }
+            let d = mutator.mutate(seed, tokens, 4, 16);
             for kind in [Kind::Dockerfile, Kind::Devcontainer, Kind::Compose] {
                 let r = dockerfile::analyze(kind, "m", &d, m, &opts);
                 if let Err(e) = &r

@@ -11,6 +11,7 @@
 
 #[path = "support/pty.rs"]
 mod pty;
+mod support;
 
 use std::path::Path;
 use std::process::Command;
@@ -145,32 +146,11 @@ fn matrix_sync_finishes_under_a_terminal() {
 
 // ----- the Docker engine ---------------------------------------------------------------------
 
-#[allow(clippy::disallowed_macros)]
 fn docker_ready() -> bool {
-    if std::env::var("ROCMCHECK_SKIP_DOCKER").as_deref() == Ok("1") {
-        eprintln!("\n!!! ROCMCHECK_SKIP_DOCKER=1: the build/smoke terminal tests were NOT run. !!!\n");
-        return false;
-    }
-    let o = Command::new("docker")
-        .args(["info", "--format", "{{.ServerVersion}}"])
-        .output()
-        .expect("run docker");
-    assert!(
-        o.status.success(),
-        "Docker is not reachable: {}; set ROCMCHECK_SKIP_DOCKER=1 to skip knowingly",
-        String::from_utf8_lossy(&o.stderr).trim()
-    );
-    true
+    support::docker_gate("the build/smoke terminal tests")
 }
 
-fn docker_lines(args: &[&str]) -> Vec<String> {
-    let o = Command::new("docker").args(args).output().expect("run docker");
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(String::from)
-        .collect()
-}
+use support::docker_lines;
 
 /// Two `FROM scratch` candidates in a candidates file; removes what the test made on drop and
 /// checks nothing with its label or tag prefix is left.
