@@ -4,7 +4,7 @@
 
 mod support;
 
-use rocmcheck::dockerfile::{self, Kind, Options};
+use rocmcheck::dockerfile::{self, Options};
 use rocmcheck::facts::Origin;
 use rocmcheck::finding::{Applicability, Finding, Severity};
 use rocmcheck::fix::{self, Mode};

@@ -462,10 +462,10 @@ fn shared_product_names_answer_with_every_target() {
         m.gpu_by_name("AMD Radeon 860M Graphics").map(|(g, _)| g.gfx.as_str()),
         Some("gfx1152")
     );
-    let e = rocmcheck::cli::matrix::parse_gfx_arg(m, "Radeon 840M").unwrap_err();
+    let e = rocmcheck::matrix::parse_gfx_arg(m, "Radeon 840M").unwrap_err();
     assert!(e.contains("gfx1152 and gfx1153"), "{e}");
     assert_eq!(
-        rocmcheck::cli::matrix::parse_gfx_arg(m, "Radeon RX 7900 XTX").unwrap(),
+        rocmcheck::matrix::parse_gfx_arg(m, "Radeon RX 7900 XTX").unwrap(),
         "gfx1100"
     );
     // declared by one target only: refused

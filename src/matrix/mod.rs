@@ -1210,6 +1210,34 @@ pub fn list_targets(all: &[(String, String)]) -> String {
     }
 }
 
+/// Parses a gfx name given on the command line, suggesting the nearest known one; a product name
+/// (`Radeon RX 7900 XTX`) the table ties to one target is taken as that target.
+pub fn parse_gfx_arg(m: &Matrix, s: &str) -> Result<String, String> {
+    let hint = |s: &str| {
+        crate::version::nearest(s, m.gfx_names())
+            .map(|n| format!(" (did you mean `{n}`?)"))
+            .unwrap_or_default()
+    };
+    match crate::version::Gfx::parse(s) {
+        Ok(g) if m.gpu(g.as_str()).is_some() => Ok(g.as_str().to_string()),
+        Ok(g) => Err(format!(
+            "unknown gfx target `{}`{}; `rocmcheck matrix show gpus` lists the known ones",
+            g,
+            hint(g.as_str())
+        )),
+        // not a gfx name: a product name the table knows stands for its target; one that
+        // several targets carry is refused with them named (never a guess)
+        Err(e) => match m.gpu_by_name_why(s) {
+            NameMatch::One(g, _) => Ok(g.gfx.clone()),
+            NameMatch::Several(all) | NameMatch::Ambiguous(all) => Err(format!(
+                "`{s}` is the name of parts of several gfx targets ({}); pass the one rocminfo shows (`rocminfo | grep -m1 -o 'gfx[0-9a-f]*'`)",
+                list_targets(&all)
+            )),
+            NameMatch::None => Err(format!("{e}{}", hint(&s.to_ascii_lowercase()))),
+        },
+    }
+}
+
 /// The names a printed product name may stand for (see [`Matrix::gpu_by_name`]).
 fn product_candidates(name: &str) -> Vec<String> {
     let inner = match (name.find('['), name.rfind(']')) {

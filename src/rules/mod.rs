@@ -163,7 +163,7 @@ pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
                 f.evidence.push_str(&format!(
                     " (read for `{}` at {})",
                     c.used_by,
-                    crate::report::human::origin_text(&c.origin)
+                    crate::facts::origin_text(&c.origin)
                 ));
             }
         }
