@@ -191,7 +191,7 @@ impl Config {
             policy.fail_on =
                 Severity::parse(f).ok_or_else(|| bad(f, format!("fail_on `{f}`: expected error, warning or info")))?;
         }
-        // a typo in a rule code or name is an error, not a rule silently not ignored (issue 24)
+        // a typo in a rule code or name is an error, not a rule silently not ignored
         for i in &raw.ignore {
             let code = crate::rules::resolve(i).map_err(|m| bad(i, format!("ignore: {m}")))?;
             policy.ignore.insert(code.to_string());

@@ -250,7 +250,7 @@ fn completions_into_a_closed_pipe_do_not_panic() {
     }
 }
 
-/// The subcommands' arguments are built only for the one that runs (start-up, issue 26). Each
+/// The subcommands' arguments are built only for the one that runs (start-up). Each
 /// subcommand's help still opens with its own description, and the completions still carry
 /// every subcommand's options and the nested `help matrix …` tree.
 #[test]

@@ -96,7 +96,7 @@ fixture!(strix_halo, "strix-halo-128g", has: ["RC305", "RC306"], lacks: ["RC301"
     assert!(t.contains("62.54 GiB"), "{t}");
     // 125.08 GiB RAM, 8 GiB reserve → 117 GiB = 30670848 pages
     assert!(t.contains("options ttm pages_limit=30670848"), "{t}");
-    // kernel 6.14.0-1018-oem carries the KFD fixes as a backport: not told to install it (issue 24)
+    // kernel 6.14.0-1018-oem carries the KFD fixes as a backport: not told to install it
     assert!(!t.contains("OEM >= 6.14.0-1018"), "{t}");
     // the GTT cap once, with this machine's figures (RC305), not again as a known issue (RC100)
     assert!(!t.contains("apu-gtt-half-of-ram") && !t.contains("defaults to about 50 %"), "{t}");

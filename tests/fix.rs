@@ -1,4 +1,4 @@
-//! `rocmcheck lint --fix` (issue 12): a before/after snapshot per fix, the whole corpus and the
+//! `rocmcheck lint --fix`: a before/after snapshot per fix, the whole corpus and the
 //! fixtures fixed and linted again, idempotence, `--diff` applied with the real `patch -p1`,
 //! stdin, and never a pre-release or an unrecorded base tag in a fix.
 
@@ -145,7 +145,7 @@ fn fixing_the_corpus_removes_the_fixed_findings_and_adds_no_error() {
     }
 }
 
-/// Issue 24, defect 8: a fix must reach a state with none of the findings it addresses. For every
+/// A fix must reach a state with none of the findings it addresses. For every
 /// fixture of every fixable code, and every target set, each code fixed is gone from the final
 /// text, and no finding left has a fix that `--unsafe-fixes` would apply; no fix text of the final
 /// findings keeps a `<version>` / `<X.Y>` placeholder when the matrix has an answer.
@@ -478,7 +478,7 @@ fn rc101_fixed_pyproject(orig: &str) -> String {
     fixed
 }
 
-/// Issue 26, item 3: torch pinned in a uv project's pyproject.toml from an index that does not
+/// Torch pinned in a uv project's pyproject.toml from an index that does not
 /// carry it gets a safe fix there (the same index the Dockerfile-line fix picks), comments and
 /// formatting kept, and the fixed project lints clean of it.
 #[test]
@@ -700,7 +700,7 @@ fn rc101_in(dir: &Path) -> serde_json::Value {
 /// The index that carries torch 2.6.0 for the uv-fix fixtures' base image (the RC101 fix's).
 const ROCM624: &str = "https://download.pytorch.org/whl/rocm6.2.4";
 
-/// Issue 26: the `fix:` line of a torch finding whose torch a uv project requires says what to
+/// The `fix:` line of a torch finding whose torch a uv project requires says what to
 /// set in its pyproject.toml (the release and index the pip command names for a Dockerfile
 /// line), with `uv lock` after it when a lock in the context pins torch; a Dockerfile line keeps
 /// the pip command.

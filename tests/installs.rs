@@ -1,4 +1,4 @@
-//! Install paths that go through the build context (issue 26): requirements and constraints
+//! Install paths that go through the build context: requirements and constraints
 //! files found through the Dockerfile's `COPY`s (nested `-r`/`-c`, index lines, hashes,
 //! markers), uv projects (`uv sync` with `pyproject.toml` and `uv.lock`), findings located in
 //! those files, and `lint --context` / `--verbose` on the command line. The build contexts are
@@ -920,7 +920,7 @@ fn verbose_says_a_file_was_read_from_a_heredoc() {
     assert!(stdout.contains("${TORCH_VERSION} has no known value"), "{stdout}");
 }
 
-// ---- conda, mamba, micromamba (issue 26 item 5) ------------------------------------------------
+// ---- conda, mamba, micromamba ------------------------------------------------
 
 fn lint_codes(f: &Facts) -> Vec<(&'static str, String)> {
     let mut v: Vec<_> = rules::run(Scope::Lint, f, Matrix::embedded())

@@ -536,7 +536,7 @@ fn mutated_inputs_never_panic() {
     assert!(limit_hits > 0, "no mutated input reached an expansion limit");
 }
 
-/// Issue 20: today's officially recommended install (torch 2.14 from whl/rocm7.14 on a plain
+/// Today's officially recommended install (torch 2.14 from whl/rocm7.14 on a plain
 /// Ubuntu image: the wheel brings ROCm as pip packages) is clean — no finding at all, RC106
 /// (preview stream) included, since 7.14 is a Core SDK production release.
 #[test]
@@ -657,7 +657,7 @@ fn located(bytes: &[u8]) -> Result<Vec<At>, At> {
         .collect())
 }
 
-/// Issue 24, defect 2: `RUN pip install \` + CR LF + the continued line was read as two lines,
+/// `RUN pip install \` + CR LF + the continued line was read as two lines,
 /// and the wheel on the continued line was never checked (exit 0; RC101 with LF).
 #[test]
 fn crlf_mixed_and_bom_files_read_like_lf_and_a_lone_cr_is_a_located_error() {
@@ -698,7 +698,7 @@ fn fixes_keep_crlf_line_endings() {
     assert!(!after.contains("BASE_TAG=latest"), "{after}");
 }
 
-/// Issue 24, defect 5: a missing file is a `path` origin in JSON (it was `config`), its error is
+/// A missing file is a `path` origin in JSON (it was `config`), its error is
 /// on stderr too (a JSON report redirected to a file must not hide it from the log), and the
 /// human summary never says "0 error(s)" or "No findings" alone with exit 2.
 #[test]
@@ -741,7 +741,7 @@ fn a_missing_file_is_a_path_error_on_stderr_and_the_summary_says_so() {
     );
 }
 
-/// Issue 24, defect 10: the shipped candidate templates defaulted to a ROCm release rocmcheck
+/// The shipped candidate templates defaulted to a ROCm release rocmcheck
 /// itself calls end-of-life. Each template's default `BASE_IMAGE` must be a tag the matrix
 /// records, whose ROCm release the matrix calls supported; linted with its defaults, it gets no
 /// finding about the base image or its ROCm release. Written against whatever the matrix says

@@ -3,7 +3,7 @@
 //! engine (`FROM scratch` candidates from a candidates file, labelled, removed afterwards and
 //! checked), `env`, `lint`, `triage`, `matrix query` and `matrix sync` (against a server on
 //! 127.0.0.1). A command that hangs under a terminal is killed by the watchdog and its test
-//! FAILS, it does not hang the suite (issue 24: `build` deadlocked on a tty: the stderr lock was
+//! FAILS, it does not hang the suite (`build` deadlocked on a tty: the stderr lock was
 //! held for the whole run while the progress bar's thread drew to stderr).
 //!
 //! Docker unreachable → the two Docker tests FAIL, unless `ROCMCHECK_SKIP_DOCKER=1` is set (then
@@ -77,7 +77,7 @@ fn lint_env_triage_and_matrix_finish_under_a_terminal_with_colours() {
     assert!(r.text().contains("gfx942"), "{}", r.text());
 
     // a terminal that reports width 0 is a terminal of unknown width: no wrapping (comfy-table
-    // collapsed every column to one character, issue 24)
+    // collapsed every column to one character)
     let r = term(&["rules"], 0);
     r.assert_code(0);
     assert!(r.text().contains("torch-wheel-not-on-index"), "{}", r.text());

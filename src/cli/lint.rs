@@ -377,7 +377,7 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
     }
     let mut targets = Vec::new();
     for t in &a.gfx {
-        // a gfx name the matrix does not know is a typo until shown otherwise (issue 24)
+        // a gfx name the matrix does not know is a typo until shown otherwise
         match crate::matrix::parse_gfx_arg(&matrix, t) {
             Ok(g) => targets.push((g, Origin::Config { key: "--gfx".into() })),
             Err(e) => {

@@ -28,7 +28,7 @@ pub struct MatrixArgs {
 
 /// `matrix` actions.
 #[derive(Debug, Subcommand)]
-// Each subcommand's arguments are built only when it runs (start-up, issue 26).
+// Each subcommand's arguments are built only when it runs (start-up time).
 #[command(defer = true)]
 pub enum Action {
     /// Readable tables: ROCm × gfx support, torch × ROCm wheels, GPUs, images, known issues.
@@ -1337,7 +1337,7 @@ fn recommend(
                         writeln!(out, "   source: {s}")?;
                     }
                 } else if !r.sources.is_empty() {
-                    // 5–6 source lines per answer made the answers hard to find (issue 24)
+                    // 5–6 source lines per answer made the answers hard to find
                     writeln!(out, "   sources: {} (--verbose lists them)", r.sources.len())?;
                 }
                 writeln!(out)?;

@@ -452,7 +452,7 @@ pub struct Grammar {
 impl Grammar {
     /// Compiles a grammar. Docker tags are ASCII (`[A-Za-z0-9_][A-Za-z0-9_.-]*`), so `\\d`, `\\w`
     /// and `\\b` mean their ASCII classes; compiling without Unicode tables is what keeps a
-    /// one-file `lint` from spending most of its time building regex automata (issue 13). A
+    /// one-file `lint` from spending most of its time building regex automata. A
     /// grammar that needs Unicode mode (`.` or a negated class, which could match bytes that are
     /// not UTF-8 without it) is compiled with it.
     pub fn compile(src: &str) -> Result<regex::Regex, regex::Error> {
@@ -717,7 +717,7 @@ pub struct Matrix {
     pub provenance: Provenance,
 }
 
-/// Where the matrix in use came from (issue 21): `matrix version` and the report stamps say it.
+/// Where the matrix in use came from: `matrix version` and the report stamps say it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Provenance {
     /// Embedded, cached bundle or `--matrix DIR`.
@@ -1269,7 +1269,7 @@ fn product_candidates(name: &str) -> Vec<String> {
 
 thread_local! {
     /// Set while [`validate::pack_matrix`] writes: the pack stores structs as arrays (no field
-    /// names to match at start-up, issue 26), so no field may be left out of it.
+    /// names to match at start-up), so no field may be left out of it.
     static PACKING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 

@@ -175,8 +175,8 @@ declare_rule! {
     /// target is declared (`--gfx`, `.rocmcheck.yaml` `targets:`, `PYTORCH_ROCM_ARCH`), like
     /// visibility variables baked in (RC208): the image runs on other machines, and the override
     /// forces one ISA on whatever GPU it meets there. *Information* when every declared target is
-    /// of the family the override names: the image is then meant for that family only. (Split out
-    /// of RC202 in issue 24: a declared target of another family is RC202's error.)
+    /// of the family the override names: the image is then meant for that family only. (A declared
+    /// target of another family is RC202's error.)
     ///
     /// ## Why it matters
     /// On a GPU of another family the presented ISA's kernels do not run (invalid device
