@@ -52,9 +52,7 @@ fn files(dirs: &[&str]) -> Vec<PathBuf> {
     v
 }
 
-fn rocmcheck() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
-}
+use support::bin as rocmcheck;
 
 #[test]
 fn every_fix_has_a_before_after_snapshot() {

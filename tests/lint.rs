@@ -297,7 +297,7 @@ fn a_fifo_is_named_and_never_opened() {
     std::fs::write(&good, "FROM rocm/dev-ubuntu-24.04:7.2.4\n").unwrap();
     let (f, g) = (fifo.clone(), good.clone());
     let out = within(30, move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        support::bin()
             .arg("lint")
             .arg(&f)
             .arg(&g)
@@ -685,7 +685,7 @@ fn fixes_keep_crlf_line_endings() {
     let p = dir.path().join("Dockerfile");
     let src = std::fs::read_to_string("tests/fixtures/fixes/RC401.Dockerfile").unwrap();
     std::fs::write(&p, src.replace('\n', "\r\n")).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+    let o = support::bin()
         .args(["lint", "--unsafe-fixes"])
         .arg(&p)
         .output()
@@ -704,11 +704,7 @@ fn fixes_keep_crlf_line_endings() {
 #[test]
 fn a_missing_file_is_a_path_error_on_stderr_and_the_summary_says_so() {
     let run = |args: &[&str]| {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
-            .args(args)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
+        let o = support::bin().args(args).env("NO_COLOR", "1").output().unwrap();
         (
             o.status.code(),
             String::from_utf8(o.stdout).unwrap(),

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests (`mod support;` in a test file). Each test file is
 //! its own crate and uses a part of this module, hence the `dead_code` allowance.
 //!
+//! - [`bin`]: the rocmcheck binary under test;
 //! - [`docker_gate`]: the Docker engine check every engine-backed test starts with;
 //! - [`base_image`]: a cached Debian base image made by `make-base-image.sh`;
 //! - [`docker`] / [`docker_lines`]: run the docker CLI;
@@ -18,6 +19,11 @@ use std::process::{Command, Output};
 /// The repository root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The rocmcheck binary this test run built, as a command to add arguments to.
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
 }
 
 /// `docker ARGS`, its output (never fails: the caller asserts on the status).
