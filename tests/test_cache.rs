@@ -172,14 +172,27 @@ fn clean_script_rejects_an_unknown_argument() {
     assert!(tmp.path().join("f").exists());
 }
 
-/// The scripts the tests and CI run install no system package: debootstrap comes from the
-/// tests' cache, never from apt.
+/// The scripts the tests and CI run install no system package: debootstrap, groff and objdump
+/// come from the tests' cache, never from apt; CI compares dpkg's list before and after.
 #[test]
-fn the_base_image_script_installs_no_system_package() {
-    let script = std::fs::read_to_string(root().join("tests/support/make-base-image.sh")).unwrap();
-    for bad in ["apt-get install", "apt install", "dpkg -i", "apt-get update"] {
-        assert!(!script.contains(bad), "make-base-image.sh runs `{bad}`");
+fn the_scripts_install_no_system_package() {
+    for file in [
+        "tests/support/make-base-image.sh",
+        "tests/support/fetch-tools.sh",
+        ".ci/run",
+    ] {
+        let script = std::fs::read_to_string(root().join(file)).unwrap();
+        for bad in [
+            "apt-get install",
+            "apt install",
+            "dpkg -i",
+            "apt-get update",
+            "dpkg --install",
+        ] {
+            assert!(!script.contains(bad), "{file} runs `{bad}`");
+        }
     }
+    let script = std::fs::read_to_string(root().join("tests/support/make-base-image.sh")).unwrap();
     assert!(
         script.contains("dpkg-deb -x"),
         "debootstrap is not unpacked from its .deb"
@@ -187,5 +200,10 @@ fn the_base_image_script_installs_no_system_package() {
     assert!(
         script.contains("DEBOOTSTRAP_DIR="),
         "debootstrap is not pointed at its unpacked scripts"
+    );
+    let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
+    assert!(
+        ci.contains("pkgs_before=$(dpkg-query -W") && ci.contains("\"$pkgs_before\" != \"$pkgs_after\""),
+        ".ci/run does not compare dpkg's list before and after"
     );
 }
