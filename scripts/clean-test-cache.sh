@@ -52,6 +52,7 @@ else
 fi
 
 # Folders and files.
+status=0
 paths=("$TEST_CACHE" "$LEGACY")
 [ -z "${ROCMCHECK_DEBOOTSTRAP_CACHE:-}" ] || paths+=("$ROCMCHECK_DEBOOTSTRAP_CACHE")
 shopt -s nullglob
@@ -59,6 +60,8 @@ paths+=("${TMPDIR:-/tmp}"/rocmcheck-make-base-image.*.lock)
 for p in "${paths[@]}"; do
     [ -e "$p" ] || continue
     say "$p ($(du -sh "$p" 2>/dev/null | cut -f1))"
-    [ "$DRY" = 1 ] || rm -rf -- "$p"
+    [ "$DRY" = 1 ] || rm -rf -- "$p" 2>/dev/null ||
+        { say "could not remove all of $p (debootstrap ran through sudo: run this script with sudo)"; status=1; }
 done
 [ "$DRY" = 1 ] && say "dry run: nothing removed" || say "done"
+exit "$status"
