@@ -191,7 +191,7 @@ impl Config {
             policy.fail_on =
                 Severity::parse(f).ok_or_else(|| bad(f, format!("fail_on `{f}`: expected error, warning or info")))?;
         }
-        // a typo in a rule code or name is an error, not a rule silently not ignored (issue 24)
+        // a typo in a rule code or name is an error, not a rule silently not ignored
         for i in &raw.ignore {
             let code = crate::rules::resolve(i).map_err(|m| bad(i, format!("ignore: {m}")))?;
             policy.ignore.insert(code.to_string());
@@ -274,7 +274,7 @@ impl Config {
     /// an error at its line, with the nearest known one, as `--gfx` gives.
     pub fn check_targets(&self, matrix: &crate::matrix::Matrix) -> Result<(), ConfigError> {
         for (i, t) in self.targets.iter().enumerate() {
-            if let Err(message) = crate::cli::matrix::parse_gfx_arg(matrix, t) {
+            if let Err(message) = crate::matrix::parse_gfx_arg(matrix, t) {
                 let (line, col) = self.target_at.get(i).copied().unwrap_or((0, 0));
                 return Err(ConfigError {
                     path: self.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),

@@ -7,6 +7,18 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Short text for an origin (`Dockerfile:3:5`, `/sys/…`, `$VAR`).
+pub fn origin_text(o: &Origin) -> String {
+    match o {
+        Origin::File { path, line, col, .. } => format!("{path}:{line}:{col}"),
+        Origin::Path { path } => path.clone(),
+        Origin::Env { var } => format!("${var}"),
+        Origin::Command { command } => format!("`{command}`"),
+        Origin::Config { key } => key.clone(),
+        Origin::General => String::new(),
+    }
+}
+
 /// Where an observation was made: what a finding points at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(tag = "kind", rename_all = "kebab-case")]

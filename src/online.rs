@@ -1,4 +1,4 @@
-//! `--online` (issue 21, opt-in): confirm a torch/ROCm wheel against the live wheel index.
+//! `--online` (opt-in): confirm a torch/ROCm wheel against the live wheel index.
 //!
 //! One simple-index page per ROCm variant (`<index>/rocm7.2/torch/`), asked for as PEP 691 JSON
 //! (`application/vnd.pypi.simple.v1+json`) with PEP 503 HTML accepted as the fallback, through an

@@ -241,7 +241,7 @@ impl fmt::Display for Version {
 }
 
 /// Text in human-readable formats (JSON, YAML); in binary ones (the packed matrix, MessagePack)
-/// the components, so that start-up parses no text (issue 26).
+/// the components, so that start-up parses no text.
 impl serde::Serialize for Version {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if s.is_human_readable() {

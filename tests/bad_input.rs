@@ -5,7 +5,7 @@
 //! no panic, and for `lint` rows that the good file linted next to the bad one still has its
 //! finding reported (bad input never hides other files' results).
 //!
-//! Issue 13 (hardening). The README's "Reliability" section links this file and gives the number
+//! The README's "Reliability" section links this file and gives the number
 //! of rows; `the_readme_counts_the_rows` keeps that number true.
 
 use std::path::Path;
@@ -104,7 +104,7 @@ fn cases() -> Vec<Case> {
         case("lint", "--config with a bad severity", &["lint", "good.Dockerfile", "--config", "bad-severity.yaml"], 2, Stderr, "error: bad-severity.yaml:1:10: fail_on `fatal`: expected error, warning or info"),
         case("lint", "--config with a bad target", &["lint", "good.Dockerfile", "--config", "bad-target.yaml"], 2, Stderr, "error: bad-target.yaml:1:11:"),
         case("lint", "--config that is not UTF-8", &["lint", "good.Dockerfile", "--config", "latin1.yaml"], 2, Stderr, "error: latin1.yaml: cannot read: invalid UTF-8 at byte 9"),
-        // ---- lint: typos are usage errors with "did you mean" (issue 24)
+        // ---- lint: typos are usage errors with "did you mean"
         case("lint", "--gfx with a typo (gfx1110)", &["lint", "good.Dockerfile", "--gfx", "gfx1110"], 2, Stderr, "error: --gfx gfx1110: unknown gfx target `gfx1110` (did you mean `gfx1100`?)"),
         case("lint", "--ignore of a code that does not exist", &["lint", "good.Dockerfile", "--ignore", "RC999"], 2, Stderr, "error: --ignore RC999: no rule `RC999`"),
         case("lint", "--ignore of a misspelt rule name", &["lint", "good.Dockerfile", "--ignore", "torch-unpined"], 2, Stderr, "error: --ignore torch-unpined: no rule `torch-unpined` (did you mean `torch-unpinned`?)"),

@@ -1,4 +1,4 @@
-//! BuildKit parity (issue 26): every construct BuildKit's Dockerfile parser accepts parses here,
+//! BuildKit parity: every construct BuildKit's Dockerfile parser accepts parses here,
 //! every case it refuses is a located input error, and every real-world Dockerfile among our
 //! fixtures lints without an input error.
 //!

@@ -3,7 +3,8 @@
 //!
 //! bash is always required (`bash -n`). groff (`groff -k -man -ww -z`, the same parse that
 //! `man -l -` runs) is required too; where it is missing the test prints a LOUD notice and falls
-//! back to a structural check, and under CI=true it fails instead (`.ci/run` installs groff-base).
+//! back to a structural check, and under CI=true it fails instead (`.ci/run` fetches groff into the tests' cache where it
+//! is missing: `tests/support/fetch-tools.sh`).
 //! zsh and fish, when installed, check their own scripts (`zsh -n`, `fish --no-execute`).
 
 use std::io::Write;
@@ -168,7 +169,7 @@ fn the_man_page_is_valid_roff_and_names_every_subcommand() {
         None => {
             assert!(
                 std::env::var("CI").is_err(),
-                "groff is missing under CI: .ci/run should have installed groff-base"
+                "groff is missing under CI: .ci/run should have fetched it (tests/support/fetch-tools.sh groff)"
             );
             loud("groff is NOT installed: the man page got only a structural check (apt-get install groff-base)");
         }
@@ -250,7 +251,7 @@ fn completions_into_a_closed_pipe_do_not_panic() {
     }
 }
 
-/// The subcommands' arguments are built only for the one that runs (start-up, issue 26). Each
+/// The subcommands' arguments are built only for the one that runs (start-up). Each
 /// subcommand's help still opens with its own description, and the completions still carry
 /// every subcommand's options and the nested `help matrix …` tree.
 #[test]

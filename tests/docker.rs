@@ -10,6 +10,8 @@
 //! Docker unreachable → these tests FAIL, unless `ROCMCHECK_SKIP_DOCKER=1` is set (then they
 //! print a loud notice and pass without checking anything).
 
+mod support;
+
 use serde_json::Value;
 use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -24,40 +26,13 @@ const BASES: &[&str] = &[HIP, PY, NOPY, "rocmcheck-test/debian-hip-runtime:trixi
 static SERIAL: Mutex<()> = Mutex::new(());
 static READY: OnceLock<bool> = OnceLock::new();
 
-#[allow(clippy::disallowed_macros)]
 fn docker_ready() -> bool {
     *READY.get_or_init(|| {
-        if std::env::var("ROCMCHECK_SKIP_DOCKER").as_deref() == Ok("1") {
-            eprintln!(
-                "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\
-                 !!! ROCMCHECK_SKIP_DOCKER=1: the Docker integration tests were NOT run.     !!!\n\
-                 !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
-            );
+        if !support::docker_gate("the Docker integration tests") {
             return false;
         }
-        let info = Command::new("docker")
-            .args(["info", "--format", "{{.ServerVersion}}"])
-            .output();
-        match info {
-            Ok(o) if o.status.success() => {}
-            Ok(o) => panic!(
-                "Docker is not reachable (`docker info` failed: {}). These tests need the real engine; \
-                 set ROCMCHECK_SKIP_DOCKER=1 to skip them knowingly.",
-                String::from_utf8_lossy(&o.stderr).trim()
-            ),
-            Err(e) => panic!("cannot run `docker`: {e}; set ROCMCHECK_SKIP_DOCKER=1 to skip knowingly"),
-        }
-        let root = env!("CARGO_MANIFEST_DIR");
-        for args in [
-            vec![PY, "bookworm"],
-            vec![HIP, "trixie", "libamdhip64-5", "libhipblas0"],
-        ] {
-            let st = Command::new(format!("{root}/tests/support/make-base-image.sh"))
-                .args(&args)
-                .status()
-                .expect("run make-base-image.sh");
-            assert!(st.success(), "make-base-image.sh {args:?} failed");
-        }
+        support::base_image(PY, "bookworm", &[]);
+        support::base_image(HIP, "trixie", &["libamdhip64-5", "libhipblas0"]);
         // An image without python3 at all: an empty filesystem, imported.
         if !docker(&["image", "inspect", NOPY]).status.success() {
             let mut child = Command::new("docker")
@@ -78,9 +53,7 @@ fn docker_ready() -> bool {
     })
 }
 
-fn docker(args: &[&str]) -> Output {
-    Command::new("docker").args(args).output().expect("run docker")
-}
+use support::docker;
 
 fn lines(o: Output) -> Vec<String> {
     String::from_utf8_lossy(&o.stdout)

@@ -3,6 +3,8 @@
 //! the Python probe from `python-probe.json`), the rules and the human renderer; the report is
 //! snapshotted and the key finding codes are asserted.
 
+mod support;
+
 use rocmcheck::cli::env::evaluate;
 use rocmcheck::matrix::Matrix;
 use rocmcheck::policy::Policy;
@@ -94,7 +96,7 @@ fixture!(strix_halo, "strix-halo-128g", has: ["RC305", "RC306"], lacks: ["RC301"
     assert!(t.contains("62.54 GiB"), "{t}");
     // 125.08 GiB RAM, 8 GiB reserve → 117 GiB = 30670848 pages
     assert!(t.contains("options ttm pages_limit=30670848"), "{t}");
-    // kernel 6.14.0-1018-oem carries the KFD fixes as a backport: not told to install it (issue 24)
+    // kernel 6.14.0-1018-oem carries the KFD fixes as a backport: not told to install it
     assert!(!t.contains("OEM >= 6.14.0-1018"), "{t}");
     // the GTT cap once, with this machine's figures (RC305), not again as a known issue (RC100)
     assert!(!t.contains("apu-gtt-half-of-ram") && !t.contains("defaults to about 50 %"), "{t}");
@@ -258,18 +260,7 @@ fn a_fifo_in_a_recorded_root_is_named_and_never_opened() {
 }
 
 /// A copy of a fixture root (regular files and directories).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
+use support::copy_tree;
 
 /// A recorded root's links are followed inside it: an absolute target `/x` is `<root>/x` (a
 /// path on the probed machine), and `..` stops at the root, so no file of this machine is read.

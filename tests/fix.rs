@@ -1,8 +1,10 @@
-//! `rocmcheck lint --fix` (issue 12): a before/after snapshot per fix, the whole corpus and the
+//! `rocmcheck lint --fix`: a before/after snapshot per fix, the whole corpus and the
 //! fixtures fixed and linted again, idempotence, `--diff` applied with the real `patch -p1`,
 //! stdin, and never a pre-release or an unrecorded base tag in a fix.
 
-use rocmcheck::dockerfile::{self, Kind, Options};
+mod support;
+
+use rocmcheck::dockerfile::{self, Options};
 use rocmcheck::facts::Origin;
 use rocmcheck::finding::{Applicability, Finding, Severity};
 use rocmcheck::fix::{self, Mode};
@@ -13,16 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn kind(p: &Path) -> Kind {
-    let n = p.file_name().unwrap().to_str().unwrap();
-    if n.ends_with(".json") {
-        Kind::Devcontainer
-    } else if n.ends_with(".yaml") || n.ends_with(".yml") {
-        Kind::Compose
-    } else {
-        Kind::Dockerfile
-    }
-}
+use support::kind_of as kind;
 
 /// Targets a fixture asks for (`# fix-gfx: gfx1031`).
 fn fixture_gfx(text: &str) -> Vec<String> {
@@ -59,9 +52,7 @@ fn files(dirs: &[&str]) -> Vec<PathBuf> {
     v
 }
 
-fn rocmcheck() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
-}
+use support::bin as rocmcheck;
 
 #[test]
 fn every_fix_has_a_before_after_snapshot() {
@@ -152,7 +143,7 @@ fn fixing_the_corpus_removes_the_fixed_findings_and_adds_no_error() {
     }
 }
 
-/// Issue 24, defect 8: a fix must reach a state with none of the findings it addresses. For every
+/// A fix must reach a state with none of the findings it addresses. For every
 /// fixture of every fixable code, and every target set, each code fixed is gone from the final
 /// text, and no finding left has a fix that `--unsafe-fixes` would apply; no fix text of the final
 /// findings keeps a `<version>` / `<X.Y>` placeholder when the matrix has an answer.
@@ -283,13 +274,7 @@ fn fixes_name_only_releases_and_recorded_tags() {
     assert!(checked >= 5, "checked only {checked} fixes");
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
-    }
-}
+use support::copy_tree;
 
 /// `--diff` output applies cleanly with the real `patch -p1` and gives exactly what `--fix`
 /// writes; `--diff` writes nothing and exits 1.
@@ -491,7 +476,7 @@ fn rc101_fixed_pyproject(orig: &str) -> String {
     fixed
 }
 
-/// Issue 26, item 3: torch pinned in a uv project's pyproject.toml from an index that does not
+/// Torch pinned in a uv project's pyproject.toml from an index that does not
 /// carry it gets a safe fix there (the same index the Dockerfile-line fix picks), comments and
 /// formatting kept, and the fixed project lints clean of it.
 #[test]
@@ -713,7 +698,7 @@ fn rc101_in(dir: &Path) -> serde_json::Value {
 /// The index that carries torch 2.6.0 for the uv-fix fixtures' base image (the RC101 fix's).
 const ROCM624: &str = "https://download.pytorch.org/whl/rocm6.2.4";
 
-/// Issue 26: the `fix:` line of a torch finding whose torch a uv project requires says what to
+/// The `fix:` line of a torch finding whose torch a uv project requires says what to
 /// set in its pyproject.toml (the release and index the pip command names for a Dockerfile
 /// line), with `uv lock` after it when a lock in the context pins torch; a Dockerfile line keeps
 /// the pip command.

@@ -1,8 +1,10 @@
-//! Install paths that go through the build context (issue 26): requirements and constraints
+//! Install paths that go through the build context: requirements and constraints
 //! files found through the Dockerfile's `COPY`s (nested `-r`/`-c`, index lines, hashes,
 //! markers), uv projects (`uv sync` with `pyproject.toml` and `uv.lock`), findings located in
 //! those files, and `lint --context` / `--verbose` on the command line. The build contexts are
 //! the directories of `tests/corpus/` (each Dockerfile there cites what it is modelled on).
+
+mod support;
 
 use rocmcheck::dockerfile::{self, Kind, Options};
 use rocmcheck::facts::{ContextStatus, Facts, Origin, TorchFrom};
@@ -239,7 +241,7 @@ fn an_inline_pragma_does_not_silence_a_finding_in_another_file() {
 
 #[test]
 fn lint_context_and_verbose_on_the_command_line() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+    let out = support::bin()
         .args(["lint", "--verbose", "--output-format", "concise"])
         .arg("tests/corpus/uv-sync-rocm-mismatch/Dockerfile")
         .env("NO_COLOR", "1")
@@ -258,7 +260,7 @@ fn lint_context_and_verbose_on_the_command_line() {
     // another context: the Dockerfile's own directory has no uv.lock there, so nothing is read
     // and the missing files are notes, not errors
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+    let out = support::bin()
         .args(["lint", "--context"])
         .arg(dir.path())
         .arg("tests/corpus/uv-sync-rocm-mismatch/Dockerfile")
@@ -273,7 +275,7 @@ fn lint_context_and_verbose_on_the_command_line() {
         "{stdout}"
     );
     // a --context that is not a directory is a usage error
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+    let out = support::bin()
         .args([
             "lint",
             "--context",
@@ -341,7 +343,7 @@ fn fixes_edit_the_requirements_file() {
 
 /// `rocmcheck lint ARGS DOCKERFILE`, without colour.
 fn lint_file(docker: &Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+    support::bin()
         .arg("lint")
         .args(args)
         .arg(docker)
@@ -882,7 +884,7 @@ fn fixes_edit_a_heredoc_body_in_the_dockerfile_and_a_pin_where_its_variable_is_s
 
 #[test]
 fn verbose_says_a_file_was_read_from_a_heredoc() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+    let out = support::bin()
         .args(["lint", "--verbose", "--output-format", "concise"])
         .arg("tests/corpus/copy-heredoc-requirements.Dockerfile")
         .env("NO_COLOR", "1")
@@ -909,7 +911,7 @@ fn verbose_says_a_file_was_read_from_a_heredoc() {
         "FROM rocm/dev-ubuntu-22.04:6.2.4\nCOPY <<'EOF' /r.txt\ntorch==${TORCH_VERSION}\nEOF\nRUN pip install -r /r.txt\n",
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+    let out = support::bin()
         .arg("lint")
         .arg(&docker)
         .env("NO_COLOR", "1")
@@ -920,7 +922,7 @@ fn verbose_says_a_file_was_read_from_a_heredoc() {
     assert!(stdout.contains("${TORCH_VERSION} has no known value"), "{stdout}");
 }
 
-// ---- conda, mamba, micromamba (issue 26 item 5) ------------------------------------------------
+// ---- conda, mamba, micromamba ------------------------------------------------
 
 fn lint_codes(f: &Facts) -> Vec<(&'static str, String)> {
     let mut v: Vec<_> = rules::run(Scope::Lint, f, Matrix::embedded())

@@ -3,6 +3,8 @@
 //! corpus `tests/corpus/` whose files each carry `expect:` (codes that must be reported) and
 //! `expect-not:` (codes that must not be) comments.
 
+mod support;
+
 use rocmcheck::dockerfile::resolve::MAX_EXPANSION;
 use rocmcheck::dockerfile::{self, Kind, Options};
 use rocmcheck::matrix::Matrix;
@@ -11,16 +13,7 @@ use rocmcheck::rules::{self, Scope};
 use std::collections::BTreeSet;
 use std::path::Path;
 
-fn kind(p: &Path) -> Kind {
-    let n = p.file_name().unwrap().to_str().unwrap();
-    if n.ends_with(".json") {
-        Kind::Devcontainer
-    } else if n.ends_with(".yaml") || n.ends_with(".yml") {
-        Kind::Compose
-    } else {
-        Kind::Dockerfile
-    }
-}
+use support::kind_of as kind;
 
 fn codes(p: &Path) -> BTreeSet<String> {
     let bytes = std::fs::read(p).unwrap();
@@ -304,7 +297,7 @@ fn a_fifo_is_named_and_never_opened() {
     std::fs::write(&good, "FROM rocm/dev-ubuntu-24.04:7.2.4\n").unwrap();
     let (f, g) = (fifo.clone(), good.clone());
     let out = within(30, move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        support::bin()
             .arg("lint")
             .arg(&f)
             .arg(&g)
@@ -494,13 +487,7 @@ fn mutated_inputs_never_panic() {
         b",]",
         b"\xc3",
     ];
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut mutator = support::Mutator::new(0x9e37_79b9_7f4a_7c15);
     let opts = Options {
         build_args: vec![("ROCM".into(), "6.2".into())],
         ..Options::default()
@@ -515,22 +502,7 @@ fn mutated_inputs_never_panic() {
     let mut limit_hits = 0;
     for seed in &seeds {
         for _ in 0..rounds {
-            let mut d = seed.clone();
-            for _ in 0..(1 + next() % 4) {
-                let pos = if d.is_empty() { 0 } else { (next() as usize) % d.len() };
-                match next() % 3 {
-                    0 => {
-                        let t = tokens[(next() as usize) % tokens.len()];
-                        d.splice(pos..pos, t.iter().copied());
-                    }
-                    1 if !d.is_empty() => {
-                        let end = (pos + (next() as usize % 16)).min(d.len());
-                        d.drain(pos..end);
-                    }
-                    _ if !d.is_empty() => d[pos] = next() as u8,
-                    _ => {}
-                }
-            }
+            let d = mutator.mutate(seed, tokens, 4, 16);
             for kind in [Kind::Dockerfile, Kind::Devcontainer, Kind::Compose] {
                 let r = dockerfile::analyze(kind, "m", &d, m, &opts);
                 if let Err(e) = &r
@@ -564,7 +536,7 @@ fn mutated_inputs_never_panic() {
     assert!(limit_hits > 0, "no mutated input reached an expansion limit");
 }
 
-/// Issue 20: today's officially recommended install (torch 2.14 from whl/rocm7.14 on a plain
+/// Today's officially recommended install (torch 2.14 from whl/rocm7.14 on a plain
 /// Ubuntu image: the wheel brings ROCm as pip packages) is clean — no finding at all, RC106
 /// (preview stream) included, since 7.14 is a Core SDK production release.
 #[test]
@@ -685,7 +657,7 @@ fn located(bytes: &[u8]) -> Result<Vec<At>, At> {
         .collect())
 }
 
-/// Issue 24, defect 2: `RUN pip install \` + CR LF + the continued line was read as two lines,
+/// `RUN pip install \` + CR LF + the continued line was read as two lines,
 /// and the wheel on the continued line was never checked (exit 0; RC101 with LF).
 #[test]
 fn crlf_mixed_and_bom_files_read_like_lf_and_a_lone_cr_is_a_located_error() {
@@ -713,7 +685,7 @@ fn fixes_keep_crlf_line_endings() {
     let p = dir.path().join("Dockerfile");
     let src = std::fs::read_to_string("tests/fixtures/fixes/RC401.Dockerfile").unwrap();
     std::fs::write(&p, src.replace('\n', "\r\n")).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+    let o = support::bin()
         .args(["lint", "--unsafe-fixes"])
         .arg(&p)
         .output()
@@ -726,17 +698,13 @@ fn fixes_keep_crlf_line_endings() {
     assert!(!after.contains("BASE_TAG=latest"), "{after}");
 }
 
-/// Issue 24, defect 5: a missing file is a `path` origin in JSON (it was `config`), its error is
+/// A missing file is a `path` origin in JSON (it was `config`), its error is
 /// on stderr too (a JSON report redirected to a file must not hide it from the log), and the
 /// human summary never says "0 error(s)" or "No findings" alone with exit 2.
 #[test]
 fn a_missing_file_is_a_path_error_on_stderr_and_the_summary_says_so() {
     let run = |args: &[&str]| {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
-            .args(args)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
+        let o = support::bin().args(args).env("NO_COLOR", "1").output().unwrap();
         (
             o.status.code(),
             String::from_utf8(o.stdout).unwrap(),
@@ -769,7 +737,7 @@ fn a_missing_file_is_a_path_error_on_stderr_and_the_summary_says_so() {
     );
 }
 
-/// Issue 24, defect 10: the shipped candidate templates defaulted to a ROCm release rocmcheck
+/// The shipped candidate templates defaulted to a ROCm release rocmcheck
 /// itself calls end-of-life. Each template's default `BASE_IMAGE` must be a tag the matrix
 /// records, whose ROCm release the matrix calls supported; linted with its defaults, it gets no
 /// finding about the base image or its ROCm release. Written against whatever the matrix says

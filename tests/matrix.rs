@@ -207,7 +207,7 @@ fn templates_default_to_recorded_base_tags() {
     );
 }
 
-/// The pack build.rs embeds (issue 13 item 7) loads to exactly the matrix the YAML gives: every
+/// The pack build.rs embeds loads to exactly the matrix the YAML gives: every
 /// field of every entry, compared through the JSON form `matrix export` uses.
 #[test]
 fn packed_embedded_matrix_equals_the_yaml() {
@@ -291,7 +291,7 @@ fn product_names_map_exactly_or_not_at_all() {
         ("AMD Radeon RX 7800 XT", Some("gfx1101")),
         ("Radeon RX 7900 XTX", Some("gfx1100")),
         ("AMD Radeon RX 9070", Some("gfx1201")),
-        // issue 25: every spelling people and tools print, and the siblings of composite
+        // every spelling people and tools print, and the siblings of composite
         // `products:` names (pci.ids series), map to their one target
         ("AMD Radeon RX 6600 XT", Some("gfx1032")),
         ("RX 6750 XT", Some("gfx1031")),
@@ -422,7 +422,7 @@ fn distribution_reads_indexes_packages_and_families() {
     assert!(d.stable_multi_arch().is_some());
 }
 
-/// Issue 25: the siblings of composite `products:` names are names too, so one that belongs to
+/// The siblings of composite `products:` names are names too, so one that belongs to
 /// another target is refused like a duplicate marketing name (M004).
 #[test]
 fn product_names_of_two_targets_are_refused() {
@@ -462,10 +462,10 @@ fn shared_product_names_answer_with_every_target() {
         m.gpu_by_name("AMD Radeon 860M Graphics").map(|(g, _)| g.gfx.as_str()),
         Some("gfx1152")
     );
-    let e = rocmcheck::cli::matrix::parse_gfx_arg(m, "Radeon 840M").unwrap_err();
+    let e = rocmcheck::matrix::parse_gfx_arg(m, "Radeon 840M").unwrap_err();
     assert!(e.contains("gfx1152 and gfx1153"), "{e}");
     assert_eq!(
-        rocmcheck::cli::matrix::parse_gfx_arg(m, "Radeon RX 7900 XTX").unwrap(),
+        rocmcheck::matrix::parse_gfx_arg(m, "Radeon RX 7900 XTX").unwrap(),
         "gfx1100"
     );
     // declared by one target only: refused

@@ -1,4 +1,4 @@
-//! Human tables wrap to the width (issue 13 item 6): `COLUMNS` when set (on a terminal or
+//! Human tables wrap to the width: `COLUMNS` when set (on a terminal or
 //! piped), the terminal's own width otherwise; piped with no `COLUMNS` rows stay whole (as the
 //! docker CLI and ripgrep leave piped output); `--format markdown|json` never wrap.
 //! The narrow snapshots are tests/cmd/narrow-*.toml.
@@ -106,7 +106,7 @@ fn narrow_snapshots() {
         .case("tests/cmd-narrow/*.toml");
 }
 
-/// The same tables at 60 and 120 columns (issue 24 item 12: between words or shortened with
+/// The same tables at 60 and 120 columns (between words or shortened with
 /// "…", never a word cut in two; `tests/cmd-narrow/{60,120}/`).
 #[test]
 fn snapshots_at_60_and_120_columns() {
@@ -118,7 +118,7 @@ fn snapshots_at_60_and_120_columns() {
     }
 }
 
-/// Issue 24 item 12: at 80 and 100 columns headers and cells were split mid-word ("ROC/m",
+/// At 80 and 100 columns headers and cells were once split mid-word ("ROC/m",
 /// "torch-wheel-not-on-inde/x"). Now every rule name in `rocmcheck rules` is whole or shortened
 /// with "…", at any width.
 #[test]

@@ -19,6 +19,8 @@
 //!
 //! Docker unreachable → FAIL, unless `ROCMCHECK_SKIP_DOCKER=1` (then a loud notice).
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -26,48 +28,18 @@ use std::process::{Command, Output};
 const HIP: &str = "rocmcheck-test/debian-hip-runtime:trixie";
 const PY: &str = "rocmcheck-test/debian-python:bookworm";
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use support::root;
 
-#[allow(clippy::disallowed_macros)]
 fn docker_ready() -> bool {
-    if std::env::var("ROCMCHECK_SKIP_DOCKER").as_deref() == Ok("1") {
-        eprintln!(
-            "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\
-             !!! ROCMCHECK_SKIP_DOCKER=1: the nightly end-to-end test was NOT run.      !!!\n\
-             !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
-        );
+    if !support::docker_gate("the nightly end-to-end test") {
         return false;
     }
-    let info = Command::new("docker")
-        .args(["info", "--format", "{{.ServerVersion}}"])
-        .output();
-    match info {
-        Ok(o) if o.status.success() => {}
-        other => panic!(
-            "Docker is not reachable ({other:?}); this test needs the real engine; set \
-             ROCMCHECK_SKIP_DOCKER=1 to skip it knowingly"
-        ),
-    }
-    for args in [vec![PY, "bookworm"], vec![HIP, "trixie", "libamdhip64-5"]] {
-        let st = Command::new(root().join("tests/support/make-base-image.sh"))
-            .args(&args)
-            .status()
-            .expect("run make-base-image.sh");
-        assert!(st.success(), "make-base-image.sh {args:?} failed");
-    }
+    support::base_image(PY, "bookworm", &[]);
+    support::base_image(HIP, "trixie", &["libamdhip64-5"]);
     true
 }
 
-fn docker(args: &[&str]) -> Vec<String> {
-    let o = Command::new("docker").args(args).output().expect("run docker");
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_string)
-        .collect()
-}
+use support::docker_lines as docker;
 
 /// One simulated night: a work folder, the test label, the tag prefix.
 struct Night {

@@ -12,6 +12,8 @@
 //! Containers and images carry `org.rocmcheck.test=1` and a per-test id label; every test checks
 //! that none is left.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -218,34 +220,16 @@ fn the_wheel_is_manylinux2014_and_carries_a_static_binary() {
 
 // ---------------------------------------------------------------- containers
 
-fn docker(args: &[&str]) -> Output {
-    Command::new("docker").args(args).output().expect("run docker")
-}
+use support::docker;
 
-#[allow(clippy::disallowed_macros)]
 fn docker_ready() -> bool {
     static READY: OnceLock<bool> = OnceLock::new();
     *READY.get_or_init(|| {
-        if std::env::var("ROCMCHECK_SKIP_DOCKER").as_deref() == Ok("1") {
-            eprintln!(
-                "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\
-                 !!! ROCMCHECK_SKIP_DOCKER=1: the packaging container tests were NOT run.    !!!\n\
-                 !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
-            );
+        if !support::docker_gate("the packaging container tests") {
             return false;
         }
-        let o = docker(&["info", "--format", "{{.ServerVersion}}"]);
-        assert!(
-            o.status.success(),
-            "Docker is not reachable: {}; set ROCMCHECK_SKIP_DOCKER=1 to skip knowingly",
-            String::from_utf8_lossy(&o.stderr).trim()
-        );
         // Debian bookworm with python3, pip and venv, and no Rust (made from Debian's packages)
-        let st = Command::new(format!("{ROOT}/tests/support/make-base-image.sh"))
-            .args([PIP_IMAGE, "bookworm", "python3-pip", "python3-venv"])
-            .status()
-            .expect("run make-base-image.sh");
-        assert!(st.success(), "make-base-image.sh {PIP_IMAGE} failed");
+        support::base_image(PIP_IMAGE, "bookworm", &["python3-pip", "python3-venv"]);
         true
     })
 }

@@ -1,4 +1,4 @@
-//! Supply-chain metadata (issue 22): one licence expression everywhere, the licence texts, the
+//! Supply-chain metadata: one licence expression everywhere, the licence texts, the
 //! repository owner written in one place (Cargo.toml's `repository`) with every copy that
 //! cannot be derived equal to it, and the OASIS SARIF schema fixture's terms recorded and kept
 //! out of what ships.

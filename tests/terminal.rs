@@ -3,7 +3,7 @@
 //! engine (`FROM scratch` candidates from a candidates file, labelled, removed afterwards and
 //! checked), `env`, `lint`, `triage`, `matrix query` and `matrix sync` (against a server on
 //! 127.0.0.1). A command that hangs under a terminal is killed by the watchdog and its test
-//! FAILS, it does not hang the suite (issue 24: `build` deadlocked on a tty: the stderr lock was
+//! FAILS, it does not hang the suite (`build` deadlocked on a tty: the stderr lock was
 //! held for the whole run while the progress bar's thread drew to stderr).
 //!
 //! Docker unreachable → the two Docker tests FAIL, unless `ROCMCHECK_SKIP_DOCKER=1` is set (then
@@ -11,6 +11,7 @@
 
 #[path = "support/pty.rs"]
 mod pty;
+mod support;
 
 use std::path::Path;
 use std::process::Command;
@@ -76,7 +77,7 @@ fn lint_env_triage_and_matrix_finish_under_a_terminal_with_colours() {
     assert!(r.text().contains("gfx942"), "{}", r.text());
 
     // a terminal that reports width 0 is a terminal of unknown width: no wrapping (comfy-table
-    // collapsed every column to one character, issue 24)
+    // collapsed every column to one character)
     let r = term(&["rules"], 0);
     r.assert_code(0);
     assert!(r.text().contains("torch-wheel-not-on-index"), "{}", r.text());
@@ -145,32 +146,11 @@ fn matrix_sync_finishes_under_a_terminal() {
 
 // ----- the Docker engine ---------------------------------------------------------------------
 
-#[allow(clippy::disallowed_macros)]
 fn docker_ready() -> bool {
-    if std::env::var("ROCMCHECK_SKIP_DOCKER").as_deref() == Ok("1") {
-        eprintln!("\n!!! ROCMCHECK_SKIP_DOCKER=1: the build/smoke terminal tests were NOT run. !!!\n");
-        return false;
-    }
-    let o = Command::new("docker")
-        .args(["info", "--format", "{{.ServerVersion}}"])
-        .output()
-        .expect("run docker");
-    assert!(
-        o.status.success(),
-        "Docker is not reachable: {}; set ROCMCHECK_SKIP_DOCKER=1 to skip knowingly",
-        String::from_utf8_lossy(&o.stderr).trim()
-    );
-    true
+    support::docker_gate("the build/smoke terminal tests")
 }
 
-fn docker_lines(args: &[&str]) -> Vec<String> {
-    let o = Command::new("docker").args(args).output().expect("run docker");
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(String::from)
-        .collect()
-}
+use support::docker_lines;
 
 /// Two `FROM scratch` candidates in a candidates file; removes what the test made on drop and
 /// checks nothing with its label or tag prefix is left.

@@ -2,6 +2,8 @@
 //! issue's traps, unknown stays unknown), `--github-issue` against a 127.0.0.1 server serving
 //! recorded GitHub REST pages (`tests/fixtures/github/`), and a deterministic mutation run.
 
+mod support;
+
 use rocmcheck::matrix::Matrix;
 use rocmcheck::rules::{self, Scope};
 use rocmcheck::triage::{self, Input};
@@ -551,32 +553,11 @@ fn mutated_pastes_never_panic() {
         b"total=\"",
         b"Version:",
     ];
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut mutator = support::Mutator::new(0x2545_f491_4f6c_dd1d);
     let mut ran = 0;
     for seed in &seeds {
         for _ in 0..60 {
-            let mut d = seed.clone();
-            for _ in 0..(1 + next() % 6) {
-                let pos = if d.is_empty() { 0 } else { (next() as usize) % d.len() };
-                match next() % 3 {
-                    0 => {
-                        let t = tokens[(next() as usize) % tokens.len()];
-                        d.splice(pos..pos, t.iter().copied());
-                    }
-                    1 if !d.is_empty() => {
-                        let end = (pos + (next() as usize % 32)).min(d.len());
-                        d.drain(pos..end);
-                    }
-                    _ if !d.is_empty() => d[pos] = next() as u8,
-                    _ => {}
-                }
-            }
+            let d = mutator.mutate(seed, tokens, 6, 32);
             let t = triage::triage(
                 &[Input {
                     name: "m".into(),

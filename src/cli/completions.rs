@@ -37,8 +37,8 @@ pub struct ManArgs {
 
 /// The clap command the completions are generated from.
 ///
-/// The subcommands' arguments are deferred (built only for the subcommand that runs: start-up,
-/// issue 26), and clap copies the tree of the `help` subcommand before nested deferred
+/// The subcommands' arguments are deferred (built only for the subcommand that runs, for start-up
+/// time), and clap copies the tree of the `help` subcommand before nested deferred
 /// subcommands (`matrix …`, `report …`) resolve. So: build once, then start again from the
 /// resolved subcommands, and the completions see the whole tree.
 pub fn command() -> clap::Command {

@@ -221,7 +221,7 @@ fn warn_unknown_pragmas(
     name: &str,
     p: &crate::dockerfile::pragma::Pragmas,
 ) -> std::io::Result<()> {
-    for (line, m) in &p.unknown {
+    for (line, m) in p.unknown(crate::rules::resolve) {
         writeln!(err, "warning: {name}:{line}: `# rocmcheck ignore=`: {m}")?;
     }
     Ok(())
@@ -377,8 +377,8 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
     }
     let mut targets = Vec::new();
     for t in &a.gfx {
-        // a gfx name the matrix does not know is a typo until shown otherwise (issue 24)
-        match super::matrix::parse_gfx_arg(&matrix, t) {
+        // a gfx name the matrix does not know is a typo until shown otherwise
+        match crate::matrix::parse_gfx_arg(&matrix, t) {
             Ok(g) => targets.push((g, Origin::Config { key: "--gfx".into() })),
             Err(e) => {
                 writeln!(err, "error: --gfx {t}: {e}")?;

@@ -11,6 +11,8 @@ use crate::matrix::{Channel, GfxSupport, IndexLayout, Matrix};
 use crate::policy::Policy;
 use crate::rules::{self, Scope};
 use crate::version::{Gfx, RocmVersion, TorchVersion, Version, nearest};
+
+pub use crate::matrix::parse_gfx_arg;
 use anyhow::Context as _;
 use clap::Subcommand;
 use comfy_table::{Table, presets};
@@ -26,7 +28,7 @@ pub struct MatrixArgs {
 
 /// `matrix` actions.
 #[derive(Debug, Subcommand)]
-// Each subcommand's arguments are built only when it runs (start-up, issue 26).
+// Each subcommand's arguments are built only when it runs (start-up time).
 #[command(defer = true)]
 pub enum Action {
     /// Readable tables: ROCm × gfx support, torch × ROCm wheels, GPUs, images, known issues.
@@ -558,34 +560,6 @@ fn validate(g: &Globals, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
             writeln!(err, "error: {} problem(s) in the matrix", diags.len())?;
             Ok(ExitStatus::Error)
         }
-    }
-}
-
-/// Parses a gfx name given on the command line, suggesting the nearest known one; a product name
-/// (`Radeon RX 7900 XTX`) the table ties to one target is taken as that target.
-pub fn parse_gfx_arg(m: &Matrix, s: &str) -> Result<String, String> {
-    let hint = |s: &str| {
-        nearest(s, m.gfx_names())
-            .map(|n| format!(" (did you mean `{n}`?)"))
-            .unwrap_or_default()
-    };
-    match Gfx::parse(s) {
-        Ok(g) if m.gpu(g.as_str()).is_some() => Ok(g.as_str().to_string()),
-        Ok(g) => Err(format!(
-            "unknown gfx target `{}`{}; `rocmcheck matrix show gpus` lists the known ones",
-            g,
-            hint(g.as_str())
-        )),
-        // not a gfx name: a product name the table knows stands for its target; one that
-        // several targets carry is refused with them named (never a guess)
-        Err(e) => match m.gpu_by_name_why(s) {
-            crate::matrix::NameMatch::One(g, _) => Ok(g.gfx.clone()),
-            crate::matrix::NameMatch::Several(all) | crate::matrix::NameMatch::Ambiguous(all) => Err(format!(
-                "`{s}` is the name of parts of several gfx targets ({}); pass the one rocminfo shows (`rocminfo | grep -m1 -o 'gfx[0-9a-f]*'`)",
-                crate::matrix::list_targets(&all)
-            )),
-            crate::matrix::NameMatch::None => Err(format!("{e}{}", hint(&s.to_ascii_lowercase()))),
-        },
     }
 }
 
@@ -1363,7 +1337,7 @@ fn recommend(
                         writeln!(out, "   source: {s}")?;
                     }
                 } else if !r.sources.is_empty() {
-                    // 5–6 source lines per answer made the answers hard to find (issue 24)
+                    // 5–6 source lines per answer made the answers hard to find
                     writeln!(out, "   sources: {} (--verbose lists them)", r.sources.len())?;
                 }
                 writeln!(out)?;

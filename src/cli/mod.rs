@@ -57,7 +57,7 @@ pub enum Color {
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
-// Each subcommand's arguments are built only when it runs (start-up, issue 26).
+// Each subcommand's arguments are built only when it runs (start-up time).
 #[command(defer = true)]
 pub enum Command {
     /// Diagnose the running container or host (GPUs, devices, ROCm, driver, PyTorch, env vars).
@@ -177,7 +177,7 @@ impl Globals {
 
 /// The configuration a checking command starts from: `--config FILE`, else `.rocmcheck.yaml` found
 /// upwards, its targets checked against the matrix; plus `--ignore` from the command line, each
-/// checked against the rule registry (a typo is a usage error with "did you mean", issue 24).
+/// checked against the rule registry (a typo is a usage error with "did you mean").
 /// On error it is written to `err` and `Err(ExitStatus::Error)` returned.
 pub fn load_config(
     explicit: Option<&std::path::Path>,

@@ -37,7 +37,7 @@ impl InputProblem {
 
 /// Checks the raw bytes and returns the text (a leading UTF-8 BOM removed, CR LF line endings
 /// read as LF: Docker drops the CR of a CR LF, so `RUN pip install \` + CR LF continues the
-/// line as it does with LF; issue 24). Line and column numbers are unchanged by this (the CR
+/// line as it does with LF). Line and column numbers are unchanged by this (the CR
 /// ends its line); byte offsets are those of the LF text.
 pub fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, InputProblem> {
     if bytes.len() > MAX_BYTES {

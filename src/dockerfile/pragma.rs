@@ -15,10 +15,10 @@ pub struct Pragmas {
     pub by_line: BTreeMap<u32, BTreeSet<String>>,
     /// Instruction line ranges (start, end inclusive), sorted.
     pub ranges: Vec<(u32, u32)>,
-    /// Codes or names in pragmas that name no rule: (line, what is wrong). `lint` warns about
-    /// each on stderr and goes on, as ruff does for an unknown code in `# noqa` (a pragma written
-    /// for a newer rocmcheck must not fail an older one's run).
-    pub unknown: Vec<(u32, String)>,
+    /// Every code or name the pragmas give, with its line, as written (lowercase). The rules
+    /// sit above this parser, so which of them name no rule is asked with [`Pragmas::unknown`]
+    /// and the rules' resolver.
+    pub named: Vec<(u32, String)>,
     /// The file the pragmas are in: an inline pragma applies to findings located in it, not to
     /// those located in a requirements file or `uv.lock` it names (same line numbers, another
     /// file). None: every finding is taken to be in it.
@@ -51,11 +51,7 @@ impl Pragmas {
         let mut p = Pragmas::default();
         for (i, l) in lines.iter().enumerate() {
             if let Some((global, ids)) = pragma(l) {
-                for id in &ids {
-                    if let Err(m) = crate::rules::resolve(id) {
-                        p.unknown.push((i as u32 + 1, m));
-                    }
-                }
+                p.named.extend(ids.iter().map(|id| (i as u32 + 1, id.clone())));
                 if global {
                     p.global.extend(ids);
                 }
@@ -96,6 +92,17 @@ impl Pragmas {
         p
     }
 
+    /// Codes or names in pragmas that name no rule: (line, what is wrong), by `resolve` (the
+    /// rules' own, `rules::resolve`). `lint` warns about each on stderr and goes on, as ruff does
+    /// for an unknown code in `# noqa` (a pragma written for a newer rocmcheck must not fail an
+    /// older one's run).
+    pub fn unknown<T>(&self, resolve: impl Fn(&str) -> Result<T, String>) -> Vec<(u32, String)> {
+        self.named
+            .iter()
+            .filter_map(|(line, id)| resolve(id).err().map(|m| (*line, m)))
+            .collect()
+    }
+
     /// Is this finding silenced by a pragma?
     pub fn ignores(&self, f: &Finding) -> bool {
         let hit = |s: &BTreeSet<String>| s.contains(&f.code.to_ascii_lowercase()) || s.contains(f.rule);
@@ -119,11 +126,21 @@ impl Pragmas {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::stack::KnownIssueMatches;
+    use crate::finding::{RuleMeta, Scope, Severity};
+
+    /// A rule's metadata as the rules declare it (the rules themselves sit above this module).
+    const KNOWN_ISSUE: RuleMeta = RuleMeta {
+        code: "RC100",
+        name: "known-issue",
+        severity: Severity::Warning,
+        scope: Scope::Both,
+        summary: "",
+        doc: "",
+    };
 
     fn at(line: u32) -> Finding {
         Finding::new(
-            &KnownIssueMatches::META,
+            &KNOWN_ISSUE,
             "t",
             Origin::File {
                 path: "D".into(),

@@ -452,7 +452,7 @@ pub struct Grammar {
 impl Grammar {
     /// Compiles a grammar. Docker tags are ASCII (`[A-Za-z0-9_][A-Za-z0-9_.-]*`), so `\\d`, `\\w`
     /// and `\\b` mean their ASCII classes; compiling without Unicode tables is what keeps a
-    /// one-file `lint` from spending most of its time building regex automata (issue 13). A
+    /// one-file `lint` from spending most of its time building regex automata. A
     /// grammar that needs Unicode mode (`.` or a negated class, which could match bytes that are
     /// not UTF-8 without it) is compiled with it.
     pub fn compile(src: &str) -> Result<regex::Regex, regex::Error> {
@@ -717,7 +717,7 @@ pub struct Matrix {
     pub provenance: Provenance,
 }
 
-/// Where the matrix in use came from (issue 21): `matrix version` and the report stamps say it.
+/// Where the matrix in use came from: `matrix version` and the report stamps say it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Provenance {
     /// Embedded, cached bundle or `--matrix DIR`.
@@ -1210,6 +1210,34 @@ pub fn list_targets(all: &[(String, String)]) -> String {
     }
 }
 
+/// Parses a gfx name given on the command line, suggesting the nearest known one; a product name
+/// (`Radeon RX 7900 XTX`) the table ties to one target is taken as that target.
+pub fn parse_gfx_arg(m: &Matrix, s: &str) -> Result<String, String> {
+    let hint = |s: &str| {
+        crate::version::nearest(s, m.gfx_names())
+            .map(|n| format!(" (did you mean `{n}`?)"))
+            .unwrap_or_default()
+    };
+    match crate::version::Gfx::parse(s) {
+        Ok(g) if m.gpu(g.as_str()).is_some() => Ok(g.as_str().to_string()),
+        Ok(g) => Err(format!(
+            "unknown gfx target `{}`{}; `rocmcheck matrix show gpus` lists the known ones",
+            g,
+            hint(g.as_str())
+        )),
+        // not a gfx name: a product name the table knows stands for its target; one that
+        // several targets carry is refused with them named (never a guess)
+        Err(e) => match m.gpu_by_name_why(s) {
+            NameMatch::One(g, _) => Ok(g.gfx.clone()),
+            NameMatch::Several(all) | NameMatch::Ambiguous(all) => Err(format!(
+                "`{s}` is the name of parts of several gfx targets ({}); pass the one rocminfo shows (`rocminfo | grep -m1 -o 'gfx[0-9a-f]*'`)",
+                list_targets(&all)
+            )),
+            NameMatch::None => Err(format!("{e}{}", hint(&s.to_ascii_lowercase()))),
+        },
+    }
+}
+
 /// The names a printed product name may stand for (see [`Matrix::gpu_by_name`]).
 fn product_candidates(name: &str) -> Vec<String> {
     let inner = match (name.find('['), name.rfind(']')) {
@@ -1241,7 +1269,7 @@ fn product_candidates(name: &str) -> Vec<String> {
 
 thread_local! {
     /// Set while [`validate::pack_matrix`] writes: the pack stores structs as arrays (no field
-    /// names to match at start-up, issue 26), so no field may be left out of it.
+    /// names to match at start-up), so no field may be left out of it.
     static PACKING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 

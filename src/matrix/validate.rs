@@ -232,10 +232,9 @@ pub fn pack(dir: &str, files: &BTreeMap<String, String>) -> Result<Vec<u8>, Vec<
     })
 }
 
-/// Packs a matrix that [`load`] validated (the data cache stores this form: issue 21).
+/// Packs a matrix that [`load`] validated (the data cache stores this form).
 ///
-/// Two halves, each decoded on its own thread at start-up (issue 26: one-file lint against
-/// hadolint): the releases, drivers, wheels and distribution; then the images, GPUs and known
+/// Two halves, each decoded on its own thread at start-up (one-file lint time): the releases, drivers, wheels and distribution; then the images, GPUs and known
 /// issues (about half of the decode each). Layout: the magic, the first half's length (u32,
 /// little-endian), the two halves. Structs are arrays, not maps, so the decode matches no field names (a third of its
 /// instructions); every field is written (`packing`), so the arrays line up.
@@ -278,7 +277,7 @@ type SecondHalf = (
     Vec<super::Signature>,
 );
 
-/// Decodes what [`pack`] wrote: the matrix as validated when rocmcheck was built (issue 13: the
+/// Decodes what [`pack`] wrote: the matrix as validated when rocmcheck was built (the
 /// embedded matrix is checked once, at build time; start-up only decodes it). The second half
 /// decodes on a second thread while this one decodes the first (on one CPU, or where no thread
 /// can be started, one after the other).

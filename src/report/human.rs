@@ -13,17 +13,7 @@ pub struct Human {
     pub color: bool,
 }
 
-/// Short text for an origin (`Dockerfile:3:5`, `/sys/…`, `$VAR`).
-pub fn origin_text(o: &Origin) -> String {
-    match o {
-        Origin::File { path, line, col, .. } => format!("{path}:{line}:{col}"),
-        Origin::Path { path } => path.clone(),
-        Origin::Env { var } => format!("${var}"),
-        Origin::Command { command } => format!("`{command}`"),
-        Origin::Config { key } => key.clone(),
-        Origin::General => String::new(),
-    }
-}
+pub use crate::facts::origin_text;
 
 impl Human {
     fn paint(&self, code: &str, s: &str) -> String {

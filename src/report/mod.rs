@@ -270,7 +270,7 @@ pub fn human_table(preset: comfy_table::TableStyle) -> comfy_table::Table {
     t
 }
 
-/// Readies a [`human_table`] for printing, once its rows are in (issue 24):
+/// Readies a [`human_table`] for printing, once its rows are in:
 /// - a width of 0 (a pseudo-terminal that reports no size) is unknown: nothing wraps, as piped;
 /// - when every column can be as wide as its longest word (header included, at most 40
 ///   characters) within the width, those are the columns' minimums, so cells wrap between words

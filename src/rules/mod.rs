@@ -126,7 +126,7 @@ pub fn resolve(id: &str) -> Result<&'static str, String> {
 
 /// Known issues (matrix `issues.yaml` ids) that a dedicated rule reports with the machine's own
 /// figures: when that rule fires, the known-issue finding (RC100) states the same fact again and
-/// is dropped (issue 24: `env` reported the APU GTT cap twice, as RC305 and as an RC100 info).
+/// is dropped (else `env` reports the APU GTT cap twice, as RC305 and as an RC100 info).
 pub const COVERED_BY_RULE: &[(&str, &str)] = &[("RC305", "apu-gtt-half-of-ram")];
 
 /// Runs every rule of a scope over the facts.
@@ -163,7 +163,7 @@ pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
                 f.evidence.push_str(&format!(
                     " (read for `{}` at {})",
                     c.used_by,
-                    crate::report::human::origin_text(&c.origin)
+                    crate::facts::origin_text(&c.origin)
                 ));
             }
         }

@@ -7,10 +7,17 @@
 # org.rocmcheck.test=1.  Cached: if `docker image inspect TAG` succeeds,
 # nothing is done.  Idempotent and safe to run concurrently (flock per tag).
 #
+# Installs nothing on the host: debootstrap (a shell-script package) is
+# fetched as a .deb and unpacked with `dpkg-deb -x` into the tests' own cache
+# folder, and run from there (DEBOOTSTRAP_DIR points it at its scripts).
+# `scripts/clean-test-cache.sh` removes that folder and every labelled image.
+#
 # Environment:
 #   ROCMCHECK_DEBIAN_MIRROR   mirror (default http://deb.debian.org/debian)
+#   ROCMCHECK_TEST_CACHE      the tests' cache folder (default
+#                             ${XDG_CACHE_HOME:-~/.cache}/rocmcheck-tests)
 #   ROCMCHECK_DEBOOTSTRAP_CACHE  folder for downloaded .debs, reused between
-#                             builds (default /var/cache/rocmcheck-debootstrap)
+#                             builds (default $ROCMCHECK_TEST_CACHE/debs)
 #
 # Images the tests use (build times measured 2026-11-22 on the developer
 # machine, 2 cores, cold .deb cache unless noted):
@@ -26,7 +33,8 @@
 #   A second call for an existing tag returns in ~0.02 s.
 #
 # Output: progress lines on stderr only; the full debootstrap log is printed
-# only on failure.  Needs root (or passwordless sudo) for debootstrap.
+# only on failure.  Needs root (or passwordless sudo) for debootstrap, which
+# makes device nodes and chroots into the new tree; wget or curl; dpkg-deb.
 set -euo pipefail
 
 say() { printf 'make-base-image: %s\n' "$*" >&2; }
@@ -38,7 +46,14 @@ SUITE=${2:-bookworm}
 shift $(( $# >= 2 ? 2 : 1 ))
 EXTRA=("$@")
 MIRROR=${ROCMCHECK_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-CACHE=${ROCMCHECK_DEBOOTSTRAP_CACHE:-/var/cache/rocmcheck-debootstrap}
+TEST_CACHE=${ROCMCHECK_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rocmcheck-tests}
+CACHE=${ROCMCHECK_DEBOOTSTRAP_CACHE:-$TEST_CACHE/debs}
+
+# The debootstrap release run from the cache: bookworm's, fetched from the mirror's pool and
+# checked against this digest (apt-get download of the host's own debootstrap is the fallback
+# once the pool no longer has it; apt verifies that one against its signed index).
+DBS_DEB=debootstrap_1.0.128+nmu2+deb12u2_all.deb
+DBS_SHA256=63f354316e9bbe747b143b7b0d83e5f237c90314a17734fba9ff202c2ef02760
 
 command -v docker >/dev/null 2>&1 || die "docker not found"
 
@@ -65,18 +80,66 @@ if command -v flock >/dev/null 2>&1; then
     fi
 fi
 
-if ! command -v debootstrap >/dev/null 2>&1 && [ ! -x /usr/sbin/debootstrap ]; then
-    say "installing debootstrap"
-    "${SUDO[@]}" apt-get install -y -q debootstrap >/dev/null 2>&1 \
-        || { "${SUDO[@]}" apt-get update -q >/dev/null 2>&1 && "${SUDO[@]}" apt-get install -y -q debootstrap >/dev/null; } \
-        || die "cannot install debootstrap"
+# debootstrap, unpacked into $TEST_CACHE/debootstrap (once; a marker names the .deb it came from).
+DBS_ROOT="$TEST_CACHE/debootstrap"
+fetch() { # URL FILE
+    if command -v curl >/dev/null 2>&1; then curl -fsSL --retry 2 -o "$2" "$1"
+    elif command -v wget >/dev/null 2>&1; then wget -q -O "$2" "$1"
+    else return 1; fi
+}
+if [ ! -f "$DBS_ROOT/.unpacked" ]; then
+    command -v dpkg-deb >/dev/null 2>&1 || die "dpkg-deb not found (needed to unpack debootstrap's .deb)"
+    mkdir -p "$TEST_CACHE"
+    DL=$(mktemp -d "$TEST_CACHE/.debootstrap-dl.XXXXXX")
+    deb=""
+    say "fetching $DBS_DEB into $DBS_ROOT"
+    if fetch "$MIRROR/pool/main/d/debootstrap/$DBS_DEB" "$DL/$DBS_DEB" &&
+        [ "$(sha256sum "$DL/$DBS_DEB" | cut -d' ' -f1)" = "$DBS_SHA256" ]; then
+        deb="$DL/$DBS_DEB"
+    elif command -v apt-get >/dev/null 2>&1 && (cd "$DL" && rm -f ./*.deb && apt-get download -q debootstrap >/dev/null 2>&1); then
+        deb=$(ls "$DL"/debootstrap_*_all.deb 2>/dev/null | head -n 1)
+        say "the mirror's pool lacks $DBS_DEB; using the host's ${deb##*/} (apt-get download)"
+    fi
+    [ -n "$deb" ] || { rm -rf "$DL"; die "cannot fetch debootstrap ($MIRROR/pool/main/d/debootstrap/$DBS_DEB, apt-get download)"; }
+    rm -rf "$DBS_ROOT"
+    dpkg-deb -x "$deb" "$DL/root" || { rm -rf "$DL"; die "dpkg-deb -x $deb failed"; }
+    mv "$DL/root" "$DBS_ROOT"
+    printf '%s\n' "${deb##*/}" >"$DBS_ROOT/.unpacked"
+    rm -rf "$DL"
 fi
-DEBOOTSTRAP=$(command -v debootstrap || echo /usr/sbin/debootstrap)
+DEBOOTSTRAP="$DBS_ROOT/usr/sbin/debootstrap"
+DEBOOTSTRAP_DIR="$DBS_ROOT/usr/share/debootstrap"
+[ -x "$DEBOOTSTRAP" ] && [ -f "$DEBOOTSTRAP_DIR/functions" ] || die "$DBS_ROOT does not hold debootstrap; remove it and retry"
+
+# debootstrap downloads with wget; where only curl exists, a small wget stand-in (the two forms
+# debootstrap uses: `wget [-nv|-q] [--...] -O FILE URL`) goes first on its PATH.
+DBS_PATH=$PATH
+if ! command -v wget >/dev/null 2>&1; then
+    command -v curl >/dev/null 2>&1 || die "debootstrap needs wget or curl"
+    mkdir -p "$TEST_CACHE/bin"
+    cat >"$TEST_CACHE/bin/wget" <<'SHIM'
+#!/bin/sh
+# wget stand-in for debootstrap (written by tests/support/make-base-image.sh): -O FILE URL via curl
+out=""; url=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -O) out=$2; shift ;;
+        -*) ;;
+        *) url=$1 ;;
+    esac
+    shift
+done
+[ -n "$url" ] || { echo "wget stand-in: no URL" >&2; exit 2; }
+if [ -n "$out" ]; then exec curl -fsSL -o "$out" "$url"; else exec curl -fsSLO "$url"; fi
+SHIM
+    chmod +x "$TEST_CACHE/bin/wget"
+    DBS_PATH="$TEST_CACHE/bin:$PATH"
+fi
 
 # An older debootstrap may not know a newer suite: use the sid script for it.
 SCRIPT=()
-if [ ! -e "/usr/share/debootstrap/scripts/$SUITE" ]; then
-    SCRIPT=(/usr/share/debootstrap/scripts/sid)
+if [ ! -e "$DEBOOTSTRAP_DIR/scripts/$SUITE" ]; then
+    SCRIPT=("$DEBOOTSTRAP_DIR/scripts/sid")
 fi
 
 INCLUDE=python3
@@ -89,7 +152,7 @@ trap cleanup EXIT
 start=$(date +%s)
 say "building $TAG: debootstrap $SUITE (minbase, +$INCLUDE)"
 "${SUDO[@]}" mkdir -p "$CACHE/$SUITE"
-if ! "${SUDO[@]}" "$DEBOOTSTRAP" --variant=minbase --components=main \
+if ! "${SUDO[@]}" env DEBOOTSTRAP_DIR="$DEBOOTSTRAP_DIR" PATH="$DBS_PATH" "$DEBOOTSTRAP" --variant=minbase --components=main \
         --include="$INCLUDE" --cache-dir="$CACHE/$SUITE" \
         "$SUITE" "$WORK/root" "$MIRROR" "${SCRIPT[@]}" >"$WORK/debootstrap.log" 2>&1; then
     tail -n 40 "$WORK/debootstrap.log" >&2

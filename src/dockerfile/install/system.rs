@@ -74,7 +74,7 @@ fn release_at(b: &[u8], i: usize) -> Option<usize> {
 
 /// The release of the first AMD repository line in `s`:
 /// `repo.radeon.com/rocm/{apt,rhelN,zyp,elN}/X.Y[.Z]`. A scan, not a regex (compiling the
-/// regexes this replaces was 11% of a one-file lint's instructions, issue 26); the unit test
+/// regexes this replaces was 11% of a one-file lint's instructions); the unit test
 /// holds it to the regex.
 fn amd_repo_release(s: &str) -> Option<&str> {
     const HOST: &str = "repo.radeon.com/rocm/";
@@ -132,7 +132,7 @@ fn amdgpu_install_release(s: &str) -> Option<String> {
 /// The first distribution ROCm package named in `s`: the leftmost of `libamdhip64-N`, `hipcc`,
 /// `rocm-smi`, `librocblasN-dev`, `librocblas0`, `rocminfo` as a whole word (ASCII word
 /// boundaries). A scan, not a regex: compiling the regex was 11% of a one-file lint's
-/// instructions (issue 26). The unit test holds it to the regex it replaces.
+/// instructions. The unit test holds it to the regex it replaces.
 fn distro_package(s: &str) -> Option<&str> {
     let b = s.as_bytes();
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';

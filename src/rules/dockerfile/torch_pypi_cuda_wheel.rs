@@ -67,7 +67,7 @@ impl Rule for TorchPypiCudaWheel {
         // image's line, the same thing pip would pick there): a CUDA wheel in a ROCm image never
         // meant to be one. Unsafe when the pin has no wheel for the image's ROCm and the version
         // must move, or when the image has no ROCm (`python:3.12-slim`, the usual case: the wheel
-        // brings its own) and rocmcheck picks the ROCm line: issue 24, the fix then names the
+        // brings its own) and rocmcheck picks the ROCm line: the fix then names the
         // release and index it picks instead of `<version>` and `<X.Y>`.
         let autofix = best.as_ref().and_then(|r| {
             let keeps = pinned.as_ref().is_none_or(|p| r.torch.is_within(p) || *p == r.torch);

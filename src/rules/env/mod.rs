@@ -94,7 +94,7 @@ mod tests {
         );
         // baked into an image without declared targets: a warning, like RC208 (the image runs
         // on other machines, the override forces one ISA on whatever GPU it meets); its own rule
-        // (RC209), so that ignoring it leaves the cross-family error (issue 24)
+        // (RC209), so that ignoring it leaves the cross-family error
         let fs = dockerfile().env("HSA_OVERRIDE_GFX_VERSION", "11.0.0").findings(Lint);
         assert_eq!(
             fs.iter().find(|f| f.code == "RC209").unwrap().severity,

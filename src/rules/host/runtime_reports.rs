@@ -394,7 +394,7 @@ mod tests {
 
     #[test]
     fn override_with_unknown_gpu_and_override_equal_to_native() {
-        // RC210: an override and no GPU in a paste (Ollama logs, issue 25 shape 6)
+        // RC210: an override and no GPU in a paste (Ollama logs)
         let f = paste(facts().env("HSA_OVERRIDE_GFX_VERSION", "11.0.0"));
         assert!(f.codes(Env).contains(&"RC210"));
         // not when the GPU is known, nor on a probed machine

@@ -200,8 +200,8 @@ mod tests {
         assert!(fs.iter().any(|f| f.evidence.contains("gfx1151-kernel")), "{fs:#?}");
     }
 
-    /// Issue 24, defect 9: `env` on a Strix Halo with Ubuntu's OEM kernel 6.14.0-1018 told the
-    /// user to install OEM >= 6.14.0-1018. The backports listed in the matrix are read against
+    /// `env` on a Strix Halo with Ubuntu's OEM kernel 6.14.0-1018 must not tell the user to
+    /// install OEM >= 6.14.0-1018. The backports listed in the matrix are read against
     /// `uname -r`: the listed kernel and later ABIs of the same flavour are not affected; an
     /// earlier ABI, another flavour or a plain older version still are.
     #[test]

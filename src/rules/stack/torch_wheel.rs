@@ -339,7 +339,7 @@ impl Rule for TorchRocmMismatch {
         out.push(
             Finding::new(&Self::META, format!("torch is built for ROCm {tr}, {place} has ROCm {user}"), cx.torch_origin())
                 .severity(if within == Some(true) { Severity::Info } else { Severity::Warning })
-                .evidence(format!("torch {} (ROCm {tr}); ROCm user space {user} at {}", cx.facts.torch.as_ref().and_then(|t| t.value.version.clone()).unwrap_or_default(), crate::report::human::origin_text(origin)))
+                .evidence(format!("torch {} (ROCm {tr}); ROCm user space {user} at {}", cx.facts.torch.as_ref().and_then(|t| t.value.version.clone()).unwrap_or_default(), crate::facts::origin_text(origin)))
                 .why(format!(
                     "The wheel bundles its own ROCm {tr} user space, so torch does not use {place}'s ROCm. It still matters: extensions compiled with {place}'s hipcc build against HIP {user} while torch loads HIP {tr}; two copies of the ROCm libraries can end up in one process; and the host kernel driver must suit both. {}",
                     match within {
