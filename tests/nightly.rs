@@ -15,7 +15,11 @@
 //!
 //! Checked: the merged run keys results by candidate × gfx; the step summary shows the product
 //! table with gfx, infrastructure failures apart, the diff against the previous night, the trend
-//! and the gate; JUnit; the gate fails, passes with an allow-list, and fails on an expired entry.
+//! and the gate; JUnit; the gate fails on product failures only, passes with an allow-list (the
+//! infrastructure results reported, not gating), fails on them with `FAIL_ON_INFRASTRUCTURE`,
+//! and reports an expired entry. The gate's other cases (a narrowed dispatch, a dead runner
+//! label, pass → missing in the diff, no job, a failed export, JUnit skips, watch candidates,
+//! malformed allow-lists) run the real binary and `report.sh` on synthetic result files.
 //!
 //! Docker unreachable → FAIL, unless `ROCMCHECK_SKIP_DOCKER=1` (then a loud notice).
 
@@ -431,7 +435,10 @@ fn nightly_end_to_end_against_the_real_engine() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let summary = std::fs::read_to_string(n.path("out2/summary.md")).unwrap();
     assert!(
-        summary.contains("### Gate: ✅ passed") && summary.contains("0 product failure(s) not allowed (0 regression(s)), 3 allowed; 2 infrastructure results (not gating)"),
+        summary.contains("### Gate: ✅ passed")
+            && summary.contains(
+                "0 product failure(s) not allowed (0 regression(s)), 3 allowed; 2 infrastructure results (not gating)"
+            ),
         "{summary}"
     );
     // The allowed failures are skipped in JUnit, with their reason; nothing fails.
@@ -463,7 +470,11 @@ fn nightly_end_to_end_against_the_real_engine() {
     );
     let junit = std::fs::read_to_string(n.path("out2b/junit.xml")).unwrap();
     assert!(junit.contains("<error message=\"runner-misconfigured"), "{junit}");
-    assert_eq!(junit_counts(&n.path("out2b/junit.xml")).2, 2, "gating infrastructure is an error");
+    assert_eq!(
+        junit_counts(&n.path("out2b/junit.xml")).2,
+        2,
+        "gating infrastructure is an error"
+    );
     // The same list with one entry expired: that entry alone fails the night, with a message.
     std::fs::write(
         &allow,
@@ -481,7 +492,8 @@ fn nightly_end_to_end_against_the_real_engine() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        err.contains("allow-list entry for hip on gfx1100 (") && err.contains("expired on 2020-01-31: it allows nothing now"),
+        err.contains("allow-list entry for hip on gfx1100 (")
+            && err.contains("expired on 2020-01-31: it allows nothing now"),
         "{err}"
     );
     // A glob covers every candidate on a target; an entry with a typo matches no job and fails
@@ -654,7 +666,12 @@ print(*got)
         .arg(path)
         .output()
         .expect("python3 (a real XML parser for the JUnit checks) must be installed");
-    assert!(o.status.success(), "JUnit {} is not well-formed or its counts are wrong: {}", path.display(), text(&o));
+    assert!(
+        o.status.success(),
+        "JUnit {} is not well-formed or its counts are wrong: {}",
+        path.display(),
+        text(&o)
+    );
     let n: Vec<usize> = String::from_utf8_lossy(&o.stdout)
         .split_whitespace()
         .map(|x| x.parse().unwrap())
@@ -718,7 +735,11 @@ const ALL_PASS: &[(&str, &str, &str)] = &[
 fn gate_narrowed_dispatch_is_infrastructure_not_a_product_failure() {
     let d = tempfile::tempdir().unwrap();
     let prev = run_file(d.path(), "prev.json", ALL_PASS);
-    let cur = run_file(d.path(), "cur.json", &[("t2.8", "gfx942", "pass"), ("t2.9", "gfx942", "pass")]);
+    let cur = run_file(
+        d.path(),
+        "cur.json",
+        &[("t2.8", "gfx942", "pass"), ("t2.9", "gfx942", "pass")],
+    );
     let (p, c) = (prev.to_str().unwrap(), cur.to_str().unwrap());
     let o = rocmcheck(d.path(), &["report", "gate", c, "--previous", p]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
@@ -732,11 +753,15 @@ fn gate_narrowed_dispatch_is_infrastructure_not_a_product_failure() {
         assert!(md.contains(want), "gate lacks {want:?}:\n{md}");
     }
     assert!(!md.contains("#### Product failures"), "{md}");
-    let o = rocmcheck(d.path(), &["report", "gate", c, "--previous", p, "--fail-on-infrastructure"]);
+    let o = rocmcheck(
+        d.path(),
+        &["report", "gate", c, "--previous", p, "--fail-on-infrastructure"],
+    );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        String::from_utf8_lossy(&o.stderr)
-            .contains("error: the night fails: 2 infrastructure result(s) not in the allow-list (--fail-on-infrastructure)"),
+        String::from_utf8_lossy(&o.stderr).contains(
+            "error: the night fails: 2 infrastructure result(s) not in the allow-list (--fail-on-infrastructure)"
+        ),
         "{}",
         text(&o)
     );
@@ -800,7 +825,11 @@ fn gate_dead_runner_label_is_an_outage_not_gating_unless_the_policy_says_so() {
     assert_eq!(infra, ["t2.8@gfx1100", "t2.9@gfx1100"]);
     assert_eq!(gate["outages"][0]["gfx"], "gfx1100");
     let (_, failures, errors, skipped) = junit_counts(&d.path().join("out/junit.xml"));
-    assert_eq!((failures, errors, skipped), (0, 0, 2), "missing jobs are skipped as non-gating infrastructure");
+    assert_eq!(
+        (failures, errors, skipped),
+        (0, 0, 2),
+        "missing jobs are skipped as non-gating infrastructure"
+    );
     let o = report("out-red", &[("FAIL_ON_INFRASTRUCTURE", "true")]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let (_, _, errors, _) = junit_counts(&d.path().join("out-red/junit.xml"));
@@ -826,7 +855,10 @@ fn diff_does_not_count_pass_to_missing_as_a_regression() {
         ],
     );
     let (p, c) = (prev.to_str().unwrap(), cur.to_str().unwrap());
-    let o = rocmcheck(d.path(), &["report", "diff", p, c, "--fail-on-regression", "--format", "json"]);
+    let o = rocmcheck(
+        d.path(),
+        &["report", "diff", p, c, "--fail-on-regression", "--format", "json"],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let j: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(j["regressions"], serde_json::json!([]));
@@ -836,14 +868,23 @@ fn diff_does_not_count_pass_to_missing_as_a_regression() {
     let human = stdout(&o);
     assert!(
         human.starts_with("0 regression(s), 2 infrastructure,")
-            && human.contains("Infrastructure (runner, engine or a lost job: not the candidate)\n  t2.8@gfx1100: pass → missing"),
+            && human.contains(
+                "Infrastructure (runner, engine or a lost job: not the candidate)\n  t2.8@gfx1100: pass → missing"
+            ),
         "{human}"
     );
     // A product failure is a regression.
     let cur = run_file(d.path(), "cur2.json", &[("t2.8", "gfx942", "torch-failed")]);
-    let o = rocmcheck(d.path(), &["report", "diff", p, cur.to_str().unwrap(), "--fail-on-regression"]);
+    let o = rocmcheck(
+        d.path(),
+        &["report", "diff", p, cur.to_str().unwrap(), "--fail-on-regression"],
+    );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(stdout(&o).contains("Regressions (pass → fail)\n  t2.8@gfx942: pass → torch-failed"), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("Regressions (pass → fail)\n  t2.8@gfx942: pass → torch-failed"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// A night with no job is red, in the gate and through report.sh with an empty job list.
@@ -853,8 +894,24 @@ fn zero_jobs_is_a_red_night() {
     let empty = run_file(d.path(), "empty.json", &[]);
     let o = rocmcheck(d.path(), &["report", "gate", empty.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    // With a previous night every job of it vanished (infrastructure, not gating), yet the
+    // night is red: nothing ran.
+    let prev = run_file(d.path(), "prev.json", ALL_PASS);
+    let o = rocmcheck(
+        d.path(),
+        &[
+            "report",
+            "gate",
+            empty.to_str().unwrap(),
+            "--previous",
+            prev.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(stdout(&o).contains("| `t2.9@gfx942` | ⚠️ vanished |"), "{}", text(&o));
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("the run holds no result, so nothing was judged and nothing passed"),
+        String::from_utf8_lossy(&o.stderr)
+            .contains("the run holds no result, so nothing was judged and nothing passed"),
         "{}",
         text(&o)
     );
@@ -872,7 +929,10 @@ fn zero_jobs_is_a_red_night() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let summary = std::fs::read_to_string(d.path().join("out/summary.md")).unwrap();
-    assert!(summary.contains("### Gate: ❌ failed") && summary.contains("the run holds no result"), "{summary}");
+    assert!(
+        summary.contains("### Gate: ❌ failed") && summary.contains("the run holds no result"),
+        "{summary}"
+    );
 }
 
 /// The export job failed (or made no job): report.sh writes a red infrastructure summary and
@@ -901,12 +961,16 @@ fn failed_export_is_a_red_infrastructure_night() {
         "{summary}"
     );
     assert_eq!(std::fs::read_to_string(&step_summary).unwrap(), summary);
-    let gate: Value = serde_json::from_str(&std::fs::read_to_string(d.path().join("nightly/gate.json")).unwrap()).unwrap();
+    let gate: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("nightly/gate.json")).unwrap()).unwrap();
     assert_eq!(gate["fails"], true);
     assert!(String::from_utf8_lossy(&o.stderr).contains("::error::the export job ended failure"));
     // The workflow runs the report job after a failed export, and hands it the export's result.
     let wf = std::fs::read_to_string(root().join(".github/workflows/rocmcheck-nightly.yml")).unwrap();
-    assert!(wf.contains("EXPORT_RESULT: ${{ needs.export.result }}"), "workflow does not pass EXPORT_RESULT");
+    assert!(
+        wf.contains("EXPORT_RESULT: ${{ needs.export.result }}"),
+        "workflow does not pass EXPORT_RESULT"
+    );
 }
 
 /// JUnit as the gate judged it: an allowed failure (and its failed step) is `<skipped>` with
@@ -932,11 +996,25 @@ fn junit_marks_allowed_and_watched_failures_skipped_and_stays_well_formed() {
     .unwrap();
     let o = rocmcheck(
         d.path(),
-        &["report", "gate", "cur.json", "--allow", "allow.yaml", "--watch", "t2.10rc*", "--junit", "junit.xml"],
+        &[
+            "report",
+            "gate",
+            "cur.json",
+            "--allow",
+            "allow.yaml",
+            "--watch",
+            "t2.10rc*",
+            "--junit",
+            "junit.xml",
+        ],
     );
     // t2.9@gfx1100 is a product failure, not allowed: the night fails on it alone.
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("1 product failure(s) not in the allow-list"), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("1 product failure(s) not in the allow-list"),
+        "{}",
+        text(&o)
+    );
     let junit = std::fs::read_to_string(d.path().join("junit.xml")).unwrap();
     let (tests, failures, errors, skipped) = junit_counts(&d.path().join("junit.xml"));
     // 4 jobs: classification + steps (1 + 2 + 2 + 2) = 11 test cases; the blocking job's
@@ -964,22 +1042,66 @@ fn expired_allow_entry_is_reported_and_allows_nothing() {
     );
     let write = |yaml: &str| std::fs::write(d.path().join("allow.yaml"), yaml).unwrap();
     write("allow:\n  - candidate: t2.8\n    gfx: gfx942\n    reason: known\n    expires: 2026-01-31\n");
-    let o = rocmcheck(d.path(), &["report", "gate", "cur.json", "--allow", "allow.yaml", "--today", "2026-02-01"]);
+    let o = rocmcheck(
+        d.path(),
+        &[
+            "report",
+            "gate",
+            "cur.json",
+            "--allow",
+            "allow.yaml",
+            "--today",
+            "2026-02-01",
+        ],
+    );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("warning: allow-list entry for t2.8 on gfx942 (allow.yaml:2) expired on 2026-01-31: it allows nothing now")
-            && err.contains("1 product failure(s) not in the allow-list"),
+        err.contains(
+            "warning: allow-list entry for t2.8 on gfx942 (allow.yaml:2) expired on 2026-01-31: it allows nothing now"
+        ) && err.contains("1 product failure(s) not in the allow-list"),
         "{err}"
     );
     // The day of expiry still holds.
-    let o = rocmcheck(d.path(), &["report", "gate", "cur.json", "--allow", "allow.yaml", "--today", "2026-01-31"]);
+    let o = rocmcheck(
+        d.path(),
+        &[
+            "report",
+            "gate",
+            "cur.json",
+            "--allow",
+            "allow.yaml",
+            "--today",
+            "2026-01-31",
+        ],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    write("allow:\n  - candidate: t2.8\n    gfx: gfx942\n    reason: known\n    expires: 2999-01-31\n  - candidate: t2.8\n    gfx: gfx1100\n    reason: runner rebuilt\n    expires: 2026-01-31\n");
-    let o = rocmcheck(d.path(), &["report", "gate", "cur.json", "--allow", "allow.yaml", "--today", "2026-02-01"]);
+    write(
+        "allow:\n  - candidate: t2.8\n    gfx: gfx942\n    reason: known\n    expires: 2999-01-31\n  - candidate: t2.8\n    gfx: gfx1100\n    reason: runner rebuilt\n    expires: 2026-01-31\n",
+    );
+    let o = rocmcheck(
+        d.path(),
+        &[
+            "report",
+            "gate",
+            "cur.json",
+            "--allow",
+            "allow.yaml",
+            "--today",
+            "2026-02-01",
+        ],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("(allow.yaml:6) expired on 2026-01-31"), "{}", text(&o));
-    assert!(stdout(&o).contains("expired on 2026-01-31 (reason was: runner rebuilt): it allows nothing now"), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("(allow.yaml:6) expired on 2026-01-31"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        stdout(&o).contains("expired on 2026-01-31 (reason was: runner rebuilt): it allows nothing now"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// A watched candidate (`--watch`, e.g. a release candidate from the test channel) that fails,
@@ -987,11 +1109,19 @@ fn expired_allow_entry_is_reported_and_allows_nothing() {
 #[test]
 fn watch_candidate_failing_does_not_gate() {
     let d = tempfile::tempdir().unwrap();
-    let prev = run_file(d.path(), "prev.json", &[("t2.9", "gfx942", "pass"), ("t2.10rc1", "gfx942", "pass")]);
+    let prev = run_file(
+        d.path(),
+        "prev.json",
+        &[("t2.9", "gfx942", "pass"), ("t2.10rc1", "gfx942", "pass")],
+    );
     run_file(
         d.path(),
         "cur.json",
-        &[("t2.9", "gfx942", "pass"), ("t2.10rc1", "gfx942", "torch-failed"), ("t2.10rc1", "gfx1100", "missing")],
+        &[
+            ("t2.9", "gfx942", "pass"),
+            ("t2.10rc1", "gfx942", "torch-failed"),
+            ("t2.10rc1", "gfx1100", "missing"),
+        ],
     );
     let p = prev.to_str().unwrap();
     for flags in [&[][..], &["--fail-on-infrastructure"][..]] {
@@ -1009,9 +1139,16 @@ fn watch_candidate_failing_does_not_gate() {
         );
     }
     // Without --watch the same night fails: a regression.
-    let o = rocmcheck(d.path(), &["report", "gate", "cur.json", "--previous", p, "--format", "human"]);
+    let o = rocmcheck(
+        d.path(),
+        &["report", "gate", "cur.json", "--previous", p, "--format", "human"],
+    );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(stdout(&o).contains("✗ t2.10rc1@gfx942: torch-failed (regression)"), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("✗ t2.10rc1@gfx942: torch-failed (regression)"),
+        "{}",
+        text(&o)
+    );
     let o = rocmcheck(d.path(), &["report", "gate", "cur.json", "--watch", "t2.[0-9]*"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }
@@ -1024,16 +1161,35 @@ fn malformed_allow_entries_name_file_and_line() {
     run_file(d.path(), "cur.json", &[("t2.8", "gfx942", "torch-failed")]);
     let ok = "allow:\n  # first\n  - candidate: t2.8\n    reason: fine\n    expires: 2999-01-01\n";
     for (entry, want) in [
-        ("  - candidate: t2.9\n    gfxs: gfx942\n    reason: r\n    expires: 2999-01-01\n", "allow.yaml:8:5:"),
-        ("  - candidate: \"t2.[89]\"\n    reason: r\n    expires: 2999-01-01\n", "allow.yaml:7: allow-list entry for t2.[89]: `candidate` `t2.[89]`: `[` is not a pattern character"),
-        ("  - candidate: t2.8\n    classification: torch-fail\n    reason: r\n    expires: 2999-01-01\n", "allow.yaml:7: allow-list entry for t2.8: `classification: torch-fail` is not one rocmcheck knows"),
-        ("  - candidate: t2.8\n    reason: \" \"\n    expires: 2999-01-01\n", "allow.yaml:7: allow-list entry for t2.8: `reason` is empty"),
-        ("  - candidate: t2.8\n    reason: r\n    expires: 2999-02-30\n", "allow.yaml:7: allow-list entry for t2.8: `expires: 2999-02-30` is not a date"),
+        (
+            "  - candidate: t2.9\n    gfxs: gfx942\n    reason: r\n    expires: 2999-01-01\n",
+            "allow.yaml:8:5:",
+        ),
+        (
+            "  - candidate: \"t2.[89]\"\n    reason: r\n    expires: 2999-01-01\n",
+            "allow.yaml:7: allow-list entry for t2.[89]: `candidate` `t2.[89]`: `[` is not a pattern character",
+        ),
+        (
+            "  - candidate: t2.8\n    classification: torch-fail\n    reason: r\n    expires: 2999-01-01\n",
+            "allow.yaml:7: allow-list entry for t2.8: `classification: torch-fail` is not one rocmcheck knows",
+        ),
+        (
+            "  - candidate: t2.8\n    reason: \" \"\n    expires: 2999-01-01\n",
+            "allow.yaml:7: allow-list entry for t2.8: `reason` is empty",
+        ),
+        (
+            "  - candidate: t2.8\n    reason: r\n    expires: 2999-02-30\n",
+            "allow.yaml:7: allow-list entry for t2.8: `expires: 2999-02-30` is not a date",
+        ),
     ] {
         std::fs::write(d.path().join("allow.yaml"), format!("{ok}\n{entry}")).unwrap();
         let o = rocmcheck(d.path(), &["report", "gate", "cur.json", "--allow", "allow.yaml"]);
         assert_eq!(o.status.code(), Some(2), "{entry}: {}", text(&o));
-        assert!(String::from_utf8_lossy(&o.stderr).contains(want), "{entry}: want {want:?}: {}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(want),
+            "{entry}: want {want:?}: {}",
+            text(&o)
+        );
     }
 }
 
@@ -1057,12 +1213,16 @@ fn product_regression_fails_the_night_in_every_format() {
     let o = rocmcheck(d.path(), &["report", "gate", "cur.json", "--previous", p]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        stdout(&o).contains("1 product failure(s) not allowed (1 regression(s)), 0 allowed; 1 infrastructure result (not gating)")
-            && stdout(&o).contains("| `t2.8@gfx942` | ❌ torch-failed | regression: was pass | no |"),
+        stdout(&o).contains(
+            "1 product failure(s) not allowed (1 regression(s)), 0 allowed; 1 infrastructure result (not gating)"
+        ) && stdout(&o).contains("| `t2.8@gfx942` | ❌ torch-failed | regression: was pass | no |"),
         "{}",
         text(&o)
     );
-    let o = rocmcheck(d.path(), &["report", "gate", "cur.json", "--previous", p, "--format", "json"]);
+    let o = rocmcheck(
+        d.path(),
+        &["report", "gate", "cur.json", "--previous", p, "--format", "json"],
+    );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let j: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(j["fails"], true);
@@ -1072,7 +1232,10 @@ fn product_regression_fails_the_night_in_every_format() {
     assert_eq!(j["infrastructure"][0]["classification"], "engine-lost");
     assert_eq!(j["infrastructure"][0]["blocking"], false);
     assert_eq!(j["watch"], serde_json::json!([]));
-    let o = rocmcheck(d.path(), &["report", "gate", "cur.json", "--previous", p, "--format", "human"]);
+    let o = rocmcheck(
+        d.path(),
+        &["report", "gate", "cur.json", "--previous", p, "--format", "human"],
+    );
     let h = stdout(&o);
     assert!(
         h.starts_with("gate: FAILED\n")

@@ -166,10 +166,8 @@ fn entry_lines(text: &str, n: usize) -> Vec<usize> {
         if ind == 0 && !t.starts_with('-') {
             break;
         }
-        if t == "-" || t.starts_with("- ") {
-            if *indent.get_or_insert(ind) == ind {
-                out.push(i + 1);
-            }
+        if (t == "-" || t.starts_with("- ")) && *indent.get_or_insert(ind) == ind {
+            out.push(i + 1);
         }
     }
     out.resize(n.max(out.len()), start + 1);
@@ -363,9 +361,10 @@ impl Verdict {
         self.empty() || !self.unmatched.is_empty() || self.failing.iter().any(|j| j.blocking)
     }
 
-    /// No job was judged: the run holds no result and no job vanished from the previous night.
+    /// Tonight's run holds no result (whatever vanished from the previous night): nothing was
+    /// judged, so nothing passed.
     pub fn empty(&self) -> bool {
-        self.jobs == 0 && self.failing.is_empty()
+        self.jobs == 0
     }
 
     /// The jobs of one section.
@@ -438,7 +437,12 @@ pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, policy: &
     };
     let mut failing = Vec::new();
     for c in current.candidates.iter().filter(|c| !c.passed()) {
-        failing.push(judged(c.key(), c.classification.clone(), c.detail.clone(), c.infrastructure()));
+        failing.push(judged(
+            c.key(),
+            c.classification.clone(),
+            c.detail.clone(),
+            c.infrastructure(),
+        ));
     }
     let keys: Vec<Key> = current
         .candidates
@@ -468,7 +472,8 @@ pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, policy: &
                     k.1
                 )
             } else if !cand_now.contains(k.0.as_str()) {
-                "the candidate has no job tonight: narrower filters or policy, or it left the current releases".to_string()
+                "the candidate has no job tonight: narrower filters or policy, or it left the current releases"
+                    .to_string()
             } else {
                 "not in tonight's job list (narrower filters or targets)".to_string()
             };
@@ -610,7 +615,11 @@ pub enum Format {
 
 fn allowed_cell(j: &Judged, md: bool) -> String {
     match &j.allowed_by {
-        Some(a) => format!("until {}: {}", a.expires, if md { cell(&a.reason) } else { a.reason.clone() }),
+        Some(a) => format!(
+            "until {}: {}",
+            a.expires,
+            if md { cell(&a.reason) } else { a.reason.clone() }
+        ),
         None => "no".into(),
     }
 }
@@ -764,7 +773,7 @@ fn render_human(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
         ("watch (never gating)", Section::Watch),
     ] {
         let list: Vec<&Judged> = v.section(s).collect();
-        if list.is_empty() && !(s == Section::Infrastructure && !v.outages.is_empty()) {
+        if list.is_empty() && (s != Section::Infrastructure || v.outages.is_empty()) {
             continue;
         }
         writeln!(out, "\n{title}:")?;

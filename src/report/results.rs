@@ -928,8 +928,7 @@ pub fn render_junit_judged(run: &Run, verdict: Option<&super::gate::Verdict>, ou
             (None, false) if infra => (step_fail, 1),
             (None, false) => (1 + step_fail, 0),
         };
-        let c_skip = c.steps.iter().filter(|s| s.skipped()).count()
-            + if skip.is_some() { 1 + step_fail } else { 0 };
+        let c_skip = c.steps.iter().filter(|s| s.skipped()).count() + if skip.is_some() { 1 + step_fail } else { 0 };
         tests += c_tests;
         failures += c_fail;
         errors += c_err;
