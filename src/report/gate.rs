@@ -914,4 +914,33 @@ mod tests {
         let md = String::from_utf8(md).unwrap();
         assert!(md.contains("matches no job"), "{md}");
     }
+
+    #[test]
+    fn entry_lines_follow_the_block_sequence() {
+        let text =
+            "# head\nallow:\n  # one\n  - candidate: a\n    reason: r\n\n  - {candidate: b, reason: r}\nother: 1\n";
+        assert_eq!(entry_lines(text, 2), [4, 7]);
+        // a flow sequence: the `allow:` line for each entry
+        assert_eq!(entry_lines("allow: [{candidate: a}]\n", 1), [1]);
+    }
+
+    #[test]
+    fn patterns_other_than_star_and_question_mark_are_refused() {
+        assert!(check_pattern("torch2.8.0-*").is_ok());
+        assert!(check_pattern("gfx11??").is_ok());
+        for bad in ["gfx11[05]0", "{a,b}", "!x", "", "a b"] {
+            assert!(check_pattern(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn watch_patterns_name_a_candidate_or_a_job() {
+        let p = Policy {
+            fail_on_infrastructure: false,
+            watch: vec!["t2.10rc*".into(), "t2.9@gfx1100".into()],
+        };
+        assert!(p.watched(&("t2.10rc1".into(), "gfx942".into())));
+        assert!(p.watched(&("t2.9".into(), "gfx1100".into())));
+        assert!(!p.watched(&("t2.9".into(), "gfx942".into())));
+    }
 }
