@@ -526,7 +526,7 @@ fn nightly_end_to_end_against_the_real_engine() {
 #[test]
 fn the_reusable_workflow_runs_the_tested_scripts() {
     let wf = std::fs::read_to_string(root().join(".github/workflows/rocmcheck-nightly.yml")).unwrap();
-    for script in ["export.sh", "job.sh", "report.sh"] {
+    for script in ["export.sh", "job.sh", "report.sh", "data.sh"] {
         assert!(
             wf.contains(&format!("/.ci/nightly/{script}")),
             "the reusable workflow does not run .ci/nightly/{script}"
