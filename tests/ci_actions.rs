@@ -465,3 +465,73 @@ fn the_pre_commit_hook_updates_at_most_daily_goes_on_when_it_fails_and_honours_a
     let (code, err) = hook(&["--data-serial", "6"], &pattern);
     assert_eq!(code, Some(2), "{err}");
 }
+
+/// The nightly's data step (`.ci/nightly/data.sh`): the export job resolves `data:` once and
+/// outputs the serial; every other job pins that serial (exactly that bundle, refused otherwise),
+/// or takes the binary's own data when the export ran on it (`none`).
+#[test]
+fn the_nightly_resolves_the_data_once_and_every_job_pins_it() {
+    let site = data_site();
+    let base = &site.served.1;
+    let run = |cache: &Path, env: &[(&str, &str)]| {
+        let dir = tempfile::tempdir().unwrap();
+        let (gh_env, gh_out) = (dir.path().join("env"), dir.path().join("out"));
+        std::fs::write(&gh_env, "").unwrap();
+        std::fs::write(&gh_out, "").unwrap();
+        let mut c = Command::new("bash");
+        c.arg(root().join(".ci/nightly/data.sh"))
+            .env("ROCMCHECK", &site.wrapper)
+            .env("ROCMCHECK_CACHE_DIR", cache)
+            .env("GITHUB_ENV", &gh_env)
+            .env("GITHUB_OUTPUT", &gh_out)
+            .env_remove("ROCMCHECK_DATA_SERIAL")
+            .env_remove("SERIAL")
+            .env_remove("DATA")
+            .env_remove("ROCMCHECK_OFFLINE")
+            .env_remove("ROCMCHECK_MATRIX");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let o = c.output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr),
+            std::fs::read_to_string(&gh_env).unwrap(),
+            std::fs::read_to_string(&gh_out).unwrap(),
+        )
+    };
+    // The export job: newest → serial 9, output for the other jobs.
+    let export_cache = tempfile::tempdir().unwrap();
+    let newest = format!("{base}/matrix-data/rocmcheck-data.tar");
+    let (code, log, env, out) = run(export_cache.path(), &[("DATA", "newest"), ("DATA_FROM", &newest)]);
+    assert_eq!(code, Some(0), "{log}");
+    assert_eq!(out, "serial=9\n", "{log}");
+    assert!(
+        env.contains("ROCMCHECK_CACHE_DIR=") && !env.contains("ROCMCHECK_DATA_SERIAL"),
+        "{env}"
+    );
+    // A smoke job: pins serial 9 from the mirror pattern, in a cache of its own.
+    let job_cache = tempfile::tempdir().unwrap();
+    let pattern = format!("{base}/matrix-data-{{serial}}/rocmcheck-data.tar");
+    let (code, log, env, _) = run(job_cache.path(), &[("SERIAL", "9"), ("DATA_FROM", &pattern)]);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("serial 9\n"), "{log}");
+    assert!(env.contains("ROCMCHECK_DATA_SERIAL=9\n"), "{env}");
+    // A serial that cannot be installed fails the job (no fallback to other data).
+    let other = tempfile::tempdir().unwrap();
+    let (code, log, _, _) = run(other.path(), &[("SERIAL", "6"), ("DATA_FROM", &pattern)]);
+    assert_eq!(code, Some(2), "{log}");
+    // The export ran on the binary's data (`none`, or no output at all): so does the job, with
+    // no download.
+    std::fs::write(&site.log, "").unwrap();
+    for serial in ["none", ""] {
+        let fresh = tempfile::tempdir().unwrap();
+        let (code, log, env, _) = run(fresh.path(), &[("SERIAL", serial), ("DATA_FROM", &pattern)]);
+        assert_eq!(code, Some(0), "{log}");
+        assert!(
+            log.contains("source embedded") && !env.contains("ROCMCHECK_DATA_SERIAL"),
+            "{log}{env}"
+        );
+    }
+    assert!(!std::fs::read_to_string(&site.log).unwrap().contains("update"));
+}

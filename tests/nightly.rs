@@ -15,7 +15,11 @@
 //!
 //! Checked: the merged run keys results by candidate × gfx; the step summary shows the product
 //! table with gfx, infrastructure failures apart, the diff against the previous night, the trend
-//! and the gate; JUnit; the gate fails, passes with an allow-list, and fails on an expired entry.
+//! and the gate; JUnit; the gate fails on product failures only, passes with an allow-list (the
+//! infrastructure results reported, not gating), fails on them with `FAIL_ON_INFRASTRUCTURE`,
+//! and reports an expired entry. The gate's other cases (a narrowed dispatch, a dead runner
+//! label, pass → missing in the diff, no job, a failed export, JUnit skips, watch candidates,
+//! malformed allow-lists) run the real binary and `report.sh` on synthetic result files.
 //!
 //! Docker unreachable → FAIL, unless `ROCMCHECK_SKIP_DOCKER=1` (then a loud notice).
 
@@ -348,13 +352,19 @@ fn nightly_end_to_end_against_the_real_engine() {
         "## Against the previous night",
         // The recorded night had every runner healthy: the two infrastructure failures are
         // tonight's changes.
+        "### Infrastructure (runner, engine or a lost job: not the candidate)",
         "`hip@gfx1100`: no-device → runner-misconfigured",
         "`python@gfx1100`: runtime-missing → missing",
         "### Trend: the last 2 night(s)",
         "| job | 0001 | tonight |",
         "| `hip@gfx1100` | ❌ no-device | ⚠️ runner-misconfigured |",
         "### Gate: ❌ failed",
-        "5 failing job(s) not allowed",
+        // Only the three product failures gate; the two infrastructure results are reported.
+        "3 product failure(s) not allowed (0 regression(s)), 0 allowed; 2 infrastructure results (not gating)",
+        "#### Product failures",
+        "| `hip@gfx942` | ❌ no-device | still failing: was no-device |",
+        "#### Infrastructure (runner, engine or scheduling: not the candidate; reported, not gating)",
+        "| `python@gfx1100` | ⚠️ missing | no |",
     ] {
         assert!(summary.contains(want), "summary lacks {want:?}:\n{summary}");
     }
@@ -362,16 +372,20 @@ fn nightly_end_to_end_against_the_real_engine() {
     for want in [
         "<testsuite name=\"hip@gfx942\"",
         "<property name=\"gfx\" value=\"gfx942\"/>",
-        "<error message=\"runner-misconfigured: no /dev/kfd on the runner",
-        "<error message=\"missing: the job&apos;s result file is empty",
+        "<skipped message=\"infrastructure (not gating): runner-misconfigured: no /dev/kfd on the runner",
+        "<skipped message=\"infrastructure (not gating): missing: the job&apos;s result file is empty",
+        "<property name=\"kind\" value=\"infrastructure\"/>",
         "<failure message=\"build-failed",
-        "errors=\"2\"",
+        "errors=\"0\"",
     ] {
         assert!(junit.contains(want), "JUnit lacks {want:?}:\n{junit}");
     }
 
+    junit_counts(&n.path("out/junit.xml"));
+
     // 4. The gate with an allow-list: the known failures of a GPU-less machine allowed until a
-    //    far date, the infrastructure ones not: the night still fails, on those two only.
+    //    far date, the infrastructure ones not: the night passes (infrastructure is reported,
+    //    not gating), and fails on those two only with FAIL_ON_INFRASTRUCTURE.
     let allow = n.path("allow.yaml");
     std::fs::write(
         &allow,
@@ -390,9 +404,49 @@ fn nightly_end_to_end_against_the_real_engine() {
             ("ALLOW_FILE", allow.to_str().unwrap()),
         ],
     );
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let summary = std::fs::read_to_string(n.path("out2/summary.md")).unwrap();
-    assert!(summary.contains("2 failing job(s) not allowed, 3 allowed"), "{summary}");
+    assert!(
+        summary.contains("### Gate: ✅ passed")
+            && summary.contains(
+                "0 product failure(s) not allowed (0 regression(s)), 3 allowed; 2 infrastructure results (not gating)"
+            ),
+        "{summary}"
+    );
+    // The allowed failures are skipped in JUnit, with their reason; nothing fails.
+    let junit = std::fs::read_to_string(n.path("out2/junit.xml")).unwrap();
+    assert!(
+        junit.contains("<skipped message=\"allowed: a build that fails, on purpose (until 2999-12-31): build-failed"),
+        "{junit}"
+    );
+    let (tests, failures, errors, skipped) = junit_counts(&n.path("out2/junit.xml"));
+    assert!(tests > 5 && failures == 0 && errors == 0 && skipped >= 5, "{junit}");
+    let gate: Value = serde_json::from_str(&std::fs::read_to_string(n.path("out2/gate.json")).unwrap()).unwrap();
+    assert_eq!(gate["fails"], false, "{gate:#}");
+    assert_eq!(gate["infrastructure"].as_array().unwrap().len(), 2, "{gate:#}");
+    let o = n.script(
+        "report.sh",
+        &[
+            ("MATRIX_FILE", n.path("matrix.json").to_str().unwrap()),
+            ("PREVIOUS_DIR", previous.to_str().unwrap()),
+            ("OUT_DIR", n.path("out2b").to_str().unwrap()),
+            ("ALLOW_FILE", allow.to_str().unwrap()),
+            ("FAIL_ON_INFRASTRUCTURE", "true"),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("2 infrastructure result(s) not in the allow-list (--fail-on-infrastructure)"),
+        "{err}"
+    );
+    let junit = std::fs::read_to_string(n.path("out2b/junit.xml")).unwrap();
+    assert!(junit.contains("<error message=\"runner-misconfigured"), "{junit}");
+    assert_eq!(
+        junit_counts(&n.path("out2b/junit.xml")).2,
+        2,
+        "gating infrastructure is an error"
+    );
     // The same list with one entry expired: that entry alone fails the night, with a message.
     std::fs::write(
         &allow,
@@ -410,7 +464,8 @@ fn nightly_end_to_end_against_the_real_engine() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        err.contains("allow-list entry for hip on gfx1100 expired on 2020-01-31"),
+        err.contains("allow-list entry for hip on gfx1100 (")
+            && err.contains("expired on 2020-01-31: it allows nothing now"),
         "{err}"
     );
     // A glob covers every candidate on a target; an entry with a typo matches no job and fails
@@ -432,10 +487,10 @@ fn nightly_end_to_end_against_the_real_engine() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        err.contains("allow-list entry for hipp matches no job")
-            && err.contains("0 failing job(s) not in the allow-list"),
+        err.contains("allow-list entry for hipp (") && err.contains("matches no job"),
         "{err}"
     );
+    assert!(!err.contains("product failure(s) not in the allow-list"), "{err}");
     n.finish();
 }
 
@@ -443,7 +498,7 @@ fn nightly_end_to_end_against_the_real_engine() {
 #[test]
 fn the_reusable_workflow_runs_the_tested_scripts() {
     let wf = std::fs::read_to_string(root().join(".github/workflows/rocmcheck-nightly.yml")).unwrap();
-    for script in ["export.sh", "job.sh", "report.sh"] {
+    for script in ["export.sh", "job.sh", "report.sh", "data.sh"] {
         assert!(
             wf.contains(&format!("/.ci/nightly/{script}")),
             "the reusable workflow does not run .ci/nightly/{script}"
@@ -557,4 +612,607 @@ fn build_once_then_smoke_many_without_rebuilding() {
         ]
     );
     n.finish();
+}
+
+/// Reads a JUnit file with a real XML parser (Python's `xml.etree`, as the workflow's summary
+/// step reads it) and checks that every count attribute matches the test cases it holds:
+/// (tests, failures, errors, skipped).
+fn junit_counts(path: &Path) -> (usize, usize, usize, usize) {
+    const PY: &str = r#"
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+assert r.tag == "testsuites", r.tag
+def count(cases):
+    has = lambda tag: sum(1 for c in cases if c.find(tag) is not None)
+    return (len(cases), has("failure"), has("error"), has("skipped"))
+def attrs(e):
+    return tuple(int(e.get(k)) for k in ("tests", "failures", "errors", "skipped"))
+for s in r.findall("testsuite"):
+    assert attrs(s) == count(s.findall("testcase")), (s.get("name"), attrs(s), count(s.findall("testcase")))
+got = count(r.findall("./testsuite/testcase"))
+assert got == attrs(r), (got, attrs(r))
+print(*got)
+"#;
+    let o = Command::new("python3")
+        .args(["-c", PY])
+        .arg(path)
+        .output()
+        .expect("python3 (a real XML parser for the JUnit checks) must be installed");
+    assert!(
+        o.status.success(),
+        "JUnit {} is not well-formed or its counts are wrong: {}",
+        path.display(),
+        text(&o)
+    );
+    let n: Vec<usize> = String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    (n[0], n[1], n[2], n[3])
+}
+
+// ---- The gate's cases on synthetic result files (the real binary and the real report.sh; no
+// engine needed: what is judged is the result files).
+
+/// A run file: (candidate, gfx, classification); a failing product result gets a failed step.
+fn run_file(dir: &Path, name: &str, jobs: &[(&str, &str, &str)]) -> PathBuf {
+    let candidates: Vec<Value> = jobs
+        .iter()
+        .map(|(id, gfx, class)| {
+            let steps = match *class {
+                "pass" => serde_json::json!([{"name": "runtime", "status": "ok", "ms": 3.0}]),
+                "torch-failed" => serde_json::json!([
+                    {"name": "runtime", "status": "ok", "ms": 3.0},
+                    {"name": "torch", "status": "failed", "ms": 9.0, "error": "HIP error: invalid device function <gfx1100> & \"friends\""}
+                ]),
+                _ => serde_json::json!([]),
+            };
+            serde_json::json!({"id": id, "gfx": gfx, "classification": class, "steps": steps})
+        })
+        .collect();
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&serde_json::json!({"results_schema": 1, "candidates": candidates})).unwrap(),
+    )
+    .unwrap();
+    path
+}
+
+fn rocmcheck(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+const ALL_PASS: &[(&str, &str, &str)] = &[
+    ("t2.8", "gfx942", "pass"),
+    ("t2.8", "gfx1100", "pass"),
+    ("t2.9", "gfx942", "pass"),
+    ("t2.9", "gfx1100", "pass"),
+];
+
+/// A dispatch with `targets: gfx942` only: the gfx1100 jobs of the previous night are not in
+/// this one. That is scheduling, not the product: the night passes, the Infrastructure section
+/// names the target; the policy flag makes it red.
+#[test]
+fn gate_narrowed_dispatch_is_infrastructure_not_a_product_failure() {
+    let d = tempfile::tempdir().unwrap();
+    let prev = run_file(d.path(), "prev.json", ALL_PASS);
+    let cur = run_file(
+        d.path(),
+        "cur.json",
+        &[("t2.8", "gfx942", "pass"), ("t2.9", "gfx942", "pass")],
+    );
+    let (p, c) = (prev.to_str().unwrap(), cur.to_str().unwrap());
+    let o = rocmcheck(d.path(), &["report", "gate", c, "--previous", p]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let md = stdout(&o);
+    for want in [
+        "### Gate: ✅ passed",
+        "0 product failure(s) not allowed (0 regression(s)), 0 allowed; 2 infrastructure results (not gating)",
+        "- ⚠️ outage? `gfx1100`: 2 job(s) of the previous night, none tonight: not scheduled",
+        "| `t2.8@gfx1100` | ⚠️ vanished | no | previous night: pass; target gfx1100 has no job tonight: the dispatch narrowed the targets",
+    ] {
+        assert!(md.contains(want), "gate lacks {want:?}:\n{md}");
+    }
+    assert!(!md.contains("#### Product failures"), "{md}");
+    let o = rocmcheck(
+        d.path(),
+        &["report", "gate", c, "--previous", p, "--fail-on-infrastructure"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(
+            "error: the night fails: 2 infrastructure result(s) not in the allow-list (--fail-on-infrastructure)"
+        ),
+        "{}",
+        text(&o)
+    );
+}
+
+/// A runner label out of service: every gfx1100 job of tonight left no result (`missing`, as
+/// `report merge --expect` records a job without a result file). An outage, reported; not a
+/// product failure. JSON keeps the sections apart; `--fail-on-infrastructure` turns it red.
+#[test]
+fn gate_dead_runner_label_is_an_outage_not_gating_unless_the_policy_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    let matrix = d.path().join("matrix.json");
+    std::fs::write(
+        &matrix,
+        r#"{"include": [
+            {"id": "t2.8@gfx942", "candidate": "t2.8", "gfx": "gfx942"},
+            {"id": "t2.8@gfx1100", "candidate": "t2.8", "gfx": "gfx1100"},
+            {"id": "t2.9@gfx942", "candidate": "t2.9", "gfx": "gfx942"},
+            {"id": "t2.9@gfx1100", "candidate": "t2.9", "gfx": "gfx1100"}]}"#,
+    )
+    .unwrap();
+    // Only the gfx942 runners uploaded results; report.sh merges with --expect, as in the workflow.
+    run_file(d.path(), "results/t2.8@gfx942.json", &[("t2.8", "gfx942", "pass")]);
+    run_file(d.path(), "results/t2.9@gfx942.json", &[("t2.9", "gfx942", "pass")]);
+    let prev = run_file(d.path(), "previous/0001/current.json", ALL_PASS);
+    let report = |out: &str, env: &[(&str, &str)]| {
+        let mut c = Command::new("bash");
+        c.arg(root().join(".ci/nightly/report.sh"))
+            .current_dir(d.path())
+            .env("ROCMCHECK", env!("CARGO_BIN_EXE_rocmcheck"))
+            .env("MATRIX_FILE", &matrix)
+            .env("PREVIOUS_DIR", prev.parent().unwrap().parent().unwrap())
+            .env("OUT_DIR", out)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env_remove("EXPORT_RESULT");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    };
+    let o = report("out", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let summary = std::fs::read_to_string(d.path().join("out/summary.md")).unwrap();
+    for want in [
+        // the diff: pass → missing is infrastructure, not a regression
+        "### 0 regression(s), 2 infrastructure, 0 fixed",
+        "### Gate: ✅ passed",
+        "- ⚠️ outage? `gfx1100`: every job (2) is an infrastructure result (missing): its runners look out of service",
+    ] {
+        assert!(summary.contains(want), "summary lacks {want:?}:\n{summary}");
+    }
+    let gate: Value = serde_json::from_str(&std::fs::read_to_string(d.path().join("out/gate.json")).unwrap()).unwrap();
+    assert_eq!(gate["fails"], false);
+    assert_eq!(gate["product"], serde_json::json!([]));
+    let infra: Vec<&str> = gate["infrastructure"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(infra, ["t2.8@gfx1100", "t2.9@gfx1100"]);
+    assert_eq!(gate["outages"][0]["gfx"], "gfx1100");
+    let (_, failures, errors, skipped) = junit_counts(&d.path().join("out/junit.xml"));
+    assert_eq!(
+        (failures, errors, skipped),
+        (0, 0, 2),
+        "missing jobs are skipped as non-gating infrastructure"
+    );
+    let o = report("out-red", &[("FAIL_ON_INFRASTRUCTURE", "true")]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let (_, _, errors, _) = junit_counts(&d.path().join("out-red/junit.xml"));
+    assert_eq!(errors, 2, "gating infrastructure is a JUnit error");
+    let o = report("out-bad", &[("FAIL_ON_INFRASTRUCTURE", "maybe")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+/// `report diff`: pass → missing (a dead runner) is infrastructure; `--fail-on-regression`
+/// exits 1 only for pass → a product failure.
+#[test]
+fn diff_does_not_count_pass_to_missing_as_a_regression() {
+    let d = tempfile::tempdir().unwrap();
+    let prev = run_file(d.path(), "prev.json", ALL_PASS);
+    let cur = run_file(
+        d.path(),
+        "cur.json",
+        &[
+            ("t2.8", "gfx942", "pass"),
+            ("t2.8", "gfx1100", "missing"),
+            ("t2.9", "gfx942", "pass"),
+            ("t2.9", "gfx1100", "runner-misconfigured"),
+        ],
+    );
+    let (p, c) = (prev.to_str().unwrap(), cur.to_str().unwrap());
+    let o = rocmcheck(
+        d.path(),
+        &["report", "diff", p, c, "--fail-on-regression", "--format", "json"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let j: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(j["regressions"], serde_json::json!([]));
+    assert_eq!(j["infrastructure"].as_array().unwrap().len(), 2, "{j:#}");
+    assert_eq!(j["infrastructure"][0]["after"], "missing");
+    let o = rocmcheck(d.path(), &["report", "diff", p, c]);
+    let human = stdout(&o);
+    assert!(
+        human.starts_with("0 regression(s), 2 infrastructure,")
+            && human.contains(
+                "Infrastructure (runner, engine or a lost job: not the candidate)\n  t2.8@gfx1100: pass → missing"
+            ),
+        "{human}"
+    );
+    // A product failure is a regression.
+    let cur = run_file(d.path(), "cur2.json", &[("t2.8", "gfx942", "torch-failed")]);
+    let o = rocmcheck(
+        d.path(),
+        &["report", "diff", p, cur.to_str().unwrap(), "--fail-on-regression"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("Regressions (pass → fail)\n  t2.8@gfx942: pass → torch-failed"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// A night with no job is red, in the gate and through report.sh with an empty job list.
+#[test]
+fn zero_jobs_is_a_red_night() {
+    let d = tempfile::tempdir().unwrap();
+    let empty = run_file(d.path(), "empty.json", &[]);
+    let o = rocmcheck(d.path(), &["report", "gate", empty.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    // With a previous night every job of it vanished (infrastructure, not gating), yet the
+    // night is red: nothing ran.
+    let prev = run_file(d.path(), "prev.json", ALL_PASS);
+    let o = rocmcheck(
+        d.path(),
+        &[
+            "report",
+            "gate",
+            empty.to_str().unwrap(),
+            "--previous",
+            prev.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(stdout(&o).contains("| `t2.9@gfx942` | ⚠️ vanished |"), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("the run holds no result, so nothing was judged and nothing passed"),
+        "{}",
+        text(&o)
+    );
+    std::fs::write(d.path().join("matrix.json"), r#"{"include": []}"#).unwrap();
+    let o = Command::new("bash")
+        .arg(root().join(".ci/nightly/report.sh"))
+        .current_dir(d.path())
+        .env("ROCMCHECK", env!("CARGO_BIN_EXE_rocmcheck"))
+        .env("MATRIX_FILE", "matrix.json")
+        .env("RESULTS_DIR", "no-results")
+        .env("OUT_DIR", "out")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("EXPORT_RESULT")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = std::fs::read_to_string(d.path().join("out/summary.md")).unwrap();
+    assert!(
+        summary.contains("### Gate: ❌ failed") && summary.contains("the run holds no result"),
+        "{summary}"
+    );
+}
+
+/// The export job failed (or made no job): report.sh writes a red infrastructure summary and
+/// exits 1 without needing rocmcheck (the workflow installs it only after a good export).
+#[test]
+fn failed_export_is_a_red_infrastructure_night() {
+    let d = tempfile::tempdir().unwrap();
+    let step_summary = d.path().join("step-summary.md");
+    std::fs::write(&step_summary, "").unwrap();
+    let o = Command::new("bash")
+        .arg(root().join(".ci/nightly/report.sh"))
+        .current_dir(d.path())
+        .env("ROCMCHECK", "/nonexistent/rocmcheck")
+        .env("EXPORT_RESULT", "failure")
+        .env("RUN_URL", "https://github.com/o/r/actions/runs/1")
+        .env("OUT_DIR", "nightly")
+        .env("GITHUB_STEP_SUMMARY", &step_summary)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = std::fs::read_to_string(d.path().join("nightly/summary.md")).unwrap();
+    assert!(
+        summary.contains("## rocmcheck nightly: infrastructure failure")
+            && summary.contains("The export job ended `failure`: no job list")
+            && summary.contains("https://github.com/o/r/actions/runs/1"),
+        "{summary}"
+    );
+    assert_eq!(std::fs::read_to_string(&step_summary).unwrap(), summary);
+    let gate: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("nightly/gate.json")).unwrap()).unwrap();
+    assert_eq!(gate["fails"], true);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("::error::the export job ended failure"));
+    // The workflow runs the report job after a failed export, and hands it the export's result.
+    let wf = std::fs::read_to_string(root().join(".github/workflows/rocmcheck-nightly.yml")).unwrap();
+    assert!(
+        wf.contains("EXPORT_RESULT: ${{ needs.export.result }}"),
+        "workflow does not pass EXPORT_RESULT"
+    );
+}
+
+/// JUnit as the gate judged it: an allowed failure (and its failed step) is `<skipped>` with
+/// "allowed: reason", a watched candidate's failure `<skipped>` "watch", a blocking one a
+/// `<failure>`; text with XML-active characters stays well-formed (a real parser reads it).
+#[test]
+fn junit_marks_allowed_and_watched_failures_skipped_and_stays_well_formed() {
+    let d = tempfile::tempdir().unwrap();
+    let cur = run_file(
+        d.path(),
+        "cur.json",
+        &[
+            ("t2.8", "gfx942", "pass"),
+            ("t2.8", "gfx1100", "torch-failed"),
+            ("t2.9", "gfx1100", "torch-failed"),
+            ("t2.10rc1", "gfx942", "torch-failed"),
+        ],
+    );
+    std::fs::write(
+        d.path().join("allow.yaml"),
+        "allow:\n  - candidate: \"t2.8\"\n    gfx: \"gfx11??\"\n    classification: torch-failed\n    reason: \"no <gfx1100> kernels & \\\"more\\\" (ROCm/ROCm#2536)\"\n    expires: 2999-01-01\n",
+    )
+    .unwrap();
+    let o = rocmcheck(
+        d.path(),
+        &[
+            "report",
+            "gate",
+            "cur.json",
+            "--allow",
+            "allow.yaml",
+            "--watch",
+            "t2.10rc*",
+            "--junit",
+            "junit.xml",
+        ],
+    );
+    // t2.9@gfx1100 is a product failure, not allowed: the night fails on it alone.
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("1 product failure(s) not in the allow-list"),
+        "{}",
+        text(&o)
+    );
+    let junit = std::fs::read_to_string(d.path().join("junit.xml")).unwrap();
+    let (tests, failures, errors, skipped) = junit_counts(&d.path().join("junit.xml"));
+    // 4 jobs: classification + steps (1 + 2 + 2 + 2) = 11 test cases; the blocking job's
+    // classification and failed step are failures; the allowed and watched ones skipped.
+    assert_eq!((tests, failures, errors, skipped), (11, 2, 0, 4), "{junit}");
+    for want in [
+        "<skipped message=\"allowed: no &lt;gfx1100&gt; kernels &amp; &quot;more&quot; (ROCm/ROCm#2536) (until 2999-01-01): torch-failed",
+        "<skipped message=\"watch (never gating): torch-failed",
+        "<failure message=\"torch-failed: torch failed: HIP error",
+    ] {
+        assert!(junit.contains(want), "JUnit lacks {want:?}:\n{junit}");
+    }
+    let _ = cur;
+}
+
+/// An expired entry is reported and allows nothing: the product failure it covered fails the
+/// night again; an expired entry over infrastructure only warns.
+#[test]
+fn expired_allow_entry_is_reported_and_allows_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    run_file(
+        d.path(),
+        "cur.json",
+        &[("t2.8", "gfx942", "torch-failed"), ("t2.8", "gfx1100", "missing")],
+    );
+    let write = |yaml: &str| std::fs::write(d.path().join("allow.yaml"), yaml).unwrap();
+    write("allow:\n  - candidate: t2.8\n    gfx: gfx942\n    reason: known\n    expires: 2026-01-31\n");
+    let o = rocmcheck(
+        d.path(),
+        &[
+            "report",
+            "gate",
+            "cur.json",
+            "--allow",
+            "allow.yaml",
+            "--today",
+            "2026-02-01",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "warning: allow-list entry for t2.8 on gfx942 (allow.yaml:2) expired on 2026-01-31: it allows nothing now"
+        ) && err.contains("1 product failure(s) not in the allow-list"),
+        "{err}"
+    );
+    // The day of expiry still holds.
+    let o = rocmcheck(
+        d.path(),
+        &[
+            "report",
+            "gate",
+            "cur.json",
+            "--allow",
+            "allow.yaml",
+            "--today",
+            "2026-01-31",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    write(
+        "allow:\n  - candidate: t2.8\n    gfx: gfx942\n    reason: known\n    expires: 2999-01-31\n  - candidate: t2.8\n    gfx: gfx1100\n    reason: runner rebuilt\n    expires: 2026-01-31\n",
+    );
+    let o = rocmcheck(
+        d.path(),
+        &[
+            "report",
+            "gate",
+            "cur.json",
+            "--allow",
+            "allow.yaml",
+            "--today",
+            "2026-02-01",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("(allow.yaml:6) expired on 2026-01-31"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        stdout(&o).contains("expired on 2026-01-31 (reason was: runner rebuilt): it allows nothing now"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// A watched candidate (`--watch`, e.g. a release candidate from the test channel) that fails,
+/// even on infrastructure, is shown in the Watch section and never fails the night.
+#[test]
+fn watch_candidate_failing_does_not_gate() {
+    let d = tempfile::tempdir().unwrap();
+    let prev = run_file(
+        d.path(),
+        "prev.json",
+        &[("t2.9", "gfx942", "pass"), ("t2.10rc1", "gfx942", "pass")],
+    );
+    run_file(
+        d.path(),
+        "cur.json",
+        &[
+            ("t2.9", "gfx942", "pass"),
+            ("t2.10rc1", "gfx942", "torch-failed"),
+            ("t2.10rc1", "gfx1100", "missing"),
+        ],
+    );
+    let p = prev.to_str().unwrap();
+    for flags in [&[][..], &["--fail-on-infrastructure"][..]] {
+        let mut args = vec!["report", "gate", "cur.json", "--previous", p, "--watch", "t2.10rc*"];
+        args.extend_from_slice(flags);
+        let o = rocmcheck(d.path(), &args);
+        assert_eq!(o.status.code(), Some(0), "{flags:?}: {}", text(&o));
+        let md = stdout(&o);
+        assert!(
+            md.contains("#### Watch (reported, never gating)")
+                && md.contains("| `t2.10rc1@gfx942` | 👀 torch-failed |")
+                && md.contains("| `t2.10rc1@gfx1100` | 👀 missing |")
+                && md.contains("2 watch results (never gating)"),
+            "{md}"
+        );
+    }
+    // Without --watch the same night fails: a regression.
+    let o = rocmcheck(
+        d.path(),
+        &["report", "gate", "cur.json", "--previous", p, "--format", "human"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("✗ t2.10rc1@gfx942: torch-failed (regression)"),
+        "{}",
+        text(&o)
+    );
+    let o = rocmcheck(d.path(), &["report", "gate", "cur.json", "--watch", "t2.[0-9]*"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+/// Unknown fields, patterns other than `*`/`?`, unknown classifications, empty reasons and bad
+/// dates are errors (exit 2) that name the file and the entry's line.
+#[test]
+fn malformed_allow_entries_name_file_and_line() {
+    let d = tempfile::tempdir().unwrap();
+    run_file(d.path(), "cur.json", &[("t2.8", "gfx942", "torch-failed")]);
+    let ok = "allow:\n  # first\n  - candidate: t2.8\n    reason: fine\n    expires: 2999-01-01\n";
+    for (entry, want) in [
+        (
+            "  - candidate: t2.9\n    gfxs: gfx942\n    reason: r\n    expires: 2999-01-01\n",
+            "allow.yaml:8:5:",
+        ),
+        (
+            "  - candidate: \"t2.[89]\"\n    reason: r\n    expires: 2999-01-01\n",
+            "allow.yaml:7: allow-list entry for t2.[89]: `candidate` `t2.[89]`: `[` is not a pattern character",
+        ),
+        (
+            "  - candidate: t2.8\n    classification: torch-fail\n    reason: r\n    expires: 2999-01-01\n",
+            "allow.yaml:7: allow-list entry for t2.8: `classification: torch-fail` is not one rocmcheck knows",
+        ),
+        (
+            "  - candidate: t2.8\n    reason: \" \"\n    expires: 2999-01-01\n",
+            "allow.yaml:7: allow-list entry for t2.8: `reason` is empty",
+        ),
+        (
+            "  - candidate: t2.8\n    reason: r\n    expires: 2999-02-30\n",
+            "allow.yaml:7: allow-list entry for t2.8: `expires: 2999-02-30` is not a date",
+        ),
+    ] {
+        std::fs::write(d.path().join("allow.yaml"), format!("{ok}\n{entry}")).unwrap();
+        let o = rocmcheck(d.path(), &["report", "gate", "cur.json", "--allow", "allow.yaml"]);
+        assert_eq!(o.status.code(), Some(2), "{entry}: {}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(want),
+            "{entry}: want {want:?}: {}",
+            text(&o)
+        );
+    }
+}
+
+/// pass → a product failure is a regression, named as such in every format; JSON keeps the
+/// three sections apart.
+#[test]
+fn product_regression_fails_the_night_in_every_format() {
+    let d = tempfile::tempdir().unwrap();
+    let prev = run_file(d.path(), "prev.json", ALL_PASS);
+    run_file(
+        d.path(),
+        "cur.json",
+        &[
+            ("t2.8", "gfx942", "torch-failed"),
+            ("t2.8", "gfx1100", "pass"),
+            ("t2.9", "gfx942", "pass"),
+            ("t2.9", "gfx1100", "engine-lost"),
+        ],
+    );
+    let p = prev.to_str().unwrap();
+    let o = rocmcheck(d.path(), &["report", "gate", "cur.json", "--previous", p]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        stdout(&o).contains(
+            "1 product failure(s) not allowed (1 regression(s)), 0 allowed; 1 infrastructure result (not gating)"
+        ) && stdout(&o).contains("| `t2.8@gfx942` | ❌ torch-failed | regression: was pass | no |"),
+        "{}",
+        text(&o)
+    );
+    let o = rocmcheck(
+        d.path(),
+        &["report", "gate", "cur.json", "--previous", p, "--format", "json"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let j: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(j["fails"], true);
+    assert_eq!(j["product"][0]["name"], "t2.8@gfx942");
+    assert_eq!(j["product"][0]["before"], "pass");
+    assert_eq!(j["product"][0]["blocking"], true);
+    assert_eq!(j["infrastructure"][0]["classification"], "engine-lost");
+    assert_eq!(j["infrastructure"][0]["blocking"], false);
+    assert_eq!(j["watch"], serde_json::json!([]));
+    let o = rocmcheck(
+        d.path(),
+        &["report", "gate", "cur.json", "--previous", p, "--format", "human"],
+    );
+    let h = stdout(&o);
+    assert!(
+        h.starts_with("gate: FAILED\n")
+            && h.contains("product failures:\n  ✗ t2.8@gfx942: torch-failed (regression)")
+            && h.contains("infrastructure:\n  · t2.9@gfx1100: engine-lost"),
+        "{h}"
+    );
 }

@@ -23,7 +23,8 @@ pub struct ReportArgs {
 pub enum Action {
     /// Merge per-job result files (smoke JSON, payload documents, runs) into one run.
     Merge(MergeArgs),
-    /// Compare two runs: regressions (pass → fail), fixed, changed, new and vanished candidates.
+    /// Compare two runs: regressions (pass → a product failure), infrastructure (now missing,
+    /// misconfigured, engine lost), fixed, changed, new and vanished jobs.
     Diff(DiffArgs),
     /// Render a run (or any result file) as Markdown, JUnit XML or JSON.
     Render(RenderArgs),
@@ -32,26 +33,48 @@ pub enum Action {
     /// `runner-misconfigured` result for the job is written (an infrastructure failure, not a
     /// finding about the candidate).
     Preflight(PreflightArgs),
-    /// The nightly gate: fail on every job that did not pass (and, with --previous, every job
-    /// that vanished) unless an allow-list entry covers it with a reason and an unexpired date.
+    /// The nightly gate: product failures fail the night unless allowed; infrastructure (lost
+    /// jobs, misconfigured runners, vanished jobs, outages) and watched candidates are reported
+    /// in their own sections.
     Gate(GateArgs),
     /// A trend table (Markdown) of the last nights: the runs oldest first, the current one last.
     Trend(TrendArgs),
 }
 
-/// The nightly gate: fail on every job that did not pass (and, with --previous, every job
-/// that vanished) unless an allow-list entry covers it with a reason and an unexpired date.
+/// The nightly gate. Product failures (the candidate failed on a fit runner) fail the night
+/// unless an allow-list entry covers them with a reason and an unexpired date. Infrastructure
+/// (runner-misconfigured, engine-lost, missing, and with --previous every vanished job: narrowed
+/// targets, a label out of service) is reported in its own section and fails the night only with
+/// --fail-on-infrastructure. Watched candidates (--watch) are reported, never gating. A run with
+/// no job, or an allow-list entry that matches no job, fails the night.
 #[derive(Debug, clap::Args)]
 pub struct GateArgs {
     /// Tonight's run.
     pub current: PathBuf,
-    /// The previous night's run (vanished jobs fail).
+    /// The previous night's run: product failures read as regressions, still failing or new;
+    /// its jobs missing tonight are `vanished` (infrastructure).
     #[arg(long, value_name = "FILE")]
     pub previous: Option<PathBuf>,
     /// The allow-list (YAML: `allow: [{candidate, gfx?, classification?, reason, expires}]`;
-    /// candidate and gfx may be globs with `*` and `?`; an entry that matches no job fails).
+    /// candidate and gfx may be globs with `*` and `?`; an entry that matches no job fails; an
+    /// expired entry is reported and allows nothing).
     #[arg(long, value_name = "FILE")]
     pub allow: Option<PathBuf>,
+    /// Infrastructure results not in the allow-list fail the night too.
+    #[arg(long)]
+    pub fail_on_infrastructure: bool,
+    /// Watch the jobs of these candidates (a glob with `*` and `?`; `CANDIDATE@GFX` for one
+    /// target; repeatable): reported in a Watch section, never failing the night (pre-release
+    /// channels, experiments).
+    #[arg(long, value_name = "PATTERN")]
+    pub watch: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Markdown)]
+    pub format: DiffFormat,
+    /// Also write the run as JUnit XML as the gate judged it (allowed, watched and non-gating
+    /// infrastructure results are `<skipped>` with the reason) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     /// The date expiries are checked against (YYYY-MM-DD; default: today, UTC).
     #[arg(long, value_name = "DATE")]
     pub today: Option<String>,
@@ -123,14 +146,16 @@ pub enum DiffFormat {
     Json,
 }
 
-/// Compare two runs: regressions (pass → fail), fixed, changed, new and vanished candidates.
+/// Compare two runs: regressions (pass → a product failure), infrastructure (now missing,
+/// misconfigured, engine lost), fixed, changed, new and vanished jobs.
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
     /// The previous run.
     pub previous: PathBuf,
     /// The current run.
     pub current: PathBuf,
-    /// Exit 1 when a candidate that passed before does not pass now.
+    /// Exit 1 when a candidate that passed before fails now (a product failure; a job that
+    /// became an infrastructure result, `pass → missing`, is not a regression).
     #[arg(long)]
     pub fail_on_regression: bool,
     /// Output format.
@@ -200,41 +225,34 @@ fn gate(a: GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         },
         None => None,
     };
-    let v = gate::judge(&cur, prev.as_ref(), &allow, &today);
-    gate::render_verdict(&v, out)?;
-    if v.empty() {
-        writeln!(
-            err,
-            "error: the night fails: {} holds no result, so nothing was judged (an empty matrix export, or no result file merged)",
-            a.current.display()
-        )?;
-        return Ok(ExitStatus::Findings);
+    for w in &a.watch {
+        if let Err(e) = gate::check_pattern(w) {
+            writeln!(err, "error: --watch {e}")?;
+            return Ok(ExitStatus::Error);
+        }
+    }
+    let policy = gate::Policy {
+        fail_on_infrastructure: a.fail_on_infrastructure,
+        watch: a.watch.clone(),
+    };
+    let v = gate::judge(&cur, prev.as_ref(), &allow, &policy, &today);
+    let format = match a.format {
+        DiffFormat::Human => gate::Format::Human,
+        DiffFormat::Markdown => gate::Format::Markdown,
+        DiffFormat::Json => gate::Format::Json,
+    };
+    gate::render(&v, format, out)?;
+    if let Some(path) = &a.junit {
+        let mut buf = Vec::new();
+        results::render_junit_judged(&cur, Some(&v), &mut buf)?;
+        std::fs::write(path, buf).with_context(|| format!("writing {}", path.display()))?;
+    }
+    for w in v.warnings() {
+        writeln!(err, "warning: {w}")?;
     }
     if v.fails() {
-        let blocking = v.failing.iter().filter(|j| j.allowed_by.is_none()).count();
-        writeln!(
-            err,
-            "error: the night fails: {blocking} failing job(s) not in the allow-list, {} expired allow-list entr{}, {} matching no job",
-            v.expired.len(),
-            if v.expired.len() == 1 { "y" } else { "ies" },
-            v.unmatched.len()
-        )?;
-        for e in &v.unmatched {
-            writeln!(
-                err,
-                "error: allow-list entry for {}{} matches no job of this night or the previous one (a typo, or a stale entry)",
-                e.candidate,
-                e.gfx.as_deref().map(|g| format!(" on {g}")).unwrap_or_default(),
-            )?;
-        }
-        for e in &v.expired {
-            writeln!(
-                err,
-                "error: allow-list entry for {}{} expired on {}",
-                e.candidate,
-                e.gfx.as_deref().map(|g| format!(" on {g}")).unwrap_or_default(),
-                e.expires
-            )?;
+        for r in v.reasons() {
+            writeln!(err, "error: the night fails: {r}")?;
         }
         return Ok(ExitStatus::Findings);
     }

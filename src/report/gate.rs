@@ -1,11 +1,25 @@
 //! The nightly gate and history: which results fail the night, and a trend table of the last
 //! nights.
 //!
-//! Every result that did not pass fails the night — a regression, a candidate failing since its
-//! first night, a misconfigured runner, a lost job — unless an allow-list entry covers it with a
-//! reason and an expiry date. An entry past its expiry fails the night itself (an allowance is
-//! a loan, not a mute button). A job of the previous night that is not in this one (a vanished
-//! candidate × gfx) fails too, unless allowed with `classification: vanished`.
+//! The gate sorts every job that did not pass into one of three sections:
+//!
+//! - **Product**: the candidate failed on a runner that was fit for it (`build-failed`,
+//!   `no-device`, `torch-failed`, …). With the previous night, a job that passed then is a
+//!   *regression*; one that failed then is *still failing*; one that was not there is *new*.
+//!   Each one fails the night unless an allow-list entry covers it.
+//! - **Infrastructure**: the night says nothing about the candidate: a runner that failed its
+//!   pre-flight (`runner-misconfigured`), a lost engine (`engine-lost`), a job that left no
+//!   result (`missing`: a dead runner, a label with no runner, a cancel), and a job of the
+//!   previous night that is not in this one (`vanished`: a dispatch with narrower targets or
+//!   filters, a label left out as unavailable, a candidate that aged out). A target whose every
+//!   job is infrastructure is named as an outage. Reported, not gating, unless the policy says
+//!   so (`--fail-on-infrastructure`).
+//! - **Watch**: jobs of candidates named by `--watch` (pre-release channels, experiments):
+//!   reported whatever they did, never gating.
+//!
+//! A night that judged no job fails (an empty run is never a silent pass), and so does a live
+//! allow-list entry that matches no job of this night or the previous one (a typo, or a stale
+//! entry to remove). An entry past its expiry is reported and no longer allows.
 //!
 //! Allow-list file (YAML):
 //!
@@ -13,18 +27,19 @@
 //! allow:
 //!   - candidate: torch2.8.0-rocm6.4-dev-ubuntu-24.04   # a candidate id, or a glob (`*`, `?`)
 //!     gfx: gfx1100                  # optional (a glob too): every target when left out
-//!     classification: torch-failed # optional: any failure when left out; `vanished` for those
+//!     classification: torch-failed # optional: any result when left out; `vanished` for those
 //!     reason: "rocBLAS has no gfx1100 kernels in this wheel (ROCm/ROCm#2536)"
 //!     expires: 2026-12-31
 //! ```
 //!
 //! `candidate: "torch2.8.0-*"` covers every candidate of that torch (an outage of one runner
-//! label is one entry with `gfx:`). An entry that matches no job of this night or the previous
-//! one fails the night: it is a typo, or a stale entry to remove.
+//! label is one entry with `gfx:`). A field other than these, a glob character other than `*`
+//! and `?`, a classification rocmcheck does not know, an empty reason or a bad date is an
+//! error naming the file and the entry's line.
 
 use super::results::{CandidateResult, Key, Run, key_name, md_cell as cell, md_code as code};
-use serde::Deserialize;
-use std::collections::BTreeMap;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
@@ -39,21 +54,24 @@ pub struct AllowList {
 }
 
 /// One allowed failure.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Allow {
     /// The candidate id, or a glob of ids (`*` any run of characters, `?` one).
     pub candidate: String,
     /// The gfx target (or a glob); every target when absent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gfx: Option<String>,
     /// The classification allowed (`vanished` for a job gone from the run); any when absent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub classification: Option<String>,
     /// Why (required).
     pub reason: String,
     /// The last day (UTC, `YYYY-MM-DD`) the entry holds (required).
     pub expires: String,
+    /// Where the entry is: `file:line` (set by [`load_allow`]).
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
 }
 
 impl Allow {
@@ -64,6 +82,14 @@ impl Allow {
     /// The entry's candidate and gfx match the job (whatever its result).
     fn names(&self, k: &Key) -> bool {
         glob(&self.candidate, &k.0) && self.gfx.as_ref().is_none_or(|g| glob(g, &k.1))
+    }
+
+    /// `candidate` or `candidate on gfx`, for messages.
+    pub fn label(&self) -> String {
+        match &self.gfx {
+            Some(g) => format!("{} on {g}", self.candidate),
+            None => self.candidate.clone(),
+        }
     }
 }
 
@@ -91,6 +117,63 @@ pub fn glob(pattern: &str, s: &str) -> bool {
     p[i..].iter().all(|c| *c == '*')
 }
 
+/// Characters other globbers treat as patterns, which this one would take literally: refused,
+/// so that `gfx11[05]0` is an error rather than an entry that silently matches nothing.
+const NOT_GLOB: &[char] = &['[', ']', '{', '}', '!', '^', '\\'];
+
+/// Checks a candidate or gfx pattern (an allow-list field, a `--watch` value).
+pub fn check_pattern(p: &str) -> Result<(), String> {
+    if p.trim().is_empty() {
+        return Err("is empty".into());
+    }
+    if p.chars().any(char::is_whitespace) {
+        return Err(format!("`{p}` holds a space (ids and targets have none)"));
+    }
+    match p.chars().find(|c| NOT_GLOB.contains(c)) {
+        Some(c) => Err(format!(
+            "`{p}`: `{c}` is not a pattern character here (only `*`, any run of characters, and `?`, one character)"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The classifications an allow-list entry may name: every smoke classification and `vanished`.
+fn known_classification(c: &str) -> bool {
+    c == VANISHED
+        || crate::smoke::Classification::ALL
+            .iter()
+            .any(|k| *k != crate::smoke::Classification::Unknown && k.as_str() == c)
+}
+
+/// The classification of a job of the previous night that is not in this one.
+pub const VANISHED: &str = "vanished";
+
+/// The 1-based line of each entry of the top-level `allow:` block sequence (best effort: a flow
+/// sequence `allow: [...]` gives the `allow:` line for every entry).
+fn entry_lines(text: &str, n: usize) -> Vec<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(start) = lines.iter().position(|l| l.starts_with("allow:")) else {
+        return vec![1; n];
+    };
+    let mut out = Vec::new();
+    let mut indent = None;
+    for (i, l) in lines.iter().enumerate().skip(start + 1) {
+        let t = l.trim_start();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let ind = l.len() - t.len();
+        if ind == 0 && !t.starts_with('-') {
+            break;
+        }
+        if (t == "-" || t.starts_with("- ")) && *indent.get_or_insert(ind) == ind {
+            out.push(i + 1);
+        }
+    }
+    out.resize(n.max(out.len()), start + 1);
+    out
+}
+
 /// Reads an allow-list; errors name the file, the line and what was expected.
 pub fn load_allow(path: &Path) -> Result<AllowList, String> {
     let name = path.display();
@@ -100,7 +183,7 @@ pub fn load_allow(path: &Path) -> Result<AllowList, String> {
     }
     crate::input::yaml_nesting(&text, crate::input::MAX_YAML_NESTING)
         .map_err(|(line, col, m)| format!("{name}:{line}:{col}: {m}"))?;
-    let list: AllowList = serde_yaml::from_str(&text).map_err(|e| {
+    let mut list: AllowList = serde_yaml::from_str(&text).map_err(|e| {
         let at = e
             .location()
             .map(|l| format!(":{}:{}", l.line(), l.column()))
@@ -110,16 +193,35 @@ pub fn load_allow(path: &Path) -> Result<AllowList, String> {
              classification, reason, expires: YYYY-MM-DD)"
         )
     })?;
-    for (i, a) in list.allow.iter().enumerate() {
-        if a.reason.trim().is_empty() {
-            return Err(format!("{name}: allow[{i}] ({}): `reason` is empty", a.candidate));
+    let lines = entry_lines(&text, list.allow.len());
+    for (a, line) in list.allow.iter_mut().zip(lines) {
+        let at = format!("{name}:{line}");
+        let bad = |what: String| Err(format!("{at}: allow-list entry for {}: {what}", a.candidate));
+        if let Err(e) = check_pattern(&a.candidate) {
+            return bad(format!("`candidate` {e}"));
         }
-        if parse_date(&a.expires).is_none() {
-            return Err(format!(
-                "{name}: allow[{i}] ({}): `expires: {}` is not a date (expected YYYY-MM-DD)",
-                a.candidate, a.expires
+        if let Some(Err(e)) = a.gfx.as_deref().map(check_pattern) {
+            return bad(format!("`gfx` {e}"));
+        }
+        if let Some(c) = a.classification.as_deref().filter(|c| !known_classification(c)) {
+            let mut known: Vec<&str> = crate::smoke::Classification::ALL
+                .iter()
+                .filter(|k| **k != crate::smoke::Classification::Unknown)
+                .map(|k| k.as_str())
+                .collect();
+            known.push(VANISHED);
+            return bad(format!(
+                "`classification: {c}` is not one rocmcheck knows (expected one of {})",
+                known.join(", ")
             ));
         }
+        if a.reason.trim().is_empty() {
+            return bad("`reason` is empty".into());
+        }
+        if parse_date(&a.expires).is_none() {
+            return bad(format!("`expires: {}` is not a date (expected YYYY-MM-DD)", a.expires));
+        }
+        a.at = Some(at);
     }
     Ok(list)
 }
@@ -153,48 +255,134 @@ pub fn today_utc() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-/// One failing job and what the gate made of it.
-#[derive(Debug, Clone, PartialEq)]
+/// Which section of the gate a job is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Section {
+    /// The candidate failed on a fit runner.
+    Product,
+    /// Runner, engine or scheduling: nothing about the candidate.
+    Infrastructure,
+    /// A watched candidate: reported, never gating.
+    Watch,
+}
+
+/// How the gate judges (the policy flags).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Policy {
+    /// Infrastructure results fail the night too (not only product failures).
+    pub fail_on_infrastructure: bool,
+    /// Candidate patterns (globs; `candidate@gfx` when the pattern holds `@`) whose jobs are
+    /// watched: reported, never gating.
+    pub watch: Vec<String>,
+}
+
+impl Policy {
+    fn watched(&self, k: &Key) -> bool {
+        self.watch.iter().any(|w| match w.split_once('@') {
+            Some((c, g)) => glob(c, &k.0) && glob(g, &k.1),
+            None => glob(w, &k.0),
+        })
+    }
+}
+
+/// One job that did not pass, and what the gate made of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Judged {
     /// `candidate@gfx`.
     pub name: String,
+    /// The candidate id.
+    pub candidate: String,
+    /// The gfx target (empty when the result names none).
+    pub gfx: String,
     /// The classification (`vanished` for a job gone since the previous night).
     pub classification: String,
+    /// The previous night's classification of the job (None: not in it, or no previous night).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
     /// The result's detail.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
-    /// The allow-list entry that covers it (and is not expired).
+    /// The live allow-list entry that covers it.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed_by: Option<Allow>,
-    /// An infrastructure failure (runner, engine, lost job).
-    pub infrastructure: bool,
+    /// Its section.
+    pub section: Section,
+    /// It fails the night.
+    pub blocking: bool,
+}
+
+impl Judged {
+    /// Product: passed the previous night (a regression), failed then, or new.
+    pub fn change(&self) -> &'static str {
+        match self.before.as_deref() {
+            Some(super::results::PASS) => "regression",
+            Some(_) => "still failing",
+            None => "new",
+        }
+    }
+}
+
+/// A gfx target whose runners look out of service tonight.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outage {
+    /// The target.
+    pub gfx: String,
+    /// What was seen.
+    pub detail: String,
 }
 
 /// The gate's verdict.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Verdict {
-    /// Every failing job.
+    /// Every job that did not pass (and every vanished job), in run order.
     pub failing: Vec<Judged>,
-    /// Entries past their expiry (each fails the night).
+    /// Targets with every job an infrastructure result, or with no job tonight.
+    pub outages: Vec<Outage>,
+    /// Entries past their expiry (reported; they allow nothing).
     pub expired: Vec<Allow>,
     /// Live entries that match no job of this night or the previous one (each fails the night:
     /// a typo, or a stale entry).
     pub unmatched: Vec<Allow>,
-    /// Jobs judged.
+    /// Jobs judged (tonight's results).
     pub jobs: usize,
+    /// Jobs that passed.
+    pub passed: usize,
+    /// The previous night was given (product failures are regressions, still failing or new).
+    pub with_previous: bool,
+    /// Infrastructure fails the night (the policy).
+    pub fail_on_infrastructure: bool,
 }
 
 impl Verdict {
-    /// Whether the night fails. A night that judged no job fails too: an empty run says nothing
-    /// passed (an empty matrix export, or no result merged), and is never a silent pass.
+    /// Whether the night fails: a blocking job, an allow-list entry that matches nothing, or a
+    /// night that judged no job (an empty run says nothing passed).
     pub fn fails(&self) -> bool {
-        self.empty()
-            || !self.expired.is_empty()
-            || !self.unmatched.is_empty()
-            || self.failing.iter().any(|j| j.allowed_by.is_none())
+        self.empty() || !self.unmatched.is_empty() || self.failing.iter().any(|j| j.blocking)
     }
 
-    /// No job was judged: the run holds no result and no job vanished from the previous night.
+    /// Tonight's run holds no result (whatever vanished from the previous night): nothing was
+    /// judged, so nothing passed.
     pub fn empty(&self) -> bool {
-        self.jobs == 0 && self.failing.is_empty()
+        self.jobs == 0
+    }
+
+    /// The jobs of one section.
+    pub fn section(&self, s: Section) -> impl Iterator<Item = &Judged> {
+        self.failing.iter().filter(move |j| j.section == s)
+    }
+
+    /// Blocking jobs of one section.
+    pub fn blocking(&self, s: Section) -> usize {
+        self.section(s).filter(|j| j.blocking).count()
+    }
+
+    /// The judgement of one job (by key) that did not pass tonight, or (`vanished`) that is
+    /// gone since the previous night.
+    pub fn get(&self, k: &Key, vanished: bool) -> Option<&Judged> {
+        self.failing
+            .iter()
+            .find(|j| j.candidate == k.0 && j.gfx == k.1 && (j.classification == VANISHED) == vanished)
     }
 }
 
@@ -203,24 +391,58 @@ fn date_key(s: &str) -> (i64, u32, u32) {
 }
 
 /// Judges a run: every non-pass result, and (with the previous night) every vanished job.
-pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, today: &str) -> Verdict {
+pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, policy: &Policy, today: &str) -> Verdict {
     let today_k = date_key(today);
     let (live, expired): (Vec<&Allow>, Vec<&Allow>) = allow.allow.iter().partition(|a| date_key(&a.expires) >= today_k);
     let cover = |k: &Key, class: &str| live.iter().find(|a| a.covers(k, class)).map(|a| (*a).clone());
+    let before: BTreeMap<Key, &str> = previous
+        .iter()
+        .flat_map(|p| p.candidates.iter())
+        .map(|c| (c.key(), c.classification.as_str()))
+        .collect();
     let mut v = Verdict {
         expired: expired.into_iter().cloned().collect(),
         jobs: current.candidates.len(),
+        passed: current.candidates.iter().filter(|c| c.passed()).count(),
+        with_previous: previous.is_some(),
+        fail_on_infrastructure: policy.fail_on_infrastructure,
         ..Default::default()
     };
-    for c in current.candidates.iter().filter(|c| !c.passed()) {
-        let k = c.key();
-        v.failing.push(Judged {
+    let judged = |k: Key, classification: String, detail: Option<String>, infrastructure: bool| {
+        let section = if policy.watched(&k) {
+            Section::Watch
+        } else if infrastructure {
+            Section::Infrastructure
+        } else {
+            Section::Product
+        };
+        let allowed_by = cover(&k, &classification);
+        let blocking = allowed_by.is_none()
+            && match section {
+                Section::Product => true,
+                Section::Infrastructure => policy.fail_on_infrastructure,
+                Section::Watch => false,
+            };
+        Judged {
             name: key_name(&k),
-            classification: c.classification.clone(),
-            detail: c.detail.clone(),
-            allowed_by: cover(&k, &c.classification),
-            infrastructure: c.infrastructure(),
-        });
+            before: before.get(&k).map(|s| s.to_string()),
+            candidate: k.0,
+            gfx: k.1,
+            classification,
+            detail,
+            allowed_by,
+            section,
+            blocking,
+        }
+    };
+    let mut failing = Vec::new();
+    for c in current.candidates.iter().filter(|c| !c.passed()) {
+        failing.push(judged(
+            c.key(),
+            c.classification.clone(),
+            c.detail.clone(),
+            c.infrastructure(),
+        ));
     }
     let keys: Vec<Key> = current
         .candidates
@@ -233,80 +455,354 @@ pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, today: &s
         .filter(|a| !keys.iter().any(|k| a.names(k)))
         .map(|a| (*a).clone())
         .collect();
+    let now: BTreeSet<Key> = current.candidates.iter().map(CandidateResult::key).collect();
+    let gfx_now: BTreeSet<&str> = now.iter().map(|k| k.1.as_str()).collect();
+    let cand_now: BTreeSet<&str> = now.iter().map(|k| k.0.as_str()).collect();
+    let mut gone_targets: BTreeMap<String, usize> = BTreeMap::new();
     if let Some(prev) = previous {
-        let now: std::collections::BTreeSet<Key> = current.candidates.iter().map(CandidateResult::key).collect();
         for p in &prev.candidates {
             let k = p.key();
-            if !now.contains(&k) {
-                v.failing.push(Judged {
-                    name: key_name(&k),
-                    classification: "vanished".into(),
-                    detail: Some(format!(
-                        "in the previous night ({}), not in this one: dropped from the matrix, or its job never ran",
-                        p.classification
-                    )),
-                    allowed_by: cover(&k, "vanished"),
-                    infrastructure: false,
-                });
+            if now.contains(&k) {
+                continue;
             }
+            let why = if !gfx_now.contains(k.1.as_str()) {
+                *gone_targets.entry(k.1.clone()).or_default() += 1;
+                format!(
+                    "target {} has no job tonight: the dispatch narrowed the targets, or its runner label was left out as unavailable",
+                    k.1
+                )
+            } else if !cand_now.contains(k.0.as_str()) {
+                "the candidate has no job tonight: narrower filters or policy, or it left the current releases"
+                    .to_string()
+            } else {
+                "not in tonight's job list (narrower filters or targets)".to_string()
+            };
+            let detail = format!("previous night: {}; {why}", p.classification);
+            failing.push(judged(k, VANISHED.into(), Some(detail), true));
         }
     }
+    // Outages: a target with jobs tonight, every one an infrastructure result; a target of the
+    // previous night with none tonight.
+    let mut by_gfx: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for c in &current.candidates {
+        let e = by_gfx.entry(c.gfx.as_deref().unwrap_or("")).or_default();
+        e.0 += 1;
+        e.1 += usize::from(c.infrastructure());
+    }
+    for (gfx, (n, infra)) in by_gfx {
+        if !gfx.is_empty() && n == infra {
+            let mut classes: Vec<&str> = current
+                .candidates
+                .iter()
+                .filter(|c| c.gfx.as_deref() == Some(gfx))
+                .map(|c| c.classification.as_str())
+                .collect();
+            classes.dedup();
+            v.outages.push(Outage {
+                gfx: gfx.to_string(),
+                detail: format!(
+                    "every job ({n}) is an infrastructure result ({}): its runners look out of service",
+                    classes.join(", ")
+                ),
+            });
+        }
+    }
+    for (gfx, n) in gone_targets {
+        v.outages.push(Outage {
+            detail: format!("{n} job(s) of the previous night, none tonight: not scheduled (narrowed targets, or the label left out as unavailable)"),
+            gfx,
+        });
+    }
+    v.failing = failing;
     v
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl Verdict {
+    /// One line: the verdict and the counts.
+    pub fn headline(&self) -> String {
+        let product = self.section(Section::Product).count();
+        let pb = self.blocking(Section::Product);
+        let regressions = self
+            .section(Section::Product)
+            .filter(|j| j.blocking && j.change() == "regression")
+            .count();
+        let infra = self.section(Section::Infrastructure).count();
+        let watch = self.section(Section::Watch).count();
+        format!(
+            "{pb} product failure(s) not allowed{}, {} allowed; {} ({}); {} (never gating); {} of {} job(s) passed",
+            if self.with_previous {
+                format!(" ({regressions} regression(s))")
+            } else {
+                String::new()
+            },
+            product - pb,
+            plural(infra, "infrastructure result", "infrastructure results"),
+            if self.fail_on_infrastructure {
+                format!("gating: {} not allowed", self.blocking(Section::Infrastructure))
+            } else {
+                "not gating".into()
+            },
+            plural(watch, "watch result", "watch results"),
+            self.passed,
+            self.jobs,
+        )
+    }
+
+    /// Why the night fails, one reason a line (empty when it passes).
+    pub fn reasons(&self) -> Vec<String> {
+        let mut r = Vec::new();
+        if self.empty() {
+            r.push(
+                "the run holds no result, so nothing was judged and nothing passed (an empty matrix export, or no result file merged)"
+                    .to_string(),
+            );
+        }
+        let pb = self.blocking(Section::Product);
+        if pb > 0 {
+            r.push(format!("{pb} product failure(s) not in the allow-list"));
+        }
+        let ib = self.blocking(Section::Infrastructure);
+        if ib > 0 {
+            r.push(format!(
+                "{ib} infrastructure result(s) not in the allow-list (--fail-on-infrastructure)"
+            ));
+        }
+        for a in &self.unmatched {
+            r.push(format!(
+                "allow-list entry for {}{} matches no job of this night or the previous one (a typo, or a stale entry)",
+                a.label(),
+                a.at.as_deref().map(|at| format!(" ({at})")).unwrap_or_default()
+            ));
+        }
+        r
+    }
+
+    /// Warnings that do not fail the night: expired entries, infrastructure, outages.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut w: Vec<String> = self
+            .expired
+            .iter()
+            .map(|a| {
+                format!(
+                    "allow-list entry for {}{} expired on {}: it allows nothing now (fix the failure, or renew the entry)",
+                    a.label(),
+                    a.at.as_deref().map(|at| format!(" ({at})")).unwrap_or_default(),
+                    a.expires
+                )
+            })
+            .collect();
+        for o in &self.outages {
+            w.push(format!("outage? {}: {}", o.gfx, o.detail));
+        }
+        w
+    }
+}
+
+/// Output formats of the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Plain text.
+    Human,
+    /// Markdown (the step summary).
+    Markdown,
+    /// JSON.
+    Json,
+}
+
+fn allowed_cell(j: &Judged, md: bool) -> String {
+    match &j.allowed_by {
+        Some(a) => format!(
+            "until {}: {}",
+            a.expires,
+            if md { cell(&a.reason) } else { a.reason.clone() }
+        ),
+        None => "no".into(),
+    }
+}
+
+/// Renders the verdict.
+pub fn render(v: &Verdict, format: Format, out: &mut dyn Write) -> io::Result<()> {
+    match format {
+        Format::Json => {
+            let mut value = serde_json::to_value(v).map_err(io::Error::other)?;
+            if let Some(o) = value.as_object_mut() {
+                o.insert("fails".into(), v.fails().into());
+                o.insert("reasons".into(), v.reasons().into());
+                for (key, s) in [
+                    ("product", Section::Product),
+                    ("infrastructure", Section::Infrastructure),
+                    ("watch", Section::Watch),
+                ] {
+                    let list: Vec<&Judged> = v.section(s).collect();
+                    o.insert(key.into(), serde_json::to_value(list).map_err(io::Error::other)?);
+                }
+                o.remove("failing");
+            }
+            serde_json::to_writer_pretty(&mut *out, &value)?;
+            writeln!(out)
+        }
+        Format::Markdown => render_markdown(v, out),
+        Format::Human => render_human(v, out),
+    }
 }
 
 /// The verdict as Markdown (for the step summary).
 pub fn render_verdict(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
-    let blocking = v.failing.iter().filter(|j| j.allowed_by.is_none()).count();
-    let allowed = v.failing.len() - blocking;
+    render_markdown(v, out)
+}
+
+fn render_markdown(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
-        "### Gate: {}\n\n{blocking} failing job(s) not allowed, {allowed} allowed, {} expired allow-list entr{} ({} job(s) judged)\n",
+        "### Gate: {}\n\n{}\n",
         if v.fails() { "❌ failed" } else { "✅ passed" },
-        v.expired.len(),
-        if v.expired.len() == 1 { "y" } else { "ies" },
-        v.jobs
+        v.headline()
     )?;
-    if v.empty() {
-        writeln!(
-            out,
-            "The run holds no result: nothing was judged, so nothing passed (an empty matrix export, or no result file merged).\n"
-        )?;
+    for r in v.reasons() {
+        writeln!(out, "- ❌ {}", cell(&r))?;
     }
-    if !v.failing.is_empty() {
-        writeln!(out, "| job | result | kind | allowed | detail |")?;
+    if !v.reasons().is_empty() {
+        writeln!(out)?;
+    }
+    let product: Vec<&Judged> = v.section(Section::Product).collect();
+    if !product.is_empty() {
+        writeln!(out, "#### Product failures (the candidate failed on a fit runner)\n")?;
+        writeln!(out, "| job | result | since the previous night | allowed | detail |")?;
         writeln!(out, "| --- | --- | --- | --- | --- |")?;
-        for j in &v.failing {
+        for j in product {
             writeln!(
                 out,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} {} | {} | {} | {} |",
                 code(&j.name),
+                if j.blocking { "❌" } else { "☑️" },
                 cell(&j.classification),
-                if j.infrastructure { "infrastructure" } else { "product" },
-                match &j.allowed_by {
-                    Some(a) => format!("until {}: {}", a.expires, cell(&a.reason)),
-                    None => "no".into(),
+                if v.with_previous {
+                    match &j.before {
+                        Some(b) => format!("{}: was {}", j.change(), cell(b)),
+                        None => "new".into(),
+                    }
+                } else {
+                    "–".into()
                 },
+                allowed_cell(j, true),
                 j.detail.as_deref().map(cell).unwrap_or_default()
             )?;
         }
+        writeln!(out)?;
     }
-    for a in &v.unmatched {
+    let infra: Vec<&Judged> = v.section(Section::Infrastructure).collect();
+    if !infra.is_empty() || !v.outages.is_empty() {
         writeln!(
             out,
-            "\n- ⚠️ allow-list entry for {}{} matches no job of this night or the previous one: fix the candidate/gfx (a typo?) or remove the entry",
-            code(&a.candidate),
-            a.gfx.as_deref().map(|g| format!(" on {}", cell(g))).unwrap_or_default(),
+            "#### Infrastructure (runner, engine or scheduling: not the candidate; {})\n",
+            if v.fail_on_infrastructure {
+                "gating: --fail-on-infrastructure"
+            } else {
+                "reported, not gating"
+            }
         )?;
+        for o in &v.outages {
+            writeln!(out, "- ⚠️ outage? {}: {}", code(&o.gfx), cell(&o.detail))?;
+        }
+        if !v.outages.is_empty() {
+            writeln!(out)?;
+        }
+        if !infra.is_empty() {
+            writeln!(out, "| job | result | allowed | detail |")?;
+            writeln!(out, "| --- | --- | --- | --- |")?;
+            for j in infra {
+                writeln!(
+                    out,
+                    "| {} | {} {} | {} | {} |",
+                    code(&j.name),
+                    if j.blocking { "❌" } else { "⚠️" },
+                    cell(&j.classification),
+                    allowed_cell(j, true),
+                    j.detail.as_deref().map(cell).unwrap_or_default()
+                )?;
+            }
+            writeln!(out)?;
+        }
     }
-    for a in &v.expired {
+    let watch: Vec<&Judged> = v.section(Section::Watch).collect();
+    if !watch.is_empty() {
+        writeln!(out, "#### Watch (reported, never gating)\n")?;
+        writeln!(out, "| job | result | detail |")?;
+        writeln!(out, "| --- | --- | --- |")?;
+        for j in watch {
+            writeln!(
+                out,
+                "| {} | 👀 {} | {} |",
+                code(&j.name),
+                cell(&j.classification),
+                j.detail.as_deref().map(cell).unwrap_or_default()
+            )?;
+        }
+        writeln!(out)?;
+    }
+    for w in v.expired.iter() {
         writeln!(
             out,
-            "\n- ⚠️ allow-list entry for {}{} expired on {} (reason was: {}): fix the failure, or renew the entry with a new date",
-            code(&a.candidate),
-            a.gfx.as_deref().map(|g| format!(" on {}", cell(g))).unwrap_or_default(),
-            a.expires,
-            cell(&a.reason)
+            "- ⚠️ allow-list entry for {}{} expired on {} (reason was: {}): it allows nothing now; fix the failure, or renew the entry with a new date",
+            code(&w.candidate),
+            w.gfx.as_deref().map(|g| format!(" on {}", cell(g))).unwrap_or_default(),
+            w.expires,
+            cell(&w.reason)
         )?;
+    }
+    Ok(())
+}
+
+fn render_human(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "gate: {}\n{}",
+        if v.fails() { "FAILED" } else { "passed" },
+        v.headline()
+    )?;
+    for r in v.reasons() {
+        writeln!(out, "  fails: {r}")?;
+    }
+    for (title, s) in [
+        ("product failures", Section::Product),
+        ("infrastructure", Section::Infrastructure),
+        ("watch (never gating)", Section::Watch),
+    ] {
+        let list: Vec<&Judged> = v.section(s).collect();
+        if list.is_empty() && (s != Section::Infrastructure || v.outages.is_empty()) {
+            continue;
+        }
+        writeln!(out, "\n{title}:")?;
+        if s == Section::Infrastructure {
+            for o in &v.outages {
+                writeln!(out, "  outage? {}: {}", o.gfx, o.detail)?;
+            }
+        }
+        for j in list {
+            writeln!(
+                out,
+                "  {} {}: {}{}{}",
+                if j.blocking { "✗" } else { "·" },
+                j.name,
+                j.classification,
+                if s == Section::Product && v.with_previous {
+                    format!(" ({})", j.change())
+                } else {
+                    String::new()
+                },
+                match &j.allowed_by {
+                    Some(a) => format!(" [allowed until {}: {}]", a.expires, a.reason),
+                    None => j.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default(),
+                }
+            )?;
+        }
+    }
+    for w in v.warnings().iter().filter(|w| !w.starts_with("outage?")) {
+        writeln!(out, "\nwarning: {w}")?;
     }
     Ok(())
 }
@@ -404,18 +900,47 @@ mod tests {
         let a = allow(
             "allow:\n  - candidate: \"*\"\n    gfx: gfx1100\n    reason: runner outage\n    expires: 2999-01-01\n",
         );
-        let v = judge(&night, None, &a, "2026-11-26");
+        let v = judge(&night, None, &a, &Policy::default(), "2026-11-26");
         assert!(!v.fails(), "{v:?}");
         assert!(v.failing.iter().all(|j| j.allowed_by.is_some()));
         let typo = allow(
             "allow:\n  - candidate: \"*\"\n    gfx: gfx1100\n    reason: runner outage\n    expires: 2999-01-01\n  - candidate: torch2.9.0-rocm6.4-bb\n    reason: typo\n    expires: 2999-01-01\n",
         );
-        let v = judge(&night, None, &typo, "2026-11-26");
+        let v = judge(&night, None, &typo, &Policy::default(), "2026-11-26");
         assert!(v.fails());
         assert_eq!(v.unmatched.len(), 1);
         let mut md = Vec::new();
         render_verdict(&v, &mut md).unwrap();
         let md = String::from_utf8(md).unwrap();
         assert!(md.contains("matches no job"), "{md}");
+    }
+
+    #[test]
+    fn entry_lines_follow_the_block_sequence() {
+        let text =
+            "# head\nallow:\n  # one\n  - candidate: a\n    reason: r\n\n  - {candidate: b, reason: r}\nother: 1\n";
+        assert_eq!(entry_lines(text, 2), [4, 7]);
+        // a flow sequence: the `allow:` line for each entry
+        assert_eq!(entry_lines("allow: [{candidate: a}]\n", 1), [1]);
+    }
+
+    #[test]
+    fn patterns_other_than_star_and_question_mark_are_refused() {
+        assert!(check_pattern("torch2.8.0-*").is_ok());
+        assert!(check_pattern("gfx11??").is_ok());
+        for bad in ["gfx11[05]0", "{a,b}", "!x", "", "a b"] {
+            assert!(check_pattern(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn watch_patterns_name_a_candidate_or_a_job() {
+        let p = Policy {
+            fail_on_infrastructure: false,
+            watch: vec!["t2.10rc*".into(), "t2.9@gfx1100".into()],
+        };
+        assert!(p.watched(&("t2.10rc1".into(), "gfx942".into())));
+        assert!(p.watched(&("t2.9".into(), "gfx1100".into())));
+        assert!(!p.watched(&("t2.9".into(), "gfx942".into())));
     }
 }

@@ -587,8 +587,11 @@ pub struct Change {
 /// The differences between two runs.
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
 pub struct Diff {
-    /// pass → anything else.
+    /// pass → a product failure (the candidate failed on a fit runner).
     pub regressions: Vec<Change>,
+    /// Now an infrastructure result (`missing`, `runner-misconfigured`, `engine-lost`), whatever
+    /// it was before: a dead runner or a lost job says nothing about the candidate.
+    pub infrastructure: Vec<Change>,
     /// anything else → pass.
     pub fixed: Vec<Change>,
     /// A failing candidate that now fails differently.
@@ -631,14 +634,16 @@ pub fn diff(previous: &Run, current: &Run) -> Diff {
             after: c.classification.clone(),
             detail: if c.passed() { None } else { why(c) },
         };
-        if p.passed() && !c.passed() {
+        if p.classification == c.classification {
+            d.unchanged += 1;
+        } else if c.infrastructure() {
+            d.infrastructure.push(change);
+        } else if p.passed() && !c.passed() {
             d.regressions.push(change);
         } else if !p.passed() && c.passed() {
             d.fixed.push(change);
-        } else if p.classification != c.classification {
-            d.changed.push(change);
         } else {
-            d.unchanged += 1;
+            d.changed.push(change);
         }
     }
     for (k, p) in &prev {
@@ -866,14 +871,64 @@ fn secs(ms: Option<f64>) -> String {
 /// an `<error>`, not a `<failure>`) and one test case per step (failed steps fail, skipped steps
 /// are skipped).
 pub fn render_junit(run: &Run, out: &mut dyn Write) -> io::Result<()> {
+    render_junit_judged(run, None, out)
+}
+
+/// What the gate made of a job, for JUnit: `None` counts as it is (failure or error); `Some`
+/// is a non-gating result, shown `<skipped>` with this message prefix.
+fn junit_skip(v: Option<&super::gate::Verdict>, k: &Key, vanished: bool) -> Option<String> {
+    use super::gate::Section;
+    let j = v?.get(k, vanished)?;
+    if j.blocking {
+        return None;
+    }
+    Some(match (&j.allowed_by, j.section) {
+        (Some(a), _) => format!("allowed: {} (until {})", a.reason, a.expires),
+        (None, Section::Watch) => "watch (never gating)".to_string(),
+        (None, _) => "infrastructure (not gating)".to_string(),
+    })
+}
+
+/// [`render_junit`] as the gate judged the night (`verdict`): a result the gate does not count
+/// (allowed by the allow-list, a watched candidate, infrastructure under the default policy) is
+/// `<skipped message="allowed: reason (until date): …">`, not a failure; infrastructure that
+/// gates is an `<error>`; a job of the previous night missing from this one gets a test suite of
+/// its own (`vanished`).
+pub fn render_junit_judged(run: &Run, verdict: Option<&super::gate::Verdict>, out: &mut dyn Write) -> io::Result<()> {
     let mut body = String::new();
     let (mut tests, mut failures, mut errors, mut skipped) = (0usize, 0usize, 0usize, 0usize);
     let mut total_ms = 0.0;
-    for c in &run.candidates {
+    let mut cases: Vec<(CandidateResult, bool)> = run.candidates.iter().map(|c| (c.clone(), false)).collect();
+    if let Some(v) = verdict {
+        for j in v.failing.iter().filter(|j| j.classification == super::gate::VANISHED) {
+            cases.push((
+                CandidateResult {
+                    id: j.candidate.clone(),
+                    gfx: (!j.gfx.is_empty()).then(|| j.gfx.clone()),
+                    classification: j.classification.clone(),
+                    detail: j.detail.clone(),
+                    ..Default::default()
+                },
+                true,
+            ));
+        }
+    }
+    for (c, vanished) in &cases {
+        let infra = *vanished || c.infrastructure();
+        let skip = if c.passed() {
+            None
+        } else {
+            junit_skip(verdict, &c.key(), *vanished)
+        };
+        let step_fail = c.steps.iter().filter(|s| s.failed()).count();
         let c_tests = 1 + c.steps.len();
-        let c_err = usize::from(c.infrastructure());
-        let c_fail = usize::from(!c.passed() && !c.infrastructure()) + c.steps.iter().filter(|s| s.failed()).count();
-        let c_skip = c.steps.iter().filter(|s| s.skipped()).count();
+        let (c_fail, c_err) = match (&skip, c.passed()) {
+            (_, true) => (0, 0),
+            (Some(_), false) => (0, 0),
+            (None, false) if infra => (step_fail, 1),
+            (None, false) => (1 + step_fail, 0),
+        };
+        let c_skip = c.steps.iter().filter(|s| s.skipped()).count() + if skip.is_some() { 1 + step_fail } else { 0 };
         tests += c_tests;
         failures += c_fail;
         errors += c_err;
@@ -901,13 +956,14 @@ pub fn render_junit(run: &Run, out: &mut dyn Write) -> io::Result<()> {
                 props.push((k, v.as_str()));
             }
         }
-        if !props.is_empty() {
-            let _ = writeln!(body, "    <properties>");
-            for (k, v) in props {
-                let _ = writeln!(body, "      <property name=\"{k}\" value=\"{}\"/>", xml_escape(v));
-            }
-            let _ = writeln!(body, "    </properties>");
+        if infra && !c.passed() {
+            props.push(("kind", "infrastructure"));
         }
+        let _ = writeln!(body, "    <properties>");
+        for (k, v) in props {
+            let _ = writeln!(body, "      <property name=\"{k}\" value=\"{}\"/>", xml_escape(v));
+        }
+        let _ = writeln!(body, "    </properties>");
         let _ = write!(
             body,
             "    <testcase classname=\"{id}\" name=\"classification\" time=\"{}\"",
@@ -921,13 +977,24 @@ pub fn render_junit(run: &Run, out: &mut dyn Write) -> io::Result<()> {
                 c.classification,
                 why(c).map(|w| format!(": {w}")).unwrap_or_default()
             );
-            let _ = writeln!(
-                body,
-                ">\n      <{tag} message=\"{}\" type=\"{}\"/>\n    </testcase>",
-                xml_escape(&msg),
-                xml_escape(&c.classification),
-                tag = if c.infrastructure() { "error" } else { "failure" }
-            );
+            match &skip {
+                Some(pre) => {
+                    let _ = writeln!(
+                        body,
+                        ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                        xml_escape(&format!("{pre}: {msg}"))
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        body,
+                        ">\n      <{tag} message=\"{}\" type=\"{}\"/>\n    </testcase>",
+                        xml_escape(&msg),
+                        xml_escape(&c.classification),
+                        tag = if infra { "error" } else { "failure" }
+                    );
+                }
+            }
         }
         for s in &c.steps {
             let _ = write!(
@@ -942,12 +1009,23 @@ pub fn render_junit(run: &Run, out: &mut dyn Write) -> io::Result<()> {
                     s.status,
                     s.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default()
                 );
-                let _ = writeln!(
-                    body,
-                    ">\n      <failure message=\"{}\" type=\"{}\"/>\n    </testcase>",
-                    xml_escape(&msg),
-                    xml_escape(&s.status)
-                );
+                match &skip {
+                    Some(pre) => {
+                        let _ = writeln!(
+                            body,
+                            ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                            xml_escape(&format!("{pre}: {msg}"))
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(
+                            body,
+                            ">\n      <failure message=\"{}\" type=\"{}\"/>\n    </testcase>",
+                            xml_escape(&msg),
+                            xml_escape(&s.status)
+                        );
+                    }
+                }
             } else if s.skipped() {
                 let _ = writeln!(
                     body,
@@ -982,16 +1060,21 @@ pub fn render_diff(d: &Diff, markdown: bool, out: &mut dyn Write) -> io::Result<
     let code = |s: &str| if markdown { format!("`{s}`") } else { s.to_string() };
     writeln!(
         out,
-        "{h}{} regression(s), {} fixed, {} changed, {} new, {} vanished, {} unchanged",
+        "{h}{} regression(s), {} infrastructure, {} fixed, {} changed, {} new, {} vanished, {} unchanged",
         d.regressions.len(),
+        d.infrastructure.len(),
         d.fixed.len(),
         d.changed.len(),
         d.new.len(),
         d.vanished.len(),
         d.unchanged
     )?;
-    let sections: [(&str, &Vec<Change>); 3] = [
+    let sections: [(&str, &Vec<Change>); 4] = [
         ("Regressions (pass → fail)", &d.regressions),
+        (
+            "Infrastructure (runner, engine or a lost job: not the candidate)",
+            &d.infrastructure,
+        ),
         ("Fixed (fail → pass)", &d.fixed),
         ("Changed failure", &d.changed),
     ];
