@@ -33,10 +33,17 @@ pub struct CandidateArgs {
     /// Repository part of the candidate image tags.
     #[arg(long, value_name = "REPO", default_value = b::DEFAULT_TAG_PREFIX)]
     pub tag_prefix: String,
-    /// Every release torch version and recorded AMD image (the history), not only the current
-    /// set (the last three torch minors × their ROCm variants × the declared targets).
+    /// Every release torch version and recorded AMD image (the history), not only the first
+    /// answers of the ranking for the targets.
     #[arg(long)]
     pub all: bool,
+    /// Also AMD's prebuilt images (`rocm/pytorch`, `rocm/vllm`; many GB each): the newest
+    /// recorded ones for each target, with the targets AMD's Linux list of their ROCm names.
+    #[arg(long)]
+    pub amd_images: bool,
+    /// How many answers of the ranking (`matrix query`'s order) to take per target.
+    #[arg(long, value_name = "N", default_value_t = b::DEFAULT_ANSWERS)]
+    pub answers: usize,
 }
 
 /// Docker connection and build flags (shared by `build` and `smoke`).
@@ -78,6 +85,10 @@ pub struct BuildArgs {
     /// How to build.
     #[command(flatten)]
     pub build: BuildOpts,
+    /// The gfx targets to plan for (repeatable; default: `.rocmcheck.yaml` `targets:`, else this
+    /// host's GPUs, else any target).
+    #[arg(long, value_name = "GFX")]
+    pub gfx: Vec<String>,
     /// Print the rendered candidates (tags, build args, labels) without Docker.
     #[arg(long)]
     pub dry_run: bool,
@@ -87,27 +98,91 @@ pub struct BuildArgs {
 }
 
 /// Loads and filters the candidates; on error writes it and returns `Err(ExitStatus::Error)`.
-pub fn select(g: &Globals, a: &CandidateArgs, err: &mut dyn Write) -> Result<Vec<Candidate>, ExitStatus> {
-    select_set(g, a, err).map(|s| s.candidates)
+/// `gfx`: the targets named on the command line (`--gfx`).
+pub fn select(
+    g: &Globals,
+    a: &CandidateArgs,
+    gfx: &[String],
+    err: &mut dyn Write,
+) -> Result<Vec<Candidate>, ExitStatus> {
+    select_set(g, a, gfx, err).map(|s| s.candidates)
 }
 
-/// The declared targets: `--filter gfx=…`, else `.rocmcheck.yaml` `targets:` (found upwards from
-/// the current directory).
+/// The targets the set is for, and where they come from: `--gfx`, else `--filter gfx=…`, else
+/// `.rocmcheck.yaml` `targets:` (found upwards from the current directory), else the GPUs of this
+/// host (KFD topology); none: any target.
 fn declared_targets(
     a: &CandidateArgs,
+    gfx: &[String],
     m: &crate::matrix::Matrix,
     err: &mut dyn Write,
-) -> Result<Vec<String>, ExitStatus> {
+) -> Result<(Vec<String>, String), ExitStatus> {
+    let mut named = Vec::new();
+    for x in gfx {
+        match super::matrix::parse_gfx_arg(m, x) {
+            Ok(g) => named.push(g),
+            Err(msg) => {
+                let _ = writeln!(err, "error: --gfx: {msg}");
+                return Err(ExitStatus::Error);
+            }
+        }
+    }
+    if !named.is_empty() {
+        return Ok((named, "--gfx".into()));
+    }
     let from_filters: Vec<String> = a.filters.iter().filter_map(|f| f.gfx().map(String::from)).collect();
     if !from_filters.is_empty() {
-        return Ok(from_filters);
+        return Ok((from_filters, "--filter gfx=".into()));
     }
-    super::load_config(None, m, &[], err).map(|c| c.targets)
+    let c = super::load_config(None, m, &[], err)?;
+    if !c.targets.is_empty() {
+        let from = c
+            .path
+            .as_ref()
+            .map(|p| format!("{} targets:", p.display()))
+            .unwrap_or_else(|| "the configuration's targets:".into());
+        return Ok((c.targets, from));
+    }
+    let detected = detected_targets(std::path::Path::new("/"), m);
+    if !detected.is_empty() {
+        return Ok((detected, "this host's GPUs (/sys/class/kfd)".into()));
+    }
+    Ok((Vec::new(), String::new()))
 }
 
-/// Loads and filters the candidates with what the matrix set left out.
-pub fn select_set(g: &Globals, a: &CandidateArgs, err: &mut dyn Write) -> Result<b::CandidateSet, ExitStatus> {
+/// The gfx targets of the GPUs under `root` (KFD topology nodes), deduplicated, in node order.
+pub fn detected_targets(root: &std::path::Path, m: &crate::matrix::Matrix) -> Vec<String> {
+    let r = crate::probe::Root::new(root);
+    let mut cx = crate::probe::Cx {
+        root: &r,
+        matrix: m,
+        problems: Vec::new(),
+    };
+    let mut out: Vec<String> = Vec::new();
+    for g in crate::probe::gpu::probe(&mut cx) {
+        if let Some(x) = g.gfx
+            && !out.contains(&x)
+        {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// Plans the candidates (the one function behind `build`, `build --dry-run`, `smoke
+/// --candidates` and `matrix export`), filters them and says what was left out.
+pub fn select_set(
+    g: &Globals,
+    a: &CandidateArgs,
+    gfx: &[String],
+    err: &mut dyn Write,
+) -> Result<b::CandidateSet, ExitStatus> {
     let m = g.matrix(err)?;
+    if a.answers == 0 {
+        let _ = writeln!(err, "error: --answers must be at least 1");
+        return Err(ExitStatus::Error);
+    }
+    let (targets, targets_from) = declared_targets(a, gfx, &m, err)?;
     let mut set = match &a.candidates_file {
         Some(p) => b::CandidateSet {
             candidates: b::from_file(&m, p, &a.tag_prefix).map_err(|e| {
@@ -119,11 +194,15 @@ pub fn select_set(g: &Globals, a: &CandidateArgs, err: &mut dyn Write) -> Result
         None => {
             let opts = b::SetOptions {
                 all: a.all,
-                targets: declared_targets(a, &m, err)?,
+                amd_images: a.amd_images,
+                targets: targets.clone(),
+                answers: a.answers,
             };
             b::from_matrix(&m, &a.tag_prefix, &opts)
         }
     };
+    set.targets = targets;
+    set.targets_from = targets_from;
     let n = set.candidates.len();
     set.candidates = b::filter(std::mem::take(&mut set.candidates), &a.filters);
     if set.candidates.is_empty() {
@@ -249,6 +328,8 @@ fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &m
                 "candidates": v,
                 "left_out": set.left_out,
                 "torch_lines": set.torch_lines,
+                "targets": set.targets,
+                "targets_from": set.targets_from,
             }))?
         )?;
         return Ok(());
@@ -262,7 +343,11 @@ fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &m
             c.build_args.get("BASE_IMAGE").cloned().unwrap_or_default(),
             c.torch.clone().unwrap_or_default(),
             c.rocm.clone().unwrap_or_default(),
-            c.gfx.len().to_string() + " target(s)",
+            if c.gfx_known {
+                format!("{} target(s)", c.gfx.len())
+            } else {
+                "targets unknown".into()
+            },
             c.tag.clone(),
         ]);
     }
@@ -278,26 +363,33 @@ fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &m
         crate::report::fit(&mut t);
         writeln!(out, "{t}")?;
     }
-    if set.torch_lines.is_empty() {
-        writeln!(out, "{} candidate(s)", c.len())?;
+    let left = if set.left_out.is_empty() {
+        String::new()
     } else {
-        let summary = format!(
-            "{} candidate(s){}: torch {}{}",
-            c.len(),
-            if set.left_out.is_empty() {
-                String::new()
-            } else {
-                format!(", {} left out", set.left_out.len())
-            },
-            set.torch_lines.join(", "),
-            if all {
-                " (--all: every release)"
-            } else {
-                " (current set; --all for every release)"
-            }
-        );
-        writeln!(out, "{}", super::wrap_to_width(&summary))?;
-    }
+        format!(", {} left out", set.left_out.len())
+    };
+    let torch = if set.torch_lines.is_empty() {
+        String::new()
+    } else {
+        format!(": torch {}", set.torch_lines.join(", "))
+    };
+    let targets = if set.targets.is_empty() {
+        "any target".to_string()
+    } else {
+        format!("{} ({})", set.targets.join(", "), set.targets_from)
+    };
+    let what = if all {
+        " (--all: every release)".to_string()
+    } else if set.torch_lines.is_empty() {
+        String::new()
+    } else {
+        format!(" (the first answers for {targets}; --all for every release)")
+    };
+    writeln!(
+        out,
+        "{}",
+        super::wrap_to_width(&format!("{} candidate(s){left}{torch}{what}", c.len()))
+    )?;
     Ok(())
 }
 
@@ -350,7 +442,7 @@ pub fn write_results(r: &[BuildResult], format: OutFormat, out: &mut dyn Write) 
 
 /// Runs `rocmcheck build`.
 pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    let set = match select_set(g, &a.cands, err) {
+    let set = match select_set(g, &a.cands, &a.gfx, err) {
         Ok(c) => c,
         Err(s) => return Ok(s),
     };

@@ -194,7 +194,7 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
         return Ok(ExitStatus::Error);
     }
     let cands = if a.candidates {
-        match select(g, &a.cands, err) {
+        match select(g, &a.cands, a.gfx.as_slice(), err) {
             Ok(c) => c,
             Err(s) => return Ok(s),
         }
