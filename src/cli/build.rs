@@ -205,6 +205,9 @@ pub fn select_set(
     set.targets_from = targets_from;
     let n = set.candidates.len();
     set.candidates = b::filter(std::mem::take(&mut set.candidates), &a.filters);
+    if a.candidates_file.is_none() {
+        set.torch_lines = b::torch_lines(&set.candidates);
+    }
     if set.candidates.is_empty() {
         let _ = writeln!(
             err,
@@ -497,4 +500,28 @@ pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) 
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detected_targets_read_the_kfd_topology_of_the_root() {
+        let m = crate::matrix::Matrix::embedded();
+        let dir = tempfile::tempdir().unwrap();
+        assert!(detected_targets(dir.path(), m).is_empty(), "no KFD: no target");
+        let nodes = dir.path().join("sys/class/kfd/kfd/topology/nodes");
+        // node 0 a CPU, nodes 1 and 2 two gfx942, node 3 a gfx1100 (KFD's properties format)
+        for (n, gtv) in [(0, 0), (1, 90402), (2, 90402), (3, 110000)] {
+            let d = nodes.join(n.to_string());
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(
+                d.join("properties"),
+                format!("cpu_cores_count 0\nsimd_count 304\ngfx_target_version {gtv}\nvendor_id 4098\n"),
+            )
+            .unwrap();
+        }
+        assert_eq!(detected_targets(dir.path(), m), ["gfx942", "gfx1100"]);
+    }
 }

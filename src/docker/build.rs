@@ -550,8 +550,13 @@ pub fn from_matrix(m: &Matrix, prefix: &str, opts: &SetOptions) -> CandidateSet 
             }
         }
     }
-    let mut lines: Vec<Version> = set
-        .candidates
+    set.torch_lines = torch_lines(&set.candidates);
+    set
+}
+
+/// The torch minor lines of candidates (`2.13`, `2.12`), newest first.
+pub fn torch_lines(cands: &[Candidate]) -> Vec<String> {
+    let mut lines: Vec<Version> = cands
         .iter()
         .filter_map(|c| c.torch.as_deref().and_then(|t| Version::parse(t).ok()))
         .map(|t| t.line())
@@ -559,8 +564,7 @@ pub fn from_matrix(m: &Matrix, prefix: &str, opts: &SetOptions) -> CandidateSet 
     lines.sort();
     lines.dedup();
     lines.reverse();
-    set.torch_lines = lines.iter().map(|l| l.to_string()).collect();
-    set
+    lines.iter().map(|l| l.to_string()).collect()
 }
 
 /// Reads a candidates file. Errors name the file and what was wrong.
