@@ -276,18 +276,71 @@ pub fn progress_line(done: usize, total: usize, r: &BuildResult) -> String {
     )
 }
 
-/// Builds candidates with progress: a bar on a terminal, else one line per step on `err`.
-/// Ctrl-C stops (the daemon cancels a build whose client left).
+/// The environment variable that sets the interval of plain progress lines during a long step
+/// (seconds; default 30). For tests and for CI logs that want more or fewer lines.
+pub const PROGRESS_INTERVAL_ENV: &str = "ROCMCHECK_PROGRESS_INTERVAL";
+
+/// How often plain progress says that a long step is still running.
+pub fn progress_interval() -> std::time::Duration {
+    std::env::var(PROGRESS_INTERVAL_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(std::time::Duration::from_secs_f64)
+        .unwrap_or(std::time::Duration::from_secs(30))
+}
+
+/// Steps running now, for the plain "still running" lines: (name, since).
+#[derive(Default)]
+pub struct Running(std::cell::RefCell<Vec<(String, std::time::Instant)>>);
+
+impl Running {
+    /// A step started.
+    pub fn start(&self, name: &str) {
+        self.0.borrow_mut().push((name.to_string(), std::time::Instant::now()));
+    }
+    /// A step finished.
+    pub fn finish(&self, name: &str) {
+        self.0.borrow_mut().retain(|(n, _)| n != name);
+    }
+    /// One line per running step: `{verb} ID: still running (1m30s)`.
+    pub fn lines(&self, verb: &str) -> Vec<String> {
+        self.0
+            .borrow()
+            .iter()
+            .map(|(n, t)| {
+                let s = t.elapsed().as_secs();
+                format!("{verb} {n}: still running ({}m{:02}s)", s / 60, s % 60)
+            })
+            .collect()
+    }
+}
+
+/// What a build run left: the results of the builds that finished (in candidate order), and
+/// whether Ctrl-C stopped it first.
+#[derive(Debug)]
+pub struct Builds {
+    /// Finished builds.
+    pub results: Vec<BuildResult>,
+    /// Ctrl-C stopped the run: `results` holds only what had finished.
+    pub interrupted: bool,
+}
+
+/// Builds candidates with progress: a bar on a terminal, else plain lines on `err` (each build's
+/// start and end, and every [`progress_interval`] a line per build still running). Ctrl-C stops
+/// the run and keeps the finished results; the builds cut short are cancelled by the daemon when
+/// their connection goes (the classic builder removes its intermediate containers: `forcerm`).
 pub async fn build_with_progress<E: Engine>(
     engine: &E,
     cands: &[Candidate],
     opts: &BuildOptions,
     err: &mut dyn Write,
-) -> Result<Option<Vec<BuildResult>>, EngineError> {
+) -> Result<Builds, EngineError> {
     let pb = progress(cands.len());
+    let err = std::cell::RefCell::new(err);
     if pb.is_none() {
         let _ = writeln!(
-            err,
+            err.borrow_mut(),
             "building {} candidate(s), {} at a time",
             cands.len(),
             opts.jobs.min(cands.len()).max(1)
@@ -295,26 +348,61 @@ pub async fn build_with_progress<E: Engine>(
     }
     let total = cands.len();
     let mut done = 0;
-    let run = b::build_all(engine, cands, opts, |r| {
-        done += 1;
-        match &pb {
-            Some(pb) => {
-                pb.inc(1);
-                pb.set_message(format!("{} {}", r.id, if r.ok { "built" } else { "FAILED" }));
+    let running = Running::default();
+    let finished: std::cell::RefCell<Vec<BuildResult>> = Default::default();
+    let run = b::build_all_with(
+        engine,
+        cands,
+        opts,
+        |c| {
+            running.start(&c.id);
+            if pb.is_none() {
+                let _ = writeln!(err.borrow_mut(), "building {}: started", c.id);
             }
-            None => {
-                let _ = writeln!(err, "{}", progress_line(done, total, r));
+        },
+        |r| {
+            done += 1;
+            running.finish(&r.id);
+            finished.borrow_mut().push(r.clone());
+            match &pb {
+                Some(pb) => {
+                    pb.inc(1);
+                    pb.set_message(format!("{} {}", r.id, if r.ok { "built" } else { "FAILED" }));
+                }
+                None => {
+                    let _ = writeln!(err.borrow_mut(), "{}", progress_line(done, total, r));
+                }
+            }
+        },
+    );
+    let every = progress_interval();
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    let out = {
+        let ctrl_c = tokio::signal::ctrl_c();
+        tokio::pin!(run, ctrl_c);
+        loop {
+            tokio::select! {
+                r = &mut run => break r.map(|results| Builds { results, interrupted: false }),
+                _ = &mut ctrl_c => break Ok(Builds { results: Vec::new(), interrupted: true }),
+                _ = tick.tick(), if pb.is_none() => {
+                    for l in running.lines("building") {
+                        let _ = writeln!(err.borrow_mut(), "{l}");
+                    }
+                }
             }
         }
-    });
-    let out = tokio::select! {
-        r = run => r.map(Some),
-        _ = tokio::signal::ctrl_c() => Ok(None),
     };
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    out
+    out.map(|mut b| {
+        if b.interrupted {
+            let mut f = finished.take();
+            f.sort_by_key(|r| cands.iter().position(|c| c.id == r.id));
+            b.results = f;
+        }
+        b
+    })
 }
 
 fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -396,16 +484,38 @@ fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &m
     Ok(())
 }
 
-/// Writes build results as a table or JSON.
-pub fn write_results(r: &[BuildResult], format: OutFormat, out: &mut dyn Write) -> anyhow::Result<()> {
+/// Writes build results as a table or JSON. `not_finished`: with Ctrl-C, the candidates that
+/// were not built (None: the run was not interrupted).
+pub fn write_results(
+    r: &[BuildResult],
+    not_finished: Option<&[String]>,
+    format: OutFormat,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     if format == OutFormat::Json {
+        let mut v = serde_json::json!({"builds": r});
+        if let Some(n) = not_finished {
+            v["interrupted"] = true.into();
+            v["not_finished"] = n.into();
+        }
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(());
+    }
+    if let Some(n) = not_finished {
+        write_build_table(r, out)?;
         writeln!(
             out,
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({"builds": r}))?
+            "interrupted: {} of {} candidate(s) finished; not built: {}",
+            r.len(),
+            r.len() + n.len(),
+            if n.is_empty() { "none".to_string() } else { n.join(", ") }
         )?;
         return Ok(());
     }
+    write_build_table(r, out)
+}
+
+fn write_build_table(r: &[BuildResult], out: &mut dyn Write) -> anyhow::Result<()> {
     let mut t = super::human_table(presets::UTF8_FULL_CONDENSED);
     t.set_header(["candidate", "result", "seconds", "tag / error", "log"]);
     for r in r {
@@ -471,8 +581,24 @@ pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) 
             cache_from: a.build.cache_from.clone(),
         };
         match build_with_progress(&engine, &cands, &opts, err).await {
-            Ok(Some(r)) => {
-                write_results(&r, a.format, out)?;
+            Ok(b) if b.interrupted => {
+                let not: Vec<String> = cands
+                    .iter()
+                    .filter(|c| !b.results.iter().any(|r| r.id == c.id))
+                    .map(|c| c.id.clone())
+                    .collect();
+                write_results(&b.results, Some(&not), a.format, out)?;
+                writeln!(
+                    err,
+                    "interrupted: kept {} finished build(s); {} cut short or not started",
+                    b.results.len(),
+                    not.len()
+                )?;
+                Ok(ExitStatus::Interrupted)
+            }
+            Ok(b) => {
+                let r = b.results;
+                write_results(&r, None, a.format, out)?;
                 let lost = r.iter().filter(|r| r.engine_lost).count();
                 if lost > 0 {
                     // Incomplete: a candidate that was not built is not a finding about it.
@@ -489,10 +615,6 @@ pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) 
                 } else {
                     ExitStatus::Findings
                 })
-            }
-            Ok(None) => {
-                writeln!(err, "interrupted")?;
-                Ok(ExitStatus::Error)
             }
             Err(e) => {
                 writeln!(err, "error: {e}")?;

@@ -480,7 +480,9 @@ pub fn from_matrix(m: &Matrix, prefix: &str, opts: &SetOptions) -> CandidateSet 
         if opts.amd_images {
             let mut unknown = Vec::new();
             // every recorded AMD image with its targets, best first
-            let mut images: Vec<((bool, Option<Version>, Option<Version>), Candidate)> = Vec::new();
+            // (production stream, ROCm, torch): bigger is better
+            type Order = (bool, Option<Version>, Option<Version>);
+            let mut images: Vec<(Order, Candidate)> = Vec::new();
             for r in m.images.iter().filter(|r| r.torch_from_image) {
                 for tag in r.known_tags() {
                     let Some(c) = amd_candidate(m, prefix, &r.repo, tag, &opts.targets, &mut unknown) else {
@@ -774,6 +776,17 @@ pub async fn build_all<E: Engine>(
     engine: &E,
     cands: &[Candidate],
     opts: &BuildOptions,
+    done: impl FnMut(&BuildResult),
+) -> Result<Vec<BuildResult>, EngineError> {
+    build_all_with(engine, cands, opts, |_| {}, done).await
+}
+
+/// [`build_all`], with `started` called as each build is sent to the engine.
+pub async fn build_all_with<E: Engine>(
+    engine: &E,
+    cands: &[Candidate],
+    opts: &BuildOptions,
+    mut started: impl FnMut(&Candidate),
     mut done: impl FnMut(&BuildResult),
 ) -> Result<Vec<BuildResult>, EngineError> {
     if let Some(d) = &opts.log_dir {
@@ -783,6 +796,10 @@ pub async fn build_all<E: Engine>(
     let lost: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
     let lost_ref = &lost;
     let mut stream = futures_util::stream::iter(cands.iter().enumerate())
+        .map(|(i, c)| {
+            started(c);
+            (i, c)
+        })
         .map(|(i, c)| async move {
             let earlier = lost_ref.lock().map(|l| l.clone()).unwrap_or(None);
             if let Some(reason) = earlier {
