@@ -115,6 +115,35 @@ fn build_dry_run_and_matrix_export_list_the_same_candidates() {
 }
 
 #[test]
+fn every_exported_job_finds_its_candidate_as_the_nightly_job_asks_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // a configuration whose targets differ from the export's: the jobs name theirs
+    std::fs::write(d.join(".rocmcheck.yaml"), "targets: [gfx906]\n").unwrap();
+    for opts in [
+        &["--gfx", "gfx942", "--gfx", "gfx1100"][..],
+        &["--gfx", "gfx1100", "--amd-images"],
+    ] {
+        let (jobs, _) = export(d, "github-matrix", opts);
+        let jobs = jobs["include"].as_array().unwrap();
+        assert!(!jobs.is_empty());
+        for j in jobs {
+            let (id, g) = (j["candidate"].as_str().unwrap(), j["gfx"].as_str().unwrap());
+            // the smoke job: --filter candidate=ID --filter gfx=G --gfx G (.ci/nightly/job.sh)
+            let cf = format!("candidate={id}");
+            let gf = format!("gfx={g}");
+            let v = dry_run(d, &["--filter", &cf, "--filter", &gf, "--gfx", g]);
+            let c = v["candidates"].as_array().unwrap();
+            assert_eq!(c.len(), 1, "{id}@{g}: {v:#}");
+            assert_eq!(c[0]["candidate"]["tag"], j["image"]);
+            // the build-once job: --filter candidate=ID alone (.ci/nightly/build.sh)
+            let v = dry_run(d, &["--filter", &cf]);
+            assert_eq!(v["candidates"].as_array().unwrap().len(), 1, "{id}: {v:#}");
+        }
+    }
+}
+
+#[test]
 fn the_default_set_is_a_handful_and_amd_images_come_only_on_request() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

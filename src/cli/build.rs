@@ -23,7 +23,8 @@ pub enum OutFormat {
 #[derive(Debug, Clone, clap::Args)]
 pub struct CandidateArgs {
     /// Keep candidates matching KEY=VALUE (repeatable, all must match). Keys: id (substring), candidate
-    /// (the exact id), template, torch and rocm (version prefix: torch=2.9), gfx (covered by the wheel).
+    /// (the exact id, looked up in the whole set), template, torch and rocm (version prefix:
+    /// torch=2.9), gfx (among the candidate's known targets).
     #[arg(long = "filter", value_name = "KEY=VALUE")]
     pub filters: Vec<Filter>,
     /// Take the candidates from this YAML file instead of the matrix
@@ -182,7 +183,15 @@ pub fn select_set(
         let _ = writeln!(err, "error: --answers must be at least 1");
         return Err(ExitStatus::Error);
     }
-    let (targets, targets_from) = declared_targets(a, gfx, &m, err)?;
+    // Naming a candidate (`--filter candidate=ID`, as a nightly job does) asks for it: it is
+    // looked up in the whole set, for the targets named on the command line only (not the
+    // configuration's or this host's, which may differ from those of the export that named it).
+    let named = a.filters.iter().any(|f| f.candidate().is_some());
+    let (targets, targets_from) = if named && gfx.is_empty() && !a.filters.iter().any(|f| f.gfx().is_some()) {
+        (Vec::new(), String::new())
+    } else {
+        declared_targets(a, gfx, &m, err)?
+    };
     let mut set = match &a.candidates_file {
         Some(p) => b::CandidateSet {
             candidates: b::from_file(&m, p, &a.tag_prefix).map_err(|e| {
@@ -193,8 +202,8 @@ pub fn select_set(
         },
         None => {
             let opts = b::SetOptions {
-                all: a.all,
-                amd_images: a.amd_images,
+                all: a.all || named,
+                amd_images: a.amd_images || named,
                 targets: targets.clone(),
                 answers: a.answers,
             };

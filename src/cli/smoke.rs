@@ -75,7 +75,8 @@ pub struct SmokeArgs {
     #[command(flatten)]
     pub build: super::build::BuildOpts,
     /// The gfx target this run is for (a nightly job's runner label): recorded in every result,
-    /// so that one candidate's results on several targets stay apart when merged.
+    /// so that one candidate's results on several targets stay apart when merged; with
+    /// `--candidates`, also the target the candidates are planned for.
     #[arg(long, value_name = "GFX")]
     pub gfx: Option<String>,
     /// The runner's name, recorded in every result.

@@ -658,6 +658,11 @@ impl Filter {
         (self.key == "gfx").then_some(self.value.as_str())
     }
 
+    /// The id of a `candidate=` filter.
+    pub fn candidate(&self) -> Option<&str> {
+        (self.key == "candidate").then_some(self.value.as_str())
+    }
+
     /// Whether a candidate passes.
     pub fn matches(&self, c: &Candidate) -> bool {
         match self.key.as_str() {
