@@ -10,6 +10,8 @@ pub enum ExitStatus {
     Findings,
     /// Usage or input error (bad flags, unreadable or invalid input), or rocmcheck itself failed.
     Error,
+    /// Stopped by Ctrl-C (SIGINT) after printing what had finished: 130, as shells report it.
+    Interrupted,
 }
 
 impl ExitStatus {
@@ -19,9 +21,10 @@ impl ExitStatus {
             ExitStatus::Success => 0,
             ExitStatus::Findings => 1,
             ExitStatus::Error => 2,
+            ExitStatus::Interrupted => 130,
         }
     }
-    /// The worse of two outcomes (Error > Findings > Success).
+    /// The worse of two outcomes (Interrupted > Error > Findings > Success).
     pub fn max(self, other: ExitStatus) -> ExitStatus {
         if self.code() >= other.code() { self } else { other }
     }

@@ -368,9 +368,10 @@ fn ctrl_c_removes_the_running_container() {
             .success()
     );
     let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(130));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("interrupted; removed 1 container"), "{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("interrupted: 0 of 1 finished"));
     s.finish();
 }
 

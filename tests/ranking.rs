@@ -2,7 +2,9 @@
 //! for each target, with the sources that justify it. A data change that moves an answer fails
 //! here, so it shows in review next to the YAML that moved it.
 
-use rocmcheck::docker::build::{DEFAULT_TAG_PREFIX, SetOptions, from_matrix};
+use rocmcheck::docker::build::{
+    DEFAULT_ANSWERS, DEFAULT_TAG_PREFIX, Filter, SetOptions, amd_image_targets, filter, from_matrix,
+};
 use rocmcheck::matrix::{Channel, GfxListing, Matrix, RankOpts};
 use rocmcheck::version::Version;
 
@@ -278,10 +280,18 @@ fn ties_go_to_the_newer_rocm_and_listing_tiers_order_the_answers() {
 }
 
 #[test]
-fn the_default_candidate_set_is_current_recorded_and_release_only() {
+fn the_default_candidate_set_is_the_first_answers_recorded_and_release_only() {
     let m = Matrix::embedded();
     let set = from_matrix(m, DEFAULT_TAG_PREFIX, &SetOptions::default());
-    assert_eq!(set.torch_lines.len(), 3, "{:?}", set.torch_lines);
+    // what a person would run by hand: the first answers of the ranking, no AMD image unasked
+    assert_eq!(set.candidates.len(), DEFAULT_ANSWERS, "{:?}", ids(&set.candidates));
+    assert!(set.candidates.iter().all(|c| c.template == "rocm-torch-wheel"));
+    let best = &m.rank_any(None, &Default::default())[0];
+    assert_eq!(
+        set.candidates[0].torch.as_deref(),
+        Some(best.torch.to_string().as_str()),
+        "the first candidate is the first answer"
+    );
     let all = from_matrix(
         m,
         DEFAULT_TAG_PREFIX,
@@ -332,18 +342,166 @@ fn the_default_candidate_set_is_current_recorded_and_release_only() {
         m,
         DEFAULT_TAG_PREFIX,
         &SetOptions {
-            all: false,
             targets: vec!["gfx1100".into()],
+            ..Default::default()
         },
     );
-    assert!(!one.candidates.is_empty());
+    assert!(!one.candidates.is_empty() && one.candidates.len() <= DEFAULT_ANSWERS);
     assert!(
         one.candidates.iter().all(|c| c.gfx == ["gfx1100"]),
         "{:?}",
         one.candidates.iter().map(|c| &c.gfx).collect::<Vec<_>>()
     );
+    let best = m.best_for("gfx1100").unwrap();
+    assert_eq!(
+        one.candidates[0].torch.as_deref(),
+        Some(best.torch.to_string().as_str())
+    );
+    assert!(
+        one.candidates[0].id.contains(&format!("-rocm{}-", best.rocm)),
+        "{}",
+        one.candidates[0].id
+    );
+    // two targets: the union of each one's first answers, each labelled with what it carries
+    let two = from_matrix(
+        m,
+        DEFAULT_TAG_PREFIX,
+        &SetOptions {
+            targets: vec!["gfx1100".into(), "gfx906".into()],
+            ..Default::default()
+        },
+    );
+    assert!(two.candidates.len() <= 2 * DEFAULT_ANSWERS);
+    for t in ["gfx1100", "gfx906"] {
+        let b = m.best_for(t).unwrap();
+        assert!(
+            two.candidates
+                .iter()
+                .any(|c| c.torch.as_deref() == Some(b.torch.to_string().as_str())
+                    && c.id.contains(&format!("-rocm{}-", b.rocm))
+                    && c.gfx.iter().any(|g| g == t)),
+            "{t}: {:?}",
+            ids(&two.candidates)
+        );
+    }
     // `--all` reaches back to wheels whose ROCm has no recorded base tag: left out, with why
     assert!(all.left_out.iter().all(|l| l.reason.contains("no recorded base tag")));
+}
+
+fn ids(c: &[rocmcheck::docker::build::Candidate]) -> Vec<&str> {
+    c.iter().map(|c| c.id.as_str()).collect()
+}
+
+#[test]
+fn amd_images_carry_the_targets_of_amds_list_and_unknown_ones_never_pass_a_target() {
+    let m = Matrix::embedded();
+    let all = from_matrix(
+        m,
+        DEFAULT_TAG_PREFIX,
+        &SetOptions {
+            all: true,
+            ..Default::default()
+        },
+    );
+    let amd: Vec<_> = all.candidates.iter().filter(|c| c.template == "rocm-pytorch").collect();
+    assert!(amd.len() > 10, "{}", amd.len());
+    for c in &amd {
+        let image = &c.build_args["BASE_IMAGE"];
+        let (repo, tag) = image.split_once(':').unwrap();
+        match amd_image_targets(m, repo, tag) {
+            Ok((gfx, from)) => {
+                assert!(c.gfx_known && c.gfx == gfx && !gfx.is_empty(), "{}", c.id);
+                assert!(
+                    from.contains("AMD's Linux list for ROCm") && from.contains(": "),
+                    "{from}"
+                );
+                // every target is one AMD's list for that ROCm marks supported
+                let rel = m
+                    .rocm_release(&Version::parse(c.rocm.as_deref().unwrap()).unwrap())
+                    .unwrap();
+                for g in &gfx {
+                    assert_eq!(rel.listing(g), GfxListing::Supported, "{} {g}", c.id);
+                }
+            }
+            Err(why) => {
+                assert!(
+                    !c.gfx_known && c.gfx.is_empty() && c.gfx_from == "unknown",
+                    "{} ({why})",
+                    c.id
+                );
+            }
+        }
+    }
+    // a family-specific tag is for that family's targets only
+    let (cdna, _) = amd_image_targets(
+        m,
+        "rocm/vllm",
+        "rocm7.14.0_cdna_ubuntu24.04_py3.14_pytorch_2.11.0_vllm_0.23.0",
+    )
+    .unwrap();
+    assert!(
+        cdna.iter().all(|g| m.gpu(g).unwrap().family.starts_with("cdna")),
+        "{cdna:?}"
+    );
+    assert!(cdna.contains(&"gfx942".to_string()) && !cdna.contains(&"gfx1100".to_string()));
+    let (one, _) = amd_image_targets(
+        m,
+        "rocm/vllm",
+        "rocm7.12.0_gfx1151_ubuntu24.04_py3.12_pytorch_2.9.1_vllm_0.16.0",
+    )
+    .unwrap_or_default();
+    assert!(one.is_empty() || one == ["gfx1151"], "{one:?}");
+    // a product-named tag: unknown, shown as such, and no gfx filter lets it through
+    assert!(amd_image_targets(m, "rocm/vllm", "rocm6.2_mi300_ubuntu20.04_py3.9_vllm_0.6.4").is_err());
+    let unknown: Vec<_> = amd.iter().filter(|c| !c.gfx_known).collect();
+    assert!(!unknown.is_empty(), "the matrix records an image with unknown targets");
+    let f: Vec<Filter> = vec!["gfx=gfx942".parse().unwrap()];
+    let kept = filter(all.candidates.clone(), &f);
+    assert!(kept.iter().all(|c| c.gfx_known && c.gfx.iter().any(|g| g == "gfx942")));
+    // declared targets: unknown images are left out, with the reason
+    let t = from_matrix(
+        m,
+        DEFAULT_TAG_PREFIX,
+        &SetOptions {
+            all: true,
+            targets: vec!["gfx942".into()],
+            ..Default::default()
+        },
+    );
+    for u in &unknown {
+        assert!(!t.candidates.iter().any(|c| c.id == u.id), "{}", u.id);
+        assert!(
+            t.left_out
+                .iter()
+                .any(|l| l.id == u.id && l.reason.starts_with("targets unknown")),
+            "{}: {:?}",
+            u.id,
+            t.left_out
+        );
+    }
+    // on request only: the default set has none; `amd_images` adds the newest for the target
+    let plain = from_matrix(m, DEFAULT_TAG_PREFIX, &SetOptions::default());
+    assert!(plain.candidates.iter().all(|c| c.template != "rocm-pytorch"));
+    let asked = from_matrix(
+        m,
+        DEFAULT_TAG_PREFIX,
+        &SetOptions {
+            amd_images: true,
+            targets: vec!["gfx942".into()],
+            ..Default::default()
+        },
+    );
+    let amd_asked: Vec<_> = asked
+        .candidates
+        .iter()
+        .filter(|c| c.template == "rocm-pytorch")
+        .collect();
+    assert!(
+        !amd_asked.is_empty() && amd_asked.len() <= DEFAULT_ANSWERS,
+        "{:?}",
+        ids(&asked.candidates)
+    );
+    assert!(amd_asked.iter().all(|c| c.gfx == ["gfx942"]));
 }
 
 #[test]

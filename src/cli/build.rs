@@ -23,7 +23,8 @@ pub enum OutFormat {
 #[derive(Debug, Clone, clap::Args)]
 pub struct CandidateArgs {
     /// Keep candidates matching KEY=VALUE (repeatable, all must match). Keys: id (substring), candidate
-    /// (the exact id), template, torch and rocm (version prefix: torch=2.9), gfx (covered by the wheel).
+    /// (the exact id, looked up in the whole set), template, torch and rocm (version prefix:
+    /// torch=2.9), gfx (among the candidate's known targets).
     #[arg(long = "filter", value_name = "KEY=VALUE")]
     pub filters: Vec<Filter>,
     /// Take the candidates from this YAML file instead of the matrix
@@ -33,10 +34,17 @@ pub struct CandidateArgs {
     /// Repository part of the candidate image tags.
     #[arg(long, value_name = "REPO", default_value = b::DEFAULT_TAG_PREFIX)]
     pub tag_prefix: String,
-    /// Every release torch version and recorded AMD image (the history), not only the current
-    /// set (the last three torch minors × their ROCm variants × the declared targets).
+    /// Every release torch version and recorded AMD image (the history), not only the first
+    /// answers of the ranking for the targets.
     #[arg(long)]
     pub all: bool,
+    /// Also AMD's prebuilt images (`rocm/pytorch`, `rocm/vllm`; many GB each): the newest
+    /// recorded ones for each target, with the targets AMD's Linux list of their ROCm names.
+    #[arg(long)]
+    pub amd_images: bool,
+    /// How many answers of the ranking (`matrix query`'s order) to take per target.
+    #[arg(long, value_name = "N", default_value_t = b::DEFAULT_ANSWERS)]
+    pub answers: usize,
 }
 
 /// Docker connection and build flags (shared by `build` and `smoke`).
@@ -78,6 +86,10 @@ pub struct BuildArgs {
     /// How to build.
     #[command(flatten)]
     pub build: BuildOpts,
+    /// The gfx targets to plan for (repeatable; default: `.rocmcheck.yaml` `targets:`, else this
+    /// host's GPUs, else any target).
+    #[arg(long, value_name = "GFX")]
+    pub gfx: Vec<String>,
     /// Print the rendered candidates (tags, build args, labels) without Docker.
     #[arg(long)]
     pub dry_run: bool,
@@ -87,27 +99,99 @@ pub struct BuildArgs {
 }
 
 /// Loads and filters the candidates; on error writes it and returns `Err(ExitStatus::Error)`.
-pub fn select(g: &Globals, a: &CandidateArgs, err: &mut dyn Write) -> Result<Vec<Candidate>, ExitStatus> {
-    select_set(g, a, err).map(|s| s.candidates)
+/// `gfx`: the targets named on the command line (`--gfx`).
+pub fn select(
+    g: &Globals,
+    a: &CandidateArgs,
+    gfx: &[String],
+    err: &mut dyn Write,
+) -> Result<Vec<Candidate>, ExitStatus> {
+    select_set(g, a, gfx, err).map(|s| s.candidates)
 }
 
-/// The declared targets: `--filter gfx=…`, else `.rocmcheck.yaml` `targets:` (found upwards from
-/// the current directory).
+/// The targets the set is for, and where they come from: `--gfx`, else `--filter gfx=…`, else
+/// `.rocmcheck.yaml` `targets:` (found upwards from the current directory), else the GPUs of this
+/// host (KFD topology); none: any target.
 fn declared_targets(
     a: &CandidateArgs,
+    gfx: &[String],
     m: &crate::matrix::Matrix,
     err: &mut dyn Write,
-) -> Result<Vec<String>, ExitStatus> {
+) -> Result<(Vec<String>, String), ExitStatus> {
+    let mut named = Vec::new();
+    for x in gfx {
+        match super::matrix::parse_gfx_arg(m, x) {
+            Ok(g) => named.push(g),
+            Err(msg) => {
+                let _ = writeln!(err, "error: --gfx: {msg}");
+                return Err(ExitStatus::Error);
+            }
+        }
+    }
+    if !named.is_empty() {
+        return Ok((named, "--gfx".into()));
+    }
     let from_filters: Vec<String> = a.filters.iter().filter_map(|f| f.gfx().map(String::from)).collect();
     if !from_filters.is_empty() {
-        return Ok(from_filters);
+        return Ok((from_filters, "--filter gfx=".into()));
     }
-    super::load_config(None, m, &[], err).map(|c| c.targets)
+    let c = super::load_config(None, m, &[], err)?;
+    if !c.targets.is_empty() {
+        let from = c
+            .path
+            .as_ref()
+            .map(|p| format!("{} targets:", p.display()))
+            .unwrap_or_else(|| "the configuration's targets:".into());
+        return Ok((c.targets, from));
+    }
+    let detected = detected_targets(std::path::Path::new("/"), m);
+    if !detected.is_empty() {
+        return Ok((detected, "this host's GPUs (/sys/class/kfd)".into()));
+    }
+    Ok((Vec::new(), String::new()))
 }
 
-/// Loads and filters the candidates with what the matrix set left out.
-pub fn select_set(g: &Globals, a: &CandidateArgs, err: &mut dyn Write) -> Result<b::CandidateSet, ExitStatus> {
+/// The gfx targets of the GPUs under `root` (KFD topology nodes), deduplicated, in node order.
+pub fn detected_targets(root: &std::path::Path, m: &crate::matrix::Matrix) -> Vec<String> {
+    let r = crate::probe::Root::new(root);
+    let mut cx = crate::probe::Cx {
+        root: &r,
+        matrix: m,
+        problems: Vec::new(),
+    };
+    let mut out: Vec<String> = Vec::new();
+    for g in crate::probe::gpu::probe(&mut cx) {
+        if let Some(x) = g.gfx
+            && !out.contains(&x)
+        {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// Plans the candidates (the one function behind `build`, `build --dry-run`, `smoke
+/// --candidates` and `matrix export`), filters them and says what was left out.
+pub fn select_set(
+    g: &Globals,
+    a: &CandidateArgs,
+    gfx: &[String],
+    err: &mut dyn Write,
+) -> Result<b::CandidateSet, ExitStatus> {
     let m = g.matrix(err)?;
+    if a.answers == 0 {
+        let _ = writeln!(err, "error: --answers must be at least 1");
+        return Err(ExitStatus::Error);
+    }
+    // Naming a candidate (`--filter candidate=ID`, as a nightly job does) asks for it: it is
+    // looked up in the whole set, for the targets named on the command line only (not the
+    // configuration's or this host's, which may differ from those of the export that named it).
+    let named = a.filters.iter().any(|f| f.candidate().is_some());
+    let (targets, targets_from) = if named && gfx.is_empty() && !a.filters.iter().any(|f| f.gfx().is_some()) {
+        (Vec::new(), String::new())
+    } else {
+        declared_targets(a, gfx, &m, err)?
+    };
     let mut set = match &a.candidates_file {
         Some(p) => b::CandidateSet {
             candidates: b::from_file(&m, p, &a.tag_prefix).map_err(|e| {
@@ -118,14 +202,21 @@ pub fn select_set(g: &Globals, a: &CandidateArgs, err: &mut dyn Write) -> Result
         },
         None => {
             let opts = b::SetOptions {
-                all: a.all,
-                targets: declared_targets(a, &m, err)?,
+                all: a.all || named,
+                amd_images: a.amd_images || named,
+                targets: targets.clone(),
+                answers: a.answers,
             };
             b::from_matrix(&m, &a.tag_prefix, &opts)
         }
     };
+    set.targets = targets;
+    set.targets_from = targets_from;
     let n = set.candidates.len();
     set.candidates = b::filter(std::mem::take(&mut set.candidates), &a.filters);
+    if a.candidates_file.is_none() {
+        set.torch_lines = b::torch_lines(&set.candidates);
+    }
     if set.candidates.is_empty() {
         let _ = writeln!(
             err,
@@ -194,18 +285,71 @@ pub fn progress_line(done: usize, total: usize, r: &BuildResult) -> String {
     )
 }
 
-/// Builds candidates with progress: a bar on a terminal, else one line per step on `err`.
-/// Ctrl-C stops (the daemon cancels a build whose client left).
+/// The environment variable that sets the interval of plain progress lines during a long step
+/// (seconds; default 30). For tests and for CI logs that want more or fewer lines.
+pub const PROGRESS_INTERVAL_ENV: &str = "ROCMCHECK_PROGRESS_INTERVAL";
+
+/// How often plain progress says that a long step is still running.
+pub fn progress_interval() -> std::time::Duration {
+    std::env::var(PROGRESS_INTERVAL_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(std::time::Duration::from_secs_f64)
+        .unwrap_or(std::time::Duration::from_secs(30))
+}
+
+/// Steps running now, for the plain "still running" lines: (name, since).
+#[derive(Default)]
+pub struct Running(std::cell::RefCell<Vec<(String, std::time::Instant)>>);
+
+impl Running {
+    /// A step started.
+    pub fn start(&self, name: &str) {
+        self.0.borrow_mut().push((name.to_string(), std::time::Instant::now()));
+    }
+    /// A step finished.
+    pub fn finish(&self, name: &str) {
+        self.0.borrow_mut().retain(|(n, _)| n != name);
+    }
+    /// One line per running step: `{verb} ID: still running (1m30s)`.
+    pub fn lines(&self, verb: &str) -> Vec<String> {
+        self.0
+            .borrow()
+            .iter()
+            .map(|(n, t)| {
+                let s = t.elapsed().as_secs();
+                format!("{verb} {n}: still running ({}m{:02}s)", s / 60, s % 60)
+            })
+            .collect()
+    }
+}
+
+/// What a build run left: the results of the builds that finished (in candidate order), and
+/// whether Ctrl-C stopped it first.
+#[derive(Debug)]
+pub struct Builds {
+    /// Finished builds.
+    pub results: Vec<BuildResult>,
+    /// Ctrl-C stopped the run: `results` holds only what had finished.
+    pub interrupted: bool,
+}
+
+/// Builds candidates with progress: a bar on a terminal, else plain lines on `err` (each build's
+/// start and end, and every [`progress_interval`] a line per build still running). Ctrl-C stops
+/// the run and keeps the finished results; the builds cut short are cancelled by the daemon when
+/// their connection goes (the classic builder removes its intermediate containers: `forcerm`).
 pub async fn build_with_progress<E: Engine>(
     engine: &E,
     cands: &[Candidate],
     opts: &BuildOptions,
     err: &mut dyn Write,
-) -> Result<Option<Vec<BuildResult>>, EngineError> {
+) -> Result<Builds, EngineError> {
     let pb = progress(cands.len());
+    let err = std::cell::RefCell::new(err);
     if pb.is_none() {
         let _ = writeln!(
-            err,
+            err.borrow_mut(),
             "building {} candidate(s), {} at a time",
             cands.len(),
             opts.jobs.min(cands.len()).max(1)
@@ -213,26 +357,61 @@ pub async fn build_with_progress<E: Engine>(
     }
     let total = cands.len();
     let mut done = 0;
-    let run = b::build_all(engine, cands, opts, |r| {
-        done += 1;
-        match &pb {
-            Some(pb) => {
-                pb.inc(1);
-                pb.set_message(format!("{} {}", r.id, if r.ok { "built" } else { "FAILED" }));
+    let running = Running::default();
+    let finished: std::cell::RefCell<Vec<BuildResult>> = Default::default();
+    let run = b::build_all_with(
+        engine,
+        cands,
+        opts,
+        |c| {
+            running.start(&c.id);
+            if pb.is_none() {
+                let _ = writeln!(err.borrow_mut(), "building {}: started", c.id);
             }
-            None => {
-                let _ = writeln!(err, "{}", progress_line(done, total, r));
+        },
+        |r| {
+            done += 1;
+            running.finish(&r.id);
+            finished.borrow_mut().push(r.clone());
+            match &pb {
+                Some(pb) => {
+                    pb.inc(1);
+                    pb.set_message(format!("{} {}", r.id, if r.ok { "built" } else { "FAILED" }));
+                }
+                None => {
+                    let _ = writeln!(err.borrow_mut(), "{}", progress_line(done, total, r));
+                }
+            }
+        },
+    );
+    let every = progress_interval();
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    let out = {
+        let ctrl_c = tokio::signal::ctrl_c();
+        tokio::pin!(run, ctrl_c);
+        loop {
+            tokio::select! {
+                r = &mut run => break r.map(|results| Builds { results, interrupted: false }),
+                _ = &mut ctrl_c => break Ok(Builds { results: Vec::new(), interrupted: true }),
+                _ = tick.tick(), if pb.is_none() => {
+                    for l in running.lines("building") {
+                        let _ = writeln!(err.borrow_mut(), "{l}");
+                    }
+                }
             }
         }
-    });
-    let out = tokio::select! {
-        r = run => r.map(Some),
-        _ = tokio::signal::ctrl_c() => Ok(None),
     };
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    out
+    out.map(|mut b| {
+        if b.interrupted {
+            let mut f = finished.take();
+            f.sort_by_key(|r| cands.iter().position(|c| c.id == r.id));
+            b.results = f;
+        }
+        b
+    })
 }
 
 fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -249,6 +428,8 @@ fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &m
                 "candidates": v,
                 "left_out": set.left_out,
                 "torch_lines": set.torch_lines,
+                "targets": set.targets,
+                "targets_from": set.targets_from,
             }))?
         )?;
         return Ok(());
@@ -262,7 +443,11 @@ fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &m
             c.build_args.get("BASE_IMAGE").cloned().unwrap_or_default(),
             c.torch.clone().unwrap_or_default(),
             c.rocm.clone().unwrap_or_default(),
-            c.gfx.len().to_string() + " target(s)",
+            if c.gfx_known {
+                format!("{} target(s)", c.gfx.len())
+            } else {
+                "targets unknown".into()
+            },
             c.tag.clone(),
         ]);
     }
@@ -278,39 +463,68 @@ fn write_candidates(set: &b::CandidateSet, all: bool, format: OutFormat, out: &m
         crate::report::fit(&mut t);
         writeln!(out, "{t}")?;
     }
-    if set.torch_lines.is_empty() {
-        writeln!(out, "{} candidate(s)", c.len())?;
+    let left = if set.left_out.is_empty() {
+        String::new()
     } else {
-        let summary = format!(
-            "{} candidate(s){}: torch {}{}",
-            c.len(),
-            if set.left_out.is_empty() {
-                String::new()
-            } else {
-                format!(", {} left out", set.left_out.len())
-            },
-            set.torch_lines.join(", "),
-            if all {
-                " (--all: every release)"
-            } else {
-                " (current set; --all for every release)"
-            }
-        );
-        writeln!(out, "{}", super::wrap_to_width(&summary))?;
-    }
+        format!(", {} left out", set.left_out.len())
+    };
+    let torch = if set.torch_lines.is_empty() {
+        String::new()
+    } else {
+        format!(": torch {}", set.torch_lines.join(", "))
+    };
+    let targets = if set.targets.is_empty() {
+        "any target".to_string()
+    } else {
+        format!("{} ({})", set.targets.join(", "), set.targets_from)
+    };
+    let what = if all {
+        " (--all: every release)".to_string()
+    } else if set.torch_lines.is_empty() {
+        String::new()
+    } else {
+        format!(" (the first answers for {targets}; --all for every release)")
+    };
+    writeln!(
+        out,
+        "{}",
+        super::wrap_to_width(&format!("{} candidate(s){left}{torch}{what}", c.len()))
+    )?;
     Ok(())
 }
 
-/// Writes build results as a table or JSON.
-pub fn write_results(r: &[BuildResult], format: OutFormat, out: &mut dyn Write) -> anyhow::Result<()> {
+/// Writes build results as a table or JSON. `not_finished`: with Ctrl-C, the candidates that
+/// were not built (None: the run was not interrupted).
+pub fn write_results(
+    r: &[BuildResult],
+    not_finished: Option<&[String]>,
+    format: OutFormat,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     if format == OutFormat::Json {
+        let mut v = serde_json::json!({"builds": r});
+        if let Some(n) = not_finished {
+            v["interrupted"] = true.into();
+            v["not_finished"] = n.into();
+        }
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(());
+    }
+    if let Some(n) = not_finished {
+        write_build_table(r, out)?;
         writeln!(
             out,
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({"builds": r}))?
+            "interrupted: {} of {} candidate(s) finished; not built: {}",
+            r.len(),
+            r.len() + n.len(),
+            if n.is_empty() { "none".to_string() } else { n.join(", ") }
         )?;
         return Ok(());
     }
+    write_build_table(r, out)
+}
+
+fn write_build_table(r: &[BuildResult], out: &mut dyn Write) -> anyhow::Result<()> {
     let mut t = super::human_table(presets::UTF8_FULL_CONDENSED);
     t.set_header(["candidate", "result", "seconds", "tag / error", "log"]);
     for r in r {
@@ -350,7 +564,7 @@ pub fn write_results(r: &[BuildResult], format: OutFormat, out: &mut dyn Write) 
 
 /// Runs `rocmcheck build`.
 pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    let set = match select_set(g, &a.cands, err) {
+    let set = match select_set(g, &a.cands, &a.gfx, err) {
         Ok(c) => c,
         Err(s) => return Ok(s),
     };
@@ -376,8 +590,24 @@ pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) 
             cache_from: a.build.cache_from.clone(),
         };
         match build_with_progress(&engine, &cands, &opts, err).await {
-            Ok(Some(r)) => {
-                write_results(&r, a.format, out)?;
+            Ok(b) if b.interrupted => {
+                let not: Vec<String> = cands
+                    .iter()
+                    .filter(|c| !b.results.iter().any(|r| r.id == c.id))
+                    .map(|c| c.id.clone())
+                    .collect();
+                write_results(&b.results, Some(&not), a.format, out)?;
+                writeln!(
+                    err,
+                    "interrupted: kept {} finished build(s); {} cut short or not started",
+                    b.results.len(),
+                    not.len()
+                )?;
+                Ok(ExitStatus::Interrupted)
+            }
+            Ok(b) => {
+                let r = b.results;
+                write_results(&r, None, a.format, out)?;
                 let lost = r.iter().filter(|r| r.engine_lost).count();
                 if lost > 0 {
                     // Incomplete: a candidate that was not built is not a finding about it.
@@ -395,14 +625,34 @@ pub fn run(g: &Globals, a: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) 
                     ExitStatus::Findings
                 })
             }
-            Ok(None) => {
-                writeln!(err, "interrupted")?;
-                Ok(ExitStatus::Error)
-            }
             Err(e) => {
                 writeln!(err, "error: {e}")?;
                 Ok(ExitStatus::Error)
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detected_targets_read_the_kfd_topology_of_the_root() {
+        let m = crate::matrix::Matrix::embedded();
+        let dir = tempfile::tempdir().unwrap();
+        assert!(detected_targets(dir.path(), m).is_empty(), "no KFD: no target");
+        let nodes = dir.path().join("sys/class/kfd/kfd/topology/nodes");
+        // node 0 a CPU, nodes 1 and 2 two gfx942, node 3 a gfx1100 (KFD's properties format)
+        for (n, gtv) in [(0, 0), (1, 90402), (2, 90402), (3, 110000)] {
+            let d = nodes.join(n.to_string());
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(
+                d.join("properties"),
+                format!("cpu_cores_count 0\nsimd_count 304\ngfx_target_version {gtv}\nvendor_id 4098\n"),
+            )
+            .unwrap();
+        }
+        assert_eq!(detected_targets(dir.path(), m), ["gfx942", "gfx1100"]);
+    }
 }

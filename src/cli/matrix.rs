@@ -345,7 +345,7 @@ pub fn run(g: &Globals, a: MatrixArgs, out: &mut dyn Write, err: &mut dyn Write)
             }
             Ok(status)
         }
-        Action::Export(e) => export(&m, e, out, err),
+        Action::Export(e) => export(g, &m, e, out, err),
         Action::Version => version(&m, out),
         Action::Sync(a) => sync(&m, a, out, err),
         Action::Validate | Action::Update(_) | Action::Bundle(_) => unreachable!(),
@@ -1401,14 +1401,20 @@ fn recommend(
     Ok(ExitStatus::Success)
 }
 
-fn export(m: &Matrix, e: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+fn export(
+    g: &Globals,
+    m: &Matrix,
+    e: ExportArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<ExitStatus> {
     match e.format {
         ExportFormat::Json => {
             let v = serde_json::json!({"export_schema": 1, "matrix": m});
             serde_json::to_writer_pretty(&mut *out, &v).context("writing JSON")?;
             writeln!(out)?;
         }
-        ExportFormat::GithubMatrix | ExportFormat::GithubBuilds => return github_matrix(m, e, out, err),
+        ExportFormat::GithubMatrix | ExportFormat::GithubBuilds => return github_matrix(g, m, e, out, err),
     }
     Ok(ExitStatus::Success)
 }
@@ -1416,26 +1422,13 @@ fn export(m: &Matrix, e: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -
 /// `matrix export --format github-matrix`: one job per candidate × gfx target, for the targets
 /// declared (`--gfx`, else `.rocmcheck.yaml` `targets:`), the `--filter`s and the runner labels
 /// that have runners (`--available`); refused past `--max-jobs` unless `--chunk` splits it.
-fn github_matrix(m: &Matrix, e: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    let mut targets = Vec::new();
-    for g in &e.gfx {
-        match parse_gfx_arg(m, g) {
-            Ok(g) => targets.push(g),
-            Err(msg) => {
-                writeln!(err, "error: --gfx: {msg}")?;
-                return Ok(ExitStatus::Error);
-            }
-        }
-    }
-    if targets.is_empty() {
-        match crate::config::Config::load_or_discover(None) {
-            Ok(c) => targets = c.targets,
-            Err(e) => {
-                writeln!(err, "error: {e}")?;
-                return Ok(ExitStatus::Error);
-            }
-        }
-    }
+fn github_matrix(
+    g: &Globals,
+    m: &Matrix,
+    e: ExportArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<ExitStatus> {
     if !e.runner_label.contains("{gfx}") {
         writeln!(
             err,
@@ -1444,31 +1437,23 @@ fn github_matrix(m: &Matrix, e: ExportArgs, out: &mut dyn Write, err: &mut dyn W
         )?;
         return Ok(ExitStatus::Error);
     }
-    use crate::docker::build as b;
     let from_file = e.cands.candidates_file.is_some();
-    let cands = match &e.cands.candidates_file {
-        Some(p) => match b::from_file(m, p, &e.cands.tag_prefix) {
-            Ok(c) => c,
-            Err(msg) => {
-                writeln!(err, "error: {msg}")?;
-                return Ok(ExitStatus::Error);
-            }
-        },
-        // The same set as `build --dry-run`: the wheel candidates × the targets each carries.
-        None => b::from_matrix(
-            m,
-            &e.cands.tag_prefix,
-            &b::SetOptions {
-                all: e.cands.all,
-                targets: targets.clone(),
-            },
-        )
-        .candidates
-        .into_iter()
-        .filter(|c| c.template == "rocm-torch-wheel")
-        .collect(),
+    // The one planning function of `build --dry-run`: the same candidates for the same options.
+    let set = match super::build::select_set(g, &e.cands, &e.gfx, err) {
+        Ok(s) => s,
+        Err(s) => return Ok(s),
     };
-    let cands = b::filter(cands, &e.cands.filters);
+    let targets = set.targets.clone();
+    let cands = set.candidates;
+    let unknown: Vec<&str> = cands.iter().filter(|c| !c.gfx_known).map(|c| c.id.as_str()).collect();
+    if !unknown.is_empty() {
+        writeln!(
+            err,
+            "note: no job for {} candidate(s) whose targets are unknown: {}",
+            unknown.len(),
+            unknown.join(", ")
+        )?;
+    }
     let gfx_filters: Vec<&str> = e.cands.filters.iter().filter_map(|f| f.gfx()).collect();
     let available: Vec<&str> = e.available.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).collect();
     let mut include = Vec::new();

@@ -2,7 +2,9 @@
 //! on this host with `--local`, and classify each.
 
 use super::Globals;
-use super::build::{CandidateArgs, DockerArgs, OutFormat, build_with_progress, connect, runtime, select};
+use super::build::{
+    CandidateArgs, DockerArgs, OutFormat, Running, build_with_progress, connect, progress_interval, runtime, select,
+};
 use crate::docker::build::BuildOptions;
 use crate::docker::cleanup::{self, Mode};
 use crate::docker::smoke::{
@@ -73,7 +75,8 @@ pub struct SmokeArgs {
     #[command(flatten)]
     pub build: super::build::BuildOpts,
     /// The gfx target this run is for (a nightly job's runner label): recorded in every result,
-    /// so that one candidate's results on several targets stay apart when merged.
+    /// so that one candidate's results on several targets stay apart when merged; with
+    /// `--candidates`, also the target the candidates are planned for.
     #[arg(long, value_name = "GFX")]
     pub gfx: Option<String>,
     /// The runner's name, recorded in every result.
@@ -102,6 +105,38 @@ pub fn write_results(r: &[SmokeResult], format: OutFormat, out: &mut dyn Write) 
     match format {
         OutFormat::Json => crate::report::smoke::write_json(r, out)?,
         OutFormat::Human => crate::report::smoke::write_human(r, out)?,
+    }
+    Ok(())
+}
+
+/// Writes the results that finished before Ctrl-C, marked as an interrupted run: JSON gains
+/// `"interrupted": true` and `"not_finished"` (the subjects not judged); people get a last line.
+fn write_interrupted(r: &[SmokeResult], not: &[String], format: OutFormat, out: &mut dyn Write) -> anyhow::Result<()> {
+    match format {
+        OutFormat::Json => {
+            let mut buf = Vec::new();
+            crate::report::smoke::write_json(r, &mut buf)?;
+            let mut v: serde_json::Value = serde_json::from_slice(&buf)?;
+            v["interrupted"] = true.into();
+            v["not_finished"] = not.into();
+            writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        }
+        OutFormat::Human => {
+            if !r.is_empty() {
+                crate::report::smoke::write_human(r, out)?;
+            }
+            writeln!(
+                out,
+                "interrupted: {} of {} finished; not judged: {}",
+                r.len(),
+                r.len() + not.len(),
+                if not.is_empty() {
+                    "none".to_string()
+                } else {
+                    not.join(", ")
+                }
+            )?;
+        }
     }
     Ok(())
 }
@@ -194,7 +229,7 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
         return Ok(ExitStatus::Error);
     }
     let cands = if a.candidates {
-        match select(g, &a.cands, err) {
+        match select(g, &a.cands, a.gfx.as_slice(), err) {
             Ok(c) => c,
             Err(s) => return Ok(s),
         }
@@ -250,8 +285,8 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
                 cache_from: a.build.cache_from.clone(),
             };
             match build_with_progress(&engine, &cands, &bopts, err).await {
-                Ok(Some(builds)) => {
-                    for b in builds {
+                Ok(builds) => {
+                    for b in &builds.results {
                         if b.ok {
                             todo.push((b.id.clone(), b.tag.clone()));
                         } else {
@@ -265,10 +300,25 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
                             results.push(r);
                         }
                     }
-                }
-                Ok(None) => {
-                    writeln!(err, "interrupted")?;
-                    return Ok(ExitStatus::Error);
+                    if builds.interrupted {
+                        // nothing is smoked: what was built is not judged
+                        let mut not: Vec<String> = todo.iter().map(|(s, _)| s.clone()).collect();
+                        not.extend(
+                            cands
+                                .iter()
+                                .filter(|c| !builds.results.iter().any(|b| b.id == c.id))
+                                .map(|c| c.id.clone()),
+                        );
+                        stamp(&mut results, &a);
+                        write_interrupted(&results, &not, a.format, out)?;
+                        writeln!(
+                            err,
+                            "interrupted while building: kept {} finished result(s); not judged: {}",
+                            results.len(),
+                            not.len()
+                        )?;
+                        return Ok(ExitStatus::Interrupted);
+                    }
                 }
                 Err(e) => {
                     writeln!(err, "error: {e}")?;
@@ -301,29 +351,57 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
             };
         }
         // One image at a time: the smoke probes the GPU's memory, which runs must not share.
-        let all = async {
-            let mut rs = Vec::new();
-            let mut lost = results.iter().any(|r| r.classification == Classification::EngineLost);
-            for (subject, image) in &todo {
-                let mut r = if lost {
-                    SmokeResult::outcome(
-                        image,
-                        Classification::EngineLost,
-                        Some("not attempted: the Docker engine went away earlier in this run".into()),
-                    )
-                } else {
-                    smoke_image(&engine, image, &opts).await?
-                };
-                lost |= r.classification == Classification::EngineLost;
-                r.subject = subject.clone();
-                rs.push(r);
+        // Each result is kept as it comes, so that Ctrl-C prints those that finished.
+        let finished: std::cell::RefCell<Vec<SmokeResult>> = Default::default();
+        let running = Running::default();
+        let total = todo.len();
+        let outcome = {
+            let errc = std::cell::RefCell::new(&mut *err);
+            let all = async {
+                let mut lost = results.iter().any(|r| r.classification == Classification::EngineLost);
+                for (i, (subject, image)) in todo.iter().enumerate() {
+                    running.start(subject);
+                    let _ = writeln!(errc.borrow_mut(), "smoke [{}/{total}] {subject}: started", i + 1);
+                    let mut r = if lost {
+                        SmokeResult::outcome(
+                            image,
+                            Classification::EngineLost,
+                            Some("not attempted: the Docker engine went away earlier in this run".into()),
+                        )
+                    } else {
+                        smoke_image(&engine, image, &opts).await?
+                    };
+                    running.finish(subject);
+                    lost |= r.classification == Classification::EngineLost;
+                    r.subject = subject.clone();
+                    let _ = writeln!(
+                        errc.borrow_mut(),
+                        "smoke [{}/{total}] {subject}: {}{}",
+                        i + 1,
+                        r.classification,
+                        r.wall_ms.map(|w| format!(" ({:.1} s)", w / 1000.0)).unwrap_or_default()
+                    );
+                    finished.borrow_mut().push(r);
+                }
+                Ok::<_, crate::docker::EngineError>(())
+            };
+            let every = progress_interval();
+            let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+            let ctrl_c = tokio::signal::ctrl_c();
+            tokio::pin!(all, ctrl_c);
+            loop {
+                tokio::select! {
+                    r = &mut all => break Some(r),
+                    _ = &mut ctrl_c => break None,
+                    _ = tick.tick() => {
+                        for l in running.lines("smoke") {
+                            let _ = writeln!(errc.borrow_mut(), "{l}");
+                        }
+                    }
+                }
             }
-            Ok::<_, crate::docker::EngineError>(rs)
         };
-        let outcome = tokio::select! {
-            r = all => Some(r),
-            _ = tokio::signal::ctrl_c() => None,
-        };
+        let outcome = outcome.map(|r| r.map(|()| finished.take()));
         match outcome {
             Some(Ok(rs)) => {
                 results.extend(rs);
@@ -354,9 +432,27 @@ pub fn run(g: &Globals, a: SmokeArgs, out: &mut dyn Write, err: &mut dyn Write) 
                 Ok(ExitStatus::Error)
             }
             None => {
-                let n = engine.cleanup_by_label(LABEL_RUN, &opts.run_id).await.unwrap_or(0);
-                writeln!(err, "interrupted; removed {n} container(s) of this run")?;
-                Ok(ExitStatus::Error)
+                let n = engine.cleanup_by_label(LABEL_RUN, &opts.run_id).await;
+                results.extend(finished.take());
+                let not: Vec<String> = todo
+                    .iter()
+                    .filter(|(s, _)| !results.iter().any(|r| &r.subject == s))
+                    .map(|(s, _)| s.clone())
+                    .collect();
+                stamp(&mut results, &a);
+                write_interrupted(&results, &not, a.format, out)?;
+                match n {
+                    Ok(n) => writeln!(
+                        err,
+                        "interrupted; removed {n} container(s) of this run; kept {} finished result(s)",
+                        results.len()
+                    )?,
+                    Err(e) => writeln!(
+                        err,
+                        "interrupted; the containers of this run could not be removed ({e}): `rocmcheck smoke --cleanup` removes them"
+                    )?,
+                }
+                Ok(ExitStatus::Interrupted)
             }
         }
     })

@@ -49,8 +49,15 @@ pub struct Candidate {
     pub rocm: Option<String>,
     /// torch version, if any.
     pub torch: Option<String>,
-    /// gfx targets the torch build covers (or the one asked for).
+    /// gfx targets the torch build covers (those of the declared targets it covers, when targets
+    /// are declared). Empty when [`Candidate::gfx_known`] is false.
     pub gfx: Vec<String>,
+    /// Whether the targets are known: from the wheel's arch list, AMD's Linux list of an AMD
+    /// image's ROCm release, or a candidates file entry that names them. An image whose targets
+    /// are unknown never passes a gfx filter and has no nightly job.
+    pub gfx_known: bool,
+    /// Where `gfx` comes from, with the matrix entry's first source.
+    pub gfx_from: String,
     /// The image tag.
     pub tag: String,
     /// Labels for the image.
@@ -122,6 +129,7 @@ fn candidate(
     rocm: Option<String>,
     torch: Option<String>,
     gfx: Vec<String>,
+    gfx_from: Option<String>,
 ) -> Candidate {
     let id = tag_safe(&id);
     let mut labels = base_labels();
@@ -138,20 +146,42 @@ fn candidate(
         build_args,
         rocm,
         torch,
+        gfx_known: gfx_from.is_some(),
+        gfx_from: gfx_from.unwrap_or_else(|| "unknown".into()),
         gfx,
         labels,
     }
 }
 
 /// What to take from the matrix.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct SetOptions {
-    /// Every release wheel and every recorded AMD image (the history), not only the current set.
+    /// Every release wheel and every recorded AMD image (the history), not only the first
+    /// answers of the ranking.
     pub all: bool,
-    /// The gfx targets a team declares (`.rocmcheck.yaml` `targets:`, `--filter gfx=`): only
-    /// wheels that carry one of them, labelled with those it carries. Empty: any target.
+    /// Also AMD's prebuilt images (`rocm/pytorch`, `rocm/vllm`): their first answers for the
+    /// targets (with `all`, AMD's images are always in).
+    pub amd_images: bool,
+    /// The gfx targets a team declares (or this host has): only candidates that carry one of
+    /// them, labelled with those they carry. Empty: any target.
     pub targets: Vec<String>,
+    /// How many answers of the ranking per target (wheels, and AMD images when asked for).
+    pub answers: usize,
 }
+
+impl Default for SetOptions {
+    fn default() -> SetOptions {
+        SetOptions {
+            all: false,
+            amd_images: false,
+            targets: Vec::new(),
+            answers: DEFAULT_ANSWERS,
+        }
+    }
+}
+
+/// How many answers of the ranking per target the default set takes.
+pub const DEFAULT_ANSWERS: usize = 3;
 
 /// The default `BASE_IMAGE` of each built-in template whose repository the matrix knows but
 /// whose tag it does not record as existing: `(template, image, why)`. `matrix validate` reports
@@ -197,147 +227,346 @@ pub struct CandidateSet {
     pub left_out: Vec<LeftOut>,
     /// The torch lines of the set (`2.13`, `2.12`, `2.11`), newest first.
     pub torch_lines: Vec<String>,
+    /// The targets the set was planned for (empty: any).
+    pub targets: Vec<String>,
+    /// Where the targets come from (`--gfx`, a configuration file, this host's GPUs).
+    pub targets_from: String,
 }
 
-/// How many torch minor releases the default (current) set spans.
-pub const CURRENT_TORCH_MINORS: usize = 3;
+/// The gfx targets of an AMD image (`rocm/pytorch`, `rocm/vllm` tag), from AMD's Linux list of
+/// the image's ROCm release in the matrix (the targets listed as supported, as `matrix query`
+/// reads them), narrowed by what the tag names (a `_gfxNNNN` part; a `_cdna` / `_rdna` family
+/// part). `Err(why)` when the matrix cannot tell: no ROCm in the tag, no release entry, no list
+/// for it, or a tag part naming products (`_mi300`) the matrix does not map to targets.
+pub fn amd_image_targets(m: &Matrix, repo: &str, tag: &str) -> Result<(Vec<String>, String), String> {
+    let im = m
+        .parse_image(repo, Some(tag))
+        .ok_or_else(|| format!("{repo} is not in the matrix"))?;
+    let rocm = im
+        .rocm
+        .as_deref()
+        .and_then(|r| Version::parse(r).ok())
+        .ok_or_else(|| "the tag names no ROCm version".to_string())?;
+    let rel = m
+        .rocm_release(&rocm)
+        .ok_or_else(|| format!("no ROCm {rocm} release in the matrix"))?;
+    if rel.gfx_list == crate::matrix::GfxList::Unknown || rel.gfx.is_empty() {
+        return Err(format!("the matrix has no AMD Linux list for ROCm {}", rel.version));
+    }
+    if regex::Regex::new(r"_mi\d").expect("static regex").is_match(tag) {
+        return Err("the tag names a product (`_mi…`), not targets".into());
+    }
+    let mut gfx: Vec<String> = rel
+        .gfx
+        .iter()
+        .filter(|(_, s)| **s == crate::matrix::GfxSupport::Supported)
+        .map(|(g, _)| g.clone())
+        .collect();
+    if let Some(one) = &im.gfx {
+        gfx.retain(|g| g == one);
+    }
+    for family in ["cdna", "rdna"] {
+        if tag.contains(&format!("_{family}")) {
+            gfx.retain(|g| m.gpu(g).is_some_and(|t| t.family.starts_with(family)));
+        }
+    }
+    if gfx.is_empty() {
+        return Err(format!(
+            "AMD's Linux list for ROCm {} names none of the targets the tag is for",
+            rel.version
+        ));
+    }
+    let partial = if rel.gfx_list == crate::matrix::GfxList::Partial {
+        ", partial"
+    } else {
+        ""
+    };
+    let source = rel.sources.first().map(|s| format!(": {s}")).unwrap_or_default();
+    Ok((
+        gfx,
+        format!("AMD's Linux list for ROCm {}{partial}{source}", rel.version),
+    ))
+}
 
-/// The candidate set from the matrix. Default: the current releases, i.e. the newest patch of
-/// each of the last [`CURRENT_TORCH_MINORS`] torch minors on the release channel × their ROCm
-/// variants (× the declared targets), each on a *recorded* base tag of its ROCm (the ranking's
-/// [`Matrix::recorded_base_for`]); plus AMD's torch images recorded for those torch lines.
-/// `all`: every release torch version and every recorded AMD image. A wheel variant with no
-/// recorded base tag is left out, with the reason.
+/// The wheel candidate of one torch release × ROCm variant, for the declared targets; `Ok(None)`
+/// when it carries none of them, `Err` when it cannot be built as recorded.
+fn wheel_candidate(
+    m: &Matrix,
+    prefix: &str,
+    torch: &Version,
+    v: &crate::matrix::WheelVariant,
+    targets: &[String],
+    wheel_tpl: &str,
+) -> Result<Option<Candidate>, LeftOut> {
+    let arch = m.arch_list(&v.arch);
+    let all_gfx = arch.map(|a| a.gfx.clone()).unwrap_or_default();
+    let gfx: Vec<String> = if targets.is_empty() {
+        all_gfx
+    } else {
+        all_gfx.into_iter().filter(|g| targets.contains(g)).collect()
+    };
+    if !targets.is_empty() && gfx.is_empty() {
+        return Ok(None); // carries none of the declared targets: not a candidate at all
+    }
+    let gfx_from = arch.map(|a| {
+        format!(
+            "the wheel's arch list `{}`{}",
+            a.id,
+            a.sources.first().map(|s| format!(": {s}")).unwrap_or_default()
+        )
+    });
+    let rocm = v.built_on.as_ref().unwrap_or(&v.rocm);
+    // a wheel that takes ROCm from pip starts from a plain OS image
+    let base = if v.rocm_from_wheels {
+        m.distribution.wheel_base.as_ref().map(|b| b.image.clone())
+    } else {
+        m.recorded_base_for(None, rocm)
+    };
+    let Some(base) = base else {
+        return Err(LeftOut {
+            id: tag_safe(&format!("torch{torch}-rocm{}", v.rocm)),
+            reason: format!(
+                "no recorded base tag for ROCm {rocm} (matrix/images.yaml `known:`); an unrecorded tag may not exist"
+            ),
+        });
+    };
+    let (repo, tag) = base.split_once(':').unwrap_or((&base, ""));
+    let mut args = BTreeMap::new();
+    args.insert("BASE_IMAGE".into(), base.clone());
+    args.insert("TORCH_VERSION".into(), torch.to_string());
+    args.insert("TORCH_INDEX_URL".into(), m.index_url(&v.rocm, None));
+    let os = if v.rocm_from_wheels {
+        format!("{}-pip", repo.rsplit('/').next().unwrap_or(repo))
+    } else {
+        repo.rsplit('/').next().unwrap_or(repo).to_string()
+    };
+    Ok(Some(candidate(
+        m,
+        prefix,
+        format!("torch{torch}-rocm{}-{os}", v.rocm),
+        "rocm-torch-wheel".into(),
+        wheel_tpl.to_string(),
+        args,
+        m.parse_image(repo, Some(tag))
+            .and_then(|i| i.rocm)
+            .or_else(|| Some(rocm.to_string())),
+        Some(torch.to_string()),
+        gfx,
+        gfx_from,
+    )))
+}
+
+/// One recorded AMD image as a candidate, with its targets (those of the declared targets it
+/// covers); `None` when it covers none of them or its targets are unknown while targets are
+/// declared (then `unknown` gets the reason).
+fn amd_candidate(
+    m: &Matrix,
+    prefix: &str,
+    repo: &str,
+    tag: &str,
+    targets: &[String],
+    unknown: &mut Vec<LeftOut>,
+) -> Option<Candidate> {
+    let im = m.parse_image(repo, Some(tag));
+    let id = format!("{}-{tag}", repo.rsplit('/').next().unwrap_or(repo));
+    let (gfx, from) = match amd_image_targets(m, repo, tag) {
+        Ok((gfx, from)) => {
+            let gfx: Vec<String> = if targets.is_empty() {
+                gfx
+            } else {
+                gfx.into_iter().filter(|g| targets.contains(g)).collect()
+            };
+            if gfx.is_empty() {
+                return None;
+            }
+            (gfx, Some(from))
+        }
+        Err(why) if !targets.is_empty() => {
+            unknown.push(LeftOut {
+                id: tag_safe(&id),
+                reason: format!("targets unknown ({why}), so not a candidate for {}", targets.join(", ")),
+            });
+            return None;
+        }
+        Err(_) => (Vec::new(), None),
+    };
+    let mut args = BTreeMap::new();
+    args.insert("BASE_IMAGE".into(), format!("{repo}:{tag}"));
+    Some(candidate(
+        m,
+        prefix,
+        id,
+        "rocm-pytorch".into(),
+        template("rocm-pytorch").unwrap_or_default().to_string(),
+        args,
+        im.as_ref().and_then(|i| i.rocm.clone()),
+        im.as_ref().and_then(|i| i.torch.clone()),
+        gfx,
+        from,
+    ))
+}
+
+/// The candidate set from the matrix: what `build`, `smoke --candidates` and `matrix export`
+/// plan (one function, so that the nightly and `build --dry-run` agree).
+///
+/// Default: what a person would run by hand, i.e. the first [`SetOptions::answers`] answers of the
+/// one ranking ([`Matrix::rank`], as `matrix query` gives them) for each target (without targets:
+/// [`Matrix::rank_any`]), each wheel on a *recorded* base tag of its ROCm; with
+/// [`SetOptions::amd_images`], also AMD's newest recorded images for each target (production
+/// stream first, newer ROCm, newer torch). `all`: every release torch version × its ROCm variants
+/// and every recorded AMD image. A wheel variant with no recorded base tag is left out, with the
+/// reason; so is an AMD image whose targets are unknown while targets are declared.
 pub fn from_matrix(m: &Matrix, prefix: &str, opts: &SetOptions) -> CandidateSet {
     let mut set = CandidateSet::default();
     let wheel_tpl = template("rocm-torch-wheel").unwrap_or_default();
-    let releases: Vec<_> = m
-        .torch
-        .wheels
+    let push = |set: &mut CandidateSet, c: Candidate| {
+        if !set.candidates.iter().any(|x| x.id == c.id) {
+            set.candidates.push(c);
+        }
+    };
+    if opts.all {
+        for rel in m.torch.wheels.iter().filter(|r| r.channel == Channel::Release) {
+            for torch in &rel.torch {
+                for v in &rel.variants {
+                    match wheel_candidate(m, prefix, torch, v, &opts.targets, wheel_tpl) {
+                        Ok(Some(c)) => push(&mut set, c),
+                        Ok(None) => {}
+                        Err(l) => set.left_out.push(l),
+                    }
+                }
+            }
+        }
+        for r in m.images.iter().filter(|r| r.torch_from_image) {
+            for tag in r.known_tags() {
+                if let Some(c) = amd_candidate(m, prefix, &r.repo, tag, &opts.targets, &mut set.left_out) {
+                    push(&mut set, c);
+                }
+            }
+        }
+    } else {
+        let per_target: Vec<Option<&str>> = if opts.targets.is_empty() {
+            vec![None]
+        } else {
+            opts.targets.iter().map(|t| Some(t.as_str())).collect()
+        };
+        for target in &per_target {
+            let mut taken = 0;
+            for r in m.rank_any(*target, &crate::matrix::RankOpts::default()) {
+                if taken >= opts.answers {
+                    break;
+                }
+                let variant = m
+                    .torch
+                    .wheels
+                    .iter()
+                    .filter(|w| w.channel == r.channel && w.torch.contains(&r.torch))
+                    .flat_map(|w| w.variants.iter())
+                    .find(|v| v.rocm == r.rocm);
+                let Some(v) = variant else { continue };
+                match wheel_candidate(m, prefix, &r.torch, v, &opts.targets, wheel_tpl) {
+                    Ok(Some(c)) => {
+                        taken += 1;
+                        push(&mut set, c);
+                    }
+                    Ok(None) => {}
+                    Err(l) => {
+                        if !set.left_out.iter().any(|x| x.id == l.id) {
+                            set.left_out.push(l);
+                        }
+                    }
+                }
+            }
+        }
+        if opts.amd_images {
+            let mut unknown = Vec::new();
+            // every recorded AMD image with its targets, best first
+            // (production stream, ROCm, torch): bigger is better
+            type Order = (bool, Option<Version>, Option<Version>);
+            let mut images: Vec<(Order, Candidate)> = Vec::new();
+            for r in m.images.iter().filter(|r| r.torch_from_image) {
+                for tag in r.known_tags() {
+                    let Some(c) = amd_candidate(m, prefix, &r.repo, tag, &opts.targets, &mut unknown) else {
+                        continue;
+                    };
+                    let rocm = c.rocm.as_deref().and_then(|v| Version::parse(v).ok());
+                    let production = rocm
+                        .as_ref()
+                        .and_then(|v| m.rocm_release(v))
+                        .is_some_and(|r| r.stream.is_production());
+                    let torch = c.torch.as_deref().and_then(|v| Version::parse(v).ok());
+                    images.push(((production, rocm, torch), c));
+                }
+            }
+            images.sort_by(|a, b| b.0.cmp(&a.0));
+            for target in &per_target {
+                // one image per repository × ROCm × torch: the others differ in Python or OS only
+                let mut taken: Vec<(&str, &Option<String>, &Option<String>)> = Vec::new();
+                for (_, c) in &images {
+                    if taken.len() >= opts.answers {
+                        break;
+                    }
+                    let repo = c
+                        .build_args
+                        .get("BASE_IMAGE")
+                        .map(|b| b.split(':').next().unwrap_or(b))
+                        .unwrap_or("");
+                    let key = (repo, &c.rocm, &c.torch);
+                    if target.is_none_or(|t| c.gfx.iter().any(|g| g == t)) && !taken.contains(&key) {
+                        taken.push(key);
+                        push(&mut set, c.clone());
+                    }
+                }
+            }
+            // AMD images whose targets are unknown, said where they would compete with those
+            // taken (their ROCm at least as new as the oldest taken), else counted in one line
+            let oldest_taken = set
+                .candidates
+                .iter()
+                .filter(|c| c.template == "rocm-pytorch")
+                .filter_map(|c| c.rocm.as_deref().and_then(|v| Version::parse(v).ok()))
+                .min();
+            let rocm_of = |id: &str| {
+                m.images
+                    .iter()
+                    .filter(|r| r.torch_from_image)
+                    .flat_map(|r| r.known_tags().map(move |t| (r, t)))
+                    .find(|(r, t)| tag_safe(&format!("{}-{t}", r.repo.rsplit('/').next().unwrap_or(&r.repo))) == id)
+                    .and_then(|(r, t)| m.parse_image(&r.repo, Some(t)))
+                    .and_then(|i| i.rocm)
+                    .and_then(|v| Version::parse(&v).ok())
+            };
+            let (near, far): (Vec<LeftOut>, Vec<LeftOut>) = unknown.into_iter().partition(|l| {
+                oldest_taken
+                    .as_ref()
+                    .is_some_and(|o| rocm_of(&l.id).is_some_and(|r| r >= *o))
+            });
+            set.left_out.extend(near);
+            if !far.is_empty() {
+                set.left_out.push(LeftOut {
+                    id: format!("{} older AMD image(s)", far.len()),
+                    reason: format!(
+                        "targets unknown (the matrix has no AMD Linux list for their ROCm, or the tag names products), so not candidates for {}",
+                        opts.targets.join(", ")
+                    ),
+                });
+            }
+        }
+    }
+    set.torch_lines = torch_lines(&set.candidates);
+    set
+}
+
+/// The torch minor lines of candidates (`2.13`, `2.12`), newest first.
+pub fn torch_lines(cands: &[Candidate]) -> Vec<String> {
+    let mut lines: Vec<Version> = cands
         .iter()
-        .filter(|r| r.channel == Channel::Release)
+        .filter_map(|c| c.torch.as_deref().and_then(|t| Version::parse(t).ok()))
+        .map(|t| t.line())
         .collect();
-    // torch minor lines, newest first
-    let mut lines: Vec<Version> = releases.iter().flat_map(|r| r.torch.iter().map(|t| t.line())).collect();
     lines.sort();
     lines.dedup();
     lines.reverse();
-    if !opts.all {
-        lines.truncate(CURRENT_TORCH_MINORS);
-    }
-    set.torch_lines = lines.iter().map(|l| l.to_string()).collect();
-    for rel in &releases {
-        for torch in &rel.torch {
-            if !lines.contains(&torch.line()) {
-                continue;
-            }
-            // current set: only the newest patch of its line
-            let newest_of_line = releases
-                .iter()
-                .flat_map(|r| r.torch.iter())
-                .filter(|t| t.line() == torch.line())
-                .max();
-            if !opts.all && newest_of_line != Some(torch) {
-                continue;
-            }
-            for v in &rel.variants {
-                let arch = m.arch_list(&v.arch).map(|a| a.gfx.clone()).unwrap_or_default();
-                let gfx: Vec<String> = if opts.targets.is_empty() {
-                    arch
-                } else {
-                    arch.into_iter().filter(|g| opts.targets.contains(g)).collect()
-                };
-                if !opts.targets.is_empty() && gfx.is_empty() {
-                    continue; // carries none of the declared targets: not a candidate at all
-                }
-                let rocm = v.built_on.as_ref().unwrap_or(&v.rocm);
-                // a wheel that takes ROCm from pip starts from a plain OS image
-                let base = if v.rocm_from_wheels {
-                    m.distribution.wheel_base.as_ref().map(|b| b.image.clone())
-                } else {
-                    m.recorded_base_for(None, rocm)
-                };
-                let Some(base) = base else {
-                    set.left_out.push(LeftOut {
-                        id: tag_safe(&format!("torch{torch}-rocm{}", v.rocm)),
-                        reason: format!(
-                            "no recorded base tag for ROCm {rocm} (matrix/images.yaml `known:`); an unrecorded tag may not exist"
-                        ),
-                    });
-                    continue;
-                };
-                let (repo, tag) = base.split_once(':').unwrap_or((&base, ""));
-                let mut args = BTreeMap::new();
-                args.insert("BASE_IMAGE".into(), base.clone());
-                args.insert("TORCH_VERSION".into(), torch.to_string());
-                args.insert("TORCH_INDEX_URL".into(), m.index_url(&v.rocm, None));
-                let os = if v.rocm_from_wheels {
-                    format!("{}-pip", repo.rsplit('/').next().unwrap_or(repo))
-                } else {
-                    repo.rsplit('/').next().unwrap_or(repo).to_string()
-                };
-                set.candidates.push(candidate(
-                    m,
-                    prefix,
-                    format!("torch{torch}-rocm{}-{os}", v.rocm),
-                    "rocm-torch-wheel".into(),
-                    wheel_tpl.to_string(),
-                    args,
-                    m.parse_image(repo, Some(tag))
-                        .and_then(|i| i.rocm)
-                        .or_else(|| Some(rocm.to_string())),
-                    Some(torch.to_string()),
-                    gfx,
-                ));
-            }
-        }
-    }
-    let amd_tpl = template("rocm-pytorch").unwrap_or_default();
-    for r in m.images.iter().filter(|r| r.torch_from_image) {
-        for tag in r.known_tags() {
-            let im = m.parse_image(&r.repo, Some(tag));
-            let torch = im.as_ref().and_then(|i| i.torch.clone());
-            if !opts.all {
-                let current = torch
-                    .as_deref()
-                    .and_then(|t| Version::parse(t).ok())
-                    .is_some_and(|t| lines.contains(&t.line()));
-                if !current {
-                    continue;
-                }
-            }
-            let gfx: Vec<String> = im.as_ref().and_then(|i| i.gfx.clone()).into_iter().collect();
-            if !opts.targets.is_empty() && !gfx.is_empty() && !gfx.iter().any(|g| opts.targets.contains(g)) {
-                continue;
-            }
-            // a family-specific tag (`…_cdna_…`, `…_rdna…`) is for the declared targets of that family
-            if !opts.targets.is_empty() {
-                let fits = opts.targets.iter().any(|t| {
-                    let family = m.gpu(t).map(|g| g.family.as_str()).unwrap_or("");
-                    ["cdna", "rdna"]
-                        .iter()
-                        .all(|f| !tag.contains(&format!("_{f}")) || family.starts_with(f))
-                });
-                if !fits {
-                    continue;
-                }
-            }
-            let mut args = BTreeMap::new();
-            args.insert("BASE_IMAGE".into(), format!("{}:{tag}", r.repo));
-            set.candidates.push(candidate(
-                m,
-                prefix,
-                format!("{}-{tag}", r.repo.rsplit('/').next().unwrap_or(&r.repo)),
-                "rocm-pytorch".into(),
-                amd_tpl.to_string(),
-                args,
-                im.as_ref().and_then(|i| i.rocm.clone()),
-                torch,
-                if gfx.is_empty() { opts.targets.clone() } else { gfx },
-            ));
-        }
-    }
-    set
+    lines.iter().map(|l| l.to_string()).collect()
 }
 
 /// Reads a candidates file. Errors name the file and what was wrong.
@@ -385,7 +614,8 @@ pub fn from_file(m: &Matrix, path: &Path, prefix: &str) -> Result<Vec<Candidate>
             e.build_args,
             e.rocm,
             e.torch,
-            e.gfx,
+            e.gfx.clone(),
+            (!e.gfx.is_empty()).then(|| format!("the candidates file {}", path.display())),
         ));
     }
     Ok(out)
@@ -426,6 +656,11 @@ impl Filter {
     /// The target of a `gfx=` filter.
     pub fn gfx(&self) -> Option<&str> {
         (self.key == "gfx").then_some(self.value.as_str())
+    }
+
+    /// The id of a `candidate=` filter.
+    pub fn candidate(&self) -> Option<&str> {
+        (self.key == "candidate").then_some(self.value.as_str())
     }
 
     /// Whether a candidate passes.
@@ -546,6 +781,17 @@ pub async fn build_all<E: Engine>(
     engine: &E,
     cands: &[Candidate],
     opts: &BuildOptions,
+    done: impl FnMut(&BuildResult),
+) -> Result<Vec<BuildResult>, EngineError> {
+    build_all_with(engine, cands, opts, |_| {}, done).await
+}
+
+/// [`build_all`], with `started` called as each build is sent to the engine.
+pub async fn build_all_with<E: Engine>(
+    engine: &E,
+    cands: &[Candidate],
+    opts: &BuildOptions,
+    mut started: impl FnMut(&Candidate),
     mut done: impl FnMut(&BuildResult),
 ) -> Result<Vec<BuildResult>, EngineError> {
     if let Some(d) = &opts.log_dir {
@@ -555,6 +801,10 @@ pub async fn build_all<E: Engine>(
     let lost: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
     let lost_ref = &lost;
     let mut stream = futures_util::stream::iter(cands.iter().enumerate())
+        .map(|(i, c)| {
+            started(c);
+            (i, c)
+        })
         .map(|(i, c)| async move {
             let earlier = lost_ref.lock().map(|l| l.clone()).unwrap_or(None);
             if let Some(reason) = earlier {
