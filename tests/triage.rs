@@ -194,6 +194,90 @@ fn findings_point_at_pasted_lines() {
     assert!(md.contains(&format!("`{ps}:3:1`")), "{md}");
 }
 
+/// A setting repeated on many lines is one fact: the last line of its value, with the count;
+/// the value in effect is the last one set.
+#[test]
+fn repeated_settings_are_one_fact_with_their_count() {
+    let mut paste = String::new();
+    for _ in 0..1000 {
+        paste.push_str("HSA_OVERRIDE_GFX_VERSION=10.3.0\n");
+    }
+    paste.push_str("HSA_OVERRIDE_GFX_VERSION=11.0.0\n");
+    paste.push_str("HSA_OVERRIDE_GFX_VERSION=10.3.0\n");
+    let t = read("p", &paste);
+    let rows: Vec<_> = t
+        .provenance
+        .iter()
+        .filter(|p| p.fact == "env.HSA_OVERRIDE_GFX_VERSION")
+        .collect();
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_eq!(
+        (rows[0].value.as_str(), rows[0].line, rows[0].repeats),
+        ("11.0.0", 1001, None)
+    );
+    assert_eq!(
+        (rows[1].value.as_str(), rows[1].line, rows[1].repeats),
+        ("10.3.0", 1002, Some(1001))
+    );
+    let e = t.facts.env_var("HSA_OVERRIDE_GFX_VERSION").unwrap();
+    assert_eq!(e.value.value, "10.3.0", "the last setting is in effect");
+    assert_eq!(t.summary.hsa_override.as_deref(), Some("10.3.0"));
+}
+
+/// Past the most different settings kept, a further name is counted and said; a new value of a
+/// kept name still replaces it (the value in effect stays right).
+#[test]
+fn settings_past_the_cap_are_counted_and_the_value_in_effect_kept() {
+    let mut paste = String::from("HSA_OVERRIDE_GFX_VERSION=10.3.0\n");
+    for n in 0..triage::MAX_SETTINGS + 5 {
+        paste.push_str(&format!("HIP_X_{n}=1\n"));
+    }
+    paste.push_str("HSA_OVERRIDE_GFX_VERSION=11.0.0\n");
+    let t = read("p", &paste);
+    let env: Vec<_> = t.facts.env.iter().collect();
+    assert_eq!(env.len(), triage::MAX_SETTINGS);
+    assert_eq!(
+        t.facts.env_var("HSA_OVERRIDE_GFX_VERSION").unwrap().value.value,
+        "11.0.0"
+    );
+    assert!(t.facts.env_var(&format!("HIP_X_{}", triage::MAX_SETTINGS)).is_none());
+    assert!(
+        t.notes.iter().any(
+            |(n, _)| n.contains("more than 10000 different environment variables") && n.contains("left 6 settings")
+        ),
+        "{:?}",
+        t.notes
+    );
+}
+
+/// CR-only line ends number lines as an editor does; a CR inside LF lines stays in its line.
+#[test]
+fn carriage_return_line_ends_give_real_line_numbers() {
+    let t = read("p", "some text\rmore\rHSA_OVERRIDE_GFX_VERSION=10.3.0\r");
+    let e = t.facts.env_var("HSA_OVERRIDE_GFX_VERSION").unwrap();
+    assert!(
+        matches!(e.origin, rocmcheck::facts::Origin::File { line: 3, .. }),
+        "{:?}",
+        e.origin
+    );
+    let p = t
+        .provenance
+        .iter()
+        .find(|p| p.fact == "env.HSA_OVERRIDE_GFX_VERSION")
+        .unwrap();
+    assert_eq!((p.line, p.text.as_str()), (3, "HSA_OVERRIDE_GFX_VERSION=10.3.0"));
+    let t = read(
+        "p",
+        "a\r\nprogress 10%\rprogress 100%\nHSA_OVERRIDE_GFX_VERSION=10.3.0\r\n",
+    );
+    let p = t
+        .provenance
+        .iter()
+        .find(|p| p.fact == "env.HSA_OVERRIDE_GFX_VERSION")
+        .unwrap();
+    assert_eq!((p.line, p.text.as_str()), (3, "HSA_OVERRIDE_GFX_VERSION=10.3.0"));
+}
+
 /// A paste that leaves the target open ends with the command that settles it.
 #[test]
 fn what_is_missing() {

@@ -588,10 +588,10 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         if !written {
                             // the file is as it was: its findings are those of its text
                             sr.findings = lint_one(text).unwrap_or(outcome.findings);
-                            sr.source = Some(text.to_string());
+                            sr.source = Some(text.into());
                         } else {
                             sr.findings = outcome.findings;
-                            sr.source = Some(outcome.text.clone());
+                            sr.source = Some(outcome.text.as_str().into());
                             if !outcome.fixed.is_empty() {
                                 fixed_total += outcome.fixed.len();
                                 fixed_files += 1;
@@ -614,7 +614,7 @@ pub fn run(g: &Globals, a: LintArgs, out: &mut dyn Write, err: &mut dyn Write) -
                         warn_unknown_pragmas(err, &name, &pragmas)?;
                         let findings = rules::run(Scope::Lint, &facts, &matrix);
                         sr.findings = policy.apply(findings, &|f| pragmas.ignores(f));
-                        sr.source = dockerfile::parse::decode(&bytes).ok().map(String::from);
+                        sr.source = dockerfile::parse::decode(&bytes).ok().map(Into::into);
                     }
                 }
             }

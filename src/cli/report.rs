@@ -325,6 +325,31 @@ fn preflight(a: PreflightArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyh
     Ok(ExitStatus::Findings)
 }
 
+/// Writes `path` through a buffer as it is rendered (a run of 300,000 results is not held as
+/// text), into a temporary file beside it that is renamed over it once complete.
+fn write_streamed(path: &Path, render: &dyn Fn(&mut dyn Write) -> std::io::Result<()>) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".rocmcheck-run-")
+        .tempfile_in(dir)
+        .with_context(|| format!("writing {}", path.display()))?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+        render(&mut w)
+            .and_then(|()| w.flush())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    // as a file written anew would be (a temporary file is the owner's only)
+    use std::os::unix::fs::PermissionsExt as _;
+    let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644));
+    tmp.persist(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
 fn load(path: &Path, err: &mut dyn Write) -> anyhow::Result<Option<Vec<CandidateResult>>> {
     match results::load_file(path) {
         Ok(r) => Ok(Some(r)),
@@ -462,9 +487,7 @@ fn merge(a: MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
     run.candidates.sort_by_key(|c| c.key());
     match &a.output {
         Some(path) => {
-            let mut buf = Vec::new();
-            results::render_json(&run, &mut buf)?;
-            std::fs::write(path, buf).with_context(|| format!("writing {}", path.display()))?;
+            write_streamed(path, &|w| results::render_json(&run, w))?;
             let passed = run.candidates.iter().filter(|c| c.passed()).count();
             let infra = run.candidates.iter().filter(|c| c.infrastructure()).count();
             writeln!(

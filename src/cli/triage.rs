@@ -161,7 +161,8 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
     }
     let t = triage::triage(&inputs, &matrix);
     if a.facts {
-        let v = serde_json::json!({ "summary": t.summary, "provenance": t.provenance, "facts": t.facts });
+        let mut v = serde_json::json!({ "summary": t.summary, "provenance": t.provenance, "facts": t.facts });
+        crate::report::untrusted::redact_json(&mut v);
         serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;
         return Ok(if errors.is_empty() {
@@ -174,7 +175,9 @@ pub fn run(g: &Globals, a: TriageArgs, out: &mut dyn Write, err: &mut dyn Write)
     if let Some(s) = a.fail_on {
         policy.fail_on = s;
     }
-    let mut report = evaluate(&t, &inputs, &matrix, &policy);
+    // The paste's text moves into the report (a copy of a 64 MiB paste is not made).
+    let source = (inputs.len() == 1).then(|| std::mem::take(&mut inputs[0].text).into());
+    let mut report = evaluate_source(&t, source, &matrix, &policy);
     if let Some(s) = report.subjects.first_mut() {
         s.errors = errors;
         if let Some(c) = cut {
@@ -204,6 +207,21 @@ pub fn evaluate(
     matrix: &crate::matrix::Matrix,
     policy: &crate::policy::Policy,
 ) -> Report {
+    evaluate_source(
+        t,
+        (inputs.len() == 1).then(|| inputs[0].text.as_str().into()),
+        matrix,
+        policy,
+    )
+}
+
+/// [`evaluate`], given the one input's text (for source snippets) or none.
+fn evaluate_source(
+    t: &Triage,
+    source: Option<std::sync::Arc<str>>,
+    matrix: &crate::matrix::Matrix,
+    policy: &crate::policy::Policy,
+) -> Report {
     let findings = rules::run(Scope::Env, &t.facts, matrix)
         .into_iter()
         .map(|mut f| {
@@ -222,7 +240,7 @@ pub fn evaluate(
         header: header(t),
         findings,
         errors: Vec::new(),
-        source: (inputs.len() == 1).then(|| inputs[0].text.clone()),
+        source,
         notes: t
             .notes
             .iter()

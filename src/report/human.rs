@@ -103,22 +103,27 @@ impl Renderer for Human {
                 ) = (&f.origin, &s.source)
                     && *path == s.name
                 {
-                    if let Some(text) = src.lines().nth(*line as usize - 1) {
+                    if let Some(raw) = src.lines().nth(*line as usize - 1) {
                         let n = line.to_string();
+                        let text = super::untrusted::redact(raw);
                         writeln!(out, "  {} | {}", n, text)?;
+                        // the marker's columns are the line's as written: none under a
+                        // redacted line
                         let start = (*col as usize).saturating_sub(1);
                         let len = match (end_col, end_line) {
                             (Some(e), None) => (*e as usize).saturating_sub(*col as usize).max(1),
                             (Some(e), Some(l)) if l == line => (*e as usize).saturating_sub(*col as usize).max(1),
                             _ => text.chars().count().saturating_sub(start).max(1),
                         };
-                        writeln!(
-                            out,
-                            "  {} | {}{}",
-                            " ".repeat(n.len()),
-                            " ".repeat(start),
-                            self.paint("1;31", &"^".repeat(len.min(120)))
-                        )?;
+                        if text == raw {
+                            writeln!(
+                                out,
+                                "  {} | {}{}",
+                                " ".repeat(n.len()),
+                                " ".repeat(start),
+                                self.paint("1;31", &"^".repeat(len.min(120)))
+                            )?;
+                        }
                     }
                 }
                 if !f.evidence.is_empty() {

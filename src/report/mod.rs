@@ -73,9 +73,10 @@ pub struct SubjectReport {
     /// Input errors.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<InputError>,
-    /// The subject's text, for source snippets in human output.
+    /// The subject's text, for source snippets in human output (shared: a redacted copy of the
+    /// report does not copy it; the snippet line is redacted where it is printed).
     #[serde(skip)]
-    pub source: Option<String>,
+    pub source: Option<std::sync::Arc<str>>,
     /// Observations no rule judges (`triage`: an override seen through the chip id, a
     /// parameter the kernel ignored), with where they were seen.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -197,10 +198,71 @@ impl Report {
             for e in &s.errors {
                 let at = human::origin_text(&e.origin);
                 let at = if at.is_empty() { s.name.clone() } else { at };
-                writeln!(err, "error: {at}: {}", e.message)?;
+                writeln!(err, "error: {at}: {}", untrusted::redact(&e.message))?;
             }
         }
         Ok(())
+    }
+}
+
+impl Report {
+    /// A copy with [`untrusted::redact`] applied to every text that can quote an input: each
+    /// finding's title, evidence, why, fix and autofix (title, note, replacement text), header
+    /// values, notes, next steps, input error messages and `--online` notices. Every renderer
+    /// prints this copy ([`renderer`]); paths, codes and the stamp are rocmcheck's own.
+    pub fn redacted(&self) -> Report {
+        fn r(s: &mut String) {
+            if let std::borrow::Cow::Owned(x) = untrusted::redact(s) {
+                *s = x;
+            }
+        }
+        let mut out = self.clone();
+        for s in &mut out.subjects {
+            for (_, v) in &mut s.header {
+                r(v);
+            }
+            for f in &mut s.findings {
+                r(&mut f.title);
+                r(&mut f.evidence);
+                r(&mut f.why);
+                if let Some(x) = &mut f.fix {
+                    r(x);
+                }
+                if let Some(a) = &mut f.autofix {
+                    r(&mut a.title);
+                    if let Some(n) = &mut a.note {
+                        r(n);
+                    }
+                    for e in &mut a.edits {
+                        r(&mut e.content);
+                    }
+                }
+            }
+            for e in &mut s.errors {
+                r(&mut e.message);
+            }
+            for n in &mut s.notes {
+                r(&mut n.text);
+            }
+            for n in &mut s.next {
+                r(&mut n.what);
+                r(&mut n.command);
+            }
+        }
+        for n in &mut out.notices {
+            r(&mut n.message);
+        }
+        out
+    }
+}
+
+/// Renders a copy of the report with credentials redacted ([`Report::redacted`]), through the
+/// format's renderer: one redaction for every format.
+struct Redacting(Box<dyn Renderer>);
+
+impl Renderer for Redacting {
+    fn render(&self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
+        self.0.render(&report.redacted(), out)
     }
 }
 
@@ -233,6 +295,10 @@ pub trait Renderer {
 
 /// The renderer for a format.
 pub fn renderer(format: Format, color: bool) -> Box<dyn Renderer> {
+    Box::new(Redacting(format_renderer(format, color)))
+}
+
+fn format_renderer(format: Format, color: bool) -> Box<dyn Renderer> {
     match format {
         Format::Human => Box::new(human::Human { color }),
         Format::Concise => Box::new(human::Concise { color }),

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{self, Write};
+use std::io::{self, Read as _, Write};
 use std::path::Path;
 
 /// The version of the run file layout.
@@ -197,25 +197,64 @@ impl std::fmt::Display for LoadError {
     }
 }
 
+/// The largest results file read (a night of many candidates).
+pub const MAX_RESULTS_BYTES: usize = 256 << 20;
+
 /// Reads a results file (any of the accepted shapes) into candidate results.
+///
+/// The file is parsed as it is read, one candidate at a time: each candidate's JSON becomes a
+/// [`CandidateResult`] and is dropped before the next is read, so memory holds the results, not
+/// the file's text and its JSON tree (a 150 MB night of 300,000 candidates took 2.3 GB that
+/// way).
 pub fn load_file(path: &Path) -> Result<Vec<CandidateResult>, LoadError> {
     let name = path.display().to_string();
-    let text = crate::input::read_text(path, 256 << 20).map_err(|e| LoadError {
+    let cannot = |e: crate::input::ReadError| LoadError {
         file: name.clone(),
         at: None,
         message: format!("cannot read: {e}"),
         ambiguous: false,
-    })?;
+    };
+    let f = crate::input::open_regular(path).map_err(cannot)?;
+    let len = f.metadata().map_err(|e| cannot(e.into()))?.len();
+    if len > MAX_RESULTS_BYTES as u64 {
+        return Err(cannot(crate::input::ReadError::TooLarge {
+            size: len,
+            max: MAX_RESULTS_BYTES,
+        }));
+    }
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| name.clone());
-    parse(&text, &name, &stem)
+    let reader = std::io::BufReader::with_capacity(1 << 16, f.take(MAX_RESULTS_BYTES as u64 + 1));
+    parse_with(serde_json::Deserializer::from_reader(reader), &name, &stem)
 }
 
 /// Parses results text; `file` names it in errors, `fallback_id` names a bare payload document.
 pub fn parse(text: &str, file: &str, fallback_id: &str) -> Result<Vec<CandidateResult>, LoadError> {
-    let value = parse_json_unique(text).map_err(|e| {
+    parse_with(serde_json::Deserializer::from_str(text), file, fallback_id)
+}
+
+fn parse_with<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+    file: &str,
+    fallback_id: &str,
+) -> Result<Vec<CandidateResult>, LoadError> {
+    let failure = std::cell::RefCell::new(None);
+    let top = Top {
+        fallback_id,
+        failure: &failure,
+    };
+    let r = serde::de::DeserializeSeed::deserialize(top, &mut de).and_then(|v| de.end().map(|()| v));
+    if let Some(message) = failure.into_inner() {
+        return Err(LoadError {
+            file: file.to_string(),
+            at: None,
+            message,
+            ambiguous: false,
+        });
+    }
+    r.map_err(|e| {
         let at = Some((e.line(), e.column()));
         let msg = e.to_string();
         match msg.strip_prefix(DUPLICATE_KEY) {
@@ -235,14 +274,182 @@ pub fn parse(text: &str, file: &str, fallback_id: &str) -> Result<Vec<CandidateR
                 ambiguous: false,
             },
         }
-    })?;
-    let err = |message: String| LoadError {
-        file: file.to_string(),
-        at: None,
-        message,
-        ambiguous: false,
-    };
-    from_value(&value, fallback_id).map_err(err)
+    })
+}
+
+/// The top level of a results file, read as it streams: a list of candidate results, an object
+/// holding one under `candidates` / `results` (each converted as it is read), or one candidate
+/// (a bare payload document or a candidate result, read whole). A candidate that does not
+/// convert stops the read with its message in `failure`.
+struct Top<'a> {
+    fallback_id: &'a str,
+    failure: &'a std::cell::RefCell<Option<String>>,
+}
+
+/// The message a stop for a conversion failure carries (the failure itself is in `Top::failure`).
+const STOPPED: &str = "stopped: a candidate result did not convert";
+
+impl<'de> serde::de::DeserializeSeed<'de> for Top<'_> {
+    type Value = Vec<CandidateResult>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Top<'_> {
+    type Value = Vec<CandidateResult>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object or list of smoke results")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        stream(seq, self.failure, &|i| format!("item {i}"))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut rest = Map::new();
+        let mut lists: BTreeMap<String, Vec<CandidateResult>> = BTreeMap::new();
+        let mut keys = std::collections::HashSet::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if !keys.insert(k.clone()) {
+                return Err(serde::de::Error::custom(format!("{DUPLICATE_KEY}`{k}`")));
+            }
+            if k == "candidates" || k == "results" {
+                match map.next_value_seed(List {
+                    key: &k,
+                    failure: self.failure,
+                })? {
+                    Listed::Streamed(v) => {
+                        lists.insert(k, v);
+                    }
+                    Listed::Other(v) => {
+                        rest.insert(k, v);
+                    }
+                }
+            } else {
+                let Unique(v) = map.next_value()?;
+                rest.insert(k, v);
+            }
+        }
+        let fail = |m: String| {
+            *self.failure.borrow_mut() = Some(m);
+            serde::de::Error::custom(STOPPED)
+        };
+        if let Some(s) = rest.get("results_schema")
+            && s.as_u64().unwrap_or(0) != u64::from(RESULTS_SCHEMA)
+        {
+            return Err(fail(format!(
+                "results_schema {s} is not supported (this rocmcheck reads {RESULTS_SCHEMA})"
+            )));
+        }
+        for key in ["candidates", "results"] {
+            if let Some(v) = lists.remove(key) {
+                return Ok(v);
+            }
+            if rest.contains_key(key) {
+                return Err(fail(format!("`{key}` must be a list of candidate results")));
+            }
+        }
+        from_value(&Value::Object(rest), self.fallback_id).map_err(fail)
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        self.not_results()
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        self.not_results()
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        self.not_results()
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        self.not_results()
+    }
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        self.not_results()
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        self.not_results()
+    }
+}
+
+impl Top<'_> {
+    fn not_results<E: serde::de::Error>(&self) -> Result<Vec<CandidateResult>, E> {
+        *self.failure.borrow_mut() = Some("expected a JSON object or list of smoke results".into());
+        Err(E::custom(STOPPED))
+    }
+}
+
+/// Converts each element of a list of candidate results as it is read.
+fn stream<'de, A: serde::de::SeqAccess<'de>>(
+    mut seq: A,
+    failure: &std::cell::RefCell<Option<String>>,
+    name: &dyn Fn(usize) -> String,
+) -> Result<Vec<CandidateResult>, A::Error> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(Unique(item)) = seq.next_element()? {
+        match candidate(&item, None) {
+            Ok(c) => out.push(c),
+            Err(e) => {
+                *failure.borrow_mut() = Some(format!("{}: {e}", name(i)));
+                return Err(serde::de::Error::custom(STOPPED));
+            }
+        }
+        i += 1;
+    }
+    out.shrink_to_fit();
+    Ok(out)
+}
+
+/// The value of `candidates` / `results`: a list streamed, or anything else kept as a value
+/// (for the message that says what was expected).
+struct List<'a> {
+    key: &'a str,
+    failure: &'a std::cell::RefCell<Option<String>>,
+}
+
+enum Listed {
+    Streamed(Vec<CandidateResult>),
+    Other(Value),
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for List<'_> {
+    type Value = Listed;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for List<'_> {
+    type Value = Listed;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a list of candidate results")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Listed, A::Error> {
+        let key = self.key;
+        stream(seq, self.failure, &|i| format!("{key}[{i}]")).map(Listed::Streamed)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Listed, A::Error> {
+        UniqueVisitor.visit_map(map).map(Listed::Other)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Listed, E> {
+        Ok(Listed::Other(Value::Bool(v)))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Listed, E> {
+        Ok(Listed::Other(Value::from(v)))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Listed, E> {
+        Ok(Listed::Other(Value::from(v)))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Listed, E> {
+        Ok(Listed::Other(Value::from(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Listed, E> {
+        Ok(Listed::Other(Value::String(v.to_owned())))
+    }
+    fn visit_unit<E>(self) -> Result<Listed, E> {
+        Ok(Listed::Other(Value::Null))
+    }
 }
 
 const DUPLICATE_KEY: &str = "duplicate key ";
@@ -544,29 +751,53 @@ impl std::fmt::Display for Duplicate {
 /// candidate on several targets is several results; the same candidate and target twice is an
 /// error (the nightly runs each job once).
 pub fn merge(parts: Vec<(String, Vec<CandidateResult>)>) -> Result<Run, Duplicate> {
-    let mut seen: BTreeMap<Key, (usize, String, CandidateResult)> = BTreeMap::new();
+    // All results sorted by key in place (stable: each key's results in input order), not a
+    // map holding a copy of every key and file name: a night of 300,000 results is merged in
+    // the memory its results take.
     let mut sources = Vec::new();
+    let mut all: Vec<(usize, CandidateResult)> = Vec::new();
     for (part, (file, results)) in parts.into_iter().enumerate() {
-        sources.push(file.clone());
-        for r in results {
-            let k = r.key();
-            if let Some((first_part, first, _)) = seen.get(&k) {
-                return Err(Duplicate {
-                    id: k.0,
-                    gfx: k.1,
-                    first: first.clone(),
-                    second: file,
-                    within_one_file: *first_part == part,
-                });
-            }
-            seen.insert(k, (part, file.clone(), r));
-        }
+        sources.push(file);
+        all.extend(results.into_iter().map(|r| (part, r)));
     }
+    fn key(r: &CandidateResult) -> (&str, &str) {
+        (r.id.as_str(), r.gfx.as_deref().unwrap_or(""))
+    }
+    let mut order: Vec<u32> = (0..all.len() as u32).collect();
+    order.sort_by(|&a, &b| key(&all[a as usize].1).cmp(&key(&all[b as usize].1)).then(a.cmp(&b)));
+    // The duplicate met first in input order: the second result of its key with the lowest
+    // position.
+    let dup = order
+        .windows(2)
+        .filter(|w| key(&all[w[0] as usize].1) == key(&all[w[1] as usize].1))
+        .min_by_key(|w| w[1]);
+    if let Some(w) = dup {
+        // the first result of that key (the run of equal keys starts at or before w[0])
+        let k = key(&all[w[0] as usize].1);
+        let first = order
+            .iter()
+            .copied()
+            .filter(|&i| key(&all[i as usize].1) == k)
+            .min()
+            .unwrap_or(w[0]);
+        let (fp, fr) = &all[first as usize];
+        let (sp, _) = &all[w[1] as usize];
+        return Err(Duplicate {
+            id: fr.id.clone(),
+            gfx: fr.gfx.clone().unwrap_or_default(),
+            first: sources[*fp].clone(),
+            second: sources[*sp].clone(),
+            within_one_file: fp == sp,
+        });
+    }
+    drop(order);
+    all.sort_by(|a, b| key(&a.1).cmp(&key(&b.1)));
+    let candidates = all.into_iter().map(|(_, r)| r).collect();
     Ok(Run {
         results_schema: RESULTS_SCHEMA,
         rocmcheck: Some(env!("CARGO_PKG_VERSION").to_string()),
         sources,
-        candidates: seen.into_values().map(|(_, _, r)| r).collect(),
+        candidates,
     })
 }
 
@@ -1149,6 +1380,64 @@ mod tests {
         assert!(e.message.contains("results_schema 9"), "{e}");
         let e = parse(r#"[{"id": "a"}]"#, "f.json", "f").unwrap_err();
         assert!(e.message.contains("no `classification`"), "{e}");
+    }
+
+    #[test]
+    fn a_file_streams_to_the_same_results_and_messages_as_its_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            r#"{"results_schema": 1, "candidates": [{"id": "a", "classification": "pass", "gfx": "gfx942"},
+                {"id": "b", "classification": "hipblas-failed", "steps": {"blas": {"status": "failed"}}}]}"#,
+            r#"{"results": [{"id": "a", "classification": "pass"}], "results_schema": 1}"#,
+            r#"[{"id": "a", "classification": "pass"}, {"id": "b"}]"#,
+            r#"{"candidates": [{"id": "a", "classification": "pass"}, {"id": "b", "steps": 3, "classification": "x"}]}"#,
+            r#"{"candidates": 5}"#,
+            r#"{"candidates": [], "candidates": []}"#,
+            r#"{"candidates": [{"id": "a", "classification": "pass", "classification": "x"}]}"#,
+            r#"{"candidates": [], "results_schema": 7}"#,
+            r#"{"payload_schema": 1, "classification": "pass", "steps": {}}"#,
+            r#""pass""#,
+            "[{\"id\": \"a\", \"classification\": \"pass\"}] trailing",
+        ];
+        for (i, text) in cases.iter().enumerate() {
+            let path = dir.path().join(format!("n{i}.json"));
+            std::fs::write(&path, text).unwrap();
+            let name = path.display().to_string();
+            let from_text = parse(text, &name, &format!("n{i}"));
+            let from_file = load_file(&path);
+            // the same results, or the same error at the same line (serde_json's readers may
+            // place a column one apart)
+            let same = |r: &Result<Vec<CandidateResult>, LoadError>| match r {
+                Ok(v) => format!("{v:?}"),
+                Err(e) => format!("{} {} {:?}", e.message, e.ambiguous, e.at.map(|a| a.0)),
+            };
+            assert_eq!(same(&from_text), same(&from_file), "case {i}: {text}");
+        }
+        let e = parse(cases[4], "f", "f").unwrap_err();
+        assert_eq!(e.message, "`candidates` must be a list of candidate results");
+        let e = parse(cases[3], "f", "f").unwrap_err();
+        assert!(e.message.starts_with("candidates[1]: candidate `b`: `steps`"), "{e}");
+        let e = parse(cases[5], "f", "f").unwrap_err();
+        assert!(e.ambiguous && e.message.contains("duplicate key `candidates`"), "{e}");
+        let e = parse(cases[6], "f", "f").unwrap_err();
+        assert!(
+            e.ambiguous && e.message.contains("duplicate key `classification`"),
+            "{e}"
+        );
+        let e = parse(cases[7], "f", "f").unwrap_err();
+        assert!(e.message.contains("results_schema 7"), "{e}");
+        assert!(
+            parse(cases[9], "f", "f")
+                .unwrap_err()
+                .message
+                .contains("expected a JSON object or list")
+        );
+        assert!(
+            parse(cases[10], "f", "f")
+                .unwrap_err()
+                .message
+                .contains("not valid JSON")
+        );
     }
 
     fn on(id: &str, gfx: &str) -> CandidateResult {

@@ -113,6 +113,21 @@ pub fn redact(s: &str) -> Cow<'_, str> {
     out
 }
 
+/// [`redact`] applied to every string of a JSON document (`triage --facts`: the pasted lines
+/// and values a fact was read from).
+pub fn redact_json(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::String(s) => {
+            if let Cow::Owned(x) = redact(s) {
+                *s = x;
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(redact_json),
+        serde_json::Value::Object(o) => o.values_mut().for_each(redact_json),
+        _ => {}
+    }
+}
+
 /// One line, at most `max` characters (cut with `…`), redacted.
 fn one_line(s: &str, max: usize) -> String {
     let flat: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();

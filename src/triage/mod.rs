@@ -94,9 +94,9 @@ pub struct Seen {
     /// The amdgpu driver shows activity (dmesg lines, rocminfo's ROCk line).
     pub amdgpu_loaded: bool,
     /// Environment variables (name, value), in order.
-    pub env: Vec<At<(String, String)>>,
+    pub env: Settings,
     /// Kernel/module parameters (`amdgpu.gttsize`, `ttm.pages_limit`) as given.
-    pub params: Vec<At<(String, String)>>,
+    pub params: Settings,
     /// `MemTotal` in bytes.
     pub mem_total: Option<At<u64>>,
     /// Observations worth saying that no rule judges (override quirks, ignored parameters).
@@ -128,6 +128,115 @@ pub struct Seen {
     /// [`Seen::agent_at`] (a search of all agents per line made rocm-smi and amd-smi pastes
     /// of many GPUs quadratic: 10 MB of rocm-smi rows took 17 s).
     pub agent_index: std::collections::HashMap<(&'static str, usize, u32), usize>,
+}
+
+/// The most different `name=value` settings one [`Settings`] keeps; a setting of a further
+/// name is counted, not kept (see [`Settings::set`]).
+pub const MAX_SETTINGS: usize = 10_000;
+
+/// Settings (`name=value`) in the order they take effect, each (name, value) pair kept once.
+///
+/// A paste can repeat a setting a million times (a log line printed per launch, a shell loop);
+/// one entry per line made memory grow with the paste (33 MB of `HSA_OVERRIDE_GFX_VERSION=…`
+/// lines took gigabytes). A repeated pair moves to its last line (the last setting of a name is
+/// the one in effect) and counts the repetition; at most [`MAX_SETTINGS`] pairs are kept. Past
+/// that, a new value of a name already kept replaces that name's latest entry (so the value in
+/// effect stays right), and a new name is dropped and counted in [`Settings::dropped`].
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    items: Vec<At<(String, String)>>,
+    /// How many times each entry of `items` was set (1: once).
+    repeats: Vec<u64>,
+    /// Where each (name, value) sits in `items`.
+    index: std::collections::HashMap<(String, String), usize>,
+    /// The latest entry of each name.
+    latest: std::collections::HashMap<String, usize>,
+    /// Settings of names not kept because [`MAX_SETTINGS`] pairs were kept already.
+    pub dropped: u64,
+    /// Whether `items` is in the order of its lines (a repetition moves an entry's line); read
+    /// the entries in effect only after [`Settings::finish`].
+    sorted: bool,
+}
+
+impl std::ops::Deref for Settings {
+    type Target = [At<(String, String)>];
+    fn deref(&self) -> &Self::Target {
+        &self.items
+    }
+}
+
+impl<'a> IntoIterator for &'a Settings {
+    type Item = &'a At<(String, String)>;
+    type IntoIter = std::slice::Iter<'a, At<(String, String)>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.iter()
+    }
+}
+
+impl Settings {
+    /// Records `name=value` at `at` (see the type's documentation). Constant time.
+    pub fn set(&mut self, at: At<(String, String)>) {
+        if let Some(&i) = self.index.get(&at.v) {
+            self.items[i].src = at.src;
+            self.repeats[i] += 1;
+            self.latest.insert(at.v.0, i);
+            self.sorted = false;
+            return;
+        }
+        if self.items.len() >= MAX_SETTINGS {
+            match self.latest.get(&at.v.0).copied() {
+                Some(i) => {
+                    let old = std::mem::replace(&mut self.items[i], at);
+                    self.index.remove(&old.v);
+                    self.index.insert(self.items[i].v.clone(), i);
+                    self.repeats[i] = 1;
+                    self.sorted = false;
+                }
+                None => self.dropped += 1,
+            }
+            return;
+        }
+        let i = self.items.len();
+        if i > 0 && self.items[i - 1].src.file == at.src.file && self.items[i - 1].src.line > at.src.line {
+            self.sorted = false;
+        }
+        self.index.insert(at.v.clone(), i);
+        self.latest.insert(at.v.0.clone(), i);
+        self.items.push(at);
+        self.repeats.push(1);
+        if i == 0 {
+            self.sorted = true;
+        }
+    }
+    /// Puts the entries in the order of their (last) lines, so the last entry of a name is the
+    /// setting in effect. Readers call [`Settings::set`]; [`triage`] calls this once they are done.
+    pub fn finish(&mut self) {
+        if self.sorted {
+            return;
+        }
+        let mut order: Vec<usize> = (0..self.items.len()).collect();
+        order.sort_by_key(|&i| (self.items[i].src.file, self.items[i].src.line));
+        let items = std::mem::take(&mut self.items);
+        let repeats = std::mem::take(&mut self.repeats);
+        let mut slots: Vec<Option<At<(String, String)>>> = items.into_iter().map(Some).collect();
+        for &i in &order {
+            if let Some(x) = slots[i].take() {
+                self.items.push(x);
+                self.repeats.push(repeats[i]);
+            }
+        }
+        self.index.clear();
+        self.latest.clear();
+        for (i, x) in self.items.iter().enumerate() {
+            self.index.insert(x.v.clone(), i);
+            self.latest.insert(x.v.0.clone(), i);
+        }
+        self.sorted = true;
+    }
+    /// How many times the entry at `i` was set.
+    pub fn repeats(&self, i: usize) -> u64 {
+        self.repeats.get(i).copied().unwrap_or(0)
+    }
 }
 
 /// Facts a reader found in free text rather than in a command's output.
@@ -312,6 +421,9 @@ pub struct Provenance {
     /// Set when the value was not printed but inferred: how (`from the product name "…"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inferred: Option<String>,
+    /// Set when the paste sets this value more than once: how many times (`line` is the last).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<u64>,
 }
 
 /// The result of reading the inputs.
@@ -366,6 +478,23 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
         readers::read_all(&lines, &mut seen);
         router.scan(&lines, &mut seen);
     }
+    seen.env.finish();
+    seen.params.finish();
+    for (what, s) in [
+        ("environment variables", &seen.env),
+        ("kernel parameters", &seen.params),
+    ] {
+        if s.dropped > 0
+            && let Some(last) = s.last()
+        {
+            let n = format!(
+                "the paste sets more than {MAX_SETTINGS} different {what}; rocmcheck reads the first {MAX_SETTINGS} names and left {} settings of other names unread",
+                s.dropped
+            );
+            let src = last.src;
+            seen.notes.push(At { v: n, src });
+        }
+    }
     let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
     let mut t = build(names, seen, matrix);
     t.provenance = provenance(&t.seen, inputs);
@@ -378,6 +507,8 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
     fn one(v: &mut Vec<Row>, fact: &str, value: String, src: Src) {
         v.push((fact.to_string(), value, src, None));
     }
+    // How many times a setting row's value was set (the row's line is the last of them).
+    let mut repeats: std::collections::HashMap<usize, u64> = std::collections::HashMap::new();
     for (k, x) in [
         ("torch", &seen.torch),
         ("torch_hip", &seen.torch_hip),
@@ -436,10 +567,16 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
     if let Some(m) = &seen.mem_total {
         one(&mut v, "mem_total", m.v.to_string(), m.src);
     }
-    for e in &seen.env {
+    for (i, e) in seen.env.iter().enumerate() {
+        if seen.env.repeats(i) > 1 {
+            repeats.insert(v.len(), seen.env.repeats(i));
+        }
         one(&mut v, &format!("env.{}", e.v.0), e.v.1.clone(), e.src);
     }
-    for p in &seen.params {
+    for (i, p) in seen.params.iter().enumerate() {
+        if seen.params.repeats(i) > 1 {
+            repeats.insert(v.len(), seen.params.repeats(i));
+        }
         one(&mut v, &format!("param.{}", p.v.0), p.v.1.clone(), p.src);
     }
     for a in seen.agents.iter().take(4 * MAX_GPUS) {
@@ -472,19 +609,44 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
             )),
         ));
     }
-    let texts: Vec<Vec<&str>> = inputs.iter().map(|i| i.text.split('\n').collect()).collect();
+    // The text of each line a row names, found in one pass over each input (a table of every
+    // line of a paste of millions of lines is not built).
+    let mut wanted: std::collections::BTreeMap<(usize, u32), String> = v
+        .iter()
+        .map(|(_, _, src, _)| ((src.file, src.line), String::new()))
+        .collect();
+    for (file, input) in inputs.iter().enumerate() {
+        let mut want = wanted.range_mut((file, 0)..=(file, u32::MAX)).peekable();
+        if want.peek().is_none() {
+            continue;
+        }
+        for (i, l) in paste::raw_lines(&input.text).enumerate() {
+            let no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            while let Some(((_, line), text)) = want.peek_mut() {
+                if *line < no {
+                    want.next();
+                } else {
+                    if *line == no {
+                        **text = excerpt(l.trim());
+                    }
+                    break;
+                }
+            }
+            if want.peek().is_none() {
+                break;
+            }
+        }
+    }
     v.into_iter()
-        .map(|(fact, value, src, inferred)| Provenance {
+        .enumerate()
+        .map(|(i, (fact, value, src, inferred))| Provenance {
             fact,
             value,
             file: inputs.get(src.file).map(|i| i.name.clone()).unwrap_or_default(),
             line: src.line,
-            text: texts
-                .get(src.file)
-                .and_then(|t| t.get(src.line.saturating_sub(1) as usize))
-                .map(|l| excerpt(l.trim_end_matches('\r').trim()))
-                .unwrap_or_default(),
+            text: wanted.get(&(src.file, src.line)).cloned().unwrap_or_default(),
             inferred,
+            repeats: repeats.get(&i).copied(),
         })
         .collect()
 }

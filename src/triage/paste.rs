@@ -65,12 +65,23 @@ pub fn trim(s: &str) -> &str {
     }
 }
 
+/// The lines of a paste as written, line ends removed: `\n` and `\r\n` end a line; in a text
+/// without any `\n`, a `\r` does (classic Mac line ends, a log saved from a terminal that
+/// wrote carriage returns only), so line numbers are the ones an editor shows. A `\r` inside a
+/// text that has `\n` line ends stays in its line (a progress bar redrawn in place).
+pub fn raw_lines(text: &str) -> impl Iterator<Item = &str> {
+    let cr_only = memchr::memchr(b'\n', text.as_bytes()).is_none();
+    let sep = if cr_only { '\r' } else { '\n' };
+    text.split(sep)
+        .map(move |l| if cr_only { l } else { l.strip_suffix('\r').unwrap_or(l) })
+}
+
 /// Splits and cleans a paste. Blank lines are kept (empty text) so that readers see block ends.
 pub fn lines(text: &str) -> Vec<Line<'_>> {
     let mut out = Vec::with_capacity(text.len() / 40 + 1);
-    for (i, raw) in text.split('\n').enumerate() {
+    for (i, raw) in raw_lines(text).enumerate() {
         let no = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        let mut t = raw.strip_suffix('\r').unwrap_or(raw);
+        let mut t = raw;
         // Block quotes (`> `, possibly nested) from replies that quote a paste.
         // `>>> ` is a Python prompt, not a quote.
         while !t.starts_with(">>>") {

@@ -66,6 +66,65 @@ fn parse(text: &str) -> Result<Document<&str>, Problem> {
     })
 }
 
+/// The parts of a `uv.lock` that [`lock`] reads, each at its byte offset, everything else
+/// blanked (spaces; line ends kept): the `[[package]]` blocks of torch and of the project itself
+/// (its `source` is `editable` or `virtual`); of those, an array's inline-table element line
+/// (`{ name = "numpy" },`, `{ url = "…", hash = "…" },`) only where it names torch by `name`. A lock holds
+/// thousands of packages and their wheel lists; the parser keeps a node per value, so parsing a
+/// 16 MiB lock whole took gigabytes. Spans (a finding's place, a parse error's) stay those of
+/// the file. A syntax error inside a blanked part is not reported (uv reports it).
+fn lock_relevant(text: &str) -> std::borrow::Cow<'_, str> {
+    let b = text.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let mut blank = |from: usize, to: usize| {
+        let o = out.get_or_insert_with(|| b.to_vec());
+        for x in &mut o[from..to] {
+            if *x != b'\n' && *x != b'\r' {
+                *x = b' ';
+            }
+        }
+    };
+    // the block being read: its start, whether a subtable header was seen, whether it is kept
+    let mut block: Option<(usize, bool, bool)> = None;
+    let mut pos = 0;
+    while pos < b.len() {
+        let end = memchr::memchr(b'\n', &b[pos..]).map_or(b.len(), |i| pos + i + 1);
+        let line = text[pos..end].trim();
+        if line == "[[package]]" {
+            if let Some((start, _, false)) = block {
+                blank(start, pos);
+            }
+            block = Some((pos, false, false));
+        } else if let Some((_, sub, keep)) = &mut block {
+            if line.starts_with('[') {
+                *sub = true;
+            } else if !*sub
+                && let Some(v) = line.strip_prefix("name")
+                && let Some(v) = v.trim_start().strip_prefix('=')
+            {
+                *keep |= req_name(v.trim().trim_matches(['"', '\''])) == "torch";
+            } else if !*sub && line.starts_with("source") && (line.contains("editable") || line.contains("virtual")) {
+                *keep = true;
+            }
+        }
+        if line.starts_with('{')
+            && (line.ends_with('}') || line.ends_with("},"))
+            && !(line.contains("name") && line.to_ascii_lowercase().contains("torch"))
+        {
+            blank(pos, end);
+        }
+        pos = end;
+    }
+    if let Some((start, _, false)) = block {
+        blank(start, b.len());
+    }
+    match out {
+        // only ASCII spaces replaced whole lines: still UTF-8
+        Some(o) => std::borrow::Cow::Owned(String::from_utf8(o).unwrap_or_else(|_| text.to_string())),
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 fn span(r: Option<std::ops::Range<usize>>) -> Span {
     r.map_or(Span::new(0, 0), |r| Span::new(r.start, r.end))
 }
@@ -346,7 +405,8 @@ pub fn project(text: &str, extras: &[String], all_extras: bool) -> Result<Option
 /// the only torch in the lock. None when the lock has no torch, or several with nothing to
 /// choose between them.
 pub fn lock(text: &str, extras: &[String], all_extras: bool) -> Result<Option<Torch>, Problem> {
-    let doc = parse(text)?;
+    let relevant = lock_relevant(text);
+    let doc = parse(&relevant)?;
     let Some(packages) = doc.as_item().get("package").and_then(Item::as_array_of_tables) else {
         return Ok(None);
     };
@@ -574,6 +634,41 @@ wheels = [
         assert_eq!(t.version.as_deref(), Some("2.7.1+cu128"));
         // no extra: the project's own torch is macOS-only, three builds are locked: no choice
         assert_eq!(lock(LOCK, &[], false).unwrap(), None);
+    }
+
+    #[test]
+    fn only_the_parts_of_a_lock_that_are_read_are_parsed() {
+        // the lock above with many other packages (dependency and wheel lists of inline tables)
+        // before and after its torch entries
+        let mut big = String::new();
+        let other = |n: usize| {
+            format!(
+                "[[package]]\nname = \"pkg-{n}\"\nversion = \"1.{n}\"\nsource = {{ registry = \"https://pypi.org/simple\" }}\ndependencies = [\n    {{ name = \"numpy\" }},\n]\nwheels = [\n    {{ url = \"https://files.example/p{n}.whl\", hash = \"sha256:00\" }},\n]\n\n"
+            )
+        };
+        let (head, tail) = LOCK.split_at(LOCK.find("[[package]]\nname = \"torch\"").unwrap());
+        big.push_str(head);
+        for n in 0..50 {
+            big.push_str(&other(n));
+        }
+        big.push_str(tail);
+        big.push('\n');
+        big.push_str(&other(99));
+        let kept = lock_relevant(&big);
+        assert_eq!(kept.len(), big.len(), "offsets stay the file's");
+        assert_eq!(kept.lines().count(), big.lines().count(), "lines stay the file's");
+        assert!(!kept.contains("pkg-7") && !kept.contains("files.example"), "{kept}");
+        assert!(kept.contains("2.10.0+rocm7.1") && kept.contains("editable = \".\""));
+        let t = lock(&big, &["rocm".into()], false).unwrap().unwrap();
+        assert_eq!(t.version.as_deref(), Some("2.10.0+rocm7.1"));
+        assert_eq!(&big[t.at.start..t.at.end], "2.10.0+rocm7.1");
+        // a syntax error in a part that is read is still a located problem
+        let broken = big.replacen("version = \"2.10.0+rocm7.1\"", "version = 2.10.0+rocm7.1\"", 1);
+        let p = lock(&broken, &["rocm".into()], false).unwrap_err();
+        assert_eq!(
+            broken[..p.at].lines().count(),
+            big[..big.find("version = \"2.10.0+rocm7.1\"").unwrap()].lines().count()
+        );
     }
 
     #[test]

@@ -70,7 +70,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 continue;
             }
             let at = seen.at((k, v), l.no);
-            seen.params.push(at);
+            seen.params.set(at);
         }
     }
     fired

@@ -163,7 +163,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     ("amdgpu.gttsize".to_string(), "(set; value not shown)".to_string()),
                     l.no,
                 );
-                seen.params.push(at);
+                seen.params.set(at);
             }
         } else if let Some((_, device)) = added(t) {
             fired = true;

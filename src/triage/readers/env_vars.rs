@@ -147,7 +147,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let v = value.trim_matches(['"', '\'']).to_string();
             fired = true;
             let at = seen.at((name.to_string(), v), l.no);
-            seen.env.push(at);
+            seen.env.set(at);
         }
     }
     fired

@@ -58,7 +58,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
             seen.formats.insert("amd_ttm");
             let at = seen.at(("ttm.pages_limit".to_string(), c[1].to_string()), l.no);
-            seen.params.push(at);
+            seen.params.set(at);
         }
     }
     // The specific formats (`meminfo`, `free`, `amd_ttm`) were recorded above.

@@ -67,7 +67,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     .any(|p| k.starts_with(p));
                 if related && !v.is_empty() {
                     let at = seen.at((k.to_string(), v.to_string()), l.no);
-                    seen.env.push(at);
+                    seen.env.set(at);
                 }
             }
         } else if (t.has("inference compute") && t.has("library=rocm")) || t.has("gpu_type=") {
