@@ -45,6 +45,7 @@ fn check_fact(key: &str, want: &Value, s: &Summary) -> Result<(), (String, Strin
         "vram_bytes" => show(&s.vram_bytes),
         "gtt_bytes" => show(&s.gtt_bytes),
         "torch_gpu_available" => show(&s.torch_gpu_available),
+        "platform" => show(&s.platform),
         other => return Err((format!("{other} = {want}"), "unknown fact key".into())),
     };
     let expected: String = match want {

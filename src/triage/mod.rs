@@ -294,6 +294,9 @@ pub struct Summary {
     /// `torch.cuda.is_available()` as shown (collect_env `Is CUDA available`, a print).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub torch_gpu_available: Option<bool>,
+    /// Where the paste was produced (`linux`, `wsl`, `windows`, `macos`), when it says so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platform: Option<String>,
 }
 
 /// One fact with where it was read: file, line and the pasted text of that line.
@@ -1070,6 +1073,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             .filter_map(|m| m.hw.as_ref().map(|h| h.v.clone()))
             .collect(),
         torch_gpu_available: seen.torch_gpu_available.as_ref().map(|a| a.v),
+        platform: None,
     };
     // A report of thousands of notes (a journal of distinct ignored parameters) says nothing
     // more than its first ones: keep MAX_NOTES and count the rest.
