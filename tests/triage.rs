@@ -1300,3 +1300,34 @@ fn platform_decides_which_advice_applies() {
     let w = why(&l, "RC313").expect("RC313 on Linux");
     assert!(w.contains("/dev/kfd") && !w.contains("amdhip64_N.dll"), "{w}");
 }
+
+/// keys.yaml is validated like every matrix file: an unknown fact, a key under two facts and a
+/// file without sources are refused, each named with its file and line.
+#[test]
+fn keys_yaml_is_validated_like_every_matrix_file() {
+    let base = rocmcheck::matrix::embedded::files();
+    let with = |f: &dyn Fn(&str) -> String| {
+        let mut files = base.clone();
+        let k = files.get_mut("keys.yaml").unwrap();
+        *k = f(k);
+        rocmcheck::matrix::validate::load("m", &files)
+            .err()
+            .unwrap_or_default()
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(with(&|k| k.to_string()).is_empty());
+    let d = with(&|k| k.replacen("keys:\n", "keys:\n  vram:\n    - memory\n", 1));
+    assert!(
+        d.iter().any(|x| x.contains("keys.yaml:13:") && x.contains("M006") && x.contains("unknown fact `vram`")),
+        "{d:?}"
+    );
+    let d = with(&|k| k.replacen("  gpu:\n", "  gpu:\n    - Kernel\n", 1));
+    assert!(
+        d.iter().any(|x| x.contains("M004") && x.contains("`kernel` is listed under")),
+        "{d:?}"
+    );
+    let d = with(&|k| k.split("\nsources:").next().unwrap().to_string() + "\n");
+    assert!(d.iter().any(|x| x.contains("M003")), "{d:?}");
+}

@@ -131,6 +131,8 @@ pub struct Seen {
     pub agent_index: std::collections::HashMap<(&'static str, usize, u32), usize>,
     /// What the inputs hint about where they were produced ([`platform::scan`]).
     pub platform_hints: platform::Hints,
+    /// The key/value layer's keys (normalised key → fact), from the matrix in use.
+    pub key_synonyms: std::collections::HashMap<String, String>,
 }
 
 /// Facts a reader found in free text rather than in a command's output.
@@ -364,7 +366,10 @@ impl Triage {
 
 /// Reads every input and builds the facts.
 pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
-    let mut seen = Seen::default();
+    let mut seen = Seen {
+        key_synonyms: readers::key_value::synonyms(&matrix.keys),
+        ..Seen::default()
+    };
     let router = signatures::Router::new(&matrix.signatures);
     for (i, input) in inputs.iter().enumerate() {
         seen.file = i;

@@ -13,8 +13,8 @@
 use super::{Line, Seen, gfx_in};
 use crate::triage::paste::{Has, trim};
 use crate::triage::{Agent, Src};
-use std::collections::HashMap;
-use std::sync::OnceLock;
+use crate::matrix::norm_key;
+use std::collections::{BTreeMap, HashMap};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Fact {
@@ -28,49 +28,31 @@ enum Fact {
     TorchGpuAvailable,
 }
 
-/// `keys.yaml`: normalised key → fact.
-fn synonyms() -> &'static HashMap<String, Fact> {
-    static S: OnceLock<HashMap<String, Fact>> = OnceLock::new();
-    S.get_or_init(|| {
-        let raw: std::collections::BTreeMap<String, Vec<String>> = serde_yaml::from_str(include_str!("../keys.yaml"))
-            .expect("src/triage/keys.yaml parses (a unit test holds it)");
-        let mut m = HashMap::new();
-        for (fact, keys) in raw {
-            let f = match fact.as_str() {
-                "gfx" => Fact::Gfx,
-                "gpu" => Fact::Gpu,
-                "rocm" => Fact::Rocm,
-                "torch" => Fact::Torch,
-                "torch_hip" => Fact::TorchHip,
-                "kernel" => Fact::Kernel,
-                "os" => Fact::Os,
-                "torch_gpu_available" => Fact::TorchGpuAvailable,
-                other => panic!("src/triage/keys.yaml: unknown fact `{other}`"),
-            };
-            for k in keys {
-                m.insert(norm_key(&k), f);
-            }
-        }
-        m
+/// The fact a `keys.yaml` name stands for.
+fn fact(name: &str) -> Option<Fact> {
+    Some(match name {
+        "gfx" => Fact::Gfx,
+        "gpu" => Fact::Gpu,
+        "rocm" => Fact::Rocm,
+        "torch" => Fact::Torch,
+        "torch_hip" => Fact::TorchHip,
+        "kernel" => Fact::Kernel,
+        "os" => Fact::Os,
+        "torch_gpu_available" => Fact::TorchGpuAvailable,
+        _ => return None,
     })
 }
 
-/// `**GPU (KFD node):**` → `gpu`: lower case, emphasis, a trailing parenthetical and
-/// punctuation removed, inner blanks collapsed.
-fn norm_key(k: &str) -> String {
-    let mut k = k
-        .trim()
-        .trim_matches(['*', '_', '`', '"', '\''])
-        .trim()
-        .to_ascii_lowercase();
-    if let Some(p) = k.find('(')
-        && p > 0
-        && k.trim_end().ends_with(')')
-    {
-        k.truncate(p);
+/// The matrix's `keys.yaml` (the one in use: embedded or installed by `matrix update`) as
+/// normalised key → fact.
+pub fn synonyms(keys: &BTreeMap<String, Vec<String>>) -> HashMap<String, String> {
+    let mut m = HashMap::new();
+    for (f, list) in keys {
+        for k in list {
+            m.insert(norm_key(k), f.clone());
+        }
     }
-    let k = k.trim().trim_end_matches([':', '.', '*']).trim();
-    k.split_whitespace().collect::<Vec<_>>().join(" ")
+    m
 }
 
 /// A value without emphasis, backticks or quotes.
@@ -206,7 +188,12 @@ pub fn product_in(t: &str) -> Option<&str> {
 
 /// Reads key/value pairs of any markup.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
-    let syn = synonyms();
+    // the matrix's keys as triage() set them; the embedded ones for a reader run alone
+    let syn = if seen.key_synonyms.is_empty() {
+        synonyms(&crate::matrix::Matrix::embedded().keys)
+    } else {
+        std::mem::take(&mut seen.key_synonyms)
+    };
     let had_gpu = seen.agents.iter().any(|a| a.src.file == seen.file);
     // the GPU this reader added (an explicit gfx read later fills its target)
     let mut added: Option<usize> = None;
@@ -245,7 +232,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             pairs = logfmt(t);
         }
         for (k, v) in pairs {
-            let Some(&fact) = syn.get(&norm_key(k)) else { continue };
+            let Some(fact) = syn.get(&norm_key(k)).and_then(|f| fact(f)) else {
+                continue;
+            };
             let v = norm_value(v);
             let at = |s: &Seen, x: &str| s.at(x.to_string(), l.no);
             match fact {
@@ -345,6 +334,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
         }
     }
+    seen.key_synonyms = syn;
     if let Some(h) = hip_version
         && seen.torch.is_some()
     {
@@ -383,19 +373,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_yaml_parses_and_every_fact_has_keys() {
-        let s = synonyms();
-        for f in [
-            Fact::Gfx,
-            Fact::Gpu,
-            Fact::Rocm,
-            Fact::Torch,
-            Fact::TorchHip,
-            Fact::Kernel,
-            Fact::Os,
-            Fact::TorchGpuAvailable,
-        ] {
-            assert!(s.values().any(|x| *x == f), "{f:?}");
+    fn keys_yaml_names_every_fact_the_layer_reads() {
+        let s = synonyms(&crate::matrix::Matrix::embedded().keys);
+        for name in crate::matrix::validate::KEY_FACTS {
+            assert!(fact(name).is_some(), "{name}");
+            assert!(s.values().any(|x| x == name), "{name} has no key in keys.yaml");
         }
     }
 
