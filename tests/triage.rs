@@ -1253,13 +1253,21 @@ fn platform_decides_which_advice_applies() {
         &format!("{no_device}\n### Operating System\n\nWindows 11\n\nHIP runtime: amdhip64_7.dll\n"),
     );
     assert_eq!(t.summary.platform.as_deref(), Some("windows"));
-    assert_eq!(t.facts.platform.as_ref().unwrap().value, rocmcheck::facts::Platform::Windows);
+    assert_eq!(
+        t.facts.platform.as_ref().unwrap().value,
+        rocmcheck::facts::Platform::Windows
+    );
     let w = why(&t, "RC313").expect("RC313 on Windows");
-    assert!(w.contains("amdhip64") && !w.contains("/dev/kfd") && !w.contains("id -nG"), "{w}");
+    assert!(
+        w.contains("amdhip64") && !w.contains("/dev/kfd") && !w.contains("id -nG"),
+        "{w}"
+    );
     let cmds: Vec<&str> = t.missing.iter().map(|m| m.command.as_str()).collect();
     assert!(cmds.iter().any(|c| c.starts_with("hipInfo")), "{cmds:?}");
     assert!(
-        !cmds.iter().any(|c| c.contains("uname") || c.contains("/opt/rocm") || c.contains("rocminfo")),
+        !cmds
+            .iter()
+            .any(|c| c.contains("uname") || c.contains("/opt/rocm") || c.contains("rocminfo")),
         "{cmds:?}"
     );
     assert!(t.notes.iter().any(|(n, _)| n.contains("from Windows")), "{:?}", t.notes);
@@ -1282,7 +1290,11 @@ fn platform_decides_which_advice_applies() {
     assert!(!codes(&mac).contains(&"RC313"), "{:?}", codes(&mac));
     assert!(mac.missing.is_empty(), "{:?}", mac.missing);
     let macos_fact = m.distribution.platforms.as_ref().unwrap().macos.trim().to_string();
-    assert!(mac.notes.iter().any(|(n, _)| n.contains(&macos_fact)), "{:?}", mac.notes);
+    assert!(
+        mac.notes.iter().any(|(n, _)| n.contains(&macos_fact)),
+        "{:?}",
+        mac.notes
+    );
 
     // WSL: the WSL cause names the matrix's sourced WSL fact; /dev/kfd is marked as not WSL's
     let wsl = read(
@@ -1320,12 +1332,14 @@ fn keys_yaml_is_validated_like_every_matrix_file() {
     assert!(with(&|k| k.to_string()).is_empty());
     let d = with(&|k| k.replacen("keys:\n", "keys:\n  vram:\n    - memory\n", 1));
     assert!(
-        d.iter().any(|x| x.contains("keys.yaml:13:") && x.contains("M006") && x.contains("unknown fact `vram`")),
+        d.iter()
+            .any(|x| x.contains("keys.yaml:13:") && x.contains("M006") && x.contains("unknown fact `vram`")),
         "{d:?}"
     );
     let d = with(&|k| k.replacen("  gpu:\n", "  gpu:\n    - Kernel\n", 1));
     assert!(
-        d.iter().any(|x| x.contains("M004") && x.contains("`kernel` is listed under")),
+        d.iter()
+            .any(|x| x.contains("M004") && x.contains("`kernel` is listed under")),
         "{d:?}"
     );
     let d = with(&|k| k.split("\nsources:").next().unwrap().to_string() + "\n");

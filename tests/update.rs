@@ -1288,5 +1288,8 @@ fn a_new_key_wording_reaches_an_installed_binary_through_matrix_update() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_serial(cache.path(), "7");
 
-    assert!(!asks_for_rocm(cache.path()), "the installed keys.yaml reads the ROCm version");
+    assert!(
+        !asks_for_rocm(cache.path()),
+        "the installed keys.yaml reads the ROCm version"
+    );
 }

@@ -254,7 +254,8 @@ pub fn pack_matrix(m: &Matrix) -> Result<Vec<u8>, String> {
         ))
     })
     .map_err(err)?;
-    let second = super::packing(|| rmp_serde::to_vec(&(&m.images, &m.gpus, &m.issues, &m.signatures, &m.keys))).map_err(err)?;
+    let second =
+        super::packing(|| rmp_serde::to_vec(&(&m.images, &m.gpus, &m.issues, &m.signatures, &m.keys))).map_err(err)?;
     let len = u32::try_from(first.len()).map_err(|_| "the packed matrix is over 4 GiB".to_string())?;
     let mut blob = PACK_MAGIC.to_vec();
     blob.extend(len.to_le_bytes());
@@ -1215,7 +1216,10 @@ fn keys_from(cx: &mut Ctx, src: &Src, f: raw::KeysFile) -> BTreeMap<String, Vec<
                 "M006",
                 src,
                 at,
-                format!("keys.yaml: unknown fact `{fact}` (expected one of {})", KEY_FACTS.join(", ")),
+                format!(
+                    "keys.yaml: unknown fact `{fact}` (expected one of {})",
+                    KEY_FACTS.join(", ")
+                ),
             );
             continue;
         }
@@ -1223,7 +1227,12 @@ fn keys_from(cx: &mut Ctx, src: &Src, f: raw::KeysFile) -> BTreeMap<String, Vec<
         for k in list {
             let n = super::norm_key(&k);
             if n.is_empty() {
-                cx.push("M006", src, src.value(at, &k), format!("keys.yaml: `{fact}` lists an empty key"));
+                cx.push(
+                    "M006",
+                    src,
+                    src.value(at, &k),
+                    format!("keys.yaml: `{fact}` lists an empty key"),
+                );
                 continue;
             }
             if let Some(other) = owner.insert(n.clone(), fact.clone()) {

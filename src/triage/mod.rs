@@ -15,8 +15,8 @@ pub mod readers;
 pub mod signatures;
 
 use crate::facts::{
-    EnvVar, Facts, Gpu, KernelFacts, Origin, Platform, RocmFrom, RocmInstall, Sourced, Subject, Target, TargetReason, TorchFacts,
-    TorchFrom,
+    EnvVar, Facts, Gpu, KernelFacts, Origin, Platform, RocmFrom, RocmInstall, Sourced, Subject, Target, TargetReason,
+    TorchFacts, TorchFrom,
 };
 use crate::matrix::{GpuKind, Matrix};
 use crate::version::Gfx;
@@ -660,18 +660,15 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
         // the matrix knows. rocminfo prints `Name:` before `Marketing Name:`, so a rocminfo
         // agent without a name is a cut fragment and stays unknown (issue 11).
         let by_name = || {
-            a.marketing
-                .as_deref()
-                .filter(|_| a.reader != "rocminfo")
-                .and_then(|n| {
-                    // a name inside longer text (`ROCm (HIP 6.4) -- AMD Radeon RX 6600`): the
-                    // product part alone
-                    let n = match matrix.gpu_by_name(n) {
-                        Some(_) => n,
-                        None => readers::key_value::product_in(n).unwrap_or(n),
-                    };
-                    matrix.gpu_by_name(n).map(|(g, _)| (g.gfx.clone(), n.to_string()))
-                })
+            a.marketing.as_deref().filter(|_| a.reader != "rocminfo").and_then(|n| {
+                // a name inside longer text (`ROCm (HIP 6.4) -- AMD Radeon RX 6600`): the
+                // product part alone
+                let n = match matrix.gpu_by_name(n) {
+                    Some(_) => n,
+                    None => readers::key_value::product_in(n).unwrap_or(n),
+                };
+                matrix.gpu_by_name(n).map(|(g, _)| (g.gfx.clone(), n.to_string()))
+            })
         };
         let mut from_name = None;
         let hw = match (&shown, &by_chip) {
@@ -833,9 +830,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
                 && a.reader != "rocminfo"
             {
                 let src = a.name_src.unwrap_or(a.src);
-                let name = &readers::key_value::product_in(name)
-                    .unwrap_or(name)
-                    .to_string();
+                let name = &readers::key_value::product_in(name).unwrap_or(name).to_string();
                 match matrix.gpu_by_name_why(name) {
                     crate::matrix::NameMatch::Several(all) => seen.notes.push(At {
                         v: format!(

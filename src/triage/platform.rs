@@ -115,8 +115,27 @@ fn from_os_name(os: &str) -> Option<Platform> {
     } else if l.has("macos") || l.has("mac os") || l.has("darwin") {
         Some(Platform::Macos)
     } else if [
-        "linux", "ubuntu", "debian", "fedora", "arch", "rhel", "red hat", "centos", "rocky", "alma", "suse", "nixos",
-        "gentoo", "mint", "pop!_os", "manjaro", "cachyos", "endeavouros", "bazzite", "nobara", "oracle",
+        "linux",
+        "ubuntu",
+        "debian",
+        "fedora",
+        "arch",
+        "rhel",
+        "red hat",
+        "centos",
+        "rocky",
+        "alma",
+        "suse",
+        "nixos",
+        "gentoo",
+        "mint",
+        "pop!_os",
+        "manjaro",
+        "cachyos",
+        "endeavouros",
+        "bazzite",
+        "nobara",
+        "oracle",
     ]
     .iter()
     .any(|d| l.has(d))
@@ -135,7 +154,11 @@ pub fn decide(seen: &Seen) -> Option<At<Platform>> {
     if let Some(w) = seen.wsl.as_ref().filter(|w| w.v) {
         return at(Platform::Wsl, w.src);
     }
-    if let Some(k) = seen.kernel.as_ref().filter(|k| k.v.to_ascii_lowercase().has("microsoft")) {
+    if let Some(k) = seen
+        .kernel
+        .as_ref()
+        .filter(|k| k.v.to_ascii_lowercase().has("microsoft"))
+    {
         return at(Platform::Wsl, k.src);
     }
     if let Some(s) = h.wsl {
@@ -187,7 +210,10 @@ mod tests {
             platform("if i copy amdhip64_6.dll from the old build it works\n"),
             Some(Platform::Windows)
         );
-        assert_eq!(platform("### Operating System\n\nWindows 11\n"), Some(Platform::Windows));
+        assert_eq!(
+            platform("### Operating System\n\nWindows 11\n"),
+            Some(Platform::Windows)
+        );
         assert_eq!(
             platform("Linux box 5.15.167.4-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n"),
             Some(Platform::Wsl)
@@ -198,7 +224,10 @@ mod tests {
         );
         assert_eq!(platform("### Result (macOS, Apple Silicon)\n"), Some(Platform::Macos));
         assert_eq!(platform("- OS: Ubuntu 24.04.2 LTS\n"), Some(Platform::Linux));
-        assert_eq!(platform("built with GNU 11.4.0 for Linux x86_64\n"), Some(Platform::Linux));
+        assert_eq!(
+            platform("built with GNU 11.4.0 for Linux x86_64\n"),
+            Some(Platform::Linux)
+        );
         // a stated OS outweighs a path hint; two hints and no statement: unknown
         assert_eq!(
             platform("- OS: Fedora Linux 43\nsaved to C:\\backup\\x.txt\n"),

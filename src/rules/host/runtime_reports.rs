@@ -109,11 +109,11 @@ impl Rule for TorchGpuUnavailable {
                 "2. the program loads another HIP runtime DLL (amdhip64_N.dll) than the one its build expects: `where amdhip64_*.dll` and the program's own folder".into(),
             );
         } else {
-        causes.push(format!(
+            causes.push(format!(
             "1. no access to /dev/kfd and /dev/dri/renderD* (user not in the render/video groups; a container without --device=/dev/kfd --device=/dev/dri){}: `ls -l /dev/kfd /dev/dri/render*; id -nG`",
             if wsl { " — not this one under WSL, which has no /dev/kfd" } else { "" }
         ));
-        causes.push(format!(
+            causes.push(format!(
             "2. WSL with a wheel from pytorch.org: under WSL only AMD's WSL builds reach the GPU (through /dev/dxg){}: `uname -r` (a `microsoft` kernel is WSL)",
             match (wsl, upstream) {
                 (true, true) => " — the paste shows WSL and a +rocm wheel",
@@ -121,9 +121,9 @@ impl Rule for TorchGpuUnavailable {
                 _ => "",
             }
         ));
-        if wsl && let Some(p) = cx.matrix.distribution.platforms.as_ref() {
-            causes.push(format!("   WSL: {}", p.wsl.trim()));
-        }
+            if wsl && let Some(p) = cx.matrix.distribution.platforms.as_ref() {
+                causes.push(format!("   WSL: {}", p.wsl.trim()));
+            }
         }
         let n = causes.iter().filter(|c| !c.starts_with(' ')).count() + 1;
         causes.push(format!(
@@ -142,7 +142,11 @@ impl Rule for TorchGpuUnavailable {
             "{n}. an HSA_OVERRIDE_GFX_VERSION of another family than the GPU{}: `{}`, then retry without it",
             over.map(|e| format!(" — the paste sets {}={}", e.value.name, e.value.value))
                 .unwrap_or_default(),
-            if windows { "echo %HSA_OVERRIDE_GFX_VERSION%" } else { "echo $HSA_OVERRIDE_GFX_VERSION" }
+            if windows {
+                "echo %HSA_OVERRIDE_GFX_VERSION%"
+            } else {
+                "echo $HSA_OVERRIDE_GFX_VERSION"
+            }
         ));
         out.push(
             Finding::new(&Self::META, "torch sees no GPU", origin)

@@ -11,9 +11,9 @@
 //! gfx token in a GPU value wins over the name next to it. Lines typed at a prompt are commands.
 
 use super::{Line, Seen, gfx_in};
+use crate::matrix::norm_key;
 use crate::triage::paste::{Has, trim};
 use crate::triage::{Agent, Src};
-use crate::matrix::norm_key;
 use std::collections::{BTreeMap, HashMap};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -124,7 +124,10 @@ fn logfmt(t: &str) -> Vec<(&str, &str)> {
 /// The leading version of a value (`7.0.0-31-generic (Ubuntu HWE)` → `7.0.0-31-generic`), if it
 /// starts with a digit and has a dot.
 fn version(v: &str) -> Option<&str> {
-    let w = v.split([' ', ',', ';']).next()?.trim_end_matches([')', '.', '`', '"', '*']);
+    let w = v
+        .split([' ', ',', ';'])
+        .next()?
+        .trim_end_matches([')', '.', '`', '"', '*']);
     let w = w.strip_prefix('v').unwrap_or(w);
     (w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.')).then_some(w)
 }
@@ -430,7 +433,10 @@ mod tests {
         );
         assert_eq!(s.os.as_ref().unwrap().v, "Windows 11");
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx942");
-        assert!(s.rocm.is_none(), "`ROCm 7.14` does not start with its version: say less");
+        assert!(
+            s.rocm.is_none(),
+            "`ROCm 7.14` does not start with its version: say less"
+        );
         // a heading whose answer is a list or a fence is no pair
         let (_, s) = run(read, "### GPU\n\n- see below\n");
         assert!(s.agents.is_empty());
@@ -445,9 +451,12 @@ mod tests {
         assert_eq!(s.agents.len(), 1);
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1151");
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon 8060S Graphics"));
-        assert_eq!(s.torch_gpu_available.as_ref().unwrap().v, true);
+        assert!(s.torch_gpu_available.as_ref().unwrap().v);
         // a product name alone in a banner line; not a processor's integrated graphics
-        let (_, s) = run(read, "Hardware detected: ROCm (HIP 6.4.43484-123eb5128) -- AMD Radeon RX 6600\n");
+        let (_, s) = run(
+            read,
+            "Hardware detected: ROCm (HIP 6.4.43484-123eb5128) -- AMD Radeon RX 6600\n",
+        );
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6600"));
         let (_, s) = run(read, "AMD Ryzen 7 5700U with Radeon Graphics\n");
         assert!(s.agents.is_empty());

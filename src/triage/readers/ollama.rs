@@ -70,8 +70,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     seen.env.push(at);
                 }
             }
-        } else if (t.has("inference compute") && (t.has("library=rocm") || t.has("library=ROCm")))
-            || t.has("gpu_type=")
+        } else if (t.has("inference compute") && (t.has("library=rocm") || t.has("library=ROCm"))) || t.has("gpu_type=")
         {
             // `msg="inference compute" id=0 library=rocm compute=gfx1102 name=1002:7480 total="8.0 GiB"`,
             // `msg="amdgpu is supported" gpu=0 gpu_type=gfx1102`, `msg="amdgpu is not supported …" gpu_type=gfx1031 gpu=0`.
