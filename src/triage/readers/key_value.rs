@@ -198,6 +198,15 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         std::mem::take(&mut seen.key_synonyms)
     };
     let had_gpu = seen.agents.iter().any(|a| a.src.file == seen.file);
+    // the one GPU another reader saw in this input without a target (a name only): an explicit
+    // target written under a gfx key fills it
+    let lone = {
+        let mut mine = seen.agents.iter().enumerate().filter(|(_, a)| a.src.file == seen.file);
+        match (mine.next(), mine.next()) {
+            (Some((i, a)), None) if a.gfx.is_none() && a.device_id.is_none() => Some(i),
+            _ => None,
+        }
+    };
     // the GPU this reader added (an explicit gfx read later fills its target)
     let mut added: Option<usize> = None;
     let mut fired = false;
@@ -294,6 +303,15 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 }
                 Fact::Gfx | Fact::Gpu => {
                     if had_gpu {
+                        if fact == Fact::Gfx
+                            && let Some(i) = lone
+                            && seen.agents[i].gfx.is_none()
+                            && let Some(g) = gfx_in(v)
+                        {
+                            let a = seen.at(g, l.no);
+                            seen.agents[i].gfx = Some(a);
+                            fired = true;
+                        }
                         continue;
                     }
                     let gfx = gfx_in(v);
@@ -467,5 +485,16 @@ mod tests {
         assert_eq!(s.torch_hip.as_ref().unwrap().v, "7.1.26233");
         let (_, s) = run(read, "ROCm version: 7.1.26233\n");
         assert!(s.rocm.is_none() && s.torch_hip.is_none());
+        // a GPU another reader saw by name only: a target written under a gfx key fills it
+        let lines = crate::triage::paste::lines("Architecture: gfx900\n");
+        let mut s = Seen::default();
+        s.agents.push(Agent {
+            reader: "free_form",
+            marketing: Some("Radeon RX Vega".into()),
+            ..Agent::default()
+        });
+        read(&lines, &mut s);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx900");
     }
 }
