@@ -1233,7 +1233,7 @@ fn free_form_prints_hip_logs_and_collect_env_without_gpu() {
 }
 
 /// The platform a paste shows decides which advice applies (shapes of the 2026 pastes in
-/// `tests/triage/dev-2026b`; values ours): Windows gets Windows causes and Windows commands,
+/// cases 79–87 of `tests/triage/corpus`; values ours): Windows gets Windows causes and Windows commands,
 /// never /dev/kfd, groups or kernel parameters; macOS gets no "torch sees no GPU" (ROCm does
 /// not run there); WSL gets the matrix's sourced WSL fact; Linux keeps the Linux causes.
 #[test]
