@@ -769,6 +769,45 @@ pub struct Facts {
     /// report), each with the line it was read from (triage only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<Sourced<RuntimeEvent>>,
+    /// The operating system the facts come from, where known and not the host's own (triage:
+    /// what a paste says about where it was produced). None: Linux host or not shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<Sourced<Platform>>,
+}
+
+/// Where pasted output was produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    /// Linux (not WSL).
+    Linux,
+    /// Linux under WSL2 (the GPU reached through /dev/dxg).
+    Wsl,
+    /// Windows.
+    Windows,
+    /// macOS.
+    Macos,
+}
+
+impl Platform {
+    /// `linux`, `wsl`, `windows`, `macos`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Platform::Linux => "linux",
+            Platform::Wsl => "wsl",
+            Platform::Windows => "windows",
+            Platform::Macos => "macos",
+        }
+    }
+    /// A name for sentences.
+    pub fn name(self) -> &'static str {
+        match self {
+            Platform::Linux => "Linux",
+            Platform::Wsl => "WSL",
+            Platform::Windows => "Windows",
+            Platform::Macos => "macOS",
+        }
+    }
 }
 
 /// A build-context file a Dockerfile brings in (`COPY`, `ADD`, `RUN --mount=type=bind`) or

@@ -1296,3 +1296,117 @@ fn free_form_prints_hip_logs_and_collect_env_without_gpu() {
         t.notes
     );
 }
+
+/// The platform a paste shows decides which advice applies (shapes of the 2026 pastes in
+/// cases 79–87 of `tests/triage/corpus`; values ours): Windows gets Windows causes and Windows commands,
+/// never /dev/kfd, groups or kernel parameters; macOS gets no "torch sees no GPU" (ROCm does
+/// not run there); WSL gets the matrix's sourced WSL fact; Linux keeps the Linux causes.
+#[test]
+fn platform_decides_which_advice_applies() {
+    let m = Matrix::embedded();
+    let why = |t: &triage::Triage, code: &str| {
+        rules::run(Scope::Env, &t.facts, m)
+            .into_iter()
+            .find(|f| f.code == code)
+            .map(|f| f.why)
+    };
+    let no_device = "checkHipErrors() HIP API error = 0100 \"no ROCm-capable device is detected\"\n";
+
+    // Windows: a template answer and a DLL name
+    let t = read(
+        "w",
+        &format!("{no_device}\n### Operating System\n\nWindows 11\n\nHIP runtime: amdhip64_7.dll\n"),
+    );
+    assert_eq!(t.summary.platform.as_deref(), Some("windows"));
+    assert_eq!(
+        t.facts.platform.as_ref().unwrap().value,
+        rocmcheck::facts::Platform::Windows
+    );
+    let w = why(&t, "RC313").expect("RC313 on Windows");
+    assert!(
+        w.contains("amdhip64") && !w.contains("/dev/kfd") && !w.contains("id -nG"),
+        "{w}"
+    );
+    let cmds: Vec<&str> = t.missing.iter().map(|m| m.command.as_str()).collect();
+    assert!(cmds.iter().any(|c| c.starts_with("hipInfo")), "{cmds:?}");
+    assert!(
+        !cmds
+            .iter()
+            .any(|c| c.contains("uname") || c.contains("/opt/rocm") || c.contains("rocminfo")),
+        "{cmds:?}"
+    );
+    assert!(t.notes.iter().any(|(n, _)| n.contains("from Windows")), "{:?}", t.notes);
+
+    // the same kernel log: a Linux finding on Linux, none where the paste says Windows
+    let klog = "[    3.646006] amdgpu 0000:c6:00.0: amdgpu: [drm] Configuring gttsize via module parameter is deprecated, please use ttm.pages_limit\n[    0.000000] Command line: BOOT_IMAGE=/boot/vmlinuz-6.14.0 ro amdgpu.gttsize=122880\n";
+    let lin = read("l", klog);
+    assert!(codes(&lin).contains(&"RC306"), "{:?}", codes(&lin));
+    let win = read("w", &format!("- OS: Windows 11 Pro\n{klog}"));
+    assert!(!codes(&win).contains(&"RC306"), "{:?}", codes(&win));
+    assert!(win.facts.kernel.is_none());
+
+    // macOS: torch without a GPU is expected there; the matrix's macOS fact is the note
+    let mac = read(
+        "m",
+        "### Verified result (macOS, Apple Silicon)\ntorch.cuda.is_available(): False\n",
+    );
+    assert_eq!(mac.summary.platform.as_deref(), Some("macos"));
+    assert_eq!(mac.summary.torch_gpu_available, Some(false));
+    assert!(!codes(&mac).contains(&"RC313"), "{:?}", codes(&mac));
+    assert!(mac.missing.is_empty(), "{:?}", mac.missing);
+    let macos_fact = m.distribution.platforms.as_ref().unwrap().macos.trim().to_string();
+    assert!(
+        mac.notes.iter().any(|(n, _)| n.contains(&macos_fact)),
+        "{:?}",
+        mac.notes
+    );
+
+    // WSL: the WSL cause names the matrix's sourced WSL fact; /dev/kfd is marked as not WSL's
+    let wsl = read(
+        "s",
+        "WSL environment detected.\nhsa api call failure at: ./rocminfo.cc:1324\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.\n",
+    );
+    assert_eq!(wsl.summary.platform.as_deref(), Some("wsl"));
+    let w = why(&wsl, "RC313").expect("RC313 under WSL");
+    let wsl_fact = m.distribution.platforms.as_ref().unwrap().wsl.trim().to_string();
+    assert!(w.contains(&wsl_fact) && w.contains("not this one under WSL"), "{w}");
+
+    // Linux: the Linux causes stay
+    let l = read("l", &format!("{no_device}- OS: Ubuntu 24.04.2 LTS\n"));
+    assert_eq!(l.summary.platform.as_deref(), Some("linux"));
+    let w = why(&l, "RC313").expect("RC313 on Linux");
+    assert!(w.contains("/dev/kfd") && !w.contains("amdhip64_N.dll"), "{w}");
+}
+
+/// keys.yaml is validated like every matrix file: an unknown fact, a key under two facts and a
+/// file without sources are refused, each named with its file and line.
+#[test]
+fn keys_yaml_is_validated_like_every_matrix_file() {
+    let base = rocmcheck::matrix::embedded::files();
+    let with = |f: &dyn Fn(&str) -> String| {
+        let mut files = base.clone();
+        let k = files.get_mut("keys.yaml").unwrap();
+        *k = f(k);
+        rocmcheck::matrix::validate::load("m", &files)
+            .err()
+            .unwrap_or_default()
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(with(&|k| k.to_string()).is_empty());
+    let d = with(&|k| k.replacen("keys:\n", "keys:\n  vram:\n    - memory\n", 1));
+    assert!(
+        d.iter()
+            .any(|x| x.contains("keys.yaml:13:") && x.contains("M006") && x.contains("unknown fact `vram`")),
+        "{d:?}"
+    );
+    let d = with(&|k| k.replacen("  gpu:\n", "  gpu:\n    - Kernel\n", 1));
+    assert!(
+        d.iter()
+            .any(|x| x.contains("M004") && x.contains("`kernel` is listed under")),
+        "{d:?}"
+    );
+    let d = with(&|k| k.split("\nsources:").next().unwrap().to_string() + "\n");
+    assert!(d.iter().any(|x| x.contains("M003")), "{d:?}");
+}

@@ -3,7 +3,9 @@
 //! readers ran; format in `tests/triage/corpus/README.md`): listed `formats` must fire, given
 //! `[facts]` must match exactly, every `[findings] codes` entry must appear and every `absent`
 //! one must not. A table (file, expected, got) is printed; any mismatch fails the test.
-//! `ROCMCHECK_TRIAGE_CORPUS=DIR` runs the harness over another directory.
+//! By default the corpus and the 2026 build and held-out sets (`tests/triage/dev-2026`,
+//! `tests/triage/heldout-2026`) are run, each with its own table; `ROCMCHECK_TRIAGE_CORPUS=DIR`
+//! runs the harness over that directory alone.
 
 use rocmcheck::matrix::Matrix;
 use rocmcheck::rules::{self, Scope};
@@ -11,10 +13,14 @@ use rocmcheck::triage::{self, Input, Summary};
 use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item, Value};
 
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("ROCMCHECK_TRIAGE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/triage/corpus"))
+fn corpus_dirs() -> Vec<PathBuf> {
+    match std::env::var_os("ROCMCHECK_TRIAGE_CORPUS") {
+        Some(d) => vec![PathBuf::from(d)],
+        None => ["corpus", "dev-2026", "heldout-2026"]
+            .iter()
+            .map(|d| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/triage").join(d))
+            .collect(),
+    }
 }
 
 fn strs(v: Option<&Item>) -> Option<Vec<String>> {
@@ -45,6 +51,7 @@ fn check_fact(key: &str, want: &Value, s: &Summary) -> Result<(), (String, Strin
         "vram_bytes" => show(&s.vram_bytes),
         "gtt_bytes" => show(&s.gtt_bytes),
         "torch_gpu_available" => show(&s.torch_gpu_available),
+        "platform" => show(&s.platform),
         other => return Err((format!("{other} = {want}"), "unknown fact key".into())),
     };
     let expected: String = match want {
@@ -66,9 +73,21 @@ fn check_fact(key: &str, want: &Value, s: &Summary) -> Result<(), (String, Strin
 
 #[test]
 fn corpus_matches_expectations() {
-    let dir = corpus_dir();
+    let mut failed = Vec::new();
+    for dir in corpus_dirs() {
+        if let Err(table) = run_dir(&dir) {
+            failed.push(table);
+        }
+    }
+    if !failed.is_empty() {
+        panic!("{}", failed.join("\n\n"));
+    }
+}
+
+/// Runs one directory of cases; the mismatch table and counts when any check fails.
+fn run_dir(dir: &Path) -> Result<(), String> {
     let m = Matrix::embedded();
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "txt"))
@@ -187,14 +206,19 @@ fn corpus_matches_expectations() {
         "file | source | expected | got | result\n--- | --- | --- | --- | ---\n{}\n\n{summary}\n",
         all_rows.join("\n")
     );
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
     std::fs::write(
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("triage-corpus-table.md"),
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("triage-corpus-table-{name}.md")),
         &full,
     )
     .unwrap();
     if failures > 0 {
-        panic!("{table}\n{summary}");
+        return Err(format!("{table}\n{summary}"));
     }
     // The whole table (file, source, expected, got) with the counts, shown with `--nocapture`.
     std::io::Write::write_all(&mut std::io::stderr(), full.as_bytes()).unwrap();
+    Ok(())
 }

@@ -1254,3 +1254,42 @@ fn a_new_error_wording_reaches_an_installed_binary_through_matrix_update() {
         "the finding shows the signature's diagnosis:\n{out}"
     );
 }
+
+#[test]
+fn a_new_key_wording_reaches_an_installed_binary_through_matrix_update() {
+    // A reporter's environment list whose ROCm key (`Installed ROCm stack:`) the embedded
+    // keys.yaml does not list: this binary does not read the version from it yet.
+    let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+    let paste = cache.path().join("paste.txt");
+    std::fs::write(&paste, "- **Installed ROCm stack:** 6.4.1\n").unwrap();
+    let asks_for_rocm = |cache: &Path| {
+        let o = rocmcheck(
+            cache,
+            &["triage", "--offline", "--format", "json", paste.to_str().unwrap()],
+        );
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+        let v = json(&o);
+        v["subjects"][0]["next"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["what"].as_str().unwrap().contains("installed ROCm version not seen"))
+    };
+    assert!(asks_for_rocm(cache.path()));
+
+    // The data change: one more key under `rocm` in keys.yaml, shipped as a signed bundle.
+    let mut f = files(FRESH, "CACHED");
+    let keys = f.get_mut("keys.yaml").unwrap();
+    assert!(keys.contains("  rocm:\n"), "keys.yaml layout changed:\n{keys}");
+    *keys = keys.replacen("  rocm:\n", "  rocm:\n    - installed rocm stack\n", 1);
+    let b = data::build_bundle(&f, 7).unwrap();
+    let url = srv.put("keys-7.tar", &b, &key.sign(&b));
+    let o = update(cache.path(), &url, &key);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_serial(cache.path(), "7");
+
+    assert!(
+        !asks_for_rocm(cache.path()),
+        "the installed keys.yaml reads the ROCm version"
+    );
+}

@@ -20,6 +20,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("issues.yaml", include_str!("../../matrix/issues.yaml")),
     ("distribution.yaml", include_str!("../../matrix/distribution.yaml")),
     ("signatures.yaml", include_str!("../../matrix/signatures.yaml")),
+    ("keys.yaml", include_str!("../../matrix/keys.yaml")),
 ];
 
 /// The embedded matrix's `data:` date, known without decoding it (build.rs).

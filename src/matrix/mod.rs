@@ -636,6 +636,25 @@ pub struct KnownIssue {
     pub sources: Vec<String>,
 }
 
+/// A key as triage's key/value layer compares it (`keys.yaml`): `**GPU (KFD node):**` → `gpu`:
+/// lower case; emphasis, backticks and quotes, a trailing parenthetical and punctuation removed;
+/// inner blanks collapsed.
+pub fn norm_key(k: &str) -> String {
+    let mut k = k
+        .trim()
+        .trim_matches(['*', '_', '`', '"', '\''])
+        .trim()
+        .to_ascii_lowercase();
+    if let Some(p) = k.find('(')
+        && p > 0
+        && k.trim_end().ends_with(')')
+    {
+        k.truncate(p);
+    }
+    let k = k.trim().trim_end_matches([':', '.', '*']).trim();
+    k.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// A run-time error wording and what it means (`signatures.yaml`): `triage` records a line that
 /// contains every needle (ASCII case-insensitive) and matches `regex`, where given, as an event
 /// of class `event`.
@@ -712,6 +731,10 @@ pub struct Matrix {
     /// Run-time error wordings (`signatures.yaml`).
     #[serde(default)]
     pub signatures: Vec<Signature>,
+    /// Key synonyms of triage's key/value layer (`keys.yaml`): fact → keys, each key as
+    /// [`norm_key`] writes it.
+    #[serde(default)]
+    pub keys: BTreeMap<String, Vec<String>>,
     /// Where this data came from (not part of the data: never packed or exported).
     #[serde(skip)]
     pub provenance: Provenance,

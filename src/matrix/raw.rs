@@ -375,6 +375,15 @@ pub struct RawWheelBase {
     pub sources: Vec<String>,
 }
 
+/// `keys.yaml`: fact → the keys that name it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeysFile {
+    pub keys: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
 /// `signatures.yaml`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

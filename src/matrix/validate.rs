@@ -21,6 +21,7 @@ pub const FILES: &[&str] = &[
     "issues.yaml",
     "distribution.yaml",
     "signatures.yaml",
+    "keys.yaml",
 ];
 
 /// A problem in the matrix, with its place.
@@ -57,7 +58,7 @@ struct Ctx<'a> {
 
 /// Header of a packed matrix; the validated [`Matrix`] follows in two MessagePack halves (see
 /// [`pack_matrix`]).
-const PACK_MAGIC: &[u8] = b"rocmcheck packed matrix 5\n";
+const PACK_MAGIC: &[u8] = b"rocmcheck packed matrix 6\n";
 
 /// Text of one file with helpers to find where an entry is.
 struct Src<'a> {
@@ -252,7 +253,8 @@ pub fn pack_matrix(m: &Matrix) -> Result<Vec<u8>, String> {
         ))
     })
     .map_err(err)?;
-    let second = super::packing(|| rmp_serde::to_vec(&(&m.images, &m.gpus, &m.issues, &m.signatures))).map_err(err)?;
+    let second =
+        super::packing(|| rmp_serde::to_vec(&(&m.images, &m.gpus, &m.issues, &m.signatures, &m.keys))).map_err(err)?;
     let len = u32::try_from(first.len()).map_err(|_| "the packed matrix is over 4 GiB".to_string())?;
     let mut blob = PACK_MAGIC.to_vec();
     blob.extend(len.to_le_bytes());
@@ -275,6 +277,7 @@ type SecondHalf = (
     Vec<super::GpuTarget>,
     Vec<super::KnownIssue>,
     Vec<super::Signature>,
+    BTreeMap<String, Vec<String>>,
 );
 
 /// Decodes what [`pack`] wrote: the matrix as validated when rocmcheck was built (the
@@ -315,7 +318,7 @@ pub fn load_packed(dir: &str, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnosti
         (a, b)
     });
     let (schema, data, rocm, driver_policies, drivers, torch, distribution) = a.map_err(undecodable)?;
-    let (images, gpus, issues, signatures) = b.map_err(undecodable)?;
+    let (images, gpus, issues, signatures, keys) = b.map_err(undecodable)?;
     Ok(Matrix {
         schema,
         data,
@@ -328,6 +331,7 @@ pub fn load_packed(dir: &str, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnosti
         issues,
         distribution,
         signatures,
+        keys,
         provenance: Default::default(),
     })
 }
@@ -1157,6 +1161,14 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
         }
     }
 
+    // keys.yaml
+    let mut keys = BTreeMap::new();
+    if let Some(src) = get(&mut cx, "keys.yaml") {
+        if let Some(f) = cx.parse::<raw::KeysFile>(&src) {
+            keys = keys_from(&mut cx, &src, f);
+        }
+    }
+
     if !cx.diags.is_empty() {
         return Err(cx.diags);
     }
@@ -1173,9 +1185,72 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
         issues,
         distribution,
         signatures,
+        keys,
         provenance: Provenance::default(),
     };
     Ok(m)
+}
+
+/// The facts triage's key/value layer reads (`keys.yaml`'s top-level names).
+pub const KEY_FACTS: &[&str] = &[
+    "gfx",
+    "gpu",
+    "rocm",
+    "torch",
+    "torch_hip",
+    "kernel",
+    "os",
+    "torch_gpu_available",
+];
+
+fn keys_from(cx: &mut Ctx, src: &Src, f: raw::KeysFile) -> BTreeMap<String, Vec<String>> {
+    let top = src.field((1, 1), "keys");
+    cx.sources(src, top, "keys.yaml", &f.sources);
+    let mut owner: BTreeMap<String, String> = BTreeMap::new();
+    let mut out = BTreeMap::new();
+    for (fact, list) in f.keys {
+        let at = src.field(top, &fact);
+        if !KEY_FACTS.contains(&fact.as_str()) {
+            cx.push(
+                "M006",
+                src,
+                at,
+                format!(
+                    "keys.yaml: unknown fact `{fact}` (expected one of {})",
+                    KEY_FACTS.join(", ")
+                ),
+            );
+            continue;
+        }
+        let mut keys = Vec::new();
+        for k in list {
+            let n = super::norm_key(&k);
+            if n.is_empty() {
+                cx.push(
+                    "M006",
+                    src,
+                    src.value(at, &k),
+                    format!("keys.yaml: `{fact}` lists an empty key"),
+                );
+                continue;
+            }
+            if let Some(other) = owner.insert(n.clone(), fact.clone()) {
+                cx.push(
+                    "M004",
+                    src,
+                    src.value(at, &k),
+                    format!("keys.yaml: key `{n}` is listed under `{other}` and `{fact}`"),
+                );
+                continue;
+            }
+            keys.push(n);
+        }
+        if keys.is_empty() {
+            cx.push("M006", src, at, format!("keys.yaml: `{fact}` lists no key"));
+        }
+        out.insert(fact, keys);
+    }
+    out
 }
 
 /// The event classes a signature may name (`EventKind`'s kebab-case names).

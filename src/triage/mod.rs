@@ -10,12 +10,13 @@
 //! [`Triage::missing`].
 
 pub mod paste;
+pub mod platform;
 pub mod readers;
 pub mod signatures;
 
 use crate::facts::{
-    EnvVar, Facts, Gpu, KernelFacts, Origin, RocmFrom, RocmInstall, Sourced, Subject, Target, TargetReason, TorchFacts,
-    TorchFrom,
+    EnvVar, Facts, Gpu, KernelFacts, Origin, Platform, RocmFrom, RocmInstall, Sourced, Subject, Target, TargetReason,
+    TorchFacts, TorchFrom,
 };
 use crate::matrix::{GpuKind, Matrix};
 use crate::version::Gfx;
@@ -128,6 +129,10 @@ pub struct Seen {
     /// [`Seen::agent_at`] (a search of all agents per line made rocm-smi and amd-smi pastes
     /// of many GPUs quadratic: 10 MB of rocm-smi rows took 17 s).
     pub agent_index: std::collections::HashMap<(&'static str, usize, u32), usize>,
+    /// What the inputs hint about where they were produced ([`platform::scan`]).
+    pub platform_hints: platform::Hints,
+    /// The key/value layer's keys (normalised key → fact), from the matrix in use.
+    pub key_synonyms: std::collections::HashMap<String, String>,
 }
 
 /// The most different `name=value` settings one [`Settings`] keeps; a setting of a further
@@ -403,6 +408,9 @@ pub struct Summary {
     /// `torch.cuda.is_available()` as shown (collect_env `Is CUDA available`, a print).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub torch_gpu_available: Option<bool>,
+    /// Where the paste was produced (`linux`, `wsl`, `windows`, `macos`), when it says so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platform: Option<String>,
 }
 
 /// One fact with where it was read: file, line and the pasted text of that line.
@@ -470,13 +478,17 @@ impl Triage {
 
 /// Reads every input and builds the facts.
 pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
-    let mut seen = Seen::default();
+    let mut seen = Seen {
+        key_synonyms: readers::key_value::synonyms(&matrix.keys),
+        ..Seen::default()
+    };
     let router = signatures::Router::new(&matrix.signatures);
     for (i, input) in inputs.iter().enumerate() {
         seen.file = i;
         let lines = paste::lines(&input.text);
         readers::read_all(&lines, &mut seen);
         router.scan(&lines, &mut seen);
+        platform::scan(&lines, &mut seen);
     }
     seen.env.finish();
     seen.params.finish();
@@ -563,6 +575,9 @@ fn provenance(seen: &Seen, inputs: &[Input]) -> Vec<Provenance> {
     }
     if let Some(w) = &seen.wsl {
         one(&mut v, "wsl", w.v.to_string(), w.src);
+    }
+    if let Some(p) = platform::decide(seen) {
+        one(&mut v, "platform", p.v.as_str().to_string(), p.src);
     }
     if let Some(m) = &seen.mem_total {
         one(&mut v, "mem_total", m.v.to_string(), m.src);
@@ -807,10 +822,15 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
         // the matrix knows. rocminfo prints `Name:` before `Marketing Name:`, so a rocminfo
         // agent without a name is a cut fragment and stays unknown (issue 11).
         let by_name = || {
-            a.marketing
-                .as_deref()
-                .filter(|_| a.reader != "rocminfo")
-                .and_then(|n| matrix.gpu_by_name(n).map(|(g, _)| (g.gfx.clone(), n.to_string())))
+            a.marketing.as_deref().filter(|_| a.reader != "rocminfo").and_then(|n| {
+                // a name inside longer text (`ROCm (HIP 6.4) -- AMD Radeon RX 6600`): the
+                // product part alone
+                let n = match matrix.gpu_by_name(n) {
+                    Some(_) => n,
+                    None => readers::key_value::product_in(n).unwrap_or(n),
+                };
+                matrix.gpu_by_name(n).map(|(g, _)| (g.gfx.clone(), n.to_string()))
+            })
         };
         let mut from_name = None;
         let hw = match (&shown, &by_chip) {
@@ -868,6 +888,36 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
     }
     let o = |s: Src| origin(&names, s);
     let mut f = Facts::new(Subject::Paste { paths: names.clone() });
+    // Where the paste was produced: Linux-only facts (kernel parameters, TTM limits) are not
+    // built for Windows or macOS, and the report says which platform it took, from which line.
+    let plat = platform::decide(&seen);
+    if let Some(p) = &plat {
+        if p.v == Platform::Wsl && seen.wsl.is_none() {
+            seen.wsl = Some(At { v: true, src: p.src });
+        }
+        f.platform = Some(Sourced::new(p.v, o(p.src)));
+        let facts = matrix.distribution.platforms.as_ref();
+        let n = match p.v {
+            Platform::Windows => Some(
+                "the paste is from Windows: Linux checks (kernel parameters, TTM limits, /dev/kfd, groups) do not apply and are left out"
+                    .to_string(),
+            ),
+            Platform::Macos => Some(format!(
+                "the paste is from macOS{}",
+                facts
+                    .map(|x| format!(": {}", x.macos.trim()))
+                    .unwrap_or_default()
+            )),
+            Platform::Wsl => facts.map(|x| format!("the paste is from WSL2: {}", x.wsl.trim())),
+            Platform::Linux => None,
+        };
+        if let Some(n) = n
+            && seen.note_texts.insert(n.clone())
+        {
+            seen.notes.push(At { v: n, src: p.src });
+        }
+    }
+    let not_linux = matches!(plat.as_ref().map(|p| p.v), Some(Platform::Windows | Platform::Macos));
     let merged = merge(&seen, matrix);
     if merged.len() == MAX_GPUS
         && let Some(last) = merged.last()
@@ -942,6 +992,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
                 && a.reader != "rocminfo"
             {
                 let src = a.name_src.unwrap_or(a.src);
+                let name = &readers::key_value::product_in(name).unwrap_or(name).to_string();
                 match matrix.gpu_by_name_why(name) {
                     crate::matrix::NameMatch::Several(all) => seen.notes.push(At {
                         v: format!(
@@ -1172,7 +1223,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
         || seen.mem_total.is_some()
         || seen.rock.is_some()
         || seen.amdgpu_loaded;
-    if kernel_known {
+    if kernel_known && !not_linux {
         let mut k = KernelFacts {
             release: seen.kernel.as_ref().map(|k| k.v.clone()),
             amdgpu_version: seen.rock.as_ref().and_then(|r| r.v.clone()),
@@ -1232,6 +1283,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             .filter_map(|m| m.hw.as_ref().map(|h| h.v.clone()))
             .collect(),
         torch_gpu_available: seen.torch_gpu_available.as_ref().map(|a| a.v),
+        platform: plat.as_ref().map(|p| p.v.as_str().to_string()),
     };
     // A report of thousands of notes (a journal of distinct ignored parameters) says nothing
     // more than its first ones: keep MAX_NOTES and count the rest.
@@ -1245,7 +1297,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
         });
     }
     let notes = seen.notes.iter().map(|n| (n.v.clone(), o(n.src))).collect();
-    let missing = missing(&seen, &merged, &f);
+    let missing = missing(&seen, &merged, &f, plat.as_ref().map(|p| p.v));
     let path_origins = path_map.into_iter().map(|(p, s)| (p, o(s))).collect();
     Triage {
         provenance: Vec::new(),
@@ -1260,7 +1312,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
 }
 
 /// The commands whose output would settle what the paste leaves open.
-fn missing(seen: &Seen, merged: &[Merged], f: &Facts) -> Vec<Missing> {
+fn missing(seen: &Seen, merged: &[Merged], f: &Facts, plat: Option<Platform>) -> Vec<Missing> {
     let mut m = Vec::new();
     let mut add = |what: &str, cmd: &str| {
         m.push(Missing {
@@ -1269,7 +1321,27 @@ fn missing(seen: &Seen, merged: &[Merged], f: &Facts) -> Vec<Missing> {
         })
     };
     let nvidia_only = seen.nvidia.is_some() && merged.is_empty();
-    if nvidia_only {
+    // ROCm does not run on macOS: nothing to ask for there
+    if nvidia_only || plat == Some(Platform::Macos) {
+        return m;
+    }
+    if plat == Some(Platform::Windows) {
+        // Windows has no rocminfo, /opt/rocm, uname or /proc: HIP SDK's own tools say it
+        let gfx = "hipInfo | findstr /C:\"Name\" /C:\"gcnArchName\"";
+        if merged.iter().all(|g| g.hw.is_none()) {
+            add("no gfx target seen", gfx);
+        } else if merged.iter().any(|g| g.from_name.is_some()) {
+            add("gfx target inferred from the product name only", gfx);
+        }
+        if seen.torch.is_none() && seen.torch_hip.is_none() {
+            add(
+                "no PyTorch build seen",
+                "python -c \"import torch; print(torch.__version__, torch.version.hip, torch.cuda.is_available())\"",
+            );
+        }
+        if seen.rocm.is_none() {
+            add("installed HIP SDK version not seen", "hipcc --version");
+        }
         return m;
     }
     if merged.iter().all(|g| g.hw.is_none()) {

@@ -83,22 +83,37 @@ impl Rule for TorchGpuUnavailable {
         {
             return;
         }
-        let wsl = f
-            .kernel
-            .as_ref()
-            .and_then(|k| k.release.as_deref())
-            .is_some_and(|r| r.to_ascii_lowercase().contains("microsoft"));
+        let platform = f.platform.as_ref().map(|p| p.value);
+        // ROCm does not run on macOS (distribution.yaml `platforms.macos`): no GPU to reach
+        if platform == Some(crate::facts::Platform::Macos) {
+            return;
+        }
+        let windows = platform == Some(crate::facts::Platform::Windows);
+        let wsl = platform == Some(crate::facts::Platform::Wsl)
+            || f.kernel
+                .as_ref()
+                .and_then(|k| k.release.as_deref())
+                .is_some_and(|r| r.to_ascii_lowercase().contains("microsoft"));
         let upstream = torch
             .and_then(|t| t.value.version.as_deref())
             .is_some_and(|v| v.contains("+rocm"));
         let target = cx.targets().next().map(|(t, _)| t);
         let arch = crate::rules::stack::wheel_arch(cx).map(|(a, _, _)| a);
         let mut causes: Vec<String> = Vec::new();
-        causes.push(format!(
+        if windows {
+            // Windows: no /dev/kfd, groups or kernel modules; the HIP runtime DLL and the driver
+            causes.push(
+                "1. the GPU or the AMD driver is not one this HIP runtime supports on Windows: check the product and the Adrenalin/PRO driver version against AMD's Windows support for this HIP release, then update the driver: `hipInfo`".into(),
+            );
+            causes.push(
+                "2. the program loads another HIP runtime DLL (amdhip64_N.dll) than the one its build expects: `where amdhip64_*.dll` and the program's own folder".into(),
+            );
+        } else {
+            causes.push(format!(
             "1. no access to /dev/kfd and /dev/dri/renderD* (user not in the render/video groups; a container without --device=/dev/kfd --device=/dev/dri){}: `ls -l /dev/kfd /dev/dri/render*; id -nG`",
             if wsl { " — not this one under WSL, which has no /dev/kfd" } else { "" }
         ));
-        causes.push(format!(
+            causes.push(format!(
             "2. WSL with a wheel from pytorch.org: under WSL only AMD's WSL builds reach the GPU (through /dev/dxg){}: `uname -r` (a `microsoft` kernel is WSL)",
             match (wsl, upstream) {
                 (true, true) => " — the paste shows WSL and a +rocm wheel",
@@ -106,20 +121,32 @@ impl Rule for TorchGpuUnavailable {
                 _ => "",
             }
         ));
+            if wsl && let Some(p) = cx.matrix.distribution.platforms.as_ref() {
+                causes.push(format!("   WSL: {}", p.wsl.trim()));
+            }
+        }
+        let n = causes.iter().filter(|c| !c.starts_with(' ')).count() + 1;
         causes.push(format!(
-            "3. the GPU's target is not in the wheel{}: `python -c \"import torch; print(torch.cuda.get_arch_list())\"` against `rocminfo | grep gfx`",
+            "{n}. the GPU's target is not in the wheel{}: `python -c \"import torch; print(torch.cuda.get_arch_list())\"` against {}",
             match (target, &arch) {
                 (Some(t), Some(a)) if !a.iter().any(|g| g == t.effective.as_deref().unwrap_or(&t.gfx)) => {
                     format!(" — {} is not among the wheel's targets", t.effective.as_deref().unwrap_or(&t.gfx))
                 }
                 _ => String::new(),
-            }
+            },
+            if windows { "`hipInfo`'s gcnArchName" } else { "`rocminfo | grep gfx`" }
         ));
         let over = crate::rules::env::override_vars(f).into_iter().next();
+        let n = causes.iter().filter(|c| !c.starts_with(' ')).count() + 1;
         causes.push(format!(
-            "4. an HSA_OVERRIDE_GFX_VERSION of another family than the GPU{}: `echo $HSA_OVERRIDE_GFX_VERSION`, then retry without it",
+            "{n}. an HSA_OVERRIDE_GFX_VERSION of another family than the GPU{}: `{}`, then retry without it",
             over.map(|e| format!(" — the paste sets {}={}", e.value.name, e.value.value))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            if windows {
+                "echo %HSA_OVERRIDE_GFX_VERSION%"
+            } else {
+                "echo $HSA_OVERRIDE_GFX_VERSION"
+            }
         ));
         out.push(
             Finding::new(&Self::META, "torch sees no GPU", origin)

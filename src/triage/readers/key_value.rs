@@ -11,10 +11,10 @@
 //! gfx token in a GPU value wins over the name next to it. Lines typed at a prompt are commands.
 
 use super::{Line, Seen, gfx_in};
+use crate::matrix::norm_key;
 use crate::triage::paste::{Has, trim};
 use crate::triage::{Agent, Src};
-use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, HashMap};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Fact {
@@ -25,50 +25,34 @@ enum Fact {
     TorchHip,
     Kernel,
     Os,
+    TorchGpuAvailable,
 }
 
-/// `keys.yaml`: normalised key → fact.
-fn synonyms() -> &'static HashMap<String, Fact> {
-    static S: OnceLock<HashMap<String, Fact>> = OnceLock::new();
-    S.get_or_init(|| {
-        let raw: std::collections::BTreeMap<String, Vec<String>> = serde_yaml::from_str(include_str!("../keys.yaml"))
-            .expect("src/triage/keys.yaml parses (a unit test holds it)");
-        let mut m = HashMap::new();
-        for (fact, keys) in raw {
-            let f = match fact.as_str() {
-                "gfx" => Fact::Gfx,
-                "gpu" => Fact::Gpu,
-                "rocm" => Fact::Rocm,
-                "torch" => Fact::Torch,
-                "torch_hip" => Fact::TorchHip,
-                "kernel" => Fact::Kernel,
-                "os" => Fact::Os,
-                other => panic!("src/triage/keys.yaml: unknown fact `{other}`"),
-            };
-            for k in keys {
-                m.insert(norm_key(&k), f);
-            }
-        }
-        m
+/// The fact a `keys.yaml` name stands for.
+fn fact(name: &str) -> Option<Fact> {
+    Some(match name {
+        "gfx" => Fact::Gfx,
+        "gpu" => Fact::Gpu,
+        "rocm" => Fact::Rocm,
+        "torch" => Fact::Torch,
+        "torch_hip" => Fact::TorchHip,
+        "kernel" => Fact::Kernel,
+        "os" => Fact::Os,
+        "torch_gpu_available" => Fact::TorchGpuAvailable,
+        _ => return None,
     })
 }
 
-/// `**GPU (KFD node):**` → `gpu`: lower case, emphasis, a trailing parenthetical and
-/// punctuation removed, inner blanks collapsed.
-fn norm_key(k: &str) -> String {
-    let mut k = k
-        .trim()
-        .trim_matches(['*', '_', '`', '"', '\''])
-        .trim()
-        .to_ascii_lowercase();
-    if let Some(p) = k.find('(')
-        && p > 0
-        && k.trim_end().ends_with(')')
-    {
-        k.truncate(p);
+/// The matrix's `keys.yaml` (the one in use: embedded or installed by `matrix update`) as
+/// normalised key → fact.
+pub fn synonyms(keys: &BTreeMap<String, Vec<String>>) -> HashMap<String, String> {
+    let mut m = HashMap::new();
+    for (f, list) in keys {
+        for k in list {
+            m.insert(norm_key(k), f.clone());
+        }
     }
-    let k = k.trim().trim_end_matches([':', '.', '*']).trim();
-    k.split_whitespace().collect::<Vec<_>>().join(" ")
+    m
 }
 
 /// A value without emphasis, backticks or quotes.
@@ -140,7 +124,10 @@ fn logfmt(t: &str) -> Vec<(&str, &str)> {
 /// The leading version of a value (`7.0.0-31-generic (Ubuntu HWE)` → `7.0.0-31-generic`), if it
 /// starts with a digit and has a dot.
 fn version(v: &str) -> Option<&str> {
-    let w = v.split([' ', ',', ';']).next()?.trim_end_matches([')', '.']);
+    let w = v
+        .split([' ', ',', ';'])
+        .next()?
+        .trim_end_matches([')', '.', '`', '"', '*']);
     let w = w.strip_prefix('v').unwrap_or(w);
     (w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.')).then_some(w)
 }
@@ -158,14 +145,78 @@ fn gpu_name(v: &str) -> bool {
         && v.len() <= 80
 }
 
+/// A Markdown heading's text (`### GPU` → `GPU`), if the line is one.
+fn heading(t: &str) -> Option<&str> {
+    let h = t.trim_start_matches('#');
+    (h.len() < t.len() && t.len() - h.len() <= 6 && h.starts_with(' ')).then(|| h.trim())
+}
+
+/// A Markdown table row's first two cells (`| **Kernel** | `6.8.0` |`), unless it is the
+/// separator row.
+fn table_pair(t: &str) -> Option<(&str, &str)> {
+    let body = t.strip_prefix('|')?;
+    let mut cells = body.split('|').map(str::trim);
+    let (k, v) = (cells.next()?, cells.next()?);
+    if k.is_empty() || v.is_empty() || k.chars().all(|c| matches!(c, '-' | ':' | ' ')) {
+        return None;
+    }
+    Some((k, v))
+}
+
+/// A HIP runtime version (`7.1.26233`, `6.4.43484-123eb5128`): a build number of five digits in
+/// the third place. ROCm releases number their third place in ones (`6.4.1`).
+fn hip_build(v: &str) -> bool {
+    v.split(['.', '-'])
+        .nth(2)
+        .is_some_and(|x| x.len() >= 5 && x.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A product name standing alone in a line (`… -- AMD Radeon RX 6600`, `Device: AMD Instinct
+/// MI300X`): from `AMD Radeon`/`Radeon`/`AMD Instinct`/`Instinct` to the first bracket, comma,
+/// bar or quote. Not a processor's integrated graphics (`Ryzen 7 5700U with Radeon Graphics`).
+pub fn product_in(t: &str) -> Option<&str> {
+    let p = t.at("Radeon").or_else(|| t.at("Instinct"))?;
+    let start = if t[..p].ends_with("AMD ") { p - 4 } else { p };
+    let before = t[..start].trim_end().to_ascii_lowercase();
+    if before.ends_with("with") || before.ends_with("w/") || before.has("ryzen") {
+        return None;
+    }
+    let rest = &t[start..];
+    let end = rest
+        .find(['(', '[', ']', ')', ',', '|', '"', '\'', '`', ';', '*'])
+        .unwrap_or(rest.len());
+    let name = rest[..end].trim();
+    (name.split_whitespace().count() >= 2 && gpu_name(name)).then_some(name)
+}
+
 /// Reads key/value pairs of any markup.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
-    let syn = synonyms();
+    // the matrix's keys as triage() set them; the embedded ones for a reader run alone
+    let syn = if seen.key_synonyms.is_empty() {
+        synonyms(&crate::matrix::Matrix::embedded().keys)
+    } else {
+        std::mem::take(&mut seen.key_synonyms)
+    };
     let had_gpu = seen.agents.iter().any(|a| a.src.file == seen.file);
-    let mut gpu_added = false;
+    // the one GPU another reader saw in this input without a target (a name only): an explicit
+    // target written under a gfx key fills it
+    let lone = {
+        let mut mine = seen.agents.iter().enumerate().filter(|(_, a)| a.src.file == seen.file);
+        match (mine.next(), mine.next()) {
+            (Some((i, a)), None) if a.gfx.is_none() && a.device_id.is_none() => Some(i),
+            _ => None,
+        }
+    };
+    // the GPU this reader added (an explicit gfx read later fills its target)
+    let mut added: Option<usize> = None;
     let mut fired = false;
+    // a heading's text waiting for its answer on the next non-blank line (issue templates)
+    let mut pending: Option<String> = None;
+    // a HIP runtime version under a ROCm key: torch's HIP when the input prints a torch version
+    let mut hip_version: Option<crate::triage::At<String>> = None;
     for l in lines {
         if l.command {
+            pending = None;
             continue;
         }
         let t = trim(&l.text);
@@ -173,7 +224,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         let mut pairs: Vec<(&str, &str)> = Vec::new();
-        if t.has(":") {
+        if let Some(h) = heading(t) {
+            pending = Some(h.to_string());
+            continue;
+        }
+        let answer = pending.take();
+        if let Some(k) = &answer
+            && !t.starts_with(['|', '-', '*', '`', '<'])
+        {
+            pairs.push((k.as_str(), t));
+        } else if let Some(p) = table_pair(t) {
+            pairs.push(p);
+        } else if t.has(":") {
             if let Some(p) = colon_pair(t) {
                 pairs.push(p);
             }
@@ -182,14 +244,20 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             pairs = logfmt(t);
         }
         for (k, v) in pairs {
-            let Some(&fact) = syn.get(&norm_key(k)) else { continue };
+            let Some(fact) = syn.get(&norm_key(k)).and_then(|f| fact(f)) else {
+                continue;
+            };
             let v = norm_value(v);
             let at = |s: &Seen, x: &str| s.at(x.to_string(), l.no);
             match fact {
                 Fact::Rocm => {
                     if let Some(x) = version(v) {
                         let a = at(seen, x);
-                        Seen::first(&mut seen.rocm, a);
+                        if hip_build(x) {
+                            hip_version.get_or_insert(a);
+                        } else {
+                            Seen::first(&mut seen.rocm, a);
+                        }
                         fired = true;
                     }
                 }
@@ -204,6 +272,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     if let Some(x) = version(v) {
                         let a = at(seen, x);
                         Seen::first(&mut seen.torch_hip, a);
+                        fired = true;
+                    }
+                }
+                Fact::TorchGpuAvailable => {
+                    let b = match v.to_ascii_lowercase().as_str() {
+                        "true" | "yes" => Some(true),
+                        "false" | "no" => Some(false),
+                        _ => None,
+                    };
+                    if let Some(b) = b {
+                        let a = seen.at(b, l.no);
+                        Seen::first(&mut seen.torch_gpu_available, a);
                         fired = true;
                     }
                 }
@@ -222,7 +302,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     }
                 }
                 Fact::Gfx | Fact::Gpu => {
-                    if had_gpu || gpu_added {
+                    if had_gpu {
+                        if fact == Fact::Gfx
+                            && let Some(i) = lone
+                            && seen.agents[i].gfx.is_none()
+                            && let Some(g) = gfx_in(v)
+                        {
+                            let a = seen.at(g, l.no);
+                            seen.agents[i].gfx = Some(a);
+                            fired = true;
+                        }
                         continue;
                     }
                     let gfx = gfx_in(v);
@@ -237,6 +326,21 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                         file: seen.file,
                         line: l.no,
                     };
+                    // an explicit target written later fills the GPU a name gave
+                    if let Some(i) = added {
+                        let a = &mut seen.agents[i];
+                        if a.gfx.is_none()
+                            && let Some(g) = gfx
+                        {
+                            a.gfx = Some(crate::triage::At { v: g, src });
+                            fired = true;
+                        }
+                        if a.marketing.is_none() && name.is_some() {
+                            a.marketing = name;
+                            a.name_src = Some(src);
+                        }
+                        continue;
+                    }
                     seen.agents.push(Agent {
                         reader: "key_value",
                         src,
@@ -245,9 +349,39 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                         name_src: Some(src),
                         ..Agent::default()
                     });
-                    gpu_added = true;
+                    added = Some(seen.agents.len() - 1);
                     fired = true;
                 }
+            }
+        }
+    }
+    seen.key_synonyms = syn;
+    if let Some(h) = hip_version
+        && seen.torch.is_some()
+    {
+        Seen::first(&mut seen.torch_hip, h);
+    }
+    // No labelled GPU: a product name standing alone in a banner line (`… -- AMD Radeon RX 6600`)
+    if !had_gpu && added.is_none() {
+        for l in lines.iter().filter(|l| !l.command) {
+            let t = trim(&l.text);
+            if t.len() > 400 || !(t.has("Radeon") || t.has("Instinct")) {
+                continue;
+            }
+            if let Some(name) = product_in(t) {
+                let src = Src {
+                    file: seen.file,
+                    line: l.no,
+                };
+                seen.agents.push(Agent {
+                    reader: "key_value",
+                    src,
+                    marketing: Some(name.to_string()),
+                    name_src: Some(src),
+                    ..Agent::default()
+                });
+                fired = true;
+                break;
             }
         }
     }
@@ -260,18 +394,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_yaml_parses_and_every_fact_has_keys() {
-        let s = synonyms();
-        for f in [
-            Fact::Gfx,
-            Fact::Gpu,
-            Fact::Rocm,
-            Fact::Torch,
-            Fact::TorchHip,
-            Fact::Kernel,
-            Fact::Os,
-        ] {
-            assert!(s.values().any(|x| *x == f), "{f:?}");
+    fn keys_yaml_names_every_fact_the_layer_reads() {
+        let s = synonyms(&crate::matrix::Matrix::embedded().keys);
+        for name in crate::matrix::validate::KEY_FACTS {
+            assert!(fact(name).is_some(), "{name}");
+            assert!(s.values().any(|x| x == name), "{name} has no key in keys.yaml");
         }
     }
 
@@ -313,5 +440,61 @@ mod tests {
         let (_, s) = run(read, "- GPU: AMD Radeon RX 6900 XT\n");
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6900 XT"));
         assert!(s.agents[0].gfx.is_none());
+    }
+
+    #[test]
+    fn template_headings_tables_and_banners() {
+        // an issue template's answer under its heading (shapes of the ROCm issue template)
+        let (_, s) = run(
+            read,
+            "### Operating System\n\nWindows 11\n\n### GPU\n\n8× AMD Instinct MI325X (gfx942)\n\n### ROCm Version\n\nROCm 7.14\n",
+        );
+        assert_eq!(s.os.as_ref().unwrap().v, "Windows 11");
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx942");
+        assert!(
+            s.rocm.is_none(),
+            "`ROCm 7.14` does not start with its version: say less"
+        );
+        // a heading whose answer is a list or a fence is no pair
+        let (_, s) = run(read, "### GPU\n\n- see below\n");
+        assert!(s.agents.is_empty());
+        // a Markdown table with bold keys and backticked values; the written target wins over
+        // the name of the row before it
+        let (_, s) = run(
+            read,
+            "| Component | Version |\n|---|---|\n| **PyTorch** | `2.11.0a0+rocm7.11.0a20260106` (nightly) |\n| **GPU** | AMD Radeon 8060S Graphics (Device ID `0x1586`) |\n| **GPU Architecture** | `gfx1151` |\n| **Kernel** | `6.17.0-1011-oem` |\n| **`torch.cuda.is_available()`** | `True` |\n",
+        );
+        assert_eq!(s.torch.as_ref().unwrap().v, "2.11.0a0+rocm7.11.0a20260106");
+        assert_eq!(s.kernel.as_ref().unwrap().v, "6.17.0-1011-oem");
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1151");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon 8060S Graphics"));
+        assert!(s.torch_gpu_available.as_ref().unwrap().v);
+        // a product name alone in a banner line; not a processor's integrated graphics
+        let (_, s) = run(
+            read,
+            "Hardware detected: ROCm (HIP 6.4.43484-123eb5128) -- AMD Radeon RX 6600\n",
+        );
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6600"));
+        let (_, s) = run(read, "AMD Ryzen 7 5700U with Radeon Graphics\n");
+        assert!(s.agents.is_empty());
+        // a HIP build number under a ROCm key is torch's HIP when a torch version is printed,
+        // never the installed ROCm
+        let (_, s) = run(read, "PyTorch version: 2.11.0\nROCm version: 7.1.26233\n");
+        assert!(s.rocm.is_none());
+        assert_eq!(s.torch_hip.as_ref().unwrap().v, "7.1.26233");
+        let (_, s) = run(read, "ROCm version: 7.1.26233\n");
+        assert!(s.rocm.is_none() && s.torch_hip.is_none());
+        // a GPU another reader saw by name only: a target written under a gfx key fills it
+        let lines = crate::triage::paste::lines("Architecture: gfx900\n");
+        let mut s = Seen::default();
+        s.agents.push(Agent {
+            reader: "free_form",
+            marketing: Some("Radeon RX Vega".into()),
+            ..Agent::default()
+        });
+        read(&lines, &mut s);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx900");
     }
 }

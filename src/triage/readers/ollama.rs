@@ -70,7 +70,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     seen.env.set(at);
                 }
             }
-        } else if (t.has("inference compute") && t.has("library=rocm")) || t.has("gpu_type=") {
+        } else if (t.has("inference compute") && (t.has("library=rocm") || t.has("library=ROCm"))) || t.has("gpu_type=")
+        {
             // `msg="inference compute" id=0 library=rocm compute=gfx1102 name=1002:7480 total="8.0 GiB"`,
             // `msg="amdgpu is supported" gpu=0 gpu_type=gfx1102`, `msg="amdgpu is not supported …" gpu_type=gfx1031 gpu=0`.
             fired = true;
@@ -143,5 +144,21 @@ time=2025-01-02T10:00:01 level=INFO source=types.go:131 msg=\"inference compute\
         );
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1103");
         assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x15bf);
+    }
+
+    #[test]
+    fn inference_compute_of_2026_logs_with_library_in_capitals() {
+        // Ollama 0.13+ writes `library=ROCm` and a non-numeric first id (values ours)
+        let t = "time=2026-01-02T10:00:01.000Z level=INFO source=types.go:42 msg=\"inference compute\" id=GPU-0a1b filter_id=\"\" library=ROCm compute=gfx1151 name=ROCm0 description=\"AMD Radeon Graphics\" type=iGPU total=\"96.0 GiB\"\n\
+time=2026-01-02T10:00:01.000Z level=INFO source=types.go:42 msg=\"inference compute\" id=1 filter_id=1 library=ROCm compute=gfx1100 name=ROCm1 total=\"24.0 GiB\"\n";
+        let (_, s) = run(read, t);
+        let g: Vec<&str> = s.agents.iter().map(|a| a.gfx.as_ref().unwrap().v.as_str()).collect();
+        assert_eq!(g, ["gfx1151", "gfx1100"]);
+        // a CUDA device line is not a ROCm GPU
+        let (_, s) = run(
+            read,
+            "time=x level=INFO source=types.go:42 msg=\"inference compute\" id=GPU-1 library=CUDA compute=8.9 name=CUDA0\n",
+        );
+        assert!(s.agents.is_empty());
     }
 }

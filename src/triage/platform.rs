@@ -1,0 +1,240 @@
+//! Where a paste was produced — Linux, WSL, Windows or macOS — from what it shows: an operating
+//! system named in a key/value line or a template answer, a kernel release (a `microsoft`
+//! kernel is WSL), WSL's own messages, Windows paths, DLL and EXE names and PowerShell prompts,
+//! macOS names, and Linux-only shapes (kernel logs, `…-linux-gnu`, `Linux x86_64` build lines,
+//! `.so` libraries, a Singularity/Apptainer prompt).
+//!
+//! A stated operating system (an `OS:` value, a kernel release) outweighs the hints of paths and
+//! file names; hints of two platforms with no stated one leave the platform unknown (say less).
+//! WSL wins over Linux and Windows: a WSL paste shows both.
+
+use super::paste::{Has, Line};
+use super::{At, Seen, Src};
+use crate::facts::Platform;
+
+/// The first line of each platform's hints, per kind of evidence.
+#[derive(Debug, Clone, Default)]
+pub struct Hints {
+    /// Linux-only shapes.
+    pub linux: Option<Src>,
+    /// WSL's messages and devices.
+    pub wsl: Option<Src>,
+    /// Windows paths, DLL/EXE names, PowerShell prompts.
+    pub windows: Option<Src>,
+    /// macOS names.
+    pub macos: Option<Src>,
+}
+
+/// A drive-letter path (`C:\Users`): one letter, a colon and a backslash.
+fn drive_path(t: &str) -> bool {
+    let b = t.as_bytes();
+    let mut from = 0;
+    while let Some(p) = t[from..].at(":\\") {
+        let i = from + p;
+        if i >= 1 && b[i - 1].is_ascii_alphabetic() && (i == 1 || !b[i - 2].is_ascii_alphanumeric()) {
+            return true;
+        }
+        from = i + 2;
+        if from >= t.len() {
+            break;
+        }
+    }
+    false
+}
+
+/// A `name.dll` or `name.exe` token.
+fn windows_file(t: &str) -> bool {
+    for ext in [".dll", ".exe", ".DLL", ".EXE"] {
+        let mut from = 0;
+        while let Some(p) = t[from..].at(ext) {
+            let i = from + p;
+            let before = i > 0 && t.as_bytes()[i - 1].is_ascii_alphanumeric();
+            let after = t.as_bytes().get(i + 4).is_none_or(|c| !c.is_ascii_alphanumeric());
+            if before && after {
+                return true;
+            }
+            from = i + 4;
+            if from >= t.len() {
+                break;
+            }
+        }
+    }
+    false
+}
+
+/// Records the platform hints of one input.
+pub fn scan(lines: &[Line], seen: &mut Seen) {
+    let file = seen.file;
+    let h = &mut seen.platform_hints;
+    let src = |no| Src { file, line: no };
+    for l in lines {
+        let t = l.text.as_ref();
+        if h.wsl.is_none()
+            && (t.has("WSL environment detected")
+                || t.has("microsoft-standard-WSL")
+                || t.has("WSL2")
+                || t.has("WSL 2")
+                || t.has("/dev/dxg")
+                || t.has("librocdxg"))
+        {
+            h.wsl = Some(src(l.no));
+        }
+        if h.windows.is_none()
+            && (drive_path(t) || windows_file(t) || t.has("[MSC v.") || t.has("win_amd64") || t.has("%HIP_PATH%"))
+        {
+            h.windows = Some(src(l.no));
+        }
+        if h.macos.is_none()
+            && (t.has("macOS") || t.has("Mac OS X") || t.has("Darwin") || t.has("Apple Silicon") || t.has("macosx_"))
+        {
+            h.macos = Some(src(l.no));
+        }
+        if h.linux.is_none()
+            && (t.has("Linux x86_64")
+                || t.has("Linux-x86_64")
+                || t.has("-linux-gnu")
+                || t.has("manylinux")
+                || t.has("] amdgpu ")
+                || t.has("kernel: amdgpu")
+                || t.has(".so.")
+                || t.trim_start().starts_with("Singularity>")
+                || t.trim_start().starts_with("Apptainer>"))
+        {
+            h.linux = Some(src(l.no));
+        }
+    }
+}
+
+/// What an operating system's name says (`Windows 11`, `Ubuntu 24.04`, `macOS 15`).
+fn from_os_name(os: &str) -> Option<Platform> {
+    let l = os.to_ascii_lowercase();
+    if l.has("wsl") {
+        Some(Platform::Wsl)
+    } else if l.has("windows") {
+        Some(Platform::Windows)
+    } else if l.has("macos") || l.has("mac os") || l.has("darwin") {
+        Some(Platform::Macos)
+    } else if [
+        "linux",
+        "ubuntu",
+        "debian",
+        "fedora",
+        "arch",
+        "rhel",
+        "red hat",
+        "centos",
+        "rocky",
+        "alma",
+        "suse",
+        "nixos",
+        "gentoo",
+        "mint",
+        "pop!_os",
+        "manjaro",
+        "cachyos",
+        "endeavouros",
+        "bazzite",
+        "nobara",
+        "oracle",
+    ]
+    .iter()
+    .any(|d| l.has(d))
+    {
+        Some(Platform::Linux)
+    } else {
+        None
+    }
+}
+
+/// The platform the inputs show, with the line that shows it.
+pub fn decide(seen: &Seen) -> Option<At<Platform>> {
+    let at = |v, src| Some(At { v, src });
+    let h = &seen.platform_hints;
+    // WSL: the runtime's own line, a microsoft kernel, WSL's devices
+    if let Some(w) = seen.wsl.as_ref().filter(|w| w.v) {
+        return at(Platform::Wsl, w.src);
+    }
+    if let Some(k) = seen
+        .kernel
+        .as_ref()
+        .filter(|k| k.v.to_ascii_lowercase().has("microsoft"))
+    {
+        return at(Platform::Wsl, k.src);
+    }
+    if let Some(s) = h.wsl {
+        return at(Platform::Wsl, s);
+    }
+    // a stated operating system, then a kernel release (Linux's)
+    if let Some(o) = &seen.os
+        && let Some(p) = from_os_name(&o.v)
+    {
+        return at(p, o.src);
+    }
+    if let Some(k) = &seen.kernel {
+        return at(Platform::Linux, k.src);
+    }
+    let hints: Vec<(Platform, Src)> = [
+        (Platform::Windows, h.windows),
+        (Platform::Macos, h.macos),
+        (Platform::Linux, h.linux),
+    ]
+    .into_iter()
+    .filter_map(|(p, s)| s.map(|s| (p, s)))
+    .collect();
+    match hints.as_slice() {
+        [(p, s)] => at(*p, *s),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn platform(text: &str) -> Option<Platform> {
+        let lines = crate::triage::paste::lines(text);
+        let mut seen = Seen::default();
+        crate::triage::readers::read_all(&lines, &mut seen);
+        scan(&lines, &mut seen);
+        decide(&seen).map(|p| p.v)
+    }
+
+    #[test]
+    fn each_platform_from_its_own_evidence() {
+        // shapes of the 2026 pastes (values ours)
+        assert_eq!(
+            platform("HIP Library Path: C:\\Program Files\\AMD\\ROCm\\7.1\\bin\\amdhip64_7.dll\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(
+            platform("if i copy amdhip64_6.dll from the old build it works\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(
+            platform("### Operating System\n\nWindows 11\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(
+            platform("Linux box 5.15.167.4-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n"),
+            Some(Platform::Wsl)
+        );
+        assert_eq!(
+            platform("WSL environment detected.\nC:\\Users\\me> wsl\n"),
+            Some(Platform::Wsl)
+        );
+        assert_eq!(platform("### Result (macOS, Apple Silicon)\n"), Some(Platform::Macos));
+        assert_eq!(platform("- OS: Ubuntu 24.04.2 LTS\n"), Some(Platform::Linux));
+        assert_eq!(
+            platform("built with GNU 11.4.0 for Linux x86_64\n"),
+            Some(Platform::Linux)
+        );
+        // a stated OS outweighs a path hint; two hints and no statement: unknown
+        assert_eq!(
+            platform("- OS: Fedora Linux 43\nsaved to C:\\backup\\x.txt\n"),
+            Some(Platform::Linux)
+        );
+        assert_eq!(platform("C:\\x\\y.txt\n/usr/lib/libamdhip64.so.7\n"), None);
+        // not evidence: a URL, a ratio, an ordinary sentence
+        assert_eq!(platform("see https://rocm.docs.amd.com/ 4:3 ratio\n"), None);
+    }
+}
