@@ -10,7 +10,7 @@
 #   RUNNER_LABEL     runner label pattern (default gpu-{gfx})
 #   AVAILABLE        runner labels that have runners, space or comma separated (default: all);
 #                    jobs for other labels are left out rather than queued for a day
-#   POLICY           current (the last three torch minors; default) | all (every release) |
+#   POLICY           current (the first answers of the ranking for the targets; default) | all (every release) |
 #                    all-on-sunday (current on weekdays, all on Sundays, UTC)
 #   CANDIDATES_FILE  take the candidates from this file instead of the matrix
 #   TAG_PREFIX       repository part of the candidate image tags
