@@ -9,7 +9,10 @@ declare_rule! {
     /// ## What it checks
     /// torch is installed by pip (or from a requirements file) with no index URL at all (no
     /// `--index-url`, `--extra-index-url`, `PIP_INDEX_URL`…), no ROCm local version
-    /// (`+rocm6.2`) and not from a wheel URL: pip takes it from PyPI.
+    /// (`+rocm6.2`) and not from a wheel URL: pip takes it from PyPI. Also when the image has
+    /// ROCm (its base or an install) and torch comes only from PyTorch's CUDA or CPU indexes
+    /// (`…/whl/cu124`, `…/whl/cpu`); on a plain base such an index is a CUDA image's choice and
+    /// is not judged.
     ///
     /// ## Why it matters
     /// The torch wheels on PyPI for Linux are CUDA builds. In a ROCm image the install succeeds,
@@ -41,9 +44,11 @@ impl Rule for TorchPypiCudaWheel {
 
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let Some(t) = &cx.facts.torch else { return };
-        if !matches!(t.value.from, Some(TorchFrom::PipInstall | TorchFrom::Requirements))
-            || !t.value.index_urls.is_empty()
-        {
+        if !matches!(t.value.from, Some(TorchFrom::PipInstall | TorchFrom::Requirements)) {
+            return;
+        }
+        if !t.value.index_urls.is_empty() {
+            cuda_index_in_rocm_image(self, cx, t, out);
             return;
         }
         if t.value.version.as_deref().is_some_and(|v| v.contains("+rocm")) {
@@ -117,4 +122,65 @@ impl Rule for TorchPypiCudaWheel {
                 .autofix(autofix),
         );
     }
+}
+
+/// PyTorch's own CUDA or CPU index (`…/whl/cu124`, `…/whl/nightly/cu130`, `…/whl/cpu`): the
+/// variant is the last part of the URL (https://pytorch.org/get-started/locally/).
+fn pytorch_cuda_or_cpu_index(cx: &Context, u: &str) -> Option<String> {
+    let base = cx.matrix.torch.index.trim_end_matches('/').to_ascii_lowercase();
+    let u = u.trim().trim_end_matches('/').to_ascii_lowercase();
+    let rest = u.strip_prefix(&base)?.trim_start_matches('/');
+    let last = rest.rsplit('/').next()?;
+    let cuda = last
+        .strip_prefix("cu")
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+    (cuda || last == "cpu").then(|| last.to_string())
+}
+
+/// torch taken only from PyTorch's CUDA or CPU indexes in an image that has ROCm (its base, or a
+/// ROCm install): a build that cannot use the AMD GPU. On a plain base (a CUDA Dockerfile of a
+/// multi-backend project) nothing is said.
+fn cuda_index_in_rocm_image(
+    rule: &TorchPypiCudaWheel,
+    cx: &Context,
+    t: &crate::facts::Sourced<crate::facts::TorchFacts>,
+    out: &mut Vec<Finding>,
+) {
+    if t.value.version.as_deref().is_some_and(|v| v.contains("+rocm")) {
+        return;
+    }
+    let variants: Vec<String> = t
+        .value
+        .index_urls
+        .iter()
+        .map(|u| pytorch_cuda_or_cpu_index(cx, u))
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default();
+    if variants.is_empty() {
+        return; // another index among them (ROCm, a mirror, a private one): not judged here
+    }
+    let Some((rocm, _)) = cx.rocm_userspace() else { return };
+    let line = rocm.line();
+    let fix = match cx.best_stack(Some(&line), None) {
+        Some(r) => format!("install from the ROCm index: {}", r.install),
+        None => format!(
+            "install from the ROCm index: pip install torch==<version> --index-url {}",
+            cx.matrix.index_url(&line, None)
+        ),
+    };
+    out.push(
+        Finding::new(
+            rule.meta(),
+            format!("torch comes from PyTorch's {} index in a ROCm image", variants.join(" / ")),
+            t.origin.clone(),
+        )
+        .evidence(format!(
+            "torch{} from {}; the image has ROCm {rocm}",
+            t.value.version.as_deref().map(|v| format!("=={v}")).unwrap_or_default(),
+            t.value.index_urls.join(", ")
+        ))
+        .why("that index serves CUDA (cuXXX) or CPU-only builds; in a ROCm image torch.cuda.is_available() is False and work runs on the CPU")
+        .fix(fix)
+        .refs(["https://pytorch.org/get-started/locally/"]),
+    );
 }
