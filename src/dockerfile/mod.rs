@@ -83,10 +83,8 @@ impl Manifest {
             }
             Manifest::PyProject => "pip install .".to_string(),
             Manifest::UvLock => "uv sync --frozen".to_string(),
-            Manifest::Pixi => match pixi::install(text) {
-                Ok(i) if !i.command.is_empty() => i.command,
-                _ => "true".to_string(),
-            },
+            // what the user runs; the build it stands for is [`pixi::install`]'s translation
+            Manifest::Pixi => "pixi install".to_string(),
         }
     }
 }
@@ -201,14 +199,22 @@ fn manifest(m: Manifest, path: &str, text: &str, matrix: &Matrix, opts: &Options
     // pixi's manifest is read here (the build runs what it asks for): unreadable is an input
     // error at its line, and findings point at its torch entry
     let mut at = None;
-    if m == Manifest::Pixi {
-        let i = pixi::install(text).map_err(|p| {
+    let command = if m == Manifest::Pixi {
+        let rocm = |u: &str| install::dependents::rocm_index(u, matrix);
+        let i = pixi::install(text, &rocm).map_err(|p| {
             let (line, col) = parse::LineIndex::new(text).pos(text, p.at);
             InputProblem::new(line, col, format!("{} (expected a pixi manifest in TOML)", p.message))
         })?;
         at = i.torch_at.map(|o| parse::LineIndex::new(text).pos(text, o));
-    }
-    let build = format!("FROM scratch\nRUN {}\n", m.command(name, text, uv_lock_beside));
+        if i.command.is_empty() {
+            "true".to_string()
+        } else {
+            i.command
+        }
+    } else {
+        m.command(name, text, uv_lock_beside)
+    };
+    let build = format!("FROM scratch\nRUN {command}\n");
     let df = parse::parse(&build)?;
     let opts = Options {
         context: Some(dir),

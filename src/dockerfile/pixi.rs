@@ -172,8 +172,9 @@ fn requirement(name: &str, version: Option<&str>, conda: bool) -> String {
     }
 }
 
-/// Reads a `pixi.toml` (its text) → the install commands for torch.
-pub fn install(text: &str) -> Result<Install, Problem> {
+/// Reads a `pixi.toml` (its text) → the install commands for torch; `rocm_index` tells a wheel
+/// index that serves ROCm builds (the matrix's PyTorch and AMD indexes).
+pub fn install(text: &str, rocm_index: &dyn Fn(&str) -> bool) -> Result<Install, Problem> {
     let doc = Document::parse(text).map_err(|e| Problem {
         at: e.span().map(|s| s.start).unwrap_or(0),
         message: e.message().to_string(),
@@ -204,15 +205,15 @@ pub fn install(text: &str) -> Result<Install, Problem> {
             let Some(f) = f.as_table() else { continue };
             let mut fl = Vec::new();
             with_target(f, &mut fl);
-            let rocm_index = fl.iter().any(|l| {
+            let from_rocm = fl.iter().any(|l| {
                 l.pypi
                     .as_ref()
                     .and_then(|(_, s)| s.source.as_deref())
-                    .is_some_and(is_rocm_index)
-                    || l.index_url.as_deref().is_some_and(is_rocm_index)
-                    || l.extra.iter().any(|u| is_rocm_index(u))
+                    .is_some_and(rocm_index)
+                    || l.index_url.as_deref().is_some_and(rocm_index)
+                    || l.extra.iter().any(|u| rocm_index(u))
             });
-            if rocm_name(name) || rocm_index {
+            if rocm_name(name) || from_rocm {
                 layers.extend(fl);
             }
         }
@@ -273,16 +274,14 @@ pub fn install(text: &str) -> Result<Install, Problem> {
     })
 }
 
-/// A wheel index URL that serves ROCm builds (PyTorch's `…/whl/rocm…`, AMD's repo.radeon.com
-/// and repo.amd.com indexes).
-fn is_rocm_index(u: &str) -> bool {
-    let u = u.to_ascii_lowercase();
-    u.contains("/rocm") || u.contains("repo.radeon.com") || u.contains("repo.amd.com")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn install(text: &str) -> Result<Install, Problem> {
+        let m = crate::matrix::Matrix::embedded();
+        super::install(text, &|u| crate::dockerfile::install::dependents::rocm_index(u, m))
+    }
 
     // Modelled on the shapes pixi's PyTorch guide documents (a per-feature torch with its own
     // `index`, conda-forge's `pytorch-gpu`); written for these tests.

@@ -7,8 +7,9 @@
 //!   `setup.py` appends `==$PYTORCH_VERSION` to the torch requirement when the release build sets
 //!   it (`pytorch/vision:setup.py@004ebb5cd46514e67a2f21bfdae64e74cc11bb13`, `get_requirements`),
 //!   and the README's table pairs each torchvision with one torch.
-//! - `torchaudio`: released with torch in the same way (PyTorch's release matrix builds torch,
-//!   torchvision and torchaudio together; `pytorch/test-infra:tools/scripts/generate_binary_build_matrix.py`).
+//! - `torchaudio`: the same; its `setup.py` requires `torch==$PYTORCH_VERSION` when the release
+//!   build sets it (`pytorch/audio:setup.py@00dad72cbccb0ba5b9564d6b30ddc504a0a1be21`,
+//!   `_get_pytorch_version`).
 //! - `vllm`: the wheel on PyPI is the CUDA build; its requirements pin `torch==…` together with
 //!   CUDA-only packages (`vllm-project/vllm:requirements/cuda.txt@009d524805ba9a71a180be74e05dcd32bb478418`:
 //!   `torch==2.13.0`, flashinfer, nvidia-cutlass-dsl). ROCm users install vLLM from AMD's images
