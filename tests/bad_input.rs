@@ -5,8 +5,8 @@
 //! no panic, and for `lint` rows that the good file linted next to the bad one still has its
 //! finding reported (bad input never hides other files' results).
 //!
-//! The README's "Reliability" section links this file and gives the number
-//! of rows; `the_readme_counts_the_rows` keeps that number true.
+//! The book's Reliability page (`docs/src/reliability.md`) names this file and gives the number
+//! of rows; `the_reliability_page_counts_the_rows` keeps that number true.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -24,7 +24,7 @@ enum Out {
 use Out::{File, Stderr, Stdout};
 
 struct Case {
-    /// The command, as the README groups them.
+    /// The command, as the Reliability page groups them.
     cmd: &'static str,
     /// The bad input, in words.
     what: &'static str,
@@ -500,12 +500,10 @@ fn every_command_has_rows_and_no_row_is_listed_twice() {
 }
 
 #[test]
-fn the_readme_counts_the_rows() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+fn the_reliability_page_counts_the_rows() {
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/reliability.md");
+    let page = std::fs::read_to_string(page).unwrap();
     let n = cases().len();
-    let want = format!("[`tests/bad_input.rs`](tests/bad_input.rs) runs {n} bad inputs");
-    assert!(
-        readme.contains(&want),
-        "README.md's Reliability section must say: {want}"
-    );
+    let want = format!("`tests/bad_input.rs` runs {n} bad inputs");
+    assert!(page.contains(&want), "docs/src/reliability.md must say: {want}");
 }

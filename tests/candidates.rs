@@ -1,6 +1,7 @@
 //! The candidate set as the binary plans it: `build --dry-run` and `matrix export` (what the
-//! nightly consumes) list the same candidates for the same options, and the README's counts are
-//! generated from the binary (regenerate with `UPDATE_README=1 cargo test --test candidates`).
+//! nightly consumes) list the same candidates for the same options, and the counts in the book's
+//! build-and-smoke page are generated from the binary (regenerate with
+//! `UPDATE_DOCS=1 cargo test --test candidates`).
 
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -177,11 +178,13 @@ fn the_default_set_is_a_handful_and_amd_images_come_only_on_request() {
     assert!(!out.contains("0 target(s)"), "{out}");
 }
 
-const START: &str = "<!-- candidates:start (generated: UPDATE_README=1 cargo test --test candidates) -->\n";
+/// The book page that shows the table.
+const PAGE: &str = "docs/src/commands/build-smoke.md";
+const START: &str = "<!-- candidates:start (generated: UPDATE_DOCS=1 cargo test --test candidates) -->\n";
 const END: &str = "<!-- candidates:end -->";
 
-/// The rows of the README's table: the options and what the binary plans for them.
-const README_ROWS: &[&[&str]] = &[
+/// The rows of the page's table: the options and what the binary plans for them.
+const ROWS: &[&[&str]] = &[
     &[],
     &["--gfx", "gfx1100"],
     &["--gfx", "gfx1100", "--amd-images"],
@@ -189,13 +192,13 @@ const README_ROWS: &[&[&str]] = &[
     &["--all", "--gfx", "gfx1100"],
 ];
 
-fn readme_table() -> String {
+fn counts_table() -> String {
     let dir = tempfile::tempdir().unwrap();
     let data = rocmcheck::matrix::Matrix::embedded().data.clone();
     let mut t = format!(
         "| `rocmcheck build --dry-run …` (matrix data {data}) | candidates | AMD images | left out |\n| --- | --- | --- | --- |\n"
     );
-    for opts in README_ROWS {
+    for opts in ROWS {
         let v = dry_run(dir.path(), opts);
         let c = v["candidates"].as_array().unwrap();
         let amd = c
@@ -217,19 +220,19 @@ fn readme_table() -> String {
 }
 
 #[test]
-fn readme_candidate_counts_are_what_the_binary_plans() {
-    let readme = std::fs::read_to_string("README.md").unwrap();
-    let s = readme.find(START).expect("README has the candidates:start marker") + START.len();
-    let e = readme[s..].find(END).expect("README has the candidates:end marker") + s;
-    let table = readme_table();
-    if readme[s..e] != table {
-        if std::env::var_os("UPDATE_README").is_some() {
-            std::fs::write("README.md", format!("{}{}{}", &readme[..s], table, &readme[e..])).unwrap();
+fn the_books_candidate_counts_are_what_the_binary_plans() {
+    let page = std::fs::read_to_string(PAGE).unwrap();
+    let s = page.find(START).expect("the page has the candidates:start marker") + START.len();
+    let e = page[s..].find(END).expect("the page has the candidates:end marker") + s;
+    let table = counts_table();
+    if page[s..e] != table {
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::write(PAGE, format!("{}{}{}", &page[..s], table, &page[e..])).unwrap();
             return;
         }
         panic!(
-            "the README's candidate counts differ from what the binary plans: run `UPDATE_README=1 cargo test --test candidates`\nREADME:\n{}\nbinary:\n{table}",
-            &readme[s..e]
+            "{PAGE}'s candidate counts differ from what the binary plans: run `UPDATE_DOCS=1 cargo test --test candidates`\n{PAGE}:\n{}\nbinary:\n{table}",
+            &page[s..e]
         );
     }
 }

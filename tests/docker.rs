@@ -424,7 +424,7 @@ fn unreachable_daemon_is_a_clear_error_with_exit_2() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The engine going away mid-build and mid-smoke (issue 13, item 3).
+// The engine going away mid-build and mid-smoke.
 //
 // A TCP proxy written here, on 127.0.0.1, forwards to the engine's unix socket; rocmcheck talks to
 // it with `--docker-host tcp://127.0.0.1:PORT` (bollard over plain HTTP). The proxy cuts every

@@ -659,9 +659,9 @@ fn base_tag_proposals_are_known_records_that_apply_and_validate() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-/// Issue 24, defect 7: offline, `matrix sync` was silent for 88 s, then printed 25 near-identical
-/// DNS errors, each after 4 attempts. Now it stops at the first host name that cannot be resolved,
-/// with one error that says so, and shows a progress line per source on stderr.
+/// Offline, `matrix sync` stops at the first host name that cannot be resolved (rather than
+/// trying every source, each after several attempts), with one error that says so, and shows a
+/// progress line per source on stderr.
 ///
 /// `a..b` cannot be resolved and costs no network traffic: glibc refuses a name with an empty
 /// label before it builds a DNS query (checked here: the UDP datagrams sent, counted in

@@ -80,7 +80,7 @@ ROCM Version                 : 6.4.43482-0f2d60242
 vLLM Version                 : 0.9.1
 ";
 
-/// Issue 11: a torch/ROCm mismatch read from one vLLM collect_env: the wheel's ROCm (6.2) and
+/// A torch/ROCm mismatch read from one vLLM collect_env: the wheel's ROCm (6.2) and
 /// the installed ROCm (hipcc's 6.4) are both facts with their lines, and RC104 fires.
 #[test]
 fn vllm_collect_env_shows_torch_rocm_mismatch() {
@@ -114,7 +114,7 @@ $ rocminfo | grep -E 'Name|Marketing|Chip'
   Chip ID:                 29822(0x747e)
 ";
 
-/// Issue 11 trap: a rocminfo `Name: gfx1100` on a Navi 32 chip id is what
+/// Trap: a rocminfo `Name: gfx1100` on a Navi 32 chip id is what
 /// `HSA_OVERRIDE_GFX_VERSION=11.0.0` produces; say so, and judge the hardware target.
 #[test]
 fn navi32_chip_named_gfx1100_is_an_override() {
@@ -135,7 +135,7 @@ fn navi32_chip_named_gfx1100_is_an_override() {
     assert!(out.contains("runs as gfx1100"), "{out}");
 }
 
-/// Issue 11 trap: WSL has no KFD sysfs. A paste never yields "KFD missing" or "no AMD GPU"
+/// Trap: WSL has no KFD sysfs. A paste never yields "KFD missing" or "no AMD GPU"
 /// because it does not mention them.
 #[test]
 fn wsl_and_silence_never_mean_missing() {
@@ -155,7 +155,7 @@ fn wsl_and_silence_never_mean_missing() {
     assert!(read("wsl", wsl).summary.wsl);
 }
 
-/// Issue 11 traps through the whole pipeline: rocm-smi's `gfx11002` and KFD's 90402.
+/// Traps through the whole pipeline: rocm-smi's `gfx11002` and KFD's 90402.
 #[test]
 fn display_quirks_decode_to_real_targets() {
     let t = read("smi", "GPU[0]\t\t: GFX Version: \t\tgfx11002\n");
@@ -294,7 +294,7 @@ fn what_is_missing() {
     assert!(!t.missing.iter().any(|m| m.command.starts_with("rocminfo")));
 }
 
-/// Our own NVIDIA machine (the lead's device run): an NVIDIA paste says so and judges no AMD stack.
+/// Our own NVIDIA machine (the recorded device run in tests/fixtures/device/lead-run/): an NVIDIA paste says so and judges no AMD stack.
 #[test]
 fn nvidia_device_run_pastes() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/device/x2-run");
@@ -332,7 +332,7 @@ fn unreadable_input_is_reported_not_fatal() {
         .unwrap();
     let out = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}");
-    // the error on stderr (issue 24), the report of the readable input on stdout
+    // the error on stderr, the report of the readable input on stdout
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("error: /nonexistent/paste.txt: cannot read"), "{err}");
     let stdout = String::from_utf8_lossy(&o.stdout);
@@ -812,9 +812,9 @@ fn a_block_quoted_navi32_override_is_read_through_the_quote() {
     assert!(!t.notes.iter().any(|(n, _)| n.contains("product")), "{:?}", t.notes);
 }
 
-/// Issue 24, defect 6: `--github-issue` that cannot be fetched (here: a refused connection on
-/// 127.0.0.1, as offline) is an error on stderr with its cause, exit 2, and no report: the
-/// Markdown reply used to drop the error and say "(no input)" and that no rule matches.
+/// `--github-issue` that cannot be fetched (here: a refused connection on 127.0.0.1, as offline)
+/// is an error on stderr with its cause, exit 2, and no report (not a Markdown reply saying
+/// "(no input)" and that no rule matches).
 #[test]
 fn github_issue_that_cannot_be_fetched_is_an_error_with_its_cause_on_stderr() {
     for format in ["human", "markdown", "json"] {
@@ -956,7 +956,7 @@ Collecting rocm-sdk-device-gfx1011==7.14.0 (from rocm[device-all,libraries]==7.1
     assert!(!codes(&t).contains(&"RC110"), "{:?}", codes(&t));
 }
 
-// ------------------------------------------------------------------ untrusted text (issue 22)
+// ------------------------------------------------------------------ untrusted text
 //
 // The triage action posts `--format markdown` as a comment on an issue anyone can write. These
 // tests paste hostile text and read the reply as GitHub would render it: secrets never come
@@ -1225,7 +1225,7 @@ fn a_next_link_to_another_host_is_not_followed() {
     assert!(other_seen.lock().unwrap().is_empty(), "the other host was asked");
 }
 
-/// Issue 25: an input over the size limit is refused before it is read, with a message that
+/// An input over the size limit is refused before it is read, with a message that
 /// names the limit and what to do (exit 2). The file is sparse: no 64 MiB are written.
 #[test]
 fn an_input_over_the_limit_is_refused_with_the_limit_named() {
@@ -1241,7 +1241,7 @@ fn an_input_over_the_limit_is_refused_with_the_limit_named() {
     assert!(t.contains("journal.txt"), "{t}");
 }
 
-/// Issue 25, shapes 1–5 end to end: a product name in a free-form print settles the target, a
+/// The free-form shapes end to end: a product name in a free-form print settles the target, a
 /// HIP log's missing kernels and a WSL collect_env without a GPU each give their finding.
 #[test]
 fn free_form_prints_hip_logs_and_collect_env_without_gpu() {

@@ -1,4 +1,4 @@
-//! Issue 25: `triage` reads any input in time linear in its size. For each reader's worst
+//! `triage` reads any input in time linear in its size. For each reader's worst
 //! input (`tests/triage/worst/*.txt`: a unit repeated, each repetition a distinct GPU, name,
 //! parameter or package — the shapes that made lookups grow with the input), the time per
 //! megabyte at the large size must stay within a generous factor of the time per megabyte at

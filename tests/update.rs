@@ -1,4 +1,4 @@
-//! `rocmcheck matrix update` (issue 21) against bundles served from 127.0.0.1: install, a
+//! `rocmcheck matrix update` against bundles served from 127.0.0.1: install, a
 //! tampered or untrusted bundle, an older serial, a newer schema, a truncated download,
 //! concurrent updates, `--offline`, and which data the other commands then use.
 //!

@@ -1,10 +1,10 @@
 //! Rules: pure functions of [`Facts`] + [`Matrix`] → [`Finding`]s.
 //!
 //! One file per rule, each declared with [`declare_rule!`] so that its doc comment is its help
-//! page (`rocmcheck rules --explain CODE`, `docs/rules/`, the README table). The registry is
-//! [`all`]: the per-area slices `stack::RULES` (torch/ROCm/gfx, shared by `lint` and `env`),
-//! `env::RULES` (environment variables, shared too), `host::RULES` (devices, kernel, memory:
-//! `env` only) and `dockerfile::RULES` (images and container settings: `lint` only).
+//! page (`rocmcheck rules --explain CODE`, the book's `docs/src/rules/` pages written by [`docs`]).
+//! The registry is [`all`]: the per-area slices `stack::RULES` (torch/ROCm/gfx, shared by `lint`
+//! and `env`), `env::RULES` (environment variables, shared too), `host::RULES` (devices, kernel,
+//! memory: `env` only) and `dockerfile::RULES` (images and container settings: `lint` only).
 //!
 //! Rules never read files, run processes, print, or change severities beyond choosing one from
 //! the matrix: overrides, ignores and the threshold are [`crate::policy`]'s.
@@ -14,6 +14,7 @@
 //! devcontainer/compose.
 
 pub mod dockerfile;
+pub mod docs;
 pub mod env;
 pub(crate) mod fixes;
 pub mod host;

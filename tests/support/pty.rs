@@ -1,8 +1,7 @@
 //! A small pseudo-terminal harness for the tests: runs a command with stdin, stdout and stderr on
 //! the slave side of a fresh pty (its controlling terminal, window size as given), reads the
 //! master side, and kills the command's process group when a watchdog runs out, so that a
-//! command that would hang under a terminal fails its test instead of hanging CI (issue 24:
-//! `build` deadlocked on a tty and no test ran a command under one).
+//! command that would hang under a terminal fails its test instead of hanging CI.
 //!
 //! Linux only (openpty from libc, TIOCSCTTY).
 
