@@ -106,6 +106,34 @@ fn each_of_the_four_commands_fits_one_screen() {
     }
 }
 
+#[test]
+fn the_lint_example_is_what_lint_prints() {
+    let text = readme();
+    let lint = section(&text, "### lint");
+    let cmd = "$ rocmcheck lint Dockerfile --output-format concise\n";
+    let s = lint.find(cmd).expect("README's lint section shows the concise example") + cmd.len();
+    let shown = &lint[s..s + lint[s..].find("```").unwrap()];
+    let dir = tempfile::tempdir().unwrap();
+    // the two lines the README names
+    std::fs::write(
+        dir.path().join("Dockerfile"),
+        "FROM rocm/dev-ubuntu-22.04:6.2\nRUN pip install torch --extra-index-url https://download.pytorch.org/whl/rocm6.2\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["lint", "Dockerfile", "--output-format", "concise"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        shown,
+        "README's lint example is stale"
+    );
+}
+
 /// Subcommands that take a subcommand of their own.
 const NESTED: &[&str] = &["matrix", "report"];
 
