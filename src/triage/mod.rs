@@ -954,7 +954,7 @@ fn prose_fallbacks(seen: &mut Seen) {
 /// for Windows or macOS, and the report says which platform it took, from which line.
 fn platform_facts(seen: &mut Seen, f: &mut Facts, names: &[String], matrix: &Matrix) -> Option<At<Platform>> {
     let o = |s: Src| origin(names, s);
-    let plat = platform::decide(&seen);
+    let plat = platform::decide(seen);
     if let Some(p) = &plat {
         if p.v == Platform::Wsl && seen.wsl.is_none() {
             seen.wsl = Some(At { v: true, src: p.src });

@@ -336,7 +336,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             .iter()
             .enumerate()
             .filter(|(_, a)| {
-                named_only(*a)
+                named_only(a)
                     && a.marketing.as_deref().and_then(crate::matrix::product_key).as_deref() == Some(key.as_str())
             })
             .map(|(i, _)| i)
