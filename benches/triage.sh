@@ -34,30 +34,5 @@ if [ -x /usr/bin/time ]; then
   /usr/bin/time -f "max RSS, 1 MB paste: %M KiB" "$RC" triage --format json "$TMP/1m.txt" > /dev/null || true
 fi
 
-# Issue 25: throughput on each reader's worst input (tests/triage/worst/*.txt grown to 1 MB and
-# 10 MB by benches/worst-inputs.py), the fastest of WORST_RUNS (default 10) runs of the whole
-# command (read, rules, JSON report): on a shared machine the fastest of three still moved a
-# shape by 10-20 %. Written to benches/results/triage-worst.md.
-python3 benches/worst-inputs.py "$TMP/w1" 1000000
-python3 benches/worst-inputs.py "$TMP/w10" 10000000
-{
-  echo "| worst input | 1 MB: s | 1 MB: MB/s | 10 MB: s | 10 MB: MB/s |"
-  echo "| --- | ---: | ---: | ---: | ---: |"
-  for f in "$TMP"/w1/*.txt; do
-    n=$(basename "$f")
-    row="| ${n%.txt}"
-    for d in w1 w10; do
-      g="$TMP/$d/$n"
-      best=""
-      for _ in $(seq "${WORST_RUNS:-10}"); do
-        s=$(date +%s%N)
-        "$RC" triage --format json "$g" > /dev/null || true
-        e=$(( $(date +%s%N) - s ))
-        if [ -z "$best" ] || [ "$e" -lt "$best" ]; then best=$e; fi
-      done
-      bytes=$(stat -c %s "$g")
-      row="$row | $(awk -v e="$best" 'BEGIN{printf "%.3f", e/1e9}') | $(awk -v e="$best" -v b="$bytes" 'BEGIN{printf "%.1f", (b/1e6)/(e/1e9)}')"
-    done
-    echo "$row |"
-  done
-} | tee benches/results/triage-worst.md
+# Throughput on each reader's worst input (benches/triage-worst.sh, with this binary).
+RC="$RC" benches/triage-worst.sh

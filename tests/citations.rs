@@ -14,6 +14,8 @@ const CHECKED: &[&str] = &[
     "rocm.yaml",
     "torch.yaml",
     "distribution.yaml",
+    "signatures.yaml",
+    "keys.yaml",
 ];
 
 /// Every unpinned citation of `text`, as `line: source`, skipping those a `# No commit` comment

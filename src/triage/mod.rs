@@ -861,8 +861,70 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
 }
 
 fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
-    // Prose (paths, wheel names in a sentence) fills a fact only where no command output
-    // gave it, and says so in the provenance.
+    prose_fallbacks(&mut seen);
+    let mut f = Facts::new(Subject::Paste { paths: names.clone() });
+    let plat = platform_facts(&mut seen, &mut f, &names, matrix);
+    let not_linux = matches!(plat.as_ref().map(|p| p.v), Some(Platform::Windows | Platform::Macos));
+    let merged = merge(&seen, matrix);
+    if merged.len() == MAX_GPUS
+        && let Some(last) = merged.last()
+    {
+        let n = format!(
+            "the paste lists more than {MAX_GPUS} GPUs (repeated runs of a tool?); rocmcheck reads the first {MAX_GPUS}"
+        );
+        let src = last.agent.src;
+        seen.notes.push(At { v: n, src });
+    }
+    let override_var = seen
+        .env
+        .iter()
+        .rev()
+        .find(|e| e.v.0 == "HSA_OVERRIDE_GFX_VERSION" && !e.v.1.trim().is_empty())
+        .cloned();
+    conflicting_targets_note(&mut seen, &merged);
+    gpu_facts(&mut seen, &mut f, &merged, &names, matrix, override_var.as_ref());
+    rocm_facts(&seen, &mut f, &names);
+    pip_and_torch_facts(&seen, &mut f, &names, matrix);
+    env_facts(&mut seen, &mut f, &names);
+    if !not_linux {
+        f.kernel = kernel_facts(&seen, &merged);
+    }
+    let path_map = sysfs_origins(&seen, &merged);
+    let summary = summary(&seen, &merged, override_var.as_ref(), plat.as_ref());
+
+    // A report of thousands of notes (a journal of distinct ignored parameters) says nothing
+    // more than its first ones: keep MAX_NOTES and count the rest.
+    if seen.notes.len() > MAX_NOTES {
+        let more = seen.notes.len() - MAX_NOTES;
+        seen.notes.truncate(MAX_NOTES);
+        let src = seen.notes[MAX_NOTES - 1].src;
+        seen.notes.push(At {
+            v: format!("… and {more} more notes of the same kinds"),
+            src,
+        });
+    }
+    let notes = seen
+        .notes
+        .iter()
+        .map(|n| (n.v.clone(), origin(&names, n.src)))
+        .collect();
+    let missing = missing(&seen, &merged, &f, plat.as_ref().map(|p| p.v));
+    let path_origins = path_map.into_iter().map(|(p, s)| (p, origin(&names, s))).collect();
+    Triage {
+        provenance: Vec::new(),
+        path_origins,
+        names,
+        seen,
+        facts: f,
+        summary,
+        notes,
+        missing,
+    }
+}
+
+/// Prose (paths, wheel names in a sentence) fills a fact only where no command output gave it,
+/// and says so in the provenance.
+fn prose_fallbacks(seen: &mut Seen) {
     if seen.rocm.is_none()
         && let Some(r) = seen.prose.rocm.clone()
     {
@@ -886,11 +948,13 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
         seen.torch_from_pip = true;
         seen.from_prose.push("torch");
     }
-    let o = |s: Src| origin(&names, s);
-    let mut f = Facts::new(Subject::Paste { paths: names.clone() });
-    // Where the paste was produced: Linux-only facts (kernel parameters, TTM limits) are not
-    // built for Windows or macOS, and the report says which platform it took, from which line.
-    let plat = platform::decide(&seen);
+}
+
+/// Where the paste was produced: Linux-only facts (kernel parameters, TTM limits) are not built
+/// for Windows or macOS, and the report says which platform it took, from which line.
+fn platform_facts(seen: &mut Seen, f: &mut Facts, names: &[String], matrix: &Matrix) -> Option<At<Platform>> {
+    let o = |s: Src| origin(names, s);
+    let plat = platform::decide(seen);
     if let Some(p) = &plat {
         if p.v == Platform::Wsl && seen.wsl.is_none() {
             seen.wsl = Some(At { v: true, src: p.src });
@@ -917,29 +981,12 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             seen.notes.push(At { v: n, src: p.src });
         }
     }
-    let not_linux = matches!(plat.as_ref().map(|p| p.v), Some(Platform::Windows | Platform::Macos));
-    let merged = merge(&seen, matrix);
-    if merged.len() == MAX_GPUS
-        && let Some(last) = merged.last()
-    {
-        let n = format!(
-            "the paste lists more than {MAX_GPUS} GPUs (repeated runs of a tool?); rocmcheck reads the first {MAX_GPUS}"
-        );
-        let src = last.agent.src;
-        seen.notes.push(At { v: n, src });
-    }
-    let override_var = seen
-        .env
-        .iter()
-        .rev()
-        .find(|e| e.v.0 == "HSA_OVERRIDE_GFX_VERSION" && !e.v.1.trim().is_empty())
-        .cloned();
-    let override_gfx = override_var
-        .as_ref()
-        .and_then(|e| Gfx::from_override(&e.v.1).ok())
-        .map(|g| g.as_str().to_string());
-    // One GPU in the paste but readers that disagree on its target: say so (rocminfo's
-    // gfx1201 beside RADV's GFX1200 for one RX 9060 XT; an override shown by one tool only).
+    plat
+}
+
+/// One GPU in the paste but readers that disagree on its target: say so (rocminfo's gfx1201
+/// beside RADV's GFX1200 for one RX 9060 XT; an override shown by one tool only).
+fn conflicting_targets_note(seen: &mut Seen, merged: &[Merged]) {
     if merged.len() == 1
         && let Some(hw) = &merged[0].hw
     {
@@ -968,6 +1015,56 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             seen.notes.push(At { v: n, src });
         }
     }
+}
+
+/// No target for a GPU: say why a printed product name did not settle it.
+fn unknown_target_note(notes: &mut Vec<At<String>>, a: &Agent, matrix: &Matrix) {
+    // No target: say why a printed product name did not settle it.
+    if let Some(name) = &a.marketing
+        && a.reader != "rocminfo"
+    {
+        let src = a.name_src.unwrap_or(a.src);
+        let name = &readers::key_value::product_in(name).unwrap_or(name).to_string();
+        match matrix.gpu_by_name_why(name) {
+            crate::matrix::NameMatch::Several(all) => notes.push(At {
+                v: format!(
+                    "the product name \"{name}\" is carried by parts of several targets ({}); rocmcheck does not choose between them (rocminfo's Name line tells them apart: {})",
+                    crate::matrix::list_targets(&all),
+                    all.iter().map(|(g, _)| format!("`Name: {g}`")).collect::<Vec<_>>().join(" or ")
+                ),
+                src,
+            }),
+            crate::matrix::NameMatch::Ambiguous(two) => notes.push(At {
+                v: format!(
+                    "the product name \"{name}\" matches names of two targets ({} as \"{}\", {} as \"{}\"); rocmcheck does not choose between them (check rocminfo's Name line)",
+                    two[0].0, two[0].1, two[1].0, two[1].1
+                ),
+                src,
+            }),
+            crate::matrix::NameMatch::None if crate::matrix::product_key(name).is_some() => notes.push(At {
+                v: format!(
+                    "the product name \"{name}\" is not in rocmcheck's product table (matrix gpus.yaml): its gfx target stays unknown (check rocminfo's Name line)"
+                ),
+                src,
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// The GPUs and their targets (hardware, inferred from a name, or presented under an override).
+fn gpu_facts(
+    seen: &mut Seen,
+    f: &mut Facts,
+    merged: &[Merged],
+    names: &[String],
+    matrix: &Matrix,
+    override_var: Option<&At<(String, String)>>,
+) {
+    let o = |s: Src| origin(names, s);
+    let override_gfx = override_var
+        .and_then(|e| Gfx::from_override(&e.v.1).ok())
+        .map(|g| g.as_str().to_string());
     for (i, m) in merged.iter().enumerate() {
         let a = &m.agent;
         f.gpus.push(Gpu {
@@ -987,37 +1084,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             location_id: None,
         });
         let Some(hw) = &m.hw else {
-            // No target: say why a printed product name did not settle it.
-            if let Some(name) = &a.marketing
-                && a.reader != "rocminfo"
-            {
-                let src = a.name_src.unwrap_or(a.src);
-                let name = &readers::key_value::product_in(name).unwrap_or(name).to_string();
-                match matrix.gpu_by_name_why(name) {
-                    crate::matrix::NameMatch::Several(all) => seen.notes.push(At {
-                        v: format!(
-                            "the product name \"{name}\" is carried by parts of several targets ({}); rocmcheck does not choose between them (rocminfo's Name line tells them apart: {})",
-                            crate::matrix::list_targets(&all),
-                            all.iter().map(|(g, _)| format!("`Name: {g}`")).collect::<Vec<_>>().join(" or ")
-                        ),
-                        src,
-                    }),
-                    crate::matrix::NameMatch::Ambiguous(two) => seen.notes.push(At {
-                        v: format!(
-                            "the product name \"{name}\" matches names of two targets ({} as \"{}\", {} as \"{}\"); rocmcheck does not choose between them (check rocminfo's Name line)",
-                            two[0].0, two[0].1, two[1].0, two[1].1
-                        ),
-                        src,
-                    }),
-                    crate::matrix::NameMatch::None if crate::matrix::product_key(name).is_some() => seen.notes.push(At {
-                        v: format!(
-                            "the product name \"{name}\" is not in rocmcheck's product table (matrix gpus.yaml): its gfx target stays unknown (check rocminfo's Name line)"
-                        ),
-                        src,
-                    }),
-                    _ => {}
-                }
-            }
+            unknown_target_note(&mut seen.notes, a, matrix);
             continue;
         };
         if let Some(name) = &m.from_name {
@@ -1091,6 +1158,11 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             o(m.shown.as_ref().map(|s| s.src).unwrap_or(hw.src)),
         ));
     }
+}
+
+/// The installed ROCm (a release line, or Core SDK wheels).
+fn rocm_facts(seen: &Seen, f: &mut Facts, names: &[String]) {
+    let o = |s: Src| origin(names, s);
     if let Some(r) = &seen.rocm {
         // A Core SDK prefix in the paste names where this version sits (same major.minor).
         let path = seen.rocm_core.as_ref().and_then(|c| {
@@ -1133,6 +1205,11 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             o(first),
         ));
     }
+}
+
+/// Python packages the distribution table knows, and torch.
+fn pip_and_torch_facts(seen: &Seen, f: &mut Facts, names: &[String], matrix: &Matrix) {
+    let o = |s: Src| origin(names, s);
     // (name, version) pairs already taken: a set, so that a long install log stays linear
     let mut pip_seen: std::collections::HashSet<(&str, Option<&str>)> = std::collections::HashSet::new();
     for p in &seen.pip {
@@ -1180,6 +1257,12 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             o(src),
         ));
     }
+}
+
+/// Run-time events and environment variables; a build-target list holding rocm-smi's display
+/// form (`gfx11002`) is noted.
+fn env_facts(seen: &mut Seen, f: &mut Facts, names: &[String]) {
+    let o = |s: Src| origin(names, s);
     for e in &seen.events {
         f.events.push(Sourced::new(e.v.clone(), o(e.src)));
     }
@@ -1217,13 +1300,20 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             }
         }
     }
+}
+
+/// Kernel facts, where the paste shows any (Linux and WSL only: the caller decides).
+fn kernel_facts(seen: &Seen, merged: &[Merged]) -> Option<KernelFacts> {
     let param = |name: &str| seen.params.iter().rev().find(|p| p.v.0 == name);
     let kernel_known = seen.kernel.is_some()
         || !seen.params.is_empty()
         || seen.mem_total.is_some()
         || seen.rock.is_some()
         || seen.amdgpu_loaded;
-    if kernel_known && !not_linux {
+    if !kernel_known {
+        return None;
+    }
+    {
         let mut k = KernelFacts {
             release: seen.kernel.as_ref().map(|k| k.v.clone()),
             amdgpu_version: seen.rock.as_ref().and_then(|r| r.v.clone()),
@@ -1238,9 +1328,13 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
                 k.amdgpu_params.insert(n.to_string(), p.v.1.clone());
             }
         }
-        f.kernel = Some(k);
+        Some(k)
     }
-    // Rules name sysfs paths for kernel facts; in a paste those are the lines they came from.
+}
+
+/// Rules name sysfs paths for kernel facts; in a paste those are the lines they came from.
+fn sysfs_origins(seen: &Seen, merged: &[Merged]) -> Vec<(String, Src)> {
+    let param = |name: &str| seen.params.iter().rev().find(|p| p.v.0 == name);
     let mut path_map: Vec<(String, Src)> = Vec::new();
     if let Some(p) = param("amdgpu.gttsize") {
         path_map.push(("/sys/module/amdgpu/parameters/gttsize".into(), p.src));
@@ -1257,7 +1351,17 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
     for (i, m) in merged.iter().enumerate() {
         path_map.push((format!("/sys/class/kfd/kfd/topology/nodes/{i}/properties"), m.agent.src));
     }
-    let summary = Summary {
+    path_map
+}
+
+/// The summary the corpus harness and the report header read.
+fn summary(
+    seen: &Seen,
+    merged: &[Merged],
+    override_var: Option<&At<(String, String)>>,
+    plat: Option<&At<Platform>>,
+) -> Summary {
+    Summary {
         formats: seen.formats.iter().map(|s| s.to_string()).collect(),
         gfx: merged
             .iter()
@@ -1274,7 +1378,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
         os: seen.os.as_ref().map(|t| t.v.clone()),
         wsl: seen.wsl.as_ref().is_some_and(|w| w.v),
         nvidia: seen.nvidia.is_some(),
-        hsa_override: override_var.as_ref().map(|e| e.v.1.clone()),
+        hsa_override: override_var.map(|e| e.v.1.clone()),
         vram_bytes: merged.first().and_then(|m| m.agent.vram.as_ref().map(|v| v.v)),
         gtt_bytes: merged.first().and_then(|m| m.agent.gtt.as_ref().map(|v| v.v)),
         gfx_from_name: merged
@@ -1283,31 +1387,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
             .filter_map(|m| m.hw.as_ref().map(|h| h.v.clone()))
             .collect(),
         torch_gpu_available: seen.torch_gpu_available.as_ref().map(|a| a.v),
-        platform: plat.as_ref().map(|p| p.v.as_str().to_string()),
-    };
-    // A report of thousands of notes (a journal of distinct ignored parameters) says nothing
-    // more than its first ones: keep MAX_NOTES and count the rest.
-    if seen.notes.len() > MAX_NOTES {
-        let more = seen.notes.len() - MAX_NOTES;
-        seen.notes.truncate(MAX_NOTES);
-        let src = seen.notes[MAX_NOTES - 1].src;
-        seen.notes.push(At {
-            v: format!("… and {more} more notes of the same kinds"),
-            src,
-        });
-    }
-    let notes = seen.notes.iter().map(|n| (n.v.clone(), o(n.src))).collect();
-    let missing = missing(&seen, &merged, &f, plat.as_ref().map(|p| p.v));
-    let path_origins = path_map.into_iter().map(|(p, s)| (p, o(s))).collect();
-    Triage {
-        provenance: Vec::new(),
-        path_origins,
-        names,
-        seen,
-        facts: f,
-        summary,
-        notes,
-        missing,
+        platform: plat.map(|p| p.v.as_str().to_string()),
     }
 }
 

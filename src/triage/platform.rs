@@ -25,13 +25,15 @@ pub struct Hints {
     pub macos: Option<Src>,
 }
 
-/// A drive-letter path (`C:\Users`): one letter, a colon and a backslash.
+/// A drive-letter path (`C:\Users`, `D:/a/…`): one letter, a colon and a backslash or a slash.
 fn drive_path(t: &str) -> bool {
     let b = t.as_bytes();
     let mut from = 0;
-    while let Some(p) = t[from..].at(":\\") {
+    while let Some(p) = t[from..].at(":\\").or_else(|| t[from..].at(":/")) {
         let i = from + p;
-        if i >= 1 && b[i - 1].is_ascii_alphabetic() && (i == 1 || !b[i - 2].is_ascii_alphanumeric()) {
+        // `D:/a/…` (CI build paths in a Windows binary's messages) but not `https://`, `file:///`
+        let slash_ok = b.get(i + 1) == Some(&b'\\') || b.get(i + 2).is_some_and(|c| *c != b'/');
+        if i >= 1 && b[i - 1].is_ascii_alphabetic() && (i == 1 || !b[i - 2].is_ascii_alphanumeric()) && slash_ok {
             return true;
         }
         from = i + 2;
@@ -80,12 +82,21 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
             h.wsl = Some(src(l.no));
         }
         if h.windows.is_none()
-            && (drive_path(t) || windows_file(t) || t.has("[MSC v.") || t.has("win_amd64") || t.has("%HIP_PATH%"))
+            && (drive_path(t)
+                || windows_file(t)
+                || t.has("[MSC v.")
+                || t.has("win_amd64")
+                || t.has("%HIP_PATH%")
+                || t.has("for Windows AMD64")
+                || t.has("for Windows x86"))
         {
             h.windows = Some(src(l.no));
         }
         if h.macos.is_none()
             && (t.has("macOS") || t.has("Mac OS X") || t.has("Darwin") || t.has("Apple Silicon") || t.has("macosx_"))
+            // a tool's requirement text (`metal  unsupported  Requires macOS`) is not where it ran
+            && !t.has("Requires macOS")
+            && !t.has("requires macOS")
         {
             h.macos = Some(src(l.no));
         }
@@ -98,12 +109,49 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
                 || t.has("kernel: amdgpu")
                 || t.has(".so.")
                 || t.trim_start().starts_with("Singularity>")
-                || t.trim_start().starts_with("Apptainer>"))
+                || t.trim_start().starts_with("Apptainer>")
+                || os_name_line(t))
         {
             h.linux = Some(src(l.no));
         }
     }
 }
+
+/// A line that is only a Linux distribution's name (`Arch Linux`, `Ubuntu 24.04.3 LTS`), as in a
+/// typed list of one's setup.
+fn os_name_line(t: &str) -> bool {
+    let t = super::paste::trim(t);
+    if t.len() > 40 || t.split_whitespace().count() > 4 || t.contains([':', '=', '/', '(', '`']) {
+        return false;
+    }
+    let first = t.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    DISTROS.contains(&first.as_str()) && from_os_name(t) == Some(Platform::Linux)
+}
+
+/// Distributions' names as they start an OS name.
+const DISTROS: &[&str] = &[
+    "linux",
+    "ubuntu",
+    "debian",
+    "fedora",
+    "arch",
+    "rhel",
+    "red hat",
+    "centos",
+    "rocky",
+    "alma",
+    "suse",
+    "nixos",
+    "gentoo",
+    "mint",
+    "pop!_os",
+    "manjaro",
+    "cachyos",
+    "endeavouros",
+    "bazzite",
+    "nobara",
+    "oracle",
+];
 
 /// What an operating system's name says (`Windows 11`, `Ubuntu 24.04`, `macOS 15`).
 fn from_os_name(os: &str) -> Option<Platform> {
@@ -114,32 +162,7 @@ fn from_os_name(os: &str) -> Option<Platform> {
         Some(Platform::Windows)
     } else if l.has("macos") || l.has("mac os") || l.has("darwin") {
         Some(Platform::Macos)
-    } else if [
-        "linux",
-        "ubuntu",
-        "debian",
-        "fedora",
-        "arch",
-        "rhel",
-        "red hat",
-        "centos",
-        "rocky",
-        "alma",
-        "suse",
-        "nixos",
-        "gentoo",
-        "mint",
-        "pop!_os",
-        "manjaro",
-        "cachyos",
-        "endeavouros",
-        "bazzite",
-        "nobara",
-        "oracle",
-    ]
-    .iter()
-    .any(|d| l.has(d))
-    {
+    } else if DISTROS.iter().any(|d| l.has(d)) {
         Some(Platform::Linux)
     } else {
         None
@@ -234,6 +257,19 @@ mod tests {
             Some(Platform::Linux)
         );
         assert_eq!(platform("C:\\x\\y.txt\n/usr/lib/libamdhip64.so.7\n"), None);
+        // a Windows binary's build line and its CI paths with forward slashes
+        assert_eq!(
+            platform("built with MSVC 19.44.35228.0 for Windows AMD64\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(
+            platform("error:D:/a/app/ggml/src/ggml-cuda/ggml-cuda.cu:109: ROCm error\n"),
+            Some(Platform::Windows)
+        );
+        // a line that only names a distribution; a tool's requirement text is not the platform
+        assert_eq!(platform("ROCm 7.13\nArch Linux\n"), Some(Platform::Linux));
+        assert_eq!(platform("metal   unsupported   Requires macOS   -\n"), None);
+        assert_eq!(platform("### Platform\n\nLinux/Fedora\n"), Some(Platform::Linux));
         // not evidence: a URL, a ratio, an ordinary sentence
         assert_eq!(platform("see https://rocm.docs.amd.com/ 4:3 ratio\n"), None);
     }

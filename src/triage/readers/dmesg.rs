@@ -191,13 +191,13 @@ mod tests {
     use super::read;
     use regex_lite::Regex;
 
-    #[test]
-    fn scans_equal_the_regexes_on_the_corpus_and_generated_lines() {
-        // The regexes the scans stand for (the reader's definitions before issue 25's speed-up).
-        let ready = Regex::new(r"amdgpu\b.*:\s+([0-9]+)M of (VRAM|GTT) memory ready").unwrap();
-        let unknown = Regex::new(r"(amdgpu|ttm|amdttm): unknown parameter '([^']+)' ignored").unwrap();
-        let added = Regex::new(r"kfd kfd: amdgpu: added device ([0-9a-f]{4}):([0-9a-f]{4})").unwrap();
-        let linux = Regex::new(r"Linux version (\S+) \(").unwrap();
+    /// A random entry of `from`.
+    fn pick<'a>(next: &mut impl FnMut() -> u64, from: &[&'a str]) -> &'a str {
+        from[(next() % from.len() as u64) as usize]
+    }
+
+    /// Every line of the corpus and of the worst-shape inputs.
+    fn corpus_lines() -> Vec<String> {
         let mut lines: Vec<String> = Vec::new();
         for dir in ["tests/triage/corpus", "tests/triage/worst"] {
             let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
@@ -209,10 +209,13 @@ mod tests {
                 }
             }
         }
-        assert!(lines.len() > 500, "the corpus is there");
-        // Lines built from the pieces that matter: each message's parts, near misses (upper-case
-        // hex, `amdgpu` glued to a word, a colon without a blank), every `\s` byte and Unicode
-        // blanks, several candidates on one line.
+        lines
+    }
+
+    /// Lines built from the pieces that matter: each message's parts, near misses (upper-case
+    /// hex, `amdgpu` glued to a word, a colon without a blank), every `\s` byte and Unicode
+    /// blanks, several candidates on one line.
+    fn piece_lines(next: &mut impl FnMut() -> u64) -> Vec<String> {
         let pieces = [
             "amdgpu",
             "amdgpu_",
@@ -254,14 +257,16 @@ mod tests {
             " (",
             "(",
         ];
-        let mut next = super::super::xorshift(0x2545_f491_4f6c_dd1d);
-        let mut pick = |from: &[&'static str]| from[(next() % from.len() as u64) as usize];
-        for _ in 0..20_000 {
-            let n = 1 + pick(&["1", "2", "4", "6", "9"]).parse::<usize>().unwrap();
-            let line: String = (0..n).map(|_| pick(&pieces)).collect();
-            lines.push(line);
-        }
-        // Each message slot by slot, most slots right, some near misses, noise between.
+        (0..20_000)
+            .map(|_| {
+                let n = 1 + pick(next, &["1", "2", "4", "6", "9"]).parse::<usize>().unwrap();
+                (0..n).map(|_| pick(next, &pieces)).collect()
+            })
+            .collect()
+    }
+
+    /// Each message slot by slot, most slots right, some near misses, noise between.
+    fn template_lines(next: &mut impl FnMut() -> u64) -> Vec<String> {
         let noise: &[&str] = &["", "", "", "[    5.2] ", "amdgpu ", ": ", "é", "'", " (", "\u{a0}"];
         let templates: [&[&[&str]]; 4] = [
             &[
@@ -320,12 +325,28 @@ mod tests {
                 &["", "", " Linux version 5.15 (x)"],
             ],
         ];
+        let mut lines = Vec::new();
         for t in templates {
             for _ in 0..10_000 {
-                let line: String = t.iter().map(|slot| pick(slot)).collect();
+                let line: String = t.iter().map(|slot| pick(next, slot)).collect();
                 lines.push(line);
             }
         }
+        lines
+    }
+
+    #[test]
+    fn scans_equal_the_regexes_on_the_corpus_and_generated_lines() {
+        // The regexes the scans stand for (the definitions the reader's scans replace for speed).
+        let ready = Regex::new(r"amdgpu\b.*:\s+([0-9]+)M of (VRAM|GTT) memory ready").unwrap();
+        let unknown = Regex::new(r"(amdgpu|ttm|amdttm): unknown parameter '([^']+)' ignored").unwrap();
+        let added = Regex::new(r"kfd kfd: amdgpu: added device ([0-9a-f]{4}):([0-9a-f]{4})").unwrap();
+        let linux = Regex::new(r"Linux version (\S+) \(").unwrap();
+        let mut lines = corpus_lines();
+        assert!(lines.len() > 500, "the corpus is there");
+        let mut next = super::super::xorshift(0x2545_f491_4f6c_dd1d);
+        lines.extend(piece_lines(&mut next));
+        lines.extend(template_lines(&mut next));
         let mut hits = [0; 4];
         for l in &lines {
             let two = |re: &Regex| {

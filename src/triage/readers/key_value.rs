@@ -135,7 +135,7 @@ fn version(v: &str) -> Option<&str> {
 /// A GPU product name: names a Radeon or Instinct, not a processor or a URL.
 fn gpu_name(v: &str) -> bool {
     let l = v.to_ascii_lowercase();
-    (l.has("radeon") || l.has("instinct"))
+    (l.has("radeon") || l.has("instinct") || rx_model(&l))
         && !(l.has("ryzen")
             || l.has("epyc")
             || l.has("threadripper")
@@ -143,6 +143,68 @@ fn gpu_name(v: &str) -> bool {
             || l.has("//")
             || l.has("processor"))
         && v.len() <= 80
+}
+
+/// A Radeon model number written without the brand word (`RX 9060 XT`, `rx 7900xtx`).
+fn rx_model(l: &str) -> bool {
+    let r = if let Some(r) = l.strip_prefix("rx ") {
+        r
+    } else if let Some(p) = l.find(" rx ") {
+        &l[p + 4..]
+    } else {
+        return false;
+    };
+    r.bytes().take_while(u8::is_ascii_digit).count() == 4
+}
+
+/// A product name without the words after it that are not part of it: `AMD Radeon AI PRO R9700
+/// with 32 GB VRAM` → `AMD Radeon AI PRO R9700`, `RX 9060 XT 16GB` → `RX 9060 XT`.
+pub fn cut_tail(name: &str) -> &str {
+    let mut end = name.len();
+    let mut pos = 0;
+    for w in name.split_whitespace() {
+        let at = pos + name[pos..].find(w).unwrap_or(0);
+        pos = at + w.len();
+        let l = w.trim_end_matches(['.', ',']).to_ascii_lowercase();
+        let size = ["gb", "gib", "g"]
+            .iter()
+            .filter_map(|u| l.strip_suffix(u))
+            .any(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if size
+            || matches!(
+                l.as_str(),
+                "with" | "w/" | "and" | "on" | "for" | "using" | "has" | "gb" | "gib"
+            )
+        {
+            end = at;
+            break;
+        }
+    }
+    name[..end].trim_end().trim_end_matches(['.', ','])
+}
+
+/// A Radeon model number standing alone (`6750xt`, `7900 XTX`): `Radeon RX 6750 XT`. Only the XT
+/// and XTX suffixes, which no other vendor's model numbers carry.
+fn xt_model(t: &str) -> Option<String> {
+    let words: Vec<&str> = t
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    for (i, w) in words.iter().enumerate() {
+        let l = w.to_ascii_lowercase();
+        let digits = l.bytes().take_while(u8::is_ascii_digit).count();
+        if digits != 4 || !matches!(l.as_bytes()[0], b'5'..=b'9') {
+            continue;
+        }
+        let suffix = match &l[4..] {
+            "" => words.get(i + 1).map(|n| n.to_ascii_lowercase()).unwrap_or_default(),
+            s => s.to_string(),
+        };
+        if matches!(suffix.as_str(), "xt" | "xtx") {
+            return Some(format!("Radeon RX {} {}", &l[..4], suffix.to_ascii_uppercase()));
+        }
+    }
+    None
 }
 
 /// A Markdown heading's text (`### GPU` → `GPU`), if the line is one.
@@ -178,15 +240,31 @@ pub fn product_in(t: &str) -> Option<&str> {
     let p = t.at("Radeon").or_else(|| t.at("Instinct"))?;
     let start = if t[..p].ends_with("AMD ") { p - 4 } else { p };
     let before = t[..start].trim_end().to_ascii_lowercase();
-    if before.ends_with("with") || before.ends_with("w/") || before.has("ryzen") {
+    // a `/` or `+` separates a processor from the GPU named after it (`Ryzen AI 7 350 / Radeon 860M`)
+    let separated = (before.ends_with('/') && !before.ends_with("w/")) || before.ends_with('+');
+    if !separated && (before.ends_with("with") || before.ends_with("w/") || before.has("ryzen")) {
         return None;
     }
     let rest = &t[start..];
     let end = rest
         .find(['(', '[', ']', ')', ',', '|', '"', '\'', '`', ';', '*'])
         .unwrap_or(rest.len());
-    let name = rest[..end].trim();
+    let name = cut_tail(rest[..end].trim());
     (name.split_whitespace().count() >= 2 && gpu_name(name)).then_some(name)
+}
+
+/// What [`read`] keeps while it walks an input's lines.
+struct State {
+    /// A reader saw a GPU in this input: a name here adds none.
+    had_gpu: bool,
+    /// The one GPU another reader saw in this input without a target (a name only): an
+    /// explicit target written under a gfx key fills it.
+    lone: Option<usize>,
+    /// The GPU this reader added (an explicit gfx read later fills its target).
+    added: Option<usize>,
+    /// A HIP runtime version under a ROCm key: torch's HIP when the input prints a torch version.
+    hip_version: Option<crate::triage::At<String>>,
+    fired: bool,
 }
 
 /// Reads key/value pairs of any markup.
@@ -197,9 +275,6 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     } else {
         std::mem::take(&mut seen.key_synonyms)
     };
-    let had_gpu = seen.agents.iter().any(|a| a.src.file == seen.file);
-    // the one GPU another reader saw in this input without a target (a name only): an explicit
-    // target written under a gfx key fills it
     let lone = {
         let mut mine = seen.agents.iter().enumerate().filter(|(_, a)| a.src.file == seen.file);
         match (mine.next(), mine.next()) {
@@ -207,13 +282,15 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             _ => None,
         }
     };
-    // the GPU this reader added (an explicit gfx read later fills its target)
-    let mut added: Option<usize> = None;
-    let mut fired = false;
+    let mut st = State {
+        had_gpu: seen.agents.iter().any(|a| a.src.file == seen.file),
+        lone,
+        added: None,
+        hip_version: None,
+        fired: false,
+    };
     // a heading's text waiting for its answer on the next non-blank line (issue templates)
     let mut pending: Option<String> = None;
-    // a HIP runtime version under a ROCm key: torch's HIP when the input prints a torch version
-    let mut hip_version: Option<crate::triage::At<String>> = None;
     for l in lines {
         if l.command {
             pending = None;
@@ -223,169 +300,255 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if t.is_empty() || t.len() > 400 {
             continue;
         }
-        let mut pairs: Vec<(&str, &str)> = Vec::new();
         if let Some(h) = heading(t) {
             pending = Some(h.to_string());
             continue;
         }
         let answer = pending.take();
-        if let Some(k) = &answer
-            && !t.starts_with(['|', '-', '*', '`', '<'])
-        {
-            pairs.push((k.as_str(), t));
-        } else if let Some(p) = table_pair(t) {
-            pairs.push(p);
-        } else if t.has(":") {
-            if let Some(p) = colon_pair(t) {
-                pairs.push(p);
-            }
-        }
-        if pairs.is_empty() && t.has("=") {
-            pairs = logfmt(t);
-        }
-        for (k, v) in pairs {
+        for (k, v) in pairs(t, answer.as_deref()) {
             let Some(fact) = syn.get(&norm_key(k)).and_then(|f| fact(f)) else {
                 continue;
             };
-            let v = norm_value(v);
-            let at = |s: &Seen, x: &str| s.at(x.to_string(), l.no);
-            match fact {
-                Fact::Rocm => {
-                    if let Some(x) = version(v) {
-                        let a = at(seen, x);
-                        if hip_build(x) {
-                            hip_version.get_or_insert(a);
-                        } else {
-                            Seen::first(&mut seen.rocm, a);
-                        }
-                        fired = true;
-                    }
-                }
-                Fact::Torch => {
-                    if let Some(x) = version(v) {
-                        let a = at(seen, x);
-                        Seen::first(&mut seen.torch, a);
-                        fired = true;
-                    }
-                }
-                Fact::TorchHip => {
-                    if let Some(x) = version(v) {
-                        let a = at(seen, x);
-                        Seen::first(&mut seen.torch_hip, a);
-                        fired = true;
-                    }
-                }
-                Fact::TorchGpuAvailable => {
-                    let b = match v.to_ascii_lowercase().as_str() {
-                        "true" | "yes" => Some(true),
-                        "false" | "no" => Some(false),
-                        _ => None,
-                    };
-                    if let Some(b) = b {
-                        let a = seen.at(b, l.no);
-                        Seen::first(&mut seen.torch_gpu_available, a);
-                        fired = true;
-                    }
-                }
-                Fact::Kernel => {
-                    if let Some(x) = version(v) {
-                        let a = at(seen, x);
-                        Seen::first(&mut seen.kernel, a);
-                        fired = true;
-                    }
-                }
-                Fact::Os => {
-                    if !v.is_empty() && v.len() <= 80 {
-                        let a = at(seen, v);
-                        Seen::first(&mut seen.os, a);
-                        fired = true;
-                    }
-                }
-                Fact::Gfx | Fact::Gpu => {
-                    if had_gpu {
-                        if fact == Fact::Gfx
-                            && let Some(i) = lone
-                            && seen.agents[i].gfx.is_none()
-                            && let Some(g) = gfx_in(v)
-                        {
-                            let a = seen.at(g, l.no);
-                            seen.agents[i].gfx = Some(a);
-                            fired = true;
-                        }
-                        continue;
-                    }
-                    let gfx = gfx_in(v);
-                    let name = (fact == Fact::Gpu && gpu_name(v)).then(|| {
-                        // the name without a trailing `(gfx…)` or `[gfx…]`
-                        v.split(['(', '[']).next().unwrap_or(v).trim().to_string()
-                    });
-                    if gfx.is_none() && name.is_none() {
-                        continue;
-                    }
-                    let src = Src {
-                        file: seen.file,
-                        line: l.no,
-                    };
-                    // an explicit target written later fills the GPU a name gave
-                    if let Some(i) = added {
-                        let a = &mut seen.agents[i];
-                        if a.gfx.is_none()
-                            && let Some(g) = gfx
-                        {
-                            a.gfx = Some(crate::triage::At { v: g, src });
-                            fired = true;
-                        }
-                        if a.marketing.is_none() && name.is_some() {
-                            a.marketing = name;
-                            a.name_src = Some(src);
-                        }
-                        continue;
-                    }
-                    seen.agents.push(Agent {
-                        reader: "key_value",
-                        src,
-                        gfx: gfx.map(|g| seen.at(g, l.no)),
-                        marketing: name,
-                        name_src: Some(src),
-                        ..Agent::default()
-                    });
-                    added = Some(seen.agents.len() - 1);
-                    fired = true;
-                }
-            }
+            take(fact, norm_value(v), l.no, seen, &mut st);
         }
     }
     seen.key_synonyms = syn;
-    if let Some(h) = hip_version
+    if let Some(h) = st.hip_version
         && seen.torch.is_some()
     {
         Seen::first(&mut seen.torch_hip, h);
     }
     // No labelled GPU: a product name standing alone in a banner line (`… -- AMD Radeon RX 6600`)
-    if !had_gpu && added.is_none() {
+    if !st.had_gpu && st.added.is_none() && banner_name(lines, seen) {
+        st.fired = true;
+    }
+    // GPUs other readers saw by name only, named again with the target beside the name in a
+    // sentence (`Radeon 890M (gfx1150)`): the written target fills them.
+    let file = seen.file;
+    let named_only =
+        |a: &Agent| a.src.file == file && a.gfx.is_none() && a.device_id.is_none() && a.marketing.is_some();
+    if st.had_gpu
+        && seen.agents.iter().any(named_only)
+        && let Some((no, key, g)) = written_target(lines)
+    {
+        let hits: Vec<usize> = seen
+            .agents
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| {
+                named_only(a)
+                    && a.marketing.as_deref().and_then(crate::matrix::product_key).as_deref() == Some(key.as_str())
+            })
+            .map(|(i, _)| i)
+            .collect();
+        for i in hits {
+            let at = seen.at(g.clone(), no);
+            seen.agents[i].gfx = Some(at);
+            st.fired = true;
+        }
+    }
+    st.fired
+}
+
+/// The first line that writes a target beside a product name: its line, the name's key and the
+/// target.
+fn written_target(lines: &[Line]) -> Option<(u32, String, String)> {
+    lines.iter().filter(|l| !l.command).find_map(|l| {
+        let (name, g) = named_target(trim(&l.text))?;
+        Some((l.no, crate::matrix::product_key(name)?, g?))
+    })
+}
+
+/// A product name in a line and the target written in parentheses right after it
+/// (`Radeon 860M (gfx1152)`, `Radeon 890M (**gfx1150**)`).
+fn named_target(t: &str) -> Option<(&str, Option<String>)> {
+    if t.len() > 400 || !(t.has("Radeon") || t.has("Instinct")) {
+        return None;
+    }
+    let name = product_in(t)?;
+    let p = t.find(name)? + name.len();
+    let after = t[p..].trim_start();
+    let gfx = after
+        .strip_prefix('(')
+        .and_then(|x| x.split(')').next())
+        .and_then(|inside| gfx_in(&inside.replace('*', "")));
+    Some((name, gfx))
+}
+
+/// The (key, value) pairs of one line: a heading's answer, a table row, a `Key: value` line,
+/// or logfmt.
+fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    if let Some(k) = answer
+        && !t.starts_with(['|', '-', '*', '`', '<'])
+    {
+        pairs.push((k, t));
+    } else if let Some(p) = table_pair(t) {
+        pairs.push(p);
+    } else if t.has(":")
+        && let Some(p) = colon_pair(t)
+    {
+        pairs.push(p);
+    }
+    // a key/value at the end of a message (`Error: Cannot install …: Unsupported GPU: gfx950`)
+    if let Some(last) = t.rfind(": ")
+        && let Some(prev) = t[..last].rfind(": ")
+    {
+        let k = t[prev + 2..last].trim();
+        if !k.is_empty() && k.len() <= 40 {
+            pairs.push((k, &t[last + 2..]));
+        }
+    }
+    if pairs.is_empty() && t.has("=") {
+        pairs = logfmt(t);
+    }
+    pairs
+}
+
+/// Records one pair's fact, if its value looks like one.
+fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
+    let at = |s: &Seen, x: &str| s.at(x.to_string(), no);
+    match fact {
+        Fact::Rocm => {
+            if let Some(x) = version(v) {
+                let a = at(seen, x);
+                if hip_build(x) {
+                    st.hip_version.get_or_insert(a);
+                } else {
+                    Seen::first(&mut seen.rocm, a);
+                }
+                st.fired = true;
+            }
+        }
+        Fact::Torch | Fact::TorchHip | Fact::Kernel => {
+            if let Some(x) = version(v) {
+                let a = at(seen, x);
+                let slot = match fact {
+                    Fact::Torch => &mut seen.torch,
+                    Fact::TorchHip => &mut seen.torch_hip,
+                    _ => &mut seen.kernel,
+                };
+                Seen::first(slot, a);
+                st.fired = true;
+            }
+        }
+        Fact::TorchGpuAvailable => {
+            let b = match v.to_ascii_lowercase().as_str() {
+                "true" | "yes" => Some(true),
+                "false" | "no" => Some(false),
+                _ => None,
+            };
+            if let Some(b) = b {
+                let a = seen.at(b, no);
+                Seen::first(&mut seen.torch_gpu_available, a);
+                st.fired = true;
+            }
+        }
+        Fact::Os => {
+            if !v.is_empty() && v.len() <= 80 {
+                let a = at(seen, v);
+                Seen::first(&mut seen.os, a);
+                st.fired = true;
+            }
+        }
+        Fact::Gfx | Fact::Gpu => take_gpu(fact, v, no, seen, st),
+    }
+}
+
+/// A GPU or gfx key: fills the GPU another reader saw by name only, or the one this reader
+/// added, or adds one.
+fn take_gpu(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
+    if st.had_gpu {
+        if fact == Fact::Gfx
+            && let Some(i) = st.lone
+            && seen.agents[i].gfx.is_none()
+            && let Some(g) = gfx_in(v)
+        {
+            let a = seen.at(g, no);
+            seen.agents[i].gfx = Some(a);
+            st.fired = true;
+        }
+        return;
+    }
+    let gfx = gfx_in(v);
+    let name = (fact == Fact::Gpu && gpu_name(v)).then(|| {
+        // the name without a trailing `(gfx…)` or `[gfx…]`
+        cut_tail(v.split(['(', '[']).next().unwrap_or(v).trim()).to_string()
+    });
+    if gfx.is_none() && name.is_none() {
+        return;
+    }
+    let src = Src {
+        file: seen.file,
+        line: no,
+    };
+    // an explicit target written later fills the GPU a name gave
+    if let Some(i) = st.added {
+        let a = &mut seen.agents[i];
+        if a.gfx.is_none()
+            && let Some(g) = gfx
+        {
+            a.gfx = Some(crate::triage::At { v: g, src });
+            st.fired = true;
+        }
+        if a.marketing.is_none() && name.is_some() {
+            a.marketing = name;
+            a.name_src = Some(src);
+        }
+        return;
+    }
+    seen.agents.push(Agent {
+        reader: "key_value",
+        src,
+        gfx: gfx.map(|g| seen.at(g, no)),
+        marketing: name,
+        name_src: Some(src),
+        ..Agent::default()
+    });
+    st.added = Some(seen.agents.len() - 1);
+    st.fired = true;
+}
+
+/// A product name standing alone in a banner line (`… -- AMD Radeon RX 6600`) gives the GPU
+/// when nothing labelled one.
+fn banner_name(lines: &[Line], seen: &mut Seen) -> bool {
+    let mut found: Option<(u32, String, Option<String>)> = None;
+    for l in lines.iter().filter(|l| !l.command) {
+        let t = trim(&l.text);
+        if let Some((name, gfx)) = named_target(t) {
+            found = Some((l.no, name.to_string(), gfx));
+            break;
+        }
+    }
+    // a model number alone (`on 1031 (6750xt)`), when no line names the product
+    if found.is_none() {
         for l in lines.iter().filter(|l| !l.command) {
             let t = trim(&l.text);
-            if t.len() > 400 || !(t.has("Radeon") || t.has("Instinct")) {
-                continue;
-            }
-            if let Some(name) = product_in(t) {
-                let src = Src {
-                    file: seen.file,
-                    line: l.no,
-                };
-                seen.agents.push(Agent {
-                    reader: "key_value",
-                    src,
-                    marketing: Some(name.to_string()),
-                    name_src: Some(src),
-                    ..Agent::default()
-                });
-                fired = true;
+            if t.len() <= 400
+                && let Some(name) = xt_model(t)
+            {
+                found = Some((l.no, name, None));
                 break;
             }
         }
     }
-    fired
+    let Some((no, name, gfx)) = found else {
+        return false;
+    };
+    let src = Src {
+        file: seen.file,
+        line: no,
+    };
+    let gfx = gfx.map(|g| seen.at(g, no));
+    seen.agents.push(Agent {
+        reader: "key_value",
+        src,
+        gfx,
+        marketing: Some(name),
+        name_src: Some(src),
+        ..Agent::default()
+    });
+    true
 }
 
 #[cfg(test)]
@@ -478,6 +641,44 @@ mod tests {
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6600"));
         let (_, s) = run(read, "AMD Ryzen 7 5700U with Radeon Graphics\n");
         assert!(s.agents.is_empty());
+    }
+
+    #[test]
+    fn names_inside_text_targets_beside_them_and_nested_keys() {
+        // shapes of the 2026 pastes (values ours): a name in a sentence loses the words after it
+        let (_, s) = run(read, "1. Use an AMD Radeon AI PRO R9700 with 32 GB VRAM.\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon AI PRO R9700"));
+        // a memory size after a template's answer; the brand word left out
+        let (_, s) = run(read, "### GPU Model\n\nRX 9060 XT 16GB\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("RX 9060 XT"));
+        // a processor and the GPU separated by `/`, the target written beside the GPU
+        let (_, s) = run(read, "Ryzen AI 7 350 / Radeon 860M (gfx1152)\nArch Linux\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon 860M"));
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1152");
+        // a model number alone, with the XT suffix only Radeon parts carry; not a bare number
+        let (_, s) = run(read, "Getting this error on 1031 (6750xt)\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon RX 6750 XT"));
+        let (_, s) = run(read, "it took 6750 ms on the 4090\n");
+        assert!(s.agents.is_empty());
+        // the key/value at the end of an app's message
+        let (_, s) = run(
+            read,
+            "Error: Cannot install llamacpp:rocm on this system: Unsupported GPU: gfx950\n",
+        );
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx950");
+        assert_eq!(cut_tail("AMD Radeon RX 7900 XTX"), "AMD Radeon RX 7900 XTX");
+        // a GPU another reader saw by name only, its target written beside the name elsewhere
+        let lines =
+            crate::triage::paste::lines("**Machine**: Ryzen AI 9 HX 370 + Radeon 890M (**gfx1150**), Windows 11\n");
+        let mut s = Seen::default();
+        s.agents.push(Agent {
+            reader: "llama_log",
+            marketing: Some("AMD Radeon(TM) 890M Graphics".into()),
+            ..Agent::default()
+        });
+        read(&lines, &mut s);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1150");
         // a HIP build number under a ROCm key is torch's HIP when a torch version is printed,
         // never the installed ROCm
         let (_, s) = run(read, "PyTorch version: 2.11.0\nROCm version: 7.1.26233\n");

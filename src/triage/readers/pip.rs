@@ -128,6 +128,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut show_rocm: Option<String> = None; // inside `pip show rocm-…` output
     for l in lines {
         let t = trim(&l.text);
+        // a row written as an inline code span (`` `torch 2.13.0a0+rocm7.13.0` `` in a sentence list)
+        let t = t
+            .strip_prefix('`')
+            .and_then(|x| x.strip_suffix('`'))
+            .filter(|x| !x.contains('`'))
+            .unwrap_or(t);
         // uv's install log: ` + torch==2.7.1+rocm7.0.0rc20250731` (installed), ` - …` (removed)
         let t = match t.strip_prefix("+ ") {
             Some(r) if r.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric) => r,
