@@ -1,6 +1,7 @@
-//! `rocmcheck matrix update` (issue 21) against bundles served from 127.0.0.1: install, a
+//! `rocmcheck matrix update` against bundles served from 127.0.0.1: install, a
 //! tampered or untrusted bundle, an older serial, a newer schema, a truncated download,
-//! concurrent updates, `--offline`, and which data the other commands then use.
+//! concurrent updates, an update stopped at each step, the earlier cache layout, `--offline`,
+//! and which data the other commands then use.
 //!
 //! The signing keys are generated per test run with the `minisign` crate (a dev-dependency):
 //! test-only keys, never the project's. The binary trusts them only through the explicit

@@ -18,7 +18,7 @@ pub struct ReportArgs {
 
 /// `report` actions.
 #[derive(Debug, Subcommand)]
-// Each subcommand's arguments are built only when it runs (start-up, issue 26).
+// Each subcommand's arguments are built only when it runs (start-up time).
 #[command(defer = true)]
 pub enum Action {
     /// Merge per-job result files (smoke JSON, payload documents, runs) into one run.
