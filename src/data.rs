@@ -430,7 +430,7 @@ pub enum Installed {
 fn fault_point(point: &str) {
     #[cfg(debug_assertions)]
     if std::env::var("ROCMCHECK_TEST_FAULT").is_ok_and(|v| v == point) {
-        eprintln!("ROCMCHECK_TEST_FAULT: stopping at `{point}`");
+        let _ = writeln!(std::io::stderr(), "ROCMCHECK_TEST_FAULT: stopping at `{point}`");
         std::process::abort();
     }
     #[cfg(not(debug_assertions))]
@@ -649,13 +649,13 @@ pub fn cached_with_serial(dir: &Path, serial: u64) -> Result<Matrix, String> {
     decode_cached(dir, cached)
 }
 
+/// A cached bundle read back: its manifest, its files, the bundle and its signature.
+type CachedBundle = (Manifest, BTreeMap<String, String>, Vec<u8>, Vec<u8>);
+
 /// The cached bundle and signature, for a cache written by a build with other matrix types.
 /// The bundle's manifest must be the header's: in the earlier layout the bundle is a file of its
 /// own, and one from another update is refused, never read under this header.
-fn cached_bundle(
-    dir: &Path,
-    cached: &mut Cached,
-) -> Result<(Manifest, BTreeMap<String, String>, Vec<u8>, Vec<u8>), String> {
+fn cached_bundle(dir: &Path, cached: &mut Cached) -> Result<CachedBundle, String> {
     let path = dir.join(CACHE_FILE);
     let (bundle, sig, origin) = match cached.sections {
         Some(s) => {
