@@ -26,6 +26,7 @@ pub fn run(data: &[u8]) {
         build_args: vec![("ROCM".into(), "6.2".into())],
         targets: vec![("gfx1100".into(), rocmcheck::facts::Origin::General)],
         context: None,
+        target: None,
     };
     for kind in [Kind::Dockerfile, Kind::Devcontainer, Kind::Compose] {
         if let Ok((facts, pragmas)) = dockerfile::analyze(kind, "fuzz", data, m, &opts) {
