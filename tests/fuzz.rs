@@ -208,7 +208,9 @@ fn fuzz(target: &str, body: fn(&[u8]), dirs: &[&str], dict: &str) {
         }
         runs += 1;
     }
-    eprintln!(
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
         "{target}: {} seed(s) replayed, {runs} mutant(s) in {:.1} s (ROCMCHECK_FUZZ_SEED={seed}), {} failure(s)",
         seeds.len(),
         start.elapsed().as_secs_f64(),
