@@ -1,4 +1,4 @@
-//! Matrix data apart from the binary (issue 21): signed data bundles, the user cache that
+//! Matrix data apart from the binary: signed data bundles, the user cache that
 //! `rocmcheck matrix update` installs them into, and which data a command uses.
 //!
 //! A *data bundle* is an uncompressed tar (`rocmcheck-data.tar`) holding `manifest.json`
@@ -9,10 +9,17 @@
 //! `matrix validate` runs) rather than decoded into types that may have changed.
 //!
 //! The cache (`$ROCMCHECK_CACHE_DIR`, else `$XDG_CACHE_HOME/rocmcheck`, else
-//! `~/.cache/rocmcheck`) holds the verified bundle and `matrix.cache`: a header line, the
-//! manifest as JSON, then the validated matrix packed as the embedded one is, so start-up only
-//! decodes it. Every file is written to a temporary file in the same directory and renamed;
-//! `update.lock` serialises concurrent updates.
+//! `~/.cache/rocmcheck`) is one file, `matrix.cache`: a magic line, a header line (the manifest,
+//! where the bundle came from, the key that verified it, the layout of this build's matrix
+//! types), a line of section sizes, then the validated matrix packed as the embedded one is (so
+//! start-up only decodes it), the verified bundle and its signature. An update writes it to a
+//! temporary file in the same directory and renames it into place: one rename switches header
+//! and data together, so a stopped update leaves the previous data whole or the new data whole,
+//! never one under the other's header. `update.lock` serialises concurrent updates; an update
+//! removes the temporary files a killed one left. A cache in the earlier layout (`matrix.cache`
+//! holding header and packed matrix, the bundle beside it in `rocmcheck-data.tar`) is still
+//! read, its bundle used only when its manifest is the header's, and is replaced by the next
+//! update.
 
 use crate::matrix::{DataKind, Matrix, Provenance, validate};
 use serde::{Deserialize, Serialize};
@@ -56,7 +63,10 @@ pub const MAX_SIGNATURE_BYTES: usize = 64 << 10;
 /// with another one is re-derived from the bundle.
 pub const LAYOUT: &str = env!("ROCMCHECK_MATRIX_LAYOUT");
 
-const CACHE_MAGIC: &str = "rocmcheck matrix cache 1";
+/// The first line of a cache file: header and packed matrix, the bundle apart.
+const CACHE_MAGIC_V1: &str = "rocmcheck matrix cache 1";
+/// The first line of a cache file holding header, packed matrix, bundle and signature.
+const CACHE_MAGIC: &str = "rocmcheck matrix cache 2";
 const CACHE_FILE: &str = "matrix.cache";
 const LOCK_FILE: &str = "update.lock";
 
@@ -413,19 +423,76 @@ pub enum Installed {
     AlreadyCurrent,
 }
 
-fn write_atomic(dir: &Path, name: &str, body: &[u8]) -> std::io::Result<()> {
+/// In debug builds, `ROCMCHECK_TEST_FAULT=<point>` aborts the process at that point of an
+/// update (as a kill would stop it there), for the tests that check what a stopped update
+/// leaves. Points: `locked`, `written` (the new cache file complete under its temporary name),
+/// `renamed` (in place, stale files not yet removed).
+fn fault_point(point: &str) {
+    #[cfg(debug_assertions)]
+    if std::env::var("ROCMCHECK_TEST_FAULT").is_ok_and(|v| v == point) {
+        let _ = writeln!(std::io::stderr(), "ROCMCHECK_TEST_FAULT: stopping at `{point}`");
+        std::process::abort();
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = point;
+}
+
+/// Writes `dir/name` through a temporary file in `dir` (`.name.XXXXXX`) renamed into place.
+fn write_atomic(dir: &Path, name: &str, body: &[&[u8]]) -> std::io::Result<()> {
     let mut tmp = tempfile::Builder::new().prefix(&format!(".{name}.")).tempfile_in(dir)?;
-    tmp.write_all(body)?;
+    for part in body {
+        tmp.write_all(part)?;
+    }
     tmp.as_file().sync_all()?;
+    fault_point("written");
     tmp.persist(dir.join(name)).map_err(|e| e.error)?;
+    fault_point("renamed");
     Ok(())
+}
+
+/// Removes what an update stopped by a kill left in `dir`: temporary files of the cache (and of
+/// the bundle and signature the earlier layout kept beside it). Called under the update lock.
+fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let prefixes = [
+        format!(".{CACHE_FILE}."),
+        format!(".{BUNDLE_ASSET}."),
+        format!(".{BUNDLE_ASSET}.minisig."),
+    ];
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let temporary = prefixes.iter().any(|p| {
+            name.strip_prefix(p.as_str())
+                .is_some_and(|rest| !rest.is_empty() && !rest.contains('.'))
+        });
+        if temporary && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Takes the update lock of `dir` (created if need be); `wait`: block until it is free, else
+/// `None` when another process holds it.
+fn lock_cache(dir: &Path, wait: bool) -> std::io::Result<Option<std::fs::File>> {
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(LOCK_FILE))?;
+    if wait {
+        lock.lock()?;
+    } else if lock.try_lock().is_err() {
+        return Ok(None);
+    }
+    Ok(Some(lock))
 }
 
 /// Installs a verified bundle into `dir` under the update lock: refuses an older serial than the
 /// installed one unless `pinned` (`matrix update --serial N`: exactly that serial was asked for,
-/// older or not; the caller has checked the bundle is that serial); writes the bundle, its signature, then the packed matrix, each to a temporary
-/// file in `dir` renamed into place (the packed matrix last: until it is renamed, the previous
-/// data stays in use).
+/// older or not; the caller has checked the bundle is that serial); removes the temporary files
+/// a stopped update left; writes the cache file (header, packed matrix, bundle, signature) to a
+/// temporary file renamed into place, so until the rename the previous data stays in use, whole.
 pub fn install(
     dir: &Path,
     v: &Verified,
@@ -439,14 +506,10 @@ pub fn install(
         message: e.to_string(),
     };
     std::fs::create_dir_all(dir).map_err(cache_err)?;
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(LOCK_FILE))
-        .map_err(cache_err)?;
-    lock.lock().map_err(cache_err)?;
-    let current = read_header(dir).ok().map(|(h, _)| h);
+    let lock = lock_cache(dir, true).map_err(cache_err)?;
+    fault_point("locked");
+    remove_stale_temporaries(dir);
+    let current = read_header(dir).ok().map(|c| c.header);
     if let Some(h) = &current {
         if v.manifest.serial < h.manifest.serial && !pinned {
             return Err(UpdateError::OlderSerial {
@@ -458,48 +521,95 @@ pub fn install(
             return Ok(Installed::AlreadyCurrent);
         }
     }
-    write_atomic(dir, BUNDLE_ASSET, bundle).map_err(cache_err)?;
-    write_atomic(dir, &format!("{BUNDLE_ASSET}.minisig"), sig.as_bytes()).map_err(cache_err)?;
     let header = CacheHeader {
         layout: LAYOUT.into(),
         manifest: v.manifest.clone(),
         from: from.into(),
         key: v.key.clone(),
     };
-    write_cache(dir, &header, &v.matrix).map_err(cache_err)?;
+    write_cache(dir, &header, &v.matrix, bundle, sig.as_bytes()).map_err(cache_err)?;
+    remove_earlier_layout(dir);
     drop(lock);
     Ok(Installed::New {
         previous: current.map(|h| h.manifest.serial),
     })
 }
 
-fn write_cache(dir: &Path, header: &CacheHeader, m: &Matrix) -> std::io::Result<()> {
-    let mut body = format!("{CACHE_MAGIC}\n").into_bytes();
-    serde_json::to_writer(&mut body, header)?;
-    body.push(b'\n');
-    body.extend(validate::pack_matrix(m).map_err(std::io::Error::other)?);
-    write_atomic(dir, CACHE_FILE, &body)
+/// Removes the bundle and signature the earlier layout kept beside the cache file (the cache
+/// file now holds them).
+fn remove_earlier_layout(dir: &Path) {
+    for name in [BUNDLE_ASSET.to_string(), format!("{BUNDLE_ASSET}.minisig")] {
+        let p = dir.join(name);
+        if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// The sizes of the cache file's sections after its header, in order.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct Sections {
+    packed: u64,
+    bundle: u64,
+    signature: u64,
+}
+
+fn write_cache(dir: &Path, header: &CacheHeader, m: &Matrix, bundle: &[u8], sig: &[u8]) -> std::io::Result<()> {
+    let packed = validate::pack_matrix(m).map_err(std::io::Error::other)?;
+    let mut head = format!("{CACHE_MAGIC}\n").into_bytes();
+    serde_json::to_writer(&mut head, header)?;
+    head.push(b'\n');
+    let sections = Sections {
+        packed: packed.len() as u64,
+        bundle: bundle.len() as u64,
+        signature: sig.len() as u64,
+    };
+    serde_json::to_writer(&mut head, &sections)?;
+    head.push(b'\n');
+    write_atomic(dir, CACHE_FILE, &[&head, &packed, bundle, sig])
+}
+
+/// A cache file read up to its data.
+struct Cached {
+    header: CacheHeader,
+    /// Positioned at the packed matrix.
+    rest: std::io::BufReader<std::fs::File>,
+    /// `None`: the earlier layout (the packed matrix to the end, the bundle in its own file).
+    sections: Option<Sections>,
 }
 
 /// The cache file's header, and a reader positioned at the packed matrix: a start-up whose
-/// embedded data is as new reads only the header line.
-fn read_header(dir: &Path) -> Result<(CacheHeader, std::io::BufReader<std::fs::File>), String> {
+/// embedded data is as new reads only the header lines.
+fn read_header(dir: &Path) -> Result<Cached, String> {
     use std::io::BufRead;
     let path = dir.join(CACHE_FILE);
     let at = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let mut r = std::io::BufReader::new(crate::input::open_regular(&path).map_err(|e| at(&e))?);
     let mut line = Vec::new();
-    r.by_ref().take(4096).read_until(b'\n', &mut line).map_err(|e| at(&e))?;
-    if line.strip_suffix(b"\n") != Some(CACHE_MAGIC.as_bytes()) {
+    let mut next_line = |r: &mut std::io::BufReader<std::fs::File>, max: u64| -> Result<Vec<u8>, String> {
+        line.clear();
+        r.by_ref().take(max).read_until(b'\n', &mut line).map_err(|e| at(&e))?;
+        Ok(line.strip_suffix(b"\n").unwrap_or(&line).to_vec())
+    };
+    let magic = next_line(&mut r, 4096)?;
+    let current = if magic == CACHE_MAGIC.as_bytes() {
+        true
+    } else if magic == CACHE_MAGIC_V1.as_bytes() {
+        false
+    } else {
         return Err(at(&"not a rocmcheck matrix cache"));
-    }
-    line.clear();
-    r.by_ref()
-        .take(64 << 10)
-        .read_until(b'\n', &mut line)
-        .map_err(|e| at(&e))?;
-    let header: CacheHeader = serde_json::from_slice(line.strip_suffix(b"\n").unwrap_or(&line)).map_err(|e| at(&e))?;
-    Ok((header, r))
+    };
+    let header: CacheHeader = serde_json::from_slice(&next_line(&mut r, 64 << 10)?).map_err(|e| at(&e))?;
+    let sections = if current {
+        Some(serde_json::from_slice(&next_line(&mut r, 4096)?).map_err(|e| at(&e))?)
+    } else {
+        None
+    };
+    Ok(Cached {
+        header,
+        rest: r,
+        sections,
+    })
 }
 
 /// The cached matrix, if there is one newer than `than` (a `data:` date; ties go to the
@@ -510,11 +620,11 @@ pub fn cached_newer_than(dir: &Path, than: &str) -> Result<Option<Matrix>, Strin
     if !dir.join(CACHE_FILE).exists() {
         return Ok(None);
     }
-    let (header, rest) = read_header(dir)?;
-    if header.manifest.data.as_str() <= than {
+    let cached = read_header(dir)?;
+    if cached.header.manifest.data.as_str() <= than {
         return Ok(None);
     }
-    decode_cached(dir, header, rest).map(Some)
+    decode_cached(dir, cached).map(Some)
 }
 
 /// The cached matrix of exactly data serial `serial` (`--data-serial` / `ROCMCHECK_DATA_SERIAL`),
@@ -526,44 +636,106 @@ pub fn cached_with_serial(dir: &Path, serial: u64) -> Result<Matrix, String> {
     if !dir.join(CACHE_FILE).exists() {
         return Err(format!("the cache {} holds no data bundle; {fix}", dir.display()));
     }
-    let (header, rest) = read_header(dir)?;
-    if header.manifest.serial != serial {
+    let cached = read_header(dir)?;
+    let h = &cached.header.manifest;
+    if h.serial != serial {
         return Err(format!(
             "the cache {} holds data serial {} ({}), not {serial}; {fix}",
             dir.display(),
-            header.manifest.serial,
-            header.manifest.data
+            h.serial,
+            h.data
         ));
     }
-    decode_cached(dir, header, rest)
+    decode_cached(dir, cached)
 }
 
-fn decode_cached(
-    dir: &Path,
-    header: CacheHeader,
-    mut rest: std::io::BufReader<std::fs::File>,
-) -> Result<Matrix, String> {
+/// A cached bundle read back: its manifest, its files, the bundle and its signature.
+type CachedBundle = (Manifest, BTreeMap<String, String>, Vec<u8>, Vec<u8>);
+
+/// The cached bundle and signature, for a cache written by a build with other matrix types.
+/// The bundle's manifest must be the header's: in the earlier layout the bundle is a file of its
+/// own, and one from another update is refused, never read under this header.
+fn cached_bundle(dir: &Path, cached: &mut Cached) -> Result<CachedBundle, String> {
     let path = dir.join(CACHE_FILE);
-    let mut m = if header.layout == LAYOUT {
+    let (bundle, sig, origin) = match cached.sections {
+        Some(s) => {
+            let mut read = |n: u64| -> Result<Vec<u8>, String> {
+                let mut v = Vec::new();
+                cached
+                    .rest
+                    .by_ref()
+                    .take(n)
+                    .read_to_end(&mut v)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                if v.len() as u64 == n {
+                    Ok(v)
+                } else {
+                    Err(format!(
+                        "{}: truncated (a section is shorter than its size)",
+                        path.display()
+                    ))
+                }
+            };
+            if s.bundle as usize > MAX_BUNDLE_BYTES || s.signature as usize > MAX_SIGNATURE_BYTES {
+                return Err(format!("{}: a section is larger than a bundle may be", path.display()));
+            }
+            read(s.packed)?;
+            (read(s.bundle)?, read(s.signature)?, path.display().to_string())
+        }
+        None => {
+            let b = dir.join(BUNDLE_ASSET);
+            let bundle =
+                crate::input::read_regular(&b, MAX_BUNDLE_BYTES).map_err(|e| format!("{}: {e}", b.display()))?;
+            let mut sig_path = b.as_os_str().to_owned();
+            sig_path.push(".minisig");
+            let sig = crate::input::read_regular(Path::new(&sig_path), MAX_SIGNATURE_BYTES).unwrap_or_default();
+            (bundle, sig, b.display().to_string())
+        }
+    };
+    let (manifest, files) = read_bundle(&bundle).map_err(|e| e.to_string())?;
+    if manifest != cached.header.manifest {
+        return Err(format!(
+            "{origin}: the bundle is data serial {} ({}) but the cache header says serial {} ({}): an interrupted update; run `rocmcheck matrix update`",
+            manifest.serial, manifest.data, cached.header.manifest.serial, cached.header.manifest.data
+        ));
+    }
+    Ok((manifest, files, bundle, sig))
+}
+
+fn decode_cached(dir: &Path, mut cached: Cached) -> Result<Matrix, String> {
+    let path = dir.join(CACHE_FILE);
+    let mut m = if cached.header.layout == LAYOUT {
         let mut packed = Vec::new();
-        rest.read_to_end(&mut packed)
+        let limit = cached.sections.map_or(u64::MAX, |s| s.packed);
+        cached
+            .rest
+            .by_ref()
+            .take(limit)
+            .read_to_end(&mut packed)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         validate::load_packed(&path.display().to_string(), &packed)
             .map_err(|d| d.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; "))?
     } else {
-        let bundle = crate::input::read_regular(&dir.join(BUNDLE_ASSET), MAX_BUNDLE_BYTES)
-            .map_err(|e| format!("{}: {e}", dir.join(BUNDLE_ASSET).display()))?;
-        let (manifest, files) = read_bundle(&bundle).map_err(|e| e.to_string())?;
-        let m = check(&manifest, &files, &dir.join(BUNDLE_ASSET).display().to_string()).map_err(|e| e.to_string())?;
+        let (manifest, files, bundle, sig) = cached_bundle(dir, &mut cached)?;
+        let m = check(&manifest, &files, &path.display().to_string()).map_err(|e| e.to_string())?;
         let header = CacheHeader {
             layout: LAYOUT.into(),
             manifest,
-            ..header.clone()
+            ..cached.header.clone()
         };
-        // Best effort: the next start decodes instead of validating again.
-        let _ = write_cache(dir, &header, &m);
+        // Best effort, when no update is under way: the next start decodes instead of
+        // validating again. Only over the file read: an update may have replaced it since.
+        if let Ok(Some(lock)) = lock_cache(dir, false) {
+            let unchanged = read_header(dir)
+                .is_ok_and(|now| now.header.manifest == header.manifest && now.header.layout == cached.header.layout);
+            if unchanged && write_cache(dir, &header, &m, &bundle, &sig).is_ok() {
+                remove_earlier_layout(dir);
+            }
+            drop(lock);
+        }
         m
     };
+    let header = cached.header;
     m.provenance = Provenance {
         kind: DataKind::Cache,
         path: Some(path.display().to_string()),
@@ -576,7 +748,7 @@ fn decode_cached(
 
 /// The serial installed in `dir`, if any.
 pub fn installed_serial(dir: &Path) -> Option<u64> {
-    read_header(dir).ok().map(|(h, _)| h.manifest.serial)
+    read_header(dir).ok().map(|c| c.header.manifest.serial)
 }
 
 // ------------------------------------------------------------------------------- fetching

@@ -262,7 +262,7 @@ fn merge_cli_rejects_true_duplicates_and_keeps_lost_jobs() {
     let lost: Vec<(String, Option<String>, String)> = run
         .iter()
         .filter(|c| c.infrastructure())
-        .map(|c| (c.id.clone(), c.gfx.clone(), c.classification.clone()))
+        .map(|c| (c.id.to_string(), c.gfx.map(String::from), c.classification.to_string()))
         .collect();
     assert_eq!(
         lost,

@@ -1,6 +1,7 @@
 //! `rocmcheck matrix update` against bundles served from 127.0.0.1: install, a
 //! tampered or untrusted bundle, an older serial, a newer schema, a truncated download,
-//! concurrent updates, `--offline`, and which data the other commands then use.
+//! concurrent updates, an update stopped at each step, the earlier cache layout, `--offline`,
+//! and which data the other commands then use.
 //!
 //! The signing keys are generated per test run with the `minisign` crate (a dev-dependency):
 //! test-only keys, never the project's. The binary trusts them only through the explicit
@@ -1292,4 +1293,150 @@ fn a_new_key_wording_reaches_an_installed_binary_through_matrix_update() {
         !asks_for_rocm(cache.path()),
         "the installed keys.yaml reads the ROCm version"
     );
+}
+
+// ------------------------------------------------------------------ a stopped update
+
+/// `matrix show issues` with ROCMCHECK_DATA_SERIAL pinned: its exit code, output and errors.
+fn issues_pinned(cache: &Path, serial: &str) -> (Option<i32>, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+        .args(["matrix", "show", "issues", "--format", "json"])
+        .env("ROCMCHECK_CACHE_DIR", cache)
+        .env_remove("ROCMCHECK_MATRIX")
+        .env_remove("ROCMCHECK_TEST_FAULT")
+        .env("ROCMCHECK_DATA_SERIAL", serial)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Each pinned serial answers with its own data or is refused (exit 2, the cache holds another
+/// serial or is unusable), never with the other serial's data; `serving` is the one that answers.
+fn assert_consistent(cache: &Path, serving: &str, context: &str) {
+    for (serial, mine, other) in [("1", "SERIAL-ONE", "SERIAL-TWO"), ("2", "SERIAL-TWO", "SERIAL-ONE")] {
+        let (code, out, err) = issues_pinned(cache, serial);
+        assert!(
+            !out.contains(other),
+            "{context}: serial {serial} answered with serial {other}'s data:\n{out}{err}"
+        );
+        if serial == serving {
+            assert_eq!(code, Some(0), "{context}: serial {serial}:\n{err}");
+            assert!(out.contains(mine), "{context}: serial {serial}:\n{out}");
+        } else {
+            assert_eq!(code, Some(2), "{context}: serial {serial}:\n{out}{err}");
+        }
+    }
+}
+
+/// The temporary files in a cache directory (`.name.XXXXXX`).
+fn temporaries(cache: &Path) -> Vec<String> {
+    std::fs::read_dir(cache)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+/// An update stopped at each point (as a kill would: `ROCMCHECK_TEST_FAULT` aborts the process
+/// there, debug builds only) leaves the previous data whole (before the rename) or the new data
+/// whole (after it), never new data under the old header; the next update removes the temporary
+/// file the stopped one left and completes.
+#[cfg(debug_assertions)]
+#[test]
+fn an_update_stopped_at_any_point_leaves_old_or_new_data_whole_and_the_next_one_cleans_up() {
+    for (point, serving, left) in [("locked", "1", 0), ("written", "1", 1), ("renamed", "2", 0)] {
+        let (srv, key, cache) = (Server::start(), TestKey::new(), tempfile::tempdir().unwrap());
+        let one = bundle("2099-01-01", "SERIAL-ONE", 1);
+        let url = srv.put("one.tar", &one, &key.sign(&one));
+        let o = update(cache.path(), &url, &key);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        let two = bundle("2099-02-01", "SERIAL-TWO", 2);
+        let url = srv.put("two.tar", &two, &key.sign(&two));
+        let o = Command::new(env!("CARGO_BIN_EXE_rocmcheck"))
+            .args(["matrix", "update", "--from", &url, "--trusted-key"])
+            .arg(&key.pub_file)
+            .env("ROCMCHECK_CACHE_DIR", cache.path())
+            .env_remove("ROCMCHECK_MATRIX")
+            .env_remove("ROCMCHECK_DATA_SERIAL")
+            .env("ROCMCHECK_TEST_FAULT", point)
+            .output()
+            .unwrap();
+        assert!(
+            !o.status.success() && String::from_utf8_lossy(&o.stderr).contains(&format!("stopping at `{point}`")),
+            "{point}: {}",
+            text(&o)
+        );
+        assert_consistent(cache.path(), serving, &format!("stopped at {point}"));
+        let temps = temporaries(cache.path());
+        assert_eq!(temps.len(), left, "{point}: {temps:?}");
+        let o = update(cache.path(), &url, &key);
+        assert_eq!(o.status.code(), Some(0), "{point}: {}", text(&o));
+        assert_eq!(temporaries(cache.path()), Vec::<String>::new(), "{point}");
+        assert_consistent(cache.path(), "2", &format!("updated after a stop at {point}"));
+    }
+}
+
+/// A cache in the earlier layout (`matrix.cache` of header and packed matrix, the bundle in
+/// `rocmcheck-data.tar` beside it) is still read; written by a build with other matrix types it
+/// is re-derived from that bundle only when the bundle is the header's serial (an update stopped
+/// between the two renames left a newer bundle under the older header: refused, not read), and
+/// rewritten in the one-file layout.
+#[test]
+fn a_cache_in_the_earlier_layout_is_read_and_a_bundle_of_another_serial_is_refused() {
+    let key = TestKey::new();
+    let one = bundle("2099-01-01", "SERIAL-ONE", 1);
+    let two = bundle("2099-02-01", "SERIAL-TWO", 2);
+    let trusted = [data::TrustedKey::from_file(&key.pub_file).unwrap()];
+    let v1 = |layout: &str, cache: &Path, beside: &[u8]| {
+        let verified = data::open(&one, &key.sign(&one), &trusted, "test").unwrap();
+        let header = serde_json::json!({
+            "layout": layout, "manifest": verified.manifest, "from": "https://example.test/one.tar", "key": "--trusted-key test",
+        });
+        let mut body = format!("rocmcheck matrix cache 1\n{header}\n").into_bytes();
+        body.extend(rocmcheck::matrix::validate::pack_matrix(&verified.matrix).unwrap());
+        std::fs::write(cache.join("matrix.cache"), body).unwrap();
+        std::fs::write(cache.join("rocmcheck-data.tar"), beside).unwrap();
+        std::fs::write(cache.join("rocmcheck-data.tar.minisig"), key.sign(beside)).unwrap();
+    };
+    let first_line = |cache: &Path| {
+        let t = std::fs::read(cache.join("matrix.cache")).unwrap();
+        String::from_utf8_lossy(t.split(|b| *b == b'\n').next().unwrap()).into_owned()
+    };
+
+    // this build's layout: the packed matrix answers; the file is left as it is
+    let cache = tempfile::tempdir().unwrap();
+    v1(data::LAYOUT, cache.path(), &one);
+    assert_consistent(cache.path(), "1", "earlier layout, same types");
+    assert_eq!(first_line(cache.path()), "rocmcheck matrix cache 1");
+
+    // other types, the header's bundle beside it: re-derived, answered, rewritten as one file
+    let cache = tempfile::tempdir().unwrap();
+    v1("an-older-build", cache.path(), &one);
+    assert_consistent(cache.path(), "1", "earlier layout, other types");
+    assert_eq!(first_line(cache.path()), "rocmcheck matrix cache 2");
+    assert!(!cache.path().join("rocmcheck-data.tar").exists());
+    assert_consistent(cache.path(), "1", "rewritten");
+
+    // other types, serial 2's bundle beside serial 1's header: refused, never serial 2's data
+    let cache = tempfile::tempdir().unwrap();
+    v1("an-older-build", cache.path(), &two);
+    let (code, out, err) = issues_pinned(cache.path(), "1");
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(!out.contains("SERIAL-TWO"), "{out}");
+    assert!(
+        err.contains("the bundle is data serial 2 (2099-02-01) but the cache header says serial 1"),
+        "{err}"
+    );
+    // and the next update replaces it
+    let srv = Server::start();
+    let url = srv.put("two.tar", &two, &key.sign(&two));
+    let o = update(cache.path(), &url, &key);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(first_line(cache.path()), "rocmcheck matrix cache 2");
+    assert!(!cache.path().join("rocmcheck-data.tar").exists());
+    assert_consistent(cache.path(), "2", "updated from the earlier layout");
 }

@@ -18,7 +18,7 @@ pub struct ReportArgs {
 
 /// `report` actions.
 #[derive(Debug, Subcommand)]
-// Each subcommand's arguments are built only when it runs (start-up, issue 26).
+// Each subcommand's arguments are built only when it runs (start-up time).
 #[command(defer = true)]
 pub enum Action {
     /// Merge per-job result files (smoke JSON, payload documents, runs) into one run.
@@ -219,7 +219,7 @@ fn gate(a: GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         return Ok(ExitStatus::Error);
     };
     let prev = match &a.previous {
-        Some(p) => match load_run(p, err)? {
+        Some(p) => match load_run_as(p, results::Scope::Classification, err)? {
             Some(r) => Some(r),
             None => return Ok(ExitStatus::Error),
         },
@@ -243,9 +243,12 @@ fn gate(a: GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
     };
     gate::render(&v, format, out)?;
     if let Some(path) = &a.junit {
-        let mut buf = Vec::new();
-        results::render_junit_judged(&cur, Some(&v), &mut buf)?;
-        std::fs::write(path, buf).with_context(|| format!("writing {}", path.display()))?;
+        let mut f = std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?,
+        );
+        results::render_junit_judged(&cur, Some(&v), &mut f)
+            .and_then(|()| f.flush())
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     for w in v.warnings() {
         writeln!(err, "warning: {w}")?;
@@ -263,7 +266,7 @@ fn trend(a: TrendArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
     let skip = a.runs.len().saturating_sub(a.last.max(1));
     let mut nights = Vec::new();
     for p in &a.runs[skip..] {
-        let Some(run) = load_run(p, err)? else {
+        let Some(run) = load_run_as(p, results::Scope::Classification, err)? else {
             return Ok(ExitStatus::Error);
         };
         let label = p
@@ -350,8 +353,8 @@ fn write_streamed(path: &Path, render: &dyn Fn(&mut dyn Write) -> std::io::Resul
     Ok(())
 }
 
-fn load(path: &Path, err: &mut dyn Write) -> anyhow::Result<Option<Vec<CandidateResult>>> {
-    match results::load_file(path) {
+fn load(path: &Path, scope: results::Scope, err: &mut dyn Write) -> anyhow::Result<Option<Vec<CandidateResult>>> {
+    match results::load_file_as(path, scope) {
         Ok(r) => Ok(Some(r)),
         Err(e) => {
             writeln!(err, "error: {e}")?;
@@ -361,7 +364,13 @@ fn load(path: &Path, err: &mut dyn Write) -> anyhow::Result<Option<Vec<Candidate
 }
 
 fn load_run(path: &Path, err: &mut dyn Write) -> anyhow::Result<Option<Run>> {
-    let Some(r) = load(path, err)? else { return Ok(None) };
+    load_run_as(path, results::Scope::Full, err)
+}
+
+fn load_run_as(path: &Path, scope: results::Scope, err: &mut dyn Write) -> anyhow::Result<Option<Run>> {
+    let Some(r) = load(path, scope, err)? else {
+        return Ok(None);
+    };
     match results::merge(vec![(path.display().to_string(), r)]) {
         Ok(run) => Ok(Some(run)),
         Err(d) => {
@@ -455,36 +464,13 @@ fn merge(a: MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         }
     };
     run.sources = a.files.iter().map(|f| f.display().to_string()).collect();
-    // A lost job's placeholder gives way to a real result of the same job (a re-run).
-    let mut have: std::collections::BTreeSet<results::Key> = run.candidates.iter().map(|c| c.key()).collect();
-    for m in lost {
-        if have.insert(m.key()) {
-            run.candidates.push(m);
-        }
-    }
-    let mut absent = 0;
-    for (candidate, gfx) in expected {
-        if have.insert((candidate.clone(), gfx.clone())) {
-            absent += 1;
-            run.candidates.push(CandidateResult {
-                id: candidate,
-                gfx: Some(gfx),
-                classification: "missing".into(),
-                detail: Some(
-                    "no result file: the job did not run or did not upload its result (no runner with its label, cancelled, timed out)"
-                        .into(),
-                ),
-                ..Default::default()
-            });
-        }
-    }
+    let absent = results::add_missing(&mut run, lost, expected);
     if absent > 0 {
         writeln!(
             err,
             "warning: {absent} expected job(s) left no result file; recorded as `missing`"
         )?;
     }
-    run.candidates.sort_by_key(|c| c.key());
     match &a.output {
         Some(path) => {
             write_streamed(path, &|w| results::render_json(&run, w))?;
@@ -504,7 +490,7 @@ fn merge(a: MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
 }
 
 fn diff(a: DiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    let prev = load_run(&a.previous, err)?;
+    let prev = load_run_as(&a.previous, results::Scope::Classification, err)?;
     let cur = load_run(&a.current, err)?;
     let (Some(prev), Some(cur)) = (prev, cur) else {
         return Ok(ExitStatus::Error);

@@ -37,7 +37,7 @@
 //! and `?`, a classification rocmcheck does not know, an empty reason or a bad date is an
 //! error naming the file and the entry's line.
 
-use super::results::{CandidateResult, Key, Run, key_name, md_cell as cell, md_code as code};
+use super::results::{Key, Run, key_name, md_cell as cell, md_code as code};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -76,12 +76,12 @@ pub struct Allow {
 
 impl Allow {
     fn covers(&self, k: &Key, classification: &str) -> bool {
-        self.names(k) && self.classification.as_ref().is_none_or(|c| c == classification)
+        self.names((&k.0, &k.1)) && self.classification.as_ref().is_none_or(|c| c == classification)
     }
 
-    /// The entry's candidate and gfx match the job (whatever its result).
-    fn names(&self, k: &Key) -> bool {
-        glob(&self.candidate, &k.0) && self.gfx.as_ref().is_none_or(|g| glob(g, &k.1))
+    /// The entry's candidate and gfx match the job (candidate, gfx), whatever its result.
+    fn names(&self, (candidate, gfx): (&str, &str)) -> bool {
+        glob(&self.candidate, candidate) && self.gfx.as_ref().is_none_or(|g| glob(g, gfx))
     }
 
     /// `candidate` or `candidate on gfx`, for messages.
@@ -395,11 +395,9 @@ pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, policy: &
     let today_k = date_key(today);
     let (live, expired): (Vec<&Allow>, Vec<&Allow>) = allow.allow.iter().partition(|a| date_key(&a.expires) >= today_k);
     let cover = |k: &Key, class: &str| live.iter().find(|a| a.covers(k, class)).map(|a| (*a).clone());
-    let before: BTreeMap<Key, &str> = previous
-        .iter()
-        .flat_map(|p| p.candidates.iter())
-        .map(|c| (c.key(), c.classification.as_str()))
-        .collect();
+    // both nights by key, sorted: looked up by binary search (no copy of any key)
+    let prev_sorted = previous.map(super::results::by_key).unwrap_or_default();
+    let now = super::results::by_key(current);
     let mut v = Verdict {
         expired: expired.into_iter().cloned().collect(),
         jobs: current.candidates.len(),
@@ -425,7 +423,7 @@ pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, policy: &
             };
         Judged {
             name: key_name(&k),
-            before: before.get(&k).map(|s| s.to_string()),
+            before: super::results::find(&prev_sorted, (&k.0, &k.1)).map(|p| p.classification.to_string()),
             candidate: k.0,
             gfx: k.1,
             classification,
@@ -439,32 +437,25 @@ pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, policy: &
     for c in current.candidates.iter().filter(|c| !c.passed()) {
         failing.push(judged(
             c.key(),
-            c.classification.clone(),
-            c.detail.clone(),
+            c.classification.to_string(),
+            c.detail.as_deref().map(str::to_string),
             c.infrastructure(),
         ));
     }
-    let keys: Vec<Key> = current
-        .candidates
-        .iter()
-        .chain(previous.iter().flat_map(|p| p.candidates.iter()))
-        .map(CandidateResult::key)
-        .collect();
     v.unmatched = live
         .iter()
-        .filter(|a| !keys.iter().any(|k| a.names(k)))
+        .filter(|a| !now.iter().chain(prev_sorted.iter()).any(|c| a.names(c.key_ref())))
         .map(|a| (*a).clone())
         .collect();
-    let now: BTreeSet<Key> = current.candidates.iter().map(CandidateResult::key).collect();
-    let gfx_now: BTreeSet<&str> = now.iter().map(|k| k.1.as_str()).collect();
-    let cand_now: BTreeSet<&str> = now.iter().map(|k| k.0.as_str()).collect();
+    let gfx_now: BTreeSet<&str> = now.iter().map(|c| c.key_ref().1).collect();
+    let cand_now: BTreeSet<&str> = now.iter().map(|c| c.key_ref().0).collect();
     let mut gone_targets: BTreeMap<String, usize> = BTreeMap::new();
-    if let Some(prev) = previous {
-        for p in &prev.candidates {
-            let k = p.key();
-            if now.contains(&k) {
+    if previous.is_some() {
+        for p in &prev_sorted {
+            if super::results::find(&now, p.key_ref()).is_some() {
                 continue;
             }
+            let k = p.key();
             let why = if !gfx_now.contains(k.1.as_str()) {
                 *gone_targets.entry(k.1.clone()).or_default() += 1;
                 format!(
@@ -810,10 +801,10 @@ fn render_human(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
 /// A trend table of the last nights (oldest first, the current night last): one row per job
 /// that did not pass in every night shown (rows that always passed are counted, not listed).
 pub fn render_trend(nights: &[(String, Run)], out: &mut dyn Write) -> io::Result<()> {
-    let mut rows: BTreeMap<Key, Vec<Option<String>>> = BTreeMap::new();
+    let mut rows: BTreeMap<Key, Vec<Option<super::results::Sym>>> = BTreeMap::new();
     for (i, (_, run)) in nights.iter().enumerate() {
         for c in &run.candidates {
-            rows.entry(c.key()).or_insert_with(|| vec![None; nights.len()])[i] = Some(c.classification.clone());
+            rows.entry(c.key()).or_insert_with(|| vec![None; nights.len()])[i] = Some(c.classification);
         }
     }
     let steady = rows

@@ -12,6 +12,7 @@ pub mod preflight;
 pub mod results;
 pub mod sarif;
 pub mod smoke;
+pub mod text;
 pub mod untrusted;
 
 use crate::finding::{Finding, Severity};

@@ -8,11 +8,11 @@
 //! steps may be a map (`{"runtime": {"status": "ok", …}}`, as the payload prints them) or a list
 //! of `{name, status, ms, error}`. Unknown fields are ignored.
 
+pub use super::text::{Sym, Text};
 use crate::smoke::result::Machine;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::io::{self, Read as _, Write};
 use std::path::Path;
 
@@ -52,31 +52,33 @@ pub struct Run {
     pub candidates: Vec<CandidateResult>,
 }
 
-/// What happened to one candidate.
+/// What happened to one candidate. Values that repeat from candidate to candidate are interned
+/// ([`Sym`]), the others held without spare capacity ([`Text`]): a night of 300,000 candidates
+/// is held in about 130 MB.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct CandidateResult {
     /// The candidate's id (`torch2.7.1-rocm6.3-gfx942`, or the file stem of a bare payload).
-    pub id: String,
+    pub id: Text,
     /// The image smoked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub image: Option<String>,
+    pub image: Option<Text>,
     /// `pass`, `no-device`, `runtime-missing`, `hipblas-failed`, `alloc-failed`, `torch-failed`,
     /// `hang`, `crash`, `build-failed`, `image-missing`, `engine-lost`.
-    pub classification: String,
+    pub classification: Sym,
     /// One line on the classification (`hipErrorNoDevice`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
+    pub detail: Option<Text>,
     /// The GPU runtime found (`hip`, `cuda`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub runtime: Option<String>,
+    pub runtime: Option<Sym>,
     /// The gfx target the job ran for (the runner's label); with `id`, the result's key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gfx: Option<String>,
+    pub gfx: Option<Sym>,
     /// The machine the job ran on: runner, GPU, arch, driver and ROCm, as the smoke result
     /// names them (flattened: the JSON keys stay top-level `runner`, `gpu`, `arch`, `driver`,
     /// `rocm`).
     #[serde(flatten)]
-    pub machine: Machine,
+    pub machine: Host,
     /// Total time in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_ms: Option<f64>,
@@ -85,19 +87,52 @@ pub struct CandidateResult {
     pub steps: Vec<StepResult>,
 }
 
+/// The machine a job ran on ([`Machine`], interned).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
+pub struct Host {
+    /// The runner's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<Sym>,
+    /// The first device's marketing name (`AMD Instinct MI300X`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<Sym>,
+    /// The first device's arch as the runtime reports it (`gfx942:sramecc+:xnack-`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<Sym>,
+    /// The kernel driver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<Sym>,
+    /// The runtime's version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rocm: Option<Sym>,
+}
+
+impl From<&Machine> for Host {
+    fn from(m: &Machine) -> Host {
+        let s = |v: &Option<String>| v.as_deref().map(Sym::new);
+        Host {
+            runner: s(&m.runner),
+            gpu: s(&m.gpu),
+            arch: s(&m.arch),
+            driver: s(&m.driver),
+            rocm: s(&m.rocm),
+        }
+    }
+}
+
 /// One step of the smoke payload.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct StepResult {
     /// `runtime`, `blas`, `memory`, `torch`, `peer`, `allreduce`, `build`.
-    pub name: String,
+    pub name: Sym,
     /// `ok`, `skipped`, `failed`, `timeout`, `crash`.
-    pub status: String,
+    pub status: Sym,
     /// Time in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ms: Option<f64>,
     /// The error or the reason for skipping.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Text>,
 }
 
 /// Classifications about the infrastructure (runner, engine, a lost job), not the candidate.
@@ -128,7 +163,13 @@ impl CandidateResult {
 
     /// The result's key: candidate × gfx.
     pub fn key(&self) -> Key {
-        (self.id.clone(), self.gfx.clone().unwrap_or_default())
+        let (id, gfx) = self.key_ref();
+        (id.to_string(), gfx.to_string())
+    }
+
+    /// The result's key, borrowed (`""` for no gfx).
+    pub fn key_ref(&self) -> (&str, &str) {
+        (self.id.as_str(), self.gfx.as_deref().unwrap_or(""))
     }
 
     /// The key as one name (`candidate@gfx`).
@@ -144,14 +185,14 @@ impl CandidateResult {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| file.display().to_string());
         let (id, gfx) = match stem.rsplit_once('@') {
-            Some((id, gfx)) if !id.is_empty() && !gfx.is_empty() => (id.to_string(), Some(gfx.to_string())),
-            _ => (stem, None),
+            Some((id, gfx)) if !id.is_empty() && !gfx.is_empty() => (Text::from(id), Some(Sym::new(gfx))),
+            _ => (Text::from(stem), None),
         };
         CandidateResult {
             id,
             gfx,
-            classification: "missing".into(),
-            detail: Some(why.to_string()),
+            classification: Sym::new("missing"),
+            detail: Some(why.into()),
             ..Default::default()
         }
     }
@@ -207,6 +248,22 @@ pub const MAX_RESULTS_BYTES: usize = 256 << 20;
 /// the file's text and its JSON tree (a 150 MB night of 300,000 candidates took 2.3 GB that
 /// way).
 pub fn load_file(path: &Path) -> Result<Vec<CandidateResult>, LoadError> {
+    load_file_as(path, Scope::Full)
+}
+
+/// What of each candidate result a read keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Everything.
+    Full,
+    /// The key (id, gfx) and the classification only: enough for a previous night that is
+    /// compared with (`report gate`, `diff`, `trend`), in a fraction of the memory. The input is
+    /// checked as in a full read.
+    Classification,
+}
+
+/// [`load_file`], keeping what `scope` says of each result.
+pub fn load_file_as(path: &Path, scope: Scope) -> Result<Vec<CandidateResult>, LoadError> {
     let name = path.display().to_string();
     let cannot = |e: crate::input::ReadError| LoadError {
         file: name.clone(),
@@ -227,23 +284,25 @@ pub fn load_file(path: &Path) -> Result<Vec<CandidateResult>, LoadError> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| name.clone());
     let reader = std::io::BufReader::with_capacity(1 << 16, f.take(MAX_RESULTS_BYTES as u64 + 1));
-    parse_with(serde_json::Deserializer::from_reader(reader), &name, &stem)
+    parse_with(serde_json::Deserializer::from_reader(reader), &name, &stem, scope)
 }
 
 /// Parses results text; `file` names it in errors, `fallback_id` names a bare payload document.
 pub fn parse(text: &str, file: &str, fallback_id: &str) -> Result<Vec<CandidateResult>, LoadError> {
-    parse_with(serde_json::Deserializer::from_str(text), file, fallback_id)
+    parse_with(serde_json::Deserializer::from_str(text), file, fallback_id, Scope::Full)
 }
 
 fn parse_with<'de, R: serde_json::de::Read<'de>>(
     mut de: serde_json::Deserializer<R>,
     file: &str,
     fallback_id: &str,
+    scope: Scope,
 ) -> Result<Vec<CandidateResult>, LoadError> {
     let failure = std::cell::RefCell::new(None);
     let top = Top {
         fallback_id,
         failure: &failure,
+        scope,
     };
     let r = serde::de::DeserializeSeed::deserialize(top, &mut de).and_then(|v| de.end().map(|()| v));
     if let Some(message) = failure.into_inner() {
@@ -284,6 +343,7 @@ fn parse_with<'de, R: serde_json::de::Read<'de>>(
 struct Top<'a> {
     fallback_id: &'a str,
     failure: &'a std::cell::RefCell<Option<String>>,
+    scope: Scope,
 }
 
 /// The message a stop for a conversion failure carries (the failure itself is in `Top::failure`).
@@ -303,7 +363,7 @@ impl<'de> serde::de::Visitor<'de> for Top<'_> {
         f.write_str("a JSON object or list of smoke results")
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        stream(seq, self.failure, &|i| format!("item {i}"))
+        stream(seq, self.failure, self.scope, &|i| format!("item {i}"))
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut rest = Map::new();
@@ -317,6 +377,7 @@ impl<'de> serde::de::Visitor<'de> for Top<'_> {
                 match map.next_value_seed(List {
                     key: &k,
                     failure: self.failure,
+                    scope: self.scope,
                 })? {
                     Listed::Streamed(v) => {
                         lists.insert(k, v);
@@ -349,7 +410,7 @@ impl<'de> serde::de::Visitor<'de> for Top<'_> {
                 return Err(fail(format!("`{key}` must be a list of candidate results")));
             }
         }
-        from_value(&Value::Object(rest), self.fallback_id).map_err(fail)
+        from_value(&Value::Object(rest), self.fallback_id, self.scope).map_err(fail)
     }
     fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
         self.not_results()
@@ -382,12 +443,13 @@ impl Top<'_> {
 fn stream<'de, A: serde::de::SeqAccess<'de>>(
     mut seq: A,
     failure: &std::cell::RefCell<Option<String>>,
+    scope: Scope,
     name: &dyn Fn(usize) -> String,
 ) -> Result<Vec<CandidateResult>, A::Error> {
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(Unique(item)) = seq.next_element()? {
-        match candidate(&item, None) {
+        match candidate(&item, None, scope) {
             Ok(c) => out.push(c),
             Err(e) => {
                 *failure.borrow_mut() = Some(format!("{}: {e}", name(i)));
@@ -405,6 +467,7 @@ fn stream<'de, A: serde::de::SeqAccess<'de>>(
 struct List<'a> {
     key: &'a str,
     failure: &'a std::cell::RefCell<Option<String>>,
+    scope: Scope,
 }
 
 enum Listed {
@@ -427,7 +490,7 @@ impl<'de> serde::de::Visitor<'de> for List<'_> {
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Listed, A::Error> {
         let key = self.key;
-        stream(seq, self.failure, &|i| format!("{key}[{i}]")).map(Listed::Streamed)
+        stream(seq, self.failure, self.scope, &|i| format!("{key}[{i}]")).map(Listed::Streamed)
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Listed, A::Error> {
         UniqueVisitor.visit_map(map).map(Listed::Other)
@@ -524,12 +587,12 @@ impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
     }
 }
 
-fn from_value(v: &Value, fallback_id: &str) -> Result<Vec<CandidateResult>, String> {
+fn from_value(v: &Value, fallback_id: &str, scope: Scope) -> Result<Vec<CandidateResult>, String> {
     match v {
         Value::Array(items) => items
             .iter()
             .enumerate()
-            .map(|(i, item)| candidate(item, None).map_err(|e| format!("item {i}: {e}")))
+            .map(|(i, item)| candidate(item, None, scope).map_err(|e| format!("item {i}: {e}")))
             .collect(),
         Value::Object(o) => {
             if let Some(s) = o.get("results_schema") {
@@ -548,12 +611,12 @@ fn from_value(v: &Value, fallback_id: &str) -> Result<Vec<CandidateResult>, Stri
                     return items
                         .iter()
                         .enumerate()
-                        .map(|(i, item)| candidate(item, None).map_err(|e| format!("{key}[{i}]: {e}")))
+                        .map(|(i, item)| candidate(item, None, scope).map_err(|e| format!("{key}[{i}]: {e}")))
                         .collect();
                 }
             }
             if o.contains_key("classification") || o.contains_key("payload_schema") || o.contains_key("payload") {
-                return Ok(vec![candidate(v, Some(fallback_id))?]);
+                return Ok(vec![candidate(v, Some(fallback_id), scope)?]);
             }
             Err(
                 "expected a smoke result: an object with `classification` (a payload document or a \
@@ -573,25 +636,9 @@ fn str_field(o: &Map<String, Value>, keys: &[&str]) -> Option<String> {
     })
 }
 
-fn candidate(v: &Value, fallback_id: Option<&str>) -> Result<CandidateResult, String> {
-    let Value::Object(o) = v else {
-        return Err("a candidate result must be a JSON object".into());
-    };
-    let payload = match o.get("payload") {
-        Some(Value::Object(p)) => Some(p),
-        Some(Value::Null) | None => None,
-        Some(_) => return Err("`payload` must be the payload's JSON object".into()),
-    };
-    let get = |keys: &[&str]| str_field(o, keys).or_else(|| payload.and_then(|p| str_field(p, keys)));
-    let candidate_obj = o.get("candidate").and_then(Value::as_object);
-    let id = str_field(o, &["id", "candidate_id", "name", "subject"])
-        .or_else(|| str_field(o, &["candidate"]))
-        .or_else(|| candidate_obj.and_then(|c| str_field(c, &["id"])))
-        .or_else(|| fallback_id.map(str::to_string))
-        .ok_or("a candidate result needs an `id`")?;
-    let classification = get(&["classification"]).ok_or_else(|| format!("candidate `{id}` has no `classification`"))?;
+/// The steps of a candidate result (`steps` of the result or of its payload), in payload order.
+fn steps(id: &str, steps_v: Option<&Value>) -> Result<Vec<StepResult>, String> {
     let mut steps = Vec::new();
-    let steps_v = o.get("steps").or_else(|| payload.and_then(|p| p.get("steps")));
     match steps_v {
         None | Some(Value::Null) => {}
         Some(Value::Object(m)) => {
@@ -610,12 +657,48 @@ fn candidate(v: &Value, fallback_id: Option<&str>) -> Result<CandidateResult, St
         }
         Some(_) => return Err(format!("candidate `{id}`: `steps` must be an object or a list")),
     }
+    sort_steps(&mut steps);
+    steps.shrink_to_fit();
+    Ok(steps)
+}
+
+fn sort_steps(steps: &mut [StepResult]) {
     steps.sort_by_key(|s| {
         (
             STEP_ORDER.iter().position(|n| *n == s.name).unwrap_or(STEP_ORDER.len()),
-            s.name.clone(),
+            s.name,
         )
     });
+}
+
+fn candidate(v: &Value, fallback_id: Option<&str>, scope: Scope) -> Result<CandidateResult, String> {
+    let Value::Object(o) = v else {
+        return Err("a candidate result must be a JSON object".into());
+    };
+    let payload = match o.get("payload") {
+        Some(Value::Object(p)) => Some(p),
+        Some(Value::Null) | None => None,
+        Some(_) => return Err("`payload` must be the payload's JSON object".into()),
+    };
+    let get = |keys: &[&str]| str_field(o, keys).or_else(|| payload.and_then(|p| str_field(p, keys)));
+    let candidate_obj = o.get("candidate").and_then(Value::as_object);
+    let id = str_field(o, &["id", "candidate_id", "name", "subject"])
+        .or_else(|| str_field(o, &["candidate"]))
+        .or_else(|| candidate_obj.and_then(|c| str_field(c, &["id"])))
+        .or_else(|| fallback_id.map(str::to_string))
+        .ok_or("a candidate result needs an `id`")?;
+    let classification = get(&["classification"]).ok_or_else(|| format!("candidate `{id}` has no `classification`"))?;
+    let steps = steps(&id, o.get("steps").or_else(|| payload.and_then(|p| p.get("steps"))))?;
+    let gfx = get(&["gfx"]).or_else(|| candidate_obj.and_then(|c| str_field(c, &["gfx"])));
+    let sym = |s: Option<String>| s.as_deref().map(Sym::new);
+    if scope == Scope::Classification {
+        return Ok(CandidateResult {
+            id: id.into(),
+            classification: Sym::new(&classification),
+            gfx: sym(gfx),
+            ..Default::default()
+        });
+    }
     let total_ms = o
         .get("total_ms")
         .or_else(|| payload.and_then(|p| p.get("total_ms")))
@@ -634,9 +717,11 @@ fn candidate(v: &Value, fallback_id: Option<&str>) -> Result<CandidateResult, St
         str_field(o, &[k])
             .or_else(|| machine_obj.and_then(|m| str_field(m, &[k])))
             .or_else(|| fallback.clone())
+            .as_deref()
+            .map(Sym::new)
     };
     Ok(CandidateResult {
-        machine: Machine {
+        machine: Host {
             runner: machine("runner", &None),
             gpu: machine("gpu", &from_payload.gpu),
             arch: machine("arch", &from_payload.arch),
@@ -645,13 +730,14 @@ fn candidate(v: &Value, fallback_id: Option<&str>) -> Result<CandidateResult, St
         },
         image: get(&["image", "tag"])
             .or(subject_image)
-            .or_else(|| candidate_obj.and_then(|c| str_field(c, &["image", "tag"]))),
-        detail: get(&["detail", "classification_detail"]),
-        runtime: get(&["runtime"]),
-        gfx: get(&["gfx"]).or_else(|| candidate_obj.and_then(|c| str_field(c, &["gfx"]))),
+            .or_else(|| candidate_obj.and_then(|c| str_field(c, &["image", "tag"])))
+            .map(Text::from),
+        detail: get(&["detail", "classification_detail"]).map(Text::from),
+        runtime: sym(get(&["runtime"])),
+        gfx: sym(gfx),
         total_ms,
-        classification,
-        id,
+        classification: Sym::new(&classification),
+        id: id.into(),
         steps,
     })
 }
@@ -662,13 +748,13 @@ fn step(name: &str, v: &Value) -> Result<StepResult, String> {
     };
     let status = str_field(o, &["status"]).ok_or("a step needs a `status`")?;
     Ok(StepResult {
-        name: name.to_string(),
-        status,
+        name: Sym::new(name),
+        status: Sym::new(&status),
         ms: o.get("ms").and_then(Value::as_f64),
         error: match o.get("error") {
-            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) => Some(s.as_str().into()),
             Some(Value::Null) | None => None,
-            Some(other) => Some(other.to_string()),
+            Some(other) => Some(other.to_string().into()),
         },
     })
 }
@@ -680,18 +766,13 @@ impl From<&crate::smoke::result::SmokeResult> for CandidateResult {
             .steps
             .iter()
             .map(|(name, s)| StepResult {
-                name: name.clone(),
-                status: s.status.clone(),
+                name: Sym::new(name),
+                status: Sym::new(&s.status),
                 ms: s.ms,
-                error: s.error.clone(),
+                error: s.error.as_deref().map(Text::from),
             })
             .collect();
-        steps.sort_by_key(|s| {
-            (
-                STEP_ORDER.iter().position(|n| *n == s.name).unwrap_or(STEP_ORDER.len()),
-                s.name.clone(),
-            )
-        });
+        sort_steps(&mut steps);
         let total_ms = r
             .payload
             .as_ref()
@@ -699,13 +780,13 @@ impl From<&crate::smoke::result::SmokeResult> for CandidateResult {
             .and_then(Value::as_f64)
             .or(r.wall_ms);
         CandidateResult {
-            id: r.subject.clone(),
-            image: (r.subject.contains(':') || r.subject.contains('/')).then(|| r.subject.clone()),
-            classification: r.classification.as_str().to_string(),
-            detail: r.detail.clone(),
-            runtime: r.runtime.clone(),
-            gfx: r.gfx.clone(),
-            machine: r.machine.clone(),
+            id: r.subject.as_str().into(),
+            image: (r.subject.contains(':') || r.subject.contains('/')).then(|| r.subject.as_str().into()),
+            classification: Sym::new(r.classification.as_str()),
+            detail: r.detail.as_deref().map(Text::from),
+            runtime: r.runtime.as_deref().map(Sym::new),
+            gfx: r.gfx.as_deref().map(Sym::new),
+            machine: Host::from(&r.machine),
             total_ms,
             steps,
         }
@@ -751,54 +832,90 @@ impl std::fmt::Display for Duplicate {
 /// candidate on several targets is several results; the same candidate and target twice is an
 /// error (the nightly runs each job once).
 pub fn merge(parts: Vec<(String, Vec<CandidateResult>)>) -> Result<Run, Duplicate> {
-    // All results sorted by key in place (stable: each key's results in input order), not a
-    // map holding a copy of every key and file name: a night of 300,000 results is merged in
-    // the memory its results take.
-    let mut sources = Vec::new();
-    let mut all: Vec<(usize, CandidateResult)> = Vec::new();
-    for (part, (file, results)) in parts.into_iter().enumerate() {
+    // All results in one list sorted by key in place (stable: each key's results in input
+    // order), not a map holding a copy of every key and file name: a night of 300,000 results
+    // is merged in the memory its results take.
+    let mut sources = Vec::with_capacity(parts.len());
+    // where each part's results end in `all`
+    let mut ends = Vec::with_capacity(parts.len());
+    let mut all: Vec<CandidateResult> = Vec::new();
+    for (file, results) in parts {
         sources.push(file);
-        all.extend(results.into_iter().map(|r| (part, r)));
+        if all.is_empty() {
+            all = results;
+        } else {
+            all.extend(results);
+        }
+        ends.push(all.len());
     }
-    fn key(r: &CandidateResult) -> (&str, &str) {
-        (r.id.as_str(), r.gfx.as_deref().unwrap_or(""))
-    }
+    let part_of = |i: u32| ends.partition_point(|&e| e <= i as usize);
+    let key = |i: u32| all[i as usize].key_ref();
     let mut order: Vec<u32> = (0..all.len() as u32).collect();
-    order.sort_by(|&a, &b| key(&all[a as usize].1).cmp(&key(&all[b as usize].1)).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| key(a).cmp(&key(b)).then(a.cmp(&b)));
     // The duplicate met first in input order: the second result of its key with the lowest
     // position.
-    let dup = order
-        .windows(2)
-        .filter(|w| key(&all[w[0] as usize].1) == key(&all[w[1] as usize].1))
-        .min_by_key(|w| w[1]);
+    let dup = order.windows(2).filter(|w| key(w[0]) == key(w[1])).min_by_key(|w| w[1]);
     if let Some(w) = dup {
         // the first result of that key (the run of equal keys starts at or before w[0])
-        let k = key(&all[w[0] as usize].1);
-        let first = order
-            .iter()
-            .copied()
-            .filter(|&i| key(&all[i as usize].1) == k)
-            .min()
-            .unwrap_or(w[0]);
-        let (fp, fr) = &all[first as usize];
-        let (sp, _) = &all[w[1] as usize];
+        let k = key(w[0]);
+        let first = order.iter().copied().filter(|&i| key(i) == k).min().unwrap_or(w[0]);
+        let (fp, sp) = (part_of(first), part_of(w[1]));
         return Err(Duplicate {
-            id: fr.id.clone(),
-            gfx: fr.gfx.clone().unwrap_or_default(),
-            first: sources[*fp].clone(),
-            second: sources[*sp].clone(),
+            id: k.0.to_string(),
+            gfx: k.1.to_string(),
+            first: sources[fp].clone(),
+            second: sources[sp].clone(),
             within_one_file: fp == sp,
         });
     }
     drop(order);
-    all.sort_by(|a, b| key(&a.1).cmp(&key(&b.1)));
-    let candidates = all.into_iter().map(|(_, r)| r).collect();
+    all.sort_by(|a, b| a.key_ref().cmp(&b.key_ref()));
+    all.shrink_to_fit();
     Ok(Run {
         results_schema: RESULTS_SCHEMA,
         rocmcheck: Some(env!("CARGO_PKG_VERSION").to_string()),
         sources,
-        candidates,
+        candidates: all,
     })
+}
+
+/// The detail of an expected job that left no result file.
+const NO_RESULT_FILE: &str =
+    "no result file: the job did not run or did not upload its result (no runner with its label, cancelled, timed out)";
+
+/// Adds to a merged run the results of lost jobs (`lost`: a result file that could not be
+/// read, as [`CandidateResult::missing`]) and of expected jobs (`expected`: candidate × gfx)
+/// that have no result, each classified `missing`; a real result of the same job wins over a
+/// lost job's placeholder. Keeps the run sorted by key. Returns how many expected jobs were
+/// absent.
+pub fn add_missing(run: &mut Run, lost: Vec<CandidateResult>, expected: Vec<Key>) -> usize {
+    run.candidates.sort_by(|a, b| a.key_ref().cmp(&b.key_ref()));
+    let n = run.candidates.len();
+    let mut added: std::collections::BTreeSet<Key> = std::collections::BTreeSet::new();
+    let mut fresh = |cands: &[CandidateResult], k: (&str, &str)| {
+        cands[..n].binary_search_by(|c| c.key_ref().cmp(&k)).is_err()
+            && added.insert((k.0.to_string(), k.1.to_string()))
+    };
+    for m in lost {
+        if fresh(&run.candidates, m.key_ref()) {
+            run.candidates.push(m);
+        }
+    }
+    let mut absent = 0;
+    for (candidate, gfx) in expected {
+        if fresh(&run.candidates, (candidate.as_str(), gfx.as_str())) {
+            absent += 1;
+            run.candidates.push(CandidateResult {
+                id: candidate.into(),
+                gfx: Some(Sym::new(&gfx)),
+                classification: Sym::new("missing"),
+                detail: Some(NO_RESULT_FILE.into()),
+                ..Default::default()
+            });
+        }
+    }
+    run.candidates.sort_by(|a, b| a.key_ref().cmp(&b.key_ref()));
+    absent
 }
 
 /// How a candidate changed between two runs.
@@ -843,26 +960,46 @@ fn why(r: &CandidateResult) -> Option<String> {
             s.status,
             s.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default()
         )),
-        (None, Some(d)) => Some(d.clone()),
+        (None, Some(d)) => Some(d.to_string()),
         (None, None) => None,
     }
 }
 
+/// A run's results by key, sorted (of two results with one key, the later one).
+pub(crate) fn by_key(run: &Run) -> Vec<&CandidateResult> {
+    let mut v: Vec<&CandidateResult> = run.candidates.iter().collect();
+    v.sort_by(|a, b| a.key_ref().cmp(&b.key_ref()));
+    let mut out: Vec<&CandidateResult> = Vec::with_capacity(v.len());
+    for c in v {
+        match out.last_mut() {
+            Some(last) if last.key_ref() == c.key_ref() => *last = c,
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The result of key `k` in a list sorted by key ([`by_key`]).
+pub(crate) fn find<'a>(list: &[&'a CandidateResult], k: (&str, &str)) -> Option<&'a CandidateResult> {
+    list.binary_search_by(|c| c.key_ref().cmp(&k)).ok().map(|i| list[i])
+}
+
 /// Compares two runs by candidate × gfx (ids in the diff read `candidate@gfx`).
 pub fn diff(previous: &Run, current: &Run) -> Diff {
-    let prev: BTreeMap<Key, &CandidateResult> = previous.candidates.iter().map(|c| (c.key(), c)).collect();
-    let cur: BTreeMap<Key, &CandidateResult> = current.candidates.iter().map(|c| (c.key(), c)).collect();
+    let prev = by_key(previous);
+    let cur = by_key(current);
+    let name = |k: (&str, &str)| key_name(&(k.0.to_string(), k.1.to_string()));
     let mut d = Diff::default();
-    for (k, c) in &cur {
-        let id = key_name(k);
-        let Some(p) = prev.get(k) else {
-            d.new.push((id, c.classification.clone()));
+    for c in &cur {
+        let id = name(c.key_ref());
+        let Some(p) = find(&prev, c.key_ref()) else {
+            d.new.push((id, c.classification.to_string()));
             continue;
         };
         let change = Change {
             id,
-            before: p.classification.clone(),
-            after: c.classification.clone(),
+            before: p.classification.to_string(),
+            after: c.classification.to_string(),
             detail: if c.passed() { None } else { why(c) },
         };
         if p.classification == c.classification {
@@ -877,9 +1014,9 @@ pub fn diff(previous: &Run, current: &Run) -> Diff {
             d.changed.push(change);
         }
     }
-    for (k, p) in &prev {
-        if !cur.contains_key(k) {
-            d.vanished.push((key_name(k), p.classification.clone()));
+    for p in &prev {
+        if find(&cur, p.key_ref()).is_none() {
+            d.vanished.push((name(p.key_ref()), p.classification.to_string()));
         }
     }
     d
@@ -935,8 +1072,8 @@ fn dash(s: Option<&str>) -> String {
 fn gpu_cell(c: &CandidateResult) -> Option<String> {
     match (&c.machine.gpu, &c.machine.arch) {
         (Some(g), Some(a)) => Some(format!("{g} ({a})")),
-        (Some(g), None) => Some(g.clone()),
-        (None, Some(a)) => Some(a.clone()),
+        (Some(g), None) => Some(g.to_string()),
+        (None, Some(a)) => Some(a.to_string()),
         (None, None) => None,
     }
 }
@@ -1049,10 +1186,10 @@ pub fn render_human(run: &Run, out: &mut dyn Write) -> io::Result<()> {
         let class = if c.infrastructure() {
             format!("{} (infrastructure)", c.classification)
         } else {
-            c.classification.clone()
+            c.classification.to_string()
         };
         t.add_row([
-            c.id.clone(),
+            c.id.to_string(),
             plain(c.gfx.as_deref()),
             plain(gpu_cell(c).as_deref()),
             plain(c.machine.driver.as_deref()),
@@ -1126,157 +1263,190 @@ fn junit_skip(v: Option<&super::gate::Verdict>, k: &Key, vanished: bool) -> Opti
 /// gates is an `<error>`; a job of the previous night missing from this one gets a test suite of
 /// its own (`vanished`).
 pub fn render_junit_judged(run: &Run, verdict: Option<&super::gate::Verdict>, out: &mut dyn Write) -> io::Result<()> {
-    let mut body = String::new();
-    let (mut tests, mut failures, mut errors, mut skipped) = (0usize, 0usize, 0usize, 0usize);
-    let mut total_ms = 0.0;
-    let mut cases: Vec<(CandidateResult, bool)> = run.candidates.iter().map(|c| (c.clone(), false)).collect();
-    if let Some(v) = verdict {
-        for j in v.failing.iter().filter(|j| j.classification == super::gate::VANISHED) {
-            cases.push((
-                CandidateResult {
-                    id: j.candidate.clone(),
-                    gfx: (!j.gfx.is_empty()).then(|| j.gfx.clone()),
-                    classification: j.classification.clone(),
-                    detail: j.detail.clone(),
-                    ..Default::default()
-                },
-                true,
-            ));
-        }
-    }
-    for (c, vanished) in &cases {
-        let infra = *vanished || c.infrastructure();
-        let skip = if c.passed() {
-            None
-        } else {
-            junit_skip(verdict, &c.key(), *vanished)
-        };
-        let step_fail = c.steps.iter().filter(|s| s.failed()).count();
-        let c_tests = 1 + c.steps.len();
-        let (c_fail, c_err) = match (&skip, c.passed()) {
-            (_, true) => (0, 0),
-            (Some(_), false) => (0, 0),
-            (None, false) if infra => (step_fail, 1),
-            (None, false) => (1 + step_fail, 0),
-        };
-        let c_skip = c.steps.iter().filter(|s| s.skipped()).count() + if skip.is_some() { 1 + step_fail } else { 0 };
-        tests += c_tests;
-        failures += c_fail;
-        errors += c_err;
-        skipped += c_skip;
+    let vanished: Vec<CandidateResult> = verdict
+        .iter()
+        .flat_map(|v| v.failing.iter())
+        .filter(|j| j.classification == super::gate::VANISHED)
+        .map(|j| CandidateResult {
+            id: j.candidate.as_str().into(),
+            gfx: (!j.gfx.is_empty()).then(|| Sym::new(&j.gfx)),
+            classification: Sym::new(&j.classification),
+            detail: j.detail.as_deref().map(Text::from),
+            ..Default::default()
+        })
+        .collect();
+    let cases = || {
+        run.candidates
+            .iter()
+            .map(|c| (c, false))
+            .chain(vanished.iter().map(|c| (c, true)))
+    };
+    // The totals head the document: counted first, then each suite is written as it is made.
+    let (mut total, mut total_ms) = (SuiteCounts::default(), 0.0);
+    for (c, vanished) in cases() {
+        let n = SuiteCounts::of(c, vanished, junit_skip_of(verdict, c, vanished).is_some());
+        total.tests += n.tests;
+        total.failures += n.failures;
+        total.errors += n.errors;
+        total.skipped += n.skipped;
         total_ms += c.total_ms.unwrap_or(0.0);
-        let id = xml_escape(&c.name());
-        let _ = writeln!(
-            body,
-            "  <testsuite name=\"{id}\" tests=\"{c_tests}\" failures=\"{c_fail}\" errors=\"{c_err}\" skipped=\"{c_skip}\" time=\"{}\">",
-            secs(c.total_ms)
-        );
-        let mut props = vec![("candidate", c.id.as_str())];
-        let fields = [
-            ("gfx", &c.gfx),
-            ("image", &c.image),
-            ("runtime", &c.runtime),
-            ("gpu", &c.machine.gpu),
-            ("arch", &c.machine.arch),
-            ("driver", &c.machine.driver),
-            ("rocm", &c.machine.rocm),
-            ("runner", &c.machine.runner),
-        ];
-        for (k, v) in fields {
-            if let Some(v) = v {
-                props.push((k, v.as_str()));
-            }
-        }
-        if infra && !c.passed() {
-            props.push(("kind", "infrastructure"));
-        }
-        let _ = writeln!(body, "    <properties>");
-        for (k, v) in props {
-            let _ = writeln!(body, "      <property name=\"{k}\" value=\"{}\"/>", xml_escape(v));
-        }
-        let _ = writeln!(body, "    </properties>");
-        let _ = write!(
-            body,
-            "    <testcase classname=\"{id}\" name=\"classification\" time=\"{}\"",
-            secs(c.total_ms)
-        );
-        if c.passed() {
-            let _ = writeln!(body, "/>");
-        } else {
-            let msg = format!(
-                "{}{}",
-                c.classification,
-                why(c).map(|w| format!(": {w}")).unwrap_or_default()
-            );
-            match &skip {
-                Some(pre) => {
-                    let _ = writeln!(
-                        body,
-                        ">\n      <skipped message=\"{}\"/>\n    </testcase>",
-                        xml_escape(&format!("{pre}: {msg}"))
-                    );
-                }
-                None => {
-                    let _ = writeln!(
-                        body,
-                        ">\n      <{tag} message=\"{}\" type=\"{}\"/>\n    </testcase>",
-                        xml_escape(&msg),
-                        xml_escape(&c.classification),
-                        tag = if infra { "error" } else { "failure" }
-                    );
-                }
-            }
-        }
-        for s in &c.steps {
-            let _ = write!(
-                body,
-                "    <testcase classname=\"{id}\" name=\"{}\" time=\"{}\"",
-                xml_escape(&s.name),
-                secs(s.ms)
-            );
-            if s.failed() {
-                let msg = format!(
-                    "{}{}",
-                    s.status,
-                    s.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default()
-                );
-                match &skip {
-                    Some(pre) => {
-                        let _ = writeln!(
-                            body,
-                            ">\n      <skipped message=\"{}\"/>\n    </testcase>",
-                            xml_escape(&format!("{pre}: {msg}"))
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(
-                            body,
-                            ">\n      <failure message=\"{}\" type=\"{}\"/>\n    </testcase>",
-                            xml_escape(&msg),
-                            xml_escape(&s.status)
-                        );
-                    }
-                }
-            } else if s.skipped() {
-                let _ = writeln!(
-                    body,
-                    ">\n      <skipped message=\"{}\"/>\n    </testcase>",
-                    xml_escape(s.error.as_deref().unwrap_or("skipped"))
-                );
-            } else {
-                let _ = writeln!(body, "/>");
-            }
-        }
-        let _ = writeln!(body, "  </testsuite>");
     }
     writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
     writeln!(
         out,
-        "<testsuites name=\"rocmcheck smoke\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{}\">",
+        "<testsuites name=\"rocmcheck smoke\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{}\">",
+        total.tests,
+        total.failures,
+        total.errors,
+        total.skipped,
         secs(Some(total_ms))
     )?;
-    out.write_all(body.as_bytes())?;
+    for (c, vanished) in cases() {
+        junit_suite(c, vanished, junit_skip_of(verdict, c, vanished), out)?;
+    }
     writeln!(out, "</testsuites>")
+}
+
+/// [`junit_skip`] for a result that did not pass (a pass is never skipped).
+fn junit_skip_of(v: Option<&super::gate::Verdict>, c: &CandidateResult, vanished: bool) -> Option<String> {
+    if c.passed() {
+        None
+    } else {
+        junit_skip(v, &c.key(), vanished)
+    }
+}
+
+/// The test counts of one JUnit suite (a candidate × gfx).
+#[derive(Default)]
+struct SuiteCounts {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+}
+
+impl SuiteCounts {
+    /// `skip`: the gate does not count the result (its failing cases are skipped).
+    fn of(c: &CandidateResult, vanished: bool, skip: bool) -> SuiteCounts {
+        let infra = vanished || c.infrastructure();
+        let step_fail = c.steps.iter().filter(|s| s.failed()).count();
+        let (failures, errors) = match (skip, c.passed()) {
+            (_, true) | (true, false) => (0, 0),
+            (false, false) if infra => (step_fail, 1),
+            (false, false) => (1 + step_fail, 0),
+        };
+        SuiteCounts {
+            tests: 1 + c.steps.len(),
+            failures,
+            errors,
+            skipped: c.steps.iter().filter(|s| s.skipped()).count() + if skip { 1 + step_fail } else { 0 },
+        }
+    }
+}
+
+/// How one JUnit test case ended.
+enum CaseEnd<'a> {
+    Passed,
+    Skipped(String),
+    /// `<failure>` or `<error>` (`tag`), its message and type.
+    Failed {
+        tag: &'a str,
+        message: String,
+        kind: &'a str,
+    },
+}
+
+fn junit_case(out: &mut dyn Write, suite: &str, name: &str, ms: Option<f64>, end: CaseEnd<'_>) -> io::Result<()> {
+    write!(
+        out,
+        "    <testcase classname=\"{suite}\" name=\"{}\" time=\"{}\"",
+        xml_escape(name),
+        secs(ms)
+    )?;
+    match end {
+        CaseEnd::Passed => writeln!(out, "/>"),
+        CaseEnd::Skipped(m) => writeln!(
+            out,
+            ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+            xml_escape(&m)
+        ),
+        CaseEnd::Failed { tag, message, kind } => writeln!(
+            out,
+            ">\n      <{tag} message=\"{}\" type=\"{}\"/>\n    </testcase>",
+            xml_escape(&message),
+            xml_escape(kind)
+        ),
+    }
+}
+
+/// One candidate × gfx as a JUnit suite: its properties, the classification case and one case
+/// per step. `skip`: the gate does not count the result (the message prefix of its skipped
+/// cases).
+fn junit_suite(c: &CandidateResult, vanished: bool, skip: Option<String>, out: &mut dyn Write) -> io::Result<()> {
+    let infra = vanished || c.infrastructure();
+    let n = SuiteCounts::of(c, vanished, skip.is_some());
+    let id = xml_escape(&c.name());
+    writeln!(
+        out,
+        "  <testsuite name=\"{id}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{}\">",
+        n.tests,
+        n.failures,
+        n.errors,
+        n.skipped,
+        secs(c.total_ms)
+    )?;
+    let mut props = vec![("candidate", c.id.as_str())];
+    let fields = [
+        ("gfx", c.gfx.as_deref()),
+        ("image", c.image.as_deref()),
+        ("runtime", c.runtime.as_deref()),
+        ("gpu", c.machine.gpu.as_deref()),
+        ("arch", c.machine.arch.as_deref()),
+        ("driver", c.machine.driver.as_deref()),
+        ("rocm", c.machine.rocm.as_deref()),
+        ("runner", c.machine.runner.as_deref()),
+    ];
+    props.extend(fields.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
+    if infra && !c.passed() {
+        props.push(("kind", "infrastructure"));
+    }
+    writeln!(out, "    <properties>")?;
+    for (k, v) in props {
+        writeln!(out, "      <property name=\"{k}\" value=\"{}\"/>", xml_escape(v))?;
+    }
+    writeln!(out, "    </properties>")?;
+    // a failing case: skipped when the gate does not count the result
+    let failed = |tag, message: String, kind| match &skip {
+        Some(pre) => CaseEnd::Skipped(format!("{pre}: {message}")),
+        None => CaseEnd::Failed { tag, message, kind },
+    };
+    let end = if c.passed() {
+        CaseEnd::Passed
+    } else {
+        let msg = format!(
+            "{}{}",
+            c.classification,
+            why(c).map(|w| format!(": {w}")).unwrap_or_default()
+        );
+        failed(if infra { "error" } else { "failure" }, msg, c.classification.as_str())
+    };
+    junit_case(out, &id, "classification", c.total_ms, end)?;
+    for s in &c.steps {
+        let end = if s.failed() {
+            let msg = format!(
+                "{}{}",
+                s.status,
+                s.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default()
+            );
+            failed("failure", msg, s.status.as_str())
+        } else if s.skipped() {
+            CaseEnd::Skipped(s.error.as_deref().unwrap_or("skipped").to_string())
+        } else {
+            CaseEnd::Passed
+        };
+        junit_case(out, &id, &s.name, s.ms, end)?;
+    }
+    writeln!(out, "  </testsuite>")
 }
 
 /// Renders a run as pretty JSON (the run file layout).
