@@ -6,11 +6,12 @@
 
 use super::requirements;
 use super::uv;
-use crate::dockerfile::context::{HeredocFile, heredoc_index, join_path, parent_of};
+use crate::dockerfile::context::{heredoc_index, join_path, parent_of};
 use crate::dockerfile::parse::{InputProblem, LineIndex};
-use crate::dockerfile::resolve::{
-    Ctx, Sites, Stage, affixed_value_site, raw_word_end, references, shell_words, substitute, value_site,
+use crate::dockerfile::shell::{
+    Sites, affixed_value_site, raw_word_end, references, shell_words, substitute, value_site,
 };
+use crate::dockerfile::stage::{Ctx, HeredocFile, Stage};
 use crate::facts::{
     ContextStatus, IndexSite, Origin, PipRequirement, Sourced, Span, TorchFacts, TorchFrom, TorchSites, UvProject,
 };
@@ -811,7 +812,7 @@ pub(crate) fn requirements_file(
     // a conda environment file: its `pip:` section, at the file's own offsets (a file that does
     // not read was noted by the conda reader)
     let parsed: std::borrow::Cow<str> = if conda_env {
-        match super::conda::pip_section_text(&text) {
+        match super::conda_env::pip_section_text(&text) {
             Some(t) => t.into(),
             None => return Ok(()),
         }
