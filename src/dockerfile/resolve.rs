@@ -153,349 +153,443 @@ pub(crate) fn resolve_with_files(
     if let Some((rel, t)) = given {
         cx.cache.borrow_mut().insert(rel.to_string(), Ok(std::rc::Rc::from(t)));
     }
-    // ARG cycles, per scope (global, then each stage)
-    {
-        let mut scope: Vec<(String, usize, String)> = Vec::new();
-        for ins in &df.instructions {
-            match ins {
-                Instruction::From(_) => {
-                    check_arg_cycles(&cx, &scope)?;
-                    scope.clear();
-                }
-                Instruction::Arg(a) => {
-                    for (k, off, v) in key_values(&a.arguments.value, false) {
-                        if let Some(v) = v {
-                            let at = cx.at(&a.arguments, off, &k);
-                            scope.push((k, at, v));
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        check_arg_cycles(&cx, &scope)?;
-    }
-
-    let mut global = Vars::new();
-    let mut gsites = Sites::new();
-    let mut stages: Vec<Stage> = Vec::new();
-    // lower-case stage name → index of the latest stage of that name
-    let mut named: BTreeMap<String, usize> = BTreeMap::new();
+    check_arg_scopes(&cx, df)?;
+    let mut done = Stages::default();
     let mut cur: Option<Stage> = None;
     // the `# escape=` parser directive: its continuations are not the shell's
     let escape = df.parser_directives.escape.as_ref().map_or('\\', |d| d.value.value);
     for ins in &df.instructions {
         match ins {
-            Instruction::Arg(a) => {
-                for (k, off, default) in key_values(&a.arguments.value, false) {
-                    let value = match (cx.build_arg(&k), &default) {
-                        (Some(b), _) => Some(b.to_string()),
-                        (None, Some(d)) => {
-                            let vars = cur.as_ref().map_or(&global, |s| &s.vars);
-                            let at = cx.at(&a.arguments, off, &k);
-                            Some(
-                                cx.expand(d, vars, at, &format!("ARG {k}"), "ARG defaults of a sane size")?
-                                    .0,
-                            )
-                        }
-                        (None, None) if cur.is_some() => global.get(&k).cloned(),
-                        (None, None) => None,
-                    };
-                    let at = cx.at(&a.arguments, off, &k);
-                    let site = match (cx.build_arg(&k), &default) {
-                        (Some(_), _) => None,
-                        (None, Some(_)) => {
-                            let start = at + k.len() + 1;
-                            let end = raw_word_end(text, start).min(a.arguments.span.end);
-                            (text.get(at..start) == Some(&format!("{k}=")) && start <= end)
-                                .then(|| {
-                                    value_site(text, Span::new(start, end), cur.as_ref().map_or(&gsites, |s| &s.sites))
-                                })
-                                .flatten()
-                        }
-                        (None, None) if cur.is_some() => gsites.get(&k).copied().flatten(),
-                        (None, None) => None,
-                    };
-                    match &mut cur {
-                        None => {
-                            if let Some(v) = value {
-                                global.insert(k.clone(), v);
-                                gsites.insert(k, site);
-                            }
-                        }
-                        Some(st) => {
-                            if let Some(v) = value {
-                                target_var(&cx, st, &k, &v, at);
-                                st.vars.insert(k.clone(), v);
-                                st.sites.insert(k, site);
-                            }
-                        }
-                    }
-                }
-            }
+            Instruction::Arg(a) => arg(&cx, &mut done, cur.as_mut(), a)?,
             Instruction::From(f) => {
-                if let Some(done) = cur.take() {
-                    push_stage(&mut stages, &mut named, done);
+                if let Some(st) = cur.take() {
+                    done.push(st);
                 }
-                let (image, unresolved) =
-                    cx.expand(&f.image.value, &global, f.image.span.start, "FROM", "an image name")?;
-                // the latest stage of that name (an index: a scan per FROM is quadratic)
-                let parent = named.get(&image.to_ascii_lowercase()).map(|&i| &stages[i]);
-                let mut st = match parent {
-                    Some(p) => {
-                        // a copy of the parent costs what it holds
-                        cx.charge(p.size(), f.image.span.start, &format!("FROM {image}"))?;
-                        let mut s = p.clone();
-                        // ARGs are per stage; ENV carries over
-                        s.vars = s
-                            .env
-                            .iter()
-                            .map(|e| (e.value.name.clone(), e.value.value.clone()))
-                            .collect();
-                        let vars = s.vars.clone();
-                        s.sites.retain(|k, _| vars.contains_key(k));
-                        // targets named by the parent's ARGs do not carry over; by its ENV they do
-                        s.arg_targets.clear();
-                        let env: Vec<(String, String, Origin)> = s
-                            .env
-                            .iter()
-                            .map(|e| (e.value.name.clone(), e.value.value.clone(), e.origin.clone()))
-                            .collect();
-                        for (k, v, o) in env {
-                            target_var_at(&mut s, &k, &v, &o);
-                        }
-                        s
-                    }
-                    None => {
-                        let site = tag_site(text, Span::new(f.image.span.start, f.image.span.end), &gsites);
-                        base_stage(&cx, &image, unresolved, &f.image.span, site)
-                    }
-                };
-                st.name = f.as_.as_ref().map(|(_, n)| n.value.to_string());
-                cur = Some(st);
+                cur = Some(from(&cx, &done, f)?);
             }
             Instruction::Env(e) => {
-                let Some(st) = &mut cur else { continue };
-                for (k, off, v) in key_values(&e.arguments.value, true) {
-                    let Some(v) = v else { continue };
-                    let at = cx.at(&e.arguments, off, &k);
-                    let (v, _) = cx.expand(&v, &st.vars, at, &format!("ENV {k}"), "values of a sane size")?;
-                    target_var(&cx, st, &k, &v, at);
-                    let site = env_site(text, at, &k, e.arguments.span.end, &st.sites);
-                    st.vars.insert(k.clone(), v.clone());
-                    st.sites.insert(k.clone(), site);
-                    st.env.push(Sourced::new(
-                        EnvVar {
-                            name: k,
-                            value: v,
-                            site,
-                        },
-                        cx.origin(at),
-                    ));
+                if let Some(st) = &mut cur {
+                    env(&cx, st, e)?;
                 }
             }
             Instruction::Workdir(w) => {
-                let Some(st) = &mut cur else { continue };
-                let (dir, _) = substitute(&w.arguments.value, &st.vars);
-                st.workdir = join_path(&st.workdir, dir.trim());
+                if let Some(st) = &mut cur {
+                    let (dir, _) = substitute(&w.arguments.value, &st.vars);
+                    st.workdir = join_path(&st.workdir, dir.trim());
+                }
             }
             Instruction::Copy(x) => {
-                let Some(st) = &mut cur else { continue };
-                let srcs = path_sources(&x.src);
-                let from_context = !x.options.iter().any(|f| f.name.value == "from");
-                // another stage's Python environment copied in brings its torch along
-                if let Some(from) = x.options.iter().find(|f| f.name.value == "from")
-                    && let Some(v) = &from.value
-                {
-                    let (name, _) = substitute(&v.value, &st.vars);
-                    let name = name.trim().to_ascii_lowercase();
-                    let src = match name.parse::<usize>() {
-                        Ok(n) => stages.get(n),
-                        Err(_) => named.get(&name).map(|&i| &stages[i]),
-                    };
-                    // ROCm files copied in: the base they come from decides them
-                    let rocm_paths: Vec<String> = srcs
-                        .iter()
-                        .map(|p| substitute(&p.value, &st.vars).0)
-                        .filter(|p| rocm_path(p))
-                        .collect();
-                    if !rocm_paths.is_empty() {
-                        let at = cx.origin(x.copy.span.start);
-                        let copied = match src {
-                            Some(src) => src.base.as_ref().map(|b| crate::facts::CopiedBase {
-                                base: b.value.clone(),
-                                from_at: Some(b.origin.clone()),
-                                stage: Some(src.name.clone().unwrap_or_else(|| name.clone())),
-                                paths: rocm_paths.clone(),
-                            }),
-                            // `--from=<image>`: an image reference of its own
-                            None if !name.is_empty() && name.parse::<usize>().is_err() => {
-                                let span = v.span.clone();
-                                base_stage(&cx, v.value.trim(), false, &span, None).base.map(|b| {
-                                    crate::facts::CopiedBase {
-                                        base: b.value,
-                                        from_at: None,
-                                        stage: None,
-                                        paths: rocm_paths.clone(),
-                                    }
-                                })
-                            }
-                            None => None,
-                        };
-                        if let Some(c) = copied {
-                            st.copied_bases.push(Sourced::new(c, at));
-                        }
-                    }
-                    // a build stage's output: the targets it was compiled for come with it, and
-                    // the wheels it downloaded
-                    if let Some(src) = src {
-                        if st.downloaded.is_none() {
-                            st.downloaded = src.downloaded.clone();
-                        }
-                        for t in src.arg_targets.iter().chain(&src.copied_targets) {
-                            if !st.copied_targets.iter().any(|x| x.value.gfx == t.value.gfx) {
-                                st.copied_targets.push(t.clone());
-                            }
-                        }
-                    }
-                    if let Some(src) = src
-                        && srcs.iter().any(|p| python_env_path(&p.value, src))
-                    {
-                        let label = src.name.clone().unwrap_or_else(|| name.clone());
-                        let (line, _) = cx.ix.pos(text, x.copy.span.start);
-                        let pulled = src.torch.as_ref().or(src.pulled.last().map(|(t, _)| t));
-                        if let Some(t) = pulled {
-                            let where_ = format!("{}:{line}", cx.path);
-                            st.pulled.push((
-                                t.clone(),
-                                format!("the build stage `{label}`, whose Python environment is copied in at {where_}"),
-                            ));
-                        }
-                    }
+                if let Some(st) = &mut cur {
+                    copy(&cx, &done, st, x);
                 }
-                copy_in(&cx, st, x.copy.span.start, &srcs, &x.dest, from_context);
             }
             Instruction::Add(x) => {
-                let Some(st) = &mut cur else { continue };
-                let srcs = path_sources(&x.src);
-                copy_in(&cx, st, x.add.span.start, &srcs, &x.dest, true);
+                if let Some(st) = &mut cur {
+                    let srcs = path_sources(&x.src);
+                    copy_in(&cx, st, x.add.span.start, &srcs, &x.dest, true);
+                }
             }
             Instruction::Run(r) => {
-                let Some(st) = &mut cur else { continue };
-                // `--mount=type=bind,source=S,target=T` (from the context: no `from=`) is there
-                // while this RUN runs
-                let kept = st.copies.len();
-                let mut mounted: Option<Sourced<TorchFacts>> = None;
-                for f in r.options.iter().filter(|f| f.name.value == "mount") {
-                    let Some(v) = &f.value else { continue };
-                    let kv: Vec<(&str, &str)> = v
-                        .value
-                        .split(',')
-                        .map(|p| p.split_once('=').unwrap_or((p, "")))
-                        .collect();
-                    let get = |k: &[&str]| kv.iter().find(|(n, _)| k.contains(n)).map(|(_, v)| *v);
-                    // `--mount=from=<stage>`: what that stage downloaded (`pip download` wheels)
-                    // is there while this RUN runs
-                    if let Some(from) = get(&["from"])
-                        && get(&["type"]).is_none_or(|t| t == "bind")
-                        && st.downloaded.is_none()
-                    {
-                        let name = substitute(from, &st.vars).0.trim().to_ascii_lowercase();
-                        let src = match name.parse::<usize>() {
-                            Ok(n) => stages.get(n),
-                            Err(_) => named.get(&name).map(|&i| &stages[i]),
-                        };
-                        mounted = src.and_then(|s| s.downloaded.clone());
-                        st.downloaded = mounted.clone();
-                    }
-                    if get(&["type"]) != Some("bind") || get(&["from"]).is_some() {
-                        continue;
-                    }
-                    let (Some(src), Some(dst)) = (get(&["source", "src"]), get(&["target", "dst", "destination"]))
-                    else {
-                        continue;
-                    };
-                    let src = norm_path(src.trim_start_matches('/'));
-                    let src_dir = src == "." || cx.opts.context.as_ref().is_some_and(|d| d.join(&src).is_dir());
-                    if install_file(&src) && !src_dir {
-                        let status = context_status(&cx, &src);
-                        cx.record(
-                            &src,
-                            "RUN --mount",
-                            status,
-                            f.value.as_ref().map_or(r.run.span.start, |v| v.span.start),
-                        );
-                    }
-                    st.copies.push(CopyIn {
-                        dest: join_path(&st.workdir, dst),
-                        dest_dir: src_dir,
-                        src,
-                        src_dir,
-                    });
-                }
-                let mut pieces: Vec<(usize, String, bool)> = Vec::new();
-                match &r.arguments {
-                    Command::Shell(s) => pieces.push((
-                        s.span.start,
-                        blank_continuations(s.value, escape),
-                        text.get(s.span.clone()) == Some(s.value),
-                    )),
-                    Command::Exec(v) => {
-                        // exec form: no shell, no variable expansion. `["sh", "-c", "…"]` runs
-                        // its script through a shell; otherwise the words are the command.
-                        let words: Vec<(usize, String)> =
-                            v.value.iter().map(|a| (a.span.start, a.value.to_string())).collect();
-                        let shell_c = words.len() >= 3
-                            && matches!(
-                                words[0].1.rsplit('/').next().unwrap_or(""),
-                                "sh" | "bash" | "dash" | "zsh"
-                            )
-                            && words[1].1 == "-c";
-                        if shell_c {
-                            pieces.push((words[2].0, words[2].1.clone(), false));
-                        } else {
-                            st.exact = false;
-                            read_command(&cx, st, &words)?;
-                        }
-                    }
-                    #[allow(unreachable_patterns)]
-                    _ => {}
-                }
-                // parse-dockerfile's own `here_docs` are always empty: the heredoc layer takes
-                // every heredoc out first and hands the bodies over in `heredocs`
-                // heredocs after a command (or several on a line): read when a shell runs them
-                for h in heredocs.iter().filter(|h| h.instruction == r.run.span.start && h.shell) {
-                    let ok = text.get(h.start..h.start + h.text.len()) == Some(h.text.as_str());
-                    pieces.push((h.start, h.text.clone(), ok));
-                }
-                for (base, run, exact) in pieces {
-                    st.exact = exact;
-                    scan_run(&cx, st, base, &run)?;
-                }
-                st.exact = false;
-                st.copies.truncate(kept);
-                if mounted.is_some() && st.downloaded == mounted {
-                    // a mount's wheels are gone after the RUN (a `pip download` in it stays)
-                    st.downloaded = None;
+                if let Some(st) = &mut cur {
+                    run(&cx, &done, st, r, escape)?;
                 }
             }
             _ => {}
         }
     }
-    if let Some(done) = cur.take() {
-        push_stage(&mut stages, &mut named, done);
+    if let Some(st) = cur.take() {
+        done.push(st);
     }
-    let mut idx = stages.len().saturating_sub(1);
+    final_stage(&cx, done)
+}
+
+/// Declared ARGs must not reference each other in a cycle, per scope (the global one, then
+/// each stage's).
+fn check_arg_scopes(cx: &Ctx, df: &Dockerfile) -> Result<(), InputProblem> {
+    let mut scope: Vec<(String, usize, String)> = Vec::new();
+    for ins in &df.instructions {
+        match ins {
+            Instruction::From(_) => {
+                check_arg_cycles(cx, &scope)?;
+                scope.clear();
+            }
+            Instruction::Arg(a) => {
+                for (k, off, v) in key_values(&a.arguments.value, false) {
+                    if let Some(v) = v {
+                        let at = cx.at(&a.arguments, off, &k);
+                        scope.push((k, at, v));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    check_arg_cycles(cx, &scope)
+}
+
+/// The stages resolved so far, and the global scope (the ARGs before the first `FROM`).
+#[derive(Default)]
+struct Stages {
+    /// Global ARGs.
+    global: Vars,
+    /// Where each global ARG's value is written.
+    gsites: Sites,
+    /// The stages, in order.
+    list: Vec<Stage>,
+    /// Lower-case stage name → index of the latest stage of that name (an index: a scan per
+    /// `FROM` or `--from` would be quadratic).
+    named: BTreeMap<String, usize>,
+}
+
+impl Stages {
+    fn push(&mut self, st: Stage) {
+        if let Some(n) = &st.name {
+            self.named.insert(n.to_ascii_lowercase(), self.list.len());
+        }
+        self.list.push(st);
+    }
+
+    /// The stage a `--from=` names (lower case): by index or by name.
+    fn get(&self, name: &str) -> Option<&Stage> {
+        match name.parse::<usize>() {
+            Ok(n) => self.list.get(n),
+            Err(_) => self.named.get(name).map(|&i| &self.list[i]),
+        }
+    }
+}
+
+/// `ARG K[=default] …`: a build arg wins, then the default (substituted), then (in a stage) the
+/// global ARG of that name; in a stage the value may name gfx targets.
+fn arg(
+    cx: &Ctx,
+    done: &mut Stages,
+    mut cur: Option<&mut Stage>,
+    a: &parse_dockerfile::ArgInstruction,
+) -> Result<(), InputProblem> {
+    let text = cx.text;
+    for (k, off, default) in key_values(&a.arguments.value, false) {
+        let at = cx.at(&a.arguments, off, &k);
+        let value = match (cx.build_arg(&k), &default) {
+            (Some(b), _) => Some(b.to_string()),
+            (None, Some(d)) => {
+                let vars = cur.as_ref().map_or(&done.global, |s| &s.vars);
+                Some(
+                    cx.expand(d, vars, at, &format!("ARG {k}"), "ARG defaults of a sane size")?
+                        .0,
+                )
+            }
+            (None, None) if cur.is_some() => done.global.get(&k).cloned(),
+            (None, None) => None,
+        };
+        let site = match (cx.build_arg(&k), &default) {
+            (Some(_), _) => None,
+            (None, Some(_)) => {
+                let start = at + k.len() + 1;
+                let end = raw_word_end(text, start).min(a.arguments.span.end);
+                (text.get(at..start) == Some(&format!("{k}=")) && start <= end)
+                    .then(|| {
+                        value_site(
+                            text,
+                            Span::new(start, end),
+                            cur.as_ref().map_or(&done.gsites, |s| &s.sites),
+                        )
+                    })
+                    .flatten()
+            }
+            (None, None) if cur.is_some() => done.gsites.get(&k).copied().flatten(),
+            (None, None) => None,
+        };
+        let Some(v) = value else { continue };
+        match &mut cur {
+            None => {
+                done.global.insert(k.clone(), v);
+                done.gsites.insert(k, site);
+            }
+            Some(st) => {
+                target_var(cx, st, &k, &v, at);
+                st.vars.insert(k.clone(), v);
+                st.sites.insert(k, site);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `FROM image [AS name]`: a copy of an earlier stage of that name, or a stage on a base image.
+fn from(cx: &Ctx, done: &Stages, f: &parse_dockerfile::FromInstruction) -> Result<Stage, InputProblem> {
+    let (image, unresolved) = cx.expand(
+        &f.image.value,
+        &done.global,
+        f.image.span.start,
+        "FROM",
+        "an image name",
+    )?;
+    let parent = done.named.get(&image.to_ascii_lowercase()).map(|&i| &done.list[i]);
+    let mut st = match parent {
+        Some(p) => {
+            // a copy of the parent costs what it holds
+            cx.charge(p.size(), f.image.span.start, &format!("FROM {image}"))?;
+            let mut s = p.clone();
+            // ARGs are per stage; ENV carries over
+            s.vars = s
+                .env
+                .iter()
+                .map(|e| (e.value.name.clone(), e.value.value.clone()))
+                .collect();
+            let vars = s.vars.clone();
+            s.sites.retain(|k, _| vars.contains_key(k));
+            // targets named by the parent's ARGs do not carry over; by its ENV they do
+            s.arg_targets.clear();
+            let env: Vec<(String, String, Origin)> = s
+                .env
+                .iter()
+                .map(|e| (e.value.name.clone(), e.value.value.clone(), e.origin.clone()))
+                .collect();
+            for (k, v, o) in env {
+                target_var_at(&mut s, &k, &v, &o);
+            }
+            s
+        }
+        None => {
+            let site = tag_site(cx.text, Span::new(f.image.span.start, f.image.span.end), &done.gsites);
+            base_stage(cx, &image, unresolved, &f.image.span, site)
+        }
+    };
+    st.name = f.as_.as_ref().map(|(_, n)| n.value.to_string());
+    Ok(st)
+}
+
+/// `ENV K=V …` (or the legacy `ENV K V`): substituted, kept with where each value is written.
+fn env(cx: &Ctx, st: &mut Stage, e: &parse_dockerfile::EnvInstruction) -> Result<(), InputProblem> {
+    for (k, off, v) in key_values(&e.arguments.value, true) {
+        let Some(v) = v else { continue };
+        let at = cx.at(&e.arguments, off, &k);
+        let (v, _) = cx.expand(&v, &st.vars, at, &format!("ENV {k}"), "values of a sane size")?;
+        target_var(cx, st, &k, &v, at);
+        let site = env_site(cx.text, at, &k, e.arguments.span.end, &st.sites);
+        st.vars.insert(k.clone(), v.clone());
+        st.sites.insert(k.clone(), site);
+        st.env.push(Sourced::new(
+            EnvVar {
+                name: k,
+                value: v,
+                site,
+            },
+            cx.origin(at),
+        ));
+    }
+    Ok(())
+}
+
+/// `COPY`: from another stage or image (`--from`), what comes with it; from the build context,
+/// where its sources land.
+fn copy(cx: &Ctx, done: &Stages, st: &mut Stage, x: &parse_dockerfile::CopyInstruction) {
+    let srcs = path_sources(&x.src);
+    let from = x.options.iter().find(|f| f.name.value == "from");
+    if let Some(from) = from
+        && let Some(v) = &from.value
+    {
+        copy_from(cx, done, st, x, &srcs, v);
+    }
+    copy_in(cx, st, x.copy.span.start, &srcs, &x.dest, from.is_none());
+}
+
+/// `COPY --from=<stage or image>`: the ROCm files of its base, a build stage's targets and
+/// downloaded wheels, and another stage's Python environment (its torch) copied in.
+fn copy_from(
+    cx: &Ctx,
+    done: &Stages,
+    st: &mut Stage,
+    x: &parse_dockerfile::CopyInstruction,
+    srcs: &[&UnescapedString],
+    v: &UnescapedString,
+) {
+    let (name, _) = substitute(&v.value, &st.vars);
+    let name = name.trim().to_ascii_lowercase();
+    let src = done.get(&name);
+    // ROCm files copied in: the base they come from decides them
+    let rocm_paths: Vec<String> = srcs
+        .iter()
+        .map(|p| substitute(&p.value, &st.vars).0)
+        .filter(|p| rocm_path(p))
+        .collect();
+    if !rocm_paths.is_empty() {
+        let at = cx.origin(x.copy.span.start);
+        let copied = match src {
+            Some(src) => src.base.as_ref().map(|b| crate::facts::CopiedBase {
+                base: b.value.clone(),
+                from_at: Some(b.origin.clone()),
+                stage: Some(src.name.clone().unwrap_or_else(|| name.clone())),
+                paths: rocm_paths.clone(),
+            }),
+            // `--from=<image>`: an image reference of its own
+            None if !name.is_empty() && name.parse::<usize>().is_err() => {
+                let span = v.span.clone();
+                base_stage(cx, v.value.trim(), false, &span, None)
+                    .base
+                    .map(|b| crate::facts::CopiedBase {
+                        base: b.value,
+                        from_at: None,
+                        stage: None,
+                        paths: rocm_paths.clone(),
+                    })
+            }
+            None => None,
+        };
+        if let Some(c) = copied {
+            st.copied_bases.push(Sourced::new(c, at));
+        }
+    }
+    let Some(src) = src else { return };
+    // a build stage's output: the targets it was compiled for come with it, and the wheels it
+    // downloaded
+    if st.downloaded.is_none() {
+        st.downloaded = src.downloaded.clone();
+    }
+    for t in src.arg_targets.iter().chain(&src.copied_targets) {
+        if !st.copied_targets.iter().any(|x| x.value.gfx == t.value.gfx) {
+            st.copied_targets.push(t.clone());
+        }
+    }
+    // another stage's Python environment copied in brings its torch along
+    if srcs.iter().any(|p| python_env_path(&p.value, src)) {
+        let label = src.name.clone().unwrap_or_else(|| name.clone());
+        let (line, _) = cx.ix.pos(cx.text, x.copy.span.start);
+        let pulled = src.torch.as_ref().or(src.pulled.last().map(|(t, _)| t));
+        if let Some(t) = pulled {
+            let where_ = format!("{}:{line}", cx.path);
+            st.pulled.push((
+                t.clone(),
+                format!("the build stage `{label}`, whose Python environment is copied in at {where_}"),
+            ));
+        }
+    }
+}
+
+/// `RUN`: its bind mounts are there while it runs; its shell text, exec words and the heredocs
+/// a shell runs are read by the installers.
+fn run(
+    cx: &Ctx,
+    done: &Stages,
+    st: &mut Stage,
+    r: &parse_dockerfile::RunInstruction,
+    escape: char,
+) -> Result<(), InputProblem> {
+    let kept = st.copies.len();
+    let mounted = run_mounts(cx, done, st, r);
+    let text = cx.text;
+    let mut pieces: Vec<(usize, String, bool)> = Vec::new();
+    match &r.arguments {
+        Command::Shell(s) => pieces.push((
+            s.span.start,
+            blank_continuations(s.value, escape),
+            text.get(s.span.clone()) == Some(s.value),
+        )),
+        Command::Exec(v) => {
+            // exec form: no shell, no variable expansion. `["sh", "-c", "…"]` runs its script
+            // through a shell; otherwise the words are the command.
+            let words: Vec<(usize, String)> = v.value.iter().map(|a| (a.span.start, a.value.to_string())).collect();
+            let shell_c = words.len() >= 3
+                && matches!(
+                    words[0].1.rsplit('/').next().unwrap_or(""),
+                    "sh" | "bash" | "dash" | "zsh"
+                )
+                && words[1].1 == "-c";
+            if shell_c {
+                pieces.push((words[2].0, words[2].1.clone(), false));
+            } else {
+                st.exact = false;
+                read_command(cx, st, &words)?;
+            }
+        }
+        #[allow(unreachable_patterns)]
+        _ => {}
+    }
+    // parse-dockerfile's own `here_docs` are always empty: the heredoc layer takes every heredoc
+    // out first and hands the bodies over in `heredocs`; heredocs after a command (or several
+    // on a line) are read when a shell runs them
+    for h in cx
+        .heredocs
+        .iter()
+        .filter(|h| h.instruction == r.run.span.start && h.shell)
+    {
+        let ok = text.get(h.start..h.start + h.text.len()) == Some(h.text.as_str());
+        pieces.push((h.start, h.text.clone(), ok));
+    }
+    for (base, run, exact) in pieces {
+        st.exact = exact;
+        scan_run(cx, st, base, &run)?;
+    }
+    st.exact = false;
+    st.copies.truncate(kept);
+    if mounted.is_some() && st.downloaded == mounted {
+        // a mount's wheels are gone after the RUN (a `pip download` in it stays)
+        st.downloaded = None;
+    }
+    Ok(())
+}
+
+/// A RUN's `--mount`s: `type=bind,source=S,target=T` from the build context is there while it
+/// runs (a copy the caller drops after it); `from=<stage>` brings what that stage downloaded
+/// (`pip download` wheels), returned so that the caller drops it after the RUN.
+fn run_mounts(
+    cx: &Ctx,
+    done: &Stages,
+    st: &mut Stage,
+    r: &parse_dockerfile::RunInstruction,
+) -> Option<Sourced<TorchFacts>> {
+    let mut mounted: Option<Sourced<TorchFacts>> = None;
+    for f in r.options.iter().filter(|f| f.name.value == "mount") {
+        let Some(v) = &f.value else { continue };
+        let kv: Vec<(&str, &str)> = v
+            .value
+            .split(',')
+            .map(|p| p.split_once('=').unwrap_or((p, "")))
+            .collect();
+        let get = |k: &[&str]| kv.iter().find(|(n, _)| k.contains(n)).map(|(_, v)| *v);
+        if let Some(from) = get(&["from"])
+            && get(&["type"]).is_none_or(|t| t == "bind")
+            && st.downloaded.is_none()
+        {
+            let name = substitute(from, &st.vars).0.trim().to_ascii_lowercase();
+            mounted = done.get(&name).and_then(|s| s.downloaded.clone());
+            st.downloaded = mounted.clone();
+        }
+        if get(&["type"]) != Some("bind") || get(&["from"]).is_some() {
+            continue;
+        }
+        let (Some(src), Some(dst)) = (get(&["source", "src"]), get(&["target", "dst", "destination"])) else {
+            continue;
+        };
+        let src = norm_path(src.trim_start_matches('/'));
+        let src_dir = src == "." || cx.opts.context.as_ref().is_some_and(|d| d.join(&src).is_dir());
+        if install_file(&src) && !src_dir {
+            let status = context_status(cx, &src);
+            cx.record(&src, "RUN --mount", status, v.span.start);
+        }
+        st.copies.push(CopyIn {
+            dest: join_path(&st.workdir, dst),
+            dest_dir: src_dir,
+            src,
+            src_dir,
+        });
+    }
+    mounted
+}
+
+/// The stage the build stops at (`--target`, else the last) turned into facts.
+fn final_stage(cx: &Ctx, mut done: Stages) -> Result<Facts, InputProblem> {
+    let mut idx = done.list.len().saturating_sub(1);
     if let Some(t) = &cx.opts.target {
         // BuildKit: the stage of that name (case-insensitive; the later one when two share it);
         // the stages after it are not built
-        match named.get(&t.to_ascii_lowercase()) {
+        match done.named.get(&t.to_ascii_lowercase()) {
             Some(&i) => {
-                stages.truncate(i + 1);
+                done.list.truncate(i + 1);
                 idx = i;
             }
-            None if !stages.is_empty() => {
-                let names: Vec<&str> = stages.iter().filter_map(|s| s.name.as_deref()).collect();
+            None if !done.list.is_empty() => {
+                let names: Vec<&str> = done.list.iter().filter_map(|s| s.name.as_deref()).collect();
                 let known = if names.is_empty() {
                     " (this file names none)".to_string()
                 } else {
@@ -512,7 +606,7 @@ pub(crate) fn resolve_with_files(
             None => {}
         }
     }
-    let Some(mut last) = stages.pop() else {
+    let Some(mut last) = done.list.pop() else {
         return Err(InputProblem::new(
             1,
             1,
@@ -528,7 +622,7 @@ pub(crate) fn resolve_with_files(
         last.torch = Some(t);
         via = Some(label);
     }
-    let mut facts = into_facts(&cx, last, idx);
+    let mut facts = into_facts(cx, last, idx);
     facts.torch_stage = via;
     Ok(facts)
 }
@@ -558,13 +652,6 @@ fn python_env_path(p: &str, src: &Stage) -> bool {
 fn rocm_path(p: &str) -> bool {
     let p = p.trim().trim_matches(|c| c == '"' || c == '\'');
     p == "/opt/rocm" || p.starts_with("/opt/rocm/") || p.starts_with("/opt/rocm-")
-}
-
-fn push_stage(stages: &mut Vec<Stage>, named: &mut BTreeMap<String, usize>, st: Stage) {
-    if let Some(n) = &st.name {
-        named.insert(n.to_ascii_lowercase(), stages.len());
-    }
-    stages.push(st);
 }
 
 fn into_facts(cx: &Ctx, st: Stage, idx: usize) -> Facts {

@@ -536,7 +536,7 @@ mod tests {
 
     #[test]
     fn nesting_and_references_are_bounded() {
-        // `${X:-${X:-…x…}}` 20,000 deep used to recurse until the stack overflowed
+        // `${X:-${X:-…x…}}` 20,000 deep: unbounded, the recursion would overflow the stack
         let deep = "${X:-".repeat(20_000) + "x" + &"}".repeat(20_000);
         assert_eq!(substitute_bounded(&deep, &Vars::new()), Err(ExpansionLimit::Nesting));
         let ok = "${X:-".repeat(MAX_NESTING) + "x" + &"}".repeat(MAX_NESTING);
