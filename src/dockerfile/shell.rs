@@ -442,8 +442,6 @@ pub(crate) fn affixed_value_site(text: &str, span: Span, sites: &Sites) -> Optio
     Some((site, prefix.to_string(), suffix.to_string()))
 }
 
-/// The tag of an image reference written as `raw_span` in the file (see [`BaseImage::tag_site`]).
-
 /// Words with shell operators (`&&`, `||`, `;`, `|`, unescaped newlines) as their own words.
 pub(crate) fn shell_words_ops(s: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
