@@ -1114,43 +1114,7 @@ pub fn compose(
             name: name.to_string(),
             ..ContainerGpu::default()
         };
-        let (devices, unknown) = yaml_list(s.get("devices"));
-        for d in &devices {
-            add_device(&mut c, d);
-        }
-        if unknown {
-            c.unknown.push("devices".into());
-        }
-        device_requests(
-            s.get("deploy")
-                .and_then(|d| d.get("resources"))
-                .and_then(|r| r.get("reservations"))
-                .and_then(|r| r.get("devices")),
-            &mut c,
-        );
-        match s.get("gpus") {
-            Some(g @ serde_yaml::Value::Sequence(_)) => device_requests(Some(g), &mut c),
-            Some(g) if is_unknown(g) => c.unknown.push("devices".into()),
-            Some(g) => c.gpus.extend(scalar(g).map(|what| GpuRequest { driver: None, what })),
-            None => {}
-        }
-        let (groups, unknown) = yaml_list(s.get("group_add"));
-        c.group_add = groups;
-        if unknown {
-            c.unknown.push("group_add".into());
-        }
-        c.security_opt = yaml_list(s.get("security_opt")).0;
-        c.ipc = s.get("ipc").and_then(scalar);
-        c.shm_size = s
-            .get("shm_size")
-            .and_then(|x| scalar(x).or_else(|| is_unknown(x).then(String::new)));
-        c.privileged = s.get("privileged").and_then(|x| x.as_bool()).unwrap_or(false);
-        c.runtime = s.get("runtime").and_then(scalar);
-        match s.get("user") {
-            Some(u) if is_unknown(u) => c.unknown.push("user".into()),
-            Some(u) => c.user = scalar(u),
-            None => {}
-        }
+        service_devices(s, &mut c);
         // `build:` (a context path, or {context, dockerfile}): the image may set the groups
         if let Some(b) = s.get("build") {
             let (ctx, file) = match b {
@@ -1192,35 +1156,7 @@ pub fn compose(
         // `environment:` (a mapping, or a list of `K=V`): the run-time choice; a name without
         // a value comes from the host, and a value that stays unknown is not judged
         let env_from = header.and_then(|h| child_key(text, h, "environment")).unwrap_or(at);
-        let kv: Vec<(String, String)> = match s.get("environment") {
-            Some(serde_yaml::Value::Mapping(m)) => m
-                .iter()
-                .filter_map(|(k, v)| Some((k.as_str()?.to_string(), scalar(v)?)))
-                .collect(),
-            Some(serde_yaml::Value::Sequence(q)) => q
-                .iter()
-                .filter_map(|x| match x {
-                    serde_yaml::Value::String(s) => s.split_once('='),
-                    _ => None,
-                })
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            _ => Vec::new(),
-        };
-        let env_names: Vec<String> = match s.get("environment") {
-            Some(serde_yaml::Value::Mapping(m)) => m.keys().filter_map(|k| k.as_str().map(String::from)).collect(),
-            Some(serde_yaml::Value::Sequence(q)) => q
-                .iter()
-                .filter_map(|x| match x {
-                    serde_yaml::Value::String(s) => Some(s.split('=').next().unwrap_or("").to_string()),
-                    serde_yaml::Value::Tagged(t) => {
-                        scalar(&t.value).map(|s| s.split('=').next().unwrap_or("").to_string())
-                    }
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+        let (kv, env_names) = environment(s);
         // `env_file:` first: `environment:` takes precedence over it
         let mut svc_vars = env_files(path, s.get("env_file"), &vars, read);
         svc_vars.retain(|(k, _, _)| !kv.iter().any(|(e, _)| e == k));
@@ -1261,6 +1197,80 @@ pub fn compose(
     }
     f.targets = container_targets(targets, &per_service);
     Ok(f)
+}
+
+/// A compose service's devices, GPU requests, groups and the other options of its GPU access.
+fn service_devices(s: &serde_yaml::Value, c: &mut ContainerGpu) {
+    let (devices, unknown) = yaml_list(s.get("devices"));
+    for d in &devices {
+        add_device(c, d);
+    }
+    if unknown {
+        c.unknown.push("devices".into());
+    }
+    device_requests(
+        s.get("deploy")
+            .and_then(|d| d.get("resources"))
+            .and_then(|r| r.get("reservations"))
+            .and_then(|r| r.get("devices")),
+        c,
+    );
+    match s.get("gpus") {
+        Some(g @ serde_yaml::Value::Sequence(_)) => device_requests(Some(g), c),
+        Some(g) if is_unknown(g) => c.unknown.push("devices".into()),
+        Some(g) => c.gpus.extend(scalar(g).map(|what| GpuRequest { driver: None, what })),
+        None => {}
+    }
+    let (groups, unknown) = yaml_list(s.get("group_add"));
+    c.group_add = groups;
+    if unknown {
+        c.unknown.push("group_add".into());
+    }
+    c.security_opt = yaml_list(s.get("security_opt")).0;
+    c.ipc = s.get("ipc").and_then(scalar);
+    c.shm_size = s
+        .get("shm_size")
+        .and_then(|x| scalar(x).or_else(|| is_unknown(x).then(String::new)));
+    c.privileged = s.get("privileged").and_then(|x| x.as_bool()).unwrap_or(false);
+    c.runtime = s.get("runtime").and_then(scalar);
+    match s.get("user") {
+        Some(u) if is_unknown(u) => c.unknown.push("user".into()),
+        Some(u) => c.user = scalar(u),
+        None => {}
+    }
+}
+
+/// A compose service's `environment:` (a mapping, or a list of `K=V`): the pairs with a value,
+/// and every name.
+fn environment(s: &serde_yaml::Value) -> (Vec<(String, String)>, Vec<String>) {
+    let kv: Vec<(String, String)> = match s.get("environment") {
+        Some(serde_yaml::Value::Mapping(m)) => m
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str()?.to_string(), scalar(v)?)))
+            .collect(),
+        Some(serde_yaml::Value::Sequence(q)) => q
+            .iter()
+            .filter_map(|x| match x {
+                serde_yaml::Value::String(s) => s.split_once('='),
+                _ => None,
+            })
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let env_names: Vec<String> = match s.get("environment") {
+        Some(serde_yaml::Value::Mapping(m)) => m.keys().filter_map(|k| k.as_str().map(String::from)).collect(),
+        Some(serde_yaml::Value::Sequence(q)) => q
+            .iter()
+            .filter_map(|x| match x {
+                serde_yaml::Value::String(s) => Some(s.split('=').next().unwrap_or("").to_string()),
+                serde_yaml::Value::Tagged(t) => scalar(&t.value).map(|s| s.split('=').next().unwrap_or("").to_string()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    (kv, env_names)
 }
 
 #[cfg(test)]

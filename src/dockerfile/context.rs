@@ -7,24 +7,11 @@
 
 use super::heredoc::{Body, Keyword};
 use super::parse::LineIndex;
-use super::resolve::{Ctx, Sites, Stage, Vars, references, substitute};
+use super::shell::{Sites, Vars, references, substitute};
+use super::stage::{CopyIn, Ctx, HeredocFile, Stage};
 use crate::facts::{ContextFile, ContextStatus, Origin, Sourced, Span};
 use parse_dockerfile::UnescapedString;
 use std::rc::Rc;
-
-/// A `COPY`/`ADD` source (or a bind mount) from the build context and where it lands.
-#[derive(Debug, Clone)]
-pub(crate) struct CopyIn {
-    /// The source, relative to the context, normalised (`.` for the whole context), or the
-    /// [`heredoc_key`] of a file a heredoc writes.
-    pub(crate) src: String,
-    /// The source is a directory (its content lands under `dest`).
-    pub(crate) src_dir: bool,
-    /// The destination in the image, absolute and normalised.
-    pub(crate) dest: String,
-    /// The destination is a directory (several sources, a trailing `/`, a directory source).
-    pub(crate) dest_dir: bool,
-}
 
 /// Marks what [`Ctx::locate`] returns for a file a `COPY <<EOF /dest` heredoc writes: the
 /// key starts with `/`, which no path relative to the context has after normalisation.
@@ -38,20 +25,6 @@ pub(crate) fn heredoc_key(n: usize) -> String {
 /// The heredoc file a key names.
 pub(crate) fn heredoc_index(rel: &str) -> Option<usize> {
     rel.strip_prefix(HEREDOC_SRC)?.parse().ok()
-}
-
-/// A file a `COPY <<NAME /dest` (or `ADD`) heredoc writes into the image.
-#[derive(Debug, Clone)]
-pub(crate) struct HeredocFile {
-    /// Its body, an index into the bodies the heredoc layer took out ([`Ctx::heredocs`]).
-    pub(crate) body: usize,
-    /// Where it lands in the image (absolute, normalised).
-    pub(crate) dest: String,
-    /// The delimiter was not quoted and the body holds a `$`: BuildKit expands the body's
-    /// variables with the ARG/ENV values at the COPY (moby/buildkit
-    /// `instructions/commands.go` `SourcesAndDest.ExpandRaw`, called from
-    /// `dockerfile2llb/convert.go` `dispatch`); those values, and where each is written.
-    pub(crate) expand: Option<(Vars, Sites)>,
 }
 
 /// `a/./b/../c` → `a/c`; keeps a leading `/`.

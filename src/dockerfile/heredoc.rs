@@ -101,13 +101,6 @@ impl Body {
 /// it, or the located reason BuildKit would refuse the file's lines.
 pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> {
     let lines = line_spans(text);
-    let pos = |off: usize| -> (u32, u32) {
-        let k = lines.partition_point(|l| l.0 <= off).saturating_sub(1);
-        let (ls, l) = lines.get(k).copied().unwrap_or((0, ""));
-        let end = (off - ls).min(l.len());
-        let col = l.get(..end).map_or(end, |s| s.chars().count());
-        (k as u32 + 1, col as u32 + 1)
-    };
     for (k, (_, l)) in lines.iter().enumerate() {
         if l.len() > MAX_LINE {
             return Err(InputProblem::new(
@@ -120,76 +113,168 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
             ));
         }
     }
-
-    // parser directives: `# key = value` lines before anything else (BuildKit
-    // `parser/directives.go`): syntax, escape, check; each at most once
-    let mut out: Option<Vec<u8>> = None;
-    let mut escape = b'\\';
-    let mut seen: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let (ls, raw) = lines[i];
-        let t = raw.trim_start();
-        let Some(rest) = t.strip_prefix('#') else { break };
-        let Some((key, value)) = directive(rest) else { break };
-        if !matches!(key.as_str(), "syntax" | "escape" | "check") {
-            break;
-        }
-        if seen.contains(&key) {
-            let (l, c) = pos(ls + (raw.len() - t.len()));
-            return Err(InputProblem::new(
-                l,
-                c,
-                format!(
-                    "only one {key} parser directive can be used; expected the directive once, in the file's first lines"
-                ),
-            ));
-        }
-        if key == "escape" {
-            match value {
-                "`" => escape = b'`',
-                "\\" => escape = b'\\',
-                v => {
-                    let (l, c) = pos(ls + (raw.len() - t.len()));
-                    return Err(InputProblem::new(
-                        l,
-                        c,
-                        format!("invalid escape token '{v}': expected ` or \\"),
-                    ));
-                }
-            }
-        }
-        seen.push(key);
-        if t.len() != raw.len() {
-            // BuildKit reads a directive after leading blanks; parse-dockerfile only at the
-            // line's first byte: the parser is given the line with the blanks moved to its end
-            let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
-            let n = raw.len() - t.len();
-            buf[ls..ls + raw.len()].rotate_left(n);
-        }
-        i += 1;
-    }
-
+    let mut p = Prep {
+        text,
+        lines,
+        out: None,
+        escape: b'\\',
+    };
+    let mut i = p.directives()?;
     let mut bodies = Vec::new();
     // the interpreter RUN's shell form runs under (SHELL; reset by FROM): a POSIX shell?
     let mut posix_shell = true;
-    while i < lines.len() {
-        let (ls, raw) = lines[i];
+    while i < p.lines.len() {
+        let (_, raw) = p.lines[i];
         let t = raw.trim_start();
         if t.is_empty() || t.starts_with('#') {
             i += 1;
             continue;
         }
-        // one logical line: its pieces (file offset, text) with continuations taken off
+        let line = p.logical(&mut i);
+        p.check(&line)?;
+        let args = &line.text[line.args_at..];
+        match line.kw.as_str() {
+            "FROM" if !line.onbuild => posix_shell = true,
+            "SHELL" if !line.onbuild => {
+                if let Ok(v) = serde_json::from_str::<Vec<String>>(args.trim()) {
+                    posix_shell = v.first().is_some_and(|s| is_posix_shell(s));
+                }
+            }
+            _ => {}
+        }
+        let is_json = p.json_form(&line)?;
+        let keyword = match line.kw.as_str() {
+            "RUN" => Keyword::Run,
+            "COPY" => Keyword::Copy,
+            "ADD" => Keyword::Add,
+            _ => continue,
+        };
+        if is_json || !line.text.contains("<<") {
+            continue;
+        }
+        p.heredocs(&mut i, &line, keyword, posix_shell, &mut bodies)?;
+    }
+    let Some(buf) = p.out else { return Ok(None) };
+    // only ASCII was written, over whole lines or ASCII marker bytes, so the text stays UTF-8
+    // (a body line's multi-byte characters are blanked whole); be safe all the same
+    let s = String::from_utf8(buf).unwrap_or_else(|e| {
+        let b: Vec<u8> = e
+            .into_bytes()
+            .into_iter()
+            .map(|x| if x >= 0x80 { b' ' } else { x })
+            .collect();
+        String::from_utf8(b).unwrap_or_default()
+    });
+    Ok(Some((s, bodies)))
+}
+
+/// A file being prepared for the parser.
+struct Prep<'t> {
+    text: &'t str,
+    /// Its lines: (byte offset, text without the line break).
+    lines: Vec<(usize, &'t str)>,
+    /// The text to give the parser, once it differs from the file.
+    out: Option<Vec<u8>>,
+    /// The escape character (`# escape=`).
+    escape: u8,
+}
+
+/// One instruction's logical line: its lines joined with the continuations taken off.
+struct Logical {
+    text: String,
+    /// The file offset of each byte of `text` (and one past its end).
+    offs: Vec<usize>,
+    /// The file offset of the instruction's keyword.
+    at: usize,
+    /// The keyword, upper case (the trigger's under `ONBUILD`).
+    kw: String,
+    /// Under `ONBUILD`.
+    onbuild: bool,
+    /// Where the text after the first keyword starts.
+    after_kw: usize,
+    /// Where the arguments start (after the keyword and its `--flags`).
+    args_at: usize,
+}
+
+impl Prep<'_> {
+    /// (line, column), 1-based, of a byte of the file.
+    fn pos(&self, off: usize) -> (u32, u32) {
+        let k = self.lines.partition_point(|l| l.0 <= off).saturating_sub(1);
+        let (ls, l) = self.lines.get(k).copied().unwrap_or((0, ""));
+        let end = (off - ls).min(l.len());
+        let col = l.get(..end).map_or(end, |s| s.chars().count());
+        (k as u32 + 1, col as u32 + 1)
+    }
+
+    /// An input problem at a byte of the file.
+    fn problem(&self, off: usize, msg: impl Into<String>) -> InputProblem {
+        let (l, c) = self.pos(off);
+        InputProblem::new(l, c, msg)
+    }
+
+    /// Parser directives: `# key = value` lines before anything else (BuildKit
+    /// `parser/directives.go`): syntax, escape, check; each at most once. The index of the
+    /// first line after them.
+    fn directives(&mut self) -> Result<usize, InputProblem> {
+        let mut seen: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < self.lines.len() {
+            let (ls, raw) = self.lines[i];
+            let t = raw.trim_start();
+            let Some(rest) = t.strip_prefix('#') else { break };
+            let Some((key, value)) = directive(rest) else { break };
+            if !matches!(key.as_str(), "syntax" | "escape" | "check") {
+                break;
+            }
+            if seen.contains(&key) {
+                return Err(self.problem(
+                    ls + (raw.len() - t.len()),
+                    format!(
+                        "only one {key} parser directive can be used; expected the directive once, in the file's first lines"
+                    ),
+                ));
+            }
+            if key == "escape" {
+                match value {
+                    "`" => self.escape = b'`',
+                    "\\" => self.escape = b'\\',
+                    v => {
+                        return Err(self.problem(
+                            ls + (raw.len() - t.len()),
+                            format!("invalid escape token '{v}': expected ` or \\"),
+                        ));
+                    }
+                }
+            }
+            seen.push(key);
+            if t.len() != raw.len() {
+                // BuildKit reads a directive after leading blanks; parse-dockerfile only at the
+                // line's first byte: the parser is given the line with the blanks moved to its end
+                let text = self.text;
+                let buf = self.out.get_or_insert_with(|| text.as_bytes().to_vec());
+                let n = raw.len() - t.len();
+                buf[ls..ls + raw.len()].rotate_left(n);
+            }
+            i += 1;
+        }
+        Ok(i)
+    }
+
+    /// The logical line that starts at line `*i` (not blank, not a comment), `*i` moved past it.
+    fn logical(&mut self, i: &mut usize) -> Logical {
+        let escape = self.escape;
+        let (ls, raw) = self.lines[*i];
+        let t = raw.trim_start();
+        // its pieces (file offset, text) with continuations taken off
         let instr_at = ls + (raw.len() - t.len());
         let mut pieces: Vec<(usize, &str)> = Vec::new();
         let (piece, mut cont) = trim_continuation(t, escape);
         pieces.push((instr_at, piece));
         let mut last = (instr_at, t);
-        i += 1;
-        while cont && i < lines.len() {
-            let (ls, raw) = lines[i];
-            i += 1;
+        *i += 1;
+        while cont && *i < self.lines.len() {
+            let (ls, raw) = self.lines[*i];
+            *i += 1;
             let t = raw.trim_start();
             if t.starts_with('#') || t.is_empty() {
                 continue; // comment and empty lines inside a continuation are skipped
@@ -207,7 +292,8 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
             let e = last.1.trim_end_matches([' ', '\t']);
             let run = e.len() - e.trim_end_matches(escape as char).len();
             if run >= 2 {
-                let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
+                let text = self.text;
+                let buf = self.out.get_or_insert_with(|| text.as_bytes().to_vec());
                 for b in &mut buf[last.0 + e.len() - run..last.0 + e.len()] {
                     *b = b' ';
                 }
@@ -220,7 +306,6 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
             offs.extend((0..p.len()).map(|k| at + k));
         }
         offs.push(offs.last().map_or(instr_at, |o| o + 1));
-
         let (kw, after_kw) = word_at(&logical, 0);
         let mut kw = kw.to_ascii_uppercase();
         let mut args_from = after_kw;
@@ -231,145 +316,145 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
             args_from = after;
         }
         let args_at = skip_flags(&logical, args_from);
-        let args = &logical[args_at..];
-        if onbuild && matches!(kw.as_str(), "ONBUILD" | "FROM" | "MAINTAINER") {
+        Logical {
+            text: logical,
+            offs,
+            at: instr_at,
+            kw,
+            onbuild,
+            after_kw,
+            args_at,
+        }
+    }
+
+    /// BuildKit's checks of an instruction's arguments: ONBUILD triggers, HEALTHCHECK's type and
+    /// command, ENV and LABEL pairs.
+    fn check(&self, line: &Logical) -> Result<(), InputProblem> {
+        let (logical, offs, kw, args_at) = (&line.text, &line.offs, &line.kw, line.args_at);
+        if line.onbuild && matches!(kw.as_str(), "ONBUILD" | "FROM" | "MAINTAINER") {
             // BuildKit `parseOnBuild`
-            let (l, c) = pos(offs[skip_ws(&logical, after_kw)]);
-            return Err(InputProblem::new(
-                l,
-                c,
+            return Err(self.problem(
+                offs[skip_ws(logical, line.after_kw)],
                 format!("{kw} isn't allowed as an ONBUILD trigger: expected another instruction after ONBUILD"),
             ));
         }
         if kw == "HEALTHCHECK" {
             // BuildKit `parseHealthcheck`: "Missing command after HEALTHCHECK CMD"
-            let (typ, after) = word_at(&logical, args_at);
+            let (typ, after) = word_at(logical, args_at);
             let rest = logical[after..].trim();
             if !typ.is_empty() && !typ.eq_ignore_ascii_case("CMD") && !typ.eq_ignore_ascii_case("NONE") {
-                let (l, c) = pos(offs[skip_ws(&logical, args_at)]);
-                return Err(InputProblem::new(
-                    l,
-                    c,
+                return Err(self.problem(
+                    offs[skip_ws(logical, args_at)],
                     format!("unknown type {typ} in HEALTHCHECK: expected CMD or NONE"),
                 ));
             }
             if typ.eq_ignore_ascii_case("CMD") && (rest.is_empty() || rest.replace([' ', '\t'], "") == "[]") {
-                let (l, c) = pos(offs[skip_ws(&logical, args_at)]);
-                return Err(InputProblem::new(
-                    l,
-                    c,
+                return Err(self.problem(
+                    offs[skip_ws(logical, args_at)],
                     "missing command after HEALTHCHECK CMD: expected the command to run (or HEALTHCHECK NONE)",
                 ));
             }
         }
-        match kw.as_str() {
-            "FROM" if !onbuild => posix_shell = true,
-            "SHELL" if !onbuild => {
-                if let Ok(v) = serde_json::from_str::<Vec<String>>(args.trim()) {
-                    posix_shell = v.first().is_some_and(|s| is_posix_shell(s));
-                }
-            }
-            _ => {}
-        }
         // ENV and LABEL (BuildKit `parseNameVal`): `KEY name value` when the first word has no
         // `=`, else every word is `name=value`
         if matches!(kw.as_str(), "ENV" | "LABEL") {
-            let ws = name_val_words(&logical, args_at, escape);
+            let ws = name_val_words(logical, args_at, self.escape);
             if let Some(&(a, z)) = ws.first() {
                 if !logical[a..z].contains('=') {
                     if logical[z..].trim().is_empty() {
-                        let (l, c) = pos(offs[a]);
-                        return Err(InputProblem::new(
-                            l,
-                            c,
+                        return Err(self.problem(
+                            offs[a],
                             format!(
                                 "{kw} must have two arguments: expected `{kw} name=value` (or the legacy `{kw} name value`)"
                             ),
                         ));
                     }
                 } else if let Some(&(a, z)) = ws.iter().find(|&&(a, z)| !logical[a..z].contains('=')) {
-                    let (l, c) = pos(offs[a]);
-                    return Err(InputProblem::new(
-                        l,
-                        c,
+                    return Err(self.problem(
+                        offs[a],
                         format!("{kw}: can't find = in \"{}\": expected name=value", &logical[a..z]),
                     ));
                 }
             }
         }
-        // JSON form: an array that is not an array of strings is an error, not a shell command
-        // (BuildKit `parseJSON`: "when using JSON array syntax, arrays must be comprised of
-        // strings only"); HEALTHCHECK's is after its type word
-        let json_args = match kw.as_str() {
-            "RUN" | "CMD" | "ENTRYPOINT" | "SHELL" | "ADD" | "COPY" | "VOLUME" => Some(args_at),
-            "HEALTHCHECK" => Some(skip_ws(&logical, word_at(&logical, args_at).1)),
-            _ => None,
+        Ok(())
+    }
+
+    /// Whether the instruction's arguments are in JSON form. An array that is not an array of
+    /// strings is an error, not a shell command (BuildKit `parseJSON`: "when using JSON array
+    /// syntax, arrays must be comprised of strings only"); HEALTHCHECK's is after its type word.
+    fn json_form(&mut self, line: &Logical) -> Result<bool, InputProblem> {
+        let (logical, offs, kw) = (&line.text, &line.offs, line.kw.as_str());
+        let at = match kw {
+            "RUN" | "CMD" | "ENTRYPOINT" | "SHELL" | "ADD" | "COPY" | "VOLUME" => line.args_at,
+            "HEALTHCHECK" => skip_ws(logical, word_at(logical, line.args_at).1),
+            _ => return Ok(false),
         };
-        let mut is_json = false;
-        if let Some(at) = json_args {
-            let a = logical[at..].trim();
-            if a.starts_with('[') {
-                if let Ok(v) = serde_json::from_str::<Vec<serde_json::Value>>(a) {
-                    if v.iter().any(|x| !x.is_string()) {
-                        let (l, c) = pos(offs[at]);
-                        return Err(InputProblem::new(
-                            l,
-                            c,
-                            format!(
-                                "{kw} in JSON form: when using JSON array syntax, arrays must be comprised of strings only; expected [\"word\", …]"
-                            ),
-                        ));
-                    }
-                    is_json = true;
-                    // an empty exec form: BuildKit takes `ENTRYPOINT []` (it clears the
-                    // inherited entrypoint: `parseEntrypoint` keeps an empty list as nil) and
-                    // `RUN []` (`parseMaybeJSON` gives no arguments, `parseRun` requires none);
-                    // parse-dockerfile refuses both ("requires at least one argument"). The
-                    // parser is given the shell no-op `:` in the array's place.
-                    if v.is_empty() && matches!(kw.as_str(), "ENTRYPOINT" | "RUN") {
-                        let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
-                        let a = skip_ws(&logical, at);
-                        let z = logical.trim_end().len();
-                        for k in a..z {
-                            buf[offs[k]] = b' ';
-                        }
-                        buf[offs[a]] = b':';
-                        continue;
-                    }
-                }
+        let a = logical[at..].trim();
+        if !a.starts_with('[') {
+            return Ok(false);
+        }
+        let Ok(v) = serde_json::from_str::<Vec<serde_json::Value>>(a) else {
+            return Ok(false);
+        };
+        if v.iter().any(|x| !x.is_string()) {
+            return Err(self.problem(
+                offs[at],
+                format!(
+                    "{kw} in JSON form: when using JSON array syntax, arrays must be comprised of strings only; expected [\"word\", …]"
+                ),
+            ));
+        }
+        // an empty exec form: BuildKit takes `ENTRYPOINT []` (it clears the inherited
+        // entrypoint: `parseEntrypoint` keeps an empty list as nil) and `RUN []`
+        // (`parseMaybeJSON` gives no arguments, `parseRun` requires none); parse-dockerfile
+        // refuses both ("requires at least one argument"). The parser is given the shell no-op
+        // `:` in the array's place.
+        if v.is_empty() && matches!(kw, "ENTRYPOINT" | "RUN") {
+            let text = self.text;
+            let buf = self.out.get_or_insert_with(|| text.as_bytes().to_vec());
+            let a = skip_ws(logical, at);
+            let z = logical.trim_end().len();
+            for k in a..z {
+                buf[offs[k]] = b' ';
             }
+            buf[offs[a]] = b':';
         }
-        let keyword = match kw.as_str() {
-            "RUN" => Keyword::Run,
-            "COPY" => Keyword::Copy,
-            "ADD" => Keyword::Add,
-            _ => continue,
-        };
-        if is_json || !logical.contains("<<") {
-            continue;
-        }
-        let markers: Vec<Marker> = words(&logical)
+        Ok(true)
+    }
+
+    /// The heredocs of a RUN, COPY or ADD: their markers and bodies blanked for the parser (a
+    /// `:` where a word must stay), each body kept; `*i` moved past the bodies.
+    fn heredocs(
+        &mut self,
+        i: &mut usize,
+        line: &Logical,
+        keyword: Keyword,
+        posix_shell: bool,
+        bodies: &mut Vec<Body>,
+    ) -> Result<(), InputProblem> {
+        let (logical, offs, kw, args_at) = (&line.text, &line.offs, &line.kw, line.args_at);
+        let markers: Vec<Marker> = words(logical)
             .into_iter()
-            .filter_map(|(s, e)| marker(&logical, s, e))
+            .filter_map(|(s, e)| marker(logical, s, e))
             .collect();
         if markers.is_empty() {
-            continue;
+            return Ok(());
         }
         if keyword != Keyword::Run {
-            let all = words(&logical);
-            if let (Some(m), Some(w)) = (markers.last(), all.last()) {
-                if m.start == w.0 {
-                    // BuildKit `parseSourcesAndDest`
-                    let (l, c) = pos(offs[m.start]);
-                    return Err(InputProblem::new(
-                        l,
-                        c,
-                        format!("{kw} cannot accept a heredoc as a destination: expected `{kw} <<NAME /path/in/image`"),
-                    ));
-                }
+            let all = words(logical);
+            if let (Some(m), Some(w)) = (markers.last(), all.last())
+                && m.start == w.0
+            {
+                // BuildKit `parseSourcesAndDest`
+                return Err(self.problem(
+                    offs[m.start],
+                    format!("{kw} cannot accept a heredoc as a destination: expected `{kw} <<NAME /path/in/image`"),
+                ));
             }
         }
-        let buf = out.get_or_insert_with(|| text.as_bytes().to_vec());
+        let text = self.text;
+        let buf = self.out.get_or_insert_with(|| text.as_bytes().to_vec());
         // a command that is one heredoc word and nothing else: BuildKit runs the body itself
         let sole = markers.len() == 1 && markers[0].start == args_at && logical[markers[0].end..].trim().is_empty();
         for (n, m) in markers.iter().enumerate() {
@@ -381,13 +466,13 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
             }
         }
         for m in &markers {
-            let body_start = lines.get(i).map_or(text.len(), |l| l.0);
+            let body_start = self.lines.get(*i).map_or(text.len(), |l| l.0);
             let mut body = String::new();
             let mut tabs = Vec::new();
             let mut end = None;
-            while i < lines.len() {
-                let (ls, l) = lines[i];
-                i += 1;
+            while *i < self.lines.len() {
+                let (ls, l) = self.lines[*i];
+                *i += 1;
                 let cand = if m.chomp { l.trim_start_matches('\t') } else { l };
                 let is_end = cand == m.name;
                 for b in &mut buf[ls..ls + l.len()] {
@@ -404,10 +489,8 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
                 }
             }
             if end.is_none() {
-                let (l, c) = pos(offs[m.start]);
-                return Err(InputProblem::new(
-                    l,
-                    c,
+                return Err(self.problem(
+                    offs[m.start],
                     format!(
                         "unterminated heredoc: expected a line `{}` ending the here-document started here",
                         m.name
@@ -417,17 +500,17 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
             // BuildKit runs a sole heredoc's body itself (through SHELL, or as a script when it
             // starts with `#!`); any other line goes to the shell with the bodies attached
             let shell = keyword == Keyword::Run
-                && !onbuild
+                && !line.onbuild
                 && posix_shell
                 && if sole {
                     shebang_is_shell(&body)
                 } else {
-                    m.fd.is_none_or(|fd| fd == 0) && stdin_of_shell(&logical, args_at, m)
+                    m.fd.is_none_or(|fd| fd == 0) && stdin_of_shell(logical, args_at, m)
                 };
             bodies.push(Body {
-                instruction: instr_at,
+                instruction: line.at,
                 keyword,
-                onbuild,
+                onbuild: line.onbuild,
                 name: m.name.clone(),
                 fd: m.fd,
                 expand: m.expand,
@@ -438,19 +521,8 @@ pub fn prepare(text: &str) -> Result<Option<(String, Vec<Body>)>, InputProblem> 
                 shell,
             });
         }
+        Ok(())
     }
-    let Some(buf) = out else { return Ok(None) };
-    // only ASCII was written, over whole lines or ASCII marker bytes, so the text stays UTF-8
-    // (a body line's multi-byte characters are blanked whole); be safe all the same
-    let s = String::from_utf8(buf).unwrap_or_else(|e| {
-        let b: Vec<u8> = e
-            .into_bytes()
-            .into_iter()
-            .map(|x| if x >= 0x80 { b' ' } else { x })
-            .collect();
-        String::from_utf8(b).unwrap_or_default()
-    });
-    Ok(Some((s, bodies)))
 }
 
 /// `key = value` after a directive's `#` (BuildKit: `^([a-zA-Z][a-zA-Z0-9]*)\s*=\s*(.+?)\s*$`).

@@ -5,6 +5,11 @@
 //! final stage into facts, [`context`] maps and reads the build context's files,
 //! [`install`] turns each installer's commands into install facts, [`container`] reads
 //! devcontainer.json and compose files.
+//!
+//! The layers, each importing only those below it: [`parse`] and [`heredoc`]; [`shell`] (words
+//! and `$VAR` substitution); `stage` (the file and the build stage being resolved); [`context`]
+//! (build-context files); [`install`] (the installers, listed in `install::INSTALLERS`);
+//! [`resolve`], which goes through the instructions and hands each RUN to the installers.
 
 pub mod container;
 pub mod context;
@@ -14,6 +19,8 @@ pub mod parse;
 pub mod pixi;
 pub mod pragma;
 pub mod resolve;
+pub mod shell;
+pub(crate) mod stage;
 
 use crate::facts::Facts;
 use crate::matrix::Matrix;

@@ -6,11 +6,12 @@
 
 use super::requirements;
 use super::uv;
-use crate::dockerfile::context::{HeredocFile, heredoc_index, join_path, parent_of};
+use crate::dockerfile::context::{heredoc_index, join_path, parent_of};
 use crate::dockerfile::parse::{InputProblem, LineIndex};
-use crate::dockerfile::resolve::{
-    Ctx, Sites, Stage, affixed_value_site, raw_word_end, references, shell_words, substitute, value_site,
+use crate::dockerfile::shell::{
+    Sites, affixed_value_site, raw_word_end, references, shell_words, substitute, value_site,
 };
+use crate::dockerfile::stage::{Ctx, HeredocFile, Stage};
 use crate::facts::{
     ContextStatus, IndexSite, Origin, PipRequirement, Sourced, Span, TorchFacts, TorchFrom, TorchSites, UvProject,
 };
@@ -72,14 +73,7 @@ fn pip_install_with(
             })
         })
         .collect();
-    let setting = |st: &Stage, k: &str| -> Option<String> {
-        prefix
-            .iter()
-            .rev()
-            .find(|p| p.name == k)
-            .map(|p| p.value.clone())
-            .or_else(|| st.vars.get(k).cloned())
-    };
+    let setting = |st: &Stage, k: &str| setting(&prefix, st, k);
     let truthy = |v: Option<String>| {
         v.is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
     };
@@ -99,10 +93,10 @@ fn pip_install_with(
         pre: truthy(setting(st, "PIP_PRE")) || (is_uv_cmd && setting(st, "UV_PRERELEASE").as_deref() == Some("allow")),
         ..Install::default()
     };
-    let mut no_index = truthy(setting(st, "PIP_NO_INDEX"));
+    let no_index = truthy(setting(st, "PIP_NO_INDEX"));
     // uv's `--torch-backend` (or `UV_TORCH_BACKEND`): `rocmX.Y` picks PyTorch's ROCm index
     // (explicit ROCm backends since astral-sh/uv#14120; `auto` is decided at install time)
-    let mut torch_backend = if is_uv_cmd {
+    let torch_backend = if is_uv_cmd {
         setting(st, "UV_TORCH_BACKEND")
     } else {
         None
@@ -138,7 +132,7 @@ fn pip_install_with(
         prefix: &prefix_sited,
         uv: is_uv_cmd,
     };
-    let mut sites = TorchSites {
+    let sites = TorchSites {
         end: raw[install..].iter().flatten().map(|s| s.end).max().unwrap_or(0),
         companions_pinned: words.iter().any(|w| {
             let l = w.to_ascii_lowercase();
@@ -146,9 +140,75 @@ fn pip_install_with(
         }),
         ..TorchSites::default()
     };
-    let cmd_companions = sites.companions_pinned;
-    let mut sites_ok = raw[install..].iter().all(Option::is_some);
-    let mut i = install + 1;
+    let mut a = Args {
+        cmd_companions: sites.companions_pinned,
+        sites_ok: raw[install..].iter().all(Option::is_some),
+        sites,
+        no_index,
+        torch_backend,
+        download,
+        uv,
+    };
+    read_args(cx, &env, &c[install..], &raw[install..], env_file, &mut inst, &mut a)?;
+    // `PIP_CONSTRAINT=file …`: constraints files like `-c`
+    if let Some(files) = setting(st, "PIP_CONSTRAINT") {
+        for f in files.split_whitespace() {
+            read_requirements(cx, &env, f, c[install].0, &mut inst, true, false)?;
+        }
+    }
+    if let Some(b) = a.torch_backend.as_deref().filter(|b| b.starts_with("rocm"))
+        && inst.index.is_empty()
+    {
+        // `https://download.pytorch.org/whl/` + the backend, as uv maps it
+        inst.index
+            .push(format!("{}/{b}", cx.matrix.torch.index.trim_end_matches('/')));
+        inst.primary = true;
+    }
+    record_others(cx, st, &words, install, &mut inst);
+    torch_install(cx, st, &prefix_sited, inst, a)
+}
+
+/// What the words of a pip command say besides its requirements.
+struct Args {
+    /// Torch's fix sites on the command line.
+    sites: TorchSites,
+    /// Every word of the command is where it was expected in the file (the fix sites hold).
+    sites_ok: bool,
+    /// torchvision or torchaudio pinned on the command line.
+    cmd_companions: bool,
+    /// `--no-index` (or `PIP_NO_INDEX`).
+    no_index: bool,
+    /// uv's `--torch-backend` (or `UV_TORCH_BACKEND`).
+    torch_backend: Option<String>,
+    /// `pip download`: fetched, not installed.
+    download: bool,
+    /// uv's first-index strategy is in effect.
+    uv: bool,
+}
+
+/// A setting of the command's environment: its `NAME=value` prefix first, then ARG/ENV.
+fn setting(prefix: &[PrefixVar], st: &Stage, k: &str) -> Option<String> {
+    prefix
+        .iter()
+        .rev()
+        .find(|p| p.name == k)
+        .map(|p| p.value.clone())
+        .or_else(|| st.vars.get(k).cloned())
+}
+
+/// The words after `install` (`c` and their raw extents in the file, from the `install` word
+/// on): indexes, requirements and constraints files, torch and every other requirement, into
+/// `inst`; torch's fix sites on the command line and the command's settings into `a`.
+fn read_args(
+    cx: &Ctx,
+    env: &RunEnv,
+    c: &[(usize, String)],
+    raw: &[Option<Span>],
+    env_file: Option<&str>,
+    inst: &mut Install,
+    a: &mut Args,
+) -> Result<(), InputProblem> {
+    let mut i = 1;
     while i < c.len() {
         let (off, w) = (&c[i].0, c[i].1.as_str());
         let val = |i: usize| c.get(i + 1).map(|(_, v)| v.clone());
@@ -170,9 +230,9 @@ fn pip_install_with(
                 if matches!(flag, "-i" | "--index-url" | "--extra-index-url") {
                     let fr = raw[flag_at];
                     // the URL's literal, or the literal default of the one variable in it
-                    let url_site = |v: Span| match value_site(cx.text, v, &st.sites) {
+                    let url_site = |v: Span| match value_site(cx.text, v, &env.st.sites) {
                         Some(l) => Some((l, None)),
-                        None => affixed_value_site(cx.text, v, &st.sites).map(|(l, p, q)| (l, Some((p, q)))),
+                        None => affixed_value_site(cx.text, v, &env.st.sites).map(|(l, p, q)| (l, Some((p, q)))),
                     };
                     let site = fr.map(|r| {
                         if i == flag_at {
@@ -184,13 +244,15 @@ fn pip_install_with(
                         }
                     });
                     match site {
-                        Some((f, value)) if cx.text.get(f.start..f.end) == Some(flag) => sites.index.push(IndexSite {
-                            flag: f,
-                            value: value.as_ref().map(|v| v.0),
-                            extra: flag == "--extra-index-url",
-                            affix: value.and_then(|v| v.1),
-                        }),
-                        _ => sites_ok = false,
+                        Some((f, value)) if cx.text.get(f.start..f.end) == Some(flag) => {
+                            a.sites.index.push(IndexSite {
+                                flag: f,
+                                value: value.as_ref().map(|v| v.0),
+                                extra: flag == "--extra-index-url",
+                                affix: value.and_then(|v| v.1),
+                            })
+                        }
+                        _ => a.sites_ok = false,
                     }
                 }
                 match flag {
@@ -210,23 +272,23 @@ fn pip_install_with(
                     }
                     "-f" | "--find-links" => inst.index.push(v),
                     "-r" | "--requirement" => {
-                        read_requirements(cx, &env, &v, *off, &mut inst, false, env_file == Some(v.as_str()))?
+                        read_requirements(cx, env, &v, *off, inst, false, env_file == Some(v.as_str()))?
                     }
-                    "-c" | "--constraint" => read_requirements(cx, &env, &v, *off, &mut inst, true, false)?,
+                    "-c" | "--constraint" => read_requirements(cx, env, &v, *off, inst, true, false)?,
                     _ => {}
                 }
             }
             "--pre" => inst.pre = true,
-            "--no-index" => no_index = true,
-            "--prerelease" if is_uv_cmd => {
+            "--no-index" => a.no_index = true,
+            "--prerelease" if env.uv => {
                 let v = inline.or_else(|| {
                     i += 1;
                     val(i - 1)
                 });
                 inst.pre |= v.as_deref() == Some("allow");
             }
-            "--torch-backend" if is_uv_cmd => {
-                torch_backend = inline.or_else(|| {
+            "--torch-backend" if env.uv => {
+                a.torch_backend = inline.or_else(|| {
                     i += 1;
                     val(i - 1)
                 });
@@ -236,21 +298,21 @@ fn pip_install_with(
                 if let Some(r) = requirement(w) {
                     inst.others.push((r, cx.origin_len(*off, w.len())));
                 } else if let Some((dir, extras)) = local_project(w) {
-                    project_torch(cx, st, dir, &extras, *off, is_uv_cmd, &mut inst);
+                    project_torch(cx, env.st, dir, &extras, *off, env.uv, inst);
                 }
                 let l = w.to_ascii_lowercase();
                 if !["torchvision", "torchaudio", "triton", "pytorch-triton-rocm"]
                     .iter()
                     .any(|c| l.starts_with(c))
                 {
-                    sites.other_packages = true;
+                    a.sites.other_packages = true;
                 }
             }
             _ => {
                 if let Some(t) = torch_spec(w) {
                     match raw[i] {
-                        Some(r) => spec_sites(cx.text, r, &t, &st.sites, &mut sites),
-                        None => sites_ok = false,
+                        Some(r) => spec_sites(cx.text, r, &t, &env.st.sites, &mut a.sites),
+                        None => a.sites_ok = false,
                     }
                     inst.torch = Some((t, *off, TorchFrom::PipInstall));
                     inst.len = w.len();
@@ -263,20 +325,13 @@ fn pip_install_with(
         }
         i += 1;
     }
-    // `PIP_CONSTRAINT=file …`: constraints files like `-c`
-    if let Some(files) = setting(st, "PIP_CONSTRAINT") {
-        for f in files.split_whitespace() {
-            read_requirements(cx, &env, f, c[install].0, &mut inst, true, false)?;
-        }
-    }
-    if let Some(b) = torch_backend.as_deref().filter(|b| b.starts_with("rocm"))
-        && inst.index.is_empty()
-    {
-        // `https://download.pytorch.org/whl/` + the backend, as uv maps it
-        inst.index
-            .push(format!("{}/{b}", cx.matrix.torch.index.trim_end_matches('/')));
-        inst.primary = true;
-    }
+    Ok(())
+}
+
+/// The requirements of the command (torch's own entry too) into the stage, with the indexes
+/// in effect; one that pins torch over a ROCm torch is noted as replacing it.
+fn record_others(cx: &Ctx, st: &mut Stage, words: &[&str], install: usize, inst: &mut Install) {
+    let download = words[install] == "download";
     // the indexes of this command (command line first, then the environment's)
     let cmd_index = {
         let mut v = inst.index.clone();
@@ -332,30 +387,41 @@ fn pip_install_with(
         // torch installed again, explicitly: what it replaced no longer matters
         st.torch_replaced = None;
     }
+}
+
+/// Torch as the command installs (or downloads) it into the stage, with the indexes in effect
+/// and where a fix edits it.
+fn torch_install(
+    cx: &Ctx,
+    st: &mut Stage,
+    prefix: &[PrefixVar],
+    mut inst: Install,
+    a: Args,
+) -> Result<(), InputProblem> {
     let Some((version, off, from)) = inst.torch else {
         // torch required with a pin that a variable without a known value hides: this install
         // replaces whatever torch was there with one rocmcheck cannot know
-        if inst.torch_hidden && !download {
+        if inst.torch_hidden && !a.download {
             st.torch = None;
         }
         return Ok(());
     };
     // unpinned here, and the constraint that would pin it is hidden the same way
     if inst.torch_hidden && version.is_none() && inst.torch_constraint.is_none() {
-        if !download {
+        if !a.download {
             st.torch = None;
         }
         return Ok(());
     }
     let sites =
-        (sites_ok && from == TorchFrom::PipInstall && !matches!(version, Some(TorchSpec::Url(_)))).then_some(sites);
+        (a.sites_ok && from == TorchFrom::PipInstall && !matches!(version, Some(TorchSpec::Url(_)))).then_some(a.sites);
     let file_sites = inst.torch_sites.take();
     let mut index = inst.index;
     let (mut primary, mut extra) = (inst.primary, inst.extra);
     // `PIP_EXTRA_INDEX_URL=… pip install` / `env PIP_INDEX_URL=… pip install`: assignments in
     // front of the command count like ENV, for this command only, and come first.
-    let var = |k: &str| setting(st, k);
-    if index.is_empty() && !no_index {
+    let var = |k: &str| setting(prefix, st, k);
+    if index.is_empty() && !a.no_index {
         for k in [
             "PIP_INDEX_URL",
             "UV_INDEX_URL",
@@ -402,7 +468,7 @@ fn pip_install_with(
     };
     // torchvision/torchaudio pinned on the command line beside the project's torch
     let sites = sites.map(|mut s| {
-        s.companions_pinned |= s.pyproject && cmd_companions;
+        s.companions_pinned |= s.pyproject && a.cmd_companions;
         s
     });
     if let Some(TorchSpec::Url(u)) = &version {
@@ -420,7 +486,7 @@ fn pip_install_with(
             },
             from: Some(from),
             index_urls: index,
-            extra_index_only: extra && !primary && !uv,
+            extra_index_only: extra && !primary && !a.uv,
             pre: inst.pre,
             sites,
             extras: inst.torch_extras,
@@ -433,14 +499,14 @@ fn pip_install_with(
             None => cx.origin(off),
         },
     );
-    if download {
+    if a.download {
         st.downloaded = Some(torch);
         return Ok(());
     }
     // installed from what an earlier `pip download` fetched: `--no-index` with torch unpinned,
     // or a local wheel whose name says no version (`/wheels/torch-*.whl`)
     st.torch = Some(match &st.downloaded {
-        Some(d) if torch.value.version.is_none() && (no_index || local) => d.clone(),
+        Some(d) if torch.value.version.is_none() && (a.no_index || local) => d.clone(),
         _ => torch,
     });
     Ok(())
@@ -801,68 +867,32 @@ pub(crate) fn requirements_file(
     // body there); a build-context file's are its own
     let heredoc = cx.heredoc_file(rel);
     let heredoc = heredoc.as_ref();
-    let in_dockerfile = |s: Span| -> Option<Span> {
-        match heredoc {
-            Some(_) => cx.heredoc_span(rel, s),
-            None => Some(s),
-        }
-    };
-    let shown = cx.shown(rel);
     // a conda environment file: its `pip:` section, at the file's own offsets (a file that does
     // not read was noted by the conda reader)
     let parsed: std::borrow::Cow<str> = if conda_env {
-        match super::conda::pip_section_text(&text) {
+        match super::conda_env::pip_section_text(&text) {
             Some(t) => t.into(),
             None => return Ok(()),
         }
     } else {
         (*text).into()
     };
-    // fix sites, when torch is required here: hash-checked files are never edited (a new pin
-    // or index would not match the recorded hashes), nor is an environment file (YAML)
-    let hashed = conda_env || text.contains("--hash");
-    let mut here: Option<(TorchSites, Origin)> = None;
-    let mut index_here: Vec<(IndexSite, String)> = Vec::new();
-    let (mut companions, mut others_here) = (false, false);
+    let file = ReqFile {
+        rel,
+        text: &text,
+        heredoc,
+        shown: cx.shown(rel),
+        used,
+        // fix sites, when torch is required here: hash-checked files are never edited (a new
+        // pin or index would not match the recorded hashes), nor is an environment file (YAML)
+        hashed: conda_env || text.contains("--hash"),
+        constraint,
+        off,
+    };
+    let mut found = Found::default();
     for e in requirements::parse(&parsed) {
         match e {
-            requirements::Entry::Index {
-                primary,
-                url,
-                flag,
-                value,
-            } => {
-                let raw = url.clone();
-                let x = expand_value(cx, env, heredoc, &url, off, true)?;
-                // an index named through a variable without a known value stays as written: an
-                // index is in effect, which one is not known
-                let url = if x.unknown.is_empty() { x.text } else { raw.clone() };
-                // a URL written with a variable is edited where the variable's value is
-                // written, when that is in the same file
-                let value = match heredoc {
-                    Some(_) => {
-                        in_dockerfile(value).and_then(|v| value_site(cx.text, v, &variable_sites(env, heredoc, &raw)))
-                    }
-                    None => (!raw.contains('$')).then_some(value),
-                };
-                if let Some(flag) = in_dockerfile(flag) {
-                    index_here.push((
-                        IndexSite {
-                            flag,
-                            value,
-                            extra: !primary,
-                            affix: None,
-                        },
-                        url.clone(),
-                    ));
-                }
-                if primary {
-                    inst.primary = true;
-                } else {
-                    inst.extra = true;
-                }
-                inst.index.push(url);
-            }
+            e @ requirements::Entry::Index { .. } => index_entry(cx, env, &file, e, inst, &mut found)?,
             requirements::Entry::FindLinks(u) => inst.index.push(expand_value(cx, env, heredoc, &u, off, true)?.text),
             requirements::Entry::NoIndex => {}
             requirements::Entry::Pre => inst.pre = true,
@@ -900,107 +930,216 @@ pub(crate) fn requirements_file(
                     seen,
                 )?;
             }
-            requirements::Entry::Requirement { text: raw, at, marker } => {
-                if marker.as_deref().is_some_and(requirements::excludes_image) {
-                    continue;
-                }
-                let origin = || cx.read_origin(rel, &text, at);
-                // uv expands a requirement's URL (`name @ https://…`), not its version specifier
-                let url_req = raw.contains("://") || raw.contains(" @") || raw.contains("@ ");
-                let x = expand_value(cx, env, heredoc, &raw, off, !env.uv || url_req)?;
-                let req = x.text;
-                let is_torch = torch_spec(&req).is_some();
-                if req.contains('$') || !x.unknown.is_empty() {
-                    // a variable without a value rocmcheck knows (or a form pip does not expand):
-                    // what this line installs is not known; nothing is guessed
-                    if is_torch {
-                        inst.torch_hidden = true;
-                        if constraint {
-                            inst.torch_constraint = None;
-                        } else {
-                            inst.torch = None;
-                            inst.torch_origin = None;
-                            inst.torch_sites = None;
-                            here = None;
-                        }
-                        cx.note(
-                            rel,
-                            used,
-                            Sourced::new(hidden_pin_note(&raw, &x.unknown, heredoc.is_some(), env.uv), origin()),
-                        );
-                    }
-                    continue;
-                }
-                match torch_spec(&req) {
-                    Some(Some(TorchSpec::Pinned(v))) if constraint => {
-                        inst.torch_constraint = Some((v, origin()));
-                    }
-                    Some(_) if constraint => {}
-                    Some(spec) => {
-                        inst.torch_sites = None;
-                        here = None;
-                        let line_start = text[..at.start].rfind('\n').map_or(0, |i| i + 1);
-                        let placed = in_dockerfile(at).zip(in_dockerfile(Span::new(line_start, line_start)));
-                        if let Some((at_f, line_f)) = placed
-                            && !hashed
-                            && !matches!(spec, Some(TorchSpec::Url(_)))
-                        {
-                            // a new option line goes at the start of the torch line (in a
-                            // heredoc, before the tabs `<<-` removes)
-                            let end = match heredoc {
-                                Some(_) => cx.text[..line_f.start].rfind('\n').map_or(0, |i| i + 1),
-                                None => line_f.start,
-                            };
-                            let mut ts = TorchSites {
-                                path: heredoc.is_none().then(|| shown.clone()),
-                                own_line: true,
-                                end,
-                                ..TorchSites::default()
-                            };
-                            // a pin written with a variable is edited where its value is
-                            // written: an ARG/ENV default in the Dockerfile, as for a RUN line
-                            // (none for a build-context file: the edit would be in another file)
-                            match heredoc {
-                                Some(_) => {
-                                    spec_sites(cx.text, at_f, &spec, &variable_sites(env, heredoc, &raw), &mut ts)
-                                }
-                                None => spec_sites(&text, at_f, &spec, &Sites::new(), &mut ts),
-                            }
-                            here = Some((ts, origin()));
-                        }
-                        inst.torch_hidden = false;
-                        inst.torch = Some((spec, off, TorchFrom::Requirements));
-                        inst.torch_origin = Some(origin());
-                        inst.torch_extras = requirement(&req).map(|r| r.extras).unwrap_or_default();
-                        if let Some(r) = requirement(&req) {
-                            inst.others.push((r, origin()));
-                        }
-                    }
-                    None if !constraint => {
-                        let l = req.to_ascii_lowercase();
-                        if l.starts_with("torchvision") || l.starts_with("torchaudio") {
-                            companions |= l.contains("==");
-                        } else if !["triton", "pytorch-triton-rocm"].iter().any(|c| l.starts_with(c)) {
-                            others_here = true;
-                        }
-                        if let Some(r) = requirement(&req) {
-                            inst.others.push((r, origin()));
-                        }
-                    }
-                    None => {}
-                }
-            }
+            e @ requirements::Entry::Requirement { .. } => requirement_entry(cx, env, &file, e, inst, &mut found)?,
         }
     }
     // torch is still the one required here (a nested file may have required another)
-    if let Some((mut ts, o)) = here
+    if let Some((mut ts, o)) = found.here
         && inst.torch_origin.as_ref() == Some(&o)
     {
-        ts.companions_pinned = companions;
-        ts.other_packages = others_here;
-        let (sites, urls): (Vec<IndexSite>, Vec<String>) = index_here.into_iter().unzip();
+        ts.companions_pinned = found.companions;
+        ts.other_packages = found.others_here;
+        let (sites, urls): (Vec<IndexSite>, Vec<String>) = found.index_here.into_iter().unzip();
         ts.index = sites;
         inst.torch_sites = Some((ts, urls));
+    }
+    Ok(())
+}
+
+/// A requirements or constraints file being read.
+struct ReqFile<'a> {
+    /// Its path in the build context (or its heredoc key).
+    rel: &'a str,
+    text: &'a str,
+    /// The heredoc that writes it, when one does.
+    heredoc: Option<&'a HeredocFile>,
+    /// Its path as shown.
+    shown: String,
+    /// What reads it (`pip install -r`, …).
+    used: &'static str,
+    /// Never edited: hash-checked, or a conda environment file.
+    hashed: bool,
+    /// Read as constraints (`-c`).
+    constraint: bool,
+    /// Where the install command that reads it is in the Dockerfile.
+    off: usize,
+}
+
+impl ReqFile<'_> {
+    /// A span of the file as a span of the Dockerfile, for a heredoc file (a build-context
+    /// file's spans are its own).
+    fn in_dockerfile(&self, cx: &Ctx, s: Span) -> Option<Span> {
+        match self.heredoc {
+            Some(_) => cx.heredoc_span(self.rel, s),
+            None => Some(s),
+        }
+    }
+}
+
+/// What a requirements file holds for torch's fix sites, as it is read.
+#[derive(Default)]
+struct Found {
+    /// Torch's fix sites when it is required in this file, and where.
+    here: Option<(TorchSites, Origin)>,
+    /// The index options of the file, each with its URL.
+    index_here: Vec<(IndexSite, String)>,
+    /// torchvision or torchaudio pinned in the file.
+    companions: bool,
+    /// Other packages required in the file.
+    others_here: bool,
+}
+
+/// An index option (`--index-url`, `--extra-index-url`) of a requirements file.
+fn index_entry(
+    cx: &Ctx,
+    env: &RunEnv,
+    f: &ReqFile,
+    e: requirements::Entry,
+    inst: &mut Install,
+    found: &mut Found,
+) -> Result<(), InputProblem> {
+    let requirements::Entry::Index {
+        primary,
+        url,
+        flag,
+        value,
+    } = e
+    else {
+        return Ok(());
+    };
+    let raw = url.clone();
+    let x = expand_value(cx, env, f.heredoc, &url, f.off, true)?;
+    // an index named through a variable without a known value stays as written: an
+    // index is in effect, which one is not known
+    let url = if x.unknown.is_empty() { x.text } else { raw.clone() };
+    // a URL written with a variable is edited where the variable's value is
+    // written, when that is in the same file
+    let value = match f.heredoc {
+        Some(_) => f
+            .in_dockerfile(cx, value)
+            .and_then(|v| value_site(cx.text, v, &variable_sites(env, f.heredoc, &raw))),
+        None => (!raw.contains('$')).then_some(value),
+    };
+    if let Some(flag) = f.in_dockerfile(cx, flag) {
+        found.index_here.push((
+            IndexSite {
+                flag,
+                value,
+                extra: !primary,
+                affix: None,
+            },
+            url.clone(),
+        ));
+    }
+    if primary {
+        inst.primary = true;
+    } else {
+        inst.extra = true;
+    }
+    inst.index.push(url);
+    Ok(())
+}
+
+/// A requirement line of a requirements or constraints file: torch (its pin or constraint, fix
+/// sites, a pin a variable hides) or another package.
+fn requirement_entry(
+    cx: &Ctx,
+    env: &RunEnv,
+    f: &ReqFile,
+    e: requirements::Entry,
+    inst: &mut Install,
+    found: &mut Found,
+) -> Result<(), InputProblem> {
+    let requirements::Entry::Requirement { text: raw, at, marker } = e else {
+        return Ok(());
+    };
+    if marker.as_deref().is_some_and(requirements::excludes_image) {
+        return Ok(());
+    }
+    let origin = || cx.read_origin(f.rel, f.text, at);
+    // uv expands a requirement's URL (`name @ https://…`), not its version specifier
+    let url_req = raw.contains("://") || raw.contains(" @") || raw.contains("@ ");
+    let x = expand_value(cx, env, f.heredoc, &raw, f.off, !env.uv || url_req)?;
+    let req = x.text;
+    let is_torch = torch_spec(&req).is_some();
+    if req.contains('$') || !x.unknown.is_empty() {
+        // a variable without a value rocmcheck knows (or a form pip does not expand):
+        // what this line installs is not known; nothing is guessed
+        if is_torch {
+            inst.torch_hidden = true;
+            if f.constraint {
+                inst.torch_constraint = None;
+            } else {
+                inst.torch = None;
+                inst.torch_origin = None;
+                inst.torch_sites = None;
+                found.here = None;
+            }
+            cx.note(
+                f.rel,
+                f.used,
+                Sourced::new(hidden_pin_note(&raw, &x.unknown, f.heredoc.is_some(), env.uv), origin()),
+            );
+        }
+        return Ok(());
+    }
+    match torch_spec(&req) {
+        Some(Some(TorchSpec::Pinned(v))) if f.constraint => {
+            inst.torch_constraint = Some((v, origin()));
+        }
+        Some(_) if f.constraint => {}
+        Some(spec) => {
+            inst.torch_sites = None;
+            found.here = None;
+            let line_start = f.text[..at.start].rfind('\n').map_or(0, |i| i + 1);
+            let placed = f
+                .in_dockerfile(cx, at)
+                .zip(f.in_dockerfile(cx, Span::new(line_start, line_start)));
+            if let Some((at_f, line_f)) = placed
+                && !f.hashed
+                && !matches!(spec, Some(TorchSpec::Url(_)))
+            {
+                // a new option line goes at the start of the torch line (in a
+                // f.heredoc, before the tabs `<<-` removes)
+                let end = match f.heredoc {
+                    Some(_) => cx.text[..line_f.start].rfind('\n').map_or(0, |i| i + 1),
+                    None => line_f.start,
+                };
+                let mut ts = TorchSites {
+                    path: f.heredoc.is_none().then(|| f.shown.clone()),
+                    own_line: true,
+                    end,
+                    ..TorchSites::default()
+                };
+                // a pin written with a variable is edited where its value is
+                // written: an ARG/ENV default in the Dockerfile, as for a RUN line
+                // (none for a build-context file: the edit would be in another file)
+                match f.heredoc {
+                    Some(_) => spec_sites(cx.text, at_f, &spec, &variable_sites(env, f.heredoc, &raw), &mut ts),
+                    None => spec_sites(f.text, at_f, &spec, &Sites::new(), &mut ts),
+                }
+                found.here = Some((ts, origin()));
+            }
+            inst.torch_hidden = false;
+            inst.torch = Some((spec, f.off, TorchFrom::Requirements));
+            inst.torch_origin = Some(origin());
+            inst.torch_extras = requirement(&req).map(|r| r.extras).unwrap_or_default();
+            if let Some(r) = requirement(&req) {
+                inst.others.push((r, origin()));
+            }
+        }
+        None if !f.constraint => {
+            let l = req.to_ascii_lowercase();
+            if l.starts_with("torchvision") || l.starts_with("torchaudio") {
+                found.companions |= l.contains("==");
+            } else if !["triton", "pytorch-triton-rocm"].iter().any(|c| l.starts_with(c)) {
+                found.others_here = true;
+            }
+            if let Some(r) = requirement(&req) {
+                inst.others.push((r, origin()));
+            }
+        }
+        None => {}
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! own ROCm packages (Debian/Ubuntu `libamdhip64-*`, `hipcc`, `rocm-smi`, …) whose version is
 //! the distribution's.
 
-use crate::dockerfile::resolve::{Ctx, Stage};
+use crate::dockerfile::stage::{Ctx, Stage};
 use crate::facts::{RocmFrom, RocmInstall, Sourced};
 
 /// The ROCm installs of a RUN command (`text` as written at byte `base`, `sub` with ARG/ENV

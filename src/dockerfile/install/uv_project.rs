@@ -5,7 +5,7 @@ use super::pip::{TorchSpec, requirement, toml_problem, torch_spec, wheel_version
 use super::uv;
 use crate::dockerfile::context::{MAX_LOCK_BYTES, heredoc_index, join_path};
 use crate::dockerfile::parse::InputProblem;
-use crate::dockerfile::resolve::{Ctx, Stage};
+use crate::dockerfile::stage::{Ctx, Stage};
 use crate::facts::{Sourced, TorchFacts, TorchFrom, TorchSites, UvLock, UvProject};
 use std::rc::Rc;
 
