@@ -9,7 +9,7 @@ fn readme_rule_table_is_fresh() {
     let readme = std::fs::read_to_string("README.md").unwrap();
     let s = readme.find(START).expect("README has the rules:start marker") + START.len();
     let e = readme[s..].find(END).expect("README has the rules:end marker") + s;
-    let table = rocmcheck::cli::rules::markdown_table();
+    let table = rocmcheck::commands::rules::markdown_table();
     if readme[s..e] != table {
         if std::env::var_os("UPDATE_README").is_some() {
             std::fs::write("README.md", format!("{}{}{}", &readme[..s], table, &readme[e..])).unwrap();
