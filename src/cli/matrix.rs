@@ -189,8 +189,6 @@ pub struct BundleArgs {
 }
 
 /// Runs `rocmcheck matrix`.
-
-/// Runs `rocmcheck matrix`.
 pub fn run(g: &Globals, a: MatrixArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
     match a.action {
         Action::Validate => return Ok(cmd::validate(g.matrix_dir.as_deref(), out, err)?),

@@ -169,8 +169,6 @@ impl From<ChannelArg> for Channel {
     }
 }
 
-/// Export formats.
-
 /// `--rocm`: a ROCm version the matrix records.
 pub fn rocm_arg(m: &Matrix, s: &str) -> Result<Version, String> {
     let v = RocmVersion::parse(s).map_err(|e| e.to_string())?.version;
