@@ -1,7 +1,7 @@
 //! `.rocmcheck.yaml`: targets, ignored rules, severity overrides, failure threshold, and the
 //! team's own smoke checks (`smoke.checks`).
 //!
-//! Read once, in `cli::resolve_policy`, merged with command-line flags (flags win).
+//! Read once, in [`crate::commands::load_config`], merged with command-line flags (flags win).
 
 use crate::finding::Severity;
 use crate::policy::Policy;

@@ -87,12 +87,12 @@ pub struct Fetched {
 /// [`MAX_BYTES`]. `Link: rel="next"` is followed only to the API's own origin, so the token
 /// is never sent elsewhere.
 pub async fn issue_inputs(api: &str, issue: &IssueRef, token: Option<&str>) -> Result<Fetched, String> {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(30))
-        .user_agent(concat!("rocmcheck/", env!("CARGO_PKG_VERSION"), " (triage)"))
-        .build()
-        .map_err(|e| format!("cannot create the HTTP client: {e}"))?;
+    let client = crate::http::client(&crate::http::ClientOptions {
+        purpose: "triage",
+        timeout: Duration::from_secs(30),
+        connect_timeout: None,
+        redirects: None,
+    })?;
     let api = api.trim_end_matches('/');
     let base = format!("{api}/repos/{}/{}/issues/{}", issue.owner, issue.repo, issue.number);
     let (body, _) = get(&client, &base, token).await?;

@@ -15,11 +15,15 @@
 //! severities; renderers only render. Layers read top-down: [`finding`] (findings and rule
 //! metadata) knows nothing of [`rules`]; [`matrix`] is validated, read-only knowledge, and the
 //! side-effecting modules ([`probe`], [`docker`], [`sync`] for network reads) sit beside it.
+//! On top, [`commands`] are the commands as library functions (typed options in, a report
+//! rendered and a typed error out); [`cli`] only parses arguments into them. Every runtime and
+//! HTTP client comes from [`http`].
 #![deny(missing_docs)]
 // Nested `if let` reads better than let-chains in the validation and probing code.
 #![allow(clippy::collapsible_if)]
 
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod data;
 pub mod docker;
@@ -29,6 +33,7 @@ pub mod facts;
 pub mod finding;
 pub mod fix;
 pub mod github;
+pub mod http;
 pub mod input;
 pub mod matrix;
 pub mod online;

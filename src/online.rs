@@ -119,18 +119,14 @@ fn get_cached(opts: &Options, url: &str) -> Result<(Vec<u8>, bool, &'static str)
         }
     }
     let etag = cached.as_ref().and_then(|(m, _)| m.etag.clone());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let rt = crate::http::runtime().map_err(|e| format!("cannot start the runtime: {e}"))?;
     let resp = rt.block_on(async {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .timeout(opts.timeout)
-            .connect_timeout(opts.timeout)
-            .user_agent(concat!("rocmcheck/", env!("CARGO_PKG_VERSION"), " (--online)"))
-            .build()
-            .map_err(|e| format!("cannot create the HTTP client: {e}"))?;
+        let client = crate::http::client(&crate::http::ClientOptions {
+            purpose: "--online",
+            timeout: opts.timeout,
+            connect_timeout: Some(opts.timeout),
+            redirects: None,
+        })?;
         let mut req = client.get(url).header(
             reqwest::header::ACCEPT,
             "application/vnd.pypi.simple.v1+json, text/html;q=0.1",

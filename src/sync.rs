@@ -251,15 +251,12 @@ enum Attempt {
 
 impl Fetcher {
     fn new(opts: &Options) -> Result<Fetcher, String> {
-        // reqwest is built without a default crypto provider; install ring once per process.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .timeout(opts.timeout)
-            .connect_timeout(opts.timeout)
-            .user_agent(concat!("rocmcheck/", env!("CARGO_PKG_VERSION"), " (matrix sync)"))
-            .redirect(reqwest::redirect::Policy::limited(5))
-            .build()
-            .map_err(|e| format!("cannot create the HTTP client: {e}"))?;
+        let client = crate::http::client(&crate::http::ClientOptions {
+            purpose: "matrix sync",
+            timeout: opts.timeout,
+            connect_timeout: Some(opts.timeout),
+            redirects: Some(5),
+        })?;
         Ok(Fetcher {
             client,
             opts: opts.clone(),

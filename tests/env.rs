@@ -5,7 +5,7 @@
 
 mod support;
 
-use rocmcheck::cli::env::evaluate;
+use rocmcheck::commands::env::evaluate;
 use rocmcheck::matrix::Matrix;
 use rocmcheck::policy::Policy;
 use rocmcheck::probe::{FakeRunner, ProbeOptions, RunOutcome, RunStatus, probe_all};

@@ -649,7 +649,7 @@ fn mutated_pastes_never_panic() {
                 }],
                 m,
             );
-            let report = rocmcheck::cli::triage::evaluate(&t, &[], m, &rocmcheck::policy::Policy::default());
+            let report = rocmcheck::commands::triage::evaluate(&t, &[], m, &rocmcheck::policy::Policy::default());
             let mut sink = Vec::new();
             rocmcheck::report::renderer(rocmcheck::report::Format::Markdown, false)
                 .render(&report, &mut sink)

@@ -182,7 +182,7 @@ fn run_dir(dir: &Path) -> Result<(), String> {
             }
         ));
         // Every paste is also rendered in every format without error.
-        let report = rocmcheck::cli::triage::evaluate(&t, &[], m, &rocmcheck::policy::Policy::default());
+        let report = rocmcheck::commands::triage::evaluate(&t, &[], m, &rocmcheck::policy::Policy::default());
         for f in [
             rocmcheck::report::Format::Human,
             rocmcheck::report::Format::Json,

@@ -26,7 +26,7 @@ pub fn run(data: &[u8]) {
         }],
         m,
     );
-    let report = rocmcheck::cli::triage::evaluate(&t, &[], m, &rocmcheck::policy::Policy::default());
+    let report = rocmcheck::commands::triage::evaluate(&t, &[], m, &rocmcheck::policy::Policy::default());
     let mut sink = Vec::new();
     let _ = rocmcheck::report::renderer(rocmcheck::report::Format::Markdown, false).render(&report, &mut sink);
 }

@@ -13,6 +13,7 @@ pub mod rules;
 pub mod smoke;
 pub mod triage;
 
+use crate::commands::Failure;
 use crate::exit::ExitStatus;
 use crate::matrix::Matrix;
 pub use crate::report::{human_table, table_width, wrap_to_width};
@@ -80,6 +81,24 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
     /// Print the man page (roff), or write one page per subcommand with --out-dir.
     Man(completions::ManArgs),
+}
+
+/// The policy flags of the checking commands (`env`, `lint`, `triage`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct PolicyArgs {
+    /// Exit 1 when a finding is at least this severe.
+    #[arg(long, value_name = "SEVERITY", value_parser = parse_severity)]
+    pub fail_on: Option<crate::finding::Severity>,
+    /// Rule codes or names to ignore (repeatable, or comma-separated).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Configuration file (default: `.rocmcheck.yaml` in this directory or above).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+fn parse_severity(s: &str) -> Result<crate::finding::Severity, String> {
+    crate::finding::Severity::parse(s).ok_or_else(|| format!("`{s}`: expected error, warning or info"))
 }
 
 /// What every subcommand gets.
@@ -175,27 +194,35 @@ impl Globals {
     }
 }
 
-/// The configuration a checking command starts from: `--config FILE`, else `.rocmcheck.yaml` found
-/// upwards, its targets checked against the matrix; plus `--ignore` from the command line, each
-/// checked against the rule registry (a typo is a usage error with "did you mean").
-/// On error it is written to `err` and `Err(ExitStatus::Error)` returned.
+/// The configuration a checking command starts from ([`crate::commands::load_config`]). On
+/// error it is written to `err` and `Err(ExitStatus::Error)` returned.
 pub fn load_config(
     explicit: Option<&std::path::Path>,
     matrix: &Matrix,
     ignore: &[String],
     err: &mut dyn Write,
 ) -> Result<crate::config::Config, ExitStatus> {
-    let fail = |err: &mut dyn Write, m: String| {
-        let _ = writeln!(err, "error: {m}");
+    crate::commands::load_config(explicit, matrix, ignore).map_err(|e| {
+        let _ = writeln!(err, "error: {e}");
         ExitStatus::Error
-    };
-    let mut c = crate::config::Config::load_or_discover(explicit).map_err(|e| fail(err, e.to_string()))?;
-    c.check_targets(matrix).map_err(|e| fail(err, e.to_string()))?;
-    for i in ignore.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-        let code = crate::rules::resolve(i).map_err(|m| fail(err, format!("--ignore {i}: {m}")))?;
-        c.policy.ignore.insert(code.to_string());
+    })
+}
+
+/// A command's error: a usage or input error is stated on `err` (exit 2); a failure writing the
+/// output is passed on.
+pub fn fail<E: Failure>(e: E, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    match e.passed_on() {
+        Ok(e) => Err(anyhow::Error::from_boxed(e)),
+        Err(e) => {
+            writeln!(err, "error: {e}")?;
+            Ok(ExitStatus::Error)
+        }
     }
-    Ok(c)
+}
+
+/// A command's outcome: its status, or its error through [`fail`].
+pub fn finish<E: Failure>(r: Result<ExitStatus, E>, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    r.or_else(|e| fail(e, err))
 }
 
 /// Runs the parsed command. `out` is stdout, `err` stderr.

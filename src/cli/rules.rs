@@ -27,24 +27,6 @@ pub enum RulesFormat {
     Markdown,
 }
 
-/// The Markdown rules table (the README's table is generated from this and a test keeps it fresh).
-pub fn markdown_table() -> String {
-    let mut s = String::from("| code | name | severity | scope | what it finds |\n| --- | --- | --- | --- | --- |\n");
-    for r in rules::all() {
-        let m = r.meta();
-        let scope = match m.scope {
-            rules::Scope::Env => "env",
-            rules::Scope::Lint => "lint",
-            rules::Scope::Both => "env, lint",
-        };
-        s.push_str(&format!(
-            "| {} | `{}` | {} | {} | {} |\n",
-            m.code, m.name, m.severity, scope, m.summary
-        ));
-    }
-    s
-}
-
 /// Runs `rocmcheck rules`.
 pub fn run(_g: &Globals, a: RulesArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<ExitStatus> {
     if let Some(name) = a.explain {
@@ -79,7 +61,7 @@ pub fn run(_g: &Globals, a: RulesArgs, out: &mut dyn Write, err: &mut dyn Write)
             serde_json::to_writer_pretty(&mut *out, &metas)?;
             writeln!(out)?;
         }
-        RulesFormat::Markdown => write!(out, "{}", markdown_table())?,
+        RulesFormat::Markdown => write!(out, "{}", crate::commands::rules::markdown_table())?,
         RulesFormat::Table => {
             let mut t = super::human_table(comfy_table::presets::UTF8_BORDERS_ONLY);
             t.set_header(["code", "name", "severity", "scope", "what it finds"]);
