@@ -889,8 +889,10 @@ fn torch_from(
     known_gfx: &HashSet<String>,
     rocm: &[RocmRelease],
 ) -> TorchTable {
-    let mut torch = TorchTable::default();
-    torch.index = f.index.trim_end_matches('/').to_string();
+    let mut torch = TorchTable {
+        index: f.index.trim_end_matches('/').to_string(),
+        ..TorchTable::default()
+    };
     let mut ids = HashSet::new();
     for (i, a) in f.arch_lists.iter().enumerate() {
         let at = src.entry("id", i);
