@@ -318,6 +318,43 @@ pub struct RocmInstall {
     pub torch_loads: bool,
 }
 
+impl RocmInstall {
+    /// An install of `version` found by `from`, with nothing else known (no path, no probed
+    /// kernel lists, links or targets).
+    pub fn new(version: impl Into<String>, from: RocmFrom) -> RocmInstall {
+        RocmInstall {
+            version: version.into(),
+            from,
+            path: None,
+            rocblas_gfx: Vec::new(),
+            hipblaslt_gfx: Vec::new(),
+            via: Vec::new(),
+            targets: Vec::new(),
+            torch_loads: false,
+        }
+    }
+}
+
+/// An image reference split into the repository as written (registry kept), the tag and the
+/// digest: `ghcr.io/rocm/x:7.1@sha256:…` → (`ghcr.io/rocm/x`, `7.1`, `sha256:…`). A registry's
+/// port (`localhost:5000/x`) is not a tag.
+pub fn split_image_ref(reference: &str) -> (&str, Option<&str>, Option<&str>) {
+    let (rest, digest) = match reference.split_once('@') {
+        Some((r, d)) => (r, Some(d)),
+        None => (reference, None),
+    };
+    let slash = rest.rfind('/').map_or(0, |p| p + 1);
+    match rest[slash..].rfind(':') {
+        Some(c) => (&rest[..slash + c], Some(&rest[slash + c + 1..]), digest),
+        None => (rest, None, digest),
+    }
+}
+
+/// Bytes as GiB with `decimals` decimals (`1.50 GiB`).
+pub fn gib(bytes: f64, decimals: usize) -> String {
+    format!("{:.decimals$} GiB", bytes / (1u64 << 30) as f64)
+}
+
 /// The base image of a Dockerfile stage.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BaseImage {
@@ -325,6 +362,10 @@ pub struct BaseImage {
     pub reference: String,
     /// Repository part (`rocm/dev-ubuntu-22.04`, registry and `docker.io/library/` removed).
     pub repository: String,
+    /// The repository as written, registry kept, without tag or digest
+    /// (`ghcr.io/rocm/therock-dev`, `docker.io/rocm/pytorch`).
+    #[serde(default)]
+    pub written_repo: String,
     /// Tag, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,

@@ -34,21 +34,7 @@ fn docker_ready() -> bool {
         support::base_image(PY, "bookworm", &[]);
         support::base_image(HIP, "trixie", &["libamdhip64-5", "libhipblas0"]);
         // An image without python3 at all: an empty filesystem, imported.
-        if !docker(&["image", "inspect", NOPY]).status.success() {
-            let mut child = Command::new("docker")
-                .args(["import", "-c", "LABEL org.rocmcheck.test=1", "-", NOPY])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .spawn()
-                .unwrap();
-            let empty_tar = vec![0u8; 1024];
-            std::io::Write::write_all(child.stdin.as_mut().unwrap(), &empty_tar).unwrap();
-            drop(child.stdin.take());
-            assert!(
-                child.wait().unwrap().success(),
-                "docker import of the empty image failed"
-            );
-        }
+        support::empty_image(NOPY);
         true
     })
 }

@@ -8,13 +8,14 @@
 //! Docker unreachable → these tests FAIL, unless `ROCMCHECK_SKIP_DOCKER=1` is set (then they
 //! print a loud notice and check nothing).
 
-#[path = "support/pty_ctrl_c.rs"]
-mod pty_ctrl_c;
+#[path = "support/pty.rs"]
+mod pty;
+mod support;
 
 use serde_json::Value;
-use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
+use support::Scope;
 
 const PY: &str = "rocmcheck-test/debian-python:bookworm";
 const NOPY: &str = "rocmcheck-test/no-python:empty";
@@ -22,114 +23,29 @@ const NOPY: &str = "rocmcheck-test/no-python:empty";
 static SERIAL: Mutex<()> = Mutex::new(());
 static READY: OnceLock<bool> = OnceLock::new();
 
-fn docker(args: &[&str]) -> Output {
-    Command::new("docker").args(args).output().expect("run docker")
-}
-
-fn lines(o: Output) -> Vec<String> {
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
-#[allow(clippy::disallowed_macros)]
 fn docker_ready() -> bool {
     *READY.get_or_init(|| {
-        if std::env::var("ROCMCHECK_SKIP_DOCKER").as_deref() == Ok("1") {
-            eprintln!("\n!!! ROCMCHECK_SKIP_DOCKER=1: the Ctrl-C tests against Docker were NOT run. !!!\n");
+        if !support::docker_gate("the Ctrl-C tests against Docker") {
             return false;
         }
-        let info = docker(&["info", "--format", "{{.ServerVersion}}"]);
-        assert!(
-            info.status.success(),
-            "Docker is not reachable ({}); set ROCMCHECK_SKIP_DOCKER=1 to skip knowingly",
-            String::from_utf8_lossy(&info.stderr).trim()
-        );
-        let root = env!("CARGO_MANIFEST_DIR");
-        let st = Command::new(format!("{root}/tests/support/make-base-image.sh"))
-            .args([PY, "bookworm"])
-            .status()
-            .expect("run make-base-image.sh");
-        assert!(st.success(), "make-base-image.sh {PY} failed");
-        if !docker(&["image", "inspect", NOPY]).status.success() {
-            let mut child = Command::new("docker")
-                .args(["import", "-c", "LABEL org.rocmcheck.test=1", "-", NOPY])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .spawn()
-                .unwrap();
-            std::io::Write::write_all(child.stdin.as_mut().unwrap(), &[0u8; 1024]).unwrap();
-            drop(child.stdin.take());
-            assert!(
-                child.wait().unwrap().success(),
-                "docker import of the empty image failed"
-            );
-        }
+        support::base_image(PY, "bookworm", &[]);
+        support::empty_image(NOPY);
         true
     })
 }
 
-struct Scope {
-    id: String,
-    prefix: String,
-    dir: tempfile::TempDir,
+/// The scope of the test `name`: its label and tag prefix carry this process's id.
+fn scope(name: &str) -> Scope {
+    let label = format!("int-{name}-{}", std::process::id());
+    Scope::new(label.clone(), format!("rocmcheck-test/{label}"))
 }
 
-impl Scope {
-    fn new(name: &str) -> Scope {
-        Scope {
-            id: format!("int-{name}-{}", std::process::id()),
-            prefix: format!("rocmcheck-test/int-{name}-{}", std::process::id()),
-            dir: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_rocmcheck"));
-        c.args(args)
-            .env("ROCMCHECK_TEST_LABEL", &self.id)
-            .env("NO_COLOR", "1")
-            .current_dir(self.dir.path());
-        c
-    }
-
-    fn containers(&self) -> Vec<String> {
-        lines(docker(&[
-            "ps",
-            "-aq",
-            "--filter",
-            &format!("label=org.rocmcheck.test-id={}", self.id),
-        ]))
-    }
-
-    /// Containers whose command holds `marker` (a build's `RUN`, which carries no label).
-    fn containers_running(&self, marker: &str) -> Vec<String> {
-        lines(docker(&["ps", "-a", "--no-trunc", "--format", "{{.ID}} {{.Command}}"]))
-            .into_iter()
-            .filter(|l| l.contains(marker))
-            .collect()
-    }
-
-    fn remove_images(&self) {
-        let tags = lines(docker(&[
-            "images",
-            "--filter",
-            &format!("reference={}", self.prefix),
-            "--format",
-            "{{.Repository}}:{{.Tag}}",
-        ]));
-        let untagged = lines(docker(&[
-            "images",
-            "-q",
-            "--filter",
-            &format!("label=org.rocmcheck.test-id={}", self.id),
-        ]));
-        for t in tags.iter().chain(&untagged) {
-            let _ = docker(&["rmi", "-f", t]);
-        }
-    }
+/// Containers whose command holds `marker` (a build's `RUN`, which carries no label).
+fn containers_running(marker: &str) -> Vec<String> {
+    support::docker_lines(&["ps", "-a", "--no-trunc", "--format", "{{.ID}} {{.Command}}"])
+        .into_iter()
+        .filter(|l| l.contains(marker))
+        .collect()
 }
 
 fn json(stdout: &str) -> Value {
@@ -147,11 +63,11 @@ fn eventually(what: &str, mut f: impl FnMut() -> bool) {
 
 #[test]
 fn ctrl_c_during_build_keeps_the_finished_builds_and_the_cut_build_is_gone() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = support::serial(&SERIAL);
     if !docker_ready() {
         return;
     }
-    let s = Scope::new("build");
+    let s = scope("build");
     let marker = format!("sleep 1{}", std::process::id() % 1000 + 200);
     std::fs::write(
         s.dir.path().join("quick.Dockerfile"),
@@ -181,9 +97,9 @@ fn ctrl_c_during_build_keeps_the_finished_builds_and_the_cut_build_is_gone() {
         "json",
     ]);
     // ^C once the slow build's RUN is running (quick, built first with --jobs 1, has finished)
-    let r = pty_ctrl_c::run_and_interrupt(
+    let r = pty::run_and_interrupt(
         &mut cmd,
-        |_| !s.containers_running(&marker).is_empty(),
+        |_| !containers_running(&marker).is_empty(),
         Duration::from_secs(120),
     );
     assert!(r.sent, "the slow build never started; terminal:\n{}", r.terminal);
@@ -208,29 +124,28 @@ fn ctrl_c_during_build_keeps_the_finished_builds_and_the_cut_build_is_gone() {
     );
     // the cut build's container goes with its connection (the daemon cancels it; forcerm)
     eventually("the cut build's container is removed", || {
-        s.containers_running(&marker).is_empty()
+        containers_running(&marker).is_empty()
     });
     let slow_tag = format!("{}:slow", s.prefix);
     assert!(
-        !docker(&["image", "inspect", &slow_tag]).status.success(),
+        !support::docker(&["image", "inspect", &slow_tag]).status.success(),
         "the cut build left an image tagged {slow_tag}"
     );
     assert!(
-        docker(&["image", "inspect", &format!("{}:quick", s.prefix)])
+        support::docker(&["image", "inspect", &format!("{}:quick", s.prefix)])
             .status
             .success()
     );
-    s.remove_images();
-    assert_eq!(s.containers(), Vec::<String>::new(), "labelled containers left");
+    s.finish();
 }
 
 #[test]
 fn ctrl_c_during_smoke_prints_the_finished_results_and_removes_the_running_container() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = support::serial(&SERIAL);
     if !docker_ready() {
         return;
     }
-    let s = Scope::new("smoke");
+    let s = scope("smoke");
     let mut cmd = s.cmd(&[
         "smoke",
         NOPY,
@@ -242,20 +157,20 @@ fn ctrl_c_during_smoke_prints_the_finished_results_and_removes_the_running_conta
         "json",
     ]);
     let running = || {
-        !lines(docker(&[
+        !support::docker_lines(&[
             "ps",
             "-q",
             "--filter",
-            &format!("label=org.rocmcheck.test-id={}", s.id),
+            &format!("label=org.rocmcheck.test-id={}", s.label),
             "--filter",
             "label=org.rocmcheck.role=smoke",
             "--filter",
             "status=running",
-        ]))
+        ])
         .is_empty()
     };
     // ^C once the second image's container runs (the first has its result by then)
-    let r = pty_ctrl_c::run_and_interrupt(
+    let r = pty::run_and_interrupt(
         &mut cmd,
         |term| term.contains(&format!("smoke [2/2] {PY}: started")) && running(),
         Duration::from_secs(180),
@@ -285,16 +200,16 @@ fn ctrl_c_during_smoke_prints_the_finished_results_and_removes_the_running_conta
         "{}",
         r.terminal
     );
-    assert_eq!(s.containers(), Vec::<String>::new(), "labelled containers left");
+    s.finish();
 }
 
 #[test]
 fn plain_progress_says_each_start_and_that_a_long_step_still_runs() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = support::serial(&SERIAL);
     if !docker_ready() {
         return;
     }
-    let s = Scope::new("progress");
+    let s = scope("progress");
     // smoke: a payload that sleeps 4 s, lines every second
     let o = s
         .cmd(&["smoke", PY, "--timeout", "120", "--payload-arg=--hang-for=4"])
@@ -335,6 +250,5 @@ fn plain_progress_says_each_start_and_that_a_long_step_still_runs() {
     assert!(err.contains("building slow: started"), "{err}");
     assert!(err.matches("building slow: still running (").count() >= 2, "{err}");
     assert!(err.contains("building [1/1] slow built"), "{err}");
-    s.remove_images();
-    assert_eq!(s.containers(), Vec::<String>::new(), "labelled containers left");
+    s.finish();
 }

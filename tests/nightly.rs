@@ -32,41 +32,34 @@ use std::process::{Command, Output};
 const HIP: &str = "rocmcheck-test/debian-hip-runtime:trixie";
 const PY: &str = "rocmcheck-test/debian-python:bookworm";
 
-use support::root;
+use support::{read_json, root};
 
-fn docker_ready() -> bool {
-    if !support::docker_gate("the nightly end-to-end test") {
-        return false;
+/// One simulated night: the test's scope (work folder, test label, tag prefix).
+struct Night(support::Scope);
+
+impl std::ops::Deref for Night {
+    type Target = support::Scope;
+    fn deref(&self) -> &support::Scope {
+        &self.0
     }
-    support::base_image(PY, "bookworm", &[]);
-    support::base_image(HIP, "trixie", &["libamdhip64-5"]);
-    true
-}
-
-use support::docker_lines as docker;
-
-/// One simulated night: a work folder, the test label, the tag prefix.
-struct Night {
-    dir: tempfile::TempDir,
-    label: String,
-    prefix: String,
 }
 
 /// The Docker tests of this file run one at a time (they share the engine and the base images).
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Night {
-    fn new(name: &str) -> Night {
-        let label = format!("{name}-{}", std::process::id());
-        Night {
-            dir: tempfile::tempdir().unwrap(),
-            prefix: format!("rocmcheck-test/cand-{label}"),
-            label,
+    /// Takes the lock, checks the engine, makes the base images and opens the night `name`;
+    /// None when the Docker tests are skipped knowingly.
+    fn start(name: &str) -> Option<(std::sync::MutexGuard<'static, ()>, Night)> {
+        let g = support::serial(&SERIAL);
+        if !support::docker_gate("the nightly end-to-end test") {
+            return None;
         }
-    }
-
-    fn path(&self, p: &str) -> PathBuf {
-        self.dir.path().join(p)
+        support::base_image(PY, "bookworm", &[]);
+        support::base_image(HIP, "trixie", &["libamdhip64-5"]);
+        let label = format!("{name}-{}", std::process::id());
+        let prefix = format!("rocmcheck-test/cand-{label}");
+        Some((g, Night(support::Scope::new(label, prefix))))
     }
 
     /// Runs one of the workflow's scripts as the workflow does, with `env`.
@@ -108,35 +101,6 @@ impl Night {
         )
         .unwrap();
     }
-
-    fn finish(&self) {
-        for t in docker(&[
-            "images",
-            "--filter",
-            &format!("reference={}", self.prefix),
-            "--format",
-            "{{.Repository}}:{{.Tag}}",
-        ]) {
-            docker(&["rmi", "-f", &t]);
-        }
-        for i in docker(&[
-            "images",
-            "-q",
-            "--filter",
-            &format!("label=org.rocmcheck.test-id={}", self.label),
-        ]) {
-            docker(&["rmi", "-f", &i]);
-        }
-        let left = docker(&[
-            "ps",
-            "-aq",
-            "--filter",
-            &format!("label=org.rocmcheck.test-id={}", self.label),
-        ]);
-        assert_eq!(left, Vec::<String>::new(), "containers left behind");
-        let imgs = docker(&["images", "-q", "--filter", &format!("reference={}", self.prefix)]);
-        assert_eq!(imgs, Vec::<String>::new(), "candidate images left behind");
-    }
 }
 
 fn text(o: &Output) -> String {
@@ -165,16 +129,42 @@ const RECORDED: &str = "tests/fixtures/nightly/previous";
 
 #[test]
 fn nightly_end_to_end_against_the_real_engine() {
-    if !docker_ready() {
+    let Some((_g, n)) = Night::start("nightly") else {
+        return;
+    };
+    let record = std::env::var("ROCMCHECK_RECORD_NIGHT").as_deref() == Ok("1");
+    n.write_candidates();
+    let jobs = export(&n);
+    run_jobs(&n, &jobs, record);
+    let previous = previous_night(&n, record);
+    let (run, got) = report(&n, &previous);
+    let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+    if record {
+        assert_eq!(
+            got,
+            [
+                s("broken", "gfx942", "build-failed"),
+                s("hip", "gfx1100", "no-device"),
+                s("hip", "gfx942", "no-device"),
+                s("python", "gfx1100", "runtime-missing"),
+                s("python", "gfx942", "runtime-missing"),
+            ]
+        );
+        let to = root().join(RECORDED).join("0001");
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(n.path("out/current.json"), to.join("current.json")).unwrap();
+        n.finish();
         return;
     }
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let record = std::env::var("ROCMCHECK_RECORD_NIGHT").as_deref() == Ok("1");
-    let n = Night::new("nightly");
-    n.write_candidates();
+    check_report(&n, &run, &got);
+    check_allow_lists(&n, &previous);
+    n.finish();
+}
 
-    // 1. Export: the targets and available labels as the caller declares them; a label with no
-    //    runner (gpu-gfx90a) is left out rather than queued.
+/// The export step: the targets and available labels as the caller declares them; returns the
+/// jobs (candidate, gfx, runner label).
+fn export(n: &Night) -> Vec<(String, String, String)> {
+    // a label with no runner (gpu-gfx90a) is left out rather than queued
     let gh_out = n.path("github-output");
     std::fs::write(&gh_out, "").unwrap();
     let o = n.script(
@@ -186,7 +176,7 @@ fn nightly_end_to_end_against_the_real_engine() {
         ],
     );
     assert!(o.status.success(), "{}", text(&o));
-    let matrix: Value = serde_json::from_str(&std::fs::read_to_string(n.path("matrix.json")).unwrap()).unwrap();
+    let matrix: Value = read_json(&n.path("matrix.json"));
     let jobs: Vec<(String, String, String)> = matrix["include"]
         .as_array()
         .unwrap()
@@ -204,10 +194,14 @@ fn nightly_end_to_end_against_the_real_engine() {
     assert!(jobs.contains(&("hip".into(), "gfx942".into(), "gpu-gfx942".into())));
     let gh = std::fs::read_to_string(&gh_out).unwrap();
     assert!(gh.contains("count=5") && gh.contains("matrix={\"include\""), "{gh}");
+    jobs
+}
 
-    // 2. The jobs, as the matrix runs them, each on a runner of its label.
+/// The jobs, as the matrix runs them, each on a runner of its label; unless `record`, one
+/// runner lacks /dev/kfd and one runner's engine is dead.
+fn run_jobs(n: &Night, jobs: &[(String, String, String)], record: bool) {
     let mut lost = None;
-    for (cand, gfx, _) in &jobs {
+    for (cand, gfx, _) in jobs {
         let rr = runner_root(gfx);
         let mut env: Vec<(&str, &str)> = vec![
             ("CANDIDATE", cand),
@@ -249,8 +243,10 @@ fn nightly_end_to_end_against_the_real_engine() {
         assert_eq!(r["machine"]["runner"], runner.as_str());
     }
     assert!(record || lost.is_some());
+}
 
-    // The previous night: a run of this same test, recorded.
+/// The previous night's folder: a run of this same test, recorded (empty when `record`).
+fn previous_night(n: &Night, record: bool) -> PathBuf {
     let previous = n.path("previous");
     let recorded = root().join(RECORDED);
     if !record {
@@ -261,8 +257,12 @@ fn nightly_end_to_end_against_the_real_engine() {
             std::fs::copy(night.path().join("current.json"), to.join("current.json")).unwrap();
         }
     }
+    previous
+}
 
-    // 3. The report job: merge, summary, JUnit, diff, trend, gate.
+/// The report job (merge, summary, JUnit, diff, trend, gate): the merged run and its results as
+/// (candidate, gfx, classification).
+fn report(n: &Night, previous: &Path) -> (Value, Vec<(String, String, String)>) {
     let summary_file = n.path("step-summary.md");
     std::fs::write(&summary_file, "").unwrap();
     let o = n.script(
@@ -276,7 +276,7 @@ fn nightly_end_to_end_against_the_real_engine() {
     );
     // Nothing passes on a machine without a GPU: the gate fails the night.
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    let run: Value = serde_json::from_str(&std::fs::read_to_string(n.path("out/current.json")).unwrap()).unwrap();
+    let run: Value = read_json(&n.path("out/current.json"));
     let got: Vec<(String, String, String)> = run["candidates"]
         .as_array()
         .unwrap()
@@ -289,24 +289,13 @@ fn nightly_end_to_end_against_the_real_engine() {
             )
         })
         .collect();
+    (run, got)
+}
+
+/// The report of a night with a misconfigured and a lost runner: results, step summary, JUnit.
+fn check_report(n: &Night, run: &Value, got: &[(String, String, String)]) {
+    let summary_file = n.path("step-summary.md");
     let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
-    if record {
-        assert_eq!(
-            got,
-            [
-                s("broken", "gfx942", "build-failed"),
-                s("hip", "gfx1100", "no-device"),
-                s("hip", "gfx942", "no-device"),
-                s("python", "gfx1100", "runtime-missing"),
-                s("python", "gfx942", "runtime-missing"),
-            ]
-        );
-        let to = recorded.join("0001");
-        std::fs::create_dir_all(&to).unwrap();
-        std::fs::copy(n.path("out/current.json"), to.join("current.json")).unwrap();
-        n.finish();
-        return;
-    }
     assert_eq!(
         got,
         [
@@ -382,9 +371,12 @@ fn nightly_end_to_end_against_the_real_engine() {
     }
 
     junit_counts(&n.path("out/junit.xml"));
+}
 
-    // 4. The gate with an allow-list: the known failures of a GPU-less machine allowed until a
-    //    far date, the infrastructure ones not: the night passes (infrastructure is reported,
+/// The gate with allow-lists: the known failures allowed, with FAIL_ON_INFRASTRUCTURE, an
+/// expired entry, a glob and a typo.
+fn check_allow_lists(n: &Night, previous: &Path) {
+    // the known failures of a GPU-less machine allowed until a far date, the infrastructure ones not: the night passes (infrastructure is reported,
     //    not gating), and fails on those two only with FAIL_ON_INFRASTRUCTURE.
     let allow = n.path("allow.yaml");
     std::fs::write(
@@ -421,7 +413,7 @@ fn nightly_end_to_end_against_the_real_engine() {
     );
     let (tests, failures, errors, skipped) = junit_counts(&n.path("out2/junit.xml"));
     assert!(tests > 5 && failures == 0 && errors == 0 && skipped >= 5, "{junit}");
-    let gate: Value = serde_json::from_str(&std::fs::read_to_string(n.path("out2/gate.json")).unwrap()).unwrap();
+    let gate: Value = read_json(&n.path("out2/gate.json"));
     assert_eq!(gate["fails"], false, "{gate:#}");
     assert_eq!(gate["infrastructure"].as_array().unwrap().len(), 2, "{gate:#}");
     let o = n.script(
@@ -491,7 +483,6 @@ fn nightly_end_to_end_against_the_real_engine() {
         "{err}"
     );
     assert!(!err.contains("product failure(s) not in the allow-list"), "{err}");
-    n.finish();
 }
 
 /// The reusable workflow runs exactly these scripts (so this test runs what the nightly runs).
@@ -519,15 +510,13 @@ fn the_reusable_workflow_runs_the_tested_scripts() {
 /// registry here: the push and the pull by digest are not exercised; the jobs share the engine.)
 #[test]
 fn build_once_then_smoke_many_without_rebuilding() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !docker_ready() {
+    let Some((_g, n)) = Night::start("buildonce") else {
         return;
-    }
-    let n = Night::new("buildonce");
+    };
     n.write_candidates();
     let o = n.script("export.sh", &[("TARGETS", "gfx942 gfx1100")]);
     assert!(o.status.success(), "{}", text(&o));
-    let builds: Value = serde_json::from_str(&std::fs::read_to_string(n.path("builds.json")).unwrap()).unwrap();
+    let builds: Value = read_json(&n.path("builds.json"));
     let builds: Vec<(String, usize)> = builds["include"]
         .as_array()
         .unwrap()
@@ -555,7 +544,7 @@ fn build_once_then_smoke_many_without_rebuilding() {
         assert!(env.contains(&format!("image={}:{cand}", n.prefix)), "{env}");
         assert_eq!(env.contains("failed=1"), cand == "broken", "{env}");
     }
-    let matrix: Value = serde_json::from_str(&std::fs::read_to_string(n.path("matrix.json")).unwrap()).unwrap();
+    let matrix: Value = read_json(&n.path("matrix.json"));
     for j in matrix["include"].as_array().unwrap() {
         let (cand, gfx) = (j["candidate"].as_str().unwrap(), j["gfx"].as_str().unwrap());
         let logs = format!("logs-{cand}-{gfx}");
@@ -587,7 +576,7 @@ fn build_once_then_smoke_many_without_rebuilding() {
     }
     let o = n.script("report.sh", &[("MATRIX_FILE", "matrix.json"), ("OUT_DIR", "out")]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    let run: Value = serde_json::from_str(&std::fs::read_to_string(n.path("out/current.json")).unwrap()).unwrap();
+    let run: Value = read_json(&n.path("out/current.json"));
     let got: Vec<String> = run["candidates"]
         .as_array()
         .unwrap()
@@ -785,7 +774,7 @@ fn gate_dead_runner_label_is_an_outage_not_gating_unless_the_policy_says_so() {
     ] {
         assert!(summary.contains(want), "summary lacks {want:?}:\n{summary}");
     }
-    let gate: Value = serde_json::from_str(&std::fs::read_to_string(d.path().join("out/gate.json")).unwrap()).unwrap();
+    let gate: Value = read_json(&d.path().join("out/gate.json"));
     assert_eq!(gate["fails"], false);
     assert_eq!(gate["product"], serde_json::json!([]));
     let infra: Vec<&str> = gate["infrastructure"]
@@ -933,8 +922,7 @@ fn failed_export_is_a_red_infrastructure_night() {
         "{summary}"
     );
     assert_eq!(std::fs::read_to_string(&step_summary).unwrap(), summary);
-    let gate: Value =
-        serde_json::from_str(&std::fs::read_to_string(d.path().join("nightly/gate.json")).unwrap()).unwrap();
+    let gate: Value = read_json(&d.path().join("nightly/gate.json"));
     assert_eq!(gate["fails"], true);
     assert!(String::from_utf8_lossy(&o.stderr).contains("::error::the export job ended failure"));
     // The workflow runs the report job after a failed export, and hands it the export's result.

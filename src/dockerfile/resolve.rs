@@ -742,15 +742,8 @@ fn base_stage(cx: &Ctx, image: &str, unresolved: bool, span: &std::ops::Range<us
         ..Stage::default()
     };
     let origin = cx.origin_span(span);
-    let (rest, digest) = match image.split_once('@') {
-        Some((r, d)) => (r, Some(d.to_string())),
-        None => (image, None),
-    };
-    let slash = rest.rfind('/').map_or(0, |p| p + 1);
-    let (repo, tag) = match rest[slash..].rfind(':') {
-        Some(c) => (&rest[..slash + c], Some(rest[slash + c + 1..].to_string())),
-        None => (rest, None),
-    };
+    let (repo, tag, digest) = crate::facts::split_image_ref(image);
+    let (tag, digest) = (tag.map(str::to_string), digest.map(str::to_string));
     let repository = crate::matrix::normalise_repo(repo);
     let repository = strip_registry(&repository);
     if let Some(m) = cx.matrix.parse_image(&repository, tag.as_deref()) {
@@ -797,6 +790,7 @@ fn base_stage(cx: &Ctx, image: &str, unresolved: bool, span: &std::ops::Range<us
         BaseImage {
             reference: image.to_string(),
             repository,
+            written_repo: repo.to_string(),
             tag,
             digest,
             unresolved,

@@ -68,7 +68,15 @@ struct Src<'a> {
     entries: std::cell::RefCell<std::collections::HashMap<String, Vec<(u32, u32)>>>,
 }
 
-impl Src<'_> {
+impl<'a> Src<'a> {
+    fn new(name: &'a str, text: &'a str) -> Self {
+        Src {
+            name,
+            text,
+            entries: Default::default(),
+        }
+    }
+
     /// Line/col of the `index`-th list item that starts with `- key:`.
     fn entry(&self, key: &str, index: usize) -> (u32, u32) {
         let mut cache = self.entries.borrow_mut();
@@ -336,17 +344,12 @@ pub fn load_packed(dir: &str, blob: &[u8]) -> Result<Matrix, Vec<MatrixDiagnosti
     })
 }
 
+/// Checks every file of a matrix, in [`FILES`] order (later files are checked against the
+/// earlier ones: gfx names against gpus.yaml, wheel ROCm against rocm.yaml, signatures against
+/// issues.yaml), and collects every diagnostic before failing.
 fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<MatrixDiagnostic>> {
     let mut cx = Ctx { dir, diags: Vec::new() };
-    let empty = String::new();
-    let get = |cx: &mut Ctx, name: &'static str| -> Option<Src<'_>> {
-        let _ = cx;
-        files.get(name).map(|t| Src {
-            name,
-            text: t.as_str(),
-            entries: Default::default(),
-        })
-    };
+    let get = |name: &'static str| files.get(name).map(|t| Src::new(name, t));
     for name in FILES {
         if !files.contains_key(*name) {
             cx.diags.push(MatrixDiagnostic {
@@ -358,822 +361,35 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
             });
         }
     }
-    let fallback = |name: &'static str| Src {
-        name,
-        text: &empty,
-        entries: Default::default(),
-    };
-
-    // matrix.yaml
-    let src = get(&mut cx, "matrix.yaml").unwrap_or_else(|| fallback("matrix.yaml"));
-    let stamp: Option<raw::Stamp> = if src.text.is_empty() { None } else { cx.parse(&src) };
-    if let Some(s) = &stamp {
-        if s.schema > SCHEMA {
-            cx.push(
-                "M002",
-                &src,
-                src.field((1, 1), "schema"),
-                format!(
-                    "schema {} is newer than this rocmcheck understands (schema {SCHEMA}); upgrade rocmcheck or use a matrix of schema {SCHEMA}",
-                    s.schema
-                ),
-            );
-        } else if s.schema == 0 {
-            cx.push(
-                "M002",
-                &src,
-                src.field((1, 1), "schema"),
-                "schema 0 does not exist; expected 1",
-            );
-        }
-        if !is_date(&s.data) {
-            cx.push(
-                "M006",
-                &src,
-                src.field((1, 1), "data"),
-                format!("data `{}`: expected a date YYYY-MM-DD", s.data),
-            );
-        }
-    }
-
-    // rocm.yaml
-    let mut rocm = Vec::new();
-    if let Some(src) = get(&mut cx, "rocm.yaml") {
-        if let Some(f) = cx.parse::<raw::RocmFile>(&src) {
-            let mut seen = HashSet::new();
-            for (i, r) in f.releases.iter().enumerate() {
-                let at = src.entry("version", i);
-                let Some(version) = cx.version(&src, at, &r.version, "ROCm version") else {
-                    continue;
-                };
-                let stream = one_of(
-                    &r.stream,
-                    &[
-                        ("legacy", Stream::Legacy),
-                        ("core-sdk", Stream::CoreSdk),
-                        ("preview", Stream::Preview),
-                    ],
-                );
-                let status = one_of(
-                    &r.status,
-                    &[
-                        ("supported", Status::Supported),
-                        ("maintenance", Status::Maintenance),
-                        ("eol", Status::Eol),
-                        ("preview", Status::Preview),
-                    ],
-                );
-                let (stream, status) = match (stream, status) {
-                    (Ok(a), Ok(b)) => (a, b),
-                    (a, b) => {
-                        for e in [a.err(), b.err()].into_iter().flatten() {
-                            cx.push("M006", &src, at, format!("release {}: {e}", r.version));
-                        }
-                        continue;
-                    }
-                };
-                let mut patches = Vec::new();
-                for p in &r.patches {
-                    if let Some(v) = cx.version(&src, at, p, "patch release") {
-                        if !v.is_within(&version.line()) {
-                            cx.push(
-                                "M006",
-                                &src,
-                                src.value(at, p),
-                                format!("patch {p} is not in the {} line", version.line()),
-                            );
-                        }
-                        if !seen.insert(v.to_string()) {
-                            cx.push(
-                                "M004",
-                                &src,
-                                src.value(at, p),
-                                format!("ROCm {p} appears in two releases"),
-                            );
-                        }
-                        patches.push(v);
-                    }
-                }
-                if !seen.insert(version.to_string()) && !r.patches.iter().any(|p| p == &r.version) {
-                    cx.push("M004", &src, at, format!("duplicate ROCm release {}", r.version));
-                }
-                let mut gfx = BTreeMap::new();
-                for (g, s) in &r.gfx {
-                    let Some(name) = cx.gfx(&src, at, g) else { continue };
-                    match one_of(
-                        s,
-                        &[
-                            ("supported", GfxSupport::Supported),
-                            ("deprecated", GfxSupport::Deprecated),
-                            ("unsupported", GfxSupport::Unsupported),
-                        ],
-                    ) {
-                        Ok(v) => {
-                            gfx.insert(name, v);
-                        }
-                        Err(e) => cx.push("M006", &src, src.value(at, g), format!("{g}: {e}")),
-                    }
-                }
-                let gfx_list = match r.gfx_list.as_deref() {
-                    None | Some("complete") => GfxList::Complete,
-                    Some("partial") => GfxList::Partial,
-                    Some("unknown") => {
-                        if !r.gfx.is_empty() {
-                            cx.push(
-                                "M006",
-                                &src,
-                                src.field(at, "gfx_list"),
-                                format!(
-                                    "ROCm {}: gfx_list is `unknown` but gfx names targets (use `partial`)",
-                                    r.version
-                                ),
-                            );
-                        }
-                        GfxList::Unknown
-                    }
-                    Some(o) => {
-                        cx.push(
-                            "M006",
-                            &src,
-                            src.field(at, "gfx_list"),
-                            format!("gfx_list `{o}`: expected complete, partial or unknown"),
-                        );
-                        GfxList::Complete
-                    }
-                };
-                let confidence = cx.confidence(&src, at, &r.confidence);
-                let status_confidence = cx.confidence(&src, at, &r.status_confidence);
-                let sources = cx.sources(&src, at, &format!("ROCm release {}", r.version), &r.sources);
-                rocm.push(RocmRelease {
-                    version,
-                    stream,
-                    status,
-                    released: r.released.clone(),
-                    patches,
-                    gfx,
-                    gfx_list,
-                    distros: r.distros.clone(),
-                    status_confidence,
-                    confidence,
-                    note: r.note.clone(),
-                    sources,
-                });
-            }
-        }
-    }
-
-    // driver.yaml
-    let mut policies = Vec::new();
-    let mut drivers = Vec::new();
-    if let Some(src) = get(&mut cx, "driver.yaml") {
-        if let Some(f) = cx.parse::<raw::DriverFile>(&src) {
-            for (i, p) in f.policies.iter().enumerate() {
-                let at = src.entry("userspace", i);
-                let Some(range) = cx.range(&src, at, &Some(p.userspace.clone()), "userspace range") else {
-                    continue;
-                };
-                let window = match (p.window_minors, p.window_months) {
-                    (Some(n), None) => DriverWindow::Minors(n),
-                    (None, Some(n)) => DriverWindow::Months(n),
-                    _ => {
-                        cx.push(
-                            "M006",
-                            &src,
-                            at,
-                            "a policy needs exactly one of window_minors, window_months",
-                        );
-                        continue;
-                    }
-                };
-                let confidence = cx.confidence(&src, at, &p.confidence);
-                let sources = cx.sources(&src, at, "driver policy", &p.sources);
-                policies.push(DriverPolicy {
-                    userspace: range,
-                    window,
-                    note: p.note.clone(),
-                    confidence,
-                    sources,
-                });
-            }
-            let mut seen = HashSet::new();
-            for (i, d) in f.drivers.iter().enumerate() {
-                let at = src.entry("driver", i);
-                let Some(driver) = cx.version(&src, at, &d.driver, "driver version") else {
-                    continue;
-                };
-                if !seen.insert(driver.to_string()) {
-                    cx.push("M004", &src, at, format!("duplicate driver {}", d.driver));
-                }
-                let era = d.era.as_ref().and_then(|e| cx.version(&src, at, e, "era"));
-                let userspace = d
-                    .userspace
-                    .iter()
-                    .filter_map(|u| cx.version(&src, at, u, "userspace"))
-                    .collect();
-                let confidence = cx.confidence(&src, at, &d.confidence);
-                let sources = cx.sources(&src, at, &format!("driver {}", d.driver), &d.sources);
-                drivers.push(Driver {
-                    driver,
-                    era,
-                    userspace,
-                    confidence,
-                    note: d.note.clone(),
-                    sources,
-                });
-            }
-        }
-    }
-
-    // gpus.yaml
-    let mut gpus = Vec::new();
-    if let Some(src) = get(&mut cx, "gpus.yaml") {
-        if let Some(f) = cx.parse::<raw::GpuFile>(&src) {
-            let mut seen = HashSet::new();
-            let mut pcis: HashSet<String> = HashSet::new();
-            // product_key → (gfx, name as written): a printed name may map to one target only.
-            let mut names: BTreeMap<String, (String, String)> = BTreeMap::new();
-            for (i, g) in f.targets.iter().enumerate() {
-                let at = src.entry("gfx", i);
-                let Some(gfx) = cx.gfx(&src, at, &g.gfx) else { continue };
-                if !seen.insert(gfx.clone()) {
-                    cx.push("M004", &src, at, format!("duplicate target {gfx}"));
-                }
-                let kind = match one_of(
-                    &g.kind,
-                    &[
-                        ("discrete", GpuKind::Discrete),
-                        ("apu", GpuKind::Apu),
-                        ("datacenter", GpuKind::Datacenter),
-                    ],
-                ) {
-                    Ok(k) => k,
-                    Err(e) => {
-                        cx.push("M006", &src, src.field(at, "kind"), format!("{gfx}: kind {e}"));
-                        continue;
-                    }
-                };
-                let xnack = match one_of(&g.xnack, &[("any", Xnack::Any), ("unsupported", Xnack::Unsupported)]) {
-                    Ok(k) => k,
-                    Err(e) => {
-                        cx.push("M006", &src, src.field(at, "xnack"), format!("{gfx}: xnack {e}"));
-                        continue;
-                    }
-                };
-                const FAMILIES: &[&str] = &[
-                    "gcn5", "cdna1", "cdna2", "cdna3", "cdna4", "rdna1", "rdna2", "rdna3", "rdna3.5", "rdna4",
-                    "gfx12.5",
-                ];
-                if !FAMILIES.contains(&g.family.as_str()) {
-                    cx.push(
-                        "M006",
-                        &src,
-                        src.field(at, "family"),
-                        format!("{gfx}: family `{}`: expected one of {}", g.family, FAMILIES.join(", ")),
-                    );
-                }
-                let over = match &g.r#override {
-                    Some(o) => match Gfx::from_override(o) {
-                        Ok(_) => Some(o.clone()),
-                        Err(e) => {
-                            cx.push("M006", &src, src.field(at, "override"), e.to_string());
-                            None
-                        }
-                    },
-                    None => None,
-                };
-                let mut products = Vec::new();
-                for p in &g.products {
-                    let mut ids = Vec::new();
-                    for id in &p.pci {
-                        match parse_hex(id) {
-                            Some(n) => {
-                                if !pcis.insert(id.to_ascii_lowercase()) {
-                                    cx.push("M004", &src, src.value(at, id), format!("PCI id {id} listed twice"));
-                                }
-                                ids.push(n);
-                            }
-                            None => cx.push(
-                                "M006",
-                                &src,
-                                src.value(at, id),
-                                format!("PCI id `{id}`: expected hex like 0x744c"),
-                            ),
-                        }
-                    }
-                    products.push(Product {
-                        name: p.name.clone(),
-                        pci: ids,
-                    });
-                }
-                let mut marketing = Vec::new();
-                for m in &g.marketing {
-                    let Some(key) = super::product_key(m) else {
-                        cx.push(
-                            "M006",
-                            &src,
-                            src.value(at, m),
-                            format!(
-                                "{gfx}: marketing name `{m}` has no model number; a generic name cannot identify a target"
-                            ),
-                        );
-                        continue;
-                    };
-                    // two spellings of one target's name (`AMD Instinct MI250`, `AMD Instinct
-                    // MI250 Accelerator`: the strings tools print) share a key; only another
-                    // target's name is a conflict
-                    if let Some((other, first)) = names.get(&key).filter(|(o, _)| *o != gfx) {
-                        cx.push(
-                            "M004",
-                            &src,
-                            src.value(at, m),
-                            format!("marketing name `{m}` is already listed for {other} (as `{first}`)"),
-                        );
-                    } else {
-                        names.entry(key.clone()).or_insert((gfx.clone(), m.clone()));
-                    }
-                    marketing.push(m.clone());
-                }
-                let mut shared_names = Vec::new();
-                for n in &g.shared_names {
-                    if super::product_key(n).is_none() {
-                        cx.push(
-                            "M006",
-                            &src,
-                            src.value(at, n),
-                            format!(
-                                "{gfx}: shared name `{n}` has no model number; a generic name cannot identify a target"
-                            ),
-                        );
-                        continue;
-                    }
-                    shared_names.push(n.clone());
-                }
-                let confidence = cx.confidence(&src, at, &g.confidence);
-                let sources = cx.sources(&src, at, &format!("target {gfx}"), &g.sources);
-                gpus.push(GpuTarget {
-                    gfx,
-                    family: g.family.clone(),
-                    kind,
-                    xnack,
-                    override_version: over,
-                    products,
-                    marketing,
-                    marketing_keys: Default::default(),
-                    shared_names,
-                    name_keys: Default::default(),
-                    confidence,
-                    note: g.note.clone(),
-                    sources,
-                });
-            }
-            // Every name a target answers to (marketing names and the siblings of composite
-            // `products:` names) must belong to one target only: a product-name lookup never
-            // chooses between two.
-            // A name several targets carry is declared by each of them in `shared_names`, and
-            // is then a name of those targets only.
-            let mut sharers: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for g in &gpus {
-                for n in &g.shared_names {
-                    if let Some(k) = super::product_key(n) {
-                        sharers.entry(k).or_default().push(g.gfx.clone());
-                    }
-                }
-            }
-            for (i, g) in gpus.iter().enumerate() {
-                for n in &g.shared_names {
-                    let Some(k) = super::product_key(n) else { continue };
-                    if sharers.get(&k).is_some_and(|v| v.len() < 2) {
-                        let at = src.entry("gfx", i);
-                        cx.push(
-                            "M002",
-                            &src,
-                            src.value(at, n),
-                            format!(
-                                "{}: shared name `{n}` is listed by no other target; a name one target carries belongs in `marketing`",
-                                g.gfx
-                            ),
-                        );
-                    }
-                }
-            }
-            let mut owner: BTreeMap<String, (String, String)> = BTreeMap::new();
-            for (i, g) in gpus.iter().enumerate() {
-                for (k, n) in g.name_keys() {
-                    let declared = |gfx: &str| sharers.get(k).is_some_and(|v| v.iter().any(|x| x == gfx));
-                    match owner.get(k) {
-                        Some((other, _)) if *other != g.gfx && declared(other) && declared(&g.gfx) => {}
-                        Some((other, first)) if *other != g.gfx => {
-                            let at = src.entry("gfx", i);
-                            cx.push(
-                                "M004",
-                                &src,
-                                src.value(at, n),
-                                format!(
-                                    "{}: product name `{n}` is also a name of {other} (as `{first}`); a name may identify one target only",
-                                    g.gfx
-                                ),
-                            );
-                        }
-                        Some(_) => {}
-                        None => {
-                            owner.insert(k.clone(), (g.gfx.clone(), n.clone()));
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let stamp = stamp_from(
+        &mut cx,
+        &get("matrix.yaml").unwrap_or_else(|| Src::new("matrix.yaml", "")),
+    );
+    let rocm = read(&mut cx, get("rocm.yaml"), rocm_from);
+    let (policies, drivers) = read(&mut cx, get("driver.yaml"), drivers_from);
+    let gpus = read(&mut cx, get("gpus.yaml"), gpus_from);
     let known_gfx: HashSet<String> = gpus.iter().map(|g| g.gfx.clone()).collect();
-
-    // cross-check rocm gfx names
-    if let Some(src) = get(&mut cx, "rocm.yaml") {
-        for (i, r) in rocm.iter().enumerate() {
-            for g in r.gfx.keys() {
-                if !known_gfx.contains(g) && !known_gfx.is_empty() {
-                    let at = src.entry("version", i);
-                    cx.push(
-                        "M005",
-                        &src,
-                        src.value(at, g),
-                        format!("{g} is not a target in gpus.yaml"),
-                    );
-                }
-            }
-        }
+    if let Some(src) = get("rocm.yaml") {
+        check_rocm_gfx(&mut cx, &src, &rocm, &known_gfx);
     }
-
-    // torch.yaml
-    let mut torch = TorchTable::default();
-    if let Some(src) = get(&mut cx, "torch.yaml") {
-        if let Some(f) = cx.parse::<raw::TorchFile>(&src) {
-            torch.index = f.index.trim_end_matches('/').to_string();
-            let mut ids = HashSet::new();
-            for (i, a) in f.arch_lists.iter().enumerate() {
-                let at = src.entry("id", i);
-                if !ids.insert(a.id.clone()) {
-                    cx.push("M004", &src, at, format!("duplicate arch list {}", a.id));
-                }
-                let mut gfx = Vec::new();
-                for g in &a.gfx {
-                    if let Some(n) = cx.gfx(&src, at, g) {
-                        if !known_gfx.contains(&n) && !known_gfx.is_empty() {
-                            cx.push(
-                                "M005",
-                                &src,
-                                src.value(at, g),
-                                format!("{n} is not a target in gpus.yaml"),
-                            );
-                        }
-                        gfx.push(n);
-                    }
-                }
-                let confidence = cx.confidence(&src, at, &a.confidence);
-                let sources = cx.sources(&src, at, &format!("arch list {}", a.id), &a.sources);
-                torch.arch_lists.push(ArchList {
-                    id: a.id.clone(),
-                    gfx,
-                    confidence,
-                    note: a.note.clone(),
-                    sources,
-                });
-            }
-            let mut seen = HashSet::new();
-            for (i, w) in f.wheels.iter().enumerate() {
-                let at = src.entry("torch", i);
-                let channel = match one_of(&w.channel, &[("release", Channel::Release), ("test", Channel::Test)]) {
-                    Ok(c) => c,
-                    Err(e) => {
-                        cx.push("M006", &src, src.field(at, "channel"), e);
-                        continue;
-                    }
-                };
-                let versions: Vec<Version> = w
-                    .torch
-                    .iter()
-                    .filter_map(|t| cx.version(&src, at, t, "torch version"))
-                    .collect();
-                for v in &versions {
-                    if !seen.insert(v.to_string()) {
-                        cx.push(
-                            "M004",
-                            &src,
-                            src.value(at, &v.to_string()),
-                            format!("torch {v} listed twice"),
-                        );
-                    }
-                }
-                let mut variants = Vec::new();
-                for v in &w.variants {
-                    let vat = src.value(at, &format!("rocm: \"{}\"", v.rocm));
-                    let Some(rv) = cx.version(&src, vat, &v.rocm, "wheel ROCm") else {
-                        continue;
-                    };
-                    if !rocm.is_empty() && !rocm.iter().any(|r| r.covers(&rv)) {
-                        cx.push(
-                            "M005",
-                            &src,
-                            src.value(vat, &v.rocm),
-                            format!("wheel variant rocm{} names a ROCm release not in rocm.yaml", v.rocm),
-                        );
-                    }
-                    if !ids.contains(&v.arch) {
-                        cx.push(
-                            "M005",
-                            &src,
-                            src.value(vat, &v.arch),
-                            format!("arch list `{}` is not defined in arch_lists", v.arch),
-                        );
-                    }
-                    let built_on = v.built_on.as_ref().and_then(|b| cx.version(&src, vat, b, "built_on"));
-                    let confidence = cx.confidence(&src, vat, &v.confidence);
-                    let rocm_from_wheels = match v.rocm_from.as_deref() {
-                        None | Some("bundled") => false,
-                        Some("wheels") => true,
-                        Some(o) => {
-                            cx.push(
-                                "M006",
-                                &src,
-                                src.field(vat, "rocm_from"),
-                                format!("rocm_from `{o}`: expected bundled or wheels"),
-                            );
-                            false
-                        }
-                    };
-                    variants.push(WheelVariant {
-                        rocm: rv,
-                        arch: v.arch.clone(),
-                        built_on,
-                        confidence,
-                        note: v.note.clone(),
-                        rocm_from_wheels,
-                    });
-                }
-                let confidence = cx.confidence(&src, at, &w.confidence);
-                let sources = cx.sources(&src, at, &format!("torch {}", w.torch.join("/")), &w.sources);
-                torch.wheels.push(TorchRelease {
-                    torch: versions,
-                    channel,
-                    released: w.released.clone(),
-                    python: w.python.clone(),
-                    variants,
-                    confidence,
-                    note: w.note.clone(),
-                    sources,
-                });
-            }
-        }
-    }
-
-    // images.yaml
-    let mut images = Vec::new();
-    if let Some(src) = get(&mut cx, "images.yaml") {
-        if let Some(f) = cx.parse::<raw::ImageFile>(&src) {
-            let mut seen = HashSet::new();
-            for (i, r) in f.repositories.iter().enumerate() {
-                let at = src.entry("repo", i);
-                if !seen.insert(r.repo.clone()) {
-                    cx.push("M004", &src, at, format!("duplicate repository {}", r.repo));
-                }
-                let grammar = match Grammar::compile(&r.grammar) {
-                    Ok(g) => g,
-                    Err(e) => {
-                        cx.push(
-                            "M006",
-                            &src,
-                            src.field(at, "grammar"),
-                            format!("grammar is not a valid regex: {e}"),
-                        );
-                        continue;
-                    }
-                };
-                for name in grammar.capture_names().flatten() {
-                    if !["rocm", "os", "python", "torch", "gfx", "variant"].contains(&name) {
-                        cx.push(
-                            "M006",
-                            &src,
-                            src.field(at, "grammar"),
-                            format!("unknown capture group `{name}` (expected rocm, os, python, torch, gfx, variant)"),
-                        );
-                    }
-                }
-                let mut known = Vec::new();
-                let mut seen_tags = HashSet::new();
-                for k in &r.known {
-                    let tag = k.tag();
-                    if !grammar.is_match(tag) {
-                        cx.push(
-                            "M008",
-                            &src,
-                            src.value(at, tag),
-                            format!("known tag `{tag}` does not match the grammar of {}", r.repo),
-                        );
-                        continue;
-                    }
-                    if r.moving.iter().any(|m| m == tag) {
-                        cx.push(
-                            "M006",
-                            &src,
-                            src.value(at, tag),
-                            format!("tag `{tag}` of {} is listed as both known and moving", r.repo),
-                        );
-                        continue;
-                    }
-                    if !seen_tags.insert(tag.to_string()) {
-                        cx.push(
-                            "M004",
-                            &src,
-                            src.value(at, tag),
-                            format!("duplicate known tag `{tag}` of {}", r.repo),
-                        );
-                        continue;
-                    }
-                    let (note, own) = match k {
-                        raw::KnownTag::Plain(_) => (None, Vec::new()),
-                        raw::KnownTag::Record(rec) => (rec.note.clone(), rec.sources.clone()),
-                    };
-                    known.push((tag.to_string(), note, own));
-                }
-                let torch_from_image = match r.torch_from.as_deref() {
-                    None | Some("none") => false,
-                    Some("image") => true,
-                    Some(o) => {
-                        cx.push(
-                            "M006",
-                            &src,
-                            src.field(at, "torch_from"),
-                            format!("torch_from `{o}`: expected none or image"),
-                        );
-                        false
-                    }
-                };
-                let confidence = cx.confidence(&src, at, &r.confidence);
-                let sources = cx.sources(&src, at, &format!("repository {}", r.repo), &r.sources);
-                let known = known
-                    .into_iter()
-                    .map(|(tag, note, own)| KnownTag {
-                        tag,
-                        note,
-                        sources: if own.is_empty() { sources.clone() } else { own },
-                    })
-                    .collect();
-                images.push(ImageRepo {
-                    repo: r.repo.clone(),
-                    os: r.os.clone(),
-                    grammar: Grammar::compiled(grammar),
-                    torch_from_image,
-                    moving: r.moving.clone(),
-                    known,
-                    confidence,
-                    note: r.note.clone(),
-                    sources,
-                });
-            }
-        }
-    }
-
-    // issues.yaml
-    let mut issues = Vec::new();
-    if let Some(src) = get(&mut cx, "issues.yaml") {
-        if let Some(f) = cx.parse::<raw::IssueFile>(&src) {
-            let mut seen = HashSet::new();
-            for (i, k) in f.issues.iter().enumerate() {
-                let at = src.entry("id", i);
-                if !seen.insert(k.id.clone()) {
-                    cx.push("M004", &src, at, format!("duplicate known issue id {}", k.id));
-                }
-                if !is_kebab_id(&k.id) {
-                    cx.push("M006", &src, at, format!("id `{}`: expected kebab-case", k.id));
-                }
-                let Some(severity) = Severity::parse(&k.severity) else {
-                    cx.push(
-                        "M006",
-                        &src,
-                        src.field(at, "severity"),
-                        format!("severity `{}`: expected error, warning or info", k.severity),
-                    );
-                    continue;
-                };
-                let confidence = cx.confidence(&src, at, &k.confidence);
-                if confidence == Confidence::Unconfirmed && severity > Severity::Info {
-                    cx.push(
-                        "M007",
-                        &src,
-                        src.field(at, "severity"),
-                        format!("known issue {} is unconfirmed but has severity {severity}; an unconfirmed fact may only inform (severity: info)", k.id),
-                    );
-                }
-                let w = &k.when;
-                let mut gfx = Vec::new();
-                for g in &w.gfx {
-                    if let Some(n) = cx.gfx(&src, at, g) {
-                        if !known_gfx.contains(&n) && !known_gfx.is_empty() {
-                            cx.push(
-                                "M005",
-                                &src,
-                                src.value(at, g),
-                                format!("{n} is not a target in gpus.yaml"),
-                            );
-                        }
-                        gfx.push(n);
-                    }
-                }
-                let torch_build = match &w.torch_build {
-                    None => None,
-                    Some(b) => match one_of(
-                        b,
-                        &[
-                            ("release", TorchBuild::Release),
-                            ("nightly", TorchBuild::Nightly),
-                            ("amd", TorchBuild::Amd),
-                            ("therock", TorchBuild::TheRock),
-                        ],
-                    ) {
-                        Ok(b) => Some(b),
-                        Err(e) => {
-                            cx.push("M006", &src, src.field(at, "torch_build"), e);
-                            None
-                        }
-                    },
-                };
-                let when = Condition {
-                    gfx,
-                    torch: cx.range(&src, at, &w.torch, "torch range"),
-                    torch_rocm: cx.range(&src, at, &w.torch_rocm, "torch_rocm range"),
-                    rocm: cx.range(&src, at, &w.rocm, "rocm range"),
-                    torch_build,
-                    kernel: cx.range(&src, at, &w.kernel, "kernel range"),
-                    kernel_backports: w.kernel_backports.clone(),
-                    apu: w.apu,
-                    env_set: w.env_set.clone(),
-                    env_unset: w.env_unset.clone(),
-                    env_value: w.env_value.clone(),
-                    alloc_option: w.alloc_option.clone(),
-                };
-                if let Some(o) = &w.alloc_option {
-                    if !o.contains(':') {
-                        cx.push(
-                            "M006",
-                            &src,
-                            src.value(at, o),
-                            format!("alloc_option `{o}`: expected key:value, e.g. expandable_segments:True"),
-                        );
-                    }
-                }
-                for b in &w.kernel_backports {
-                    if super::distro_kernel(b).is_none_or(|(_, _, f)| f.is_empty()) {
-                        cx.push(
-                            "M006",
-                            &src,
-                            src.value(at, b),
-                            format!("kernel_backports `{b}`: expected VERSION-ABI-FLAVOUR as uname -r gives it, e.g. 6.14.0-1018-oem"),
-                        );
-                    }
-                }
-                let sources = cx.sources(&src, at, &format!("known issue {}", k.id), &k.sources);
-                issues.push(KnownIssue {
-                    id: k.id.clone(),
-                    severity,
-                    confidence,
-                    title: k.title.clone(),
-                    message: k.message.clone(),
-                    fix: k.fix.clone(),
-                    when,
-                    sources,
-                });
-            }
-        }
-    }
-
-    // distribution.yaml
-    let mut distribution = Distribution::default();
-    if let Some(src) = get(&mut cx, "distribution.yaml") {
-        if let Some(f) = cx.parse::<raw::DistributionFile>(&src) {
-            distribution = distribution_from(&mut cx, &src, f);
-        }
-    }
-
-    // signatures.yaml
-    let mut signatures = Vec::new();
-    if let Some(src) = get(&mut cx, "signatures.yaml") {
-        if let Some(f) = cx.parse::<raw::SignatureFile>(&src) {
-            let issue_ids: HashSet<&str> = issues.iter().map(|k: &KnownIssue| k.id.as_str()).collect();
-            signatures = signatures_from(&mut cx, &src, f, &issue_ids);
-        }
-    }
-
-    // keys.yaml
-    let mut keys = BTreeMap::new();
-    if let Some(src) = get(&mut cx, "keys.yaml") {
-        if let Some(f) = cx.parse::<raw::KeysFile>(&src) {
-            keys = keys_from(&mut cx, &src, f);
-        }
-    }
-
+    let torch = read(&mut cx, get("torch.yaml"), |cx, src, f| {
+        torch_from(cx, src, f, &known_gfx, &rocm)
+    });
+    let images = read(&mut cx, get("images.yaml"), images_from);
+    let issues = read(&mut cx, get("issues.yaml"), |cx, src, f| {
+        issues_from(cx, src, f, &known_gfx)
+    });
+    let distribution = read(&mut cx, get("distribution.yaml"), distribution_from);
+    let issue_ids: HashSet<&str> = issues.iter().map(|k| k.id.as_str()).collect();
+    let signatures = read(&mut cx, get("signatures.yaml"), |cx, src, f| {
+        signatures_from(cx, src, f, &issue_ids)
+    });
+    let keys = read(&mut cx, get("keys.yaml"), keys_from);
     if !cx.diags.is_empty() {
         return Err(cx.diags);
     }
     let stamp = stamp.expect("no diagnostics means matrix.yaml parsed");
-    let m = Matrix {
+    Ok(Matrix {
         schema: stamp.schema,
         data: stamp.data,
         rocm,
@@ -1187,8 +403,829 @@ fn load_with(dir: &str, files: &BTreeMap<String, String>) -> Result<Matrix, Vec<
         signatures,
         keys,
         provenance: Provenance::default(),
+    })
+}
+
+/// Parses one file (when present) into its raw form and checks it with `check`; the default
+/// (nothing) when the file is missing or does not parse, which is already diagnosed.
+fn read<T: serde::de::DeserializeOwned, R: Default>(
+    cx: &mut Ctx,
+    src: Option<Src>,
+    check: impl FnOnce(&mut Ctx, &Src, T) -> R,
+) -> R {
+    let Some(src) = src else { return R::default() };
+    match cx.parse::<T>(&src) {
+        Some(f) => check(cx, &src, f),
+        None => R::default(),
+    }
+}
+
+/// matrix.yaml: the schema and the data date (None when the file is empty or does not parse).
+fn stamp_from(cx: &mut Ctx, src: &Src) -> Option<raw::Stamp> {
+    let stamp: Option<raw::Stamp> = if src.text.is_empty() { None } else { cx.parse(src) };
+    if let Some(s) = &stamp {
+        if s.schema > SCHEMA {
+            cx.push(
+                "M002",
+                src,
+                src.field((1, 1), "schema"),
+                format!(
+                    "schema {} is newer than this rocmcheck understands (schema {SCHEMA}); upgrade rocmcheck or use a matrix of schema {SCHEMA}",
+                    s.schema
+                ),
+            );
+        } else if s.schema == 0 {
+            cx.push(
+                "M002",
+                src,
+                src.field((1, 1), "schema"),
+                "schema 0 does not exist; expected 1",
+            );
+        }
+        if !is_date(&s.data) {
+            cx.push(
+                "M006",
+                src,
+                src.field((1, 1), "data"),
+                format!("data `{}`: expected a date YYYY-MM-DD", s.data),
+            );
+        }
+    }
+    stamp
+}
+
+/// Every gfx name rocm.yaml lists must be a target of gpus.yaml (when gpus.yaml has any).
+fn check_rocm_gfx(cx: &mut Ctx, src: &Src, rocm: &[RocmRelease], known_gfx: &HashSet<String>) {
+    for (i, r) in rocm.iter().enumerate() {
+        for g in r.gfx.keys() {
+            if !known_gfx.contains(g) && !known_gfx.is_empty() {
+                let at = src.entry("version", i);
+                cx.push(
+                    "M005",
+                    src,
+                    src.value(at, g),
+                    format!("{g} is not a target in gpus.yaml"),
+                );
+            }
+        }
+    }
+}
+
+/// rocm.yaml: the ROCm releases, their patches and gfx support.
+fn rocm_from(cx: &mut Ctx, src: &Src, f: raw::RocmFile) -> Vec<RocmRelease> {
+    let mut rocm = Vec::new();
+    let mut seen = HashSet::new();
+    for (i, r) in f.releases.iter().enumerate() {
+        let at = src.entry("version", i);
+        let Some(version) = cx.version(src, at, &r.version, "ROCm version") else {
+            continue;
+        };
+        let stream = one_of(
+            &r.stream,
+            &[
+                ("legacy", Stream::Legacy),
+                ("core-sdk", Stream::CoreSdk),
+                ("preview", Stream::Preview),
+            ],
+        );
+        let status = one_of(
+            &r.status,
+            &[
+                ("supported", Status::Supported),
+                ("maintenance", Status::Maintenance),
+                ("eol", Status::Eol),
+                ("preview", Status::Preview),
+            ],
+        );
+        let (stream, status) = match (stream, status) {
+            (Ok(a), Ok(b)) => (a, b),
+            (a, b) => {
+                for e in [a.err(), b.err()].into_iter().flatten() {
+                    cx.push("M006", src, at, format!("release {}: {e}", r.version));
+                }
+                continue;
+            }
+        };
+        let mut patches = Vec::new();
+        for p in &r.patches {
+            if let Some(v) = cx.version(src, at, p, "patch release") {
+                if !v.is_within(&version.line()) {
+                    cx.push(
+                        "M006",
+                        src,
+                        src.value(at, p),
+                        format!("patch {p} is not in the {} line", version.line()),
+                    );
+                }
+                if !seen.insert(v.to_string()) {
+                    cx.push(
+                        "M004",
+                        src,
+                        src.value(at, p),
+                        format!("ROCm {p} appears in two releases"),
+                    );
+                }
+                patches.push(v);
+            }
+        }
+        if !seen.insert(version.to_string()) && !r.patches.iter().any(|p| p == &r.version) {
+            cx.push("M004", src, at, format!("duplicate ROCm release {}", r.version));
+        }
+        let mut gfx = BTreeMap::new();
+        for (g, s) in &r.gfx {
+            let Some(name) = cx.gfx(src, at, g) else { continue };
+            match one_of(
+                s,
+                &[
+                    ("supported", GfxSupport::Supported),
+                    ("deprecated", GfxSupport::Deprecated),
+                    ("unsupported", GfxSupport::Unsupported),
+                ],
+            ) {
+                Ok(v) => {
+                    gfx.insert(name, v);
+                }
+                Err(e) => cx.push("M006", src, src.value(at, g), format!("{g}: {e}")),
+            }
+        }
+        let gfx_list = match r.gfx_list.as_deref() {
+            None | Some("complete") => GfxList::Complete,
+            Some("partial") => GfxList::Partial,
+            Some("unknown") => {
+                if !r.gfx.is_empty() {
+                    cx.push(
+                        "M006",
+                        src,
+                        src.field(at, "gfx_list"),
+                        format!(
+                            "ROCm {}: gfx_list is `unknown` but gfx names targets (use `partial`)",
+                            r.version
+                        ),
+                    );
+                }
+                GfxList::Unknown
+            }
+            Some(o) => {
+                cx.push(
+                    "M006",
+                    src,
+                    src.field(at, "gfx_list"),
+                    format!("gfx_list `{o}`: expected complete, partial or unknown"),
+                );
+                GfxList::Complete
+            }
+        };
+        let confidence = cx.confidence(src, at, &r.confidence);
+        let status_confidence = cx.confidence(src, at, &r.status_confidence);
+        let sources = cx.sources(src, at, &format!("ROCm release {}", r.version), &r.sources);
+        rocm.push(RocmRelease {
+            version,
+            stream,
+            status,
+            released: r.released.clone(),
+            patches,
+            gfx,
+            gfx_list,
+            distros: r.distros.clone(),
+            status_confidence,
+            confidence,
+            note: r.note.clone(),
+            sources,
+        });
+    }
+    rocm
+}
+
+/// driver.yaml: the driver support policies and the known drivers.
+fn drivers_from(cx: &mut Ctx, src: &Src, f: raw::DriverFile) -> (Vec<DriverPolicy>, Vec<Driver>) {
+    let mut policies = Vec::new();
+    let mut drivers = Vec::new();
+    for (i, p) in f.policies.iter().enumerate() {
+        let at = src.entry("userspace", i);
+        let Some(range) = cx.range(src, at, &Some(p.userspace.clone()), "userspace range") else {
+            continue;
+        };
+        let window = match (p.window_minors, p.window_months) {
+            (Some(n), None) => DriverWindow::Minors(n),
+            (None, Some(n)) => DriverWindow::Months(n),
+            _ => {
+                cx.push(
+                    "M006",
+                    src,
+                    at,
+                    "a policy needs exactly one of window_minors, window_months",
+                );
+                continue;
+            }
+        };
+        let confidence = cx.confidence(src, at, &p.confidence);
+        let sources = cx.sources(src, at, "driver policy", &p.sources);
+        policies.push(DriverPolicy {
+            userspace: range,
+            window,
+            note: p.note.clone(),
+            confidence,
+            sources,
+        });
+    }
+    let mut seen = HashSet::new();
+    for (i, d) in f.drivers.iter().enumerate() {
+        let at = src.entry("driver", i);
+        let Some(driver) = cx.version(src, at, &d.driver, "driver version") else {
+            continue;
+        };
+        if !seen.insert(driver.to_string()) {
+            cx.push("M004", src, at, format!("duplicate driver {}", d.driver));
+        }
+        let era = d.era.as_ref().and_then(|e| cx.version(src, at, e, "era"));
+        let userspace = d
+            .userspace
+            .iter()
+            .filter_map(|u| cx.version(src, at, u, "userspace"))
+            .collect();
+        let confidence = cx.confidence(src, at, &d.confidence);
+        let sources = cx.sources(src, at, &format!("driver {}", d.driver), &d.sources);
+        drivers.push(Driver {
+            driver,
+            era,
+            userspace,
+            confidence,
+            note: d.note.clone(),
+            sources,
+        });
+    }
+    (policies, drivers)
+}
+
+/// gpus.yaml: the gfx targets with their products, PCI ids and names.
+fn gpus_from(cx: &mut Ctx, src: &Src, f: raw::GpuFile) -> Vec<GpuTarget> {
+    let mut gpus = Vec::new();
+    let mut seen = HashSet::new();
+    let mut pcis: HashSet<String> = HashSet::new();
+    // product_key → (gfx, name as written): a printed name may map to one target only.
+    let mut names: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for (i, g) in f.targets.iter().enumerate() {
+        let at = src.entry("gfx", i);
+        let Some(gfx) = cx.gfx(src, at, &g.gfx) else { continue };
+        if !seen.insert(gfx.clone()) {
+            cx.push("M004", src, at, format!("duplicate target {gfx}"));
+        }
+        let kind = match one_of(
+            &g.kind,
+            &[
+                ("discrete", GpuKind::Discrete),
+                ("apu", GpuKind::Apu),
+                ("datacenter", GpuKind::Datacenter),
+            ],
+        ) {
+            Ok(k) => k,
+            Err(e) => {
+                cx.push("M006", src, src.field(at, "kind"), format!("{gfx}: kind {e}"));
+                continue;
+            }
+        };
+        let xnack = match one_of(&g.xnack, &[("any", Xnack::Any), ("unsupported", Xnack::Unsupported)]) {
+            Ok(k) => k,
+            Err(e) => {
+                cx.push("M006", src, src.field(at, "xnack"), format!("{gfx}: xnack {e}"));
+                continue;
+            }
+        };
+        const FAMILIES: &[&str] = &[
+            "gcn5", "cdna1", "cdna2", "cdna3", "cdna4", "rdna1", "rdna2", "rdna3", "rdna3.5", "rdna4", "gfx12.5",
+        ];
+        if !FAMILIES.contains(&g.family.as_str()) {
+            cx.push(
+                "M006",
+                src,
+                src.field(at, "family"),
+                format!("{gfx}: family `{}`: expected one of {}", g.family, FAMILIES.join(", ")),
+            );
+        }
+        let over = match &g.r#override {
+            Some(o) => match Gfx::from_override(o) {
+                Ok(_) => Some(o.clone()),
+                Err(e) => {
+                    cx.push("M006", src, src.field(at, "override"), e.to_string());
+                    None
+                }
+            },
+            None => None,
+        };
+        let products = products_from(cx, src, at, &g.products, &mut pcis);
+        let (marketing, shared_names) = names_from(cx, src, at, &gfx, g, &mut names);
+        let confidence = cx.confidence(src, at, &g.confidence);
+        let sources = cx.sources(src, at, &format!("target {gfx}"), &g.sources);
+        gpus.push(GpuTarget {
+            gfx,
+            family: g.family.clone(),
+            kind,
+            xnack,
+            override_version: over,
+            products,
+            marketing,
+            marketing_keys: Default::default(),
+            shared_names,
+            name_keys: Default::default(),
+            confidence,
+            note: g.note.clone(),
+            sources,
+        });
+    }
+    check_product_names(cx, src, &gpus);
+    gpus
+}
+
+/// A target's `products:`, with PCI ids parsed and checked unique across the file (`pcis`).
+fn products_from(
+    cx: &mut Ctx,
+    src: &Src,
+    at: (u32, u32),
+    products_raw: &[raw::Product],
+    pcis: &mut HashSet<String>,
+) -> Vec<Product> {
+    let mut products = Vec::new();
+    for p in products_raw {
+        let mut ids = Vec::new();
+        for id in &p.pci {
+            match parse_hex(id) {
+                Some(n) => {
+                    if !pcis.insert(id.to_ascii_lowercase()) {
+                        cx.push("M004", src, src.value(at, id), format!("PCI id {id} listed twice"));
+                    }
+                    ids.push(n);
+                }
+                None => cx.push(
+                    "M006",
+                    src,
+                    src.value(at, id),
+                    format!("PCI id `{id}`: expected hex like 0x744c"),
+                ),
+            }
+        }
+        products.push(Product {
+            name: p.name.clone(),
+            pci: ids,
+        });
+    }
+    products
+}
+
+/// A target's `marketing:` and `shared_names:`, each with a model number; a marketing name
+/// already listed for another target (`names`: product key → (gfx, name as written)) is a
+/// duplicate.
+fn names_from(
+    cx: &mut Ctx,
+    src: &Src,
+    at: (u32, u32),
+    gfx: &str,
+    g: &raw::GpuTarget,
+    names: &mut BTreeMap<String, (String, String)>,
+) -> (Vec<String>, Vec<String>) {
+    let mut marketing = Vec::new();
+    for m in &g.marketing {
+        let Some(key) = super::product_key(m) else {
+            cx.push(
+                "M006",
+                src,
+                src.value(at, m),
+                format!("{gfx}: marketing name `{m}` has no model number; a generic name cannot identify a target"),
+            );
+            continue;
+        };
+        // two spellings of one target's name (`AMD Instinct MI250`, `AMD Instinct
+        // MI250 Accelerator`: the strings tools print) share a key; only another
+        // target's name is a conflict
+        if let Some((other, first)) = names.get(&key).filter(|(o, _)| *o != gfx) {
+            cx.push(
+                "M004",
+                src,
+                src.value(at, m),
+                format!("marketing name `{m}` is already listed for {other} (as `{first}`)"),
+            );
+        } else {
+            names.entry(key.clone()).or_insert((gfx.to_string(), m.clone()));
+        }
+        marketing.push(m.clone());
+    }
+    let mut shared_names = Vec::new();
+    for n in &g.shared_names {
+        if super::product_key(n).is_none() {
+            cx.push(
+                "M006",
+                src,
+                src.value(at, n),
+                format!("{gfx}: shared name `{n}` has no model number; a generic name cannot identify a target"),
+            );
+            continue;
+        }
+        shared_names.push(n.clone());
+    }
+    (marketing, shared_names)
+}
+
+/// Every name a target answers to (marketing names and the siblings of composite `products:`
+/// names) must belong to one target only: a product-name lookup never chooses between two.
+/// A name several targets carry is declared by each of them in `shared_names`, and is then a
+/// name of those targets only.
+fn check_product_names(cx: &mut Ctx, src: &Src, gpus: &[GpuTarget]) {
+    let mut sharers: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for g in gpus {
+        for n in &g.shared_names {
+            if let Some(k) = super::product_key(n) {
+                sharers.entry(k).or_default().push(g.gfx.clone());
+            }
+        }
+    }
+    for (i, g) in gpus.iter().enumerate() {
+        for n in &g.shared_names {
+            let Some(k) = super::product_key(n) else { continue };
+            if sharers.get(&k).is_some_and(|v| v.len() < 2) {
+                let at = src.entry("gfx", i);
+                cx.push(
+                    "M002",
+                    src,
+                    src.value(at, n),
+                    format!(
+                        "{}: shared name `{n}` is listed by no other target; a name one target carries belongs in `marketing`",
+                        g.gfx
+                    ),
+                );
+            }
+        }
+    }
+    let mut owner: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for (i, g) in gpus.iter().enumerate() {
+        for (k, n) in g.name_keys() {
+            let declared = |gfx: &str| sharers.get(k).is_some_and(|v| v.iter().any(|x| x == gfx));
+            match owner.get(k) {
+                Some((other, _)) if *other != g.gfx && declared(other) && declared(&g.gfx) => {}
+                Some((other, first)) if *other != g.gfx => {
+                    let at = src.entry("gfx", i);
+                    cx.push(
+                        "M004",
+                        src,
+                        src.value(at, n),
+                        format!(
+                            "{}: product name `{n}` is also a name of {other} (as `{first}`); a name may identify one target only",
+                            g.gfx
+                        ),
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    owner.insert(k.clone(), (g.gfx.clone(), n.clone()));
+                }
+            }
+        }
+    }
+}
+
+/// torch.yaml: the arch lists and the torch wheels, checked against gpus.yaml and rocm.yaml.
+fn torch_from(
+    cx: &mut Ctx,
+    src: &Src,
+    f: raw::TorchFile,
+    known_gfx: &HashSet<String>,
+    rocm: &[RocmRelease],
+) -> TorchTable {
+    let mut torch = TorchTable {
+        index: f.index.trim_end_matches('/').to_string(),
+        ..TorchTable::default()
     };
-    Ok(m)
+    let mut ids = HashSet::new();
+    for (i, a) in f.arch_lists.iter().enumerate() {
+        let at = src.entry("id", i);
+        if !ids.insert(a.id.clone()) {
+            cx.push("M004", src, at, format!("duplicate arch list {}", a.id));
+        }
+        let mut gfx = Vec::new();
+        for g in &a.gfx {
+            if let Some(n) = cx.gfx(src, at, g) {
+                if !known_gfx.contains(&n) && !known_gfx.is_empty() {
+                    cx.push(
+                        "M005",
+                        src,
+                        src.value(at, g),
+                        format!("{n} is not a target in gpus.yaml"),
+                    );
+                }
+                gfx.push(n);
+            }
+        }
+        let confidence = cx.confidence(src, at, &a.confidence);
+        let sources = cx.sources(src, at, &format!("arch list {}", a.id), &a.sources);
+        torch.arch_lists.push(ArchList {
+            id: a.id.clone(),
+            gfx,
+            confidence,
+            note: a.note.clone(),
+            sources,
+        });
+    }
+    let mut seen = HashSet::new();
+    for (i, w) in f.wheels.iter().enumerate() {
+        let at = src.entry("torch", i);
+        let channel = match one_of(&w.channel, &[("release", Channel::Release), ("test", Channel::Test)]) {
+            Ok(c) => c,
+            Err(e) => {
+                cx.push("M006", src, src.field(at, "channel"), e);
+                continue;
+            }
+        };
+        let versions: Vec<Version> = w
+            .torch
+            .iter()
+            .filter_map(|t| cx.version(src, at, t, "torch version"))
+            .collect();
+        for v in &versions {
+            if !seen.insert(v.to_string()) {
+                cx.push(
+                    "M004",
+                    src,
+                    src.value(at, &v.to_string()),
+                    format!("torch {v} listed twice"),
+                );
+            }
+        }
+        let mut variants = Vec::new();
+        for v in &w.variants {
+            let vat = src.value(at, &format!("rocm: \"{}\"", v.rocm));
+            let Some(rv) = cx.version(src, vat, &v.rocm, "wheel ROCm") else {
+                continue;
+            };
+            if !rocm.is_empty() && !rocm.iter().any(|r| r.covers(&rv)) {
+                cx.push(
+                    "M005",
+                    src,
+                    src.value(vat, &v.rocm),
+                    format!("wheel variant rocm{} names a ROCm release not in rocm.yaml", v.rocm),
+                );
+            }
+            if !ids.contains(&v.arch) {
+                cx.push(
+                    "M005",
+                    src,
+                    src.value(vat, &v.arch),
+                    format!("arch list `{}` is not defined in arch_lists", v.arch),
+                );
+            }
+            let built_on = v.built_on.as_ref().and_then(|b| cx.version(src, vat, b, "built_on"));
+            let confidence = cx.confidence(src, vat, &v.confidence);
+            let rocm_from_wheels = match v.rocm_from.as_deref() {
+                None | Some("bundled") => false,
+                Some("wheels") => true,
+                Some(o) => {
+                    cx.push(
+                        "M006",
+                        src,
+                        src.field(vat, "rocm_from"),
+                        format!("rocm_from `{o}`: expected bundled or wheels"),
+                    );
+                    false
+                }
+            };
+            variants.push(WheelVariant {
+                rocm: rv,
+                arch: v.arch.clone(),
+                built_on,
+                confidence,
+                note: v.note.clone(),
+                rocm_from_wheels,
+            });
+        }
+        let confidence = cx.confidence(src, at, &w.confidence);
+        let sources = cx.sources(src, at, &format!("torch {}", w.torch.join("/")), &w.sources);
+        torch.wheels.push(TorchRelease {
+            torch: versions,
+            channel,
+            released: w.released.clone(),
+            python: w.python.clone(),
+            variants,
+            confidence,
+            note: w.note.clone(),
+            sources,
+        });
+    }
+    torch
+}
+
+/// images.yaml: the image repositories, their tag grammars and known tags.
+fn images_from(cx: &mut Ctx, src: &Src, f: raw::ImageFile) -> Vec<ImageRepo> {
+    let mut images = Vec::new();
+    let mut seen = HashSet::new();
+    for (i, r) in f.repositories.iter().enumerate() {
+        let at = src.entry("repo", i);
+        if !seen.insert(r.repo.clone()) {
+            cx.push("M004", src, at, format!("duplicate repository {}", r.repo));
+        }
+        let grammar = match Grammar::compile(&r.grammar) {
+            Ok(g) => g,
+            Err(e) => {
+                cx.push(
+                    "M006",
+                    src,
+                    src.field(at, "grammar"),
+                    format!("grammar is not a valid regex: {e}"),
+                );
+                continue;
+            }
+        };
+        for name in grammar.capture_names().flatten() {
+            if !["rocm", "os", "python", "torch", "gfx", "variant"].contains(&name) {
+                cx.push(
+                    "M006",
+                    src,
+                    src.field(at, "grammar"),
+                    format!("unknown capture group `{name}` (expected rocm, os, python, torch, gfx, variant)"),
+                );
+            }
+        }
+        let mut known = Vec::new();
+        let mut seen_tags = HashSet::new();
+        for k in &r.known {
+            let tag = k.tag();
+            if !grammar.is_match(tag) {
+                cx.push(
+                    "M008",
+                    src,
+                    src.value(at, tag),
+                    format!("known tag `{tag}` does not match the grammar of {}", r.repo),
+                );
+                continue;
+            }
+            if r.moving.iter().any(|m| m == tag) {
+                cx.push(
+                    "M006",
+                    src,
+                    src.value(at, tag),
+                    format!("tag `{tag}` of {} is listed as both known and moving", r.repo),
+                );
+                continue;
+            }
+            if !seen_tags.insert(tag.to_string()) {
+                cx.push(
+                    "M004",
+                    src,
+                    src.value(at, tag),
+                    format!("duplicate known tag `{tag}` of {}", r.repo),
+                );
+                continue;
+            }
+            let (note, own) = match k {
+                raw::KnownTag::Plain(_) => (None, Vec::new()),
+                raw::KnownTag::Record(rec) => (rec.note.clone(), rec.sources.clone()),
+            };
+            known.push((tag.to_string(), note, own));
+        }
+        let torch_from_image = match r.torch_from.as_deref() {
+            None | Some("none") => false,
+            Some("image") => true,
+            Some(o) => {
+                cx.push(
+                    "M006",
+                    src,
+                    src.field(at, "torch_from"),
+                    format!("torch_from `{o}`: expected none or image"),
+                );
+                false
+            }
+        };
+        let confidence = cx.confidence(src, at, &r.confidence);
+        let sources = cx.sources(src, at, &format!("repository {}", r.repo), &r.sources);
+        let known = known
+            .into_iter()
+            .map(|(tag, note, own)| KnownTag {
+                tag,
+                note,
+                sources: if own.is_empty() { sources.clone() } else { own },
+            })
+            .collect();
+        images.push(ImageRepo {
+            repo: r.repo.clone(),
+            os: r.os.clone(),
+            grammar: Grammar::compiled(grammar),
+            torch_from_image,
+            moving: r.moving.clone(),
+            known,
+            confidence,
+            note: r.note.clone(),
+            sources,
+        });
+    }
+    images
+}
+
+/// issues.yaml: the known issues and the conditions they apply under.
+fn issues_from(cx: &mut Ctx, src: &Src, f: raw::IssueFile, known_gfx: &HashSet<String>) -> Vec<KnownIssue> {
+    let mut issues = Vec::new();
+    let mut seen = HashSet::new();
+    for (i, k) in f.issues.iter().enumerate() {
+        let at = src.entry("id", i);
+        if !seen.insert(k.id.clone()) {
+            cx.push("M004", src, at, format!("duplicate known issue id {}", k.id));
+        }
+        if !is_kebab_id(&k.id) {
+            cx.push("M006", src, at, format!("id `{}`: expected kebab-case", k.id));
+        }
+        let Some(severity) = Severity::parse(&k.severity) else {
+            cx.push(
+                "M006",
+                src,
+                src.field(at, "severity"),
+                format!("severity `{}`: expected error, warning or info", k.severity),
+            );
+            continue;
+        };
+        let confidence = cx.confidence(src, at, &k.confidence);
+        if confidence == Confidence::Unconfirmed && severity > Severity::Info {
+            cx.push(
+                "M007",
+                src,
+                src.field(at, "severity"),
+                format!("known issue {} is unconfirmed but has severity {severity}; an unconfirmed fact may only inform (severity: info)", k.id),
+            );
+        }
+        let w = &k.when;
+        let mut gfx = Vec::new();
+        for g in &w.gfx {
+            if let Some(n) = cx.gfx(src, at, g) {
+                if !known_gfx.contains(&n) && !known_gfx.is_empty() {
+                    cx.push(
+                        "M005",
+                        src,
+                        src.value(at, g),
+                        format!("{n} is not a target in gpus.yaml"),
+                    );
+                }
+                gfx.push(n);
+            }
+        }
+        let torch_build = match &w.torch_build {
+            None => None,
+            Some(b) => match one_of(
+                b,
+                &[
+                    ("release", TorchBuild::Release),
+                    ("nightly", TorchBuild::Nightly),
+                    ("amd", TorchBuild::Amd),
+                    ("therock", TorchBuild::TheRock),
+                ],
+            ) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    cx.push("M006", src, src.field(at, "torch_build"), e);
+                    None
+                }
+            },
+        };
+        let when = Condition {
+            gfx,
+            torch: cx.range(src, at, &w.torch, "torch range"),
+            torch_rocm: cx.range(src, at, &w.torch_rocm, "torch_rocm range"),
+            rocm: cx.range(src, at, &w.rocm, "rocm range"),
+            torch_build,
+            kernel: cx.range(src, at, &w.kernel, "kernel range"),
+            kernel_backports: w.kernel_backports.clone(),
+            apu: w.apu,
+            env_set: w.env_set.clone(),
+            env_unset: w.env_unset.clone(),
+            env_value: w.env_value.clone(),
+            alloc_option: w.alloc_option.clone(),
+        };
+        if let Some(o) = &w.alloc_option {
+            if !o.contains(':') {
+                cx.push(
+                    "M006",
+                    src,
+                    src.value(at, o),
+                    format!("alloc_option `{o}`: expected key:value, e.g. expandable_segments:True"),
+                );
+            }
+        }
+        for b in &w.kernel_backports {
+            if super::distro_kernel(b).is_none_or(|(_, _, f)| f.is_empty()) {
+                cx.push(
+                    "M006",
+                    src,
+                    src.value(at, b),
+                    format!("kernel_backports `{b}`: expected VERSION-ABI-FLAVOUR as uname -r gives it, e.g. 6.14.0-1018-oem"),
+                );
+            }
+        }
+        let sources = cx.sources(src, at, &format!("known issue {}", k.id), &k.sources);
+        issues.push(KnownIssue {
+            id: k.id.clone(),
+            severity,
+            confidence,
+            title: k.title.clone(),
+            message: k.message.clone(),
+            fix: k.fix.clone(),
+            when,
+            sources,
+        });
+    }
+    issues
 }
 
 /// The facts triage's key/value layer reads (`keys.yaml`'s top-level names).
@@ -1351,6 +1388,7 @@ fn signatures_from(cx: &mut Ctx, src: &Src, f: raw::SignatureFile, issue_ids: &H
     out
 }
 
+/// distribution.yaml: the pip packages, families, indexes, AMD torch wheels and platforms.
 fn distribution_from(cx: &mut Ctx, src: &Src, f: raw::DistributionFile) -> Distribution {
     let mut d = Distribution {
         package_sources: cx.sources(src, (1, 1), "packages", &f.package_sources),
@@ -1409,7 +1447,30 @@ fn distribution_from(cx: &mut Ctx, src: &Src, f: raw::DistributionFile) -> Distr
             gfx,
         });
     }
-    for ix in &f.indexes {
+    d.indexes = indexes_from(cx, src, &f.indexes);
+    d.amd_torch = amd_torch_from(cx, src, &f.amd_torch);
+    if let Some(p) = &f.platforms {
+        let at = src.value((1, 1), &p.pytorch_org);
+        d.platforms = Some(super::Platforms {
+            pytorch_org: p.pytorch_org.clone(),
+            wsl: p.wsl.clone(),
+            macos: p.macos.clone(),
+            sources: cx.sources(src, at, "platforms", &p.sources),
+        });
+    }
+    let at = src.value((1, 1), &f.wheel_base.image);
+    d.wheel_base = Some(WheelBase {
+        image: f.wheel_base.image.clone(),
+        os: f.wheel_base.os.clone(),
+        sources: cx.sources(src, at, "wheel_base", &f.wheel_base.sources),
+    });
+    d
+}
+
+/// distribution.yaml `indexes:`: the package indexes with their layout and channel.
+fn indexes_from(cx: &mut Ctx, src: &Src, raw_indexes: &[raw::RawIndex]) -> Vec<PackageIndex> {
+    let mut out = Vec::new();
+    for ix in raw_indexes {
         let at = src.value((1, 1), &ix.url);
         let layout = one_of(
             &ix.layout,
@@ -1437,7 +1498,7 @@ fn distribution_from(cx: &mut Ctx, src: &Src, f: raw::DistributionFile) -> Distr
         }
         let sources = cx.sources(src, at, &format!("index {}", ix.url), &ix.sources);
         match (layout, channel) {
-            (Ok(layout), Ok(channel)) => d.indexes.push(PackageIndex {
+            (Ok(layout), Ok(channel)) => out.push(PackageIndex {
                 url: ix.url.clone(),
                 publisher: ix.publisher.clone(),
                 layout,
@@ -1452,7 +1513,13 @@ fn distribution_from(cx: &mut Ctx, src: &Src, f: raw::DistributionFile) -> Distr
             }
         }
     }
-    for (i, a) in f.amd_torch.iter().enumerate() {
+    out
+}
+
+/// distribution.yaml `amd_torch:`: AMD's own torch wheels per ROCm release.
+fn amd_torch_from(cx: &mut Ctx, src: &Src, raw_amd: &[raw::RawAmdTorch]) -> Vec<super::AmdTorch> {
+    let mut out = Vec::new();
+    for (i, a) in raw_amd.iter().enumerate() {
         let at = src.entry("rocm", i);
         if !(a.index.starts_with("https://") && a.index.ends_with('/')) {
             cx.push(
@@ -1478,7 +1545,7 @@ fn distribution_from(cx: &mut Ctx, src: &Src, f: raw::DistributionFile) -> Distr
             gfx: w.gfx.iter().filter_map(|g| cx.gfx(src, at, g)).collect(),
         });
         let sources = cx.sources(src, at, &format!("amd_torch {}", a.rocm), &a.sources);
-        d.amd_torch.push(super::AmdTorch {
+        out.push(super::AmdTorch {
             rocm: a.rocm.clone(),
             index: a.index.clone(),
             torch: a.torch.clone(),
@@ -1488,22 +1555,7 @@ fn distribution_from(cx: &mut Ctx, src: &Src, f: raw::DistributionFile) -> Distr
             sources,
         });
     }
-    if let Some(p) = &f.platforms {
-        let at = src.value((1, 1), &p.pytorch_org);
-        d.platforms = Some(super::Platforms {
-            pytorch_org: p.pytorch_org.clone(),
-            wsl: p.wsl.clone(),
-            macos: p.macos.clone(),
-            sources: cx.sources(src, at, "platforms", &p.sources),
-        });
-    }
-    let at = src.value((1, 1), &f.wheel_base.image);
-    d.wheel_base = Some(WheelBase {
-        image: f.wheel_base.image.clone(),
-        os: f.wheel_base.os.clone(),
-        sources: cx.sources(src, at, "wheel_base", &f.wheel_base.sources),
-    });
-    d
+    out
 }
 
 /// `^[a-z0-9]+(-[a-z0-9.]+)*$` (known issue ids), without compiling a regex at start-up.

@@ -148,14 +148,11 @@ pub fn probe(cx: &mut Cx, env: &BTreeMap<String, String>) -> (Vec<Sourced<RocmIn
             .collect();
         installs.push(Sourced::new(
             RocmInstall {
-                version: v,
-                from,
                 path: Some(real.clone()),
                 rocblas_gfx: gfx_in_names(&rocblas),
                 hipblaslt_gfx: gfx_in_names(&hipblaslt),
                 via,
-                targets: Vec::new(),
-                torch_loads: false,
+                ..RocmInstall::new(v, from)
             },
             Origin::Path { path: origin },
         ));

@@ -217,14 +217,9 @@ pub fn probe(cx: &mut Cx, dirs: &[String]) -> (Vec<Sourced<RocmInstall>>, Vec<So
         let origin = if from_py.is_some() { info_py } else { path.clone() };
         installs.push(Sourced::new(
             RocmInstall {
-                version,
-                from: RocmFrom::PipWheels,
                 path: Some(path),
-                rocblas_gfx: Vec::new(),
-                hipblaslt_gfx: Vec::new(),
-                via: Vec::new(),
                 targets,
-                torch_loads: false,
+                ..RocmInstall::new(version, RocmFrom::PipWheels)
             },
             Origin::Path { path: origin },
         ));

@@ -4,6 +4,7 @@
 //!
 //! Renderers only render: the figures come from [`Figures::of`].
 
+use crate::facts::gib;
 use crate::smoke::SmokeResult;
 use crate::smoke::figures::{Figures, StepState};
 use comfy_table::presets;
@@ -38,12 +39,8 @@ pub fn write_human(r: &[SmokeResult], out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{} image(s): {}", r.len(), parts.join(", "))
 }
 
-fn gib(b: f64) -> String {
-    format!("{:.2} GiB", b / (1u64 << 30) as f64)
-}
-
 fn bytes(b: f64) -> String {
-    if b < 1024.0 { format!("{b:.0} B") } else { gib(b) }
+    if b < 1024.0 { format!("{b:.0} B") } else { gib(b, 2) }
 }
 
 fn ms(v: f64) -> String {
@@ -96,6 +93,17 @@ fn header(r: &SmokeResult) -> String {
 /// The lines of a block: (label, text).
 fn block_lines(fg: &Figures) -> Vec<(&'static str, String)> {
     let mut v = Vec::new();
+    runtime_lines(fg, &mut v);
+    blas_lines(fg, &mut v);
+    memory_lines(fg, &mut v);
+    gemm_lines(fg, &mut v);
+    collective_lines(fg, &mut v);
+    step_lines(fg, &mut v);
+    v
+}
+
+/// The runtime: name, version, devices.
+fn runtime_lines(fg: &Figures, v: &mut Vec<(&'static str, String)>) {
     let step = |n: &str| fg.steps.get(n);
     if let Some(rt) = &fg.runtime {
         let mut t = [rt.name.clone(), rt.version.clone()]
@@ -115,7 +123,7 @@ fn block_lines(fg: &Figures) -> Vec<(&'static str, String)> {
                     p.push(a.clone());
                 }
                 if let Some(b) = d.total_bytes {
-                    p.push(gib(b));
+                    p.push(gib(b, 2));
                 }
                 format!("{} ({})", d.name.as_deref().unwrap_or("?"), p.join(", "))
             })
@@ -128,6 +136,11 @@ fn block_lines(fg: &Figures) -> Vec<(&'static str, String)> {
         }
         v.push(("runtime", t));
     }
+}
+
+/// The BLAS handle.
+fn blas_lines(fg: &Figures, v: &mut Vec<(&'static str, String)>) {
+    let step = |n: &str| fg.steps.get(n);
     if let Some(e) = not_ok(step("blas")) {
         v.push(("BLAS", e));
     } else if let Some(b) = &fg.blas {
@@ -140,6 +153,11 @@ fn block_lines(fg: &Figures) -> Vec<(&'static str, String)> {
         }
         v.push(("BLAS", t));
     }
+}
+
+/// The largest allocation and the fragmentation check, per device.
+fn memory_lines(fg: &Figures, v: &mut Vec<(&'static str, String)>) {
+    let step = |n: &str| fg.steps.get(n);
     if let Some(e) = not_ok(step("memory")) {
         v.push(("largest alloc", e.clone()));
         v.push(("fragmentation", e));
@@ -152,14 +170,14 @@ fn block_lines(fg: &Figures) -> Vec<(&'static str, String)> {
             };
             let mut t = dev.clone();
             match m.largest_bytes {
-                Some(b) => t.push_str(&format!("{} in one allocation", gib(b))),
+                Some(b) => t.push_str(&format!("{} in one allocation", gib(b, 2))),
                 None => t.push('?'),
             }
             if let Some(p) = m.largest_pct_of_free {
                 t.push_str(&format!(" = {p:.1} % of free"));
             }
             if let Some(fb) = m.free_bytes {
-                t.push_str(&format!(" ({})", gib(fb)));
+                t.push_str(&format!(" ({})", gib(fb, 2)));
             }
             let mut how = vec![];
             if let Some(n) = m.tries {
@@ -180,13 +198,13 @@ fn block_lines(fg: &Figures) -> Vec<(&'static str, String)> {
                 };
                 let mut t = format!("{dev}{verdict}");
                 if let (Some(n), Some(bb)) = (fr.blocks, fr.block_bytes) {
-                    t.push_str(&format!(": {n} × {}", gib(bb)));
+                    t.push_str(&format!(": {n} × {}", gib(bb, 2)));
                 }
                 if let Some(n) = fr.freed {
                     t.push_str(&format!(", {n} freed"));
                 }
                 if let Some(lb) = fr.large_block_bytes {
-                    t.push_str(&format!(", then one {} block", gib(lb)));
+                    t.push_str(&format!(", then one {} block", gib(lb, 2)));
                 }
                 if let Some(l) = fr.leaked_bytes {
                     t.push_str(&format!("; {} leaked", bytes(l)));
@@ -195,6 +213,11 @@ fn block_lines(fg: &Figures) -> Vec<(&'static str, String)> {
             }
         }
     }
+}
+
+/// The GEMM checks per dtype.
+fn gemm_lines(fg: &Figures, v: &mut Vec<(&'static str, String)>) {
+    let step = |n: &str| fg.steps.get(n);
     if !fg.gemm.is_empty() {
         let parts: Vec<String> = fg
             .gemm
@@ -220,6 +243,11 @@ fn block_lines(fg: &Figures) -> Vec<(&'static str, String)> {
     } else if let Some(e) = not_ok(step("torch")) {
         v.push(("GEMM", e));
     }
+}
+
+/// Peer access and the all-reduce.
+fn collective_lines(fg: &Figures, v: &mut Vec<(&'static str, String)>) {
+    let step = |n: &str| fg.steps.get(n);
     if let Some((can, tried)) = fg.peer {
         v.push(("peer access", format!("{can} of {tried} GPU pair(s) (one way each)")));
     } else if let Some(e) = not_ok(step("peer")) {
@@ -253,6 +281,11 @@ fn block_lines(fg: &Figures) -> Vec<(&'static str, String)> {
     } else if fg.runtime.is_some() && !fg.steps.contains_key("allreduce") {
         v.push(("all-reduce", "not run (--payload-arg=--multi-gpu)".into()));
     }
+}
+
+/// The framework layers and the team checks, each with its state.
+fn step_lines(fg: &Figures, v: &mut Vec<(&'static str, String)>) {
+    let step = |n: &str| fg.steps.get(n);
     let state = |st: &StepState| -> String {
         let mut t = st.status.clone();
         if let Some(m) = st.ms.filter(|_| st.status != "skipped") {
@@ -280,7 +313,6 @@ fn block_lines(fg: &Figures) -> Vec<(&'static str, String)> {
     if !checks.is_empty() {
         v.push(("team checks", checks.join("; ")));
     }
-    v
 }
 
 fn write_block(r: &SmokeResult, out: &mut dyn Write) -> io::Result<()> {
@@ -322,8 +354,8 @@ fn cells(fg: &Figures) -> [String; 6] {
     let (largest, frag) = match fg.memory.first() {
         Some(m) if step("memory") == Some("ok") => (
             match (m.largest_bytes, m.largest_pct_of_free) {
-                (Some(b), Some(p)) => format!("{} {p:.1}%", gib(b)),
-                (Some(b), None) => gib(b),
+                (Some(b), Some(p)) => format!("{} {p:.1}%", gib(b, 2)),
+                (Some(b), None) => gib(b, 2),
                 _ => String::new(),
             },
             match m.fragmentation.as_ref().and_then(|f| f.ok) {

@@ -21,9 +21,9 @@ pub mod host;
 pub mod stack;
 
 use crate::facts::{Facts, Origin, Target};
-use crate::finding::Finding;
+use crate::finding::{Confidence, Finding};
 use crate::matrix::{Matrix, TorchBuild};
-use crate::version::{RocmVersion, TorchVersion, Version};
+use crate::version::{Gfx, RocmVersion, TorchVersion, Version};
 
 pub use crate::finding::{RuleMeta, Scope};
 
@@ -128,7 +128,7 @@ pub fn resolve(id: &str) -> Result<&'static str, String> {
 /// Known issues (matrix `issues.yaml` ids) that a dedicated rule reports with the machine's own
 /// figures: when that rule fires, the known-issue finding (RC100) states the same fact again and
 /// is dropped (else `env` reports the APU GTT cap twice, as RC305 and as an RC100 info).
-pub const COVERED_BY_RULE: &[(&str, &str)] = &[("RC305", "apu-gtt-half-of-ram")];
+pub const COVERED_BY_RULE: &[(&str, &str)] = &[(host::ApuMemoryCapped::META.code, "apu-gtt-half-of-ram")];
 
 /// Runs every rule of a scope over the facts.
 pub fn run(scope: Scope, facts: &Facts, matrix: &Matrix) -> Vec<Finding> {
@@ -264,6 +264,38 @@ impl Context<'_> {
             ""
         };
         Some(format!("in pyproject.toml: `torch=={version}` from {index}{lock}"))
+    }
+
+    /// The gfx targets the torch build carries kernels for: `torch.cuda.get_arch_list()` when the
+    /// probe saw it, else the official wheel's arch list from the matrix. Returns (targets,
+    /// unconfirmed, a description of where the list comes from).
+    pub(crate) fn wheel_arch(&self) -> Option<(Vec<String>, bool, String)> {
+        let t = self.facts.torch.as_ref()?;
+        let gfx_from_probe: Vec<String> = t
+            .value
+            .arch_list
+            .iter()
+            .filter_map(|a| Gfx::parse(a).ok())
+            .map(|g| g.as_str().to_string())
+            .collect();
+        if !gfx_from_probe.is_empty() {
+            return Some((gfx_from_probe, false, "torch.cuda.get_arch_list()".into()));
+        }
+        let tv = self.torch_version()?;
+        if self.torch_build()? != TorchBuild::Release {
+            return None;
+        }
+        let rocm = self.torch_rocm()?;
+        let (rel, variant) = self.matrix.wheel(&tv.public, &rocm)?;
+        let arch = self.matrix.arch_list(&variant.arch)?;
+        let unconfirmed = arch.confidence == Confidence::Unconfirmed
+            || variant.confidence == Confidence::Unconfirmed
+            || rel.confidence == Confidence::Unconfirmed;
+        Some((
+            arch.gfx.clone(),
+            unconfirmed,
+            format!("the torch {} rocm{} wheel", tv.public, variant.rocm),
+        ))
     }
 
     /// The torch version, parsed (None when unknown or unparsable).
@@ -544,16 +576,7 @@ pub(crate) mod testing {
         }
         pub fn rocm(mut self, v: &str) -> Self {
             self.0.rocm.push(Sourced::new(
-                RocmInstall {
-                    version: v.into(),
-                    from: RocmFrom::Installed,
-                    path: None,
-                    rocblas_gfx: vec![],
-                    hipblaslt_gfx: vec![],
-                    via: vec![],
-                    targets: vec![],
-                    torch_loads: false,
-                },
+                RocmInstall::new(v, RocmFrom::Installed),
                 Origin::Path {
                     path: "/opt/rocm/.info/version".into(),
                 },

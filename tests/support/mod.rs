@@ -4,12 +4,15 @@
 //! - [`bin`]: the rocmcheck binary under test;
 //! - [`docker_gate`]: the Docker engine check every engine-backed test starts with;
 //! - [`base_image`]: a cached Debian base image made by `make-base-image.sh`;
+//! - [`empty_image`]: a cached image with an empty filesystem (no python3 at all);
 //! - [`docker`] / [`docker_lines`]: run the docker CLI;
+//! - [`Scope`]: one test's work folder, test label and tag prefix, and its clean-up;
+//! - [`read_json`]: a JSON file a run wrote;
 //! - [`Mutator`]: the deterministic byte mutator of the mutation runs;
 //! - [`copy_tree`], [`kind_of`], [`root`]: fixtures on disk.
 //!
-//! `pty.rs` (the pseudo-terminal runner) stays a separate module, included by the tests that
-//! need it with `#[path = "support/pty.rs"] mod pty;`.
+//! `pty.rs` (the pseudo-terminal runner and Ctrl-C) stays a separate module, included by the
+//! tests that need it with `#[path = "support/pty.rs"] mod pty;`.
 #![allow(dead_code)]
 
 use rocmcheck::dockerfile::Kind;
@@ -77,6 +80,112 @@ pub fn base_image(tag: &str, suite: &str, packages: &[&str]) {
     let mut args = vec![tag, suite];
     args.extend_from_slice(packages);
     assert!(st.success(), "make-base-image.sh {args:?} failed");
+}
+
+/// Makes (or finds cached) `tag`: an image with an empty filesystem, imported from an empty tar
+/// and labelled `org.rocmcheck.test=1`.
+pub fn empty_image(tag: &str) {
+    if docker(&["image", "inspect", tag]).status.success() {
+        return;
+    }
+    let mut child = Command::new("docker")
+        .args(["import", "-c", "LABEL org.rocmcheck.test=1", "-", tag])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("run docker import");
+    // two zero blocks: the end of an empty tar archive
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), &[0u8; 1024]).unwrap();
+    drop(child.stdin.take());
+    assert!(
+        child.wait().unwrap().success(),
+        "docker import of the empty image {tag} failed"
+    );
+}
+
+/// One test's piece of the engine: a work folder, the test label its runs put on every
+/// container and image (`ROCMCHECK_TEST_LABEL` → `org.rocmcheck.test-id`), and the tag prefix
+/// of the images it builds.
+pub struct Scope {
+    pub dir: tempfile::TempDir,
+    pub label: String,
+    pub prefix: String,
+}
+
+impl Scope {
+    pub fn new(label: String, prefix: String) -> Scope {
+        Scope {
+            dir: tempfile::tempdir().unwrap(),
+            label,
+            prefix,
+        }
+    }
+
+    /// `p` inside the work folder.
+    pub fn path(&self, p: &str) -> PathBuf {
+        self.dir.path().join(p)
+    }
+
+    /// The rocmcheck binary with `args`, run in the work folder with the test label and no colour.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = bin();
+        c.args(args)
+            .env("ROCMCHECK_TEST_LABEL", &self.label)
+            .env("NO_COLOR", "1")
+            .current_dir(self.dir.path());
+        c
+    }
+
+    /// The containers (any state) that carry the test label.
+    pub fn containers(&self) -> Vec<String> {
+        docker_lines(&[
+            "ps",
+            "-aq",
+            "--filter",
+            &format!("label=org.rocmcheck.test-id={}", self.label),
+        ])
+    }
+
+    /// Removes the images tagged under the prefix and those that carry the test label.
+    pub fn remove_images(&self) {
+        let tags = docker_lines(&[
+            "images",
+            "--filter",
+            &format!("reference={}", self.prefix),
+            "--format",
+            "{{.Repository}}:{{.Tag}}",
+        ]);
+        let untagged = docker_lines(&[
+            "images",
+            "-q",
+            "--filter",
+            &format!("label=org.rocmcheck.test-id={}", self.label),
+        ]);
+        for t in tags.iter().chain(&untagged) {
+            let _ = docker(&["rmi", "-f", t]);
+        }
+    }
+
+    /// Removes the test's images, then asserts that no labelled container and no image under
+    /// the prefix is left.
+    pub fn finish(&self) {
+        self.remove_images();
+        assert_eq!(self.containers(), Vec::<String>::new(), "containers left behind");
+        let imgs = docker_lines(&["images", "-q", "--filter", &format!("reference={}", self.prefix)]);
+        assert_eq!(imgs, Vec::<String>::new(), "images left behind under {}", self.prefix);
+    }
+}
+
+/// The JSON document in the file `path` (the test fails, naming the file, when it is not one).
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON ({e}):\n{text}", path.display()))
+}
+
+/// Takes the lock that runs a file's Docker tests one at a time (they share the engine and the
+/// base images), even after a test that held it failed.
+pub fn serial(lock: &'static std::sync::Mutex<()>) -> std::sync::MutexGuard<'static, ()> {
+    lock.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A deterministic byte mutator (xorshift64): inserts tokens, deletes runs, overwrites bytes.

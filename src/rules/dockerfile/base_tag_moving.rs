@@ -56,16 +56,6 @@ fn amd_namespace(reference: &str) -> bool {
     r.starts_with("rocm/") || r.starts_with("ghcr.io/rocm/")
 }
 
-/// The repository as written (registry kept), without tag or digest.
-fn written_repo(reference: &str) -> &str {
-    let rest = reference.split('@').next().unwrap_or(reference);
-    let slash = rest.rfind('/').map_or(0, |p| p + 1);
-    match rest[slash..].rfind(':') {
-        Some(c) => &rest[..slash + c],
-        None => rest,
-    }
-}
-
 /// Whether `b` is a ROCm image with a moving or missing tag: (the repository, what is wrong).
 fn moving(cx: &Context, b: &crate::facts::BaseImage) -> Option<(String, String)> {
     if b.unresolved || b.digest.is_some() {
@@ -82,7 +72,7 @@ fn moving(cx: &Context, b: &crate::facts::BaseImage) -> Option<(String, String)>
             if !BRANCH_TAGS.contains(&t.as_str()) {
                 return None;
             }
-            written_repo(&b.reference).to_string()
+            b.written_repo.clone()
         }
     };
     let what = match &b.tag {

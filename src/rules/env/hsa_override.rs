@@ -48,7 +48,7 @@ impl Rule for HsaOverrideInvalid {
                 let autofix = Gfx::parse(&e.value.value).ok().and_then(|g| {
                     let o = cx.matrix.gpu(g.as_str())?.override_version.clone()?;
                     let og = Gfx::from_override(&o).ok()?;
-                    let (arch, _, _) = crate::rules::stack::wheel_arch(cx)?;
+                    let (arch, _, _) = cx.wheel_arch()?;
                     if !arch.iter().any(|a| a == og.as_str()) {
                         return None;
                     }
@@ -287,7 +287,7 @@ impl Rule for HsaOverrideMasksSupported {
         &Self::META
     }
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
-        let Some((arch, unconfirmed, what)) = crate::rules::stack::wheel_arch(cx) else {
+        let Some((arch, unconfirmed, what)) = cx.wheel_arch() else {
             return;
         };
         for (t, _) in cx.targets() {

@@ -1,8 +1,9 @@
 //! RC301 amd-gpu-absent: no AMD GPU in the KFD topology.
 
-use super::{gib, probed_host, torch_kind};
+use super::{probed_host, torch_kind};
 use crate::declare_rule;
 use crate::facts::Origin;
+use crate::facts::gib;
 use crate::finding::Finding;
 use crate::rules::{Context, Rule};
 
@@ -68,7 +69,7 @@ impl Rule for AmdGpuAbsent {
             let d: Vec<String> = p
                 .devices
                 .iter()
-                .map(|d| format!("{} ({})", d.name, gib(d.total_memory)))
+                .map(|d| format!("{} ({})", d.name, gib(d.total_memory as f64, 2)))
                 .collect();
             ev.push(format!("torch sees: {}", d.join(", ")));
         }

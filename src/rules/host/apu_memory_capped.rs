@@ -1,8 +1,8 @@
 //! RC305 apu-memory-capped: an APU's GPU memory is capped well below RAM by GTT/TTM.
 
-use super::gib;
 use crate::declare_rule;
 use crate::facts::Origin;
+use crate::facts::gib;
 use crate::finding::Finding;
 use crate::rules::{Context, Rule};
 
@@ -88,22 +88,22 @@ impl Rule for ApuMemoryCapped {
             let reserve = if mem >= 64 * GIB { 8 * GIB } else { 4 * GIB };
             let (n, n_gib) = pages_for(mem, reserve);
             let mut ev = vec![format!("GPU {i} ({}) is an APU", g.gfx.as_deref().unwrap_or("?"))];
-            ev.push(format!("MemTotal {}", gib(mem)));
+            ev.push(format!("MemTotal {}", gib(mem as f64, 2)));
             if let Some(t) = g.gtt_total {
-                ev.push(format!("mem_info_gtt_total {}", gib(t)));
+                ev.push(format!("mem_info_gtt_total {}", gib(t as f64, 2)));
             }
             match pages {
-                Some(p) => ev.push(format!("{module}.pages_limit {p} ({})", gib(p * PAGE))),
+                Some(p) => ev.push(format!("{module}.pages_limit {p} ({})", gib((p * PAGE) as f64, 2))),
                 None => ev.push(format!("{module}.pages_limit not readable")),
             }
             if let Some(v) = g.vram_total {
-                ev.push(format!("UMA carve-out (VRAM) {}", gib(v)));
+                ev.push(format!("UMA carve-out (VRAM) {}", gib(v as f64, 2)));
             }
             let conf = format!("/etc/modprobe.d/{module}.conf");
             out.push(
                 Finding::new(
                     &Self::META,
-                    format!("GPU memory is capped at {} of {} RAM", gib(cap), gib(mem)),
+                    format!("GPU memory is capped at {} of {} RAM", gib(cap as f64, 2), gib(mem as f64, 2)),
                     Origin::Path {
                         path: format!("/sys/module/{module}/parameters/pages_limit"),
                     },
@@ -111,8 +111,8 @@ impl Rule for ApuMemoryCapped {
                 .evidence(ev.join("; "))
                 .why(format!(
                     "On an APU the GPU allocates system RAM through GTT, which the kernel caps with {module}.pages_limit (by default about half of RAM). ROCm and PyTorch see only {} although {} is installed; large models fail with out-of-memory or HIPBLAS_STATUS_ALLOC_FAILED.",
-                    gib(cap),
-                    gib(mem)
+                    gib(cap as f64, 2),
+                    gib(mem as f64, 2)
                 ))
                 .fix(format!(
                     "keep {} GiB for the OS: `echo 'options {module} pages_limit={n}' | sudo tee {conf} && sudo update-initramfs -u && sudo reboot` ({n} pages = {n_gib} GiB; pages = GiB × 262144){}; do not also set amdgpu.gttsize",

@@ -75,8 +75,3 @@ pub(crate) fn torch_kind(t: &TorchFacts) -> &'static str {
 pub(crate) fn probed_host(f: &Facts) -> bool {
     f.devices.is_some() && f.kernel.is_some()
 }
-
-/// Bytes as GiB with two decimals.
-pub(crate) fn gib(b: u64) -> String {
-    format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
-}

@@ -98,7 +98,7 @@ impl Rule for TorchGpuUnavailable {
             .and_then(|t| t.value.version.as_deref())
             .is_some_and(|v| v.contains("+rocm"));
         let target = cx.targets().next().map(|(t, _)| t);
-        let arch = crate::rules::stack::wheel_arch(cx).map(|(a, _, _)| a);
+        let arch = cx.wheel_arch().map(|(a, _, _)| a);
         let mut causes: Vec<String> = Vec::new();
         if windows {
             // Windows: no /dev/kfd, groups or kernel modules; the HIP runtime DLL and the driver

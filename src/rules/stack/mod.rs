@@ -12,7 +12,6 @@ pub use rocm_wheels::{DevicePackageMissing, FamilyIndexLegacy, FamilyIndexMismat
 pub use torch_wheel::{TorchRocmMismatch, TorchWheelMissingGfx, TorchWheelNotOnIndex};
 
 use super::{Context, Rule};
-use crate::finding::Confidence;
 
 /// The stack rules.
 pub static RULES: &[&dyn Rule] = &[
@@ -44,38 +43,6 @@ pub(crate) fn wheel_missing_from_index(cx: &Context) -> bool {
         )
         && cx.matrix.torch_release(&tv.public).is_some()
         && cx.matrix.wheel(&tv.public, &rocm).is_none()
-}
-
-/// The gfx targets the torch build carries kernels for: `torch.cuda.get_arch_list()` when the
-/// probe saw it, else the official wheel's arch list from the matrix. Returns (targets,
-/// unconfirmed, a description of where the list comes from).
-pub(crate) fn wheel_arch(cx: &Context) -> Option<(Vec<String>, bool, String)> {
-    let t = cx.facts.torch.as_ref()?;
-    let gfx_from_probe: Vec<String> = t
-        .value
-        .arch_list
-        .iter()
-        .filter_map(|a| crate::version::Gfx::parse(a).ok())
-        .map(|g| g.as_str().to_string())
-        .collect();
-    if !gfx_from_probe.is_empty() {
-        return Some((gfx_from_probe, false, "torch.cuda.get_arch_list()".into()));
-    }
-    let tv = cx.torch_version()?;
-    if cx.torch_build()? != crate::matrix::TorchBuild::Release {
-        return None;
-    }
-    let rocm = cx.torch_rocm()?;
-    let (rel, variant) = cx.matrix.wheel(&tv.public, &rocm)?;
-    let arch = cx.matrix.arch_list(&variant.arch)?;
-    let unconfirmed = arch.confidence == Confidence::Unconfirmed
-        || variant.confidence == Confidence::Unconfirmed
-        || rel.confidence == Confidence::Unconfirmed;
-    Some((
-        arch.gfx.clone(),
-        unconfirmed,
-        format!("the torch {} rocm{} wheel", tv.public, variant.rocm),
-    ))
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! RC101, RC102, RC104: the torch wheel against the official index, the targets and the ROCm
 //! user space.
 
-use super::wheel_arch;
 use crate::declare_rule;
 use crate::facts::Subject;
 use crate::finding::{Finding, Severity};
@@ -190,7 +189,7 @@ impl Rule for TorchWheelMissingGfx {
         &Self::META
     }
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
-        let Some((arch, unconfirmed, what)) = wheel_arch(cx) else {
+        let Some((arch, unconfirmed, what)) = cx.wheel_arch() else {
             return;
         };
         for (t, origin) in cx.targets() {
