@@ -347,7 +347,7 @@ fn read_file(p: &Path) -> (String, std::io::Result<Vec<u8>>, Option<PathBuf>) {
             d.to_path_buf()
         }
     });
-    let bytes = match crate::input::read_regular(&p, dockerfile::parse::MAX_BYTES) {
+    let bytes = match crate::input::read_regular(p, dockerfile::parse::MAX_BYTES) {
         // never read a huge file into memory: a placeholder over the cap, which the
         // parser reports as too large at 1:1
         Err(crate::input::ReadError::TooLarge { .. } | crate::input::ReadError::Grew { .. }) => {
@@ -374,12 +374,12 @@ fn plain(
 ) -> std::io::Result<()> {
     let (a, matrix, policy, name) = (cx.a, cx.matrix, cx.policy, &s.name);
     if a.online {
-        run.pins.extend(crate::online::pins(&matrix, &facts));
+        run.pins.extend(crate::online::pins(matrix, facts));
     }
-    warn_unknown_pragmas(err, &name, &pragmas)?;
-    let findings = rules::run(Scope::Lint, &facts, &matrix);
+    warn_unknown_pragmas(err, name, pragmas)?;
+    let findings = rules::run(Scope::Lint, facts, matrix);
     sr.findings = policy.apply(findings, &|f| pragmas.ignores(f));
-    sr.source = dockerfile::parse::decode(&bytes).ok().map(Into::into);
+    sr.source = dockerfile::parse::decode(bytes).ok().map(Into::into);
     Ok(())
 }
 
@@ -399,13 +399,13 @@ fn fix(
     let (a, matrix, policy, mode) = (cx.a, cx.matrix, cx.policy, cx.mode);
     let (name, kind, opts, is_stdin, file_path) = (&s.name, s.kind, &s.opts, s.is_stdin, &s.file_path);
     if a.online {
-        run.pins.extend(crate::online::pins(&matrix, &facts));
+        run.pins.extend(crate::online::pins(matrix, facts));
     }
-    warn_unknown_pragmas(err, &name, &pragmas)?;
-    let first = policy.apply(rules::run(Scope::Lint, &facts, &matrix), &|f| pragmas.ignores(f));
+    warn_unknown_pragmas(err, name, pragmas)?;
+    let first = policy.apply(rules::run(Scope::Lint, facts, matrix), &|f| pragmas.ignores(f));
     let lint_one = |text: &str| -> Option<Vec<crate::finding::Finding>> {
-        let (facts, pragmas) = dockerfile::analyze(kind, &name, text.as_bytes(), &matrix, &opts).ok()?;
-        let findings = rules::run(Scope::Lint, &facts, &matrix);
+        let (facts, pragmas) = dockerfile::analyze(kind, name, text.as_bytes(), matrix, opts).ok()?;
+        let findings = rules::run(Scope::Lint, &facts, matrix);
         Some(policy.apply(findings, &|f| pragmas.ignores(f)))
     };
     let bom = bytes.starts_with(b"\xEF\xBB\xBF");
@@ -413,14 +413,14 @@ fn fix(
     // fixes are computed on the LF text; the file keeps its line endings
     let (text, ending) = crate::fix::LineEnding::split(raw);
     let text = text.as_ref();
-    let mut outcome = crate::fix::fix_text(text, &name, mode, first, lint_one);
+    let mut outcome = crate::fix::fix_text(text, name, mode, first, lint_one);
     // fixes that edit a build-context file the Dockerfile reads (a
     // requirements file): applied there, once, then the Dockerfile is linted
     // again with the file as it is now
     let before = sr.errors.len();
     let applied = fix_context_files(
         &outcome.findings,
-        &name,
+        name,
         mode,
         a.diff.then_some(&mut run.diffs),
         &mut run.fixed_files,
@@ -451,7 +451,7 @@ fn fix(
             new.extend_from_slice(b"\xEF\xBB\xBF");
         }
         new.extend_from_slice(ending.restore(&outcome.text).as_bytes());
-        if let Err(e) = crate::fix::write_atomic(p, &bytes, &new) {
+        if let Err(e) = crate::fix::write_atomic(p, bytes, &new) {
             sr.errors.push(InputError {
                 origin: Origin::Path { path: name.clone() },
                 message: format!("fixes not written: {e}"),
@@ -477,7 +477,7 @@ fn fix(
         }
         if a.diff {
             run.diffs
-                .push_str(&crate::fix::unified_diff(&name, text, &outcome.text));
+                .push_str(&crate::fix::unified_diff(name, text, &outcome.text));
         } else if is_stdin {
             run.stdin_fixed = Some(ending.restore(&outcome.text));
         }
@@ -495,7 +495,7 @@ fn online_notices(matrix: &Matrix, a: &Lint, run: &mut Run, err: &mut dyn Write)
             timeout: std::time::Duration::from_secs(a.online_timeout.max(1)),
             cache: crate::online::cache_dir(),
         };
-        crate::online::check_pins(&matrix, &opts, &run.pins)
+        crate::online::check_pins(matrix, &opts, &run.pins)
     };
     if run.report.notices.is_empty() {
         run.report.notices.push(crate::report::Notice {

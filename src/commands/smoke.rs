@@ -252,7 +252,7 @@ async fn build_first(
             jobs: a.build.jobs.max(1),
             ..a.build.clone()
         };
-        match build_with_progress(engine, &cands, &bopts, err).await {
+        match build_with_progress(engine, cands, &bopts, err).await {
             Ok(builds) => {
                 for b in &builds.results {
                     if b.ok {
@@ -278,7 +278,7 @@ async fn build_first(
                             .map(|c| c.id.clone()),
                     );
                     stamp(results, a);
-                    write_interrupted(&results, &not, a.format, out)?;
+                    write_interrupted(results, &not, a.format, out)?;
                     writeln!(
                         err,
                         "interrupted while building: kept {} finished result(s); not judged: {}",
@@ -347,7 +347,7 @@ async fn smoke_all(
                         Some("not attempted: the Docker engine went away earlier in this run".into()),
                     )
                 } else {
-                    smoke_image(engine, image, &opts).await?
+                    smoke_image(engine, image, opts).await?
                 };
                 running.finish(subject);
                 lost |= r.classification == Classification::EngineLost;

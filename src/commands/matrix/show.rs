@@ -141,7 +141,7 @@ fn json(m: &Matrix, f: &Filters, sections: &[Section], out: &mut dyn Write) -> R
     }
     serde_json::to_writer_pretty(&mut *out, &v)?;
     writeln!(out)?;
-    return Ok(ExitStatus::Success);
+    Ok(ExitStatus::Success)
 }
 
 /// ROCm releases × gfx targets: a grid, or two wrapping cells per release where the terminal is narrow.
