@@ -476,8 +476,7 @@ fn fix(
             }
         }
         if a.diff {
-            run.diffs
-                .push_str(&crate::fix::unified_diff(name, text, &outcome.text));
+            run.diffs.push_str(&crate::fix::unified_diff(name, text, &outcome.text));
         } else if is_stdin {
             run.stdin_fixed = Some(ending.restore(&outcome.text));
         }
