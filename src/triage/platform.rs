@@ -108,6 +108,11 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
                 || t.has("] amdgpu ")
                 || t.has("kernel: amdgpu")
                 || t.has(".so.")
+                // Linux's own file systems and home directories (WSL shows its own lines and wins)
+                || t.has("/sys/class/kfd")
+                || t.has("/sys/class/drm/")
+                || t.has("/sys/module/amdgpu")
+                || t.has("/home/")
                 || t.trim_start().starts_with("Singularity>")
                 || t.trim_start().starts_with("Apptainer>")
                 || os_name_line(t))
@@ -268,6 +273,14 @@ mod tests {
         );
         // a line that only names a distribution; a tool's requirement text is not the platform
         assert_eq!(platform("ROCm 7.13\nArch Linux\n"), Some(Platform::Linux));
+        assert_eq!(
+            platform("/sys/class/kfd/kfd/topology/nodes/1/properties:gfx_target_version 110000\n"),
+            Some(Platform::Linux)
+        );
+        assert_eq!(platform("Cannot read /home/me/.cache/x.dat\n"), Some(Platform::Linux));
+        // a Windows path beside it: the hints disagree, nothing is said
+        assert_eq!(platform("Cannot read /home/me/x.dat\nC:\\Users\\me\\x.dat\n"), None);
+        assert_eq!(platform("| Host OS | Unraid Linux |\n"), Some(Platform::Linux));
         assert_eq!(platform("metal   unsupported   Requires macOS   -\n"), None);
         assert_eq!(platform("### Platform\n\nLinux/Fedora\n"), Some(Platform::Linux));
         // not evidence: a URL, a ratio, an ordinary sentence

@@ -68,6 +68,7 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
         .or_else(|| t.strip_prefix("+ "))
         .unwrap_or(t)
         .trim_start();
+    let t = strip_log_level(t);
     let p = t.find(':')?;
     let (k, mut v) = (&t[..p], &t[p + 1..]);
     // `**Key:** value`: the closing emphasis after the colon
@@ -81,6 +82,18 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
         return None;
     }
     Some((k, v))
+}
+
+/// A log line's level tag before its message (`[INFO] GPU arch: gfx1102`) is not part of a key.
+fn strip_log_level(t: &str) -> &str {
+    let Some(rest) = t.strip_prefix('[') else { return t };
+    let Some(end) = rest.find(']') else { return t };
+    const LEVELS: &[&str] = &["info", "warn", "warning", "debug", "error", "notice", "trace"];
+    if LEVELS.iter().any(|l| rest[..end].eq_ignore_ascii_case(l)) {
+        rest[end + 1..].trim_start()
+    } else {
+        t
+    }
 }
 
 /// logfmt: `key=value key="quoted value"` → pairs (two or more on the line).
@@ -581,6 +594,16 @@ mod tests {
         assert_eq!(s.os.as_ref().unwrap().v, "Ubuntu 24.04.2 LTS");
         assert_eq!(s.agents.len(), 1);
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1100");
+    }
+
+    #[test]
+    fn a_log_level_tag_is_not_part_of_the_key() {
+        let (fired, s) = run(read, "[INFO] Starting\n[INFO] GPU arch: gfx1102\n");
+        assert!(fired);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1102");
+        // a bracketed word that is not a level keeps the line out
+        let (_, s) = run(read, "[job 3] GPU arch: gfx1102\n");
+        assert!(s.agents.is_empty());
     }
 
     #[test]
