@@ -89,7 +89,15 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             t = rest.strip_prefix(' ').unwrap_or(rest);
         }
         let trimmed = t.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+        // A backtick fence's info string holds no backtick (CommonMark): "```text```" on one line
+        // is a code span around the text, which is kept without its backticks.
+        if let Some(inner) = trimmed.strip_prefix("```")
+            && let Some(inner) = inner.trim_end().strip_suffix("```")
+            && !inner.trim().is_empty()
+            && !inner.contains('`')
+        {
+            t = inner.trim();
+        } else if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             out.push(Line {
                 no,
                 text: "".into(),
@@ -258,6 +266,16 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_one_line_code_span_in_fence_backticks_keeps_its_text() {
+        let l = lines("```pytorch version: 2.9.1+rocm7.2.1```\n```python\nx\n```\n");
+        assert_eq!(l[0].text, "pytorch version: 2.9.1+rocm7.2.1");
+        // a real fence (info string, or bare) is still a blank line
+        assert_eq!(l[1].text, "");
+        assert_eq!(l[2].text, "x");
+        assert_eq!(l[3].text, "");
+    }
 
     #[test]
     fn fences_quotes_prompts_and_colours_are_cleaned() {

@@ -84,6 +84,16 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
     Some((k, v))
 }
 
+/// A list item that is a name and a version only (`- ROCm 7.2.0`, `* PyTorch 2.9.1`), as in a
+/// typed list of one's setup; the name must still be a known key to become a fact.
+fn name_version_item(t: &str) -> Option<(&str, &str)> {
+    let rest = t.strip_prefix("- ").or_else(|| t.strip_prefix("* "))?.trim();
+    let mut words = rest.split_whitespace();
+    let (name, version) = (words.next()?, words.next()?);
+    (words.next().is_none() && version.starts_with(|c: char| c.is_ascii_digit()) && version.contains('.'))
+        .then_some((name, version))
+}
+
 /// A log line's level tag before its message (`[INFO] GPU arch: gfx1102`) is not part of a key.
 fn strip_log_level(t: &str) -> &str {
     let Some(rest) = t.strip_prefix('[') else { return t };
@@ -402,6 +412,8 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         && let Some(p) = colon_pair(t)
     {
         pairs.push(p);
+    } else if let Some(p) = name_version_item(t) {
+        pairs.push(p);
     }
     // a key/value at the end of a message (`Error: Cannot install …: Unsupported GPU: gfx950`)
     if let Some(last) = t.rfind(": ")
@@ -594,6 +606,18 @@ mod tests {
         assert_eq!(s.os.as_ref().unwrap().v, "Ubuntu 24.04.2 LTS");
         assert_eq!(s.agents.len(), 1);
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1100");
+    }
+
+    #[test]
+    fn a_list_item_of_a_name_and_a_version() {
+        let (_, s) = run(
+            read,
+            "  - GPU: Radeon AI PRO R9700\n  - ROCm 7.2.0\n  - Kernel: 6.17.0-1020-oem\n",
+        );
+        assert_eq!(s.rocm.as_ref().unwrap().v, "7.2.0");
+        // prose, or a name that is no key, is not a fact
+        let (_, s) = run(read, "- ROCm 7.2.0 broke my setup\n- Mesa 25.1.0\n");
+        assert!(s.rocm.is_none());
     }
 
     #[test]
