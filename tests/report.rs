@@ -72,7 +72,7 @@ fn device_results_markdown() {
 
 #[test]
 fn device_results_junit() {
-    let xml = render(results::render_junit, &device_run());
+    let xml = render(rocmcheck::report::junit::render_junit, &device_run());
     // One classification case per candidate plus one per step: 4 + (4 + 4 + 3 + 4) = 19.
     assert!(
         xml.contains("<testsuites name=\"rocmcheck smoke\" tests=\"19\""),
@@ -94,7 +94,7 @@ fn device_results_json_round_trips() {
 fn nights_render_in_every_format() {
     let run = night(2);
     insta::assert_snapshot!("night2_markdown", render(results::render_markdown, &run));
-    insta::assert_snapshot!("night2_junit", render(results::render_junit, &run));
+    insta::assert_snapshot!("night2_junit", render(rocmcheck::report::junit::render_junit, &run));
 }
 
 #[test]

@@ -226,7 +226,7 @@ pub fn gate(a: GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
     if let Some(path) = &a.junit {
         let write = |e| Error::Write(path.display().to_string(), e);
         let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(write)?);
-        results::render_junit_judged(&cur, Some(&v), &mut f)
+        crate::report::junit::render_junit_judged(&cur, Some(&v), &mut f)
             .and_then(|()| f.flush())
             .map_err(write)?;
     }
@@ -508,7 +508,7 @@ pub fn render(a: RenderArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     match a.format {
         RenderFormat::Human => results::render_human(&run, out)?,
         RenderFormat::Markdown => results::render_markdown(&run, out)?,
-        RenderFormat::Junit => results::render_junit(&run, out)?,
+        RenderFormat::Junit => crate::report::junit::render_junit(&run, out)?,
         RenderFormat::Json => results::render_json(&run, out)?,
     }
     Ok(ExitStatus::Success)

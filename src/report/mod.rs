@@ -7,6 +7,7 @@ pub mod gate;
 pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
 pub mod markdown;
 pub mod preflight;
 pub mod results;
