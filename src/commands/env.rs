@@ -163,7 +163,7 @@ pub fn evaluate(facts: &Facts, matrix: &Matrix, policy: &crate::policy::Policy) 
 }
 
 fn gib(b: u64) -> String {
-    format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+    crate::facts::gib(b as f64, 1)
 }
 
 /// The summary lines: GPUs, devices, ROCm, kernel, torch.

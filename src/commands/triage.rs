@@ -285,7 +285,7 @@ fn evaluate_source(
 }
 
 fn gib(b: u64) -> String {
-    format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+    crate::facts::gib(b as f64, 1)
 }
 
 /// What the paste shows, one line per topic.
