@@ -4,7 +4,7 @@
 #
 # x86_64: a statically linked binary (glibc linked in, `-C target-feature=+crt-static`, at a fixed
 # address), so it needs no glibc at all on the machine it runs on and starts without the dynamic
-# loader (issue 26: one-file lint against hadolint; a dynamic build's loading alone takes ~0.4 ms
+# loader (one-file lint is compared with hadolint; a dynamic build's loading alone takes ~0.4 ms
 # of a ~2 ms run). rocmcheck makes no NSS call but DNS (built into glibc for `files dns` since
 # 2.34) and loads no library at run time. aarch64: maturin --zig at glibc 2.17 (a static build
 # needs an aarch64 C toolchain with a static glibc).

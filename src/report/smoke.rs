@@ -442,7 +442,7 @@ mod tests {
     use super::*;
     use crate::smoke::Classification;
 
-    /// `rocmcheck smoke --local --format json` on the H100 machine, from the lead's run
+    /// `rocmcheck smoke --local --format json` on the H100 machine, from a recorded run
     /// (tests/fixtures/device/lead-run/README.md says exactly what ran).
     const H100: &str = include_str!("../../tests/fixtures/device/lead-run/smoke-local.json");
     const H100_MULTI: &str = include_str!("../../tests/fixtures/device/lead-run/smoke-local-multigpu.json");
@@ -450,7 +450,7 @@ mod tests {
     const NODEVICE: &str = include_str!("../../tests/fixtures/smoke/debian-hip-trixie-nodevice.json");
     const NORUNTIME: &str = include_str!("../../tests/fixtures/smoke/debian-python-bookworm-runtime-missing.json");
     const HANG: &str = include_str!("../../tests/fixtures/smoke/h100-hang-memory.json");
-    /// `smoke --local --format json --payload-arg=--multi-gpu` on two H200s, from the lead's run
+    /// `smoke --local --format json --payload-arg=--multi-gpu` on two H200s, from a recorded run
     /// (tests/fixtures/device/x2-run/README.md).
     const H200_X2: &str = include_str!("../../tests/fixtures/device/x2-run/smoke-multigpu.json");
 
@@ -592,7 +592,7 @@ mod tests {
 
     #[test]
     fn json_is_byte_identical_to_the_recorded_run() {
-        // The lead's file was written by `smoke --format json` before the human output changed.
+        // The recorded file was written by `smoke --format json` before the human output changed.
         for text in [H100, H100_MULTI, H200_X2] {
             let mut out = Vec::new();
             write_json(&recorded(text), &mut out).unwrap();

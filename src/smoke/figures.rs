@@ -270,7 +270,7 @@ impl Figures {
 mod tests {
     use super::*;
 
-    /// The lead's run on the H100 machine (tests/fixtures/device/lead-run/README.md).
+    /// A recorded run on the H100 machine (tests/fixtures/device/lead-run/README.md).
     const H100: &str = include_str!("../../tests/fixtures/device/lead-run/smoke-local.json");
     const GLOO: &str = include_str!("../../tests/fixtures/smoke/h100-allreduce-gloo-world2.json");
 

@@ -750,7 +750,7 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
     let n = list.len();
     // The other readers' agents, and how many each reader saw, computed once: comparing every
     // agent with every other one (and counting per pair) made a paste of N rocminfo agents cost
-    // N² string comparisons (issue 25: 40,000 agents took 30 s).
+    // N² string comparisons (40,000 agents once took 30 s).
     let others: Vec<&Agent> = seen.agents.iter().filter(|o| o.reader != *reader).collect();
     let mut per_reader: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for o in &others {
@@ -820,7 +820,7 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
         });
         // A product name settles the target only where nothing printed does: no gfx, no chip id
         // the matrix knows. rocminfo prints `Name:` before `Marketing Name:`, so a rocminfo
-        // agent without a name is a cut fragment and stays unknown (issue 11).
+        // agent without a name is a cut fragment and stays unknown.
         let by_name = || {
             a.marketing.as_deref().filter(|_| a.reader != "rocminfo").and_then(|n| {
                 // a name inside longer text (`ROCm (HIP 6.4) -- AMD Radeon RX 6600`): the

@@ -19,7 +19,7 @@ pub struct Line<'a> {
 
 /// Substring search for the readers' short literal needles: the first byte by `memchr`, then a
 /// compare. `str::contains(&str)` builds a two-way searcher on every call, which was a fifth of
-/// a 200 KB paste's triage (issue 11). Linear in the haystack for a needle of fixed length.
+/// a 200 KB paste's triage. Linear in the haystack for a needle of fixed length.
 pub trait Has {
     /// Where `needle` first occurs.
     fn at(&self, needle: &str) -> Option<usize>;

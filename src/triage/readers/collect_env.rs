@@ -251,7 +251,7 @@ HIP runtime version: 6.0.32830
     #[test]
     fn no_cuda_is_not_a_gpu_and_availability_is_read() {
         // collect_env on a ROCm wheel that sees no GPU prints "No CUDA" for the GPU and the
-        // NVIDIA driver (the shape issue 25 reports; the question of
+        // NVIDIA driver (a reported shape; the question of
         // https://github.com/ROCm/legacy-rocm-build/issues/2354, is_available() False on a
         // ROCm build). WSL kernel and versions ours.
         let t = "PyTorch version: 2.1.0+rocm5.6\nROCM used to build PyTorch: 5.6.31061-8c743ae5d\nOS: Ubuntu 22.04.3 LTS (x86_64)\nPython platform: Linux-5.15.133.1-microsoft-standard-WSL2-x86_64-with-glibc2.35\nIs CUDA available: False\nCUDA runtime version: No CUDA\nGPU models and configuration: No CUDA\nNvidia driver version: No CUDA\ncuDNN version: No CUDA\nHIP runtime version: N/A\n";
@@ -266,8 +266,8 @@ HIP runtime version: 6.0.32830
 
     #[test]
     fn a_crashed_collect_env_is_recorded_with_its_exception() {
-        // A collect_env run that stops half-way with a Python traceback (the shape issue 25
-        // asks to report; exception text ours).
+        // A collect_env run that stops half-way with a Python traceback (a shape
+        // readers must report; exception text ours).
         let t = "Collecting environment information...\nPyTorch version: 2.2.0+rocm5.7\nIs debug build: False\nTraceback (most recent call last):\n  File \"/usr/lib/python3.10/runpy.py\", line 196, in _run_module_as_main\n    return _run_code(code, main_globals, None,\nAttributeError: 'NoneType' object has no attribute 'split'\n";
         let (fired, s) = run(read, t);
         assert!(fired);

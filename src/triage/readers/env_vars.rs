@@ -5,7 +5,7 @@
 //! The scanner is hand-written: it reads exactly what the regex
 //! `(?:^|[\s"'=])((?:HSA|HIP|…|TORCH)_[A-Z0-9_]*|CUDA_VISIBLE_DEVICES)=("[^"]*"|'[^']*'|[^\s"';]*)`
 //! matches, and a test holds it to that regex over the corpus and generated lines. Compiling
-//! the regex cost about 2 M instructions, a fifth of a short `triage` run (issue 11).
+//! the regex cost about 2 M instructions, a fifth of a short `triage` run.
 
 use super::{Line, Seen};
 
@@ -188,7 +188,7 @@ mod tests {
         );
     }
 
-    /// The regex the scanner stands for (the reader's definition before issue 11's speed-up).
+    /// The regex the scanner stands for (the reader's definition before the scanner replaced it).
     fn by_regex(t: &str) -> Vec<(&str, &str)> {
         static SET: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
             regex::Regex::new(r#"(?:^|[\s"'=])((?:HSA|HIP|ROCR|ROCM|ROCBLAS|HIPBLASLT|PYTORCH|AMD|GPU|HCC|MIOPEN|TORCH)_[A-Z0-9_]*|CUDA_VISIBLE_DEVICES)=("[^"]*"|'[^']*'|[^\s"';]*)"#).unwrap()

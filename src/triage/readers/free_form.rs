@@ -231,7 +231,7 @@ mod tests {
 
     #[test]
     fn labelled_names_in_any_shape() {
-        // Shapes from issue 25's list of unread prints: a script's `Device: AMD Radeon 8060S`
+        // Shapes of prints that were once unread: a script's `Device: AMD Radeon 8060S`
         // (Strix Halo test scripts), `name = AMD Radeon RX 6600 XT`, a Vulkan-style
         // `deviceName = …`; one GPU each, the line kept.
         for (text, want, line) in [
@@ -263,7 +263,7 @@ mod tests {
 
     #[test]
     fn bare_targets_and_names() {
-        // A test script's arrow print and a bare token line (issue 25, shape 2).
+        // A test script's arrow print and a bare token line.
         let (fired, s) = run(read, "Checking GPU arch\n--->  gfx1032\n");
         assert!(fired);
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1032");

@@ -150,7 +150,7 @@ mod tests {
 
     #[test]
     fn wheels_and_paths_in_sentences() {
-        // A nightly wheel URL written in a sentence (issue 25, shape 4) and an install path.
+        // A nightly wheel URL written in a sentence and an install path.
         let t = "I installed https://download.pytorch.org/whl/nightly/rocm6.0/torch-2.3.0.dev20240126%2Brocm6.0-cp310-cp310-linux_x86_64.whl and\nthe libraries are in /opt/rocm-6.0.1/lib/ as usual.\n";
         let (fired, s) = run(read, t);
         assert!(fired);

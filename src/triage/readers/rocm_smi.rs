@@ -22,7 +22,7 @@ enum JsonItem<'a> {
 /// `"card([0-9]{1,4})"\s*:\s*\{|"([^"]{1,80})"\s*:\s*"([^"]{0,200})"` finds them (a test holds
 /// the scanner to it). Hand-written because that regex, with its counted repetitions over
 /// Unicode classes, took 11 M instructions to compile: about 3 ms added to every paste that
-/// holds one `rocm-smi --json` line (issue 11).
+/// holds one `rocm-smi --json` line.
 fn json_items(t: &str) -> Vec<JsonItem<'_>> {
     fn blanks(s: &str) -> &str {
         s.trim_start_matches(char::is_whitespace)

@@ -237,7 +237,7 @@ mod tests {
 
     #[test]
     fn version_scans_equal_the_regexes() {
-        // The regexes the scans stand for (the reader's definitions before issue 25's speed-up).
+        // The regexes the scans stand for (the reader's definitions before the scans replaced them).
         let torch = regex_lite::Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]+(?:[a-z]+[0-9]*)?(?:\+[0-9A-Za-z.]+)?$").unwrap();
         let hip = regex_lite::Regex::new(r"^[0-9]+\.[0-9]+\.[0-9]{5}(?:-[0-9a-f]+)?$").unwrap();
         let mut toks: Vec<String> = [
