@@ -1,5 +1,5 @@
 #!/bin/sh
-# Brings rocmcheck's matrix data up to date before a run (issue 21): used by the GitHub Action
+# Brings rocmcheck's matrix data up to date before a run: used by the GitHub Action
 # (.github/actions/rocmcheck-lint, rocmcheck-triage), the pre-commit hook
 # (scripts/pre-commit-lint.sh) and the devcontainer Feature (a byte-for-byte copy in
 # features/src/rocmcheck/, which is packaged alone; tests/ci_actions.rs keeps the two equal).
