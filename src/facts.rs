@@ -896,6 +896,9 @@ pub struct RuntimeEvent {
     /// The matrix signature (`signatures.yaml` id) that recognised the line, if one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
+    /// The library the report names (`libamdhip64.so.7` of a load failure), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<String>,
 }
 
 /// Classes of run-time reports.
@@ -928,6 +931,9 @@ pub enum EventKind {
     NoDevice,
     /// collect_env (or another report script) stopped with a Python traceback.
     ReportCrashed,
+    /// A ROCm runtime library did not load (`libamdhip64.so.7: cannot open shared object file`
+    /// in an import or a program's start, MIOpen's `hip runtime failed to load`).
+    LibraryLoadFailed,
 }
 
 /// How a container is started (devcontainer.json `runArgs`, a compose service): the settings

@@ -102,7 +102,7 @@ fn dangling_reference_and_duplicates() {
 
 #[test]
 fn newer_schema_is_refused_clearly() {
-    let d = broken("matrix.yaml", |t| t.replace("schema: 2", "schema: 99"));
+    let d = broken("matrix.yaml", |t| t.replace("schema: 3", "schema: 99"));
     assert!(
         d[0].starts_with("matrix.yaml:2:1 M002") || d[0].contains("M002"),
         "{d:?}"
@@ -156,6 +156,28 @@ fn known_tags_must_fit_the_grammar_be_unique_and_not_move() {
     assert!(
         d.iter()
             .any(|x| (x.contains("M006") || x.contains("M008")) && x.contains("latest")),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn a_load_failure_signature_must_name_its_library() {
+    // MIOpen's wording names no library in the line: without `library:` it says nothing useful
+    let d = broken("signatures.yaml", |t| {
+        t.replacen("    library: \"libamdhip64\"\n", "", 1)
+    });
+    assert!(
+        d.iter()
+            .any(|x| x.contains("M006") && x.contains("miopen-hip-runtime-failed-to-load") && x.contains("library")),
+        "{d:?}"
+    );
+    // a regex with a `library` group is enough; one without is not
+    let d = broken("signatures.yaml", |t| {
+        t.replacen("(?P<library>lib(?:amdhip64", "(lib(?:amdhip64", 1)
+    });
+    assert!(
+        d.iter()
+            .any(|x| x.contains("M006") && x.contains("python-import-rocm-library-missing")),
         "{d:?}"
     );
 }

@@ -295,10 +295,14 @@ pub fn header(t: &Triage) -> Vec<(String, String)> {
     let mut h: Vec<(String, String)> = Vec::new();
     h.push((
         "Read".into(),
-        if s.formats.is_empty() {
-            "nothing rocmcheck recognises".into()
-        } else {
-            s.formats.join(", ")
+        match (s.formats.is_empty(), f.events.is_empty()) {
+            (true, true) => "nothing rocmcheck recognises".into(),
+            // no format's reader fired, but the matrix's signatures recognised error lines
+            (true, false) => format!(
+                "run-time error line{} (no report format)",
+                if f.events.len() == 1 { "" } else { "s" }
+            ),
+            (false, _) => s.formats.join(", "),
         },
     ));
     // the target of each GPU, looked up once (a search per GPU was quadratic in the GPUs)

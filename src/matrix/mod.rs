@@ -670,6 +670,9 @@ pub struct Signature {
     pub event: crate::facts::EventKind,
     /// The gfx token after this marker is the target the line names.
     pub gfx_after: Option<String>,
+    /// The library a load-failure wording is about, where the wording names none itself (the
+    /// regex's `library` group captures it where the line does).
+    pub library: Option<String>,
     /// What the line means.
     pub diagnosis: String,
     /// What to do.

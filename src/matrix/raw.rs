@@ -402,6 +402,8 @@ pub struct Signature {
     pub event: String,
     #[serde(default)]
     pub gfx_after: Option<String>,
+    #[serde(default)]
+    pub library: Option<String>,
     pub diagnosis: String,
     #[serde(default)]
     pub fix: Option<String>,

@@ -8,7 +8,7 @@ use crate::version::{Gfx, Range, Version};
 use std::collections::{BTreeMap, HashSet};
 
 /// The layout version this build of rocmcheck understands.
-pub const SCHEMA: u32 = 2;
+pub const SCHEMA: u32 = 3;
 
 /// The files a matrix consists of, in load order.
 pub const FILES: &[&str] = &[
@@ -1304,6 +1304,7 @@ const EVENT_NAMES: &[(&str, crate::facts::EventKind)] = {
         ("ring-timeout", E::RingTimeout),
         ("gpu-reset", E::GpuReset),
         ("no-device", E::NoDevice),
+        ("library-load-failed", E::LibraryLoadFailed),
     ]
 };
 
@@ -1371,6 +1372,23 @@ fn signatures_from(cx: &mut Ctx, src: &Src, f: raw::SignatureFile, issue_ids: &H
                 ok = false;
             }
         }
+        let captures = r
+            .regex
+            .as_deref()
+            .and_then(|re| regex::Regex::new(re).ok())
+            .is_some_and(|re| re.capture_names().any(|n| n == Some("library")));
+        if event == Some(crate::facts::EventKind::LibraryLoadFailed) && r.library.is_none() && !captures {
+            cx.push(
+                "M006",
+                src,
+                src.field(at, "event"),
+                format!(
+                    "signature {}: a library-load-failed signature names its library (`library:`) or captures it (a regex group `(?P<library>…)`)",
+                    r.id
+                ),
+            );
+            ok = false;
+        }
         let sources = cx.sources(src, at, &format!("signature {}", r.id), &r.sources);
         let (Some(event), true) = (event, ok) else { continue };
         out.push(Signature {
@@ -1379,6 +1397,7 @@ fn signatures_from(cx: &mut Ctx, src: &Src, f: raw::SignatureFile, issue_ids: &H
             regex: r.regex,
             event,
             gfx_after: r.gfx_after,
+            library: r.library,
             diagnosis: r.diagnosis,
             fix: r.fix,
             issue: r.issue,

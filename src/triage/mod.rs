@@ -320,7 +320,7 @@ impl Seen {
         if self.events.iter().any(|e| e.v.kind == kind && e.v.gfx == gfx) {
             return;
         }
-        self.event_from(line, kind, gfx, text, None);
+        self.event_from(line, kind, gfx, text, None, None);
     }
     /// Records a run-time report once per class and target, with the signature that
     /// recognised it.
@@ -331,8 +331,13 @@ impl Seen {
         gfx: Option<String>,
         text: &str,
         signature: Option<&str>,
+        library: Option<String>,
     ) {
-        if self.events.iter().any(|e| e.v.kind == kind && e.v.gfx == gfx) {
+        if self
+            .events
+            .iter()
+            .any(|e| e.v.kind == kind && e.v.gfx == gfx && e.v.library == library)
+        {
             return;
         }
         let text: String = text.trim().chars().take(200).collect();
@@ -343,6 +348,7 @@ impl Seen {
                 gfx,
                 text,
                 signature,
+                library,
             },
             line,
         );

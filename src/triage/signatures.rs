@@ -94,7 +94,13 @@ impl<'m> Router<'m> {
                     let p = t.to_ascii_lowercase().find(&marker.to_ascii_lowercase())?;
                     gfx_in(&t[p + marker.len()..])
                 });
-                seen.event_from(l.no, s.event, gfx, t, Some(&s.id));
+                let library = self.regexes[i]
+                    .as_ref()
+                    .and_then(|r| r.captures(t))
+                    .and_then(|c| c.name("library"))
+                    .map(|m| m.as_str().to_string())
+                    .or_else(|| s.library.clone());
+                seen.event_from(l.no, s.event, gfx, t, Some(&s.id), library);
             }
             hit.iter_mut().for_each(|h| *h = false);
         }
@@ -113,6 +119,7 @@ mod tests {
             regex: regex.map(str::to_string),
             event,
             gfx_after: None,
+            library: None,
             diagnosis: "d".into(),
             fix: None,
             issue: None,
@@ -165,5 +172,57 @@ mod tests {
         );
         assert_eq!(s.events.len(), 1, "{:?}", s.events);
         assert_eq!(s.events[0].v.gfx.as_deref(), Some("gfx1031"));
+    }
+
+    /// The embedded matrix's load-failure signatures: which lines report a ROCm library that did
+    /// not load (and which library), and which loader lines a program goes on after are not.
+    #[test]
+    fn embedded_load_failures_capture_the_library_and_skip_warnings() {
+        let m = crate::matrix::Matrix::embedded();
+        let lib = |text: &str| -> Vec<Option<String>> {
+            let s = scan(&m.signatures, text);
+            s.events
+                .iter()
+                .filter(|e| e.v.kind == EventKind::LibraryLoadFailed)
+                .map(|e| e.v.library.clone())
+                .collect()
+        };
+        // shapes of the sources: an import, ctypes with a path, ld.so, MIOpen's wording
+        assert_eq!(
+            lib("ImportError: libamdhip64.so.5: cannot open shared object file: No such file or directory\n"),
+            [Some("libamdhip64.so.5".to_string())]
+        );
+        assert_eq!(
+            lib(
+                "    raise e\nOSError: /opt/rocm/core-10.0/lib/libhipblas.so.3: cannot open shared object file: No such file or directory\n"
+            ),
+            [Some("libhipblas.so.3".to_string())]
+        );
+        assert_eq!(
+            lib(
+                "./bin/tool: error while loading shared libraries: librocm_smi64.so.1: cannot open shared object file: No such file or directory\n"
+            ),
+            [Some("librocm_smi64.so.1".to_string())]
+        );
+        assert_eq!(
+            lib("MIOpen(HIP): Warning [BuildHip] hip runtime failed to load.\n"),
+            [Some("libamdhip64".to_string())]
+        );
+        // the same library twice is one event; two libraries are two
+        assert_eq!(
+            lib("ImportError: librccl.so.1: cannot open shared object file\nImportError: librccl.so.1: cannot open shared object file\nOSError: libMIOpen.so.1: cannot open shared object file\n").len(),
+            2
+        );
+        // not ROCm libraries, or warnings a program goes on after: nothing
+        for text in [
+            "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory",
+            "libibverbs: Warning: couldn't load driver 'libmlx5-rdmav34.so': libmlx5-rdmav34.so: cannot open shared object file: No such file or directory",
+            "pid:1 tid:0x1 [hsakmt_hsa_loader_init] dlopen libhsa-runtime64.so failed - libhsa-runtime64.so: cannot open shared object file: No such file or directory",
+            "link_cuda_dso: warning: libamdhip64.so.6: cannot open shared object file: No such file or directory: failed to load library",
+            "Fail to open libdrm_amdgpu.so: libdrm_amdgpu.so: cannot open shared object file: No such file or directory",
+            "ImportError: librocksdb.so.8: cannot open shared object file",
+        ] {
+            assert_eq!(lib(text), Vec::<Option<String>>::new(), "{text}");
+        }
     }
 }

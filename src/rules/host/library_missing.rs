@@ -10,7 +10,12 @@ declare_rule! {
     /// ## What it checks
     /// Where ROCm is in use (a ROCm install, or a ROCm build of torch), the ROCm probe looks for
     /// `libdrm_amdgpu.so.1` in the system library directories, the ROCm installs and the torch
-    /// wheel; and for `libamdhip64.so` and `libhsa-runtime64.so` in each ROCm install.
+    /// wheel; and for `libamdhip64.so` and `libhsa-runtime64.so` in each ROCm install. In a paste,
+    /// `triage` reports a line that says a ROCm runtime library did not load (the
+    /// `library-load-failed` wordings of `signatures.yaml`: a loader's `cannot open shared
+    /// object file` for a ROCm library in an import or at a program's start, MIOpen's `hip
+    /// runtime failed to load`). A loader's warning that a program goes on after (hsakmt's
+    /// `dlopen … failed`, libibverbs' drivers) is not such a line.
     ///
     /// ## Why it matters
     /// `libamdhip64` loads `libhsa-runtime64`, which needs `libdrm_amdgpu.so.1` from the
@@ -42,6 +47,7 @@ impl Rule for LibraryMissing {
 
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let f = cx.facts;
+        load_failures(cx, out);
         if f.libraries.is_empty() {
             return;
         }
@@ -90,5 +96,35 @@ impl Rule for LibraryMissing {
                     .fix("reinstall the runtime packages (`apt-get install --reinstall hip-runtime-amd hsa-rocr`) or remove the stale install"),
             );
         }
+    }
+}
+
+/// A paste's reports that a ROCm runtime library did not load (`EventKind::LibraryLoadFailed`):
+/// one finding per library, with what the matrix's signature says the wording means.
+fn load_failures(cx: &Context, out: &mut Vec<Finding>) {
+    for e in cx
+        .facts
+        .events
+        .iter()
+        .filter(|e| e.value.kind == crate::facts::EventKind::LibraryLoadFailed)
+    {
+        let lib = e.value.library.as_deref().unwrap_or("a ROCm runtime library");
+        let sig = e.value.signature.as_deref().and_then(|id| cx.matrix.signature(id));
+        let why = sig.map_or_else(
+            || "A ROCm runtime library did not load: the program cannot reach the GPU.".to_string(),
+            |s| s.diagnosis.clone(),
+        );
+        let fix = sig.and_then(|s| s.fix.clone()).unwrap_or_else(|| {
+            format!(
+                "find which file the loader looked for and why it is not there: `ldconfig -p | grep {}`",
+                lib.split(".so").next().unwrap_or(lib)
+            )
+        });
+        out.push(
+            Finding::new(&LibraryMissing::META, format!("{lib} did not load"), e.origin.clone())
+                .evidence(e.value.text.clone())
+                .why(why)
+                .fix(fix),
+        );
     }
 }

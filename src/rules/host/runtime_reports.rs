@@ -407,6 +407,7 @@ mod tests {
                 gfx: gfx.map(str::to_string),
                 text: text.into(),
                 signature: None,
+                library: None,
             },
             Origin::File {
                 path: "paste.txt".into(),
