@@ -934,6 +934,9 @@ pub enum EventKind {
     /// A ROCm runtime library did not load (`libamdhip64.so.7: cannot open shared object file`
     /// in an import or a program's start, MIOpen's `hip runtime failed to load`).
     LibraryLoadFailed,
+    /// torch says it has no GPU backend (`Torch not compiled with CUDA enabled`): a CPU-only
+    /// build (a ROCm build answers to `torch.cuda` through HIP and never says this).
+    TorchCpuBuild,
 }
 
 /// How a container is started (devcontainer.json `runArgs`, a compose service): the settings

@@ -348,6 +348,9 @@ fn product_names_map_exactly_or_not_at_all() {
         // near misses: no substring or prefix matching
         ("AMD Radeon RX 6900", None),
         ("AMD Radeon RX 6900 XT 16GB", None),
+        // the series prefix written without its space
+        ("AMD Radeon RX6800", Some("gfx1030")),
+        ("RX7900XTX", Some("gfx1100")),
         ("Radeon RX 7900", None),
         ("", None),
         ("[", None),

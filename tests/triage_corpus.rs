@@ -4,7 +4,7 @@
 //! `[facts]` must match exactly, every `[findings] codes` entry must appear and every `absent`
 //! one must not. A table (file, expected, got) is printed; any mismatch fails the test.
 //! By default the corpus and the 2026 build and held-out sets (`tests/triage/dev-2026`,
-//! `tests/triage/heldout-2026`, `tests/triage/heldout-2026c`) are run, each with its own table; `ROCMCHECK_TRIAGE_CORPUS=DIR`
+//! `tests/triage/heldout-2026`, `tests/triage/heldout-2026c`, `tests/triage/heldout-2026d`) are run, each with its own table; `ROCMCHECK_TRIAGE_CORPUS=DIR`
 //! runs the harness over that directory alone.
 
 use rocmcheck::matrix::Matrix;
@@ -16,7 +16,7 @@ use toml_edit::{DocumentMut, Item, Value};
 fn corpus_dirs() -> Vec<PathBuf> {
     match std::env::var_os("ROCMCHECK_TRIAGE_CORPUS") {
         Some(d) => vec![PathBuf::from(d)],
-        None => ["corpus", "dev-2026", "heldout-2026", "heldout-2026c"]
+        None => ["corpus", "dev-2026", "heldout-2026", "heldout-2026c", "heldout-2026d"]
             .iter()
             .map(|d| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/triage").join(d))
             .collect(),

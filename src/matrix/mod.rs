@@ -1138,6 +1138,11 @@ pub fn product_key(name: &str) -> Option<String> {
     let words: Vec<&str> = s
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|w| !w.is_empty() && !DROP.contains(w))
+        // `RX6800`, `RX7900XTX`: the series prefix written without its space
+        .map(|w| match w.strip_prefix("rx") {
+            Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => r,
+            _ => w,
+        })
         .collect();
     // a trailing codename: `… 780M Phoenix`, `… 7600 Navi 33`
     let mut end = words.len();

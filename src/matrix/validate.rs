@@ -1305,6 +1305,7 @@ const EVENT_NAMES: &[(&str, crate::facts::EventKind)] = {
         ("gpu-reset", E::GpuReset),
         ("no-device", E::NoDevice),
         ("library-load-failed", E::LibraryLoadFailed),
+        ("torch-cpu-build", E::TorchCpuBuild),
     ]
 };
 

@@ -10,6 +10,7 @@
 //! [`Triage::missing`].
 
 pub mod paste;
+pub mod pci;
 pub mod platform;
 pub mod readers;
 pub mod signatures;
@@ -131,6 +132,8 @@ pub struct Seen {
     pub agent_index: std::collections::HashMap<(&'static str, usize, u32), usize>,
     /// What the inputs hint about where they were produced ([`platform::scan`]).
     pub platform_hints: platform::Hints,
+    /// AMD PCI device ids printed anywhere ([`pci::scan`]), with their first line.
+    pub pci_ids: Vec<At<u32>>,
     /// The key/value layer's keys (normalised key → fact), from the matrix in use.
     pub key_synonyms: std::collections::HashMap<String, String>,
 }
@@ -495,7 +498,9 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
         readers::read_all(&lines, &mut seen);
         router.scan(&lines, &mut seen);
         platform::scan(&lines, &mut seen);
+        pci::scan(&lines, &mut seen);
     }
+    pci::fallback(&mut seen, matrix);
     seen.env.finish();
     seen.params.finish();
     for (what, s) in [
@@ -723,6 +728,7 @@ const GPU_READERS: &[&str] = &[
     "hip_log",
     "free_form",
     "key_value",
+    "pci-id",
 ];
 
 fn origin(names: &[String], s: Src) -> Origin {

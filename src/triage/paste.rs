@@ -88,6 +88,7 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             let Some(rest) = t.strip_prefix('>') else { break };
             t = rest.strip_prefix(' ').unwrap_or(rest);
         }
+        t = strip_frame(t);
         let trimmed = t.trim_start();
         // A backtick fence's info string holds no backtick (CommonMark): "```text```" on one line
         // is a code span around the text, which is kept without its backticks.
@@ -125,6 +126,26 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
         out.push(Line { no, text, command });
     }
     out
+}
+
+/// A terminal panel's frame (rich's and other TUI libraries' box drawing): `│ OS: linux   │` is
+/// the line inside the frame, and a border line (`╭────╮`, `├──┤`) holds nothing.
+fn strip_frame(t: &str) -> &str {
+    const SIDES: [char; 3] = ['│', '┃', '║'];
+    let s = t.trim_start();
+    let Some(first) = s.chars().next() else { return t };
+    // only box-drawing characters (U+2500–U+257F) and spaces: a border
+    if ('\u{2500}'..='\u{257f}').contains(&first)
+        && s.chars().all(|c| c == ' ' || ('\u{2500}'..='\u{257f}').contains(&c))
+    {
+        return "";
+    }
+    if !SIDES.contains(&first) {
+        return t;
+    }
+    let inner = s[first.len_utf8()..].trim_end();
+    let inner = inner.strip_suffix(SIDES).unwrap_or(inner);
+    inner.trim()
 }
 
 /// `[turn 3 continued]`, `[… continued]`: markers some tools put between fragments.
@@ -214,6 +235,27 @@ fn prompt_command(t: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn terminal_panel_frames_are_not_text() {
+        // a border with a title keeps its title (text); a bare border is blank
+        let l = lines(
+            "╭──── Hardware ────╮\n│ OS: linux          │\n┃ GPU 0: RX 7900 XTX\n╰──────────────────╯\n├── gfx1100\n| a | b |\n",
+        );
+        let t: Vec<&str> = l.iter().map(|l| l.text.as_ref()).collect();
+        assert_eq!(
+            t,
+            [
+                "╭──── Hardware ────╮",
+                "OS: linux",
+                "GPU 0: RX 7900 XTX",
+                "",
+                "├── gfx1100",
+                "| a | b |",
+                ""
+            ]
+        );
+    }
+
     #[test]
     fn has_finds_what_contains_finds() {
         use super::Has;

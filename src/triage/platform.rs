@@ -1,8 +1,9 @@
 //! Where a paste was produced — Linux, WSL, Windows or macOS — from what it shows: an operating
 //! system named in a key/value line or a template answer, a kernel release (a `microsoft`
 //! kernel is WSL), WSL's own messages, Windows paths, DLL and EXE names and PowerShell prompts,
-//! macOS names, and Linux-only shapes (kernel logs, `…-linux-gnu`, `Linux x86_64` build lines,
-//! `.so` libraries, a Singularity/Apptainer prompt).
+//! build names (`-win-x86_64`), macOS names, and Linux-only shapes (kernel logs, `…-linux-gnu`,
+//! `Linux x86_64` build lines, `lib….so` libraries, lspci's bound driver, `/opt/rocm` and
+//! `/var/lib/` paths, a Singularity/Apptainer prompt).
 //!
 //! A stated operating system (an `OS:` value, a kernel release) outweighs the hints of paths and
 //! file names; hints of two platforms with no stated one leave the platform unknown (say less).
@@ -64,6 +65,34 @@ fn windows_file(t: &str) -> bool {
     false
 }
 
+/// A `libname.so` token that ends there (`libamd_smi.so:`, `libhipfile.so `): `.so.N` is
+/// matched apart.
+fn shared_object(t: &str) -> bool {
+    let b = t.as_bytes();
+    let mut from = 0;
+    while let Some(p) = t[from..].at(".so") {
+        let i = from + p;
+        let before = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+        let after = b
+            .get(i + 3)
+            .is_none_or(|c| !c.is_ascii_alphanumeric() && *c != b'.' && *c != b'_');
+        if before
+            && after
+            && t[..i]
+                .rsplit(|c: char| !(c.is_ascii_alphanumeric() || "_-+.".contains(c)))
+                .next()
+                .is_some_and(|w| w.starts_with("lib"))
+        {
+            return true;
+        }
+        from = i + 3;
+        if from >= t.len() {
+            break;
+        }
+    }
+    false
+}
+
 /// Records the platform hints of one input.
 pub fn scan(lines: &[Line], seen: &mut Seen) {
     let file = seen.file;
@@ -88,7 +117,13 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
                 || t.has("win_amd64")
                 || t.has("%HIP_PATH%")
                 || t.has("for Windows AMD64")
-                || t.has("for Windows x86"))
+                || t.has("for Windows x86")
+                // build and package names that carry their platform (`llama.cpp-win-x86_64-…`,
+                // `…-bin-win-hip-x64.zip`)
+                || t.has("-win-x86_64")
+                || t.has("-win-x64")
+                || t.has("-win-hip-")
+                || t.has("windows-x86_64"))
         {
             h.windows = Some(src(l.no));
         }
@@ -108,6 +143,11 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
                 || t.has("] amdgpu ")
                 || t.has("kernel: amdgpu")
                 || t.has(".so.")
+                || shared_object(t)
+                // lspci -k / -v: the driver bound to a device
+                || t.has("Kernel driver in use:")
+                || t.has("/var/lib/")
+                || t.has("/opt/rocm")
                 // Linux's own file systems and home directories (WSL shows its own lines and wins)
                 || t.has("/sys/class/kfd")
                 || t.has("/sys/class/drm/")
@@ -285,5 +325,33 @@ mod tests {
         assert_eq!(platform("### Platform\n\nLinux/Fedora\n"), Some(Platform::Linux));
         // not evidence: a URL, a ratio, an ordinary sentence
         assert_eq!(platform("see https://rocm.docs.amd.com/ 4:3 ratio\n"), None);
+    }
+
+    #[test]
+    fn library_files_drivers_and_build_names() {
+        // a loader's message with an unversioned library, bare or behind a path
+        assert_eq!(
+            platform("ERROR:librocsparse.so: cannot open shared object file\n"),
+            Some(Platform::Linux)
+        );
+        assert_eq!(
+            platform("/srv/ci/libfoo.so: cannot open shared object file\n"),
+            Some(Platform::Linux)
+        );
+        // lspci's bound driver; ROCm's install prefix
+        assert_eq!(platform("\tKernel driver in use: amdgpu\n"), Some(Platform::Linux));
+        assert_eq!(platform("HIP path: /opt/rocm-7.2.0\n"), Some(Platform::Linux));
+        // a package or build name that carries its platform
+        assert_eq!(
+            platform("Runtime: llama.cpp-win-x64-hip-1.2.3\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(
+            platform("llama-b7000-bin-win-hip-radeon-x64.zip\n"),
+            Some(Platform::Windows)
+        );
+        // words with `.so` that are not libraries; `also`, a domain
+        assert_eq!(platform("it is al.so fine\n"), None);
+        assert_eq!(platform("visit example.so for more\n"), None);
     }
 }

@@ -10,7 +10,10 @@ declare_rule! {
     /// The torch imported by the Python probe has no `torch.version.hip`: it is a CUDA build
     /// (`+cu124`, `torch.version.cuda` set) or a CPU-only build. On a machine with AMD GPUs
     /// this is an error; on a machine without one it is reported as a warning, plainly, so
-    /// that nobody mistakes the setup for a ROCm one.
+    /// that nobody mistakes the setup for a ROCm one. In a paste that shows no version, torch's
+    /// own words for a build without a GPU backend (`Torch not compiled with CUDA enabled`, the
+    /// `torch-cpu-build` signatures) say it is a CPU-only build; not on macOS, where the Metal
+    /// build says the same.
     ///
     /// ## Why it matters
     /// Only ROCm builds of torch drive AMD GPUs. `pip install torch` from PyPI gives a CUDA build
@@ -42,11 +45,17 @@ impl Rule for TorchNotRocmBuild {
 
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let f = cx.facts;
-        let Some(t) = &f.torch else { return };
-        // a paste may show only whether torch sees a GPU: the build is not known
-        if t.value.version.is_none() && t.value.hip.is_none() && t.value.cuda.is_none() {
+        // a paste may show only whether torch sees a GPU: the build is not known, unless torch
+        // itself said it has no GPU backend
+        let build_known = f
+            .torch
+            .as_ref()
+            .is_some_and(|t| t.value.version.is_some() || t.value.hip.is_some() || t.value.cuda.is_some());
+        if !build_known {
+            cpu_build_reported(cx, out);
             return;
         }
+        let Some(t) = &f.torch else { return };
         let kind = torch_kind(&t.value);
         if kind == "rocm" {
             return;
@@ -97,4 +106,55 @@ impl Rule for TorchNotRocmBuild {
         };
         out.push(finding.refs(["https://pytorch.org/get-started/locally/"]));
     }
+}
+
+/// torch's own words for a build without a GPU backend (`Torch not compiled with CUDA enabled`,
+/// the `torch-cpu-build` signatures) where the paste shows no version: a CPU-only wheel. Not on
+/// macOS, where the same words come from the Metal build.
+fn cpu_build_reported(cx: &Context, out: &mut Vec<Finding>) {
+    let f = cx.facts;
+    let Some(e) = f
+        .events
+        .iter()
+        .find(|e| e.value.kind == crate::facts::EventKind::TorchCpuBuild)
+    else {
+        return;
+    };
+    if f.platform
+        .as_ref()
+        .is_some_and(|p| p.value == crate::facts::Platform::Macos)
+    {
+        return;
+    }
+    let why = e
+        .value
+        .signature
+        .as_deref()
+        .and_then(|id| cx.matrix.signature(id))
+        .map_or("torch was built without a GPU backend.", |s| s.diagnosis.as_str());
+    let url = cx
+        .best_stack(None, None)
+        .map(|r| cx.matrix.index_url(&r.rocm, None))
+        .unwrap_or_else(|| format!("{}/rocmX.Y", cx.matrix.torch.index));
+    let windows = f
+        .platform
+        .as_ref()
+        .is_some_and(|p| p.value == crate::facts::Platform::Windows);
+    let fix = if windows {
+        "install a ROCm build of torch for Windows (AMD's wheels for the GPU's target: `rocmcheck matrix recommend --gfx <target>`), in the environment the program runs".to_string()
+    } else {
+        format!("`pip uninstall -y torch && pip install torch --index-url {url}` in the environment the program runs")
+    };
+    let mut finding = Finding::new(
+        &TorchNotRocmBuild::META,
+        "torch is a CPU-only build: it cannot use the AMD GPU",
+        e.origin.clone(),
+    )
+    .evidence(e.value.text.clone())
+    .why(format!("{why} Only ROCm builds of torch drive AMD GPUs."))
+    .fix(fix);
+    if f.gpus.is_empty() {
+        finding = finding.severity(Severity::Warning);
+    }
+    out.push(finding.refs(["https://pytorch.org/get-started/locally/"]));
 }

@@ -1,0 +1,160 @@
+//! AMD PCI device ids printed anywhere in a paste — `lspci -nn`'s `[1002:7551]`, a `1002:744c`
+//! pair, Windows' hardware id `PCI\VEN_1002&DEV_7551&SUBSYS_…` — as the last evidence of which
+//! GPU a paste is about. They name a target only where no reader found a GPU with a target or a
+//! chip id, and only ids the matrix's GPU table knows (an AMD audio function or a chipset device
+//! names nothing).
+
+use super::paste::{Has, Line};
+use super::{At, Seen, Src};
+
+/// Distinct ids kept per paste (a listing of every PCI function of a server is not a GPU list).
+const MAX_IDS: usize = 16;
+
+fn hex4(b: &[u8]) -> Option<u32> {
+    let h = b.get(..4)?;
+    if !h.iter().all(u8::is_ascii_hexdigit) || b.get(4).is_some_and(u8::is_ascii_alphanumeric) {
+        return None;
+    }
+    u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+}
+
+/// The AMD device ids of one line.
+fn ids(t: &str, out: &mut Vec<u32>) {
+    let b = t.as_bytes();
+    let mut from = 0;
+    while let Some(p) = t[from..].at("1002") {
+        let i = from + p;
+        from = i + 4;
+        let before = if i == 0 { None } else { Some(b[i - 1]) };
+        let id = match (before, b.get(i + 4)) {
+            // `1002:7551`, `[1002:7551]`, `(1002:7551)`: not inside a longer word or number
+            (None | Some(b'[' | b'(' | b' ' | b'=' | b'\t'), Some(b':')) => hex4(&b[i + 5..]),
+            // `VEN_1002&DEV_7551`
+            (Some(b'_'), Some(b'&')) if i >= 4 && b[i - 4..i].eq_ignore_ascii_case(b"VEN_") => {
+                let rest = &b[i + 5..];
+                (rest.len() >= 4 && rest[..4].eq_ignore_ascii_case(b"DEV_"))
+                    .then(|| hex4(&rest[4..]))
+                    .flatten()
+            }
+            _ => None,
+        };
+        if let Some(id) = id
+            && !out.contains(&id)
+            && out.len() < MAX_IDS
+        {
+            out.push(id);
+        }
+    }
+}
+
+/// Records the first line of each distinct AMD device id of one input.
+pub fn scan(lines: &[Line], seen: &mut Seen) {
+    let mut found = Vec::new();
+    for l in lines {
+        if l.command || !l.text.has("1002") {
+            continue;
+        }
+        found.clear();
+        ids(&l.text, &mut found);
+        for id in &found {
+            if seen.pci_ids.len() < MAX_IDS && !seen.pci_ids.iter().any(|p| p.v == *id) {
+                seen.pci_ids.push(At {
+                    v: *id,
+                    src: Src {
+                        file: seen.file,
+                        line: l.no,
+                    },
+                });
+            }
+        }
+    }
+}
+
+/// Where no reader found a GPU with a target or a chip id, one GPU per id the matrix knows.
+pub fn fallback(seen: &mut Seen, matrix: &crate::matrix::Matrix) {
+    if seen.agents.iter().any(|a| a.gfx.is_some() || a.device_id.is_some()) {
+        return;
+    }
+    let known: Vec<At<u32>> = seen
+        .pci_ids
+        .iter()
+        .filter(|p| matrix.gpu_by_pci(p.v).is_some())
+        .cloned()
+        .collect();
+    if known.is_empty() {
+        return;
+    }
+    // a GPU a reader named without a target is the same GPU when there is one of each
+    let named: Vec<usize> = (0..seen.agents.len())
+        .filter(|&i| seen.agents[i].marketing.is_some())
+        .collect();
+    if let ([i], [p]) = (named.as_slice(), known.as_slice()) {
+        seen.agents[*i].device_id = Some(p.clone());
+        return;
+    }
+    for p in known {
+        seen.agents.push(super::Agent {
+            reader: "pci-id",
+            src: p.src,
+            device_id: Some(p),
+            ..super::Agent::default()
+        });
+    }
+    seen.formats.insert("pci-id");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(t: &str) -> Vec<u32> {
+        let mut v = Vec::new();
+        ids(t, &mut v);
+        v
+    }
+
+    #[test]
+    fn amd_ids_in_each_printed_shape() {
+        assert_eq!(
+            all(
+                "0a:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 [1002:744c] (rev c8)"
+            ),
+            [0x744c]
+        );
+        assert_eq!(all(r"HWID: PCI\VEN_1002&DEV_7480&SUBSYS_12345678&REV_C0"), [0x7480]);
+        assert_eq!(all(r"pci\ven_1002&dev_73bf"), [0x73bf]);
+        assert_eq!(all("kfd kfd: amdgpu: added device 1002:1586"), [0x1586]);
+        // inside longer numbers or words, other vendors, a port: nothing
+        for t in [
+            "size 110020:7551",
+            "addr 0x1002:abcd",
+            "[10de:2684]",
+            "listening on :1002",
+            "build 1002:7551x",
+            "21002:7551",
+        ] {
+            assert!(all(t).is_empty(), "{t}");
+        }
+    }
+
+    #[test]
+    fn a_target_only_where_no_reader_found_one() {
+        let m = crate::matrix::Matrix::embedded();
+        let run = |text: &str| {
+            let lines = super::super::paste::lines(text);
+            let mut seen = Seen::default();
+            scan(&lines, &mut seen);
+            fallback(&mut seen, &m);
+            seen
+        };
+        let s = run("HWID: PCI\\VEN_1002&DEV_744C&SUBSYS_0E3A1002&REV_C8\n");
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].device_id.as_ref().map(|d| d.v), Some(0x744c));
+        // an id the matrix does not know as a GPU (an HDMI audio function): no GPU
+        let s = run("Audio device [0403]: Advanced Micro Devices, Inc. [AMD/ATI] [1002:ab30]\n");
+        assert!(s.agents.is_empty());
+        // the same id twice is one GPU
+        let s = run("[1002:744c]\n[1002:744c]\n");
+        assert_eq!(s.agents.len(), 1);
+    }
+}
