@@ -44,8 +44,17 @@ row "66 MB, 2M identical lines" triage --format human hsa-64m.txt
 row "64 MiB, 2.3M different settings" triage --facts env-distinct.txt
 row "64 MiB, 2.3M different settings" triage --format markdown env-distinct.txt
 row "16 MiB uv.lock of inline tables" lint --context lock lock/Dockerfile
-row "158 MB night, 300k candidates" report merge night.json
-row "two 158 MB nights" report gate night.json --previous night-prev.json
+row "64 MiB night of full results" report merge night.json
+row "200k minimal results" report merge night-min.json
+row "64 MiB of 256-byte ids" report merge night-long.json
+row "64 MiB of 64-step results" report merge night-steps.json
+row "two 64 MiB nights" report gate night.json --previous night-prev.json
+row "64-step night, 256-byte-id previous" report gate night-steps.json --previous night-long.json
+row "64 MiB of 256-byte ids, rendered" report render night-long.json --format markdown
+row "64-step night, 256-byte-id previous, markdown" report gate night-steps.json --previous night-long.json --format markdown
+row "two 64 MiB nights, JUnit" report gate night.json --previous night-prev.json --junit junit.xml
+row "two 64 MiB nights of 256-byte ids (the trend's limit)" report trend night-long.json night-steps.json
+row "diff of a 64-step night against 256-byte ids" report diff night-long.json night-steps.json
 row "1 MiB compose, flow nesting 64 deep" lint compose.yaml
 echo
 echo "compose.yaml: $(stat -c %s compose.yaml) bytes"

@@ -16,8 +16,11 @@ shape for memory, at (or just under) that command's size limit:
   env-distinct.txt  different settings (HSA_VAR_n=value_n) up to, 64 MiB cap
   lock/             a 16 MiB uv.lock (lint's lock cap) of packages with inline-table lists
                     (dependencies, wheels), torch among them, its pyproject.toml and Dockerfile
-  night.json        a ~150 MB night of 300,000 candidate results (report merge / gate)
+  night.json        a night at the 64 MiB limit of full candidate results (report merge / gate)
   night-prev.json   the previous night (the same jobs, some classifications changed)
+  night-min.json    200,000 minimal candidate results (the count limit)
+  night-long.json   the 64 MiB limit of 256-byte ids (the id limit), distinct runners, details
+  night-steps.json  the 64 MiB limit of candidates with 64 steps each (the step limit)
 """
 import json
 import pathlib
@@ -75,30 +78,77 @@ def memory(out):
         n += 1
     (lock / "uv.lock").write_text("".join(parts))
 
-    def night(path, flip):
-        steps = ["build", "runtime", "blas", "memory", "torch"]
+    # Nights: one file holds at most 64 MiB and 200,000 candidate results of at most 64 steps
+    # and 256-byte ids (src/report/results.rs); each shape below is one way to fill that.
+    cap = 64 << 20
+
+    def write_night(path, items):
         with open(path, "w") as f:
-            f.write('{"results_schema": 1, "rocmcheck": "0.1.0", "candidates": [\n')
-            for i in range(300_000):
-                cls = "hipblas-failed" if (i % 97 == 0) != flip and i % 5 == 0 else "pass"
-                c = {
-                    "id": f"torch2.{i % 9}.{i // 9 % 4}-rocm6.{i % 4}-py3.{10 + i % 3}-n{i}",
-                    "image": f"ghcr.io/example/rocm-torch:candidate-{i}",
-                    "classification": cls,
-                    "runtime": "hip",
-                    "gfx": ["gfx942", "gfx1100", "gfx90a", "gfx1201"][i % 4],
-                    "runner": f"gpu-runner-{i % 40}",
-                    "gpu": "AMD Instinct MI300X",
-                    "driver": "6.10.5",
-                    "rocm": "6.3.1",
-                    "total_ms": 61234.5 + i,
-                    "steps": [{"name": s, "status": "ok", "ms": 12.5 + k} for k, s in enumerate(steps)],
-                }
-                f.write(("," if i else "") + json.dumps(c) + "\n")
+            head = '{"results_schema": 1, "rocmcheck": "0.1.0", "candidates": [\n'
+            f.write(head)
+            total, n = len(head) + 4, 0
+            for c in items:
+                s = ("," if n else "") + json.dumps(c, separators=(",", ":")) + "\n"
+                if total + len(s) > cap or n == 200_000:
+                    break
+                f.write(s)
+                total += len(s)
+                n += 1
             f.write("]}\n")
 
-    night(out / "night.json", False)
-    night(out / "night-prev.json", True)
+    def full(flip):
+        steps = ["build", "runtime", "blas", "memory", "torch"]
+        i = 0
+        while True:
+            cls = "hipblas-failed" if (i % 97 == 0) != flip and i % 5 == 0 else "pass"
+            yield {
+                "id": f"torch2.{i % 9}.{i // 9 % 4}-rocm6.{i % 4}-py3.{10 + i % 3}-n{i}",
+                "image": f"ghcr.io/example/rocm-torch:candidate-{i}",
+                "classification": cls,
+                "runtime": "hip",
+                "gfx": ["gfx942", "gfx1100", "gfx90a", "gfx1201"][i % 4],
+                "runner": f"gpu-runner-{i % 40}",
+                "gpu": "AMD Instinct MI300X",
+                "driver": "6.10.5",
+                "rocm": "6.3.1",
+                "total_ms": 61234.5 + i,
+                "steps": [{"name": s, "status": "ok", "ms": 12.5 + k} for k, s in enumerate(steps)],
+            }
+            i += 1
+
+    def minimal():
+        i = 0
+        while True:
+            yield {"id": f"c{i}", "classification": "pass"}
+            i += 1
+
+    def long_ids():
+        # 256-byte ids (the limit), distinct runners and details: what is held grows with text
+        i = 0
+        while True:
+            yield {
+                "id": f"n{i}-" + "x" * (256 - len(f"n{i}-")),
+                "classification": "pass" if i % 3 else "crash",
+                "runner": f"runner-{i}",
+                "detail": f"d{i}-" + "y" * 40,
+            }
+            i += 1
+
+    def many_steps():
+        i = 0
+        while True:
+            yield {
+                "id": f"s{i}",
+                "classification": "pass",
+                "steps": [{"name": f"step{k}", "status": "ok"} for k in range(64)],
+            }
+            i += 1
+
+    write_night(out / "night.json", full(False))
+    write_night(out / "night-prev.json", full(True))
+    write_night(out / "night-min.json", minimal())
+    write_night(out / "night-long.json", long_ids())
+    write_night(out / "night-steps.json", many_steps())
 
 
 if sys.argv[1] == "--memory":

@@ -224,6 +224,47 @@ fn merge_cli_combines_jobs_and_renders() {
 }
 
 #[test]
+fn merge_cli_holds_a_night_to_one_files_limit() {
+    // Many files are one night: together they may not hold more than one file may. Sparse
+    // files: the sizes are checked before anything is read.
+    let dir = tempfile::tempdir().unwrap();
+    let half = rocmcheck::report::results::MAX_RESULTS_BYTES as u64 / 2 + 1;
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    for p in [&a, &b] {
+        std::fs::File::create(p).unwrap().set_len(half).unwrap();
+    }
+    let (rc, out, err) = rocmcheck(&["report", "merge", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(rc, 2, "{err}");
+    assert!(out.is_empty());
+    assert!(
+        err.contains(&format!("the 2 result files hold {} bytes together", 2 * half))
+            && err.contains("split the night"),
+        "{err}"
+    );
+}
+
+#[test]
+fn trend_cli_holds_its_nights_to_two_nights_of_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let each = rocmcheck::report::results::MAX_RESULTS_BYTES as u64 * 2 / 3 + 1;
+    let files: Vec<std::path::PathBuf> = (0..3).map(|i| dir.path().join(format!("n{i}.json"))).collect();
+    for p in &files {
+        std::fs::File::create(p).unwrap().set_len(each).unwrap();
+    }
+    let mut args = vec!["report", "trend"];
+    args.extend(files.iter().map(|p| p.to_str().unwrap()));
+    let (rc, _, err) = rocmcheck(&args);
+    assert_eq!(rc, 2, "{err}");
+    assert!(err.contains("the 3 nights hold") && err.contains("--last"), "{err}");
+    // the nights left out by --last are not counted (two of them fit; they are empty files,
+    // so the read itself fails on their content, not on the limit)
+    args.extend(["--last", "1"]);
+    let (rc, _, err) = rocmcheck(&args);
+    assert_eq!(rc, 2);
+    assert!(!err.contains("nights hold"), "{err}");
+}
+
+#[test]
 fn merge_cli_rejects_true_duplicates_and_keeps_lost_jobs() {
     // Two nights hold the same candidate × gfx jobs: a true duplicate, refused with both files.
     let (rc, _, err) = rocmcheck(&["report", "merge", "results/night-1.json", "results/night-2.json"]);

@@ -245,6 +245,23 @@ pub fn gate(a: GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
 /// `report trend`.
 pub fn trend(a: TrendArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus, Error> {
     let skip = a.runs.len().saturating_sub(a.last.max(1));
+    // the nights read are held together (key and classification of each result): their files
+    // may hold at most two nights' worth of bytes, whatever their number
+    let total: u64 = a.runs[skip..]
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum();
+    let max = 2 * results::MAX_RESULTS_BYTES as u64;
+    if total > max {
+        writeln!(
+            err,
+            "error: the {} nights hold {total} bytes together; a trend reads at most {max} bytes of results (fewer nights: --last)",
+            a.runs.len() - skip
+        )?;
+        return Ok(ExitStatus::Error);
+    }
     let mut nights = Vec::new();
     for p in &a.runs[skip..] {
         let Some(run) = load_run_as(p, results::Scope::Classification, err)? else {
@@ -412,12 +429,43 @@ pub fn merge(a: MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<E
         },
         None => vec![],
     };
+    // One night's files together are held to one file's limits: what merge holds is bounded
+    // whatever the number of files.
+    let total: u64 = a
+        .files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum();
+    if total > results::MAX_RESULTS_BYTES as u64 {
+        writeln!(
+            err,
+            "error: the {} result files hold {total} bytes together; one night's results may hold at most {} bytes (split the night into several runs)",
+            a.files.len(),
+            results::MAX_RESULTS_BYTES
+        )?;
+        return Ok(ExitStatus::Error);
+    }
     let mut parts = Vec::new();
     let mut lost = Vec::new();
     let mut bad = 0;
+    let mut count = 0usize;
     for f in &a.files {
         match results::load_file(f) {
-            Ok(r) => parts.push((f.display().to_string(), r)),
+            Ok(r) if count + r.len() > results::MAX_RESULTS => {
+                writeln!(
+                    err,
+                    "error: {}: the night passes {} candidate results with this file, the most one night holds (split the night into several runs)",
+                    f.display(),
+                    results::MAX_RESULTS
+                )?;
+                return Ok(ExitStatus::Error);
+            }
+            Ok(r) => {
+                count += r.len();
+                parts.push((f.display().to_string(), r));
+            }
             // A name that is no file is a usage error (a typo), not a lost job; so is a file
             // whose meaning is ambiguous (a key twice): it is refused, never guessed at.
             Err(e) if !f.is_file() || e.ambiguous => {

@@ -38,6 +38,7 @@
 //! error naming the file and the entry's line.
 
 use super::results::{Key, Run, key_name, md_cell as cell, md_code as code};
+use super::text::{Sym, Text};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -75,8 +76,8 @@ pub struct Allow {
 }
 
 impl Allow {
-    fn covers(&self, k: &Key, classification: &str) -> bool {
-        self.names((&k.0, &k.1)) && self.classification.as_ref().is_none_or(|c| c == classification)
+    fn covers(&self, k: (&str, &str), classification: &str) -> bool {
+        self.names(k) && self.classification.as_ref().is_none_or(|c| c == classification)
     }
 
     /// The entry's candidate and gfx match the job (candidate, gfx), whatever its result.
@@ -278,41 +279,70 @@ pub struct Policy {
 }
 
 impl Policy {
-    fn watched(&self, k: &Key) -> bool {
+    fn watched_key(&self, k: (&str, &str)) -> bool {
         self.watch.iter().any(|w| match w.split_once('@') {
-            Some((c, g)) => glob(c, &k.0) && glob(g, &k.1),
-            None => glob(w, &k.0),
+            Some((c, g)) => glob(c, k.0) && glob(g, k.1),
+            None => glob(w, k.0),
         })
     }
 }
 
-/// One job that did not pass, and what the gate made of it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One job that did not pass, and what the gate made of it. It shares its strings with the
+/// results it was judged from (a night of 200,000 failures holds no copy of their ids).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Judged {
-    /// `candidate@gfx`.
-    pub name: String,
     /// The candidate id.
-    pub candidate: String,
+    pub candidate: Text,
     /// The gfx target (empty when the result names none).
-    pub gfx: String,
+    pub gfx: Sym,
     /// The classification (`vanished` for a job gone since the previous night).
-    pub classification: String,
+    pub classification: Sym,
     /// The previous night's classification of the job (None: not in it, or no previous night).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub before: Option<String>,
+    pub before: Option<Sym>,
     /// The result's detail.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
+    pub detail: Option<Text>,
     /// The live allow-list entry that covers it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub allowed_by: Option<Allow>,
+    pub allowed_by: Option<std::sync::Arc<Allow>>,
     /// Its section.
     pub section: Section,
     /// It fails the night.
     pub blocking: bool,
 }
 
+/// The JSON object of a judged job: keys in sorted order, `name` (`candidate@gfx`) made as it
+/// is written.
+impl Serialize for Judged {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut m = s.serialize_map(None)?;
+        if let Some(a) = &self.allowed_by {
+            m.serialize_entry(
+                "allowed_by",
+                &serde_json::to_value(a.as_ref()).map_err(serde::ser::Error::custom)?,
+            )?;
+        }
+        if let Some(b) = &self.before {
+            m.serialize_entry("before", b)?;
+        }
+        m.serialize_entry("blocking", &self.blocking)?;
+        m.serialize_entry("candidate", &self.candidate)?;
+        m.serialize_entry("classification", &self.classification)?;
+        if let Some(d) = &self.detail {
+            m.serialize_entry("detail", d)?;
+        }
+        m.serialize_entry("gfx", &self.gfx)?;
+        m.serialize_entry("name", &self.name())?;
+        m.serialize_entry("section", &self.section)?;
+        m.end()
+    }
+}
+
 impl Judged {
+    /// `candidate@gfx`.
+    pub fn name(&self) -> String {
+        key_name(&(self.candidate.to_string(), self.gfx.to_string()))
+    }
+
     /// Product: passed the previous night (a regression), failed then, or new.
     pub fn change(&self) -> &'static str {
         match self.before.as_deref() {
@@ -394,7 +424,9 @@ fn date_key(s: &str) -> (i64, u32, u32) {
 pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, policy: &Policy, today: &str) -> Verdict {
     let today_k = date_key(today);
     let (live, expired): (Vec<&Allow>, Vec<&Allow>) = allow.allow.iter().partition(|a| date_key(&a.expires) >= today_k);
-    let cover = |k: &Key, class: &str| live.iter().find(|a| a.covers(k, class)).map(|a| (*a).clone());
+    // each live entry shared by the jobs it covers
+    let live_shared: Vec<std::sync::Arc<Allow>> = live.iter().map(|a| std::sync::Arc::new((*a).clone())).collect();
+    let cover = |k: (&str, &str), class: &str| live_shared.iter().find(|a| a.covers(k, class)).cloned();
     // both nights by key, sorted: looked up by binary search (no copy of any key)
     let prev_sorted = previous.map(super::results::by_key).unwrap_or_default();
     let now = super::results::by_key(current);
@@ -406,15 +438,16 @@ pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, policy: &
         fail_on_infrastructure: policy.fail_on_infrastructure,
         ..Default::default()
     };
-    let judged = |k: Key, classification: String, detail: Option<String>, infrastructure: bool| {
-        let section = if policy.watched(&k) {
+    let judged = |candidate: Text, gfx: Sym, classification: Sym, detail: Option<Text>, infrastructure: bool| {
+        let k = (candidate.as_str(), gfx.as_str());
+        let section = if policy.watched_key(k) {
             Section::Watch
         } else if infrastructure {
             Section::Infrastructure
         } else {
             Section::Product
         };
-        let allowed_by = cover(&k, &classification);
+        let allowed_by = cover(k, &classification);
         let blocking = allowed_by.is_none()
             && match section {
                 Section::Product => true,
@@ -422,10 +455,9 @@ pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, policy: &
                 Section::Watch => false,
             };
         Judged {
-            name: key_name(&k),
-            before: super::results::find(&prev_sorted, (&k.0, &k.1)).map(|p| p.classification.to_string()),
-            candidate: k.0,
-            gfx: k.1,
+            before: super::results::find(&prev_sorted, k).map(|p| p.classification),
+            candidate,
+            gfx,
             classification,
             detail,
             allowed_by,
@@ -436,9 +468,10 @@ pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, policy: &
     let mut failing = Vec::new();
     for c in current.candidates.iter().filter(|c| !c.passed()) {
         failing.push(judged(
-            c.key(),
-            c.classification.to_string(),
-            c.detail.as_deref().map(str::to_string),
+            c.id.clone(),
+            c.gfx.unwrap_or_default(),
+            c.classification,
+            c.detail.clone(),
             c.infrastructure(),
         ));
     }
@@ -451,25 +484,41 @@ pub fn judge(current: &Run, previous: Option<&Run>, allow: &AllowList, policy: &
     let cand_now: BTreeSet<&str> = now.iter().map(|c| c.key_ref().0).collect();
     let mut gone_targets: BTreeMap<String, usize> = BTreeMap::new();
     if previous.is_some() {
+        // the few distinct details of vanished jobs, each made once and shared
+        let mut details: std::collections::HashMap<(Sym, u8, &str), Text> = std::collections::HashMap::new();
         for p in &prev_sorted {
             if super::results::find(&now, p.key_ref()).is_some() {
                 continue;
             }
-            let k = p.key();
-            let why = if !gfx_now.contains(k.1.as_str()) {
-                *gone_targets.entry(k.1.clone()).or_default() += 1;
-                format!(
-                    "target {} has no job tonight: the dispatch narrowed the targets, or its runner label was left out as unavailable",
-                    k.1
-                )
-            } else if !cand_now.contains(k.0.as_str()) {
-                "the candidate has no job tonight: narrower filters or policy, or it left the current releases"
-                    .to_string()
+            let (id, gfx) = p.key_ref();
+            let why: u8 = if !gfx_now.contains(gfx) {
+                *gone_targets.entry(gfx.to_string()).or_default() += 1;
+                0
+            } else if !cand_now.contains(id) {
+                1
             } else {
-                "not in tonight's job list (narrower filters or targets)".to_string()
+                2
             };
-            let detail = format!("previous night: {}; {why}", p.classification);
-            failing.push(judged(k, VANISHED.into(), Some(detail), true));
+            let detail = details
+                .entry((p.classification, why, if why == 0 { gfx } else { "" }))
+                .or_insert_with(|| {
+                    let why = match why {
+                        0 => format!(
+                            "target {gfx} has no job tonight: the dispatch narrowed the targets, or its runner label was left out as unavailable"
+                        ),
+                        1 => "the candidate has no job tonight: narrower filters or policy, or it left the current releases".to_string(),
+                        _ => "not in tonight's job list (narrower filters or targets)".to_string(),
+                    };
+                    Text::from(format!("previous night: {}; {why}", p.classification))
+                })
+                .clone();
+            failing.push(judged(
+                p.id.clone(),
+                p.gfx.unwrap_or_default(),
+                Sym::new(VANISHED),
+                Some(detail),
+                true,
+            ));
         }
     }
     // Outages: a target with jobs tonight, every one an infrastructure result; a target of the
@@ -615,25 +664,51 @@ fn allowed_cell(j: &Judged, md: bool) -> String {
     }
 }
 
+/// The verdict's JSON document: the jobs by section, with the verdict's figures.
+struct JsonVerdict<'a>(&'a Verdict);
+
+/// The jobs of one section, as a JSON list.
+struct SectionJobs<'a>(&'a Verdict, Section);
+
+impl Serialize for SectionJobs<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.section(self.1))
+    }
+}
+
+/// A small list (allow-list entries, outages) with each object's keys sorted.
+fn sorted_list<T: Serialize>(list: &[T]) -> Result<serde_json::Value, serde_json::Error> {
+    serde_json::to_value(list)
+}
+
+impl Serialize for JsonVerdict<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeMap as _};
+        let v = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("expired", &sorted_list(&v.expired).map_err(S::Error::custom)?)?;
+        m.serialize_entry("fail_on_infrastructure", &v.fail_on_infrastructure)?;
+        m.serialize_entry("fails", &v.fails())?;
+        m.serialize_entry("infrastructure", &SectionJobs(v, Section::Infrastructure))?;
+        m.serialize_entry("jobs", &v.jobs)?;
+        m.serialize_entry("outages", &sorted_list(&v.outages).map_err(S::Error::custom)?)?;
+        m.serialize_entry("passed", &v.passed)?;
+        m.serialize_entry("product", &SectionJobs(v, Section::Product))?;
+        m.serialize_entry("reasons", &v.reasons())?;
+        m.serialize_entry("unmatched", &sorted_list(&v.unmatched).map_err(S::Error::custom)?)?;
+        m.serialize_entry("watch", &SectionJobs(v, Section::Watch))?;
+        m.serialize_entry("with_previous", &v.with_previous)?;
+        m.end()
+    }
+}
+
 /// Renders the verdict.
 pub fn render(v: &Verdict, format: Format, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Json => {
-            let mut value = serde_json::to_value(v).map_err(io::Error::other)?;
-            if let Some(o) = value.as_object_mut() {
-                o.insert("fails".into(), v.fails().into());
-                o.insert("reasons".into(), v.reasons().into());
-                for (key, s) in [
-                    ("product", Section::Product),
-                    ("infrastructure", Section::Infrastructure),
-                    ("watch", Section::Watch),
-                ] {
-                    let list: Vec<&Judged> = v.section(s).collect();
-                    o.insert(key.into(), serde_json::to_value(list).map_err(io::Error::other)?);
-                }
-                o.remove("failing");
-            }
-            serde_json::to_writer_pretty(&mut *out, &value)?;
+            // written as it is made (the verdict of a night of 200,000 failures held as a JSON
+            // tree took more than the night); keys in sorted order, as a JSON object's
+            serde_json::to_writer_pretty(&mut *out, &JsonVerdict(v)).map_err(io::Error::other)?;
             writeln!(out)
         }
         Format::Markdown => render_markdown(v, out),
@@ -668,7 +743,7 @@ fn render_markdown(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 out,
                 "| {} | {} {} | {} | {} | {} |",
-                code(&j.name),
+                code(&j.name()),
                 if j.blocking { "❌" } else { "☑️" },
                 cell(&j.classification),
                 if v.with_previous {
@@ -709,7 +784,7 @@ fn render_markdown(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
                 writeln!(
                     out,
                     "| {} | {} {} | {} | {} |",
-                    code(&j.name),
+                    code(&j.name()),
                     if j.blocking { "❌" } else { "⚠️" },
                     cell(&j.classification),
                     allowed_cell(j, true),
@@ -728,7 +803,7 @@ fn render_markdown(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 out,
                 "| {} | 👀 {} | {} |",
-                code(&j.name),
+                code(&j.name()),
                 cell(&j.classification),
                 j.detail.as_deref().map(cell).unwrap_or_default()
             )?;
@@ -778,7 +853,7 @@ fn render_human(v: &Verdict, out: &mut dyn Write) -> io::Result<()> {
                 out,
                 "  {} {}: {}{}{}",
                 if j.blocking { "✗" } else { "·" },
-                j.name,
+                j.name(),
                 j.classification,
                 if s == Section::Product && v.with_previous {
                     format!(" ({})", j.change())
@@ -930,8 +1005,8 @@ mod tests {
             fail_on_infrastructure: false,
             watch: vec!["t2.10rc*".into(), "t2.9@gfx1100".into()],
         };
-        assert!(p.watched(&("t2.10rc1".into(), "gfx942".into())));
-        assert!(p.watched(&("t2.9".into(), "gfx1100".into())));
-        assert!(!p.watched(&("t2.9".into(), "gfx942".into())));
+        assert!(p.watched_key(("t2.10rc1", "gfx942")));
+        assert!(p.watched_key(("t2.9", "gfx1100")));
+        assert!(!p.watched_key(("t2.9", "gfx942")));
     }
 }

@@ -4,7 +4,7 @@
 
 use super::gate;
 use super::results::{CandidateResult, Key, Run, why};
-use super::text::{Sym, Text};
+
 use std::io::{self, Write};
 
 fn xml_escape(s: &str) -> String {
@@ -62,10 +62,10 @@ pub fn render_junit_judged(run: &Run, verdict: Option<&gate::Verdict>, out: &mut
         .flat_map(|v| v.failing.iter())
         .filter(|j| j.classification == gate::VANISHED)
         .map(|j| CandidateResult {
-            id: j.candidate.as_str().into(),
-            gfx: (!j.gfx.is_empty()).then(|| Sym::new(&j.gfx)),
-            classification: Sym::new(&j.classification),
-            detail: j.detail.as_deref().map(Text::from),
+            id: j.candidate.clone(),
+            gfx: (!j.gfx.is_empty()).then_some(j.gfx),
+            classification: j.classification,
+            detail: j.detail.clone(),
             ..Default::default()
         })
         .collect();

@@ -238,8 +238,19 @@ impl std::fmt::Display for LoadError {
     }
 }
 
-/// The largest results file read (a night of many candidates).
-pub const MAX_RESULTS_BYTES: usize = 256 << 20;
+/// The largest results file read, and the most a night's result files hold together (`report
+/// merge`): 64 MiB. A real night of a few hundred jobs is a few MB; the limits bound what `merge`,
+/// `gate`, `diff` and `render` hold (benches/RESULTS-memory.md: under 256 MiB at each limit).
+pub const MAX_RESULTS_BYTES: usize = 64 << 20;
+
+/// The most candidate results one night holds (in one file, or merged from many).
+pub const MAX_RESULTS: usize = 200_000;
+
+/// The most steps one candidate result has (the smoke payload has eight).
+pub const MAX_STEPS: usize = 64;
+
+/// The longest candidate id (`torch2.7.1-rocm6.3-py3.12-gfx942` is 31 bytes).
+pub const MAX_ID_BYTES: usize = 256;
 
 /// Reads a results file (any of the accepted shapes) into candidate results.
 ///
@@ -449,6 +460,13 @@ fn stream<'de, A: serde::de::SeqAccess<'de>>(
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(Unique(item)) = seq.next_element()? {
+        if out.len() == MAX_RESULTS {
+            *failure.borrow_mut() = Some(format!(
+                "{}: more than {MAX_RESULTS} candidate results, the most one night holds (split the night into several runs)",
+                name(i)
+            ));
+            return Err(serde::de::Error::custom(STOPPED));
+        }
         match candidate(&item, None, scope) {
             Ok(c) => out.push(c),
             Err(e) => {
@@ -641,6 +659,12 @@ fn steps(id: &str, steps_v: Option<&Value>) -> Result<Vec<StepResult>, String> {
     let mut steps = Vec::new();
     match steps_v {
         None | Some(Value::Null) => {}
+        Some(Value::Array(items)) if items.len() > MAX_STEPS => {
+            return Err(format!("candidate `{id}`: {} steps, at most {MAX_STEPS}", items.len()));
+        }
+        Some(Value::Object(m)) if m.len() > MAX_STEPS => {
+            return Err(format!("candidate `{id}`: {} steps, at most {MAX_STEPS}", m.len()));
+        }
         Some(Value::Object(m)) => {
             for (name, s) in m {
                 steps.push(step(name, s).map_err(|e| format!("candidate `{id}`, step `{name}`: {e}"))?);
@@ -687,6 +711,13 @@ fn candidate(v: &Value, fallback_id: Option<&str>, scope: Scope) -> Result<Candi
         .or_else(|| candidate_obj.and_then(|c| str_field(c, &["id"])))
         .or_else(|| fallback_id.map(str::to_string))
         .ok_or("a candidate result needs an `id`")?;
+    if id.len() > MAX_ID_BYTES {
+        return Err(format!(
+            "a candidate id of {} bytes (`{}…`): at most {MAX_ID_BYTES}",
+            id.len(),
+            id.chars().take(40).collect::<String>()
+        ));
+    }
     let classification = get(&["classification"]).ok_or_else(|| format!("candidate `{id}` has no `classification`"))?;
     let steps = steps(&id, o.get("steps").or_else(|| payload.and_then(|p| p.get("steps"))))?;
     let gfx = get(&["gfx"]).or_else(|| candidate_obj.and_then(|c| str_field(c, &["gfx"])));
@@ -1278,6 +1309,56 @@ pub fn render_diff(d: &Diff, markdown: bool, out: &mut dyn Write) -> io::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_night_is_held_to_its_limits_with_the_place_named() {
+        // one candidate more than a night holds
+        let mut text = String::from("[");
+        for i in 0..=MAX_RESULTS {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(&format!("{{\"id\":\"c{i}\",\"classification\":\"pass\"}}"));
+        }
+        text.push(']');
+        let e = parse(&text, "n.json", "n").unwrap_err().to_string();
+        assert!(
+            e.contains(&format!(
+                "item {MAX_RESULTS}: more than {MAX_RESULTS} candidate results"
+            )),
+            "{e}"
+        );
+        // exactly the limit is read
+        let cut = text.rfind(",{").unwrap();
+        assert_eq!(
+            parse(&format!("{}]", &text[..cut]), "n.json", "n").unwrap().len(),
+            MAX_RESULTS
+        );
+        // an id longer than an id is; more steps than a payload has
+        let long = "x".repeat(MAX_ID_BYTES + 1);
+        let e = parse(
+            &format!("[{{\"id\":\"{long}\",\"classification\":\"pass\"}}]"),
+            "n.json",
+            "n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("item 0: a candidate id of 257 bytes"), "{e}");
+        let steps: Vec<String> = (0..=MAX_STEPS)
+            .map(|i| format!("{{\"name\":\"s{i}\",\"status\":\"ok\"}}"))
+            .collect();
+        let e = parse(
+            &format!(
+                "[{{\"id\":\"a\",\"classification\":\"pass\",\"steps\":[{}]}}]",
+                steps.join(",")
+            ),
+            "n.json",
+            "n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("candidate `a`: 65 steps, at most 64"), "{e}");
+    }
 
     #[test]
     fn bare_payload_is_one_candidate_named_after_its_file() {

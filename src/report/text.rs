@@ -55,9 +55,10 @@ impl Sym {
     }
 }
 
-/// An owned string without spare capacity (16 bytes, `Option<Text>` too).
+/// A shared string without spare capacity (16 bytes, `Option<Text>` too): a clone shares the
+/// text (the gate's verdict names a job by its result's id without a copy).
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct Text(Box<str>);
+pub struct Text(std::sync::Arc<str>);
 
 impl Text {
     /// The string.
@@ -166,7 +167,7 @@ impl Text {
         Text(s.into())
     }
     fn new_owned(s: String) -> Text {
-        Text(s.into_boxed_str())
+        Text(s.into())
     }
 }
 
