@@ -1348,10 +1348,22 @@ mod tests {
         // real ones, and a line comment inside `containerEnv` just above its key
         let t = "{\n  \"image\": \"rocm/pytorch:latest\",\n  // \"runArgs\": [\"--device=/dev/kfd\"], HSA_OVERRIDE_GFX_VERSION: old\n  /* \"containerEnv\": {\"HSA_OVERRIDE_GFX_VERSION\": \"9.9.9\"} */\n  \"runArgs\": [\"--device=/dev/kfd\", \"--device=/dev/dri\"],\n  \"containerEnv\": {\n    // HSA_OVERRIDE_GFX_VERSION: \"10.3.0\" was here\n    \"HSA_OVERRIDE_GFX_VERSION\": \"11.0.0\"\n  }\n}\n";
         let f = devcontainer("d.json", t, &|_| None, &[]).unwrap();
-        let e = f.env.iter().find(|e| e.value.name == "HSA_OVERRIDE_GFX_VERSION").expect("the variable");
-        assert!(matches!(e.origin, Origin::File { line: 8, col: 5, .. }), "{:?}", e.origin);
+        let e = f
+            .env
+            .iter()
+            .find(|e| e.value.name == "HSA_OVERRIDE_GFX_VERSION")
+            .expect("the variable");
+        assert!(
+            matches!(e.origin, Origin::File { line: 8, col: 5, .. }),
+            "{:?}",
+            e.origin
+        );
         assert_eq!(e.value.value, "11.0.0");
-        assert!(matches!(f.containers[0].origin, Origin::File { line: 5, .. }), "{:?}", f.containers[0].origin);
+        assert!(
+            matches!(f.containers[0].origin, Origin::File { line: 5, .. }),
+            "{:?}",
+            f.containers[0].origin
+        );
     }
 
     #[test]

@@ -144,7 +144,7 @@ mod tests {
             let lines = super::super::paste::lines(text);
             let mut seen = Seen::default();
             scan(&lines, &mut seen);
-            fallback(&mut seen, &m);
+            fallback(&mut seen, m);
             seen
         };
         let s = run("HWID: PCI\\VEN_1002&DEV_744C&SUBSYS_0E3A1002&REV_C8\n");
