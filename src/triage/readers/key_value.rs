@@ -377,6 +377,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 /// target.
 fn written_target(lines: &[Line]) -> Option<(u32, String, String)> {
     lines.iter().filter(|l| !l.command).find_map(|l| {
+        // only a line with a target in parentheses can write one (the name analysis is the
+        // costly part; a log of many names and no target was a quarter of its triage time)
+        if !l.text.contains('(') || super::gfx_tokens(&l.text).next().is_none() {
+            return None;
+        }
         let (name, g) = named_target(trim(&l.text))?;
         Some((l.no, crate::matrix::product_key(name)?, g?))
     })

@@ -120,7 +120,7 @@ pub fn size(num: &str, unit: &str) -> Option<u64> {
 /// captures (the regex it replaced; a differential test holds them equal), found by a scan:
 /// the regex ran a PikeVM over every line that mentions `gfx` (half of a paste of 100,000
 /// `rocm-sdk-device-gfx…` pip lines).
-fn gfx_tokens(s: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn gfx_tokens(s: &str) -> impl Iterator<Item = &str> {
     let b = s.as_bytes();
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let mut i = 0;
