@@ -793,8 +793,11 @@ fn braced(inner: &str, vars: &BTreeMap<String, String>) -> Option<String> {
     }
     let (op, arg) = if rest.starts_with(":-") || rest.starts_with(":?") || rest.starts_with(":+") {
         rest.split_at(2)
-    } else {
+    } else if rest.is_char_boundary(1) {
         rest.split_at(1)
+    } else {
+        // a name followed by a character that is no operator (`${XȺ}`): Compose refuses it
+        return None;
     };
     match op {
         ":-" if set_nonempty => val.cloned(),
@@ -1340,6 +1343,15 @@ mod tests {
         assert_eq!(c.devices, ["/dev/kfd", "/dev/dri"]);
         assert_eq!(c.group_add, ["video"]);
         assert_eq!(c.ipc.as_deref(), Some("host"));
+    }
+
+    #[test]
+    fn a_name_followed_by_a_multibyte_character_is_no_variable() {
+        // found by the fuzz job (parse_resolve mutant): `${XȺ:-x}` split inside `Ⱥ`
+        let vars: BTreeMap<String, String> = BTreeMap::new();
+        assert_eq!(interpolate("${XȺ:-x}", &vars), None);
+        assert_eq!(interpolate("a${X:-${XȺ:-${X:-x}}}b", &vars), None);
+        assert_eq!(interpolate("${X:-Ⱥ}", &vars).as_deref(), Some("Ⱥ"));
     }
 
     #[test]
