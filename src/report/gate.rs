@@ -363,7 +363,7 @@ pub struct Outage {
 }
 
 /// The gate's verdict.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Verdict {
     /// Every job that did not pass (and every vanished job), in run order.
     pub failing: Vec<Judged>,
@@ -405,14 +405,6 @@ impl Verdict {
     /// Blocking jobs of one section.
     pub fn blocking(&self, s: Section) -> usize {
         self.section(s).filter(|j| j.blocking).count()
-    }
-
-    /// The judgement of one job (by key) that did not pass tonight, or (`vanished`) that is
-    /// gone since the previous night.
-    pub fn get(&self, k: &Key, vanished: bool) -> Option<&Judged> {
-        self.failing
-            .iter()
-            .find(|j| j.candidate == k.0 && j.gfx == k.1 && (j.classification == VANISHED) == vanished)
     }
 }
 

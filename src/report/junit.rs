@@ -3,7 +3,7 @@
 //! results and the gate, so neither imports the other for it.
 
 use super::gate;
-use super::results::{CandidateResult, Key, Run, why};
+use super::results::{CandidateResult, Run, why};
 
 use std::io::{self, Write};
 
@@ -38,9 +38,9 @@ pub fn render_junit(run: &Run, out: &mut dyn Write) -> io::Result<()> {
 
 /// What the gate made of a job, for JUnit: `None` counts as it is (failure or error); `Some`
 /// is a non-gating result, shown `<skipped>` with this message prefix.
-fn junit_skip(v: Option<&gate::Verdict>, k: &Key, vanished: bool) -> Option<String> {
+fn junit_skip(j: Option<&gate::Judged>) -> Option<String> {
     use gate::Section;
-    let j = v?.get(k, vanished)?;
+    let j = j?;
     if j.blocking {
         return None;
     }
@@ -57,6 +57,21 @@ fn junit_skip(v: Option<&gate::Verdict>, k: &Key, vanished: bool) -> Option<Stri
 /// gates is an `<error>`; a job of the previous night missing from this one gets a test suite of
 /// its own (`vanished`).
 pub fn render_junit_judged(run: &Run, verdict: Option<&gate::Verdict>, out: &mut dyn Write) -> io::Result<()> {
+    // the gate's judgement of each job, looked up by key (a search of the verdict per result was
+    // quadratic: 59,000 failing results took 30 s)
+    let mut judged: std::collections::HashMap<(&str, &str, bool), &gate::Judged> = std::collections::HashMap::new();
+    for j in verdict.iter().flat_map(|v| v.failing.iter()) {
+        judged
+            .entry((j.candidate.as_str(), j.gfx.as_str(), j.classification == gate::VANISHED))
+            .or_insert(j);
+    }
+    let skip_of = |c: &CandidateResult, vanished: bool| -> Option<String> {
+        if c.passed() {
+            return None;
+        }
+        let (id, gfx) = c.key_ref();
+        junit_skip(judged.get(&(id, gfx, vanished)).copied())
+    };
     let vanished: Vec<CandidateResult> = verdict
         .iter()
         .flat_map(|v| v.failing.iter())
@@ -78,7 +93,7 @@ pub fn render_junit_judged(run: &Run, verdict: Option<&gate::Verdict>, out: &mut
     // The totals head the document: counted first, then each suite is written as it is made.
     let (mut total, mut total_ms) = (SuiteCounts::default(), 0.0);
     for (c, vanished) in cases() {
-        let n = SuiteCounts::of(c, vanished, junit_skip_of(verdict, c, vanished).is_some());
+        let n = SuiteCounts::of(c, vanished, skip_of(c, vanished).is_some());
         total.tests += n.tests;
         total.failures += n.failures;
         total.errors += n.errors;
@@ -96,18 +111,9 @@ pub fn render_junit_judged(run: &Run, verdict: Option<&gate::Verdict>, out: &mut
         secs(Some(total_ms))
     )?;
     for (c, vanished) in cases() {
-        junit_suite(c, vanished, junit_skip_of(verdict, c, vanished), out)?;
+        junit_suite(c, vanished, skip_of(c, vanished), out)?;
     }
     writeln!(out, "</testsuites>")
-}
-
-/// [`junit_skip`] for a result that did not pass (a pass is never skipped).
-fn junit_skip_of(v: Option<&gate::Verdict>, c: &CandidateResult, vanished: bool) -> Option<String> {
-    if c.passed() {
-        None
-    } else {
-        junit_skip(v, &c.key(), vanished)
-    }
 }
 
 /// The test counts of one JUnit suite (a candidate × gfx).
