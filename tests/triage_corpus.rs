@@ -40,6 +40,23 @@ fn check_fact(key: &str, want: &Value, s: &Summary) -> Result<(), (String, Strin
     let got: String = match key {
         "gfx" => format!("{:?}", s.gfx),
         "gfx_from_name" => format!("{:?}", s.gfx_from_name),
+        // the targets the paste wrote (all of `gfx` but those a product name gave); the key of
+        // the 2026-11-28 sets, whose collectors' brief defined `gfx` so
+        "gfx_explicit" => {
+            let mut named = s.gfx_from_name.clone();
+            let explicit: Vec<&String> = s
+                .gfx
+                .iter()
+                .filter(|g| match named.iter().position(|n| n == *g) {
+                    Some(i) => {
+                        named.remove(i);
+                        false
+                    }
+                    None => true,
+                })
+                .collect();
+            format!("{explicit:?}")
+        }
         "torch" => show(&s.torch),
         "torch_hip" => show(&s.torch_hip),
         "rocm" => show(&s.rocm),

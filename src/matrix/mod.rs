@@ -640,19 +640,21 @@ pub struct KnownIssue {
 /// lower case; emphasis, backticks and quotes, a trailing parenthetical and punctuation removed;
 /// inner blanks collapsed.
 pub fn norm_key(k: &str) -> String {
-    let mut k = k
-        .trim()
-        .trim_matches(['*', '_', '`', '"', '\''])
-        .trim()
-        .to_ascii_lowercase();
-    if let Some(p) = k.find('(')
-        && p > 0
-        && k.trim_end().ends_with(')')
-    {
-        k.truncate(p);
-    }
+    let k = k.trim().trim_matches(['*', '_', '`', '"', '\'']).trim();
+    let k = match k.find('(') {
+        Some(p) if p > 0 && k.trim_end().ends_with(')') => &k[..p],
+        _ => k,
+    };
     let k = k.trim().trim_end_matches([':', '.', '*']).trim();
-    k.split_whitespace().collect::<Vec<_>>().join(" ")
+    // lower case, inner blanks collapsed, in one string (triage calls this on every pair)
+    let mut out = String::with_capacity(k.len());
+    for w in k.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(w.chars().map(|c| c.to_ascii_lowercase()));
+    }
+    out
 }
 
 /// A run-time error wording and what it means (`signatures.yaml`): `triage` records a line that

@@ -2,8 +2,9 @@
 //! system named in a key/value line or a template answer, a kernel release (a `microsoft`
 //! kernel is WSL), WSL's own messages, Windows paths, DLL and EXE names and PowerShell prompts,
 //! build names (`-win-x86_64`), macOS names, and Linux-only shapes (kernel logs, `…-linux-gnu`,
-//! `Linux x86_64` build lines, `lib….so` libraries, lspci's bound driver, `/opt/rocm` and
-//! `/var/lib/` paths, a Singularity/Apptainer prompt).
+//! `Linux x86_64` build lines, `lib….so` libraries, lspci's lines and bound driver, rocm-smi's
+//! banner, `/opt/rocm` and `/var/lib/` paths, a Singularity/Apptainer prompt, a distribution's
+//! name in a typed list).
 //!
 //! A stated operating system (an `OS:` value, a kernel release) outweighs the hints of paths and
 //! file names; hints of two platforms with no stated one leave the platform unknown (say less).
@@ -157,6 +158,12 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("/sys/class/drm/", Hint::Linux),
     ("/sys/module/amdgpu", Hint::Linux),
     ("/home/", Hint::Linux),
+    // rocm-smi's banner: the tool reads Linux's sysfs (WSL and Windows have none)
+    ("ROCm System Management Interface", Hint::Linux),
+    // Windows' own probes and shell, as scripts print them (`Trying wmic method...`)
+    ("wmic", Hint::Windows),
+    ("WMIC", Hint::Windows),
+    ("PowerShell", Hint::Windows),
 ];
 
 fn automaton() -> &'static aho_corasick::AhoCorasick {
@@ -175,25 +182,26 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
     let file = seen.file;
     let h = &mut seen.platform_hints;
     let src = |no| Src { file, line: no };
-    let ac = automaton();
-    for l in lines {
+    // one search over all lines: each line's hint kinds, a bit each
+    let mut kinds = vec![0u8; lines.len()];
+    super::paste::matches_by_line(lines, automaton(), |i, p| kinds[i] |= 1 << NEEDLES[p].1 as u8);
+    let on = |k: u8, h: Hint| k & (1 << h as u8) != 0;
+    for (l, &k) in lines.iter().zip(&kinds) {
         if h.wsl.is_some() && h.windows.is_some() && h.macos.is_some() && h.linux.is_some() {
             break;
         }
         let t = l.text.as_ref();
-        let (mut wsl, mut windows, mut macos, mut linux) = (false, false, false, false);
-        let (mut drive, mut file_name, mut so) = (false, false, false);
-        for m in ac.find_overlapping_iter(t) {
-            match NEEDLES[m.pattern().as_usize()].1 {
-                Hint::Wsl => wsl = true,
-                Hint::Windows => windows = true,
-                Hint::Macos => macos = true,
-                Hint::Linux => linux = true,
-                Hint::DrivePath => drive = true,
-                Hint::WindowsFile => file_name = true,
-                Hint::SharedObject => so = true,
-            }
-        }
+        let (wsl, windows, macos, linux) = (
+            on(k, Hint::Wsl),
+            on(k, Hint::Windows),
+            on(k, Hint::Macos),
+            on(k, Hint::Linux),
+        );
+        let (drive, file_name, so) = (
+            on(k, Hint::DrivePath),
+            on(k, Hint::WindowsFile),
+            on(k, Hint::SharedObject),
+        );
         if h.wsl.is_none() && wsl {
             h.wsl = Some(src(l.no));
         }
@@ -209,6 +217,7 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
                 || (so && shared_object(t))
                 || t.trim_start().starts_with("Singularity>")
                 || t.trim_start().starts_with("Apptainer>")
+                || lspci_line(t)
                 || os_name_line(t))
         {
             h.linux = Some(src(l.no));
@@ -217,14 +226,64 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
 }
 
 /// A line that is only a Linux distribution's name (`Arch Linux`, `Ubuntu 24.04.3 LTS`), as in a
-/// typed list of one's setup.
+/// typed list of one's setup, or a comma-separated list with such an item (`Lemonade 10.4.0,
+/// Ubuntu 26.04, Linux 7.0.0-15`).
 fn os_name_line(t: &str) -> bool {
     let t = super::paste::trim(t);
-    if t.len() > 40 || t.split_whitespace().count() > 4 || t.contains([':', '=', '/', '(', '`']) {
+    if t.len() > 200 {
         return false;
     }
-    let first = t.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
-    DISTROS.contains(&first.as_str()) && from_os_name(t) == Some(Platform::Linux)
+    if t.has(", ") {
+        return t.split(", ").any(os_name);
+    }
+    os_name(t)
+}
+
+/// An lspci line: a PCI address (`c4:00.2`, `0000:03:00.0`), then a device class and a colon.
+fn lspci_line(t: &str) -> bool {
+    let b = t.as_bytes();
+    let hex = |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_hexdigit));
+    let at = if b.get(4) == Some(&b':') && hex(0..4) { 5 } else { 0 };
+    hex(at..at + 2)
+        && b.get(at + 2) == Some(&b':')
+        && hex(at + 3..at + 5)
+        && b.get(at + 5) == Some(&b'.')
+        && b.get(at + 6).is_some_and(|c| (b'0'..=b'7').contains(c))
+        && b.get(at + 7) == Some(&b' ')
+        && b.get(at + 8).is_some_and(u8::is_ascii_uppercase)
+        && t[at + 8..].find(": ").is_some_and(|p| {
+            // a device class as lspci names them (`VGA compatible controller`, `PCI bridge`,
+            // `Audio device`, `Non-Essential Instrumentation`)
+            let class = &t[at + 8..at + 8 + p];
+            p <= 60
+                && [
+                    "controller",
+                    "bridge",
+                    "device",
+                    "Instrumentation",
+                    "SMBus",
+                    "accelerators",
+                ]
+                .iter()
+                .any(|w| class.ends_with(w))
+        })
+}
+
+/// One item that is only a Linux distribution's name.
+fn os_name(t: &str) -> bool {
+    let t = super::paste::trim(t);
+    if t.len() > 40 {
+        return false;
+    }
+    // the first word is a distribution's (no allocation: this runs on every line)
+    let first = t.split_whitespace().next().unwrap_or("");
+    if !DISTROS.iter().any(|d| d.eq_ignore_ascii_case(first)) {
+        return false;
+    }
+    if t.split_whitespace().count() > 4 || t.contains([':', '=', '/', '(', '`']) {
+        return false;
+    }
+    from_os_name(t) == Some(Platform::Linux)
 }
 
 /// Distributions' names as they start an OS name.
@@ -407,5 +466,36 @@ mod tests {
         // words with `.so` that are not libraries; `also`, a domain
         assert_eq!(platform("it is al.so fine\n"), None);
         assert_eq!(platform("visit example.so for more\n"), None);
+    }
+
+    #[test]
+    fn lspci_lines_probes_and_typed_lists() {
+        // values ours, shapes of 2026 reports
+        for (text, want) in [
+            (
+                "03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 7551\n",
+                Some(Platform::Linux),
+            ),
+            (
+                "0000:c5:00.1 Signal processing controller: Advanced Micro Devices, Inc. [AMD] NPU\n",
+                Some(Platform::Linux),
+            ),
+            ("Mesa 26.0, Fedora 44, Linux 7.1.2-200\n", Some(Platform::Linux)),
+            (
+                "WARNING: AMD GPU device(s) is/are in a low-power state.\n======= ROCm System Management Interface =======\n",
+                Some(Platform::Linux),
+            ),
+            ("Trying wmic method...\n", Some(Platform::Windows)),
+            ("Running in PowerShell 7.5\n", Some(Platform::Windows)),
+            // a time, a version list, a sentence that names a distribution in passing
+            ("12:00.5 Elapsed: 3 s\n", None),
+            ("torch 2.9, rocm 7.1, python 3.12\n", None),
+            (
+                "We tried it on many systems, including some with Ubuntu installed\n",
+                None,
+            ),
+        ] {
+            assert_eq!(platform(text), want, "{text:?}");
+        }
     }
 }

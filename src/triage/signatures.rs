@@ -3,8 +3,8 @@
 //! with `rocmcheck matrix update`. Readers keep the format parsing (which target a log names, which
 //! lines belong to a report); this pass only says which lines report which class of failure.
 //!
-//! One Aho-Corasick automaton over every signature's needles (ASCII case-insensitive) scans each
-//! line once; a signature fires on a line holding all of its needles and matching its regex,
+//! One Aho-Corasick automaton over every signature's needles (ASCII case-insensitive) scans the
+//! lines once ([`super::paste::matches_by_line`]); a signature fires on a line holding all of its needles and matching its regex,
 //! where it has one. Lines typed at a prompt are commands, not reports, and are skipped.
 
 use super::Seen;
@@ -70,40 +70,48 @@ impl<'m> Router<'m> {
     pub fn scan(&self, lines: &[Line], seen: &mut Seen) {
         let Some(ac) = &self.ac else { return };
         let mut hit = vec![false; self.patterns];
-        for l in lines {
-            if l.command {
-                continue;
+        let mut cur: Option<usize> = None;
+        super::paste::matches_by_line(lines, ac, |i, p| {
+            if lines[i].command {
+                return;
             }
-            let t = l.text.as_ref();
-            let mut any = false;
-            for m in ac.find_overlapping_iter(t) {
-                hit[m.pattern().as_usize()] = true;
-                any = true;
-            }
-            if !any {
-                continue;
-            }
-            for (i, s) in self.sigs.iter().enumerate() {
-                if !self.needles[i].iter().all(|&n| hit[n]) {
-                    continue;
+            if cur != Some(i) {
+                if let Some(c) = cur {
+                    self.judge(&lines[c], &mut hit, seen);
                 }
-                if s.regex.is_some() && !self.regexes[i].as_ref().is_some_and(|r| r.is_match(t)) {
-                    continue;
-                }
-                let gfx = s.gfx_after.as_deref().and_then(|marker| {
-                    let p = t.to_ascii_lowercase().find(&marker.to_ascii_lowercase())?;
-                    gfx_in(&t[p + marker.len()..])
-                });
-                let library = self.regexes[i]
-                    .as_ref()
-                    .and_then(|r| r.captures(t))
-                    .and_then(|c| c.name("library"))
-                    .map(|m| m.as_str().to_string())
-                    .or_else(|| s.library.clone());
-                seen.event_from(l.no, s.event, gfx, t, Some(&s.id), library);
+                cur = Some(i);
             }
-            hit.iter_mut().for_each(|h| *h = false);
+            hit[p] = true;
+        });
+        if let Some(c) = cur {
+            self.judge(&lines[c], &mut hit, seen);
         }
+    }
+
+    /// Records the events of the signatures whose needles `hit` holds on line `l`, then clears
+    /// `hit`.
+    fn judge(&self, l: &Line, hit: &mut [bool], seen: &mut Seen) {
+        let t = l.text.as_ref();
+        for (i, s) in self.sigs.iter().enumerate() {
+            if !self.needles[i].iter().all(|&n| hit[n]) {
+                continue;
+            }
+            if s.regex.is_some() && !self.regexes[i].as_ref().is_some_and(|r| r.is_match(t)) {
+                continue;
+            }
+            let gfx = s.gfx_after.as_deref().and_then(|marker| {
+                let p = t.to_ascii_lowercase().find(&marker.to_ascii_lowercase())?;
+                gfx_in(&t[p + marker.len()..])
+            });
+            let library = self.regexes[i]
+                .as_ref()
+                .and_then(|r| r.captures(t))
+                .and_then(|c| c.name("library"))
+                .map(|m| m.as_str().to_string())
+                .or_else(|| s.library.clone());
+            seen.event_from(l.no, s.event, gfx, t, Some(&s.id), library);
+        }
+        hit.iter_mut().for_each(|h| *h = false);
     }
 }
 

@@ -250,6 +250,24 @@ fn table_pair(t: &str) -> Option<(&str, &str)> {
 
 /// A HIP runtime version (`7.1.26233`, `6.4.43484-123eb5128`): a build number of five digits in
 /// the third place. ROCm releases number their third place in ones (`6.4.1`).
+/// A release without its package revision: `10.0.0-4` (a `.deb`/`.rpm` revision) → `10.0.0`.
+/// A HIP build number (`6.4.43482-0f2d60242`) is left whole.
+fn package_release(v: &str) -> &str {
+    match v.split_once('-') {
+        Some((r, rev))
+            if !rev.is_empty()
+                && rev.len() <= 4
+                && rev.bytes().all(|b| b.is_ascii_digit())
+                && r.split('.').count() >= 2
+                && r.split('.')
+                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            r
+        }
+        _ => v,
+    }
+}
+
 fn hip_build(v: &str) -> bool {
     v.split(['.', '-'])
         .nth(2)
@@ -370,7 +388,109 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             st.fired = true;
         }
     }
+    if prose_gpu(lines, seen) {
+        st.fired = true;
+    }
     st.fired
+}
+
+/// A target written in a sentence or a heading (`… but with gfx1152:`, `(gfx1100 / RX 7900
+/// XTX, RCCL 2.30.4)`), when no reader found a target, a chip id or more than one GPU: it is
+/// the GPU, or the target of the one GPU a name gave (when the name says no other target).
+/// Only a target the matrix knows, written as a word of its own (not in a path, a file or
+/// package name, a `KEY=value`, `gfx90a:xnack-`), and only when the paste writes one target:
+/// a sentence naming two (`works on gfx1100, not on gfx1030`) says nothing about the GPU.
+fn prose_gpu(lines: &[Line], seen: &mut Seen) -> bool {
+    let file = seen.file;
+    let mine: Vec<usize> = (0..seen.agents.len())
+        .filter(|&i| seen.agents[i].src.file == file)
+        .collect();
+    if mine.len() > 1
+        || mine
+            .iter()
+            .any(|&i| seen.agents[i].gfx.is_some() || seen.agents[i].device_id.is_some())
+    {
+        return false;
+    }
+    let Some((no, g)) = prose_target(lines) else {
+        return false;
+    };
+    let matrix = crate::matrix::Matrix::embedded();
+    match mine.first() {
+        Some(&i) => {
+            let named = seen.agents[i].marketing.as_deref().and_then(|n| matrix.gpu_by_name(n));
+            if named.is_some_and(|(t, _)| t.gfx != g) {
+                return false;
+            }
+            let at = seen.at(g, no);
+            seen.agents[i].gfx = Some(at);
+        }
+        None => {
+            let src = Src { file, line: no };
+            let gfx = Some(seen.at(g, no));
+            seen.agents.push(Agent {
+                reader: "key_value",
+                src,
+                gfx,
+                ..Agent::default()
+            });
+        }
+    }
+    true
+}
+
+/// The one target the paste's lines write as a word of their own, and its first line.
+fn prose_target(lines: &[Line]) -> Option<(u32, String)> {
+    let matrix = crate::matrix::Matrix::embedded();
+    let mut found: Option<(u32, String)> = None;
+    for l in lines.iter().filter(|l| !l.command) {
+        let t: &str = &l.text;
+        if t.len() > 400 || !t.has("gfx") {
+            continue;
+        }
+        for d in super::gfx_tokens(t) {
+            let (start, end) = (
+                d.as_ptr() as usize - t.as_ptr() as usize - 3,
+                d.as_ptr() as usize - t.as_ptr() as usize + d.len(),
+            );
+            if !own_word(t, start, end) {
+                continue;
+            }
+            let Some(g) = gfx_in(&t[start..end]) else { continue };
+            if matrix.gpu(&g).is_none() {
+                continue;
+            }
+            match &found {
+                Some((_, f)) if *f != g => return None,
+                Some(_) => {}
+                None => found = Some((l.no, g)),
+            }
+        }
+    }
+    found
+}
+
+/// Whether `t[start..end]` stands as a word of a sentence: nothing but blanks, brackets, quotes,
+/// emphasis or sentence punctuation around it.
+fn own_word(t: &str, start: usize, end: usize) -> bool {
+    let b = t.as_bytes();
+    let before = start.checked_sub(1).map(|i| b[i]);
+    let after = b.get(end).copied();
+    let next = b.get(end + 1).copied();
+    let open = |c: u8| matches!(c, b' ' | b'\t' | b'(' | b'[' | b'*' | b'`' | b'"' | b'\'');
+    let close = |c: u8| {
+        matches!(
+            c,
+            b' ' | b'\t' | b')' | b']' | b'*' | b'`' | b'"' | b'\'' | b',' | b'!' | b'?'
+        )
+    };
+    let end_ok = |c: Option<u8>| c.is_none_or(|c| matches!(c, b' ' | b'\t' | b'.' | b'*' | b')' | b'`'));
+    before.is_none_or(open)
+        && match after {
+            None => true,
+            Some(b'.' | b':') => end_ok(next),
+            Some(c) => close(c),
+        }
 }
 
 /// The first line that writes a target beside a product name: its line, the name's key and the
@@ -421,8 +541,8 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         pairs.push(p);
     }
     // a key/value at the end of a message (`Error: Cannot install …: Unsupported GPU: gfx950`)
-    if let Some(last) = t.rfind(": ")
-        && let Some(prev) = t[..last].rfind(": ")
+    if let Some(last) = rfind_colon_blank(t)
+        && let Some(prev) = rfind_colon_blank(&t[..last])
     {
         let k = t[prev + 2..last].trim();
         if !k.is_empty() && k.len() <= 40 {
@@ -435,12 +555,17 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
     pairs
 }
 
+/// Where `": "` last occurs: `str::rfind(&str)` builds a two-way searcher on every call.
+fn rfind_colon_blank(t: &str) -> Option<usize> {
+    memchr::memrchr_iter(b':', t.as_bytes()).find(|&p| t.as_bytes().get(p + 1) == Some(&b' '))
+}
+
 /// Records one pair's fact, if its value looks like one.
 fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     let at = |s: &Seen, x: &str| s.at(x.to_string(), no);
     match fact {
         Fact::Rocm => {
-            if let Some(x) = version(v) {
+            if let Some(x) = version(v).map(package_release) {
                 let a = at(seen, x);
                 if hip_build(x) {
                     st.hip_version.get_or_insert(a);
@@ -475,6 +600,8 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             }
         }
         Fact::Os => {
+            // the name, not what a typed list adds after it (`Fedora 44, kernel 7.1.8-200.fc44`)
+            let v = v.split(", ").next().unwrap_or(v).trim();
             if !v.is_empty() && v.len() <= 80 {
                 let a = at(seen, v);
                 Seen::first(&mut seen.os, a);
@@ -631,8 +758,8 @@ mod tests {
         assert!(fired);
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1102");
         // a bracketed word that is not a level keeps the line out
-        let (_, s) = run(read, "[job 3] GPU arch: gfx1102\n");
-        assert!(s.agents.is_empty());
+        let (_, s) = run(read, "[job 3] ROCm version: 6.3.1\n");
+        assert!(s.rocm.is_none());
     }
 
     #[test]
@@ -749,5 +876,58 @@ mod tests {
         read(&lines, &mut s);
         assert_eq!(s.agents.len(), 1);
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx900");
+    }
+
+    #[test]
+    fn a_target_written_in_a_sentence_is_the_gpu() {
+        // shapes of 2026 reports (values ours): a summary line, a heading with a name beside it
+        for (text, want) in [
+            ("Arch, kernel 7.1, gfx1100... after a reboot\n", "gfx1100"),
+            ("It says Strix Point, but with gfx1150:\n", "gfx1150"),
+            ("**rocBLAS hangs (gfx1201 / RX 9070 XT, ROCm 7.2)**\n", "gfx1201"),
+        ] {
+            let (fired, s) = run(read, text);
+            assert!(fired, "{text:?}");
+            assert_eq!(s.agents.len(), 1, "{text:?}");
+            assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, want, "{text:?}");
+        }
+        // two targets, a path, a package or variable name, a family, a target with features, an
+        // unknown target: no GPU
+        for text in [
+            "works on gfx1100, fails on gfx1030\n",
+            "/opt/rocm/lib/rocblas/library/gfx1100/TensileLibrary.dat\n",
+            "pip install amd-torch-device-gfx1151\n",
+            "PYTORCH_ROCM_ARCH=gfx1100 make\n",
+            "the gfx120X-all wheels\n",
+            "target gfx90a:xnack- only\n",
+            "a gfx1999 part\n",
+        ] {
+            let (_, s) = run(read, text);
+            assert!(s.agents.is_empty(), "{text:?}");
+        }
+        // a name that says another target keeps its own
+        let (_, s) = run(
+            crate::triage::readers::free_form::read,
+            "Device: AMD Radeon RX 7900 XTX\n",
+        );
+        let mut s = s;
+        let lines = crate::triage::paste::lines("Device: AMD Radeon RX 7900 XTX\nbuilt for gfx1030.\n");
+        read(&lines, &mut s);
+        assert!(s.agents.iter().all(|a| a.gfx.is_none()));
+    }
+
+    #[test]
+    fn a_rocm_package_revision_is_not_part_of_the_release() {
+        assert_eq!(package_release("10.0.0-4"), "10.0.0");
+        assert_eq!(package_release("6.4.1-120"), "6.4.1");
+        assert_eq!(package_release("7.2.0"), "7.2.0");
+        assert_eq!(package_release("7.0.0rc20250731"), "7.0.0rc20250731");
+        assert_eq!(package_release("6.4.43482-0f2d60242"), "6.4.43482-0f2d60242");
+        let (_, s) = run(
+            read,
+            "| OS | Fedora 43, kernel 6.18.6-200.fc43 |\n| ROCm | 7.2.1-1 (distribution packages) |\n",
+        );
+        assert_eq!(s.rocm.as_ref().unwrap().v, "7.2.1");
+        assert_eq!(s.os.as_ref().unwrap().v, "Fedora 43");
     }
 }

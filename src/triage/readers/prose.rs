@@ -87,6 +87,36 @@ fn wheel_torch(t: &str) -> Option<String> {
 }
 
 /// A kernel release in a sentence: `5.15.153.1-microsoft-standard-WSL2`, `6.8.0-45-generic`.
+/// torch's version written after the word in a sentence or a tool's message (`existing install
+/// has torch 2.11.0+rocm7.15.0a20260728 -- keeping it`, `PyTorch 2.9.1+rocm6.4`). Only ROCm
+/// builds, as for wheel names.
+fn word_torch(t: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(i) = t[from..].at("orch ") {
+        let start = from + i;
+        from = start + 5;
+        let word = if t[..start].ends_with("PyT") {
+            start >= 3 && (start == 3 || !t.as_bytes()[start - 4].is_ascii_alphanumeric())
+        } else {
+            start >= 1
+                && t.as_bytes()[start - 1] == b't'
+                && (start == 1 || !t.as_bytes()[start - 2].is_ascii_alphanumeric())
+        };
+        if !word {
+            continue;
+        }
+        let v = t[from..]
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '+'))
+            .next()
+            .unwrap_or("")
+            .trim_end_matches('.');
+        if v.as_bytes().first().is_some_and(u8::is_ascii_digit) && v.contains('.') && v.contains("+rocm") {
+            return Some(v.to_string());
+        }
+    }
+    None
+}
+
 fn kernel(t: &str) -> Option<String> {
     for w in t.split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '`' | '"' | '\'')) {
         let w = w.trim_end_matches(['.', ':', ';']);
@@ -121,6 +151,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if seen.prose.torch.is_none()
             && t.has("torch-")
             && let Some(v) = wheel_torch(t)
+        {
+            fired = true;
+            seen.prose.torch = Some(seen.at(v, l.no));
+        }
+        if seen.prose.torch.is_none()
+            && t.has("+rocm")
+            && let Some(v) = word_torch(t)
         {
             fired = true;
             seen.prose.torch = Some(seen.at(v, l.no));
@@ -186,5 +223,28 @@ mod tests {
         let line = "/opt/rocm-x torch-y ".repeat(50_000);
         let (fired, _) = run(read, &line);
         assert!(!fired);
+    }
+
+    #[test]
+    fn torch_named_in_a_message() {
+        for (text, want) in [
+            (
+                "existing install has torch 2.11.0+rocm7.15.0a20260728 -- keeping it",
+                Some("2.11.0+rocm7.15.0a20260728"),
+            ),
+            ("Using PyTorch 2.9.1+rocm6.4.", Some("2.9.1+rocm6.4")),
+            // no ROCm local tag, not the word
+            ("torch 2.9.1 installed", None),
+            ("pytorch-triton 3.2.0+rocm6.3", None),
+            ("mytorch 1.0+rocm6.0", None),
+        ] {
+            assert_eq!(word_torch(text).as_deref(), want, "{text:?}");
+        }
+        let (_, s) = run(
+            read,
+            "  venv  existing install has torch 2.10.0+rocm7.2.0 -- keeping it\n",
+        );
+        assert_eq!(s.prose.torch.as_ref().unwrap().v, "2.10.0+rocm7.2.0");
+        assert!(s.torch.is_none(), "prose never sets the fact itself");
     }
 }
