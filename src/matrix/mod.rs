@@ -640,21 +640,34 @@ pub struct KnownIssue {
 /// lower case; emphasis, backticks and quotes, a trailing parenthetical and punctuation removed;
 /// inner blanks collapsed.
 pub fn norm_key(k: &str) -> String {
+    let mut out = String::new();
+    norm_key_into(k, &mut out);
+    out
+}
+
+/// [`norm_key`] into a buffer the caller keeps (triage normalises every pair's key: one
+/// allocation a key was a tenth of a log of pairs).
+pub fn norm_key_into(k: &str, out: &mut String) {
+    out.clear();
     let k = k.trim().trim_matches(['*', '_', '`', '"', '\'']).trim();
     let k = match k.find('(') {
         Some(p) if p > 0 && k.trim_end().ends_with(')') => &k[..p],
         _ => k,
     };
     let k = k.trim().trim_end_matches([':', '.', '*']).trim();
-    // lower case, inner blanks collapsed, in one string (triage calls this on every pair)
-    let mut out = String::with_capacity(k.len());
+    // lower case, inner blanks collapsed
     for w in k.split_whitespace() {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.extend(w.chars().map(|c| c.to_ascii_lowercase()));
+        if w.is_ascii() {
+            out.push_str(w);
+            let from = out.len() - w.len();
+            out[from..].make_ascii_lowercase();
+        } else {
+            out.extend(w.chars().map(|c| c.to_ascii_lowercase()));
+        }
     }
-    out
 }
 
 /// A run-time error wording and what it means (`signatures.yaml`): `triage` records a line that

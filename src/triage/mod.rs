@@ -156,9 +156,9 @@ pub struct Settings {
     /// How many times each entry of `items` was set (1: once).
     repeats: Vec<u64>,
     /// Where each (name, value) sits in `items`.
-    index: std::collections::HashMap<(String, String), usize>,
+    index: foldhash::HashMap<(String, String), usize>,
     /// The latest entry of each name.
-    latest: std::collections::HashMap<String, usize>,
+    latest: foldhash::HashMap<String, usize>,
     /// Settings of names not kept because [`MAX_SETTINGS`] pairs were kept already.
     pub dropped: u64,
     /// Whether `items` is in the order of its lines (a repetition moves an entry's line); read

@@ -276,8 +276,8 @@ fn os_name(t: &str) -> bool {
         return false;
     }
     // the first word is a distribution's (no allocation: this runs on every line)
-    let first = t.split_whitespace().next().unwrap_or("");
-    if !DISTROS.iter().any(|d| d.eq_ignore_ascii_case(first)) {
+    let first = &t[..t.bytes().position(|b| b.is_ascii_whitespace()).unwrap_or(t.len())];
+    if !(4..=11).contains(&first.len()) || !DISTROS.iter().any(|d| d.eq_ignore_ascii_case(first)) {
         return false;
     }
     if t.split_whitespace().count() > 4 || t.contains([':', '=', '/', '(', '`']) {

@@ -115,10 +115,17 @@ fn advice(before: &str) -> bool {
     while !before.is_char_boundary(from) {
         from += 1;
     }
-    let near = before[from..].to_ascii_lowercase();
+    static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let ac = AC.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(ADVICE)
+            .expect("the advice words compile")
+    });
+    let near = &before[from..];
     // `e.g.` spans a sentence break: look for it before cutting at the sentence
-    let sentence = near.rsplit(['.', '!', '?', ';']).next().unwrap_or(&near);
-    ADVICE.iter().any(|w| sentence.contains(w)) || near.contains("e.g.")
+    let sentence = near.rsplit(['.', '!', '?', ';']).next().unwrap_or(near);
+    ac.is_match(sentence) || near.as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"e.g."))
 }
 
 /// Reads environment variable settings.

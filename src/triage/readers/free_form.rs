@@ -179,8 +179,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         .iter()
         .any(|a| a.reader == "agent_enumerator" && a.src.file == file);
     // distinct names and targets seen (sets: a log of many distinct lines stays linear)
-    let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut targets: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut names: foldhash::HashSet<String> = foldhash::HashSet::default();
+    let mut targets: foldhash::HashSet<String> = foldhash::HashSet::default();
     let mut fired = false;
     for l in lines {
         if l.command {

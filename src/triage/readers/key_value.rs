@@ -11,7 +11,7 @@
 //! gfx token in a GPU value wins over the name next to it. Lines typed at a prompt are commands.
 
 use super::{Line, Seen, gfx_in};
-use crate::matrix::norm_key;
+use crate::matrix::{norm_key, norm_key_into};
 use crate::triage::paste::{Has, trim};
 use crate::triage::{Agent, Src};
 use std::collections::{BTreeMap, HashMap};
@@ -332,6 +332,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     };
     // a heading's text waiting for its answer on the next non-blank line (issue templates)
     let mut pending: Option<String> = None;
+    let mut key = String::new();
     for l in lines {
         if l.command {
             pending = None;
@@ -347,7 +348,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         let answer = pending.take();
         for (k, v) in pairs(t, answer.as_deref()) {
-            let Some(fact) = syn.get(&norm_key(k)).and_then(|f| fact(f)) else {
+            norm_key_into(k, &mut key);
+            let Some(fact) = syn.get(key.as_str()).and_then(|f| fact(f)) else {
                 continue;
             };
             take(fact, norm_value(v), l.no, seen, &mut st);

@@ -128,9 +128,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             Seen::first(&mut seen.torch_gpu_available, at);
             continue;
         }
-        if t.as_bytes()
-            .first()
-            .is_some_and(|b| matches!(b | 0x20, b't' | b'p' | b'h'))
+        // the label's first word, before the regex (a `TYPE: HBM` line started it for nothing)
+        let starts = |p: &str| {
+            t.as_bytes()
+                .get(..p.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(p.as_bytes()))
+        };
+        if (starts("torch") || starts("pytorch") || starts("hip"))
             && memchr::memchr2(b':', b'=', t.as_bytes()).is_some()
             && let Some(c) = LABEL.captures(t)
         {
