@@ -151,6 +151,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             if advice(&t[..at]) {
                 continue;
             }
+            // an unquoted value written in a sentence ends before its punctuation (`(with
+            // HSA_OVERRIDE_GFX_VERSION=11.0.0).`)
+            let value = if value.starts_with(['"', '\'']) {
+                value
+            } else {
+                value.trim_end_matches(['.', ',', ')', ':'])
+            };
             let v = value.trim_matches(['"', '\'']).to_string();
             fired = true;
             let at = seen.at((name.to_string(), v), l.no);
@@ -269,5 +276,13 @@ mod tests {
             settings_seen > 500,
             "the generated lines hold settings ({settings_seen})"
         );
+    }
+
+    #[test]
+    fn a_setting_in_a_sentence_ends_before_its_punctuation() {
+        let (_, s) = run(read, "3. Run the application (with HSA_OVERRIDE_GFX_VERSION=11.0.0).\n");
+        assert_eq!(s.env[0].v.1, "11.0.0");
+        let (_, s) = run(read, "export HSA_OVERRIDE_GFX_VERSION=\"10.3.0.\"\n");
+        assert_eq!(s.env[0].v.1, "10.3.0.", "a quoted value is the user's, whole");
     }
 }

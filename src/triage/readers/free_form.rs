@@ -127,8 +127,41 @@ pub(crate) fn kernel_release(v: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b'+'))
 }
 
-/// The kernel release written after the word `kernel` (`kernel 6.8.0-45-generic`, `Kernel:
-/// Linux 6.14.0-1007-oem`).
+/// A kernel release a line writes: after the word `kernel` (`kernel 6.8.0-45-generic`, `Kernel:
+/// Linux 6.14.0-1007-oem`, `Kernel 7.1.8`), the image a boot line loads (`BOOT_IMAGE=…/vmlinuz-
+/// 6.18.6-200.fc43.x86_64`), or a line that is only a distribution's release (`uname -r`'s
+/// output pasted without its command: `6.18.6-200.nobara.fc43.x86_64`).
+fn written_kernel(t: &str) -> Option<&str> {
+    if t.has("ernel ") || t.has("ernel:") {
+        if let Some(v) = kernel_after_word(t) {
+            return Some(v);
+        }
+    }
+    if let Some(p) = t.at("vmlinuz-") {
+        let v = t[p + 8..].split([' ', '"', '\'']).next().unwrap_or("");
+        if kernel_release(v) {
+            return Some(v);
+        }
+    }
+    // a release with a distribution's suffix, alone (a bare `7.2.0-1` could be any package's;
+    // a HIP build `6.2.41134-65d174c3e` has a five-digit patch, a kernel at most three)
+    let b = t.as_bytes();
+    let patch_digits = t
+        .split('.')
+        .nth(2)
+        .map_or(0, |p| p.bytes().take_while(u8::is_ascii_digit).count());
+    if kernel_release(t)
+        && matches!(b.first(), Some(b'3'..=b'9'))
+        && b.get(1) == Some(&b'.')
+        && (1..=3).contains(&patch_digits)
+        && t.bytes().any(|c| c.is_ascii_alphabetic())
+    {
+        return Some(t);
+    }
+    None
+}
+
+/// The kernel release written after the word `kernel`.
 fn kernel_after_word(t: &str) -> Option<&str> {
     let mut from = 0;
     while let Some(p) = t[from..].find("ernel") {
@@ -147,7 +180,11 @@ fn kernel_after_word(t: &str) -> Option<&str> {
             .next()
             .unwrap_or("")
             .trim_end_matches('.');
-        if kernel_release(v) {
+        // a release, or its `N.N.N` as typed after the word (`Arch Linux (Kernel 7.1.8, …)`)
+        let typed = v.split('.').count() == 3
+            && v.split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        if kernel_release(v) || typed {
             return Some(v);
         }
     }
@@ -204,8 +241,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // a kernel release after the word in a typed line (`Fedora 44, kernel 7.1.8-200.fc44`,
         // `Driver: Kernel 7.2.6-1-garuda`, a table cell `…, kernel 7.0.0-30-generic (…)`)
         if seen.kernel.is_none()
-            && (t.has("kernel ") || t.has("Kernel "))
-            && let Some(v) = kernel_after_word(t)
+            && let Some(v) = written_kernel(t)
         {
             fired = true;
             let at = seen.at(v.to_string(), l.no);
@@ -237,11 +273,20 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         let before = |s: &'_ str, pat: &str| -> usize { s.at(pat).unwrap_or(s.len()) };
         let shown = &name[..before(name, " (gfx")];
         let shown = shown[..before(shown, ", gfx")].trim();
+        // `AMD Radeon 860M (RDNA 3.5, gfx1152)` cut at its target: the name without the open
+        // parenthetical
+        let shown = match shown.rfind(" (") {
+            Some(p) if p > 0 && !shown[p..].contains(')') => shown[..p].trim(),
+            _ => shown,
+        };
         if shown.is_empty() {
             continue;
         }
         fired = true;
-        if !names.insert(shown.to_string()) {
+        // one GPU per product, however each print writes its name (`AMD Radeon(TM) 860M
+        // Graphics`, `AMD Radeon 860M`)
+        let key = crate::matrix::product_key(shown).unwrap_or_else(|| shown.to_string());
+        if !names.insert(key) {
             continue;
         }
         seen.agents.push(Agent {
@@ -384,5 +429,35 @@ mod tests {
             let (_, s) = run(read, text);
             assert_eq!(s.kernel.as_ref().map(|k| k.v.as_str()), want, "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_kernel_release_from_a_boot_line_or_alone() {
+        for (text, want) in [
+            (
+                "BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.17.0-14-generic root=UUID=1 ro quiet\n",
+                Some("6.17.0-14-generic"),
+            ),
+            ("6.18.6-200.fc43.x86_64\n", Some("6.18.6-200.fc43.x86_64")),
+            ("- Arch Linux (Kernel 7.1.8, Mesa 26.1.7)\n", Some("7.1.8")),
+            // a HIP build, a package revision, a torch version alone on their lines
+            ("6.2.41134-65d174c3e\n", None),
+            ("7.2.0-1\n", None),
+            ("2.10.0a0+rocm7.10.0a20251015\n", None),
+        ] {
+            let (_, s) = run(read, text);
+            assert_eq!(s.kernel.as_ref().map(|k| k.v.as_str()), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn one_gpu_per_product_however_each_print_names_it() {
+        let (_, s) = run(
+            read,
+            "- **GPU:** AMD Radeon 860M (RDNA 3.5, gfx1152) - integrated\n  description=\"AMD Radeon(TM) 860M Graphics\"\n",
+        );
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon 860M"));
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1152");
     }
 }

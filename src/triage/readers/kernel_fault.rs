@@ -12,7 +12,13 @@ use crate::triage::paste::{Has, trim};
 
 /// The fault class of a kernel log line, if it is one.
 fn class(t: &str) -> Option<EventKind> {
-    if t.has("page fault (src_id") || t.has("retry page fault") || t.has("PROTECTION_FAULT_STATUS") {
+    // `[gfxhub] page fault (src_id:…)`, and the same fault as newer kernels and reporters write
+    // it (`[gfxhub] page fault at address 0x… from client 0x1b (UTCL2)`)
+    if t.has("page fault (src_id")
+        || t.has("retry page fault")
+        || t.has("PROTECTION_FAULT_STATUS")
+        || ((t.has("[gfxhub") || t.has("[mmhub")) && t.has("] page fault"))
+    {
         return Some(EventKind::PageFault);
     }
     if (t.has("ring ") && t.has(" timeout")) || t.has("MES failed to respond") || t.has("MES ring buffer is full") {

@@ -147,6 +147,18 @@ fn logfmt(t: &str) -> Vec<(&str, &str)> {
 /// The leading version of a value (`7.0.0-31-generic (Ubuntu HWE)` → `7.0.0-31-generic`), if it
 /// starts with a digit and has a dot.
 fn version(v: &str) -> Option<&str> {
+    // the product's name before its version (`ROCm 7.2.0`, `PyTorch 2.9.1`, `Kernel 6.8.0-45-generic`)
+    let v = v.trim_start();
+    let v = match v.split_once(' ') {
+        Some((w, rest))
+            if ["rocm", "pytorch", "torch", "hip", "linux", "kernel", "version"]
+                .iter()
+                .any(|p| w.eq_ignore_ascii_case(p)) =>
+        {
+            rest.trim_start()
+        }
+        _ => v,
+    };
     let w = v
         .split([' ', ',', ';'])
         .next()?
@@ -236,6 +248,12 @@ fn heading(t: &str) -> Option<&str> {
     (h.len() < t.len() && t.len() - h.len() <= 6 && h.starts_with(' ')).then(|| h.trim())
 }
 
+/// The text of a one-cell framed line (`| … |`, no inner bar).
+fn boxed(t: &str) -> Option<&str> {
+    let inner = t.strip_prefix('|')?.strip_suffix('|')?;
+    (!inner.contains('|') && inner.has(": ")).then(|| inner.trim())
+}
+
 /// A Markdown table row's first two cells (`| **Kernel** | `6.8.0` |`), unless it is the
 /// separator row.
 fn table_pair(t: &str) -> Option<(&str, &str)> {
@@ -248,8 +266,6 @@ fn table_pair(t: &str) -> Option<(&str, &str)> {
     Some((k, v))
 }
 
-/// A HIP runtime version (`7.1.26233`, `6.4.43484-123eb5128`): a build number of five digits in
-/// the third place. ROCm releases number their third place in ones (`6.4.1`).
 /// A release without its package revision: `10.0.0-4` (a `.deb`/`.rpm` revision) → `10.0.0`.
 /// A HIP build number (`6.4.43482-0f2d60242`) is left whole.
 fn package_release(v: &str) -> &str {
@@ -268,6 +284,8 @@ fn package_release(v: &str) -> &str {
     }
 }
 
+/// A HIP runtime version (`7.1.26233`, `6.4.43484-123eb5128`): a build number of five digits in
+/// the third place. ROCm releases number their third place in ones (`6.4.1`).
 fn hip_build(v: &str) -> bool {
     v.split(['.', '-'])
         .nth(2)
@@ -362,7 +380,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         Seen::first(&mut seen.torch_hip, h);
     }
     // No labelled GPU: a product name standing alone in a banner line (`… -- AMD Radeon RX 6600`)
-    if !st.had_gpu && st.added.is_none() && banner_name(lines, seen) {
+    if !st.had_gpu && st.added.is_none() && (banner_name(lines, seen) || cpu_named_apu(lines, seen)) {
         st.fired = true;
     }
     // GPUs other readers saw by name only, named again with the target beside the name in a
@@ -393,7 +411,51 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     if prose_gpu(lines, seen) {
         st.fired = true;
     }
+    if sysfs_vram(lines, seen) {
+        st.fired = true;
+    }
     st.fired
+}
+
+/// amdgpu's `mem_info_vram_total` (bytes) with its value on the same line (`grep .
+/// /sys/class/drm/card*/device/mem_info_vram_total` prints `path:value`; a report writes
+/// ``…mem_info_vram_total` returns `8589934592``) or on the line after the `cat` that reads it:
+/// the VRAM of the paste's one GPU (each reader saw one: the views of one GPU), when no reader
+/// gave it one.
+fn sysfs_vram(lines: &[Line], seen: &mut Seen) -> bool {
+    let file = seen.file;
+    let mine: Vec<usize> = (0..seen.agents.len())
+        .filter(|&i| seen.agents[i].src.file == file)
+        .collect();
+    let one_each = mine.iter().enumerate().all(|(k, &i)| {
+        mine[..k]
+            .iter()
+            .all(|&j| seen.agents[j].reader != seen.agents[i].reader)
+    });
+    if mine.is_empty() || !one_each || mine.iter().any(|&i| seen.agents[i].vram.is_some()) {
+        return false;
+    }
+    let number = |s: &str| -> Option<u64> {
+        let w = s.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ':' | '.' | ',') || c.is_whitespace());
+        (w.len() >= 7 && w.len() <= 16 && w.bytes().all(|b| b.is_ascii_digit())).then(|| w.parse().ok())?
+    };
+    for (i, l) in lines.iter().enumerate() {
+        let t: &str = &l.text;
+        let Some(p) = t.at("mem_info_vram_total") else { continue };
+        let after = &t[p + "mem_info_vram_total".len()..];
+        let on_line = after
+            .split(|c: char| c.is_whitespace() || c == ':' || c == '(')
+            .find_map(number);
+        let next = || lines.get(i + 1).filter(|n| !n.command).and_then(|n| number(&n.text));
+        if let Some(b) = on_line.or_else(|| (l.command || after.trim().is_empty()).then(next).flatten()) {
+            let src = Src { file, line: l.no };
+            for &i in &mine {
+                seen.agents[i].vram = Some(crate::triage::At { v: b, src });
+            }
+            return true;
+        }
+    }
+    false
 }
 
 /// A target written in a sentence or a heading (`… but with gfx1152:`, `(gfx1100 / RX 7900
@@ -533,6 +595,15 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         && !t.starts_with(['|', '-', '*', '`', '<'])
     {
         pairs.push((k, t));
+    } else if let Some(inner) = boxed(t) {
+        // a tool's boxed header (`| AMD-SMI 26.2.0   amdgpu version: 6.16.6   ROCm version:
+        // 7.1.1 |`, `| Platform: Linux Baremetal |`): `Key: value` fields set apart by blanks
+        for field in inner.split("   ").map(str::trim).filter(|f| !f.is_empty()) {
+            if let Some((k, v)) = field.rsplit_once(": ").filter(|(k, _)| !k.contains(": ")) {
+                let k = k.rsplit("  ").next().unwrap_or(k);
+                pairs.push((k, v));
+            }
+        }
     } else if let Some(p) = table_pair(t) {
         pairs.push(p);
     } else if t.has(":")
@@ -668,6 +739,41 @@ fn take_gpu(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     st.fired = true;
 }
 
+/// No GPU anywhere else: a processor's name that carries its integrated GPU's model (`AMD RYZEN
+/// AI MAX+ PRO 395 w/ Radeon 8060S`, `Ryzen 7 8845HS with Radeon 780M Graphics`) names the GPU
+/// the paste runs on, when the matrix knows that model as an APU's. A generic `Radeon
+/// Graphics` names nothing.
+fn cpu_named_apu(lines: &[Line], seen: &mut Seen) -> bool {
+    let matrix = crate::matrix::Matrix::embedded();
+    for l in lines.iter().filter(|l| !l.command) {
+        let t = trim(&l.text);
+        if t.len() > 200 || !(t.has("w/ Radeon") || t.has("with Radeon")) {
+            continue;
+        }
+        let Some(p) = t.at("Radeon") else { continue };
+        let Some(name) = product_in(&t[p..]) else { continue };
+        let apu = matrix
+            .gpu_by_name(name)
+            .is_some_and(|(g, _)| g.kind == crate::matrix::GpuKind::Apu);
+        if !apu {
+            continue;
+        }
+        let src = Src {
+            file: seen.file,
+            line: l.no,
+        };
+        seen.agents.push(Agent {
+            reader: "key_value",
+            src,
+            marketing: Some(name.to_string()),
+            name_src: Some(src),
+            ..Agent::default()
+        });
+        return true;
+    }
+    false
+}
+
 /// A product name standing alone in a banner line (`… -- AMD Radeon RX 6600`) gives the GPU
 /// when nothing labelled one.
 fn banner_name(lines: &[Line], seen: &mut Seen) -> bool {
@@ -774,12 +880,12 @@ mod tests {
             read,
             "- ROCm: installed via the package manager\n- Hardware: AMD Ryzen AI 9 HX 370 w/ Radeon 890M\n$ ROCm: 6.4\nrocm: https://repo.radeon.com/rocm/\n",
         );
-        assert!(
-            s.rocm.is_none() && s.agents.is_empty(),
-            "{:?} {:?}",
-            s.rocm,
-            s.agents.len()
-        );
+        assert!(s.rocm.is_none(), "{:?}", s.rocm);
+        // the processor is no GPU; its integrated GPU's model is the one GPU named (inferred
+        // through the matrix: no target is set here)
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon 890M"));
+        assert!(s.agents[0].gfx.is_none());
         // a product name alone is a GPU whose target is left to the matrix's inference
         let (_, s) = run(read, "- GPU: AMD Radeon RX 6900 XT\n");
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6900 XT"));
@@ -795,10 +901,8 @@ mod tests {
         );
         assert_eq!(s.os.as_ref().unwrap().v, "Windows 11");
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx942");
-        assert!(
-            s.rocm.is_none(),
-            "`ROCm 7.14` does not start with its version: say less"
-        );
+        // the product's name before its version under its own heading
+        assert_eq!(s.rocm.as_ref().unwrap().v, "7.14");
         // a heading whose answer is a list or a fence is no pair
         let (_, s) = run(read, "### GPU\n\n- see below\n");
         assert!(s.agents.is_empty());
@@ -931,5 +1035,43 @@ mod tests {
         );
         assert_eq!(s.rocm.as_ref().unwrap().v, "7.2.1");
         assert_eq!(s.os.as_ref().unwrap().v, "Fedora 43");
+    }
+
+    #[test]
+    fn boxed_fields_versions_after_their_name_and_a_processor_named_apu() {
+        let (_, s) = run(
+            read,
+            "| AMD-SMI 26.2.0+0      amdgpu version: 6.16.6   ROCm version: 7.1.1    |\n| Platform: Linux Baremetal                     |\n",
+        );
+        assert_eq!(s.rocm.as_ref().unwrap().v, "7.1.1");
+        assert_eq!(s.os.as_ref().unwrap().v, "Linux Baremetal");
+        let (_, s) = run(read, "### ROCm Version\n\nROCm 7.2.0\n");
+        assert_eq!(s.rocm.as_ref().unwrap().v, "7.2.0");
+        // a processor's name with its APU's model, when nothing else names a GPU
+        let (_, s) = run(read, "AMD Ryzen AI MAX+ 395 w/ Radeon 8060S\nUbuntu 24.04\n");
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon 8060S"));
+        // a generic name, or a discrete GPU's model after `with`, is no APU
+        let (_, s) = run(read, "AMD Ryzen 7 5700U with Radeon Graphics\n");
+        assert!(s.agents.is_empty());
+    }
+
+    #[test]
+    fn sysfs_vram_of_the_one_gpu() {
+        for text in [
+            "GPU: AMD Radeon 780M (gfx1103)\n/sys/class/drm/card1/device/mem_info_vram_total:17163091968\n",
+            "GPU: AMD Radeon 780M (gfx1103)\n$ cat /sys/class/drm/card1/device/mem_info_vram_total\n17163091968\n",
+            "GPU: AMD Radeon 780M (gfx1103)\n- `cat .../mem_info_vram_total` returns `17163091968` (16 GiB).\n",
+        ] {
+            let (_, s) = run(read, text);
+            assert_eq!(s.agents[0].vram.as_ref().map(|v| v.v), Some(17_163_091_968), "{text:?}");
+        }
+        // two GPUs: whose it is is not said
+        let text =
+            "GPU: AMD Radeon 780M (gfx1103)\nGPU: AMD Radeon RX 7900 XTX (gfx1100)\nmem_info_vram_total:17163091968\n";
+        let (_, mut s) = run(crate::triage::readers::free_form::read, text);
+        read(&crate::triage::paste::lines(text), &mut s);
+        assert_eq!(s.agents.len(), 2);
+        assert!(s.agents.iter().all(|a| a.vram.is_none()));
     }
 }

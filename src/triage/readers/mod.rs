@@ -87,7 +87,8 @@ const GATES: &[(&str, &[&str])] = &[
         &["Command line:", "BOOT_IMAGE=", "options ", "amdgpu.", "ttm."],
     ),
     ("kernel_fault", &["amdgpu", "drm", "FAULT_STATUS"]),
-    // wheel names, install paths, kernel releases, index URLs, torch named in a message
+    // wheel names, install paths, kernel releases, index URLs, torch named in a message, TheRock
+    // build names
     (
         "prose",
         &[
@@ -98,6 +99,8 @@ const GATES: &[(&str, &[&str])] = &[
             "-generic",
             "microsoft-standard",
             "index-url",
+            "X-",
+            "-dist-",
         ],
     ),
 ];

@@ -87,6 +87,38 @@ fn wheel_torch(t: &str) -> Option<String> {
 }
 
 /// A kernel release in a sentence: `5.15.153.1-microsoft-standard-WSL2`, `6.8.0-45-generic`.
+/// The ROCm version of a TheRock build named by its targets (`gfx110X-all-7.14.0`,
+/// `therock-dist-linux-gfx1151-7.10.0a20251022.tar.gz`; the caller looks only at lines with a
+/// family's `X-` or `-dist-`): the version after the last `-` of a
+/// name that holds a target family.
+fn therock_build(t: &str) -> Option<String> {
+    for tok in t.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '(' | ')' | ',')) {
+        let Some(g) = tok.find("gfx") else { continue };
+        let Some((_, v)) = tok[g..].rsplit_once('-') else {
+            continue;
+        };
+        let v = v
+            .trim_end_matches(".tar.gz")
+            .trim_end_matches(".tar.xz")
+            .trim_end_matches(".zip");
+        let mut parts = v.splitn(3, '.');
+        let (a, b, c) = (parts.next()?, parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|x| x.is_ascii_digit());
+        let patch = c.bytes().take_while(u8::is_ascii_digit).count();
+        let rest = &c[patch..];
+        let suffix_ok = rest.is_empty()
+            || ((rest.starts_with('a') || rest.starts_with("rc"))
+                && rest
+                    .trim_start_matches(['a', 'r', 'c'])
+                    .bytes()
+                    .all(|x| x.is_ascii_digit()));
+        if digits(a) && digits(b) && patch > 0 && suffix_ok && (6..=20).contains(&a.parse::<u32>().unwrap_or(0)) {
+            return Some(v.to_string());
+        }
+    }
+    None
+}
+
 /// torch's version written after the word in a sentence or a tool's message (`existing install
 /// has torch 2.11.0+rocm7.15.0a20260728 -- keeping it`, `PyTorch 2.9.1+rocm6.4`). Only ROCm
 /// builds, as for wheel names.
@@ -140,6 +172,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 opt_rocm(t)
             } else if t.has("\\AMD\\ROCm\\") {
                 windows_rocm(t)
+            } else if t.has("gfx") && (t.has("X-") || t.has("-dist-")) {
+                therock_build(t)
             } else {
                 None
             };
@@ -246,5 +280,23 @@ mod tests {
         );
         assert_eq!(s.prose.torch.as_ref().unwrap().v, "2.10.0+rocm7.2.0");
         assert!(s.torch.is_none(), "prose never sets the fact itself");
+    }
+
+    #[test]
+    fn therock_builds_named_by_their_targets() {
+        for (text, want) in [
+            ("TheRock gfx110X-all-7.14.0", Some("7.14.0")),
+            (
+                "tar xf therock-dist-linux-gfx1151-7.10.0a20251022.tar.gz",
+                Some("7.10.0a20251022"),
+            ),
+            ("gfx120X-dgpu-7.13.0rc2", Some("7.13.0rc2")),
+            // a family alone, a target list, a wheel's device package
+            ("the gfx120X-all wheels", None),
+            ("gfx1100-gfx1101", None),
+            ("amd-torch-device-gfx1151-2.10.0", None),
+        ] {
+            assert_eq!(therock_build(text).as_deref(), want, "{text:?}");
+        }
     }
 }
