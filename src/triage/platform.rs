@@ -158,6 +158,16 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("/sys/class/drm/", Hint::Linux),
     ("/sys/module/amdgpu", Hint::Linux),
     ("/home/", Hint::Linux),
+    // Linux distributions' own paths and tools: debug sources, multiarch and lib64 libraries,
+    // glibc's backtrace frames (`libfoo.so(+0x108bd)`), apt's and dpkg's messages
+    ("/usr/src/", Hint::Linux),
+    ("/usr/lib/x86_64-linux-gnu", Hint::Linux),
+    ("/usr/lib64/", Hint::Linux),
+    (".so(+0x", Hint::Linux),
+    ("apt install ", Hint::Linux),
+    ("apt-get install ", Hint::Linux),
+    ("have unmet dependencies", Hint::Linux),
+    ("dpkg: ", Hint::Linux),
     // rocm-smi's banner: the tool reads Linux's sysfs (WSL and Windows have none)
     ("ROCm System Management Interface", Hint::Linux),
     // Windows' own probes and shell, as scripts print them (`Trying wmic method...`)
@@ -496,6 +506,18 @@ mod tests {
             ),
         ] {
             assert_eq!(platform(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn distribution_paths_backtraces_and_package_tools() {
+        for text in [
+            "Error: /usr/src/debug/migraphx/src/check_shapes.hpp:220: same_dims\n",
+            "/usr/lib/libonnxruntime_providers_migraphx.so(+0x108bd) [0x7f05901ca8bd]\n",
+            "The following packages have unmet dependencies:\n",
+            "sudo apt install rocm-hip-runtime-dev\n",
+        ] {
+            assert_eq!(platform(text), Some(Platform::Linux), "{text:?}");
         }
     }
 }

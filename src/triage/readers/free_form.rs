@@ -137,6 +137,14 @@ fn written_kernel(t: &str) -> Option<&str> {
             return Some(v);
         }
     }
+    // Mesa's renderer string ends with the kernel (`(radeonsi, navi21, LLVM 15.0.7, DRM 3.49,
+    // 6.2.0-26-generic)`)
+    if let Some(p) = t.at("DRM 3.") {
+        let v = t[p..].split(", ").nth(1).unwrap_or("").trim_end_matches(')');
+        if kernel_release(v) {
+            return Some(v);
+        }
+    }
     if let Some(p) = t.at("vmlinuz-") {
         let v = t[p + 8..].split([' ', '"', '\'']).next().unwrap_or("");
         if kernel_release(v) {
@@ -257,6 +265,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     ..Agent::default()
                 });
             }
+            continue;
+        }
+        // a machine has a few GPUs; past MAX_GPUS distinct names a log repeats runs (the facts
+        // keep MAX_GPUS, triage::merge): one more is kept so that the cap shows
+        if names.len() > crate::triage::MAX_GPUS {
             continue;
         }
         let name = if bare_name(t) {
@@ -459,5 +472,20 @@ mod tests {
         assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon 860M"));
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1152");
+    }
+
+    #[test]
+    fn a_kernel_release_at_the_end_of_mesas_renderer_string() {
+        let (_, s) = run(
+            read,
+            "OpenGL renderer string: AMD Radeon RX 6800 (radeonsi, navi21, LLVM 15.0.7, DRM 3.49, 6.2.0-26-generic)\n",
+        );
+        assert_eq!(s.kernel.as_ref().unwrap().v, "6.2.0-26-generic");
+        // a renderer string without a release after DRM's version
+        let (_, s) = run(
+            read,
+            "GL_RENDERER: AMD Radeon Graphics (radeonsi, gfx1151, ACO, DRM 3.61)\n",
+        );
+        assert!(s.kernel.is_none());
     }
 }

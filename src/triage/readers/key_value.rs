@@ -94,6 +94,16 @@ fn name_version_item(t: &str) -> Option<(&str, &str)> {
         .then_some((name, version))
 }
 
+/// A list item that is one `name=value` (`- ROCm=7.1.1`, `* onnxruntime-rocm=1.23.2`), as in a
+/// typed list of one's setup.
+fn assigned_item(t: &str) -> Option<(&str, &str)> {
+    let rest = t.strip_prefix("- ").or_else(|| t.strip_prefix("* "))?.trim();
+    let (k, v) = rest.split_once('=')?;
+    let v = v.trim_start_matches('=');
+    (!k.is_empty() && !k.contains(char::is_whitespace) && !v.is_empty() && !v.contains(char::is_whitespace))
+        .then_some((k, v))
+}
+
 /// A log line's level tag before its message (`[INFO] GPU arch: gfx1102`) is not part of a key.
 fn strip_log_level(t: &str) -> &str {
     let Some(rest) = t.strip_prefix('[') else { return t };
@@ -221,6 +231,11 @@ pub fn cut_tail(name: &str) -> &str {
 /// A Radeon model number standing alone (`6750xt`, `7900 XTX`): `Radeon RX 6750 XT`. Only the XT
 /// and XTX suffixes, which no other vendor's model numbers carry.
 fn xt_model(t: &str) -> Option<String> {
+    // the suffix is on the line, or there is nothing to find (this runs on every line of a
+    // paste that names no GPU)
+    if !t.as_bytes().windows(2).any(|w| w.eq_ignore_ascii_case(b"xt")) {
+        return None;
+    }
     let words: Vec<&str> = t
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -611,6 +626,8 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
     {
         pairs.push(p);
     } else if let Some(p) = name_version_item(t) {
+        pairs.push(p);
+    } else if let Some(p) = assigned_item(t) {
         pairs.push(p);
     }
     // a key/value at the end of a message (`Error: Cannot install …: Unsupported GPU: gfx950`)
@@ -1073,5 +1090,17 @@ mod tests {
         read(&crate::triage::paste::lines(text), &mut s);
         assert_eq!(s.agents.len(), 2);
         assert!(s.agents.iter().all(|a| a.vram.is_none()));
+    }
+
+    #[test]
+    fn a_list_item_of_one_assignment() {
+        let (_, s) = run(read, "- onnxruntime-rocm=1.23.2\n- ROCm=7.1.1\n");
+        assert_eq!(s.rocm.as_ref().unwrap().v, "7.1.1");
+        // a command line in a list, a sentence: no pair
+        let (_, s) = run(
+            read,
+            "- run with ROCm=7.1.1 set\n* HSA_OVERRIDE_GFX_VERSION=11.0.0 python app.py\n",
+        );
+        assert!(s.rocm.is_none());
     }
 }
