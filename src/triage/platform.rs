@@ -118,6 +118,11 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("WSL 2", Hint::Wsl),
     ("/dev/dxg", Hint::Wsl),
     ("librocdxg", Hint::Wsl),
+    // WSL's GPU paravirtualisation driver in the guest's kernel log, and `wsl --version`
+    ("misc dxg", Hint::Wsl),
+    ("dxgkrnl", Hint::Wsl),
+    ("WSL version:", Hint::Wsl),
+    ("WSLg version:", Hint::Wsl),
     (":\\", Hint::DrivePath),
     (":/", Hint::DrivePath),
     (".dll", Hint::WindowsFile),
@@ -161,8 +166,13 @@ const NEEDLES: &[(&str, Hint)] = &[
     // Linux distributions' own paths and tools: debug sources, multiarch and lib64 libraries,
     // glibc's backtrace frames (`libfoo.so(+0x108bd)`), apt's and dpkg's messages
     ("/usr/src/", Hint::Linux),
+    ("/lib64/", Hint::Linux),
+    // Linux's boot configuration and amdgpu/TTM kernel parameters; Mesa's RADV Vulkan driver
+    ("GRUB_CMDLINE_LINUX", Hint::Linux),
+    ("amdgpu.gttsize=", Hint::Linux),
+    ("ttm.pages_limit=", Hint::Linux),
+    ("(RADV ", Hint::Linux),
     ("/usr/lib/x86_64-linux-gnu", Hint::Linux),
-    ("/usr/lib64/", Hint::Linux),
     (".so(+0x", Hint::Linux),
     ("apt install ", Hint::Linux),
     ("apt-get install ", Hint::Linux),
@@ -174,6 +184,8 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("wmic", Hint::Windows),
     ("WMIC", Hint::Windows),
     ("PowerShell", Hint::Windows),
+    // cmd's `pause`
+    ("Press any key to continue . . .", Hint::Windows),
 ];
 
 fn automaton() -> &'static aho_corasick::AhoCorasick {
@@ -518,6 +530,29 @@ mod tests {
             "sudo apt install rocm-hip-runtime-dev\n",
         ] {
             assert_eq!(platform(text), Some(Platform::Linux), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn wsl_guests_boot_lines_and_console_prompts() {
+        for (text, want) in [
+            (
+                "[    1.51] misc dxg: dxgk: dxgkio_query_adapter_info: Ioctl failed: -22\n",
+                Platform::Wsl,
+            ),
+            ("WSL version: 2.7.14.0\nKernel version: 6.18.33.2-2\n", Platform::Wsl),
+            (
+                "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet amdgpu.gttsize=131072\"\n",
+                Platform::Linux,
+            ),
+            (
+                "File \"/opt/venv/lib64/python3.13/site-packages/torch/cuda/__init__.py\"\n",
+                Platform::Linux,
+            ),
+            ("description=\"AMD Radeon Graphics (RADV RENOIR)\"\n", Platform::Linux),
+            ("Press any key to continue . . .\n", Platform::Windows),
+        ] {
+            assert_eq!(platform(text), Some(want), "{text:?}");
         }
     }
 }
