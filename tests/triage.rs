@@ -1410,3 +1410,15 @@ fn keys_yaml_is_validated_like_every_matrix_file() {
     let d = with(&|k| k.split("\nsources:").next().unwrap().to_string() + "\n");
     assert!(d.iter().any(|x| x.contains("M003")), "{d:?}");
 }
+
+#[test]
+fn a_torch_version_without_its_build_tag_is_no_cpu_build() {
+    // a typed `PyTorch: 2.10.0` (a ROCm image's torch, its local tag left out) says nothing of
+    // the build; a `+cpu` or `+cu` tag does
+    let t = read("typed.md", "- PyTorch: 2.10.0\n- GPU architecture: gfx1200\n");
+    assert!(!codes(&t).contains(&"RC304"), "{:?}", codes(&t));
+    let t = read("cpu.md", "- PyTorch: 2.10.0+cpu\n- GPU architecture: gfx1200\n");
+    assert!(codes(&t).contains(&"RC304"), "{:?}", codes(&t));
+    let t = read("cuda.md", "- PyTorch: 2.10.0+cu128\n- GPU architecture: gfx1200\n");
+    assert!(codes(&t).contains(&"RC304"), "{:?}", codes(&t));
+}

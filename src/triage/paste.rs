@@ -161,9 +161,58 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             Some(c) => (std::borrow::Cow::Owned(c.to_string()), true),
             None => (text, false),
         };
+        if let Some(parts) = unflatten(&text) {
+            for p in parts {
+                out.push(Line {
+                    no,
+                    text: p.to_string().into(),
+                    command: false,
+                });
+            }
+            continue;
+        }
         out.push(Line { no, text, command });
     }
     out
+}
+
+/// rocminfo's lines run together on one line (an issue form's one-line field joins them:
+/// `Name:  gfx1201   Marketing Name:  AMD Radeon RX 9070 XT   Name:  amdgcn-…`): the fields,
+/// each on its own line again. Only a long line with three `Name:` fields and a `Marketing
+/// Name:` one, cut where three blanks come before a field rocminfo prints.
+fn unflatten(t: &str) -> Option<Vec<&str>> {
+    if t.len() < 120 || !t.has("Marketing Name:") || t.matches("Name:").count() < 3 {
+        return None;
+    }
+    const FIELDS: [&str; 6] = [
+        "Marketing Name:",
+        "Name:",
+        "Uuid:",
+        "Chip ID:",
+        "Device Type:",
+        "Compute Unit:",
+    ];
+    let mut cuts = vec![0];
+    let b = t.as_bytes();
+    for (i, _) in t.match_indices("   ") {
+        let mut j = i;
+        while j < b.len() && b[j] == b' ' {
+            j += 1;
+        }
+        if j < b.len() && FIELDS.iter().any(|f| t[j..].starts_with(f)) && cuts.last() != Some(&j) {
+            cuts.push(j);
+        }
+    }
+    if cuts.len() < 3 {
+        return None;
+    }
+    cuts.push(t.len());
+    Some(
+        cuts.windows(2)
+            .map(|w| t[w[0]..w[1]].trim_end())
+            .filter(|p| !p.is_empty())
+            .collect(),
+    )
 }
 
 /// A terminal panel's frame (rich's and other TUI libraries' box drawing): `│ OS: linux   │` is
@@ -413,5 +462,18 @@ mod tests {
             assert_eq!(h.at(n), h.find(n), "{h:?} {n:?}");
             assert_eq!(long.at(n), long.find(n), "{h:?} {n:?}");
         }
+    }
+
+    #[test]
+    fn rocminfo_fields_run_together_are_lines_again() {
+        let t = "Name:                    AMD Ryzen 7 9800X3D 8-Core Processor   Marketing Name:          AMD Ryzen 7 9800X3D   Name:                    gfx1201                               Marketing Name:          AMD Radeon RX 9070 XT                     Name:                    amdgcn-amd-amdhsa--gfx1201\n";
+        let ls = lines(t);
+        // five fields on line 1, then the empty line after the last line end
+        assert_eq!(ls.len(), 6, "{ls:?}");
+        assert!(ls[..5].iter().all(|l| l.no == 1));
+        assert_eq!(ls[2].text, "Name:                    gfx1201");
+        // a long line with one such field stays whole
+        let one = format!("Marketing Name: AMD Radeon RX 9070 XT   {}\n", "x ".repeat(80));
+        assert_eq!(lines(&one).len(), 2);
     }
 }

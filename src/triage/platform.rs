@@ -25,6 +25,10 @@ pub struct Hints {
     pub windows: Option<Src>,
     /// macOS names.
     pub macos: Option<Src>,
+    /// A kernel log line (dmesg's `[  123.456789]` or `[Fri Apr 17 19:56:16 2026]`, a journal's
+    /// `Sep 03 21:38:54 host`): Linux's, whatever else the log names (a game's `.exe` under
+    /// Proton).
+    pub kernel_log: Option<Src>,
 }
 
 /// A drive-letter path (`C:\Users`, `D:/a/…`): one letter, a colon and a backslash or a slash.
@@ -107,6 +111,8 @@ enum Hint {
     WindowsFile,
     /// `.so`: a library if [`shared_object`] says so.
     SharedObject,
+    /// A distribution's name: Linux if a version follows it ([`distro_version`]).
+    Distro,
 }
 
 /// Every literal of the platform scan, with what it says. One automaton finds them all in one
@@ -166,6 +172,22 @@ const NEEDLES: &[(&str, Hint)] = &[
     // Linux distributions' own paths and tools: debug sources, multiarch and lib64 libraries,
     // glibc's backtrace frames (`libfoo.so(+0x108bd)`), apt's and dpkg's messages
     ("/usr/src/", Hint::Linux),
+    // Debian's Python layout and root's home (containers)
+    ("/dist-packages/", Hint::Linux),
+    ("/root/", Hint::Linux),
+    // distribution names that are nothing else; others only before a version (`Ubuntu 24.04`)
+    ("CachyOS", Hint::Linux),
+    ("EndeavourOS", Hint::Linux),
+    ("Manjaro", Hint::Linux),
+    ("Ubuntu ", Hint::Distro),
+    ("Fedora ", Hint::Distro),
+    ("Debian ", Hint::Distro),
+    ("Linux Mint ", Hint::Distro),
+    ("Rocky Linux ", Hint::Distro),
+    ("CentOS ", Hint::Distro),
+    ("RHEL ", Hint::Distro),
+    ("Pop!_OS ", Hint::Distro),
+    ("NixOS ", Hint::Distro),
     ("/lib64/", Hint::Linux),
     // Linux's boot configuration and amdgpu/TTM kernel parameters; Mesa's RADV Vulkan driver
     ("GRUB_CMDLINE_LINUX", Hint::Linux),
@@ -184,6 +206,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("wmic", Hint::Windows),
     ("WMIC", Hint::Windows),
     ("PowerShell", Hint::Windows),
+    // Windows' OpenCL-on-D3D12 layer and its software adapter
+    ("OpenCLOn12", Hint::Windows),
+    ("Microsoft Basic Render Driver", Hint::Windows),
     // cmd's `pause`
     ("Press any key to continue . . .", Hint::Windows),
 ];
@@ -209,7 +234,7 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
     super::paste::matches_by_line(lines, automaton(), |i, p| kinds[i] |= 1 << NEEDLES[p].1 as u8);
     let on = |k: u8, h: Hint| k & (1 << h as u8) != 0;
     for (l, &k) in lines.iter().zip(&kinds) {
-        if h.wsl.is_some() && h.windows.is_some() && h.macos.is_some() && h.linux.is_some() {
+        if h.wsl.is_some() && h.windows.is_some() && h.macos.is_some() && h.linux.is_some() && h.kernel_log.is_some() {
             break;
         }
         let t = l.text.as_ref();
@@ -224,6 +249,10 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
             on(k, Hint::WindowsFile),
             on(k, Hint::SharedObject),
         );
+        let distro = on(k, Hint::Distro);
+        if h.kernel_log.is_none() && kernel_log_line(t) {
+            h.kernel_log = Some(src(l.no));
+        }
         if h.wsl.is_none() && wsl {
             h.wsl = Some(src(l.no));
         }
@@ -240,6 +269,7 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
                 || t.trim_start().starts_with("Singularity>")
                 || t.trim_start().starts_with("Apptainer>")
                 || lspci_line(t)
+                || (distro && distro_version(t))
                 || os_name_line(t))
         {
             h.linux = Some(src(l.no));
@@ -259,6 +289,50 @@ fn os_name_line(t: &str) -> bool {
         return t.split(", ").any(os_name);
     }
     os_name(t)
+}
+
+/// A distribution's name followed by its version (`… on Ubuntu 24.04 with …`).
+fn distro_version(t: &str) -> bool {
+    NEEDLES.iter().filter(|(_, h)| *h == Hint::Distro).any(|(n, _)| {
+        let mut from = 0;
+        while let Some(p) = t[from..].at(n) {
+            let after = from + p + n.len();
+            if t.as_bytes().get(after).is_some_and(u8::is_ascii_digit) {
+                return true;
+            }
+            from = after;
+        }
+        false
+    })
+}
+
+/// A kernel log line by its time stamp: dmesg's `[  123.456789] `, `dmesg -T`'s `[Fri Apr 17
+/// 19:56:16 2026] `, or a journal's `Sep 03 21:38:54 host `.
+fn kernel_log_line(t: &str) -> bool {
+    let b = t.trim_start().as_bytes();
+    let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
+    let clock = |s: &[u8]| {
+        s.len() == 8 && s[2] == b':' && s[5] == b':' && digits(&s[..2]) && digits(&s[3..5]) && digits(&s[6..])
+    };
+    const MONTHS: [&[u8]; 12] = [
+        b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
+    ];
+    if let Some(rest) = b.strip_prefix(b"[") {
+        let Some(end) = rest.iter().position(|&c| c == b']') else {
+            return false;
+        };
+        let inner = &rest[..end];
+        let s = inner.iter().position(|c| *c != b' ').unwrap_or(inner.len());
+        let num = &inner[s..];
+        // `[  123.456789]`
+        if let Some(d) = num.iter().position(|&c| c == b'.') {
+            return digits(&num[..d]) && num.len() - d - 1 == 6 && digits(&num[d + 1..]);
+        }
+        // `[Fri Apr 17 19:56:16 2026]`
+        return inner.len() == 24 && MONTHS.contains(&&inner[4..7]) && clock(&inner[11..19]) && digits(&inner[20..]);
+    }
+    // `Sep 03 21:38:54 host …`
+    b.len() > 16 && MONTHS.contains(&&b[..3]) && b[3] == b' ' && clock(&b[7..15]) && b[15] == b' '
 }
 
 /// An lspci line: a PCI address (`c4:00.2`, `0000:03:00.0`), then a device class and a colon.
@@ -375,6 +449,9 @@ pub fn decide(seen: &Seen) -> Option<At<Platform>> {
     }
     if let Some(k) = &seen.kernel {
         return at(Platform::Linux, k.src);
+    }
+    if let Some(s) = h.kernel_log {
+        return at(Platform::Linux, s);
     }
     let hints: Vec<(Platform, Src)> = [
         (Platform::Windows, h.windows),
@@ -553,6 +630,33 @@ mod tests {
             ("Press any key to continue . . .\n", Platform::Windows),
         ] {
             assert_eq!(platform(text), Some(want), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn kernel_logs_outrank_file_names_and_distributions_need_a_version() {
+        // a journal of a Proton game's ring timeout: Linux, though it names an `.exe`
+        let t = "Sep 04 14:48:52 HOSTNAME  ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3\nSep 04 14:48:52 HOSTNAME   Process game.exe pid 32398\n";
+        assert_eq!(platform(t), Some(Platform::Linux));
+        for t in [
+            "[Fri Apr 17 19:56:16 2026] Node 0 DMA32: 124*4kB (U) = 376400kB\n",
+            "[  101.123456] amdgpu 0000:03:00.0: something\n",
+            "The issue occurs inside a Docker container on Ubuntu 24.04 with ROCm 7.14.\n",
+            "File \"/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py\", line 1775\n",
+        ] {
+            assert_eq!(platform(t), Some(Platform::Linux), "{t:?}");
+        }
+        assert_eq!(
+            platform("Platform name: OpenCLOn12\nDevice name: Microsoft Basic Render Driver\n"),
+            Some(Platform::Windows)
+        );
+        // an app's elapsed-time stamp, a date stamp, a distribution named without a version
+        for t in [
+            "[  0.123] loading model\n",
+            "[2026-04-03 12:18:48.558] [info] CPU: GenuineIntel\n",
+            "the Ubuntu packages are older\n",
+        ] {
+            assert_eq!(platform(t), None, "{t:?}");
         }
     }
 }

@@ -60,6 +60,13 @@ impl Rule for TorchNotRocmBuild {
         if kind == "rocm" {
             return;
         }
+        // a version without a local tag and no HIP or CUDA version beside it (`PyTorch: 2.10.0`
+        // typed in a report, a source build's `2.10.0a0`) does not say which build it is: say
+        // nothing rather than call a ROCm image's torch a CPU build
+        let bare = t.value.version.as_deref().is_some_and(|v| !v.contains('+'));
+        if kind == "cpu" && bare && t.value.hip.is_none() && t.value.cuda.is_none() {
+            return;
+        }
         let v = t.value.version.as_deref().unwrap_or("?");
         let what = if kind == "cuda" {
             format!("a CUDA build (CUDA {})", t.value.cuda.as_deref().unwrap_or("?"))

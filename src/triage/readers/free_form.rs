@@ -63,6 +63,10 @@ fn gpu_name(v: &str) -> bool {
     }
     let mut hit = 0u16;
     for m in ac.find_overlapping_iter(v) {
+        // `radeon` as a word: Mesa's `radeonsi` driver is no product
+        if WORDS[m.pattern().as_usize()] == "radeon" && v.as_bytes().get(m.end()).is_some_and(u8::is_ascii_alphabetic) {
+            continue;
+        }
         hit |= 1 << m.pattern().as_usize();
     }
     let url = hit & 0b1111 != 0;
@@ -487,5 +491,20 @@ mod tests {
             "GL_RENDERER: AMD Radeon Graphics (radeonsi, gfx1151, ACO, DRM 3.61)\n",
         );
         assert!(s.kernel.is_none());
+    }
+
+    #[test]
+    fn mesas_driver_is_no_product() {
+        let (_, s) = run(
+            read,
+            "Mesa:             2:26.0.3-2 (radeonsi)\nGL: AMD Radeon Graphics (radeonsi, gfx1151)\n",
+        );
+        assert!(
+            s.agents
+                .iter()
+                .all(|a| a.marketing.as_deref().is_none_or(|m| !m.starts_with("2:26"))),
+            "{:?}",
+            s.agents
+        );
     }
 }

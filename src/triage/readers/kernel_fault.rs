@@ -39,7 +39,14 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     for l in lines {
         let t = l.text.as_ref();
-        if !(t.has("amdgpu") || t.has("drm") || t.has("FAULT_STATUS")) {
+        // amdgpu's own wordings, also where a journal was scrubbed of the driver's prefix
+        // (`ring gfx_0.0.0 timeout, signaled seq=…`, `[gfxhub] page fault`)
+        if !(t.has("amdgpu")
+            || t.has("drm")
+            || t.has("FAULT_STATUS")
+            || t.has("timeout, signaled seq")
+            || t.has("hub] page fault"))
+        {
             continue;
         }
         let Some(kind) = class(t) else { continue };

@@ -606,11 +606,13 @@ fn named_target(t: &str) -> Option<(&str, Option<String>)> {
 /// or logfmt.
 fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
     let mut pairs: Vec<(&str, &str)> = Vec::new();
+    // a heading's answer; the line may be a pair of its own too (`## System` then `OS: …`)
     if let Some(k) = answer
         && !t.starts_with(['|', '-', '*', '`', '<'])
     {
         pairs.push((k, t));
-    } else if let Some(inner) = boxed(t) {
+    }
+    if let Some(inner) = boxed(t) {
         // a tool's boxed header (`| AMD-SMI 26.2.0   amdgpu version: 6.16.6   ROCm version:
         // 7.1.1 |`, `| Platform: Linux Baremetal |`): `Key: value` fields set apart by blanks
         for field in inner.split("   ").map(str::trim).filter(|f| !f.is_empty()) {
@@ -690,6 +692,14 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             }
         }
         Fact::Os => {
+            // a kernel release written in the value (`CachyOS Linux (6.19.10-1-cachyos x86_64)`)
+            if let Some(k) = v
+                .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';'))
+                .find(|w| super::free_form::kernel_release(w) && w.bytes().any(|b| b.is_ascii_alphabetic()))
+            {
+                let a = at(seen, k);
+                Seen::first(&mut seen.kernel, a);
+            }
             // the name, not what a typed list adds after it (`Fedora 44, kernel 7.1.8-200.fc44`)
             let v = v.split(", ").next().unwrap_or(v).trim();
             if !v.is_empty() && v.len() <= 80 {
@@ -1102,5 +1112,15 @@ mod tests {
             "- run with ROCm=7.1.1 set\n* HSA_OVERRIDE_GFX_VERSION=11.0.0 python app.py\n",
         );
         assert!(s.rocm.is_none());
+    }
+
+    #[test]
+    fn a_pair_right_under_a_heading_is_read_as_a_pair() {
+        let (_, s) = run(
+            read,
+            "## System Specifications\n\nOS:      CachyOS Linux (6.19.10-1-cachyos x86_64)\n",
+        );
+        assert_eq!(s.os.as_ref().unwrap().v, "CachyOS Linux (6.19.10-1-cachyos x86_64)");
+        assert_eq!(s.kernel.as_ref().unwrap().v, "6.19.10-1-cachyos");
     }
 }

@@ -86,7 +86,16 @@ const GATES: &[(&str, &[&str])] = &[
         "cmdline",
         &["Command line:", "BOOT_IMAGE=", "options ", "amdgpu.", "ttm."],
     ),
-    ("kernel_fault", &["amdgpu", "drm", "FAULT_STATUS"]),
+    (
+        "kernel_fault",
+        &[
+            "amdgpu",
+            "drm",
+            "FAULT_STATUS",
+            "timeout, signaled seq",
+            "hub] page fault",
+        ],
+    ),
     // wheel names, install paths, kernel releases, index URLs, torch named in a message, TheRock
     // build names
     (
@@ -101,6 +110,7 @@ const GATES: &[(&str, &[&str])] = &[
             "index-url",
             "X-",
             "-dist-",
+            "ROCm ",
         ],
     ),
 ];

@@ -119,6 +119,41 @@ fn therock_build(t: &str) -> Option<String> {
     None
 }
 
+/// The ROCm version a sentence says the user runs (`… on Ubuntu 24.04 with ROCm 7.14 and …`,
+/// `- running ROCm 7.2.1`): `ROCm X.Y[.Z]` after `with`, `on`, `using`, `running` or
+/// `installed`, or opening a line or list item.
+fn sentence_rocm(t: &str) -> Option<&str> {
+    let mut from = 0;
+    while let Some(p) = t[from..].at("ROCm ") {
+        let start = from + p;
+        from = start + 5;
+        let before = t[..start].trim_end_matches(['-', '*', ' ']);
+        let lead = before.is_empty()
+            || ["with", "on", "using", "running", "installed"].iter().any(|w| {
+                // bytes, not chars: the text before may end inside a multi-byte character
+                let b = before.as_bytes();
+                b.len() >= w.len()
+                    && b[b.len() - w.len()..].eq_ignore_ascii_case(w.as_bytes())
+                    && (b.len() == w.len() || !b[b.len() - w.len() - 1].is_ascii_alphanumeric())
+            });
+        if !lead {
+            continue;
+        }
+        let v = t[from..]
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .next()
+            .unwrap_or("")
+            .trim_end_matches('.');
+        let parts = v.split('.').count();
+        let next = t[from + v.len()..].chars().next();
+        if (2..=3).contains(&parts) && v.split('.').all(|x| !x.is_empty()) && next.is_none_or(|c| !c.is_alphanumeric())
+        {
+            return Some(v);
+        }
+    }
+    None
+}
+
 /// torch's version written after the word in a sentence or a tool's message (`existing install
 /// has torch 2.11.0+rocm7.15.0a20260728 -- keeping it`, `PyTorch 2.9.1+rocm6.4`). Only ROCm
 /// builds, as for wheel names.
@@ -127,7 +162,7 @@ fn word_torch(t: &str) -> Option<String> {
     while let Some(i) = t[from..].at("orch ") {
         let start = from + i;
         from = start + 5;
-        let word = if t[..start].ends_with("PyT") {
+        let word = if start >= 3 && t.as_bytes()[start - 3..start].eq_ignore_ascii_case(b"pyt") {
             start >= 3 && (start == 3 || !t.as_bytes()[start - 4].is_ascii_alphanumeric())
         } else {
             start >= 1
@@ -138,6 +173,7 @@ fn word_torch(t: &str) -> Option<String> {
             continue;
         }
         let v = t[from..]
+            .trim_start_matches(['`', '"', '\'', '*'])
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '+'))
             .next()
             .unwrap_or("")
@@ -165,6 +201,7 @@ fn kernel(t: &str) -> Option<String> {
 /// Reads wheel names and install paths anywhere in the text.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
+    let mut sentence: Option<Option<(String, u32)>> = None;
     for l in lines {
         let t = l.text.as_ref();
         if seen.prose.rocm.is_none() {
@@ -180,6 +217,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             if let Some(v) = v {
                 fired = true;
                 seen.prose.rocm = Some(seen.at(v, l.no));
+            }
+        }
+        if t.has("ROCm ")
+            && let Some(v) = sentence_rocm(t)
+        {
+            // one version said: two (`from ROCm 6.4 to ROCm 7.1`) say nothing of which runs
+            match &sentence {
+                None => sentence = Some(Some((v.to_string(), l.no))),
+                Some(Some((w, _))) if w != v => sentence = Some(None),
+                _ => {}
             }
         }
         if seen.prose.torch.is_none()
@@ -210,6 +257,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
             seen.prose.index_url = Some(seen.at(u, l.no));
         }
+    }
+    if seen.prose.rocm.is_none()
+        && let Some(Some((v, no))) = sentence
+    {
+        fired = true;
+        seen.prose.rocm = Some(seen.at(v, no));
     }
     fired
 }
@@ -298,5 +351,28 @@ mod tests {
         ] {
             assert_eq!(therock_build(text).as_deref(), want, "{text:?}");
         }
+    }
+
+    #[test]
+    fn the_rocm_a_sentence_says_it_runs() {
+        for (t, want) in [
+            (
+                "inside a container on Ubuntu 24.04 with ROCm 7.14 and an RX 9060 XT",
+                Some("7.14"),
+            ),
+            ("- running ROCm 7.2.1", Some("7.2.1")),
+            ("ROCm 6.4.3 on Fedora", Some("6.4.3")),
+            // not after its verb, a preview's name, a multi-byte character before it
+            ("the ROCm 7.0 docs say otherwise", None),
+            ("with ROCm 7.10a", None),
+            ("- **Mechanism** — ROCm 7.1", None),
+        ] {
+            assert_eq!(sentence_rocm(t), want, "{t:?}");
+        }
+        // two versions said: none
+        let (_, s) = run(read, "upgraded on ROCm 6.4\nnow with ROCm 7.1 it fails\n");
+        assert!(s.prose.rocm.is_none());
+        let (_, s) = run(read, "fails with ROCm 7.1 and torch\n");
+        assert_eq!(s.prose.rocm.as_ref().unwrap().v, "7.1");
     }
 }
