@@ -18,7 +18,9 @@ pub struct Router<'m> {
     sigs: &'m [Signature],
     /// For each signature, the ids of its needles in `ac`.
     needles: Vec<Vec<usize>>,
-    regexes: Vec<Option<regex::Regex>>,
+    /// Each signature's regex, compiled the first time a line holds its needles (compiling them
+    /// all was a third of an empty paste's triage).
+    regexes: Vec<std::sync::OnceLock<Option<regex::Regex>>>,
     ac: Option<AhoCorasick>,
     patterns: usize,
 }
@@ -44,10 +46,7 @@ impl<'m> Router<'m> {
             }
             needles.push(ids);
         }
-        let regexes = sigs
-            .iter()
-            .map(|s| s.regex.as_deref().and_then(|r| regex::Regex::new(r).ok()))
-            .collect();
+        let regexes = sigs.iter().map(|_| std::sync::OnceLock::new()).collect();
         let ac = if pats.is_empty() {
             None
         } else {
@@ -96,15 +95,17 @@ impl<'m> Router<'m> {
             if !self.needles[i].iter().all(|&n| hit[n]) {
                 continue;
             }
-            if s.regex.is_some() && !self.regexes[i].as_ref().is_some_and(|r| r.is_match(t)) {
+            let re = self.regexes[i]
+                .get_or_init(|| s.regex.as_deref().and_then(|r| regex::Regex::new(r).ok()))
+                .as_ref();
+            if s.regex.is_some() && !re.is_some_and(|r| r.is_match(t)) {
                 continue;
             }
             let gfx = s.gfx_after.as_deref().and_then(|marker| {
                 let p = t.to_ascii_lowercase().find(&marker.to_ascii_lowercase())?;
                 gfx_in(&t[p + marker.len()..])
             });
-            let library = self.regexes[i]
-                .as_ref()
+            let library = re
                 .and_then(|r| r.captures(t))
                 .and_then(|c| c.name("library"))
                 .map(|m| m.as_str().to_string())
