@@ -1422,3 +1422,13 @@ fn a_torch_version_without_its_build_tag_is_no_cpu_build() {
     let t = read("cuda.md", "- PyTorch: 2.10.0+cu128\n- GPU architecture: gfx1200\n");
     assert!(codes(&t).contains(&"RC304"), "{:?}", codes(&t));
 }
+
+#[test]
+fn no_compatible_code_objects_is_missing_gpu_code() {
+    // the HIP loader's wording (values ours): the target comes from the line
+    let t = read(
+        "fatbin.log",
+        ":1:hip_fatbin.cpp           :687 : 1143 us:  No compatible code objects found for: gfx1036, value of HIP_FORCE_SPIRV_CODEOBJECT: 0\n",
+    );
+    assert!(codes(&t).contains(&"RC316"), "{:?}", codes(&t));
+}

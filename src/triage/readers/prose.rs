@@ -53,8 +53,9 @@ fn windows_rocm(t: &str) -> Option<String> {
 }
 
 /// torch's version from a wheel file name in `t`: `torch-2.3.0+rocm6.2.3-cp310-…whl`,
-/// `torch-2.3.0.dev20240126%2Brocm6.0-cp310-…`. Only ROCm builds (the local tag names the
-/// build; a wheel without one says nothing about ROCm).
+/// `torch-2.3.0.dev20240126%2Brocm6.0-cp310-…`, `torch-2.13.0.dev20260424%2Bcu132-cp314-…`.
+/// Only wheels whose local tag names the build (`+rocm…`, `+cu…`, `+cpu`): a wheel without one
+/// says nothing of the build.
 fn wheel_torch(t: &str) -> Option<String> {
     let mut from = 0;
     while let Some(i) = t[from..].at("torch-") {
@@ -77,7 +78,7 @@ fn wheel_torch(t: &str) -> Option<String> {
         };
         let v = name[..end].replace("%2B", "+").replace("%2b", "+");
         let ok = v.as_bytes().first().is_some_and(u8::is_ascii_digit)
-            && v.contains("+rocm")
+            && (v.contains("+rocm") || v.contains("+cu") || v.contains("+cpu"))
             && v.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+'));
         if ok && name[end..].has(".whl") {
             return Some(v);
@@ -374,5 +375,21 @@ mod tests {
         assert!(s.prose.rocm.is_none());
         let (_, s) = run(read, "fails with ROCm 7.1 and torch\n");
         assert_eq!(s.prose.rocm.as_ref().unwrap().v, "7.1");
+    }
+
+    #[test]
+    fn a_cuda_or_cpu_wheel_names_its_build_too() {
+        assert_eq!(
+            wheel_torch(
+                "installed https://download.pytorch.org/whl/cu128/torch-2.9.1%2Bcu128-cp312-cp312-win_amd64.whl"
+            )
+            .as_deref(),
+            Some("2.9.1+cu128")
+        );
+        assert_eq!(
+            wheel_torch("torch-2.9.1+cpu-cp312-cp312-linux_x86_64.whl").as_deref(),
+            Some("2.9.1+cpu")
+        );
+        assert_eq!(wheel_torch("torch-2.9.1+git1234-cp312-cp312-linux_x86_64.whl"), None);
     }
 }
