@@ -1432,3 +1432,17 @@ fn no_compatible_code_objects_is_missing_gpu_code() {
     );
     assert!(codes(&t).contains(&"RC316"), "{:?}", codes(&t));
 }
+
+#[test]
+fn pip_rocm_is_the_rocm_of_a_pip_log() {
+    // a pip log of AMD's wheels (values ours): the core wheel's version is the ROCm, from pip;
+    // the index folder in a URL is no TheRock build, and there is no second, system ROCm
+    let log = "Looking in indexes: https://rocm.nightlies.amd.com/v2-staging/gfx120X-all/\n\
+Collecting rocm[devel,libraries]\n\
+  Downloading https://rocm.nightlies.amd.com/v2-staging/gfx120X-all/rocm-7.13.0a20260501.tar.gz (17 kB)\n\
+Collecting rocm-sdk-core==7.13.0a20260501 (from rocm[devel,libraries])\n";
+    let t = read("pip.log", log);
+    let c = codes(&t);
+    assert!(c.contains(&"RC106"), "a preview from pip: {c:?}");
+    assert!(!c.contains(&"RC111"), "one ROCm, from pip: {c:?}");
+}

@@ -1175,7 +1175,14 @@ fn gpu_facts(
 /// The installed ROCm (a release line, or Core SDK wheels).
 fn rocm_facts(seen: &Seen, f: &mut Facts, names: &[String]) {
     let o = |s: Src| origin(names, s);
-    if let Some(r) = &seen.rocm {
+    // A version read from prose where the paste shows ROCm's pip packages is no second, system
+    // ROCm (RC111 would call it one): the pip packages are the evidence.
+    let pip_rocm = seen
+        .pip
+        .iter()
+        .any(|p| p.v.name == "rocm" || p.v.name.starts_with("rocm-sdk") || p.v.name.starts_with("rocm_sdk"));
+    let prose_beside_pip = seen.from_prose.contains(&"rocm") && (pip_rocm || seen.rocm_sdk.version.is_some());
+    if let Some(r) = seen.rocm.as_ref().filter(|_| !prose_beside_pip) {
         // A Core SDK prefix in the paste names where this version sits (same major.minor).
         let path = seen.rocm_core.as_ref().and_then(|c| {
             let (v, p) = &c.v;
@@ -1215,6 +1222,24 @@ fn rocm_facts(seen: &Seen, f: &mut Facts, names: &[String]) {
                 torch_loads: false,
             },
             o(first),
+        ));
+    } else if let Some(core) = seen.pip.iter().find(|p| {
+        // no `rocm-sdk` output: the core wheel's version in a package list or pip log is the
+        // ROCm that pip installed (`Collecting rocm-sdk-core==7.13.0a20260425`)
+        matches!(p.v.name.as_str(), "rocm-sdk-core" | "rocm_sdk_core") && p.v.version.is_some()
+    }) {
+        f.rocm.push(Sourced::new(
+            RocmInstall {
+                version: core.v.version.clone().unwrap_or_default(),
+                from: RocmFrom::PipWheels,
+                path: None,
+                rocblas_gfx: vec![],
+                hipblaslt_gfx: vec![],
+                via: vec![],
+                targets: vec![],
+                torch_loads: false,
+            },
+            o(core.src),
         ));
     }
 }

@@ -228,6 +228,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         .iter()
         .any(|a| a.reader == "agent_enumerator" && a.src.file == file);
     // distinct names and targets seen (sets: a log of many distinct lines stays linear)
+    let start = seen.agents.len();
     let mut names: foldhash::HashSet<String> = foldhash::HashSet::default();
     let mut targets: foldhash::HashSet<String> = foldhash::HashSet::default();
     let mut fired = false;
@@ -303,6 +304,24 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // one GPU per product, however each print writes its name (`AMD Radeon(TM) 860M
         // Graphics`, `AMD Radeon 860M`)
         let key = crate::matrix::product_key(shown).unwrap_or_else(|| shown.to_string());
+        // a generic name (`AMD Radeon Graphics gcnArchName=gfx906`) with a target another name
+        // of this print already has is that GPU, in either order
+        if let Some(g) = &gfx {
+            let matrix = crate::matrix::Matrix::embedded();
+            let generic = |n: &str| matrix.gpu_by_name(n).is_none();
+            if let Some(i) =
+                (start..seen.agents.len()).find(|&i| seen.agents[i].gfx.as_ref().is_some_and(|a| &a.v == g))
+            {
+                let a = &mut seen.agents[i];
+                if generic(shown) || a.marketing.as_deref().is_some_and(generic) {
+                    if a.marketing.as_deref().is_some_and(generic) && !generic(shown) {
+                        a.marketing = Some(shown.to_string());
+                        a.name_src = Some(src);
+                    }
+                    continue;
+                }
+            }
+        }
         if !names.insert(key) {
             continue;
         }
@@ -316,7 +335,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         });
     }
     // a name and a bare target in the same print are one GPU when the paste shows one of each
-    let first = seen.agents.len() - names.len() - targets.len();
+    let first = start;
     let mine: Vec<usize> = (first..seen.agents.len()).collect();
     if mine.len() == 2 {
         let (a, b) = (mine[0], mine[1]);
@@ -506,5 +525,23 @@ mod tests {
             "{:?}",
             s.agents
         );
+    }
+
+    #[test]
+    fn a_generic_name_with_a_known_gpus_target_is_that_gpu() {
+        for text in [
+            "GPU: AMD Instinct MI50 (gfx906:sramecc+:xnack-)\n  0: AMD Radeon Graphics gcnArchName=gfx906:sramecc+:xnack-\n",
+            "Device: AMD Radeon Graphics (gfx906)\nname = AMD Instinct MI50 (gfx906)\n",
+        ] {
+            let (_, s) = run(read, text);
+            assert_eq!(s.agents.len(), 1, "{text:?}: {:?}", s.agents);
+            assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Instinct MI50"), "{text:?}");
+        }
+        // two known products with one target are two GPUs
+        let (_, s) = run(
+            read,
+            "Device: AMD Radeon RX 7900 XTX (gfx1100)\nDevice: AMD Radeon PRO W7900 (gfx1100)\n",
+        );
+        assert_eq!(s.agents.len(), 2);
     }
 }

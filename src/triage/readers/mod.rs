@@ -108,6 +108,8 @@ const GATES: &[(&str, &[&str])] = &[
             "-generic",
             "microsoft-standard",
             "index-url",
+            "--index",
+            "--default-index",
             "X-",
             "-dist-",
             "ROCm ",

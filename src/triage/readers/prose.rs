@@ -32,10 +32,18 @@ fn opt_rocm(t: &str) -> Option<String> {
     None
 }
 
-/// The URL after `--index-url` / `--extra-index-url` (`=` or a blank between).
+/// The URL after `--index-url` / `--extra-index-url`, or uv's `--index` / `--default-index`
+/// (`=` or a blank between).
 fn index_url(t: &str) -> Option<String> {
-    let p = t.at("index-url")?;
-    let rest = t[p + 9..].trim_start_matches(['=', ' ']);
+    let rest = if let Some(p) = t.at("index-url") {
+        &t[p + 9..]
+    } else {
+        let p = t.at("--index").or_else(|| t.at("--default-index"))?;
+        let after = &t[p..];
+        let name_end = after.find([' ', '=']).unwrap_or(after.len());
+        &after[name_end..]
+    };
+    let rest = rest.trim_start_matches(['=', ' ']);
     let u: String = rest
         .chars()
         .take_while(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '`'))
@@ -94,6 +102,9 @@ fn wheel_torch(t: &str) -> Option<String> {
 /// name that holds a target family.
 fn therock_build(t: &str) -> Option<String> {
     for tok in t.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '(' | ')' | ',')) {
+        // a file name, not the folder of a URL (`…/gfx103X-all/rocm-7.13.0a….tar.gz` names an
+        // index folder and a `rocm` sdist, not a TheRock build)
+        let tok = tok.rsplit(['/', '\\']).next().unwrap_or(tok);
         let Some(g) = tok.find("gfx") else { continue };
         let Some((_, v)) = tok[g..].rsplit_once('-') else {
             continue;
@@ -252,7 +263,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             seen.prose.kernel = Some(seen.at(k, l.no));
         }
         if seen.prose.index_url.is_none()
-            && t.has("index-url")
+            && (t.has("index-url") || t.has("--index") || t.has("--default-index"))
             && let Some(u) = index_url(t)
         {
             fired = true;
@@ -391,5 +402,18 @@ mod tests {
             Some("2.9.1+cpu")
         );
         assert_eq!(wheel_torch("torch-2.9.1+git1234-cp312-cp312-linux_x86_64.whl"), None);
+    }
+
+    #[test]
+    fn uvs_index_flags_name_the_index() {
+        assert_eq!(
+            index_url("uv pip install --index https://repo.amd.com/rocm/whl/gfx1151/ jax").as_deref(),
+            Some("https://repo.amd.com/rocm/whl/gfx1151/")
+        );
+        assert_eq!(
+            index_url("uv pip install --default-index=https://rocm.nightlies.amd.com/v2/gfx120X-all/ torch").as_deref(),
+            Some("https://rocm.nightlies.amd.com/v2/gfx120X-all/")
+        );
+        assert_eq!(index_url("--index-strategy unsafe-best-match"), None);
     }
 }
