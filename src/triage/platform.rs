@@ -200,6 +200,8 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("apt-get install ", Hint::Linux),
     ("have unmet dependencies", Hint::Linux),
     ("dpkg: ", Hint::Linux),
+    // rocminfo's header on Linux (`ROCk module version 6.16.6 is loaded`: amdgpu's KFD)
+    ("ROCk module version", Hint::Linux),
     // rocm-smi's banner: the tool reads Linux's sysfs (WSL and Windows have none)
     ("ROCm System Management Interface", Hint::Linux),
     // Windows' own probes and shell, as scripts print them (`Trying wmic method...`)
@@ -256,7 +258,9 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
         if h.wsl.is_none() && wsl {
             h.wsl = Some(src(l.no));
         }
-        if h.windows.is_none() && (windows || (drive && drive_path(t)) || (file_name && windows_file(t))) {
+        if h.windows.is_none()
+            && (windows || (drive && drive_path(t)) || (file_name && windows_file(t)) || windows_name_line(t))
+        {
             h.windows = Some(src(l.no));
         }
         // a tool's requirement text (`metal  unsupported  Requires macOS`) is not where it ran
@@ -363,6 +367,18 @@ fn lspci_line(t: &str) -> bool {
                 .iter()
                 .any(|w| class.ends_with(w))
         })
+}
+
+/// A line that is only Windows' name and version (`Windows 11 Pro`, `windows 10 22H2`), as in a
+/// typed list of one's setup.
+fn windows_name_line(t: &str) -> bool {
+    let t = super::paste::trim(t);
+    let b = t.as_bytes();
+    if t.len() > 32 || b.len() < 10 || !b[..8].eq_ignore_ascii_case(b"windows ") {
+        return false;
+    }
+    let mut words = t[8..].split_whitespace();
+    words.next().is_some_and(|v| matches!(v, "10" | "11")) && words.count() <= 2
 }
 
 /// One item that is only a Linux distribution's name.
@@ -658,5 +674,19 @@ mod tests {
         ] {
             assert_eq!(platform(t), None, "{t:?}");
         }
+    }
+
+    #[test]
+    fn typed_windows_names_and_rocminfos_linux_header() {
+        assert_eq!(
+            platform("LM Studio 0.4.12\nWindows 11 pro\nrx9060xt\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(
+            platform("ROCk module version 6.16.6 is loaded\n"),
+            Some(Platform::Linux)
+        );
+        // a sentence about Windows is no typed name
+        assert_eq!(platform("it worked on Windows 11 last year but not since\n"), None);
     }
 }

@@ -242,6 +242,11 @@ fn xt_model(t: &str) -> Option<String> {
         .collect();
     for (i, w) in words.iter().enumerate() {
         let l = w.to_ascii_lowercase();
+        // the series prefix written without its space (`rx9060xt`)
+        let l = match l.strip_prefix("rx") {
+            Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => r.to_string(),
+            _ => l,
+        };
         let digits = l.bytes().take_while(u8::is_ascii_digit).count();
         if digits != 4 || !matches!(l.as_bytes()[0], b'5'..=b'9') {
             continue;
@@ -1122,5 +1127,12 @@ mod tests {
         );
         assert_eq!(s.os.as_ref().unwrap().v, "CachyOS Linux (6.19.10-1-cachyos x86_64)");
         assert_eq!(s.kernel.as_ref().unwrap().v, "6.19.10-1-cachyos");
+    }
+
+    #[test]
+    fn a_model_number_glued_to_its_series() {
+        assert_eq!(xt_model("rx9060xt").as_deref(), Some("Radeon RX 9060 XT"));
+        assert_eq!(xt_model("RX7900XTX 24GB").as_deref(), Some("Radeon RX 7900 XTX"));
+        assert_eq!(xt_model("rxvt terminal"), None);
     }
 }

@@ -126,6 +126,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut show_torch = false; // inside `pip show torch` output
     let mut show_rocm: Option<String> = None; // inside `pip show rocm-…` output
+    let mut listed: Vec<String> = Vec::new(); // distinct torch versions of freeze/list rows
+    let mut set_here = false;
     for l in lines {
         let t = trim(&l.text);
         // a row written as an inline code span (`` `torch 2.13.0a0+rocm7.13.0` `` in a sentence list)
@@ -214,11 +216,21 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             .or_else(|| list_version(t));
         if let Some(c) = c {
             fired = true;
+            if listed.len() < 2 && !listed.iter().any(|x| x == c) {
+                listed.push(c.to_string());
+            }
             if seen.torch.is_none() {
                 seen.torch = Some(seen.at(c.to_string(), l.no));
                 seen.torch_from_pip = true;
+                set_here = true;
             }
         }
+    }
+    // two versions of torch in one list are a resolver's candidates (uv's `torch==…` list of
+    // what an index offers), not what is installed: an environment holds one
+    if set_here && listed.len() > 1 {
+        seen.torch = None;
+        seen.torch_from_pip = false;
     }
     fired
 }
@@ -369,5 +381,16 @@ mod tests {
         let line = format!("Collecting rocm (from {})\n", "rocm[".repeat(50_000));
         let (_, s) = run(read, &line);
         assert_eq!(s.pip.len(), 1);
+    }
+
+    #[test]
+    fn a_resolvers_list_of_versions_is_not_an_install() {
+        let (_, s) = super::super::run(
+            super::read,
+            "          torch==2.10.0+rocm7.13.0a20260320\n          torch==2.10.0+rocm7.13.0a20260321\n",
+        );
+        assert!(s.torch.is_none());
+        let (_, s) = super::super::run(super::read, "numpy==2.1.0\ntorch==2.9.1+rocm6.4\n");
+        assert_eq!(s.torch.as_ref().unwrap().v, "2.9.1+rocm6.4");
     }
 }
