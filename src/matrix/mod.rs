@@ -1471,6 +1471,26 @@ impl Matrix {
                 }
             }
         }
+        if found.is_none() {
+            // an Instinct model written without its letter (`Mi325`, `MI300`): the products of
+            // that number (`MI325X`; `MI300X`, `MI300A`), when they share one target
+            let key = product_key(&strip_parens(name)).unwrap_or_default();
+            if key.len() >= 4 && key.starts_with("mi") && key[2..].bytes().all(|b| b.is_ascii_digit()) {
+                for g in &self.gpus {
+                    for (k, n) in g.name_keys().iter() {
+                        if k.strip_prefix(key.as_str())
+                            .is_some_and(|rest| matches!(rest, "x" | "a"))
+                        {
+                            match found {
+                                None => found = Some((g, n.as_str())),
+                                Some((f, _)) if f.gfx == g.gfx => {}
+                                Some(_) => return NameMatch::None,
+                            }
+                        }
+                    }
+                }
+            }
+        }
         match found {
             Some((g, n)) => NameMatch::One(g, n),
             None => NameMatch::None,

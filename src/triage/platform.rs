@@ -174,6 +174,13 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("/usr/src/", Hint::Linux),
     // Debian's Python layout and root's home (containers)
     ("/dist-packages/", Hint::Linux),
+    // a venv's POSIX layout (Windows writes `Lib\\site-packages`); macOS shows its own names
+    ("/lib/python3.", Hint::Linux),
+    // Debian's package tools: `dpkg -l` and its rows' revision of an Ubuntu release
+    ("dpkg -l", Hint::Linux),
+    ("~22.04", Hint::Linux),
+    ("~24.04", Hint::Linux),
+    ("~26.04", Hint::Linux),
     ("/root/", Hint::Linux),
     // distribution names that are nothing else; others only before a version (`Ubuntu 24.04`)
     ("CachyOS", Hint::Linux),
@@ -258,7 +265,13 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
         if h.wsl.is_none() && wsl {
             h.wsl = Some(src(l.no));
         }
+        // a code comment in a traceback (`# On Windows, this may fail if x.dll …`) is no output
+        let comment = {
+            let s = t.trim_start();
+            s.starts_with("# ") || s.starts_with("// ")
+        };
         if h.windows.is_none()
+            && !comment
             && (windows || (drive && drive_path(t)) || (file_name && windows_file(t)) || windows_name_line(t))
         {
             h.windows = Some(src(l.no));
@@ -374,11 +387,12 @@ fn lspci_line(t: &str) -> bool {
 fn windows_name_line(t: &str) -> bool {
     let t = super::paste::trim(t);
     let b = t.as_bytes();
-    if t.len() > 32 || b.len() < 10 || !b[..8].eq_ignore_ascii_case(b"windows ") {
+    if t.len() > 40 || b.len() < 10 || !b[..8].eq_ignore_ascii_case(b"windows ") {
         return false;
     }
+    // `Windows 11 Home 25H2 26200.7623`: an edition, a release and a build at most
     let mut words = t[8..].split_whitespace();
-    words.next().is_some_and(|v| matches!(v, "10" | "11")) && words.count() <= 2
+    words.next().is_some_and(|v| matches!(v, "10" | "11")) && words.count() <= 3
 }
 
 /// One item that is only a Linux distribution's name.
@@ -519,6 +533,19 @@ mod tests {
             Some(Platform::Wsl)
         );
         assert_eq!(platform("### Result (macOS, Apple Silicon)\n"), Some(Platform::Macos));
+        // shapes of 2026 pastes (values ours): a typed Windows line with its build, a test's
+        // source comment that names a DLL inside a Linux venv's traceback, dpkg's table
+        assert_eq!(platform("Windows 10 Pro 22H2 19045.6456\n"), Some(Platform::Windows));
+        assert_eq!(
+            platform(
+                "        # on Windows this needs foo_2.dll\n  File \"/w/.venv/lib/python3.12/site-packages/x.py\", line 3\n"
+            ),
+            Some(Platform::Linux)
+        );
+        assert_eq!(
+            platform("ii  rocm-core   7.1.0.70100-20~22.04   amd64   ROCm Runtime software stack\n"),
+            Some(Platform::Linux)
+        );
         assert_eq!(platform("- OS: Ubuntu 24.04.2 LTS\n"), Some(Platform::Linux));
         assert_eq!(
             platform("built with GNU 11.4.0 for Linux x86_64\n"),

@@ -50,7 +50,7 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
         };
         // the issue template's Markdown: `- **Name:** cuda:0 … : native`; log prefixes
         // `[INFO] `, `INFO] ` (a copy that lost the bracket), `[2025-01-01 10:00:00.000] `
-        let mut t = t;
+        let mut t = super::strip_stamp(t);
         while let Some(p) = t.at("] ")
             && p < 40
             && (t.starts_with('[') || !t[..p].contains(' '))

@@ -109,7 +109,10 @@ fn strip_log_level(t: &str) -> &str {
     let Some(rest) = t.strip_prefix('[') else { return t };
     let Some(end) = rest.find(']') else { return t };
     const LEVELS: &[&str] = &["info", "warn", "warning", "debug", "error", "notice", "trace"];
-    if LEVELS.iter().any(|l| rest[..end].eq_ignore_ascii_case(l)) {
+    // `[INFO]`, or a component's tag with its level (`[Crystools INFO]`)
+    let tag = &rest[..end];
+    let level = tag.rsplit(' ').next().unwrap_or(tag);
+    if tag.len() <= 32 && LEVELS.iter().any(|l| level.eq_ignore_ascii_case(l)) {
         rest[end + 1..].trim_start()
     } else {
         t
@@ -180,7 +183,7 @@ fn version(v: &str) -> Option<&str> {
 /// A GPU product name: names a Radeon or Instinct, not a processor or a URL.
 fn gpu_name(v: &str) -> bool {
     let l = v.to_ascii_lowercase();
-    (l.has("radeon") || l.has("instinct") || rx_model(&l))
+    (l.has("radeon") || l.has("instinct") || rx_model(&l) || instinct_model(&l))
         && !(l.has("ryzen")
             || l.has("epyc")
             || l.has("threadripper")
@@ -188,6 +191,49 @@ fn gpu_name(v: &str) -> bool {
             || l.has("//")
             || l.has("processor"))
         && v.len() <= 80
+}
+
+/// An integrated GPU's model number written alone in a GPU value (`AMD AI MAX+ 395 (… on
+/// 8060S)`, `Ryzen 7 8845HS / 780M`): `Radeon 8060S`, when the matrix knows it as an APU's.
+fn apu_model(v: &str) -> Option<String> {
+    if v.len() > 120 {
+        return None;
+    }
+    let matrix = crate::matrix::Matrix::embedded();
+    let mut found: Option<String> = None;
+    for w in v.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let b = w.as_bytes();
+        let model = match b.len() {
+            4 => b[..3].iter().all(u8::is_ascii_digit) && matches!(b[3], b'M' | b'm'),
+            5 => b[..4].iter().all(u8::is_ascii_digit) && matches!(b[4], b'S' | b's'),
+            _ => false,
+        };
+        if !model {
+            continue;
+        }
+        let name = format!("Radeon {}", w.to_ascii_uppercase());
+        if !matrix
+            .gpu_by_name(&name)
+            .is_some_and(|(g, _)| g.kind == crate::matrix::GpuKind::Apu)
+        {
+            continue;
+        }
+        match &found {
+            Some(f) if *f != name => return None,
+            _ => found = Some(name),
+        }
+    }
+    found
+}
+
+/// An Instinct model written without the brand word (`MI325X`, `mi300a`, `Mi325`) and alone.
+fn instinct_model(l: &str) -> bool {
+    let l = l.trim();
+    l.len() <= 6
+        && l.strip_prefix("mi").is_some_and(|r| {
+            let d = r.bytes().take_while(u8::is_ascii_digit).count();
+            (2..=3).contains(&d) && matches!(&r[d..], "" | "x" | "a")
+        })
 }
 
 /// A Radeon model number written without the brand word (`RX 9060 XT`, `rx 7900xtx`).
@@ -343,7 +389,44 @@ struct State {
     added: Option<usize>,
     /// A HIP runtime version under a ROCm key: torch's HIP when the input prints a torch version.
     hip_version: Option<crate::triage::At<String>>,
+    /// VRAM and GTT sizes under their keys, for the input's one GPU once all readers ran.
+    vram: Option<crate::triage::At<u64>>,
+    gtt: Option<crate::triage::At<u64>>,
+    /// A second GPU name under a key (the layer keeps one GPU; sizes are then no one's).
+    second_name: bool,
     fired: bool,
+}
+
+/// Sizes of the GPU's memory under their keys (`sysfs VRAM total: 0.50 GiB`, `VRAM: 8176 MiB`).
+/// Code, not `keys.yaml`: a fact name new to that file would make a data bundle unreadable to
+/// every binary before it (matrix check M006).
+fn mem_key(key: &str) -> Option<bool> {
+    match key {
+        "vram"
+        | "vram total"
+        | "total vram"
+        | "vram size"
+        | "sysfs vram total"
+        | "dedicated vram"
+        | "mem_info_vram_total" => Some(true),
+        "gtt" | "gtt total" | "gtt size" | "sysfs gtt total" | "mem_info_gtt_total" => Some(false),
+        _ => None,
+    }
+}
+
+/// A size value: bytes (a bare integer of at least 1 MiB) or a number with a unit (`0.50 GiB`,
+/// `8176 MiB`, `16GB`); nothing else on the line but a parenthetical.
+fn mem_value(v: &str) -> Option<u64> {
+    let v = v.split(" (").next().unwrap_or(v).trim();
+    if let Some(n) = super::number(v) {
+        return (n >= 1 << 20).then_some(n);
+    }
+    let split = v.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (num, unit) = (&v[..split], v[split..].trim());
+    if num.is_empty() || unit.eq_ignore_ascii_case("b") || unit.contains(' ') {
+        return None;
+    }
+    super::size(num, unit).filter(|&b| b >= 1 << 20)
 }
 
 /// Reads key/value pairs of any markup.
@@ -366,6 +449,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         lone,
         added: None,
         hip_version: None,
+        vram: None,
+        gtt: None,
+        second_name: false,
         fired: false,
     };
     // a heading's text waiting for its answer on the next non-blank line (issue templates)
@@ -376,7 +462,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             pending = None;
             continue;
         }
-        let t = trim(&l.text);
+        let t = super::strip_stamp(trim(&l.text));
         if t.is_empty() || t.len() > 400 {
             continue;
         }
@@ -388,6 +474,14 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         for (k, v) in pairs(t, answer.as_deref()) {
             norm_key_into(k, &mut key);
             let Some(fact) = syn.get(key.as_str()).and_then(|f| fact(f)) else {
+                if let Some(is_vram) = mem_key(&key)
+                    && let Some(b) = mem_value(norm_value(v))
+                {
+                    let a = seen.at(b, l.no);
+                    let slot = if is_vram { &mut st.vram } else { &mut st.gtt };
+                    slot.get_or_insert(a);
+                    st.fired = true;
+                }
                 continue;
             };
             take(fact, norm_value(v), l.no, seen, &mut st);
@@ -433,6 +527,17 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     }
     if sysfs_vram(lines, seen) {
         st.fired = true;
+    }
+    // sizes under their keys belong to the input's one GPU
+    let file = seen.file;
+    let mut mine = seen.agents.iter_mut().filter(|a| a.src.file == file);
+    if let (Some(a), None, false) = (mine.next(), mine.next(), st.second_name) {
+        if a.vram.is_none() {
+            a.vram = st.vram;
+        }
+        if a.gtt.is_none() {
+            a.gtt = st.gtt;
+        }
     }
     st.fired
 }
@@ -530,6 +635,21 @@ fn prose_target(lines: &[Line]) -> Option<(u32, String)> {
     for l in lines.iter().filter(|l| !l.command) {
         let t: &str = &l.text;
         if t.len() > 400 || !t.has("gfx") {
+            continue;
+        }
+        // a build's target list (`export PYTORCH_ROCM_ARCH="gfx1151"`, `-DGPU_TARGETS=…`,
+        // `--offload-arch=…`) is what a build is for, not the GPU
+        if [
+            "_ARCH=",
+            "TARGETS=",
+            "TARGET=",
+            "offload-arch=",
+            "--offload-arch ",
+            "offload_arch=",
+        ]
+        .iter()
+        .any(|n| t.has(n))
+        {
             continue;
         }
         for d in super::gfx_tokens(t) {
@@ -680,6 +800,14 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                     Fact::TorchHip => &mut seen.torch_hip,
                     _ => &mut seen.kernel,
                 };
+                // a version written in full later wins over its shortened form
+                // (`PyTorch: 2.11.0.dev + ROCm 7.1` typed, then `2.11.0.dev20260108+rocm7.1` printed)
+                if slot
+                    .as_ref()
+                    .is_some_and(|s| s.v.len() < x.len() && x.starts_with(s.v.as_str()))
+                {
+                    *slot = None;
+                }
                 Seen::first(slot, a);
                 st.fired = true;
             }
@@ -733,10 +861,14 @@ fn take_gpu(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
         return;
     }
     let gfx = gfx_in(v);
-    let name = (fact == Fact::Gpu && gpu_name(v)).then(|| {
+    let name = if fact != Fact::Gpu {
+        None
+    } else if gpu_name(v) {
         // the name without a trailing `(gfx…)` or `[gfx…]`
-        cut_tail(v.split(['(', '[']).next().unwrap_or(v).trim()).to_string()
-    });
+        Some(cut_tail(v.split(['(', '[']).next().unwrap_or(v).trim()).to_string())
+    } else {
+        apu_model(v)
+    };
     if gfx.is_none() && name.is_none() {
         return;
     }
@@ -756,6 +888,8 @@ fn take_gpu(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
         if a.marketing.is_none() && name.is_some() {
             a.marketing = name;
             a.name_src = Some(src);
+        } else if name.is_some() && a.marketing != name {
+            st.second_name = true;
         }
         return;
     }
@@ -1052,6 +1186,85 @@ mod tests {
         let lines = crate::triage::paste::lines("Device: AMD Radeon RX 7900 XTX\nbuilt for gfx1030.\n");
         read(&lines, &mut s);
         assert!(s.agents.iter().all(|a| a.gfx.is_none()));
+    }
+
+    #[test]
+    fn sizes_under_their_keys_and_build_targets_in_assignments() {
+        // a hand-made data block (values ours): a processor name, then sizes under their keys
+        let t = "Ryzen AI 9 HX 370 w/ Radeon 890M\nsysfs VRAM total:   2.00 GiB\nsysfs GTT total:   48.00 GiB\n";
+        let lines = crate::triage::paste::lines(t);
+        let mut s = crate::triage::Seen::default();
+        read(&lines, &mut s);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].vram.as_ref().unwrap().v, 2 << 30);
+        assert_eq!(s.agents[0].gtt.as_ref().unwrap().v, 48 << 30);
+        // a size too small for a GPU, a word, a decimal without unit: nothing
+        for v in ["12", "lots", "0.5"] {
+            assert_eq!(mem_value(v), None, "{v}");
+        }
+        assert_eq!(mem_value("8176 MiB"), Some(8176 << 20));
+        assert_eq!(mem_value("17095983104"), Some(17_095_983_104));
+        // two GPUs: a size under a key is no one's
+        let t = "GPU: Radeon RX 7900 XTX\nGPU: Radeon RX 6600\nVRAM: 24 GiB\n";
+        let (_, s) = run(read, t);
+        assert!(s.agents.iter().all(|a| a.vram.is_none()));
+        // a build's target list in quotes is not the GPU; a name beside it still is
+        let t = "- GPU: Radeon 8060S\nexport PYTORCH_ROCM_ARCH=\"gfx1151\"\ncmake -DGPU_TARGETS=\"gfx1100\" ..\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1);
+        assert!(s.agents[0].gfx.is_none());
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon 8060S"));
+    }
+
+    #[test]
+    fn a_gpu_value_that_names_an_apu_by_its_model_or_an_instinct_without_brand() {
+        for (text, want) in [
+            ("- GPU: AMD AI MAX+ 390 (tested on 8060S)\n", Some("Radeon 8060S")),
+            ("GPU: Ryzen 7 7840HS / 780m\n", Some("Radeon 780M")),
+            ("GPU: MI300A\n", Some("MI300A")),
+            // a memory size, an unknown model, two models: no name
+            ("GPU: 512M shared\n", None),
+            ("GPU: 999M\n", None),
+            ("GPU: 780M or 8060S\n", None),
+        ] {
+            let (_, s) = run(read, text);
+            assert_eq!(s.agents.first().and_then(|a| a.marketing.as_deref()), want, "{text:?}");
+        }
+        // the Instinct model without its letter: the products of that number share gfx942
+        let m = crate::matrix::Matrix::embedded();
+        assert_eq!(m.gpu_by_name("Mi325").map(|(g, _)| g.gfx.as_str()), Some("gfx942"));
+        assert_eq!(m.gpu_by_name("MI300").map(|(g, _)| g.gfx.as_str()), Some("gfx942"));
+        assert!(m.gpu_by_name("MI9").is_none());
+    }
+
+    #[test]
+    fn a_version_in_full_wins_over_its_short_form() {
+        let t = "PyTorch: 2.12.0.dev + ROCm 7.2\nPyTorch: 2.12.0.dev20260301+rocm7.2\nPyTorch: 2.12.0\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.torch.as_ref().unwrap().v, "2.12.0.dev20260301+rocm7.2");
+        assert_eq!(s.torch.as_ref().unwrap().src.line, 2);
+    }
+
+    #[test]
+    fn app_log_time_stamps_are_not_keys() {
+        let t = "2026-02-01T09:00:01.123456 - pytorch version: 2.10.0+rocm7.1\n2026-02-01 09:00:02,001 | Platform release: 6.18.3-arch1-1\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.torch.as_ref().unwrap().v, "2.10.0+rocm7.1");
+        assert_eq!(s.kernel.as_ref().unwrap().v, "6.18.3-arch1-1");
+        let (_, s) = run(
+            read,
+            "2026-02-01T09:00:01 - [SomeNode INFO] Platform release: 6.17.0-8-generic\n",
+        );
+        assert_eq!(s.kernel.as_ref().unwrap().v, "6.17.0-8-generic");
+        assert_eq!(
+            crate::triage::readers::strip_stamp("2026-02-01 09:00:02 kernel: x"),
+            "kernel: x"
+        );
+        // not a stamp: a date alone, a version
+        assert_eq!(
+            crate::triage::readers::strip_stamp("2026-02-01 was the day"),
+            "2026-02-01 was the day"
+        );
     }
 
     #[test]

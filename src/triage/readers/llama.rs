@@ -68,10 +68,19 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
             let (name, after) = body.split_once(", ").unwrap_or((body, ""));
             let gfx = after.split([' ', ',']).next().and_then(gfx_in);
+            // newer builds end the line with `…, VRAM: 8176 MiB`
+            let vram = after.split(", ").find_map(|f| {
+                let v = f.strip_prefix("VRAM: ")?;
+                let (n, u) = v.split_once(' ')?;
+                super::size(n, u)
+            });
             let a = agent(seen, i, src);
             set_name(a, name, src);
             if let Some(g) = gfx {
                 a.gfx.get_or_insert(At { v: g, src });
+            }
+            if let Some(b) = vram {
+                a.vram.get_or_insert(At { v: b, src });
             }
             continue;
         }
@@ -159,6 +168,16 @@ mod tests {
         assert_eq!(a.gfx.as_ref().unwrap().src.line, 2);
         assert_eq!(a.marketing.as_deref(), Some("AMD Radeon(TM) Graphics"));
         assert_eq!(a.vram.as_ref().unwrap().v, 110_511 << 20);
+    }
+
+    #[test]
+    fn a_device_line_with_its_vram() {
+        // newer ggml start-up lines end with the device's VRAM (values ours)
+        let t = "ggml_cuda_init: found 2 ROCm devices (Total VRAM: 24000 MiB):\n  Device 0: AMD Radeon RX 7800 XT, gfx1101 (0x1101), VMM: no, Wave Size: 32, VRAM: 16368 MiB\n  Device 1: AMD Radeon RX 6600, gfx1032 (0x1032), VMM: no, Wave Size: 32, VRAM: 7632 MiB\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 2);
+        assert_eq!(s.agents[0].vram.as_ref().unwrap().v, 16368 << 20);
+        assert_eq!(s.agents[1].vram.as_ref().unwrap().v, 7632 << 20);
     }
 
     #[test]

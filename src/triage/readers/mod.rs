@@ -105,6 +105,8 @@ const GATES: &[(&str, &[&str])] = &[
             "\\AMD\\ROCm\\",
             "torch-",
             "+rocm",
+            "+cpu",
+            "+cu1",
             "-generic",
             "microsoft-standard",
             "index-url",
@@ -150,6 +152,38 @@ pub fn read_all(lines: &[Line], seen: &mut Seen) {
 pub fn kv(t: &str) -> Option<(&str, &str)> {
     let (k, v) = t.split_once(':')?;
     Some((k.trim(), v.trim()))
+}
+
+/// A line without a leading ISO date and time and the separator after it
+/// (`2026-01-06T16:15:11.761669 - pytorch version: …`, `2026-03-01 10:00:00,123 | INFO | …`):
+/// app loggers' prefixes, before their message.
+pub fn strip_stamp(t: &str) -> &str {
+    let b = t.as_bytes();
+    let d = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    if !(b.len() > 20
+        && (0..4).all(d)
+        && b[4] == b'-'
+        && d(5)
+        && d(6)
+        && b[7] == b'-'
+        && d(8)
+        && d(9)
+        && matches!(b[10], b'T' | b' ')
+        && d(11)
+        && d(12)
+        && b[13] == b':')
+    {
+        return t;
+    }
+    let end = b[11..]
+        .iter()
+        .position(|c| !(c.is_ascii_digit() || matches!(c, b':' | b'.' | b',' | b'Z' | b'+')))
+        .map_or(b.len(), |p| 11 + p);
+    let rest = t[end..].trim_start();
+    rest.strip_prefix("- ")
+        .or_else(|| rest.strip_prefix("| "))
+        .unwrap_or(rest)
+        .trim_start()
 }
 
 /// A byte/number count as printed: `25753026560`, `25,753,026,560`, `25_753_026_560`.

@@ -43,10 +43,11 @@ fn index_url(t: &str) -> Option<String> {
         let name_end = after.find([' ', '=']).unwrap_or(after.len());
         &after[name_end..]
     };
-    let rest = rest.trim_start_matches(['=', ' ']);
+    // a Markdown link around the URL (`[https://…](https://…)`, an editor's autolink `<…>`)
+    let rest = rest.trim_start_matches(['=', ' ', '[', '<']);
     let u: String = rest
         .chars()
-        .take_while(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '`'))
+        .take_while(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '`' | ']' | '>' | '('))
         .take(300)
         .collect();
     u.starts_with("http").then_some(u)
@@ -190,7 +191,12 @@ fn word_torch(t: &str) -> Option<String> {
             .next()
             .unwrap_or("")
             .trim_end_matches('.');
-        if v.as_bytes().first().is_some_and(u8::is_ascii_digit) && v.contains('.') && v.contains("+rocm") {
+        // a build tag says which build: ROCm's, CPU's (`torch 2.10.0+cpu detected`), CUDA's
+        let tagged = v.contains("+rocm")
+            || v.ends_with("+cpu")
+            || v.split_once("+cu")
+                .is_some_and(|(_, r)| r.len() >= 2 && r.bytes().all(|b| b.is_ascii_digit()));
+        if v.as_bytes().first().is_some_and(u8::is_ascii_digit) && v.contains('.') && tagged {
             return Some(v.to_string());
         }
     }
@@ -249,7 +255,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             seen.prose.torch = Some(seen.at(v, l.no));
         }
         if seen.prose.torch.is_none()
-            && t.has("+rocm")
+            && (t.has("+rocm") || t.has("+cpu") || t.has("+cu1"))
             && let Some(v) = word_torch(t)
         {
             fired = true;
@@ -332,6 +338,10 @@ mod tests {
                 Some("2.11.0+rocm7.15.0a20260728"),
             ),
             ("Using PyTorch 2.9.1+rocm6.4.", Some("2.9.1+rocm6.4")),
+            // another build's tag says which build too
+            ("  deps   ... torch 2.9.0+cpu detected", Some("2.9.0+cpu")),
+            ("found torch 2.8.0+cu128 in the venv", Some("2.8.0+cu128")),
+            ("torch 2.8.0+cuda", None),
             // no ROCm local tag, not the word
             ("torch 2.9.1 installed", None),
             ("pytorch-triton 3.2.0+rocm6.3", None),
@@ -415,5 +425,14 @@ mod tests {
             Some("https://rocm.nightlies.amd.com/v2/gfx120X-all/")
         );
         assert_eq!(index_url("--index-strategy unsafe-best-match"), None);
+        // a Markdown link or an autolink around the URL
+        assert_eq!(
+            index_url("pip install --index-url [https://rocm.nightlies.amd.com/v2/gfx1151/](https://rocm.nightlies.amd.com/v2/gfx1151/) torch").as_deref(),
+            Some("https://rocm.nightlies.amd.com/v2/gfx1151/")
+        );
+        assert_eq!(
+            index_url("pip install --index-url <https://repo.amd.com/rocm/whl/gfx1100/> torch").as_deref(),
+            Some("https://repo.amd.com/rocm/whl/gfx1100/")
+        );
     }
 }
