@@ -25,6 +25,7 @@ fn corpus_dirs() -> Vec<PathBuf> {
             "heldout-2026e",
             "heldout-2026f",
             "heldout-2026g",
+            "heldout-2026h",
         ]
         .iter()
         .map(|d| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/triage").join(d))

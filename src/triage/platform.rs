@@ -165,6 +165,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     // and wins)
     ("/var/lib/", Hint::Linux),
     ("/opt/rocm", Hint::Linux),
+    // amdgpu's device nodes, as containers are given them (`--device /dev/kfd`)
+    ("/dev/kfd", Hint::Linux),
+    ("/dev/dri", Hint::Linux),
     ("/sys/class/kfd", Hint::Linux),
     ("/sys/class/drm/", Hint::Linux),
     ("/sys/module/amdgpu", Hint::Linux),
@@ -438,7 +441,7 @@ const DISTROS: &[&str] = &[
 ];
 
 /// What an operating system's name says (`Windows 11`, `Ubuntu 24.04`, `macOS 15`).
-fn from_os_name(os: &str) -> Option<Platform> {
+pub fn from_os_name(os: &str) -> Option<Platform> {
     let l = os.to_ascii_lowercase();
     if l.has("wsl") {
         Some(Platform::Wsl)
@@ -536,6 +539,10 @@ mod tests {
         // shapes of 2026 pastes (values ours): a typed Windows line with its build, a test's
         // source comment that names a DLL inside a Linux venv's traceback, dpkg's table
         assert_eq!(platform("Windows 10 Pro 22H2 19045.6456\n"), Some(Platform::Windows));
+        assert_eq!(
+            platform("podman run --device /dev/kfd --device /dev/dri img\n"),
+            Some(Platform::Linux)
+        );
         assert_eq!(
             platform(
                 "        # on Windows this needs foo_2.dll\n  File \"/w/.venv/lib/python3.12/site-packages/x.py\", line 3\n"

@@ -18,12 +18,34 @@ use crate::triage::paste::trim;
 
 const NA: &[&str] = &["N/A", "Could not collect", "None", "No CUDA", "No HIP", ""];
 
+/// Keys only collect_env's report prints together.
+const REPORT_KEYS: &[&str] = &[
+    "PyTorch version",
+    "Is debug build",
+    "CUDA used to build PyTorch",
+    "ROCM used to build PyTorch",
+    "GCC version",
+    "Clang version",
+    "CMake version",
+    "Libc version",
+    "Python platform",
+    "Is CUDA available",
+    "HIP runtime version",
+    "MIOpen runtime version",
+    "Is XNNPACK available",
+    "CUDA runtime version",
+];
+
 /// Reads collect_env output.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut in_gpus = false;
     let mut traceback: Option<u32> = None;
     let mut exception: Option<(u32, &str)> = None;
+    // the report itself (its banner, a frame in collect_env.py) or three of its keys: a typed
+    // `PyTorch version:` beside someone else's traceback is no crashed report
+    let mut report = false;
+    let mut keys = 0u32;
     for l in lines {
         let t = trim(&l.text);
         if t.starts_with("Traceback (most recent call last)") {
@@ -38,9 +60,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // the banner, and a traceback frame inside collect_env.py (a paste may start there)
         if t.starts_with("Collecting environment information") {
             fired = true;
+            report = true;
         }
         if t.starts_with("File \"") && t.has("collect_env.py\", line") {
             fired = true;
+            report = true;
             if traceback.is_none() {
                 traceback = Some(l.no);
             }
@@ -62,6 +86,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             _ => t,
         };
         let Some((k, v)) = kv(t) else { continue };
+        if REPORT_KEYS.contains(&k) {
+            keys += 1;
+        }
         let known = !NA.contains(&v);
         match k {
             "PyTorch version" => {
@@ -145,7 +172,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
     }
     // A traceback in a paste where collect_env fired: the report stopped before its end.
-    if fired && let Some(tb) = traceback {
+    if fired
+        && (report || keys >= 3)
+        && let Some(tb) = traceback
+    {
         let (line, text) = exception.unwrap_or((tb, "Traceback (most recent call last)"));
         seen.event(line, crate::facts::EventKind::ReportCrashed, None, text);
     }
@@ -276,6 +306,12 @@ HIP runtime version: 6.0.32830
         assert_eq!(e.v.kind, crate::facts::EventKind::ReportCrashed);
         assert_eq!(e.src.line, 7);
         assert!(e.v.text.starts_with("AttributeError"));
+        // a typed `PyTorch version:` item beside an import's traceback is no crashed report
+        let (_, s) = run(
+            read,
+            "Traceback (most recent call last):\nImportError: libfoo.so.1: cannot open shared object file\n* **PyTorch version:** `2.12.0`\n",
+        );
+        assert!(s.events.is_empty());
         // a traceback with no collect_env line is someone else's
         let (_, s) = run(read, "Traceback (most recent call last):\nValueError: x\n");
         assert!(s.events.is_empty());

@@ -172,8 +172,9 @@ fn version(v: &str) -> Option<&str> {
         }
         _ => v,
     };
+    // `7.1.1/7.1.52802-9999` (a release and its HIP build, as a typed list writes both)
     let w = v
-        .split([' ', ',', ';'])
+        .split([' ', ',', ';', '/'])
         .next()?
         .trim_end_matches([')', '.', '`', '"', '*']);
     let w = w.strip_prefix('v').unwrap_or(w);
@@ -484,6 +485,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 }
                 continue;
             };
+            // `Platform: Framework Desktop`: `platform` is an OS only when its value names one
+            if fact == Fact::Os && key == "platform" && crate::triage::platform::from_os_name(norm_value(v)).is_none() {
+                continue;
+            }
             take(fact, norm_value(v), l.no, seen, &mut st);
         }
     }
@@ -848,6 +853,25 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
 /// A GPU or gfx key: fills the GPU another reader saw by name only, or the one this reader
 /// added, or adds one.
 fn take_gpu(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
+    // one value naming two GPUs, each with its target (`RX 7800 XT (gfx1101), also an RX 6600
+    // XT (gfx1032)`): each is a GPU of its own
+    if fact == Fact::Gpu && !st.had_gpu && v.len() <= 300 {
+        let parts: Vec<&str> = v.split_inclusive("), ").collect();
+        let targets: Vec<Option<String>> = parts.iter().map(|p| gfx_in(p)).collect();
+        if parts.len() >= 2 && targets.iter().all(Option::is_some) && targets.windows(2).all(|w| w[0] != w[1]) {
+            for p in parts {
+                st.added = None;
+                take_gpu_one(fact, p.trim_end_matches([',', ' ']), no, seen, st);
+            }
+            st.second_name = true;
+            return;
+        }
+    }
+    take_gpu_one(fact, v, no, seen, st);
+}
+
+/// [`take_gpu`] for a value that names one GPU.
+fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     if st.had_gpu {
         if fact == Fact::Gfx
             && let Some(i) = st.lone
@@ -876,7 +900,30 @@ fn take_gpu(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
         file: seen.file,
         line: no,
     };
-    // an explicit target written later fills the GPU a name gave
+    // an explicit target written later fills the GPU a name gave; a GPU value that is another
+    // GPU (another target written, or a name of another target) is a second GPU
+    // (`- **dGPU:** … R9700 (gfx1201)` then `- **iGPU:** … Radeon 780M (gfx1103)`)
+    let other = |a: &Agent| {
+        let matrix = crate::matrix::Matrix::embedded();
+        let target = |n: &Option<String>, g: Option<&String>| {
+            g.cloned().or_else(|| {
+                n.as_deref()
+                    .and_then(|n| matrix.gpu_by_name(n))
+                    .map(|(t, _)| t.gfx.clone())
+            })
+        };
+        let (mine, theirs) = (
+            target(&name, gfx.as_ref()),
+            target(&a.marketing, a.gfx.as_ref().map(|g| &g.v)),
+        );
+        fact == Fact::Gpu && mine.is_some() && theirs.is_some() && mine != theirs
+    };
+    if let Some(i) = st.added
+        && other(&seen.agents[i])
+    {
+        st.added = None;
+        st.second_name = true;
+    }
     if let Some(i) = st.added {
         let a = &mut seen.agents[i];
         if a.gfx.is_none()
@@ -1238,6 +1285,25 @@ mod tests {
     }
 
     #[test]
+    fn two_gpus_under_two_keys_or_in_one_value() {
+        // shapes of 2026 environment lists (values ours)
+        let t =
+            "- **dGPU:** AMD Radeon RX 9070 XT (**gfx1201**)\n- **iGPU:** Ryzen 7 8700G / Radeon 780M (**gfx1103**)\n";
+        let (_, s) = run(read, t);
+        let g: Vec<_> = s.agents.iter().map(|a| a.gfx.as_ref().map(|g| g.v.as_str())).collect();
+        assert_eq!(g, [Some("gfx1201"), Some("gfx1103")]);
+        let t = "- GPU: AMD Radeon RX 7900 XTX (`gfx1100`), also tried an RX 6700 XT (`gfx1031`) in the same box\n";
+        let (_, s) = run(read, t);
+        let g: Vec<_> = s.agents.iter().map(|a| a.gfx.as_ref().map(|g| g.v.as_str())).collect();
+        assert_eq!(g, [Some("gfx1100"), Some("gfx1031")]);
+        // the same GPU named twice, and a name then its target: one GPU
+        let t = "GPU: Radeon RX 7900 XTX\nGraphics card: AMD Radeon RX 7900 XTX (24 GB)\ngfx target: gfx1100\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1100");
+    }
+
+    #[test]
     fn a_version_in_full_wins_over_its_short_form() {
         let t = "PyTorch: 2.12.0.dev + ROCm 7.2\nPyTorch: 2.12.0.dev20260301+rocm7.2\nPyTorch: 2.12.0\n";
         let (_, s) = run(read, t);
@@ -1251,6 +1317,8 @@ mod tests {
         let (_, s) = run(read, t);
         assert_eq!(s.torch.as_ref().unwrap().v, "2.10.0+rocm7.1");
         assert_eq!(s.kernel.as_ref().unwrap().v, "6.18.3-arch1-1");
+        let (_, s) = run(read, "Platform: Framework Laptop 13\nOS: Fedora Linux 44\n");
+        assert_eq!(s.os.as_ref().unwrap().v, "Fedora Linux 44");
         let (_, s) = run(
             read,
             "2026-02-01T09:00:01 - [SomeNode INFO] Platform release: 6.17.0-8-generic\n",

@@ -106,9 +106,15 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         // `ROCm0: AMD Radeon(TM) Graphics (110511 MiB, 110357 MiB free)`
+        // (newer builds: `- ROCm0   : AMD Radeon AI PRO R9700 (32624 MiB, 32552 MiB free)`)
+        // behind a logger's prefix too (`… [Info] (Process) 0.00.089.921 I   - ROCm0   : …`)
+        let t = match t.at("- ROCm").or_else(|| t.at("- Vulkan")) {
+            Some(p) => t[p + 2..].trim_start(),
+            None => t,
+        };
         if let Some(rest) = t.strip_prefix("ROCm").or_else(|| t.strip_prefix("Vulkan"))
             && let Some((idx, body)) = rest.split_once(": ")
-            && let Ok(i) = idx.parse::<u32>()
+            && let Ok(i) = idx.trim_end().parse::<u32>()
             && body.ends_with("free)")
         {
             fired = true;
@@ -168,6 +174,19 @@ mod tests {
         assert_eq!(a.gfx.as_ref().unwrap().src.line, 2);
         assert_eq!(a.marketing.as_deref(), Some("AMD Radeon(TM) Graphics"));
         assert_eq!(a.vram.as_ref().unwrap().v, 110_511 << 20);
+    }
+
+    #[test]
+    fn a_device_info_item_with_its_memory() {
+        let t = "0.00.089.921 I   - ROCm0   : AMD Radeon AI PRO R9700 (32624 MiB, 32552 MiB free)\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents[0].vram.as_ref().unwrap().v, 32624 << 20);
+        let (_, s) = run(
+            read,
+            "  - ROCm0   : AMD Radeon AI PRO R9700 (32624 MiB, 32552 MiB free)\n",
+        );
+        assert_eq!(s.agents[0].vram.as_ref().unwrap().v, 32624 << 20);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon AI PRO R9700"));
     }
 
     #[test]

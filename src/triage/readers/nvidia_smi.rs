@@ -13,6 +13,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             Seen::first(&mut seen.nvidia, at);
             return true;
         }
+        // lspci's name of an NVIDIA device (`NVIDIA Corporation GA102 [GeForce RTX 3090 Ti]`),
+        // in its own listing or copied into a report's GPU field
+        if let Some(p) = t.at("NVIDIA Corporation ")
+            && t[p..]
+                .split(',')
+                .next()
+                .is_some_and(|d| d.contains(" [") && d.contains(']'))
+        {
+            let at = seen.at(t.trim().to_string(), l.no);
+            Seen::first(&mut seen.nvidia, at);
+            return true;
+        }
     }
     false
 }
@@ -29,5 +41,12 @@ mod tests {
         assert!(fired);
         assert_eq!(s.nvidia.unwrap().src.line, 2);
         assert!(!run(read, "no nvidia here\n").0);
+        // lspci's device name, alone or beside an AMD one (values ours)
+        let (fired, s) = run(
+            read,
+            "Radeon 8060S Graphics (rev c1), NVIDIA Corporation AD104 [GeForce RTX 4070] (rev a1)\n",
+        );
+        assert!(fired && s.nvidia.is_some());
+        assert!(!run(read, "NVIDIA Corporation makes GPUs\n").0);
     }
 }
