@@ -8,6 +8,10 @@ use crate::triage::paste::Has;
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     for l in lines {
         let t = l.text.as_ref();
+        // one search a line: both shapes hold the vendor's name
+        if !t.has("NVIDIA") {
+            continue;
+        }
         if t.has("NVIDIA-SMI ") && t.has("Driver Version") {
             let at = seen.at(t.trim().trim_matches('|').trim().to_string(), l.no);
             Seen::first(&mut seen.nvidia, at);
