@@ -749,16 +749,7 @@ fn base_stage(cx: &Ctx, image: &str, unresolved: bool, span: &std::ops::Range<us
     if let Some(m) = cx.matrix.parse_image(&repository, tag.as_deref()) {
         if let Some(r) = &m.rocm {
             st.rocm.push(Sourced::new(
-                RocmInstall {
-                    version: r.clone(),
-                    from: RocmFrom::BaseImage,
-                    path: None,
-                    rocblas_gfx: vec![],
-                    hipblaslt_gfx: vec![],
-                    via: vec![],
-                    targets: vec![],
-                    torch_loads: false,
-                },
+                RocmInstall::new(r.clone(), RocmFrom::BaseImage),
                 origin.clone(),
             ));
         }

@@ -1190,14 +1190,8 @@ fn rocm_facts(seen: &Seen, f: &mut Facts, names: &[String]) {
         });
         f.rocm.push(Sourced::new(
             RocmInstall {
-                version: r.v.clone(),
-                from: RocmFrom::Installed,
                 path,
-                rocblas_gfx: vec![],
-                hipblaslt_gfx: vec![],
-                via: vec![],
-                targets: vec![],
-                torch_loads: false,
+                ..RocmInstall::new(r.v.clone(), RocmFrom::Installed)
             },
             o(r.src),
         ));
@@ -1212,14 +1206,12 @@ fn rocm_facts(seen: &Seen, f: &mut Facts, names: &[String]) {
     {
         f.rocm.push(Sourced::new(
             RocmInstall {
-                version: sdk.version.as_ref().map(|v| v.v.clone()).unwrap_or_default(),
-                from: RocmFrom::PipWheels,
                 path: sdk.path.as_ref().map(|p| p.v.clone()),
-                rocblas_gfx: vec![],
-                hipblaslt_gfx: vec![],
-                via: vec![],
                 targets: sdk.targets.as_ref().map(|t| t.v.clone()).unwrap_or_default(),
-                torch_loads: false,
+                ..RocmInstall::new(
+                    sdk.version.as_ref().map(|v| v.v.clone()).unwrap_or_default(),
+                    RocmFrom::PipWheels,
+                )
             },
             o(first),
         ));
@@ -1229,16 +1221,7 @@ fn rocm_facts(seen: &Seen, f: &mut Facts, names: &[String]) {
         matches!(p.v.name.as_str(), "rocm-sdk-core" | "rocm_sdk_core") && p.v.version.is_some()
     }) {
         f.rocm.push(Sourced::new(
-            RocmInstall {
-                version: core.v.version.clone().unwrap_or_default(),
-                from: RocmFrom::PipWheels,
-                path: None,
-                rocblas_gfx: vec![],
-                hipblaslt_gfx: vec![],
-                via: vec![],
-                targets: vec![],
-                torch_loads: false,
-            },
+            RocmInstall::new(core.v.version.clone().unwrap_or_default(), RocmFrom::PipWheels),
             o(core.src),
         ));
     }

@@ -91,16 +91,7 @@ pub fn facts_for(
     }
     if let Some(r) = rocm {
         f.rocm.push(Sourced::new(
-            RocmInstall {
-                version: r.into(),
-                from: RocmFrom::Installed,
-                path: None,
-                rocblas_gfx: vec![],
-                hipblaslt_gfx: vec![],
-                via: vec![],
-                targets: vec![],
-                torch_loads: false,
-            },
+            RocmInstall::new(r, RocmFrom::Installed),
             Origin::Config { key: "--rocm".into() },
         ));
     }

@@ -168,19 +168,8 @@ fn raw_find(text: &str, needle: &str) -> usize {
 }
 
 pub(crate) fn push_rocm(cx: &Ctx, st: &mut Stage, at: usize, version: String, from: RocmFrom) {
-    st.rocm.push(Sourced::new(
-        RocmInstall {
-            version,
-            from,
-            path: None,
-            rocblas_gfx: vec![],
-            hipblaslt_gfx: vec![],
-            via: vec![],
-            targets: vec![],
-            torch_loads: false,
-        },
-        cx.origin(at),
-    ));
+    st.rocm
+        .push(Sourced::new(RocmInstall::new(version, from), cx.origin(at)));
 }
 
 #[cfg(test)]
