@@ -45,7 +45,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     // the report itself (its banner, a frame in collect_env.py) or three of its keys: a typed
     // `PyTorch version:` beside someone else's traceback is no crashed report
     let mut report = false;
-    let mut keys = 0u32;
+    let mut keys = 0u32; // a bit per key of REPORT_KEYS seen
     for l in lines {
         let t = trim(&l.text);
         if t.starts_with("Traceback (most recent call last)") {
@@ -86,8 +86,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             _ => t,
         };
         let Some((k, v)) = kv(t) else { continue };
-        if REPORT_KEYS.contains(&k) {
-            keys += 1;
+        if let Some(i) = REPORT_KEYS.iter().position(|r| *r == k) {
+            keys |= 1 << i;
         }
         let known = !NA.contains(&v);
         match k {
@@ -173,7 +173,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     }
     // A traceback in a paste where collect_env fired: the report stopped before its end.
     if fired
-        && (report || keys >= 3)
+        && (report || keys.count_ones() >= 3)
         && let Some(tb) = traceback
     {
         let (line, text) = exception.unwrap_or((tb, "Traceback (most recent call last)"));
@@ -310,6 +310,12 @@ HIP runtime version: 6.0.32830
         let (_, s) = run(
             read,
             "Traceback (most recent call last):\nImportError: libfoo.so.1: cannot open shared object file\n* **PyTorch version:** `2.12.0`\n",
+        );
+        assert!(s.events.is_empty());
+        // nor is one key typed three times
+        let (_, s) = run(
+            read,
+            "Traceback (most recent call last):\nImportError: x\nPyTorch version: 2.12.0\nPyTorch version: 2.12.0\nPyTorch version: 2.12.0\n",
         );
         assert!(s.events.is_empty());
         // a traceback with no collect_env line is someone else's

@@ -855,7 +855,7 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
 fn take_gpu(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     // one value naming two GPUs, each with its target (`RX 7800 XT (gfx1101), also an RX 6600
     // XT (gfx1032)`): each is a GPU of its own
-    if fact == Fact::Gpu && !st.had_gpu && v.len() <= 300 {
+    if fact == Fact::Gpu && !st.had_gpu && v.len() <= 300 && v.contains("), ") {
         let parts: Vec<&str> = v.split_inclusive("), ").collect();
         let targets: Vec<Option<String>> = parts.iter().map(|p| gfx_in(p)).collect();
         if parts.len() >= 2 && targets.iter().all(Option::is_some) && targets.windows(2).all(|w| w[0] != w[1]) {
@@ -904,6 +904,12 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     // GPU (another target written, or a name of another target) is a second GPU
     // (`- **dGPU:** … R9700 (gfx1201)` then `- **iGPU:** … Radeon 780M (gfx1103)`)
     let other = |a: &Agent| {
+        // the same value again (a log repeats its GPU line): no name lookup
+        if fact != Fact::Gpu
+            || (name == a.marketing && gfx.as_ref().is_none_or(|g| a.gfx.as_ref().is_some_and(|x| x.v == *g)))
+        {
+            return false;
+        }
         let matrix = crate::matrix::Matrix::embedded();
         let target = |n: &Option<String>, g: Option<&String>| {
             g.cloned().or_else(|| {
@@ -916,7 +922,7 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             target(&name, gfx.as_ref()),
             target(&a.marketing, a.gfx.as_ref().map(|g| &g.v)),
         );
-        fact == Fact::Gpu && mine.is_some() && theirs.is_some() && mine != theirs
+        mine.is_some() && theirs.is_some() && mine != theirs
     };
     if let Some(i) = st.added
         && other(&seen.agents[i])
