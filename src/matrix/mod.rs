@@ -1471,9 +1471,14 @@ impl Matrix {
                 }
             }
         }
-        if found.is_none() {
-            // an Instinct model written without its letter (`Mi325`, `MI300`): the products of
-            // that number (`MI325X`; `MI300X`, `MI300A`), when they share one target
+        // an Instinct model written without its letter (`Mi325`, `MI300`): the products of that
+        // number (`MI325X`; `MI300X`, `MI300A`), when they share one target. Only a name with
+        // `mi` and a digit is normalised again (names are looked up on every line of a log).
+        let mi_digit = name
+            .as_bytes()
+            .windows(3)
+            .any(|w| w[0].eq_ignore_ascii_case(&b'm') && w[1].eq_ignore_ascii_case(&b'i') && w[2].is_ascii_digit());
+        if found.is_none() && mi_digit {
             let key = product_key(&strip_parens(name)).unwrap_or_default();
             if key.len() >= 4 && key.starts_with("mi") && key[2..].bytes().all(|b| b.is_ascii_digit()) {
                 for g in &self.gpus {

@@ -644,16 +644,12 @@ fn prose_target(lines: &[Line]) -> Option<(u32, String)> {
         }
         // a build's target list (`export PYTORCH_ROCM_ARCH="gfx1151"`, `-DGPU_TARGETS=…`,
         // `--offload-arch=…`) is what a build is for, not the GPU
-        if [
-            "_ARCH=",
-            "TARGETS=",
-            "TARGET=",
-            "offload-arch=",
-            "--offload-arch ",
-            "offload_arch=",
-        ]
-        .iter()
-        .any(|n| t.has(n))
+        // (all but one hold `=`: one byte search first, on lines that hold `gfx`)
+        if (memchr::memchr(b'=', t.as_bytes()).is_some()
+            && ["_ARCH=", "TARGETS=", "TARGET=", "offload-arch=", "offload_arch="]
+                .iter()
+                .any(|n| t.has(n)))
+            || t.has("--offload-arch ")
         {
             continue;
         }

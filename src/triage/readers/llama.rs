@@ -108,9 +108,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // `ROCm0: AMD Radeon(TM) Graphics (110511 MiB, 110357 MiB free)`
         // (newer builds: `- ROCm0   : AMD Radeon AI PRO R9700 (32624 MiB, 32552 MiB free)`)
         // behind a logger's prefix too (`… [Info] (Process) 0.00.089.921 I   - ROCm0   : …`)
-        let t = match t.at("- ROCm").or_else(|| t.at("- Vulkan")) {
-            Some(p) => t[p + 2..].trim_start(),
-            None => t,
+        // (a suffix test first: two searches on every line of a log for one shape's lines)
+        let t = match t
+            .ends_with("free)")
+            .then(|| t.at("- ROCm").or_else(|| t.at("- Vulkan")))
+        {
+            Some(Some(p)) => t[p + 2..].trim_start(),
+            _ => t,
         };
         if let Some(rest) = t.strip_prefix("ROCm").or_else(|| t.strip_prefix("Vulkan"))
             && let Some((idx, body)) = rest.split_once(": ")

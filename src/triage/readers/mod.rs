@@ -105,8 +105,8 @@ const GATES: &[(&str, &[&str])] = &[
             "\\AMD\\ROCm\\",
             "torch-",
             "+rocm",
-            "+cpu",
-            "+cu1",
+            // `+cpu`, `+cu128`
+            "+c",
             "-generic",
             "microsoft-standard",
             "index-url",

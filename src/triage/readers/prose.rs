@@ -255,7 +255,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             seen.prose.torch = Some(seen.at(v, l.no));
         }
         if seen.prose.torch.is_none()
-            && (t.has("+rocm") || t.has("+cpu") || t.has("+cu1"))
+            // a build tag's `+` (`+rocm…`, `+cpu`, `+cu…`): one byte search
+            && memchr::memchr(b'+', t.as_bytes()).is_some()
             && let Some(v) = word_torch(t)
         {
             fired = true;
