@@ -203,6 +203,53 @@ fn kernel_after_word(t: &str) -> Option<&str> {
     None
 }
 
+/// The GPU names of a labelled value: the value when it is a product name; one name per part
+/// when it names several GPUs, each with its own target (`AMD Radeon RX 7800 XT (gfx1101), also
+/// tested with an RX 6600 XT (gfx1032)`); a processor's name before its integrated GPU's, when
+/// the value writes the GPU's target (`Ryzen 7 255 / Radeon 780M (gfx1103)`: a bare processor
+/// name, `AMD Ryzen 9 7950X w/ Radeon Graphics`, stays no GPU).
+fn labelled_names(v: &str) -> Vec<&str> {
+    if v.len() <= 300 && v.contains("), ") {
+        let parts: Vec<&str> = v
+            .split_inclusive("), ")
+            .map(|p| p.trim_end_matches([',', ' ']))
+            .collect();
+        let targets: Vec<Option<String>> = parts.iter().map(|p| gfx_in(p)).collect();
+        if parts.len() >= 2
+            && targets.iter().all(Option::is_some)
+            && targets.windows(2).all(|w| w[0] != w[1])
+            && gpu_name(parts[0])
+        {
+            // the later parts' names start at their family word (`also tested with an RX 6600 XT`)
+            let mut out = vec![parts[0]];
+            for p in &parts[1..] {
+                if let Some(n) = p
+                    .find("Radeon")
+                    .or_else(|| p.find("Instinct"))
+                    .or_else(|| p.find("RX "))
+                {
+                    out.push(&p[n..]);
+                }
+            }
+            return out;
+        }
+    }
+    if gpu_name(v) {
+        return vec![v];
+    }
+    if gfx_in(v).is_some() {
+        for sep in [" / ", " with ", " w/ ", " + "] {
+            if let Some(p) = v.find(sep) {
+                let rest = v[p + sep.len()..].trim();
+                if rest.starts_with("Radeon") && gpu_name(rest) {
+                    return vec![rest];
+                }
+            }
+        }
+    }
+    Vec::new()
+}
+
 /// A line that is only a product name: `AMD Radeon RX 6600 XT`, `Radeon 8060S`.
 fn bare_name(t: &str) -> bool {
     // the prefixes without a lower-cased copy of every line
@@ -277,62 +324,69 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if names.len() > crate::triage::MAX_GPUS {
             continue;
         }
-        let name = if bare_name(t) {
-            Some(t)
+        let found: Vec<&str> = if bare_name(t) {
+            vec![t]
         } else if t.has("adeon") || t.has("nstinct") || t.has("ADEON") || t.has("NSTINCT") {
-            labelled(t).map(|(_, v)| clean(v)).filter(|v| gpu_name(v))
+            labelled(t).map(|(_, v)| labelled_names(clean(v))).unwrap_or_default()
         } else {
-            None
+            Vec::new()
         };
-        let Some(name) = name else { continue };
-        // `AMD Radeon 8060S (gfx1151)`, `AMD Radeon RX 7900 XTX, gfx1100`
-        let gfx = gfx_in(name);
-        // what `split(pat).next()` gives, without a two-way searcher built per name
-        let before = |s: &'_ str, pat: &str| -> usize { s.at(pat).unwrap_or(s.len()) };
-        let shown = &name[..before(name, " (gfx")];
-        let shown = shown[..before(shown, ", gfx")].trim();
-        // `AMD Radeon 860M (RDNA 3.5, gfx1152)` cut at its target: the name without the open
-        // parenthetical
-        let shown = match shown.rfind(" (") {
-            Some(p) if p > 0 && !shown[p..].contains(')') => shown[..p].trim(),
-            _ => shown,
-        };
-        if shown.is_empty() {
-            continue;
-        }
-        fired = true;
-        // one GPU per product, however each print writes its name (`AMD Radeon(TM) 860M
-        // Graphics`, `AMD Radeon 860M`)
-        let key = crate::matrix::product_key(shown).unwrap_or_else(|| shown.to_string());
-        // a generic name (`AMD Radeon Graphics gcnArchName=gfx906`) with a target another name
-        // of this print already has is that GPU, in either order
-        if let Some(g) = &gfx {
-            let matrix = crate::matrix::Matrix::embedded();
-            let generic = |n: &str| matrix.gpu_by_name(n).is_none();
-            if let Some(i) =
-                (start..seen.agents.len()).find(|&i| seen.agents[i].gfx.as_ref().is_some_and(|a| &a.v == g))
-            {
-                let a = &mut seen.agents[i];
-                if generic(shown) || a.marketing.as_deref().is_some_and(generic) {
-                    if a.marketing.as_deref().is_some_and(generic) && !generic(shown) {
-                        a.marketing = Some(shown.to_string());
-                        a.name_src = Some(src);
+        for name in found {
+            // `AMD Radeon 8060S (gfx1151)`, `AMD Radeon RX 7900 XTX, gfx1100`
+            let gfx = gfx_in(name);
+            // what `split(pat).next()` gives, without a two-way searcher built per name
+            let before = |s: &'_ str, pat: &str| -> usize { s.at(pat).unwrap_or(s.len()) };
+            // the name before a parenthetical that holds its target, however marked up (`(gfx1101)`,
+            // ``(`gfx1101`)``, `(**gfx1103**)`)
+            let shown = match name.find(" (") {
+                Some(p) if gfx_in(&name[p..]).is_some() => &name[..p],
+                _ => name,
+            };
+            let shown = &shown[..before(shown, " (gfx")];
+            let shown = shown[..before(shown, ", gfx")].trim();
+            // `AMD Radeon 860M (RDNA 3.5, gfx1152)` cut at its target: the name without the open
+            // parenthetical
+            let shown = match shown.rfind(" (") {
+                Some(p) if p > 0 && !shown[p..].contains(')') => shown[..p].trim(),
+                _ => shown,
+            };
+            if shown.is_empty() {
+                continue;
+            }
+            fired = true;
+            // one GPU per product, however each print writes its name (`AMD Radeon(TM) 860M
+            // Graphics`, `AMD Radeon 860M`)
+            let key = crate::matrix::product_key(shown).unwrap_or_else(|| shown.to_string());
+            // a generic name (`AMD Radeon Graphics gcnArchName=gfx906`) with a target another name
+            // of this print already has is that GPU, in either order
+            if let Some(g) = &gfx {
+                let matrix = crate::matrix::Matrix::embedded();
+                let generic = |n: &str| matrix.gpu_by_name(n).is_none();
+                if let Some(i) =
+                    (start..seen.agents.len()).find(|&i| seen.agents[i].gfx.as_ref().is_some_and(|a| &a.v == g))
+                {
+                    let a = &mut seen.agents[i];
+                    if generic(shown) || a.marketing.as_deref().is_some_and(generic) {
+                        if a.marketing.as_deref().is_some_and(generic) && !generic(shown) {
+                            a.marketing = Some(shown.to_string());
+                            a.name_src = Some(src);
+                        }
+                        continue;
                     }
-                    continue;
                 }
             }
+            if !names.insert(key) {
+                continue;
+            }
+            seen.agents.push(Agent {
+                reader: "free_form",
+                src,
+                gfx: gfx.map(|g| At { v: g, src }),
+                marketing: Some(shown.to_string()),
+                name_src: Some(src),
+                ..Agent::default()
+            });
         }
-        if !names.insert(key) {
-            continue;
-        }
-        seen.agents.push(Agent {
-            reader: "free_form",
-            src,
-            gfx: gfx.map(|g| At { v: g, src }),
-            marketing: Some(shown.to_string()),
-            name_src: Some(src),
-            ..Agent::default()
-        });
     }
     // a name and a bare target in the same print are one GPU when the paste shows one of each
     let first = start;
@@ -543,5 +597,54 @@ mod tests {
             "Device: AMD Radeon RX 7900 XTX (gfx1100)\nDevice: AMD Radeon PRO W7900 (gfx1100)\n",
         );
         assert_eq!(s.agents.len(), 2);
+    }
+
+    #[test]
+    fn one_value_naming_two_gpus_gives_both() {
+        // heldout-h 14 (PrismML-Eng/llama.cpp#108): a GPU value that names a second card with
+        // its own target; here in other markups and models
+        for (text, want) in [
+            (
+                "- GPU: AMD Radeon RX 9070 XT (`gfx1201`), plus an RX 6800 (`gfx1030`) for display\n",
+                vec![("AMD Radeon RX 9070 XT", "gfx1201"), ("RX 6800", "gfx1030")],
+            ),
+            (
+                "GPU = AMD Radeon PRO W7800 (gfx1100), second card Radeon RX 7600 (gfx1102)\n",
+                vec![("AMD Radeon PRO W7800", "gfx1100"), ("Radeon RX 7600", "gfx1102")],
+            ),
+        ] {
+            let (_, s) = run(read, text);
+            let got: Vec<(&str, &str)> = s
+                .agents
+                .iter()
+                .map(|a| {
+                    (
+                        a.marketing.as_deref().unwrap_or(""),
+                        a.gfx.as_ref().map_or("", |g| g.v.as_str()),
+                    )
+                })
+                .collect();
+            assert_eq!(got, want, "{text:?}");
+        }
+        // one target written twice is one GPU's
+        let (_, s) = run(read, "GPU: AMD Radeon RX 7600 (gfx1102), RX 7600 (gfx1102)\n");
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+    }
+
+    #[test]
+    fn a_processor_and_its_igpu_with_a_written_target_is_the_igpu() {
+        // heldout-h 09 (lemonade#2609): `Ryzen 7 255 / Radeon 780M (gfx1103)`; a processor name
+        // without a written target stays no GPU
+        let (_, s) = run(read, "- **iGPU:** Ryzen 5 8600G with Radeon 760M (**gfx1103**)\n");
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon 760M"));
+        assert_eq!(s.agents[0].gfx.as_ref().map(|g| g.v.as_str()), Some("gfx1103"));
+        for text in [
+            "iGPU: Ryzen 5 8600G with Radeon 760M\n",
+            "CPU: AMD Ryzen 7 8700G w/ Radeon 780M Graphics\n",
+        ] {
+            let (_, s) = run(read, text);
+            assert!(s.agents.is_empty(), "{text:?}: {:?}", s.agents);
+        }
     }
 }

@@ -133,8 +133,8 @@ fn therock_build(t: &str) -> Option<String> {
 }
 
 /// The ROCm version a sentence says the user runs (`… on Ubuntu 24.04 with ROCm 7.14 and …`,
-/// `- running ROCm 7.2.1`): `ROCm X.Y[.Z]` after `with`, `on`, `using`, `running` or
-/// `installed`, or opening a line or list item.
+/// `- running ROCm 7.2.1`, `- System ROCm 7.1 (Ubuntu packaged)`): `ROCm X.Y[.Z]` after `with`,
+/// `on`, `using`, `running`, `installed`, `system` or `host`, or opening a line or list item.
 fn sentence_rocm(t: &str) -> Option<&str> {
     let mut from = 0;
     while let Some(p) = t[from..].at("ROCm ") {
@@ -142,13 +142,15 @@ fn sentence_rocm(t: &str) -> Option<&str> {
         from = start + 5;
         let before = t[..start].trim_end_matches(['-', '*', ' ']);
         let lead = before.is_empty()
-            || ["with", "on", "using", "running", "installed"].iter().any(|w| {
-                // bytes, not chars: the text before may end inside a multi-byte character
-                let b = before.as_bytes();
-                b.len() >= w.len()
-                    && b[b.len() - w.len()..].eq_ignore_ascii_case(w.as_bytes())
-                    && (b.len() == w.len() || !b[b.len() - w.len() - 1].is_ascii_alphanumeric())
-            });
+            || ["with", "on", "using", "running", "installed", "system", "host"]
+                .iter()
+                .any(|w| {
+                    // bytes, not chars: the text before may end inside a multi-byte character
+                    let b = before.as_bytes();
+                    b.len() >= w.len()
+                        && b[b.len() - w.len()..].eq_ignore_ascii_case(w.as_bytes())
+                        && (b.len() == w.len() || !b[b.len() - w.len() - 1].is_ascii_alphanumeric())
+                });
         if !lead {
             continue;
         }
@@ -384,6 +386,9 @@ mod tests {
                 Some("7.14"),
             ),
             ("- running ROCm 7.2.1", Some("7.2.1")),
+            ("- System ROCm 6.4 (distribution packages)", Some("6.4")),
+            ("host ROCm 7.0.2, container ROCm 7.0.2", Some("7.0.2")),
+            ("the filesystem ROCm 7.0 uses", None),
             ("ROCm 6.4.3 on Fedora", Some("6.4.3")),
             // not after its verb, a preview's name, a multi-byte character before it
             ("the ROCm 7.0 docs say otherwise", None),
