@@ -140,6 +140,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("%HIP_PATH%", Hint::Windows),
     ("for Windows AMD64", Hint::Windows),
     ("for Windows x86", Hint::Windows),
+    // Python's faulthandler names the platform's fault (`Windows fatal exception: access
+    // violation`; on Linux it prints `Fatal Python error: Segmentation fault`)
+    ("Windows fatal exception", Hint::Windows),
     // build and package names that carry their platform (`llama.cpp-win-x86_64-…`,
     // `…-bin-win-hip-x64.zip`)
     ("-win-x86_64", Hint::Windows),
@@ -539,6 +542,10 @@ mod tests {
         // shapes of 2026 pastes (values ours): a typed Windows line with its build, a test's
         // source comment that names a DLL inside a Linux venv's traceback, dpkg's table
         assert_eq!(platform("Windows 10 Pro 22H2 19045.6456\n"), Some(Platform::Windows));
+        assert_eq!(
+            platform("Windows fatal exception: code 0xc0000005\n\nThread 0x00001f2c (most recent call first):\n"),
+            Some(Platform::Windows)
+        );
         assert_eq!(
             platform("podman run --device /dev/kfd --device /dev/dri img\n"),
             Some(Platform::Linux)

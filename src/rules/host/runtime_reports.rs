@@ -272,7 +272,12 @@ impl Rule for GpuFault {
                         EventKind::GpuException => "a GPU exception stopped a running kernel",
                         _ => "a GPU memory access fault stopped the program",
                     },
-                    "A GPU kernel touched memory it does not own. Most often: code for another ISA forced by HSA_OVERRIDE_GFX_VERSION, a bug in the program or a library version, or on an APU an allocation beyond the GTT limit.",
+                    match e.value.kind {
+                        // the runtime's exception lines name a memory fault, an illegal
+                        // instruction or a hang (`reason :GPU Hang`): the class is in the line
+                        EventKind::GpuException => "A running GPU kernel failed: a memory fault, an illegal instruction or a hang (the line above says which). Most often: code for another ISA forced by HSA_OVERRIDE_GFX_VERSION, a bug in the program or a library version, a driver or firmware hang, or on an APU an allocation beyond the GTT limit.",
+                        _ => "A GPU kernel touched memory it does not own. Most often: code for another ISA forced by HSA_OVERRIDE_GFX_VERSION, a bug in the program or a library version, or on an APU an allocation beyond the GTT limit.",
+                    },
                     format!(
                         "check the override{over}; rerun with `AMD_LOG_LEVEL=3` to see the last kernel launched; `sudo dmesg | grep -iE 'page fault|Process'` names the process; compare the torch and ROCm versions with `rocmcheck matrix query`"
                     ),

@@ -237,6 +237,44 @@ fn instinct_model(l: &str) -> bool {
         })
 }
 
+/// A workstation or Instinct model written without its brand words (`AMD MI355X`, `AMD R9700 AI
+/// PRO`, `W7900`): the product's name, when the matrix knows it and the value names one model.
+fn brandless_model(v: &str) -> Option<String> {
+    if v.len() > 60 {
+        return None;
+    }
+    let matrix = crate::matrix::Matrix::embedded();
+    let mut found: Option<String> = None;
+    for w in v.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let l = w.to_ascii_lowercase();
+        let digits = |r: &str| r.bytes().take_while(u8::is_ascii_digit).count();
+        let brand = if instinct_model(&l) {
+            "AMD Instinct"
+        } else if let Some(r) = l.strip_prefix('r')
+            && digits(r) == 4
+            && matches!(&r[4..], "" | "d")
+        {
+            "AMD Radeon AI PRO"
+        } else if let Some(r) = l.strip_prefix('w')
+            && digits(r) == 4
+            && r[4..].len() <= 1
+        {
+            "AMD Radeon PRO"
+        } else {
+            continue;
+        };
+        let name = format!("{brand} {}", w.to_ascii_uppercase());
+        if matrix.gpu_by_name(&name).is_none() {
+            continue;
+        }
+        match &found {
+            Some(f) if *f != name => return None,
+            _ => found = Some(name),
+        }
+    }
+    found
+}
+
 /// A Radeon model number written without the brand word (`RX 9060 XT`, `rx 7900xtx`).
 fn rx_model(l: &str) -> bool {
     let r = if let Some(r) = l.strip_prefix("rx ") {
@@ -348,6 +386,24 @@ fn package_release(v: &str) -> &str {
             r
         }
         _ => v,
+    }
+}
+
+/// A ROCm release written with its build (`7.2.4.0-93-97f5574fe2` as RCCL prints it,
+/// `7.2.0.70200-43~24.04` as rocm-core's package): ROCm releases have three parts, so a fourth
+/// number starts the build.
+fn release_of_build(v: &str) -> &str {
+    let mut dots = v.match_indices('.').map(|(i, _)| i);
+    let (Some(_), Some(_), Some(third)) = (dots.next(), dots.next(), dots.next()) else {
+        return v;
+    };
+    let head = &v[..third];
+    let fourth = v[third + 1..].split(['-', '~', '+']).next().unwrap_or("");
+    let numeric = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    if head.split('.').all(numeric) && numeric(fourth) && !hip_build(head) {
+        head
+    } else {
+        v
     }
 }
 
@@ -487,6 +543,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             };
             // `Platform: Framework Desktop`: `platform` is an OS only when its value names one
             if fact == Fact::Os && key == "platform" && crate::triage::platform::from_os_name(norm_value(v)).is_none() {
+                // a platform that is the GPU (`Platform: AMD MI355X`, an issue form's field)
+                let v = norm_value(v);
+                if gpu_name(v) || brandless_model(v).is_some() {
+                    take(Fact::Gpu, v, l.no, seen, &mut st);
+                }
                 continue;
             }
             take(fact, norm_value(v), l.no, seen, &mut st);
@@ -783,7 +844,7 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     let at = |s: &Seen, x: &str| s.at(x.to_string(), no);
     match fact {
         Fact::Rocm => {
-            if let Some(x) = version(v).map(package_release) {
+            if let Some(x) = version(v).map(package_release).map(release_of_build) {
                 let a = at(seen, x);
                 if hip_build(x) {
                     st.hip_version.get_or_insert(a);
@@ -827,8 +888,18 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
         }
         Fact::Os => {
             // a kernel release written in the value (`CachyOS Linux (6.19.10-1-cachyos x86_64)`)
+            // or Python's `platform.platform()` (`Linux-7.0.11-arch1-1`,
+            // `Linux-6.8.0-45-generic-x86_64-with-glibc2.39`: the release before the machine)
             if let Some(k) = v
                 .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';'))
+                .map(|w| match w.strip_prefix("Linux-") {
+                    Some(r) => ["-x86_64", "-aarch64", "-with-"]
+                        .iter()
+                        .filter_map(|m| r.find(m))
+                        .min()
+                        .map_or(r, |e| &r[..e]),
+                    None => w,
+                })
                 .find(|w| super::free_form::kernel_release(w) && w.bytes().any(|b| b.is_ascii_alphabetic()))
             {
                 let a = at(seen, k);
@@ -887,7 +958,7 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
         // the name without a trailing `(gfx…)` or `[gfx…]`
         Some(cut_tail(v.split(['(', '[']).next().unwrap_or(v).trim()).to_string())
     } else {
-        apu_model(v)
+        apu_model(v).or_else(|| brandless_model(v))
     };
     if gfx.is_none() && name.is_none() {
         return;
@@ -1287,6 +1358,42 @@ mod tests {
     }
 
     #[test]
+    fn a_rocm_release_written_with_its_build() {
+        for (v, want) in [
+            ("7.1.1.0-12-0abc123", "7.1.1"),
+            ("6.4.3.60403-128~22.04", "6.4.3"),
+            ("7.1.1", "7.1.1"),
+            ("7.1.52802", "7.1.52802"),
+            ("10.0.0", "10.0.0"),
+        ] {
+            assert_eq!(super::release_of_build(v), want, "{v}");
+        }
+        let (_, s) = run(
+            read,
+            "HIP version  : 7.1.52802-abc\nROCm version : 7.1.1.0-12-0abc123\n",
+        );
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("7.1.1"));
+    }
+
+    #[test]
+    fn a_workstation_or_instinct_model_without_its_brand_words() {
+        // 2026 issue forms: `AMD R9700 AI PRO` (InvokeAI), `Platform: AMD MI355X` (vLLM); values ours
+        for (text, want) in [
+            ("### GPU model\n\namd r9700 (32 GB)\n", Some("AMD Radeon AI PRO R9700")),
+            ("GPU: amd mi250x\n", Some("AMD Instinct MI250X")),
+            ("Platform: AMD MI300X\n", Some("AMD Instinct MI300X")),
+            ("Graphics card: W7800 (48 GB)\n", Some("AMD Radeon PRO W7800")),
+            // an unknown model, two models, a platform that is a machine: no GPU
+            ("GPU: AMD R1234\n", None),
+            ("GPU: MI300X or MI250X\n", None),
+            ("Platform: Framework Desktop\n", None),
+        ] {
+            let (_, s) = run(read, text);
+            assert_eq!(s.agents.first().and_then(|a| a.marketing.as_deref()), want, "{text:?}");
+        }
+    }
+
+    #[test]
     fn two_gpus_under_two_keys_or_in_one_value() {
         // shapes of 2026 environment lists (values ours)
         let t =
@@ -1410,6 +1517,17 @@ mod tests {
         );
         assert_eq!(s.os.as_ref().unwrap().v, "CachyOS Linux (6.19.10-1-cachyos x86_64)");
         assert_eq!(s.kernel.as_ref().unwrap().v, "6.19.10-1-cachyos");
+        // Python's platform string under an OS key (a tool's JSON system info; values ours)
+        for (text, want) in [
+            (
+                "  \"OS Version\": \"Linux-6.18.2-arch2-1 (CachyOS)\",\n",
+                "6.18.2-arch2-1",
+            ),
+            ("OS: Linux-6.8.0-45-generic-x86_64-with-glibc2.39\n", "6.8.0-45-generic"),
+        ] {
+            let (_, s) = run(read, text);
+            assert_eq!(s.kernel.as_ref().map(|k| k.v.as_str()), Some(want), "{text:?}");
+        }
     }
 
     #[test]

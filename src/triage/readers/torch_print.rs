@@ -152,6 +152,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if expect.is_empty() || t.is_empty() {
             continue;
         }
+        // a repro whose outputs the reporter wrote as comments (`# 2.10.0+rocm7.13.0 True`,
+        // `#> True`, `# Output: False`)
+        let t = match t.strip_prefix('#') {
+            Some(r) => {
+                let r = r.trim_start_matches(['>', ' ']);
+                r.strip_prefix("Output:")
+                    .or_else(|| r.strip_prefix("output:"))
+                    .unwrap_or(r)
+                    .trim()
+            }
+            None => t,
+        };
         // AMD_LOG_LEVEL lines (`:3:hip_context.cpp :49 : …`) and Python warnings print between
         // a command and its output
         if (t.starts_with(':') && t.as_bytes().get(1).is_some_and(u8::is_ascii_digit)) || t.has("Warning:") {
@@ -206,6 +218,7 @@ fn availability_label(t: &str) -> Option<bool> {
     const LABELS: &[&str] = &[
         "cuda available",
         "gpu available",
+        "gpu visible",
         "rocm available",
         "hip available",
         "torch.cuda.is_available()",
@@ -341,6 +354,19 @@ mod tests {
         assert!(!s.torch_gpu_available.unwrap().v);
         let (_, s) = run(read, "PyTorch version: 2.9.1+rocm7.1.0\nGPU available: True\n");
         assert!(s.torch_gpu_available.unwrap().v);
+        // outputs written as comments under the print (o/01 of the 2026 build sets; values ours)
+        let (_, s) = run(
+            read,
+            "import torch\nprint(torch.__version__, torch.cuda.is_available())\n# 2.9.1+rocm7.1.1 False\n",
+        );
+        assert_eq!(s.torch.as_ref().map(|t| t.v.as_str()), Some("2.9.1+rocm7.1.1"));
+        assert!(!s.torch_gpu_available.unwrap().v);
+        let (_, s) = run(read, "print(torch.cuda.is_available())\n#> True\n");
+        assert!(s.torch_gpu_available.unwrap().v);
+        let (_, s) = run(read, "print(torch.cuda.is_available())\n## Results\n");
+        assert!(s.torch_gpu_available.is_none());
+        let (_, s) = run(read, "[1/3] GPU detection\nGPU visible: False\n");
+        assert!(!s.torch_gpu_available.unwrap().v);
         let (_, s) = run(read, "Is CUDA available: False\n");
         assert!(s.torch_gpu_available.is_none(), "collect_env's line is collect_env's");
     }
