@@ -391,14 +391,40 @@ fn lspci_line(t: &str) -> bool {
 /// A line that is only Windows' name and version (`Windows 11 Pro`, `windows 10 22H2`), as in a
 /// typed list of one's setup.
 fn windows_name_line(t: &str) -> bool {
-    let t = super::paste::trim(t);
+    // a list item's mark (`- Windows 11 Pro`)
+    let t = super::paste::trim(t).trim_start_matches(['-', '*', '+', ' ']);
     let b = t.as_bytes();
-    if t.len() > 40 || b.len() < 10 || !b[..8].eq_ignore_ascii_case(b"windows ") {
+    if t.len() > 64 || b.len() < 10 || !b[..8].eq_ignore_ascii_case(b"windows ") {
         return false;
     }
-    // `Windows 11 Home 25H2 26200.7623`: an edition, a release and a build at most
+    // `Windows 11 Home 25H2 26200.7623`, `Windows 11 Pro, version 10.0.26200 (build 26200)`: an
+    // edition, a release and a build, nothing else
+    const WORDS: &[&str] = &[
+        "home",
+        "pro",
+        "enterprise",
+        "education",
+        "workstation",
+        "iot",
+        "ltsc",
+        "n",
+        "version",
+        "build",
+        "os",
+        "insider",
+        "preview",
+        "x64",
+        "arm64",
+    ];
     let mut words = t[8..].split_whitespace();
-    words.next().is_some_and(|v| matches!(v, "10" | "11")) && words.count() <= 3
+    words
+        .next()
+        .is_some_and(|v| matches!(v.trim_end_matches(','), "10" | "11"))
+        && words.clone().count() <= 7
+        && words.all(|w| {
+            let w = w.trim_matches([',', '(', ')', ';']);
+            w.is_empty() || w.bytes().any(|c| c.is_ascii_digit()) || WORDS.iter().any(|x| x.eq_ignore_ascii_case(w))
+        })
 }
 
 /// One item that is only a Linux distribution's name.
@@ -542,6 +568,11 @@ mod tests {
         // shapes of 2026 pastes (values ours): a typed Windows line with its build, a test's
         // source comment that names a DLL inside a Linux venv's traceback, dpkg's table
         assert_eq!(platform("Windows 10 Pro 22H2 19045.6456\n"), Some(Platform::Windows));
+        assert_eq!(
+            platform("- Windows 10 Enterprise, version 10.0.19045 (build 19045)\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(platform("- Windows 11 was fine, version 10 broke it\n"), None);
         assert_eq!(
             platform("Windows fatal exception: code 0xc0000005\n\nThread 0x00001f2c (most recent call first):\n"),
             Some(Platform::Windows)

@@ -77,6 +77,8 @@ fn gpu_name(v: &str) -> bool {
 
 /// `AMD Radeon RX 6600 XT` out of `'AMD Radeon RX 6600 XT',`, `"…"`, `… : native`.
 fn clean(v: &str) -> &str {
+    // a table's next cell (`| GPU name: AMD Instinct MI300X | PASS |`) is not part of the name
+    let v = v.split('|').next().unwrap_or(v);
     let v = v.trim().trim_end_matches([',', ';', '.']).trim();
     let v = v.trim_matches(['\'', '"', '`', '*']).trim();
     v.trim_end_matches(',').trim()
@@ -185,7 +187,7 @@ fn kernel_after_word(t: &str) -> Option<&str> {
         {
             continue;
         }
-        let rest = t[from..].trim_start_matches([':', ' ', '*', '`']);
+        let rest = t[from..].trim_start_matches([':', ' ', '*', '`', '"', '\'']);
         let rest = rest.strip_prefix("Linux ").unwrap_or(rest);
         let v = rest
             .split([' ', ',', ';', '(', ')', '`', '*', '\'', '"'])
@@ -448,6 +450,7 @@ mod tests {
                 1,
             ),
             ("print: 'AMD Radeon RX 7900 XTX'\n", "AMD Radeon RX 7900 XTX", 1),
+            ("| GPU name: AMD Instinct MI250X | PASS |\n", "AMD Instinct MI250X", 1),
         ] {
             let (fired, s) = run(read, text);
             assert!(fired, "{text:?}");
@@ -511,6 +514,7 @@ mod tests {
                 Some("7.0.0-22-generic"),
             ),
             ("Kernel: Linux 6.14.0-1007-oem\n", Some("6.14.0-1007-oem")),
+            ("Arch Linux, kernel \"6.18.3-arch1-1\"\n", Some("6.18.3-arch1-1")),
             // not a release, not the word
             ("the kernel 6.8 series\n", None),
             ("kernel: amdgpu 0000:03:00.0: ring gfx timeout\n", None),

@@ -87,7 +87,12 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
 /// A list item that is a name and a version only (`- ROCm 7.2.0`, `* PyTorch 2.9.1`), as in a
 /// typed list of one's setup; the name must still be a known key to become a fact.
 fn name_version_item(t: &str) -> Option<(&str, &str)> {
-    let rest = t.strip_prefix("- ").or_else(|| t.strip_prefix("* "))?.trim();
+    // or a line that is only the two words (a probe script's `HIP 7.13.26154`)
+    let rest = t
+        .strip_prefix("- ")
+        .or_else(|| t.strip_prefix("* "))
+        .unwrap_or(t)
+        .trim();
     let mut words = rest.split_whitespace();
     let (name, version) = (words.next()?, words.next()?);
     (words.next().is_none() && version.starts_with(|c: char| c.is_ascii_digit()) && version.contains('.'))
@@ -541,6 +546,15 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 }
                 continue;
             };
+            // under a HIP key only a runtime build (`HIP 7.13.26154`) is read: a release there
+            // (`HIP: 7.1`) may be the SDK's or torch's, and says nothing sure of ROCm
+            if fact == Fact::Rocm
+                && key.starts_with("hip")
+                && !key.starts_with("hip sdk")
+                && !version(norm_value(v)).is_some_and(hip_build)
+            {
+                continue;
+            }
             // `Platform: Framework Desktop`: `platform` is an OS only when its value names one
             if fact == Fact::Os && key == "platform" && crate::triage::platform::from_os_name(norm_value(v)).is_none() {
                 // a platform that is the GPU (`Platform: AMD MI355X`, an issue form's field)
@@ -1083,6 +1097,29 @@ fn banner_name(lines: &[Line], seen: &mut Seen) -> bool {
             }
         }
     }
+    // an Instinct model alone in a sentence (`I am using MI250X, built with …`), when the paste
+    // names one model and the matrix knows it
+    if found.is_none() {
+        let mut model: Option<(u32, String)> = None;
+        for l in lines.iter().filter(|l| !l.command) {
+            let t = trim(&l.text);
+            if t.len() > 400 || !(t.has("MI") || t.has("Mi")) {
+                continue;
+            }
+            for w in t.split(|c: char| !c.is_ascii_alphanumeric()) {
+                if !(w.starts_with("MI") || w.starts_with("Mi")) || !instinct_model(&w.to_ascii_lowercase()) {
+                    continue;
+                }
+                let Some(name) = brandless_model(w) else { continue };
+                match &model {
+                    Some((_, m)) if *m != name => return false,
+                    Some(_) => {}
+                    None => model = Some((l.no, name)),
+                }
+            }
+        }
+        found = model.map(|(no, name)| (no, name, None));
+    }
     let Some((no, name, gfx)) = found else {
         return false;
     };
@@ -1355,6 +1392,34 @@ mod tests {
         assert_eq!(m.gpu_by_name("Mi325").map(|(g, _)| g.gfx.as_str()), Some("gfx942"));
         assert_eq!(m.gpu_by_name("MI300").map(|(g, _)| g.gfx.as_str()), Some("gfx942"));
         assert!(m.gpu_by_name("MI9").is_none());
+    }
+
+    #[test]
+    fn a_hip_runtime_build_under_a_hip_key() {
+        // a probe script's prints (s/03 of the 2026 build sets; values ours)
+        let (_, s) = run(read, "torch 2.12.0+rocm7.12.0\nHIP 7.12.25501\n");
+        assert_eq!(s.torch_hip.as_ref().map(|h| h.v.as_str()), Some("7.12.25501"));
+        assert!(s.rocm.is_none());
+        // a release under a HIP key is not ROCm's
+        let (_, s) = run(read, "HIP version: 7.1\n");
+        assert!(s.rocm.is_none() && s.torch_hip.is_none());
+    }
+
+    #[test]
+    fn an_instinct_model_alone_in_a_sentence() {
+        for (text, want) in [
+            ("I run this on MI210, built as below:\n", Some("AMD Instinct MI210")),
+            (
+                "Running on 8x MI300X nodes\nMI300X nodes again\n",
+                Some("AMD Instinct MI300X"),
+            ),
+            // two models: which is the user's is not said; a word that only starts like one
+            ("works on MI300X but not on MI250X\n", None),
+            ("MIT license, MI9 and MIDI\n", None),
+        ] {
+            let (_, s) = run(read, text);
+            assert_eq!(s.agents.first().and_then(|a| a.marketing.as_deref()), want, "{text:?}");
+        }
     }
 
     #[test]

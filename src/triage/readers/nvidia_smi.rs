@@ -29,8 +29,31 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             Seen::first(&mut seen.nvidia, at);
             return true;
         }
+        if labelled_device(t) {
+            let at = seen.at(t.trim().to_string(), l.no);
+            Seen::first(&mut seen.nvidia, at);
+            return true;
+        }
     }
     false
+}
+
+/// An NVIDIA product's name as a device's value (`Device name: NVIDIA GeForce RTX 5070 Ti` in an
+/// OpenCL listing, `GPU 1: NVIDIA RTX A6000 (UUID: …)` from `nvidia-smi -L`, a print alone on
+/// its line): the machine has that GPU. A sentence that names one (`works on an NVIDIA GeForce
+/// RTX 4090`) is not a device listing.
+fn labelled_device(t: &str) -> bool {
+    let t = t.trim();
+    let Some(p) = ["NVIDIA GeForce ", "NVIDIA RTX ", "NVIDIA Tesla ", "NVIDIA Quadro "]
+        .iter()
+        .filter_map(|n| t.find(n))
+        .min()
+    else {
+        return false;
+    };
+    let label = t[..p].trim_end().trim_matches(['\'', '"', '`']).trim_end();
+    label.is_empty()
+        || (label.len() <= 40 && label.ends_with([':', '=']) && !label[..label.len() - 1].contains([':', '=']))
 }
 
 #[cfg(test)]
@@ -52,5 +75,19 @@ mod tests {
         );
         assert!(fired && s.nvidia.is_some());
         assert!(!run(read, "NVIDIA Corporation makes GPUs\n").0);
+        // a device listing's name (OpenCL enumerators, `nvidia-smi -L`, a print; values ours)
+        for t in [
+            "        Device name: NVIDIA GeForce RTX 4060\n",
+            "GPU 0: NVIDIA RTX A5000 (UUID: GPU-0000)\n",
+            "'NVIDIA GeForce GTX 1080'\n",
+        ] {
+            assert!(run(read, t).1.nvidia.is_some(), "{t:?}");
+        }
+        for t in [
+            "it works on an NVIDIA GeForce RTX 4090 but not here\n",
+            "[note: see https://x/y: NVIDIA GeForce tips]\n",
+        ] {
+            assert!(run(read, t).1.nvidia.is_none(), "{t:?}");
+        }
     }
 }

@@ -141,7 +141,10 @@ fn sentence_rocm(t: &str) -> Option<&str> {
         let start = from + p;
         from = start + 5;
         let before = t[..start].trim_end_matches(['-', '*', ' ']);
+        // an item of a list written on one line or a table cell (`WSL2 Ubuntu 24.04, ROCm 7.2.1 +
+        // librocdxg`, `| ROCm 7.1 |`)
         let lead = before.is_empty()
+            || before.ends_with([',', '|', ';', '('])
             || ["with", "on", "using", "running", "installed", "system", "host"]
                 .iter()
                 .any(|w| {
@@ -161,7 +164,13 @@ fn sentence_rocm(t: &str) -> Option<&str> {
             .trim_end_matches('.');
         let parts = v.split('.').count();
         let next = t[from + v.len()..].chars().next();
-        if (2..=3).contains(&parts) && v.split('.').all(|x| !x.is_empty()) && next.is_none_or(|c| !c.is_alphanumeric())
+        // the version is a word of its own: `ROCm 7.0.11-arch1-1` (a kernel a tool mislabels)
+        // or `ROCm 7.10a` is no release
+        if (2..=3).contains(&parts)
+            && v.split('.').all(|x| !x.is_empty())
+            && next.is_none_or(|c| {
+                c.is_whitespace() || matches!(c, ',' | ';' | ')' | '|' | '.' | ':' | '*' | '`' | '"' | '\'')
+            })
         {
             return Some(v);
         }
@@ -389,10 +398,12 @@ mod tests {
             ("- System ROCm 6.4 (distribution packages)", Some("6.4")),
             ("host ROCm 7.0.2, container ROCm 7.0.2", Some("7.0.2")),
             ("the filesystem ROCm 7.0 uses", None),
+            ("| Ubuntu 24.04, ROCm 7.0.2 + driver 25.20 | pass |", Some("7.0.2")),
             ("ROCm 6.4.3 on Fedora", Some("6.4.3")),
             // not after its verb, a preview's name, a multi-byte character before it
             ("the ROCm 7.0 docs say otherwise", None),
             ("with ROCm 7.10a", None),
+            ("GPU 0: R9700 (ROCm 6.18.2-arch1-1, shared memory)", None),
             ("- **Mechanism** — ROCm 7.1", None),
         ] {
             assert_eq!(sentence_rocm(t), want, "{t:?}");
