@@ -50,9 +50,9 @@ fn drive_path(t: &str) -> bool {
     false
 }
 
-/// A `name.dll` or `name.exe` token.
+/// A `name.dll`, `name.exe` or `name.bat` token.
 fn windows_file(t: &str) -> bool {
-    for ext in [".dll", ".exe", ".DLL", ".EXE"] {
+    for ext in [".dll", ".exe", ".DLL", ".EXE", ".bat", ".BAT"] {
         let mut from = 0;
         while let Some(p) = t[from..].at(ext) {
             let i = from + p;
@@ -135,6 +135,8 @@ const NEEDLES: &[(&str, Hint)] = &[
     (".exe", Hint::WindowsFile),
     (".DLL", Hint::WindowsFile),
     (".EXE", Hint::WindowsFile),
+    (".bat", Hint::WindowsFile),
+    (".BAT", Hint::WindowsFile),
     ("[MSC v.", Hint::Windows),
     ("win_amd64", Hint::Windows),
     ("%HIP_PATH%", Hint::Windows),
@@ -184,10 +186,15 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("/lib/python3.", Hint::Linux),
     // Debian's package tools: `dpkg -l` and its rows' revision of an Ubuntu release
     ("dpkg -l", Hint::Linux),
+    // `apt list`'s warning and its installed marks
+    ("apt does not have a stable CLI", Hint::Linux),
+    (" [installed,automatic]", Hint::Linux),
     ("~22.04", Hint::Linux),
     ("~24.04", Hint::Linux),
     ("~26.04", Hint::Linux),
     ("/root/", Hint::Linux),
+    // removable and data disks as udisks mounts them (macOS mounts under `/Volumes/`)
+    ("/media/", Hint::Linux),
     // distribution names that are nothing else; others only before a version (`Ubuntu 24.04`)
     ("CachyOS", Hint::Linux),
     ("EndeavourOS", Hint::Linux),
@@ -568,6 +575,12 @@ mod tests {
         // shapes of 2026 pastes (values ours): a typed Windows line with its build, a test's
         // source comment that names a DLL inside a Linux venv's traceback, dpkg's table
         assert_eq!(platform("Windows 10 Pro 22H2 19045.6456\n"), Some(Platform::Windows));
+        assert_eq!(platform("then run start-comfy.bat\n"), Some(Platform::Windows));
+        assert_eq!(
+            platform("failed to open '/media/me/data/models/x.gguf' (No such file or directory)\n"),
+            Some(Platform::Linux)
+        );
+        assert_eq!(platform("see batch files (.bat) in the docs\n"), None);
         assert_eq!(
             platform("- Windows 10 Enterprise, version 10.0.19045 (build 19045)\n"),
             Some(Platform::Windows)
@@ -592,6 +605,10 @@ mod tests {
             Some(Platform::Linux)
         );
         assert_eq!(platform("- OS: Ubuntu 24.04.2 LTS\n"), Some(Platform::Linux));
+        assert_eq!(
+            platform("rocm-core/jammy,now 6.4.3.60403-128~22.04 amd64 [installed,automatic]\n"),
+            Some(Platform::Linux)
+        );
         assert_eq!(
             platform("built with GNU 11.4.0 for Linux x86_64\n"),
             Some(Platform::Linux)

@@ -58,13 +58,17 @@ fn gpu_name(v: &str) -> bool {
             .build(WORDS)
             .expect("the product-name words compile")
     });
-    if v.len() > 120 {
+    // a path (`loaded ROCm backend from C:\…\llama-…-win-hip-radeon-x64\ggml-hip.dll`) is no name
+    if v.len() > 120 || memchr::memchr(b'\\', v.as_bytes()).is_some() {
         return false;
     }
     let mut hit = 0u16;
     for m in ac.find_overlapping_iter(v) {
-        // `radeon` as a word: Mesa's `radeonsi` driver is no product
-        if WORDS[m.pattern().as_usize()] == "radeon" && v.as_bytes().get(m.end()).is_some_and(u8::is_ascii_alphabetic) {
+        // `radeon` as a word: Mesa's `radeonsi` driver, a build's `…-hip-radeon-x64` are no product
+        if WORDS[m.pattern().as_usize()] == "radeon"
+            && (v.as_bytes().get(m.end()).is_some_and(u8::is_ascii_alphabetic)
+                || (m.start() > 0 && matches!(v.as_bytes()[m.start() - 1], b'-' | b'_' | b'/')))
+        {
             continue;
         }
         hit |= 1 << m.pattern().as_usize();
@@ -79,6 +83,7 @@ fn gpu_name(v: &str) -> bool {
 fn clean(v: &str) -> &str {
     // a table's next cell (`| GPU name: AMD Instinct MI300X | PASS |`) is not part of the name
     let v = v.split('|').next().unwrap_or(v);
+
     let v = v.trim().trim_end_matches([',', ';', '.']).trim();
     let v = v.trim_matches(['\'', '"', '`', '*']).trim();
     v.trim_end_matches(',').trim()
@@ -326,6 +331,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if names.len() > crate::triage::MAX_GPUS {
             continue;
         }
+        // lspci's device lines (`… [AMD/ATI] Navi 31 [Radeon RX 7900 XT/…]`) are the key/value
+        // layer's, which reads them as lspci writes them
+        if t.has("[AMD/ATI]") && t.has(" controller") {
+            continue;
+        }
         let found: Vec<&str> = if bare_name(t) {
             vec![t]
         } else if t.has("adeon") || t.has("nstinct") || t.has("ADEON") || t.has("NSTINCT") {
@@ -335,7 +345,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         };
         for name in found {
             // `AMD Radeon 8060S (gfx1151)`, `AMD Radeon RX 7900 XTX, gfx1100`
-            let gfx = gfx_in(name);
+            let mut gfx = gfx_in(name);
             // what `split(pat).next()` gives, without a two-way searcher built per name
             let before = |s: &'_ str, pat: &str| -> usize { s.at(pat).unwrap_or(s.len()) };
             // the name before a parenthetical that holds its target, however marked up (`(gfx1101)`,
@@ -352,8 +362,20 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 Some(p) if p > 0 && !shown[p..].contains(')') => shown[..p].trim(),
                 _ => shown,
             };
+            // what a tool adds after a dash (`AMD Instinct MI300X — detected_gfx_target gfx943`),
+            // a print's further columns (`AMD Radeon Graphics  arch=gfx900:xnack-  CUs=8`)
+            let shown = shown.split(['—', '–']).next().unwrap_or(shown).trim();
+            let shown = shown.split("  ").next().unwrap_or(shown);
             if shown.is_empty() {
                 continue;
+            }
+            // a target no GPU has beside a product the matrix knows: the product's target is
+            // the GPU's, from its name
+            if let Some(g) = &gfx {
+                let matrix = crate::matrix::Matrix::embedded();
+                if matrix.gpu(g).is_none() && matrix.gpu_by_name(shown).is_some() {
+                    gfx = None;
+                }
             }
             fired = true;
             // one GPU per product, however each print writes its name (`AMD Radeon(TM) 860M
@@ -425,6 +447,9 @@ mod tests {
             "wget https://repo.radeon.com/rocm/manylinux/rocm-rel-6.2.3/torch-2.3.0%2Brocm6.2.3-cp310-cp310-linux_x86_64.whl\n",
             "url = https://repo.radeon.com/amdgpu-install/6.2.3/ubuntu/jammy/\n",
             "wheel: torch-2.3.0+rocm6.2.3-radeon-cp310-linux_x86_64.whl\n",
+            // a loader's message with a build's folder (t/07 of the 2026 build sets; values ours)
+            "load_backend: loaded ROCm backend from C:\\llm\\llama-b9000-bin-win-hip-radeon-x64\\ggml-hip.dll\n",
+            "release: llama-b9000-bin-ubuntu-hip-radeon-x64 (2026)\n",
         ] {
             let (_, s) = run(read, text);
             assert!(s.agents.is_empty(), "{text:?}: {:?}", s.agents);
@@ -601,6 +626,18 @@ mod tests {
             "Device: AMD Radeon RX 7900 XTX (gfx1100)\nDevice: AMD Radeon PRO W7900 (gfx1100)\n",
         );
         assert_eq!(s.agents.len(), 2);
+    }
+
+    #[test]
+    fn a_target_no_gpu_has_beside_a_known_product() {
+        // t/08 of the 2026 build sets (a tool's `detected_gfx_target gfx943` for an MI300X)
+        let (_, s) = run(
+            read,
+            "- GPU: AMD Instinct MI250X — detected target gfx91a, family gfx90X\n",
+        );
+        assert_eq!(s.agents.len(), 1);
+        assert!(s.agents[0].gfx.is_none(), "{:?}", s.agents);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Instinct MI250X"));
     }
 
     #[test]

@@ -109,6 +109,28 @@ fn assigned_item(t: &str) -> Option<(&str, &str)> {
         .then_some((k, v))
 }
 
+/// The tagged messages of a line that holds several (`[INFO] a [INFO] GPU arch: gfx1030 [WARN]
+/// b`), each starting at its tag; a line with one tag or none is itself.
+fn squashed(t: &str) -> Vec<&str> {
+    const TAGS: [&str; 4] = [" [INFO] ", " [WARN] ", " [WARNING] ", " [ERROR] "];
+    if !t.starts_with('[') || !TAGS.iter().any(|g| t.has(g)) {
+        return vec![t];
+    }
+    let mut cuts: Vec<usize> = TAGS
+        .iter()
+        .flat_map(|g| t.match_indices(g).map(|(i, _)| i + 1))
+        .collect();
+    cuts.sort_unstable();
+    let mut out = Vec::with_capacity(cuts.len() + 1);
+    let mut from = 0;
+    for c in cuts {
+        out.push(t[from..c].trim_end());
+        from = c;
+    }
+    out.push(&t[from..]);
+    out
+}
+
 /// A log line's level tag before its message (`[INFO] GPU arch: gfx1102`) is not part of a key.
 fn strip_log_level(t: &str) -> &str {
     let Some(rest) = t.strip_prefix('[') else { return t };
@@ -240,6 +262,16 @@ fn instinct_model(l: &str) -> bool {
             let d = r.bytes().take_while(u8::is_ascii_digit).count();
             (2..=3).contains(&d) && matches!(&r[d..], "" | "x" | "a")
         })
+}
+
+/// An OS value that names only the family (`Linux`, `linux`, `Other Linux (specify below)`,
+/// `Windows`): an issue form's choice, which a typed release refines.
+fn generic_os(v: &str) -> bool {
+    let v = v.split(" (").next().unwrap_or(v).trim().to_ascii_lowercase();
+    matches!(
+        v.as_str(),
+        "linux" | "other linux" | "other" | "gnu/linux" | "linux (other)" | "windows" | "macos" | "mac"
+    )
 }
 
 /// A workstation or Instinct model written without its brand words (`AMD MI355X`, `AMD R9700 AI
@@ -525,7 +557,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         let t = super::strip_stamp(trim(&l.text));
-        if t.is_empty() || t.len() > 400 {
+        // a launcher's messages whose line breaks were lost (`[INFO] Detecting GPU architecture...
+        // [INFO] GPU arch: gfx1030 [INFO] …`): each tagged message is a line of its own
+        let segments = squashed(t);
+        if t.is_empty() || (t.len() > 400 && segments.len() < 2) {
             continue;
         }
         if let Some(h) = heading(t) {
@@ -533,7 +568,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         let answer = pending.take();
-        for (k, v) in pairs(t, answer.as_deref()) {
+        let all: Vec<(&str, &str)> = if segments.len() < 2 {
+            pairs(t, answer.as_deref())
+        } else {
+            segments
+                .iter()
+                .filter(|s| s.len() <= 400)
+                .flat_map(|s| pairs(s, None))
+                .collect()
+        };
+        for (k, v) in all {
             norm_key_into(k, &mut key);
             let Some(fact) = syn.get(key.as_str()).and_then(|f| fact(f)) else {
                 if let Some(is_vram) = mem_key(&key)
@@ -601,6 +645,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             seen.agents[i].gfx = Some(at);
             st.fired = true;
         }
+    }
+    if lspci_names(lines, seen) {
+        st.fired = true;
     }
     if prose_gpu(lines, seen) {
         st.fired = true;
@@ -704,6 +751,70 @@ fn prose_gpu(lines: &[Line], seen: &mut Seen) -> bool {
                 ..Agent::default()
             });
         }
+    }
+    true
+}
+
+/// lspci's names of AMD display devices without their ids (`VGA compatible controller: Advanced
+/// Micro Devices, Inc. [AMD/ATI] Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M] (rev ce)`,
+/// `… [AMD/ATI] Raphael (rev c7)`): one GPU per line whose name the matrix knows as one target,
+/// when no reader found a GPU with a target (a line with `[1002:…]` is the PCI id scan's).
+fn lspci_names(lines: &[Line], seen: &mut Seen) -> bool {
+    let file = seen.file;
+    if seen
+        .agents
+        .iter()
+        .any(|a| a.src.file == file && (a.gfx.is_some() || a.device_id.is_some()))
+    {
+        return false;
+    }
+    let matrix = crate::matrix::Matrix::embedded();
+    let mut found: Vec<(u32, String, String)> = Vec::new();
+    for l in lines.iter().filter(|l| !l.command) {
+        let t: &str = &l.text;
+        if t.len() > 300 || !t.has("[AMD/ATI] ") || t.has("[1002:") {
+            continue;
+        }
+        if !["VGA compatible controller", "Display controller", "3D controller"]
+            .iter()
+            .any(|c| t.has(c))
+        {
+            continue;
+        }
+        let Some(p) = t.at("[AMD/ATI] ") else { continue };
+        let rest = &t[p + 10..];
+        let name = rest[..rest.at(" (rev").or_else(|| rest.at(" (prog-if")).unwrap_or(rest.len())].trim();
+        // the marketing names in brackets first, then the chip's name
+        let bracket = name
+            .find('[')
+            .and_then(|a| name[a + 1..].find(']').map(|b| &name[a + 1..a + 1 + b]));
+        let chip = name.split(" [").next().unwrap_or(name).trim();
+        let hit = bracket
+            .and_then(|b| matrix.gpu_by_name(b))
+            .or_else(|| matrix.gpu_by_name(chip));
+        if let Some((g, listed)) = hit
+            && !found.iter().any(|(_, _, n)| n == listed)
+            && found.len() < crate::triage::MAX_GPUS
+        {
+            let _ = g;
+            found.push((l.no, bracket.unwrap_or(chip).to_string(), listed.to_string()));
+        }
+    }
+    if found.is_empty() {
+        return false;
+    }
+    // the GPUs other readers saw by a generic name only (`AMD Radeon Graphics`) are these
+    seen.agents
+        .retain(|a| !(a.src.file == file && a.marketing.as_deref().is_some_and(|m| matrix.gpu_by_name(m).is_none())));
+    for (no, name, _) in found {
+        let src = Src { file, line: no };
+        seen.agents.push(Agent {
+            reader: "key_value",
+            src,
+            marketing: Some(name),
+            name_src: Some(src),
+            ..Agent::default()
+        });
     }
     true
 }
@@ -830,6 +941,12 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         pairs.push(p);
     } else if let Some(p) = name_version_item(t) {
         pairs.push(p);
+    } else if t.contains(", ") && t.len() <= 120 {
+        // a print of several `name version` items (`torch 2.7.0+rocm6.3, HIP 6.3.42131`)
+        let items: Vec<Option<(&str, &str)>> = t.split(", ").map(name_version_item).collect();
+        if items.len() >= 2 && items.iter().all(Option::is_some) {
+            pairs.extend(items.into_iter().flatten());
+        }
     } else if let Some(p) = assigned_item(t) {
         pairs.push(p);
     }
@@ -922,6 +1039,11 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             // the name, not what a typed list adds after it (`Fedora 44, kernel 7.1.8-200.fc44`)
             let v = v.split(", ").next().unwrap_or(v).trim();
             if !v.is_empty() && v.len() <= 80 {
+                // a form's family answer (`Linux`, `Other Linux (specify below)`) gives way to
+                // the release a later field names (`OS Details: Ubuntu 26.04 LTS`)
+                if seen.os.as_ref().is_some_and(|o| generic_os(&o.v)) && !generic_os(v) {
+                    seen.os = None;
+                }
                 let a = at(seen, v);
                 Seen::first(&mut seen.os, a);
                 st.fired = true;
@@ -965,15 +1087,25 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
         }
         return;
     }
-    let gfx = gfx_in(v);
+    let mut gfx = gfx_in(v);
     let name = if fact != Fact::Gpu {
         None
     } else if gpu_name(v) {
-        // the name without a trailing `(gfx…)` or `[gfx…]`
-        Some(cut_tail(v.split(['(', '[']).next().unwrap_or(v).trim()).to_string())
+        // the name without a trailing `(gfx…)`, `[gfx…]` or ` — what a tool detected`
+        let n = v.split(['(', '[', '—', '–']).next().unwrap_or(v);
+        let n = n.split(" - ").next().unwrap_or(n);
+        Some(cut_tail(n.trim()).to_string())
     } else {
         apu_model(v).or_else(|| brandless_model(v))
     };
+    // a target no GPU has, beside a product the matrix knows (`AMD Instinct MI300X —
+    // detected_gfx_target gfx943`): the product's target is the GPU's, from its name
+    if let (Some(g), Some(n)) = (&gfx, &name) {
+        let matrix = crate::matrix::Matrix::embedded();
+        if matrix.gpu(g).is_none() && matrix.gpu_by_name(n).is_some() {
+            gfx = None;
+        }
+    }
     if gfx.is_none() && name.is_none() {
         return;
     }
@@ -1392,6 +1524,85 @@ mod tests {
         assert_eq!(m.gpu_by_name("Mi325").map(|(g, _)| g.gfx.as_str()), Some("gfx942"));
         assert_eq!(m.gpu_by_name("MI300").map(|(g, _)| g.gfx.as_str()), Some("gfx942"));
         assert!(m.gpu_by_name("MI9").is_none());
+    }
+
+    #[test]
+    fn a_forms_os_family_gives_way_to_the_release() {
+        // lemonade's issue form (t/03, t/15 of the 2026 build sets; values ours)
+        for text in [
+            "### Operating System\n\nLinux\n\n### OS Details (if \"Other\" or additional info)\n\nFedora 43\n",
+            "OS: Other Linux (specify below)\nOS details: Fedora 43\n",
+        ] {
+            let (_, s) = run(read, text);
+            assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Fedora 43"), "{text:?}");
+        }
+        // a release first stays
+        let (_, s) = run(read, "OS: Fedora 43\nPlatform: Linux\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Fedora 43"));
+    }
+
+    #[test]
+    fn a_target_no_gpu_has_beside_a_known_product() {
+        let (_, s) = run(read, "- GPU: AMD Instinct MI250X — detected target gfx91a\n");
+        assert_eq!(s.agents.len(), 1);
+        assert!(s.agents[0].gfx.is_none(), "{:?}", s.agents);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Instinct MI250X"));
+        // a known target stays as written (an override may show another)
+        let (_, s) = run(read, "- GPU: AMD Radeon RX 7600 (gfx1100)\n");
+        assert_eq!(s.agents[0].gfx.as_ref().map(|g| g.v.as_str()), Some("gfx1100"));
+    }
+
+    #[test]
+    fn lspci_names_without_ids() {
+        // s/06 of the 2026 build sets (gpufetch's generic name, then lspci); values ours
+        let t = "Name:                AMD Radeon Graphics\n\
+                 0b:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 32 [Radeon RX 7700 XT / 7800 XT] (rev c8)\n\
+                 12:00.0 Display controller: Advanced Micro Devices, Inc. [AMD/ATI] Raphael (rev c1) (prog-if 00 [VGA controller])\n";
+        let lines = crate::triage::paste::lines(t);
+        let mut seen = Seen::default();
+        crate::triage::readers::read_all(&lines, &mut seen);
+        let names: Vec<_> = seen.agents.iter().filter_map(|a| a.marketing.as_deref()).collect();
+        assert_eq!(names, ["Radeon RX 7700 XT / 7800 XT", "Raphael"]);
+        // an audio function, an id the scan owns, a chip the matrix does not know: no GPU
+        for t in [
+            "0b:00.1 Audio device: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 HDMI/DP Audio\n",
+            "0b:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 [1002:744c] (rev c8)\n",
+            "0b:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 7551 (rev c0)\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert!(
+                s.agents
+                    .iter()
+                    .all(|a| a.reader != "key_value" || a.marketing.is_none()),
+                "{t:?}: {:?}",
+                s.agents
+            );
+        }
+    }
+
+    #[test]
+    fn a_launchers_messages_squashed_on_one_line() {
+        // t/14 of the 2026 build sets (line breaks lost in a Windows console copy; values ours)
+        let (_, s) = run(
+            read,
+            "[INFO] Initializing... [INFO] Detecting GPU... [INFO] GPU arch: gfx1031 [INFO] Legacy GPU detected [WARN] slow\n",
+        );
+        assert_eq!(
+            s.agents.first().and_then(|a| a.gfx.as_ref()).map(|g| g.v.as_str()),
+            Some("gfx1031")
+        );
+        assert_eq!(super::squashed("[INFO] one message only"), ["[INFO] one message only"]);
+    }
+
+    #[test]
+    fn a_print_of_several_name_version_items() {
+        // t/10 of the 2026 build sets (a test script's first line; values ours)
+        let (_, s) = run(read, "torch 2.6.0+rocm6.2.4, HIP 6.2.41134\n");
+        assert_eq!(s.torch.as_ref().map(|t| t.v.as_str()), Some("2.6.0+rocm6.2.4"));
+        assert_eq!(s.torch_hip.as_ref().map(|t| t.v.as_str()), Some("6.2.41134"));
+        // a sentence with commas is not such a print
+        let (_, s) = run(read, "I tried torch 2.6.0, then ROCm 6.4 and it failed\n");
+        assert!(s.torch.is_none() && s.rocm.is_none());
     }
 
     #[test]

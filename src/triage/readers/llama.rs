@@ -59,8 +59,15 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             cuda_init = true;
             continue;
         }
-        // `Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32`
-        if let Some(rest) = t.strip_prefix("Device ")
+        // `Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32`, also
+        // behind an app logger's prefix after ggml_cuda_init (`[INFO ] ggml_extend.hpp:63   -
+        // Device 1: …`)
+        let dev = match t.strip_prefix("Device ") {
+            Some(r) => Some(r),
+            None if cuda_init => t.at(" Device ").map(|p| &t[p + 8..]),
+            None => None,
+        };
+        if let Some(rest) = dev
             && let Some((idx, body)) = rest.split_once(": ")
             && let Ok(i) = idx.parse::<u32>()
             && (cuda_init || body.has(", gfx"))
@@ -218,6 +225,11 @@ mod tests {
         assert!(fired);
         // what the line means is the matrix's (signatures.yaml), not this reader's
         assert!(s.events.is_empty());
+        // behind an app's logger prefix (stable-diffusion.cpp; values ours)
+        let t = "[INFO ] ggml_extend.hpp:63   - ggml_cuda_init: found 2 ROCm devices (Total VRAM: 40000 MiB):\n[INFO ] ggml_extend.hpp:63   -   Device 0: AMD Radeon RX 7800 XT, gfx1101 (0x1101), VMM: no, Wave Size: 32, VRAM: 16368 MiB\n[INFO ] ggml_extend.hpp:63   -   Device 1: AMD Radeon Vega 8 Graphics, gfx902:xnack- (0x902), VMM: no, Wave Size: 64, VRAM: 23000 MiB\n";
+        let (_, s) = run(read, t);
+        let gfx: Vec<_> = s.agents.iter().map(|a| a.gfx.as_ref().map(|g| g.v.as_str())).collect();
+        assert_eq!(gfx, [Some("gfx1101"), Some("gfx902")]);
         let (fired, _) = run(read, "Device 0: my phone\n");
         assert!(!fired);
     }

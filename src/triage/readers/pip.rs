@@ -213,7 +213,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             .has("==")
             .then(|| FREEZE.captures(t).and_then(|c| c.get(1)).map(|m| m.as_str()))
             .flatten()
-            .or_else(|| list_version(t));
+            .or_else(|| list_version(t))
+            // a version that ends a clause (`torch 2.7.0+rocm6.3, HIP 6.3.42131`, a script's
+            // print) is no list row: the prose and key/value readers take such lines
+            .filter(|c| !c.ends_with([',', ';']));
         if let Some(c) = c {
             fired = true;
             if listed.len() < 2 && !listed.iter().any(|x| x == c) {

@@ -148,12 +148,39 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if !b.gpu && b.named {
             continue; // a named non-GPU agent (AIE, CPU without Device Type)
         }
+        // a fragment that is only a processor's marketing name (`AMD Ryzen AI 7 PRO 350 w/
+        // Radeon 860M` printed before its `Name:`) is the CPU agent
+        if !b.gpu
+            && b.a.gfx.is_none()
+            && b.a.device_id.is_none()
+            && b.a.marketing.as_deref().is_some_and(processor_name)
+        {
+            continue;
+        }
         let mut a = b.a;
         a.index = Some(gpu_index);
         gpu_index += 1;
         seen.agents.push(a);
     }
     fired
+}
+
+/// A CPU's brand string (`AMD Ryzen 9 7950X 16-Core Processor`, `AMD EPYC 9654`, `Intel(R)
+/// Xeon(R) …`, `… w/ Radeon 780M Graphics`).
+fn processor_name(n: &str) -> bool {
+    let l = n.to_ascii_lowercase();
+    [
+        "ryzen",
+        "epyc",
+        "threadripper",
+        "processor",
+        " w/ ",
+        "xeon",
+        "intel(r)",
+        "core(tm)",
+    ]
+    .iter()
+    .any(|w| l.contains(w))
 }
 
 fn new_agent(seen: &Seen, line: u32) -> Agent {
@@ -239,6 +266,13 @@ Agent 2
 
     #[test]
     fn grepped_names_without_headers() {
+        // a tool's dump that prints each agent's Marketing Name before its Name (values ours)
+        let (_, s) = run(
+            read,
+            "rocminfo GPUs:\n  Marketing Name:          AMD Ryzen 7 8840U w/ Radeon 780M Graphics\n  Name:                    gfx1103\n  Marketing Name:          AMD Radeon 780M Graphics\n",
+        );
+        let gfx: Vec<_> = s.agents.iter().map(|a| a.gfx.as_ref().map(|g| g.v.as_str())).collect();
+        assert_eq!(gfx, [Some("gfx1103")], "{:?}", s.agents);
         let g = "$ rocminfo | grep -E 'Name|Marketing'\n  Name:                    AMD Ryzen 7 5800X\n  Marketing Name:          AMD Ryzen 7 5800X\n  Vendor Name:             CPU\n  Name:                    gfx1031\n  Marketing Name:          AMD Radeon RX 6700 XT\n  Vendor Name:             AMD\n      Name:                    amdgcn-amd-amdhsa--gfx1031\n";
         let (fired, s) = run(read, g);
         assert!(fired);
