@@ -400,6 +400,8 @@ fn lspci_line(t: &str) -> bool {
 fn windows_name_line(t: &str) -> bool {
     // a list item's mark (`- Windows 11 Pro`)
     let t = super::paste::trim(t).trim_start_matches(['-', '*', '+', ' ']);
+    // or the first part of a list item (`- Windows 10/11, AMD Radeon RX 6650 XT`)
+    let t = t.split(", ").next().unwrap_or(t);
     let b = t.as_bytes();
     if t.len() > 64 || b.len() < 10 || !b[..8].eq_ignore_ascii_case(b"windows ") {
         return false;
@@ -426,12 +428,29 @@ fn windows_name_line(t: &str) -> bool {
     let mut words = t[8..].split_whitespace();
     words
         .next()
-        .is_some_and(|v| matches!(v.trim_end_matches(','), "10" | "11"))
+        .is_some_and(|v| matches!(v.trim_end_matches(','), "10" | "11" | "10/11"))
         && words.clone().count() <= 7
         && words.all(|w| {
             let w = w.trim_matches([',', '(', ')', ';']);
             w.is_empty() || w.bytes().any(|c| c.is_ascii_digit()) || WORDS.iter().any(|x| x.eq_ignore_ascii_case(w))
         })
+}
+
+/// A distribution's name and release written as one part of a list item (`- Ryzen AI MAX+ 395,
+/// Radeon 8060S, Ubuntu 26.04`, ``1. `Ubuntu 26.04` on `Strix Halo` ``, `- Ubuntu 26.04 LTS,
+/// kernel 7.0.0-28-generic`): the part, when it holds a release number.
+pub fn item_os(t: &str) -> Option<&str> {
+    let t = super::paste::trim(t);
+    let rest = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")).or_else(|| {
+        let d = t.bytes().take_while(u8::is_ascii_digit).count();
+        (d > 0 && d <= 2).then(|| t[d..].strip_prefix(". ")).flatten()
+    })?;
+    if rest.len() > 200 {
+        return None;
+    }
+    rest.split([',', '`', ';', '(', ')'])
+        .map(str::trim)
+        .find(|p| os_name(p) && p.bytes().any(|b| b.is_ascii_digit()) && !p.contains("kernel"))
 }
 
 /// One item that is only a Linux distribution's name.
@@ -549,6 +568,21 @@ mod tests {
     }
 
     #[test]
+    fn a_distribution_in_a_list_item() {
+        for (t, want) in [
+            ("- Ryzen 7 8845HS, Radeon 780M, Fedora 43", Some("Fedora 43")),
+            ("1. `Ubuntu 24.04` on `a mini PC`", Some("Ubuntu 24.04")),
+            ("- Debian 13, kernel 6.12.48+deb13-amd64", Some("Debian 13")),
+            // no release, not an item, prose
+            ("- Arch Linux, latest", None),
+            ("Ubuntu 24.04 is what I run", None),
+            ("- I moved from Ubuntu 22.04 to something else", None),
+        ] {
+            assert_eq!(item_os(t), want, "{t:?}");
+        }
+    }
+
+    #[test]
     fn each_platform_from_its_own_evidence() {
         // shapes of the 2026 pastes (values ours)
         assert_eq!(
@@ -576,6 +610,10 @@ mod tests {
         // source comment that names a DLL inside a Linux venv's traceback, dpkg's table
         assert_eq!(platform("Windows 10 Pro 22H2 19045.6456\n"), Some(Platform::Windows));
         assert_eq!(platform("then run start-comfy.bat\n"), Some(Platform::Windows));
+        assert_eq!(
+            platform("- Windows 10/11, AMD Radeon RX 6600 (gfx1032)\n"),
+            Some(Platform::Windows)
+        );
         assert_eq!(
             platform("failed to open '/media/me/data/models/x.gguf' (No such file or directory)\n"),
             Some(Platform::Linux)

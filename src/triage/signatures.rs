@@ -91,6 +91,10 @@ impl<'m> Router<'m> {
     /// `hit`.
     fn judge(&self, l: &Line, hit: &mut [bool], seen: &mut Seen) {
         let t = l.text.as_ref();
+        if another_issues_error(t) {
+            hit.iter_mut().for_each(|h| *h = false);
+            return;
+        }
         for (i, s) in self.sigs.iter().enumerate() {
             if !self.needles[i].iter().all(|&n| hit[n]) {
                 continue;
@@ -114,6 +118,29 @@ impl<'m> Router<'m> {
         }
         hit.iter_mut().for_each(|h| *h = false);
     }
+}
+
+/// A sentence that names a wording as another issue's (`This is a different bug from #22874
+/// (`hipErrorInvalidDeviceFunction`), which was fixed in v2.6.0`): the paste's report is not
+/// that error. It cites an issue by number and sets the error apart from this one.
+fn another_issues_error(t: &str) -> bool {
+    let b = t.as_bytes();
+    let cites = b.windows(2).any(|w| w[0] == b'#' && w[1].is_ascii_digit());
+    if !cites {
+        return false;
+    }
+    let l = t.to_ascii_lowercase();
+    [
+        "different bug",
+        "different issue",
+        "was fixed",
+        "been fixed",
+        "unlike #",
+        "not the same as",
+        "not a duplicate",
+    ]
+    .iter()
+    .any(|w| l.contains(w))
 }
 
 #[cfg(test)]
@@ -141,6 +168,19 @@ mod tests {
         let mut seen = Seen::default();
         Router::new(sigs).scan(&lines, &mut seen);
         seen
+    }
+
+    #[test]
+    fn another_issues_error_named_in_a_sentence_is_no_report() {
+        let sigs = vec![sig("nbf", &["hipErrorNoBinaryForGpu"], None, EventKind::NoBinaryForGpu)];
+        // u/04 of the 2026 build sets (an issue form's note; wording ours)
+        let s = scan(
+            &sigs,
+            "> Note: unlike #1234 (`hipErrorNoBinaryForGpu`, fixed in 1.2) this one segfaults\n",
+        );
+        assert!(s.events.is_empty(), "{:?}", s.events);
+        let s = scan(&sigs, "Same as #1234: hipErrorNoBinaryForGpu again on 1.3\n");
+        assert_eq!(s.events.len(), 1);
     }
 
     #[test]

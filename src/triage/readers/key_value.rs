@@ -84,6 +84,23 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
     Some((k, v))
 }
 
+/// Two keys under one label and their values in order (`torch/HIP: 2.13.0+rocm10.0.0 7.15.26333`,
+/// a probe script's print): each key with its value, when the counts agree.
+fn slash_pairs(t: &str) -> Option<Vec<(&str, &str)>> {
+    let t = t.strip_prefix("- ").unwrap_or(t).trim_start();
+    let (k, v) = t.split_once(':')?;
+    let keys: Vec<&str> = k.trim().split('/').map(str::trim).collect();
+    let vals: Vec<&str> = v.split_whitespace().collect();
+    let word = |w: &str| {
+        !w.is_empty() && w.len() <= 20 && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+    };
+    (keys.len() == 2
+        && vals.len() == 2
+        && keys.iter().all(|k| word(k))
+        && vals.iter().all(|x| x.starts_with(|c: char| c.is_ascii_digit())))
+    .then(|| keys.into_iter().zip(vals).collect())
+}
+
 /// A list item that is a name and a version only (`- ROCm 7.2.0`, `* PyTorch 2.9.1`), as in a
 /// typed list of one's setup; the name must still be a known key to become a fact.
 fn name_version_item(t: &str) -> Option<(&str, &str)> {
@@ -137,7 +154,8 @@ fn strip_log_level(t: &str) -> &str {
     let Some(end) = rest.find(']') else { return t };
     const LEVELS: &[&str] = &["info", "warn", "warning", "debug", "error", "notice", "trace"];
     // `[INFO]`, or a component's tag with its level (`[Crystools INFO]`)
-    let tag = &rest[..end];
+    // `[info ]`: a padded level
+    let tag = rest[..end].trim();
     let level = tag.rsplit(' ').next().unwrap_or(tag);
     if tag.len() <= 32 && LEVELS.iter().any(|l| level.eq_ignore_ascii_case(l)) {
         rest[end + 1..].trim_start()
@@ -563,10 +581,21 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if t.is_empty() || (t.len() > 400 && segments.len() < 2) {
             continue;
         }
+        // a heading, unless it holds a short `Key: value` (`# GPUs: 2x …`, a script's comment
+        // header), which is a pair
         if let Some(h) = heading(t) {
-            pending = Some(h.to_string());
-            continue;
+            match h.split_once(": ") {
+                Some((k, v)) if k.len() <= 30 && !v.trim().is_empty() && !k.contains(['`', '[']) => {}
+                _ => {
+                    pending = Some(h.to_string());
+                    continue;
+                }
+            }
         }
+        let t = match heading(t) {
+            Some(h) => h,
+            None => t,
+        };
         let answer = pending.take();
         let all: Vec<(&str, &str)> = if segments.len() < 2 {
             pairs(t, answer.as_deref())
@@ -617,8 +646,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     {
         Seen::first(&mut seen.torch_hip, h);
     }
+    // lspci's device lines, where no reader found a GPU with a target
+    let lspci = lspci_names(lines, seen);
+    st.fired |= lspci;
     // No labelled GPU: a product name standing alone in a banner line (`… -- AMD Radeon RX 6600`)
-    if !st.had_gpu && st.added.is_none() && (banner_name(lines, seen) || cpu_named_apu(lines, seen)) {
+    if !st.had_gpu && !lspci && st.added.is_none() && (banner_name(lines, seen) || cpu_named_apu(lines, seen)) {
         st.fired = true;
     }
     // GPUs other readers saw by name only, named again with the target beside the name in a
@@ -646,7 +678,15 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             st.fired = true;
         }
     }
-    if lspci_names(lines, seen) {
+    // no OS under a key: a distribution and release as one part of a list item
+    if seen.os.is_none()
+        && let Some((no, v)) = lines
+            .iter()
+            .filter(|l| !l.command)
+            .find_map(|l| crate::triage::platform::item_os(&l.text).map(|v| (l.no, v.to_string())))
+    {
+        let a = seen.at(v, no);
+        seen.os = Some(a);
         st.fired = true;
     }
     if prose_gpu(lines, seen) {
@@ -935,6 +975,11 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         }
     } else if let Some(p) = table_pair(t) {
         pairs.push(p);
+    } else if t.has("/")
+        && t.has(":")
+        && let Some(two) = slash_pairs(t)
+    {
+        pairs.extend(two);
     } else if t.has(":")
         && let Some(p) = colon_pair(t)
     {
@@ -975,6 +1020,8 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     let at = |s: &Seen, x: &str| s.at(x.to_string(), no);
     match fact {
         Fact::Rocm => {
+            // `ROCm: ROCm 7.2.4, HIP 7.2.70204, …` (an app's start-up checklist)
+            let v = v.strip_prefix("ROCm ").unwrap_or(v);
             if let Some(x) = version(v).map(package_release).map(release_of_build) {
                 let a = at(seen, x);
                 if hip_build(x) {
@@ -1073,8 +1120,36 @@ fn take_gpu(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     take_gpu_one(fact, v, no, seen, st);
 }
 
+/// An NVIDIA product in a GPU value (`2× RTX Pro 6000's Blackwell`, `NVIDIA GeForce RTX 4090`,
+/// `A100 80GB`): the machine has an NVIDIA GPU.
+fn nvidia_value(v: &str) -> bool {
+    if v.len() > 120 || v.has("Radeon") || v.has("AMD") {
+        return false;
+    }
+    let words: Vec<&str> = v
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        matches!(
+            *w,
+            "NVIDIA" | "Nvidia" | "GeForce" | "Quadro" | "Tesla" | "Blackwell" | "Hopper"
+        ) || (*w == "RTX"
+            && words
+                .get(i + 1)
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()) || *n == "Pro" || *n == "PRO"))
+            || matches!(*w, "A100" | "H100" | "H200" | "B200" | "GB200" | "L40S" | "A6000")
+    })
+}
+
 /// [`take_gpu`] for a value that names one GPU.
 fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
+    if fact == Fact::Gpu && seen.nvidia.is_none() && nvidia_value(v) {
+        let a = seen.at(v.to_string(), no);
+        seen.nvidia = Some(a);
+        st.fired = true;
+        return;
+    }
     if st.had_gpu {
         if fact == Fact::Gfx
             && let Some(i) = st.lone
@@ -1563,6 +1638,12 @@ mod tests {
         crate::triage::readers::read_all(&lines, &mut seen);
         let names: Vec<_> = seen.agents.iter().filter_map(|a| a.marketing.as_deref()).collect();
         assert_eq!(names, ["Radeon RX 7700 XT / 7800 XT", "Raphael"]);
+        // one lspci line alone is one GPU (the banner-name reader does not add it again)
+        let (_, s) = run(
+            read,
+            "09:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 33 [Radeon RX 7600/7600 XT/7600M XT/7600S/7700S / PRO W7600] (rev c0)\n",
+        );
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
         // an audio function, an id the scan owns, a chip the matrix does not know: no GPU
         for t in [
             "0b:00.1 Audio device: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 HDMI/DP Audio\n",
@@ -1592,6 +1673,49 @@ mod tests {
             Some("gfx1031")
         );
         assert_eq!(super::squashed("[INFO] one message only"), ["[INFO] one message only"]);
+    }
+
+    #[test]
+    fn a_bracketed_stamp_and_a_padded_level() {
+        // u/14 of the 2026 build sets (an app's start-up checklist; values ours)
+        let (_, s) = run(
+            read,
+            "[10.10 09:01:02]          [info ] ROCm: ROCm 7.1.1, HIP 7.1.52802, libs present\n",
+        );
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("7.1.1"));
+        assert_eq!(
+            super::super::strip_stamp("[2026-07-10][00:16:41][app][INFO] x"),
+            "[app][INFO] x"
+        );
+        assert_eq!(super::super::strip_stamp("[gfx1100] ok"), "[gfx1100] ok");
+    }
+
+    #[test]
+    fn an_nvidia_product_under_a_gpu_key() {
+        for t in [
+            "# GPUs: 2x RTX Pro 6000 Blackwell\n",
+            "GPU: NVIDIA GeForce RTX 4090\n",
+            "- **GPU**: 8x H100 80GB\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert!(s.nvidia.is_some(), "{t:?}");
+            assert!(s.agents.is_empty(), "{t:?}: {:?}", s.agents);
+        }
+        for t in ["GPU: AMD Radeon RX 7900 XTX\n", "GPU: RTX off, Radeon on\n"] {
+            let (_, s) = run(read, t);
+            assert!(s.nvidia.is_none(), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn two_keys_under_one_label() {
+        // w/10 of the 2026 build sets (a script's `torch/HIP:` print; values ours)
+        let (_, s) = run(read, "torch/HIP: 2.11.0+rocm7.12.0 7.12.60610\n");
+        assert_eq!(s.torch.as_ref().map(|t| t.v.as_str()), Some("2.11.0+rocm7.12.0"));
+        assert_eq!(s.torch_hip.as_ref().map(|t| t.v.as_str()), Some("7.12.60610"));
+        // a path or a sentence with a slash is no such label
+        let (_, s) = run(read, "see /opt/rocm/bin: 2 files 3 dirs\n");
+        assert!(s.torch.is_none() && s.rocm.is_none());
     }
 
     #[test]

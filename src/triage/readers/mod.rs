@@ -115,6 +115,8 @@ const GATES: &[(&str, &[&str])] = &[
             "X-",
             "-dist-",
             "ROCm ",
+            // AMD's images tagged by their ROCm (`rocm/pytorch:rocm6.4.2_ubuntu24.04_…`)
+            ":rocm",
         ],
     ),
 ];
@@ -158,6 +160,18 @@ pub fn kv(t: &str) -> Option<(&str, &str)> {
 /// (`2026-01-06T16:15:11.761669 - pytorch version: …`, `2026-03-01 10:00:00,123 | INFO | …`):
 /// app loggers' prefixes, before their message.
 pub fn strip_stamp(t: &str) -> &str {
+    // a bracketed stamp of digits and separators (`[09.09 11:20:46]`, `[2026-07-10][00:16:41]`)
+    if let Some(rest) = t.strip_prefix('[')
+        && let Some(end) = rest.find(']')
+        && (8..=30).contains(&end)
+        && rest[..end].bytes().filter(u8::is_ascii_digit).count() >= 6
+        && rest[..end]
+            .bytes()
+            .all(|c| c.is_ascii_digit() || matches!(c, b':' | b'.' | b'-' | b' ' | b'/' | b'T' | b','))
+        && (rest[..end].contains(':') || rest[..end].bytes().filter(u8::is_ascii_digit).count() >= 8)
+    {
+        return strip_stamp(rest[end + 1..].trim_start());
+    }
     let b = t.as_bytes();
     let d = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
     if !(b.len() > 20

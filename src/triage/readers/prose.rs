@@ -32,6 +32,26 @@ fn opt_rocm(t: &str) -> Option<String> {
     None
 }
 
+/// The ROCm of an AMD image named by its tag (`FROM rocm/pytorch:rocm6.4.2_ubuntu24.04_py3.12_…`,
+/// `image: rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006`): the container's ROCm.
+fn image_rocm(t: &str) -> Option<String> {
+    let p = t.at("rocm/")?;
+    let rest = &t[p + 5..];
+    let colon = rest.find(':')?;
+    // the repository's name, then its tag
+    if colon == 0 || rest[..colon].contains([' ', '/']) {
+        return None;
+    }
+    let tag = rest[colon + 1..].strip_prefix("rocm")?;
+    let v: String = tag.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let v = v.trim_end_matches('.');
+    let after = tag[v.len()..].chars().next();
+    ((2..=3).contains(&v.split('.').count())
+        && v.split('.').all(|x| !x.is_empty())
+        && after.is_none_or(|c| matches!(c, '_' | '-' | ' ' | '"' | '\'' | '`')))
+    .then(|| v.to_string())
+}
+
 /// The URL after `--index-url` / `--extra-index-url`, or uv's `--index` / `--default-index`
 /// (`=` or a blank between).
 fn index_url(t: &str) -> Option<String> {
@@ -157,6 +177,9 @@ fn sentence_rocm(t: &str) -> Option<&str> {
         if !lead {
             continue;
         }
+        // `ROCm **7.2.3**`, ``ROCm `7.1.1` ``: emphasis around the version
+        let marks = t[from..].len() - t[from..].trim_start_matches(['*', '`']).len();
+        let from = from + marks;
         let v = t[from..]
             .split(|c: char| !(c.is_ascii_digit() || c == '.'))
             .next()
@@ -196,7 +219,13 @@ fn word_torch(t: &str) -> Option<String> {
         if !word {
             continue;
         }
-        let v = t[from..]
+        // `PyTorch version (2.10.0+rocm7.2.0…)`, `torch version: …`, `torch == …`
+        let rest = t[from..].trim_start_matches(['`', '"', '\'', '*']);
+        let rest = match rest.strip_prefix("version") {
+            Some(r) => r.trim_start_matches([' ', '(', ':', '`']),
+            None => rest,
+        };
+        let v = rest
             .trim_start_matches(['`', '"', '\'', '*'])
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '+'))
             .next()
@@ -240,6 +269,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 windows_rocm(t)
             } else if t.has("gfx") && (t.has("X-") || t.has("-dist-")) {
                 therock_build(t)
+            } else if t.has(":rocm") {
+                image_rocm(t)
             } else {
                 None
             };
@@ -343,6 +374,21 @@ mod tests {
     }
 
     #[test]
+    fn an_amd_images_rocm_from_its_tag() {
+        for (t, want) in [
+            (
+                "ARG BASE_IMAGE=rocm/pytorch:rocm6.3.4_ubuntu22.04_py3.10_pytorch_release_2.4.0",
+                Some("6.3.4"),
+            ),
+            ("    image: rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006", Some("7.0.0")),
+            ("docker pull rocm/pytorch:latest", None),
+            ("see github.com/rocm/foo:rocmish", None),
+        ] {
+            assert_eq!(image_rocm(t).as_deref(), want, "{t:?}");
+        }
+    }
+
+    #[test]
     fn torch_named_in_a_message() {
         for (text, want) in [
             (
@@ -354,6 +400,11 @@ mod tests {
             ("  deps   ... torch 2.9.0+cpu detected", Some("2.9.0+cpu")),
             ("found torch 2.8.0+cu128 in the venv", Some("2.8.0+cu128")),
             ("torch 2.8.0+cuda", None),
+            (
+                "  2. The PyTorch version (2.9.1+rocm7.1.1.gitabc123) is not compatible with",
+                Some("2.9.1+rocm7.1.1.gitabc123"),
+            ),
+            ("torch version: 2.10.0+rocm7.1 found", Some("2.10.0+rocm7.1")),
             // no ROCm local tag, not the word
             ("torch 2.9.1 installed", None),
             ("pytorch-triton 3.2.0+rocm6.3", None),
@@ -403,6 +454,7 @@ mod tests {
             // not after its verb, a preview's name, a multi-byte character before it
             ("the ROCm 7.0 docs say otherwise", None),
             ("with ROCm 7.10a", None),
+            ("- ROCm **7.1.1** (`libamdhip64.so.7.1.70101`)", Some("7.1.1")),
             ("GPU 0: R9700 (ROCm 6.18.2-arch1-1, shared memory)", None),
             ("- **Mechanism** — ROCm 7.1", None),
         ] {

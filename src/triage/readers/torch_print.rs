@@ -174,7 +174,15 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             .map(|s| s.trim_matches(['\'', '"']))
             .filter(|s| !s.is_empty())
             .collect();
-        if toks.len() != expect.len() {
+        // more tokens than prints: what another print on the line added (`…; print(
+        // torch.cuda.get_arch_list())` → `['gfx1151']`), when the leading ones are the versions
+        let lead_ok = toks.len() > expect.len()
+            && toks.iter().zip(expect.iter()).all(|(tok, what)| match *what {
+                "torch" => torch_version(tok),
+                "hip" => hip_version(tok),
+                _ => false,
+            });
+        if toks.len() != expect.len() && !lead_ok {
             expect.clear();
             continue;
         }
@@ -367,6 +375,16 @@ mod tests {
         assert!(s.torch_gpu_available.is_none());
         let (_, s) = run(read, "[1/3] GPU detection\nGPU visible: False\n");
         assert!(!s.torch_gpu_available.unwrap().v);
+        // two prints on one command, their outputs joined on one line (u/13 of the 2026 build
+        // sets; values ours)
+        let (_, s) = run(
+            read,
+            "python -c \"import torch; print(torch.__version__, torch.version.hip); print(torch.cuda.get_arch_list())\"\n2.11.0+rocm7.12.0 7.12.60610 ['gfx1151']\n",
+        );
+        assert_eq!(s.torch.as_ref().map(|t| t.v.as_str()), Some("2.11.0+rocm7.12.0"));
+        assert_eq!(s.torch_hip.as_ref().map(|t| t.v.as_str()), Some("7.12.60610"));
+        let (_, s) = run(read, "print(torch.__version__)\nTraceback 2 x\n");
+        assert!(s.torch.is_none());
         let (_, s) = run(read, "Is CUDA available: False\n");
         assert!(s.torch_gpu_available.is_none(), "collect_env's line is collect_env's");
     }
