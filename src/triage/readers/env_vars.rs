@@ -156,7 +156,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let value = if value.starts_with(['"', '\'']) {
                 value
             } else {
-                value.trim_end_matches(['.', ',', ')', ':'])
+                // and before the Markdown that closes around it (`**Start with `export
+                // X=11.0.0`**`)
+                value.trim_end_matches(['.', ',', ')', ':', '`', '*'])
             };
             let v = value.trim_matches(['"', '\'']).to_string();
             fired = true;
@@ -284,5 +286,8 @@ mod tests {
         assert_eq!(s.env[0].v.1, "11.0.0");
         let (_, s) = run(read, "export HSA_OVERRIDE_GFX_VERSION=\"10.3.0.\"\n");
         assert_eq!(s.env[0].v.1, "10.3.0.", "a quoted value is the user's, whole");
+        // Markdown closing around an inline span (v/12 of the 2026 build sets)
+        let (_, s) = run(read, "5. **Start it with `export HSA_OVERRIDE_GFX_VERSION=10.3.0`**\n");
+        assert_eq!(s.env[0].v.1, "10.3.0");
     }
 }

@@ -257,6 +257,28 @@ fn labelled_names(v: &str) -> Vec<&str> {
     Vec::new()
 }
 
+/// The product names that are whole parts of a one-line list item (`- Radeon RX 7900 XTX, WSL2
+/// Ubuntu, ROCm 7.2.x.`); none when no part is one.
+fn item_names(t: &str) -> Option<Vec<&str>> {
+    let rest = t.strip_prefix("- ").or_else(|| t.strip_prefix("* "))?;
+    if rest.len() > 200 || !rest.contains(", ") {
+        return None;
+    }
+    let parts: Vec<&str> = rest
+        .split(", ")
+        .map(|p| p.trim().trim_end_matches('.'))
+        .filter(|p| {
+            let starts_ci = |x: &str| {
+                p.as_bytes()
+                    .get(..x.len())
+                    .is_some_and(|h| h.eq_ignore_ascii_case(x.as_bytes()))
+            };
+            (starts_ci("amd radeon") || starts_ci("radeon ") || starts_ci("amd instinct")) && bare_name(p)
+        })
+        .collect();
+    (!parts.is_empty()).then_some(parts)
+}
+
 /// A line that is only a product name: `AMD Radeon RX 6600 XT`, `Radeon 8060S`.
 fn bare_name(t: &str) -> bool {
     // the prefixes without a lower-cased copy of every line
@@ -338,6 +360,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         let found: Vec<&str> = if bare_name(t) {
             vec![t]
+        } else if let Some(parts) = item_names(t) {
+            parts
         } else if t.has("adeon") || t.has("nstinct") || t.has("ADEON") || t.has("NSTINCT") {
             labelled(t).map(|(_, v)| labelled_names(clean(v))).unwrap_or_default()
         } else {
@@ -626,6 +650,18 @@ mod tests {
             "Device: AMD Radeon RX 7900 XTX (gfx1100)\nDevice: AMD Radeon PRO W7900 (gfx1100)\n",
         );
         assert_eq!(s.agents.len(), 2);
+    }
+
+    #[test]
+    fn a_product_name_as_a_part_of_a_list_item() {
+        // v/16 of the 2026 build sets (values ours)
+        let (_, s) = run(read, "- Radeon RX 9070 XT, WSL2 Ubuntu, ROCm 7.1.x.\n");
+        assert_eq!(
+            s.agents.first().and_then(|a| a.marketing.as_deref()),
+            Some("Radeon RX 9070 XT")
+        );
+        let (_, s) = run(read, "- tried it with a Radeon RX 9070 XT, no luck\n");
+        assert!(s.agents.is_empty(), "{:?}", s.agents);
     }
 
     #[test]

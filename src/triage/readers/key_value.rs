@@ -1173,6 +1173,11 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     } else {
         apu_model(v).or_else(|| brandless_model(v))
     };
+    // a model number glued to its suffix (`rx 9060xt 16 gb`): the product's name
+    let name = match name {
+        Some(n) if crate::matrix::Matrix::embedded().gpu_by_name(&n).is_none() => xt_model(&n).or(Some(n)),
+        other => other,
+    };
     // a target no GPU has, beside a product the matrix knows (`AMD Instinct MI300X —
     // detected_gfx_target gfx943`): the product's target is the GPU's, from its name
     if let (Some(g), Some(n)) = (&gfx, &name) {
@@ -1705,6 +1710,15 @@ mod tests {
             let (_, s) = run(read, t);
             assert!(s.nvidia.is_none(), "{t:?}");
         }
+    }
+
+    #[test]
+    fn a_glued_model_number_under_a_gpu_key() {
+        let (_, s) = run(read, "Graphics card: rx 7900xtx 24 gb version.\n");
+        assert_eq!(
+            s.agents.first().and_then(|a| a.marketing.as_deref()),
+            Some("Radeon RX 7900 XTX")
+        );
     }
 
     #[test]

@@ -169,6 +169,33 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             seen.pip.push(at);
             continue;
         }
+        // pip's `Successfully installed rocm-7.2.1 rocm-sdk-core-7.2.1 …` (behind an installer's
+        // log prefix too): `name-version` words
+        if !l.command
+            && let Some(p) = t.at("Successfully installed ")
+        {
+            for w in t[p + 23..].split_whitespace() {
+                let Some((name, v)) = w.rsplit_once('-') else { continue };
+                if !rocm_like(name) || !v.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+                    continue;
+                }
+                fired = true;
+                if name == "rocm" {
+                    let at = seen.at(v.to_string(), l.no);
+                    Seen::first(&mut seen.rocm_sdk.version, at);
+                }
+                let at = seen.at(
+                    PipLine {
+                        name: name.to_string(),
+                        version: Some(v.to_string()),
+                        extras: vec![],
+                    },
+                    l.no,
+                );
+                seen.pip.push(at);
+            }
+            continue;
+        }
         if !l.command
             && t.as_bytes()
                 .first()
@@ -376,6 +403,27 @@ mod tests {
     }
 
     /// Long lines of near-misses stay linear: no backtracking parser here.
+    #[test]
+    fn pips_successfully_installed_line() {
+        // v/06 of the 2026 build sets (an installer's log; values ours)
+        let (_, s) = run(
+            read,
+            "[2026-06-01T10:00:00+02:00] [INFO] [Inst.Rocm] Successfully installed rocm-7.1.1 rocm-sdk-core-7.1.1 filelock-3.20.0\n",
+        );
+        assert_eq!(s.rocm_sdk.version.as_ref().map(|v| v.v.as_str()), Some("7.1.1"));
+        assert_eq!(
+            pkgs_of(&s),
+            vec![
+                ("rocm".to_string(), Some("7.1.1".to_string())),
+                ("rocm-sdk-core".to_string(), Some("7.1.1".to_string()))
+            ]
+        );
+    }
+
+    fn pkgs_of(s: &crate::triage::Seen) -> Vec<(String, Option<String>)> {
+        s.pip.iter().map(|p| (p.v.name.clone(), p.v.version.clone())).collect()
+    }
+
     #[test]
     fn long_near_miss_lines_are_read_in_one_pass() {
         let line = format!("rocm-sdk-core{}\n", "[".repeat(100_000));

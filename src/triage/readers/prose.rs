@@ -165,15 +165,24 @@ fn sentence_rocm(t: &str) -> Option<&str> {
         // librocdxg`, `| ROCm 7.1 |`)
         let lead = before.is_empty()
             || before.ends_with([',', '|', ';', '('])
-            || ["with", "on", "using", "running", "installed", "system", "host"]
-                .iter()
-                .any(|w| {
-                    // bytes, not chars: the text before may end inside a multi-byte character
-                    let b = before.as_bytes();
-                    b.len() >= w.len()
-                        && b[b.len() - w.len()..].eq_ignore_ascii_case(w.as_bytes())
-                        && (b.len() == w.len() || !b[b.len() - w.len() - 1].is_ascii_alphanumeric())
-                });
+            || [
+                "with",
+                "on",
+                "using",
+                "running",
+                "installed",
+                "system",
+                "host",
+                "version of",
+            ]
+            .iter()
+            .any(|w| {
+                // bytes, not chars: the text before may end inside a multi-byte character
+                let b = before.as_bytes();
+                b.len() >= w.len()
+                    && b[b.len() - w.len()..].eq_ignore_ascii_case(w.as_bytes())
+                    && (b.len() == w.len() || !b[b.len() - w.len() - 1].is_ascii_alphanumeric())
+            });
         if !lead {
             continue;
         }
@@ -449,6 +458,10 @@ mod tests {
             ("- System ROCm 6.4 (distribution packages)", Some("6.4")),
             ("host ROCm 7.0.2, container ROCm 7.0.2", Some("7.0.2")),
             ("the filesystem ROCm 7.0 uses", None),
+            (
+                "at least for my version of ROCm 6.4 on Arch installed through",
+                Some("6.4"),
+            ),
             ("| Ubuntu 24.04, ROCm 7.0.2 + driver 25.20 | pass |", Some("7.0.2")),
             ("ROCm 6.4.3 on Fedora", Some("6.4.3")),
             // not after its verb, a preview's name, a multi-byte character before it

@@ -73,6 +73,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut expect: Vec<&'static str> = Vec::new(); // what the last command prints, in order
     let mut want_name: Option<Option<u32>> = None; // a get_device_name print is next (device index)
+    let mut after_warning = false;
     for l in lines {
         let t = trim(&l.text);
         if l.command || t.starts_with("python") || t.has("print(") {
@@ -167,8 +168,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // AMD_LOG_LEVEL lines (`:3:hip_context.cpp :49 : …`) and Python warnings print between
         // a command and its output
         if (t.starts_with(':') && t.as_bytes().get(1).is_some_and(u8::is_ascii_digit)) || t.has("Warning:") {
+            after_warning = true;
             continue;
         }
+        // the source line Python's warnings print under their message (`  return
+        // torch._C._cuda_getDeviceCount() > 0`)
+        if after_warning && l.text.starts_with([' ', '\t']) {
+            after_warning = false;
+            continue;
+        }
+        after_warning = false;
         let toks: Vec<&str> = t
             .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
             .map(|s| s.trim_matches(['\'', '"']))
@@ -375,6 +384,13 @@ mod tests {
         assert!(s.torch_gpu_available.is_none());
         let (_, s) = run(read, "[1/3] GPU detection\nGPU visible: False\n");
         assert!(!s.torch_gpu_available.unwrap().v);
+        // a warning and its source line between the print and its output (v/02 of the 2026
+        // build sets, a Windows cmd prompt; values ours)
+        let (_, s) = run(
+            read,
+            "C:\\app\\env\\Scripts>python -c \"import torch; print(torch.cuda.is_available())\"\nC:\\app\\torch\\cuda\\__init__.py:184: UserWarning: cudaGetDeviceCount() returned cudaErrorNotSupported\n  return torch._C._cuda_getDeviceCount() > 0\nFalse\n",
+        );
+        assert_eq!(s.torch_gpu_available.as_ref().map(|a| a.v), Some(false));
         // two prints on one command, their outputs joined on one line (u/13 of the 2026 build
         // sets; values ours)
         let (_, s) = run(
