@@ -456,6 +456,11 @@ pub fn item_os(t: &str) -> Option<&str> {
 /// One item that is only a Linux distribution's name.
 fn os_name(t: &str) -> bool {
     let t = super::paste::trim(t);
+    // `Linux (Debian)`: the family with its distribution in parentheses
+    let t = match t.split_once(" (") {
+        Some((head, tail)) if tail.ends_with(')') && !tail[..tail.len() - 1].contains(['(', ')']) => head,
+        _ => t,
+    };
     if t.len() > 40 {
         return false;
     }
@@ -610,6 +615,7 @@ mod tests {
         // source comment that names a DLL inside a Linux venv's traceback, dpkg's table
         assert_eq!(platform("Windows 10 Pro 22H2 19045.6456\n"), Some(Platform::Windows));
         assert_eq!(platform("then run start-comfy.bat\n"), Some(Platform::Windows));
+        assert_eq!(platform("### OS\n\nLinux (Fedora)\n"), Some(Platform::Linux));
         assert_eq!(
             platform("- Windows 10/11, AMD Radeon RX 6600 (gfx1032)\n"),
             Some(Platform::Windows)

@@ -126,6 +126,30 @@ fn assigned_item(t: &str) -> Option<(&str, &str)> {
         .then_some((k, v))
 }
 
+/// The `"key":"value"` string pairs of a JSON line (at most 500; keys of at most 40 bytes,
+/// values of at most 200), in order; numbers, objects and arrays are skipped.
+fn json_pairs(t: &str) -> Vec<(&str, &str)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while out.len() < 500
+        && let Some(p) = t[from..].find("\":")
+    {
+        let colon = from + p + 1;
+        from = colon + 1;
+        let Some(open) = t[..colon - 1].rfind('"') else {
+            continue;
+        };
+        let k = &t[open + 1..colon - 1];
+        let rest = t[colon + 1..].trim_start();
+        let Some(v) = rest.strip_prefix('"') else { continue };
+        let Some(end) = v.find('"') else { break };
+        if !k.is_empty() && k.len() <= 40 && end <= 200 {
+            out.push((k, &v[..end]));
+        }
+    }
+    out
+}
+
 /// The tagged messages of a line that holds several (`[INFO] a [INFO] GPU arch: gfx1030 [WARN]
 /// b`), each starting at its tag; a line with one tag or none is itself.
 fn squashed(t: &str) -> Vec<&str> {
@@ -207,6 +231,13 @@ fn logfmt(t: &str) -> Vec<(&str, &str)> {
 fn version(v: &str) -> Option<&str> {
     // the product's name before its version (`ROCm 7.2.0`, `PyTorch 2.9.1`, `Kernel 6.8.0-45-generic`)
     let v = v.trim_start();
+    // or glued to it (`TheRock7.11 nightly`, `ROCm7.2`)
+    let letters = v.bytes().take_while(u8::is_ascii_alphabetic).count();
+    let v = if (3..=10).contains(&letters) && v.as_bytes().get(letters).is_some_and(u8::is_ascii_digit) {
+        &v[letters..]
+    } else {
+        v
+    };
     let v = match v.split_once(' ') {
         Some((w, rest))
             if ["rocm", "pytorch", "torch", "hip", "linux", "kernel", "version"]
@@ -578,6 +609,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // a launcher's messages whose line breaks were lost (`[INFO] Detecting GPU architecture...
         // [INFO] GPU arch: gfx1030 [INFO] …`): each tagged message is a line of its own
         let segments = squashed(t);
+        // JSON written on one line (`amdgpu_top -J`, a tool's `--json`): its string pairs
+        if t.starts_with(['[', '{']) && t.has("\":\"") {
+            for (k, v) in json_pairs(t) {
+                norm_key_into(k, &mut key);
+                if let Some(fact) = syn.get(key.as_str()).and_then(|f| fact(f)) {
+                    take(fact, v, l.no, seen, &mut st);
+                }
+            }
+            continue;
+        }
         if t.is_empty() || (t.len() > 400 && segments.len() < 2) {
             continue;
         }
@@ -608,7 +649,31 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         };
         for (k, v) in all {
             norm_key_into(k, &mut key);
-            let Some(fact) = syn.get(key.as_str()).and_then(|f| fact(f)) else {
+            // an issue form's question about the OS (`The OS that Immich Server is running on`,
+            // `Which operating system?`) answered by an OS's name
+            let os_question = || {
+                key.len() <= 60
+                    && (key.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == "os")
+                        || key.contains("operating system"))
+                    && crate::triage::platform::from_os_name(norm_value(v)).is_some()
+            };
+            // an NVIDIA driver's version under its key (`NVidia driver: 550.163.01`)
+            if key.starts_with("nvidia")
+                && seen.nvidia.is_none()
+                && norm_value(v).starts_with(|c: char| c.is_ascii_digit())
+            {
+                let a = seen.at(format!("{k}: {v}"), l.no);
+                seen.nvidia = Some(a);
+                st.fired = true;
+                continue;
+            }
+            let found = syn.get(key.as_str()).and_then(|f| fact(f));
+            let found = if found.is_none() && os_question() {
+                Some(Fact::Os)
+            } else {
+                found
+            };
+            let Some(fact) = found else {
                 if let Some(is_vram) = mem_key(&key)
                     && let Some(b) = mem_value(norm_value(v))
                 {
@@ -1604,6 +1669,39 @@ mod tests {
         assert_eq!(m.gpu_by_name("Mi325").map(|(g, _)| g.gfx.as_str()), Some("gfx942"));
         assert_eq!(m.gpu_by_name("MI300").map(|(g, _)| g.gfx.as_str()), Some("gfx942"));
         assert!(m.gpu_by_name("MI9").is_none());
+    }
+
+    #[test]
+    fn a_version_glued_to_its_name_and_an_nvidia_drivers_key() {
+        // heldout-j 12 and 16 shapes (values ours)
+        let (_, s) = run(read, "### ROCm Version\n\nTheRock7.10 nightly\n");
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("7.10"));
+        let (_, s) = run(read, "NVIDIA driver: 570.86.15 (from apt)\n");
+        assert!(s.nvidia.is_some());
+        let (_, s) = run(read, "NVIDIA driver: none\n");
+        assert!(s.nvidia.is_none());
+    }
+
+    #[test]
+    fn json_on_one_line() {
+        // heldout-j 08 shape (`amdgpu_top -d -J`; values ours)
+        let t = "[{\"ASIC Name\":\"GFX1103/Phoenix\",\"CU\":{\"max\":12},\"DeviceName\":\"AMD Radeon 780M Graphics\",\"x\":1}]\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        assert_eq!(s.agents[0].gfx.as_ref().map(|g| g.v.as_str()), Some("gfx1103"));
+        assert_eq!(
+            super::json_pairs("{\"a\":\"b\",\"n\":3,\"c\": \"d\"}"),
+            [("a", "b"), ("c", "d")]
+        );
+    }
+
+    #[test]
+    fn a_forms_question_about_the_os() {
+        // heldout-i 03 shape (an app's issue form; values ours)
+        let (_, s) = run(read, "### The OS that the server is running on\n\nDebian 13\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Debian 13"));
+        let (_, s) = run(read, "### Which OS did you try?\n\nthe latest one\n");
+        assert!(s.os.is_none());
     }
 
     #[test]

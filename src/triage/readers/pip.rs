@@ -169,6 +169,44 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             seen.pip.push(at);
             continue;
         }
+        // pip's `Requirement already satisfied: torch<3,>=2.3 in /…/site-packages (from x)
+        // (2.12.0a0+rocm7.12.0a20260304)`: the installed version closes the line
+        if !l.command
+            && let Some(r) = t.strip_prefix("Requirement already satisfied: ")
+        {
+            let (name, _) = name_at(r);
+            let v = r
+                .trim_end()
+                .strip_suffix(')')
+                .and_then(|x| x.rsplit_once('('))
+                .map(|(_, v)| v.trim())
+                .filter(|v| v.as_bytes().first().is_some_and(u8::is_ascii_digit) && !v.contains(' '));
+            if let Some(v) = v {
+                if name == "torch" {
+                    fired = true;
+                    if seen.torch.is_none() {
+                        seen.torch = Some(seen.at(v.to_string(), l.no));
+                        seen.torch_from_pip = true;
+                    }
+                } else if rocm_like(name) {
+                    fired = true;
+                    if name == "rocm" {
+                        let at = seen.at(v.to_string(), l.no);
+                        Seen::first(&mut seen.rocm_sdk.version, at);
+                    }
+                    let at = seen.at(
+                        PipLine {
+                            name: name.to_string(),
+                            version: Some(v.to_string()),
+                            extras: vec![],
+                        },
+                        l.no,
+                    );
+                    seen.pip.push(at);
+                }
+            }
+            continue;
+        }
         // pip's `Successfully installed rocm-7.2.1 rocm-sdk-core-7.2.1 …` (behind an installer's
         // log prefix too): `name-version` words
         if !l.command
@@ -418,6 +456,22 @@ mod tests {
                 ("rocm-sdk-core".to_string(), Some("7.1.1".to_string()))
             ]
         );
+    }
+
+    #[test]
+    fn pips_requirement_already_satisfied_line() {
+        // heldout-i 04 shape (values ours)
+        let (fired, s) = run(
+            read,
+            "Requirement already satisfied: torch<3,>=2.3 in /opt/venv/lib/python3.12/site-packages (from accelerate) (2.10.0+rocm7.1)\nRequirement already satisfied: numpy>=1.17 in /opt/venv/lib/python3.12/site-packages (2.4.2)\n",
+        );
+        assert!(fired);
+        assert_eq!(s.torch.as_ref().map(|t| t.v.as_str()), Some("2.10.0+rocm7.1"));
+        let (_, s) = run(
+            read,
+            "Requirement already satisfied: torch in ./venv/lib/python3.12/site-packages\n",
+        );
+        assert!(s.torch.is_none());
     }
 
     fn pkgs_of(s: &crate::triage::Seen) -> Vec<(String, Option<String>)> {

