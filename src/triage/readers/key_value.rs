@@ -706,6 +706,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
     }
     seen.key_synonyms = syn;
+    finish(lines, seen, st)
+}
+
+/// What [`read`] does once every pair is taken: facts that need the whole input (torch's HIP,
+/// lspci and banner names, written targets, a list item's OS, sizes for the one GPU).
+fn finish(lines: &[Line], seen: &mut Seen, mut st: State) -> bool {
     if let Some(h) = st.hip_version
         && seen.torch.is_some()
     {

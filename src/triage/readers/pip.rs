@@ -121,6 +121,63 @@ fn rocm_packages(t: &str) -> Vec<PipLine> {
     out
 }
 
+/// pip's install-log lines: `Requirement already satisfied: torch<3,>=2.3 in /…/site-packages
+/// (from x) (2.12.0a0+rocm7.12.0a20260304)` (the installed version closes the line) and
+/// `Successfully installed rocm-7.2.1 rocm-sdk-core-7.2.1 …` (behind an installer's log prefix
+/// too). None when `t` is neither; else whether a package was read.
+fn install_log(t: &str, no: u32, seen: &mut Seen) -> Option<bool> {
+    let mut fired = false;
+    if let Some(r) = t.strip_prefix("Requirement already satisfied: ") {
+        let (name, _) = name_at(r);
+        let v = r
+            .trim_end()
+            .strip_suffix(')')
+            .and_then(|x| x.rsplit_once('('))
+            .map(|(_, v)| v.trim())
+            .filter(|v| v.as_bytes().first().is_some_and(u8::is_ascii_digit) && !v.contains(' '));
+        if let Some(v) = v {
+            if name == "torch" {
+                fired = true;
+                if seen.torch.is_none() {
+                    seen.torch = Some(seen.at(v.to_string(), no));
+                    seen.torch_from_pip = true;
+                }
+            } else if rocm_like(name) {
+                fired = true;
+                push(seen, name, v, no);
+            }
+        }
+        return Some(fired);
+    }
+    let p = t.at("Successfully installed ")?;
+    for w in t[p + 23..].split_whitespace() {
+        let Some((name, v)) = w.rsplit_once('-') else { continue };
+        if rocm_like(name) && v.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+            fired = true;
+            push(seen, name, v, no);
+        }
+    }
+    Some(fired)
+}
+
+/// A ROCm package and its version read at line `no`; the `rocm` distribution's version is the
+/// ROCm SDK's.
+fn push(seen: &mut Seen, name: &str, v: &str, no: u32) {
+    if name == "rocm" {
+        let at = seen.at(v.to_string(), no);
+        Seen::first(&mut seen.rocm_sdk.version, at);
+    }
+    let at = seen.at(
+        PipLine {
+            name: name.to_string(),
+            version: Some(v.to_string()),
+            extras: vec![],
+        },
+        no,
+    );
+    seen.pip.push(at);
+}
+
 /// Reads package lists.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
@@ -169,69 +226,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             seen.pip.push(at);
             continue;
         }
-        // pip's `Requirement already satisfied: torch<3,>=2.3 in /…/site-packages (from x)
-        // (2.12.0a0+rocm7.12.0a20260304)`: the installed version closes the line
         if !l.command
-            && let Some(r) = t.strip_prefix("Requirement already satisfied: ")
+            && let Some(f) = install_log(t, l.no, seen)
         {
-            let (name, _) = name_at(r);
-            let v = r
-                .trim_end()
-                .strip_suffix(')')
-                .and_then(|x| x.rsplit_once('('))
-                .map(|(_, v)| v.trim())
-                .filter(|v| v.as_bytes().first().is_some_and(u8::is_ascii_digit) && !v.contains(' '));
-            if let Some(v) = v {
-                if name == "torch" {
-                    fired = true;
-                    if seen.torch.is_none() {
-                        seen.torch = Some(seen.at(v.to_string(), l.no));
-                        seen.torch_from_pip = true;
-                    }
-                } else if rocm_like(name) {
-                    fired = true;
-                    if name == "rocm" {
-                        let at = seen.at(v.to_string(), l.no);
-                        Seen::first(&mut seen.rocm_sdk.version, at);
-                    }
-                    let at = seen.at(
-                        PipLine {
-                            name: name.to_string(),
-                            version: Some(v.to_string()),
-                            extras: vec![],
-                        },
-                        l.no,
-                    );
-                    seen.pip.push(at);
-                }
-            }
-            continue;
-        }
-        // pip's `Successfully installed rocm-7.2.1 rocm-sdk-core-7.2.1 …` (behind an installer's
-        // log prefix too): `name-version` words
-        if !l.command
-            && let Some(p) = t.at("Successfully installed ")
-        {
-            for w in t[p + 23..].split_whitespace() {
-                let Some((name, v)) = w.rsplit_once('-') else { continue };
-                if !rocm_like(name) || !v.as_bytes().first().is_some_and(u8::is_ascii_digit) {
-                    continue;
-                }
-                fired = true;
-                if name == "rocm" {
-                    let at = seen.at(v.to_string(), l.no);
-                    Seen::first(&mut seen.rocm_sdk.version, at);
-                }
-                let at = seen.at(
-                    PipLine {
-                        name: name.to_string(),
-                        version: Some(v.to_string()),
-                        extras: vec![],
-                    },
-                    l.no,
-                );
-                seen.pip.push(at);
-            }
+            fired |= f;
             continue;
         }
         if !l.command
