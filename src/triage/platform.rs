@@ -400,10 +400,15 @@ fn lspci_line(t: &str) -> bool {
 fn windows_name_line(t: &str) -> bool {
     // a list item's mark (`- Windows 11 Pro`)
     let t = super::paste::trim(t).trim_start_matches(['-', '*', '+', ' ']);
+    if t.len() < 10 || !t.as_bytes()[..8].eq_ignore_ascii_case(b"windows ") {
+        return false;
+    }
     // or the first part of a list item (`- Windows 10/11, AMD Radeon RX 6650 XT`)
-    let t = t.split(", ").next().unwrap_or(t);
-    let b = t.as_bytes();
-    if t.len() > 64 || b.len() < 10 || !b[..8].eq_ignore_ascii_case(b"windows ") {
+    let t = match memchr::memchr(b',', t.as_bytes()) {
+        Some(c) if t.as_bytes().get(c + 1) == Some(&b' ') => &t[..c],
+        _ => t,
+    };
+    if t.len() > 64 || t.len() < 10 {
         return false;
     }
     // `Windows 11 Home 25H2 26200.7623`, `Windows 11 Pro, version 10.0.26200 (build 26200)`: an
@@ -457,8 +462,16 @@ pub fn item_os(t: &str) -> Option<&str> {
 fn os_name(t: &str) -> bool {
     let t = super::paste::trim(t);
     // `Linux (Debian)`: the family with its distribution in parentheses
-    let t = match t.split_once(" (") {
-        Some((head, tail)) if tail.ends_with(')') && !tail[..tail.len() - 1].contains(['(', ')']) => head,
+    // (a byte search: this runs on every line)
+    let t = match memchr::memchr(b'(', t.as_bytes()) {
+        Some(p)
+            if p > 0
+                && t.as_bytes()[p - 1] == b' '
+                && t.ends_with(')')
+                && memchr::memchr2(b'(', b')', &t.as_bytes()[p + 1..t.len() - 1]).is_none() =>
+        {
+            &t[..p - 1]
+        }
         _ => t,
     };
     if t.len() > 40 {

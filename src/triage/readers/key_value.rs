@@ -110,9 +110,14 @@ fn name_version_item(t: &str) -> Option<(&str, &str)> {
         .or_else(|| t.strip_prefix("* "))
         .unwrap_or(t)
         .trim();
-    let mut words = rest.split_whitespace();
-    let (name, version) = (words.next()?, words.next()?);
-    (words.next().is_none() && version.starts_with(|c: char| c.is_ascii_digit()) && version.contains('.'))
+    // two words: one blank between them (byte searches: this runs on most lines)
+    let b = rest.as_bytes();
+    let sp = memchr::memchr(b' ', b)?;
+    if memchr::memchr(b' ', &b[sp + 1..]).is_some() || memchr::memchr(b'\t', b).is_some() {
+        return None;
+    }
+    let (name, version) = (&rest[..sp], &rest[sp + 1..]);
+    (!name.is_empty() && version.starts_with(|c: char| c.is_ascii_digit()) && version.contains('.'))
         .then_some((name, version))
 }
 
@@ -154,7 +159,12 @@ fn json_pairs(t: &str) -> Vec<(&str, &str)> {
 /// b`), each starting at its tag; a line with one tag or none is itself.
 fn squashed(t: &str) -> Vec<&str> {
     const TAGS: [&str; 4] = [" [INFO] ", " [WARN] ", " [WARNING] ", " [ERROR] "];
-    if !t.starts_with('[') || !TAGS.iter().any(|g| t.has(g)) {
+    // a line that starts with a level tag (one byte test, then the prefix; a kernel log's lines
+    // start with `[` too)
+    if !matches!(t.as_bytes(), [b'[', b'I' | b'W' | b'E', ..])
+        || !TAGS.iter().any(|g| t.starts_with(&g[1..]))
+        || !TAGS.iter().any(|g| t.has(g))
+    {
         return vec![t];
     }
     let mut cuts: Vec<usize> = TAGS
@@ -610,7 +620,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // [INFO] GPU arch: gfx1030 [INFO] …`): each tagged message is a line of its own
         let segments = squashed(t);
         // JSON written on one line (`amdgpu_top -J`, a tool's `--json`): its string pairs
-        if t.starts_with(['[', '{']) && t.has("\":\"") {
+        if matches!(t.as_bytes(), [b'[' | b'{', b'{' | b'"', ..]) && t.has("\":\"") {
             for (k, v) in json_pairs(t) {
                 norm_key_into(k, &mut key);
                 if let Some(fact) = syn.get(key.as_str()).and_then(|f| fact(f)) {
@@ -1046,8 +1056,9 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         }
     } else if let Some(p) = table_pair(t) {
         pairs.push(p);
-    } else if t.has("/")
-        && t.has(":")
+    } else if let Some(c) = memchr::memchr(b':', t.as_bytes())
+        && c <= 40
+        && memchr::memchr(b'/', &t.as_bytes()[..c]).is_some()
         && let Some(two) = slash_pairs(t)
     {
         pairs.extend(two);
@@ -1057,12 +1068,14 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         pairs.push(p);
     } else if let Some(p) = name_version_item(t) {
         pairs.push(p);
-    } else if t.contains(", ") && t.len() <= 120 {
+    } else if t.len() <= 120
+        && let Some(c) = memchr::memchr(b',', t.as_bytes())
+        && t.as_bytes().get(c + 1) == Some(&b' ')
+        && name_version_item(&t[..c]).is_some()
+        && t.split(", ").all(|i| name_version_item(i).is_some())
+    {
         // a print of several `name version` items (`torch 2.7.0+rocm6.3, HIP 6.3.42131`)
-        let items: Vec<Option<(&str, &str)>> = t.split(", ").map(name_version_item).collect();
-        if items.len() >= 2 && items.iter().all(Option::is_some) {
-            pairs.extend(items.into_iter().flatten());
-        }
+        pairs.extend(t.split(", ").filter_map(name_version_item));
     } else if let Some(p) = assigned_item(t) {
         pairs.push(p);
     }
