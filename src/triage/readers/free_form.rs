@@ -405,6 +405,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             // one GPU per product, however each print writes its name (`AMD Radeon(TM) 860M
             // Graphics`, `AMD Radeon 860M`)
             let key = crate::matrix::product_key(shown).unwrap_or_else(|| shown.to_string());
+            // a product already seen (a log repeats its GPU lines): nothing new, and no name
+            // lookup (they were 40 % of a collect_env listing's time)
+            if names.contains(&key) {
+                continue;
+            }
             // a generic name (`AMD Radeon Graphics gcnArchName=gfx906`) with a target another name
             // of this print already has is that GPU, in either order
             if let Some(g) = &gfx {
