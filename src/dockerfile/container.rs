@@ -285,6 +285,11 @@ fn is_ident(c: u8) -> bool {
 /// part of a longer one, not a `${key}` reference), followed by `:` or `=` (after an optional
 /// closing quote), outside a YAML `#` comment. JSON comments are blanked before this is asked.
 fn key_at(text: &str, from: usize, to: usize, key: &str) -> Option<usize> {
+    // an empty name (`"containerEnv": {"": "x"}`) is found everywhere and the search below would
+    // never move on: it has no place of its own (the fuzzer's stable harness hung on one)
+    if key.is_empty() {
+        return None;
+    }
     let b = text.as_bytes();
     let to = to.min(text.len());
     let mut at = from;
@@ -1279,6 +1284,15 @@ fn environment(s: &serde_yaml::Value) -> (Vec<(String, String)>, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_variable_name_has_no_place_and_ends() {
+        // found by the stable fuzz harness: `key_at` with an empty key never moved on
+        assert_eq!(key_at("{ \"\": \"x\" }", 0, 12, ""), None);
+        let d = "{\n  \"image\": \"rocm/pytorch:latest\",\n  \"runArgs\": [\"-e\", \"=x\", \"-e\", \"HIP_VISIBLE_DEVICES=0\"]\n}";
+        let f = devcontainer("d.json", d, &|_| None, &[]).unwrap();
+        assert!(f.env.iter().any(|e| e.value.name == "HIP_VISIBLE_DEVICES"));
+    }
 
     #[test]
     fn container_environments_are_env_facts() {
