@@ -157,10 +157,40 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
         } else {
             t.into()
         };
+        // CJK full-width punctuation (`GPU：AMD Radeon AI PRO R9700（32GB）`) as ASCII, so that
+        // every reader sees `Key: value (…)`; one byte search on most lines (U+FF00 forms start 0xEF)
+        let text = match memchr::memchr(0xEF, text.as_bytes()) {
+            Some(_) if text.contains(['：', '（', '）', '，', '；']) => std::borrow::Cow::Owned(
+                text.replace('：', ": ")
+                    .replace('（', " (")
+                    .replace('）', ")")
+                    .replace('，', ", ")
+                    .replace('；', "; "),
+            ),
+            _ => text,
+        };
         let (text, command) = match prompt_command(&text) {
             Some(c) => (std::borrow::Cow::Owned(c.to_string()), true),
             None => (text, false),
         };
+        // a message printed with its line breaks escaped (a Rust `{:?}` of an error, a JSON
+        // string: `Torch("No CUDA GPUs are available\nException raised from …\nframe #0: …")`):
+        // each escaped line is a line
+        // (not a Windows path, whose `\node_modules` is no escape)
+        if text.len() >= 80
+            && memchr::memchr(b'\\', text.as_bytes()).is_some()
+            && text.matches("\\n").nth(1).is_some()
+            && !windows_path(&text)
+        {
+            for p in text.split("\\n").filter(|p| !p.trim().is_empty()) {
+                out.push(Line {
+                    no,
+                    text: p.to_string().into(),
+                    command: false,
+                });
+            }
+            continue;
+        }
         if let Some(parts) = unflatten(&text) {
             for p in parts {
                 out.push(Line {
@@ -174,6 +204,17 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
         out.push(Line { no, text, command });
     }
     out
+}
+
+/// A Windows path with one backslash after its drive (`C:\Users\…`), where `\\n` starts a name.
+fn windows_path(t: &str) -> bool {
+    let b = t.as_bytes();
+    memchr::memchr_iter(b':', b).any(|i| {
+        i > 0
+            && b[i - 1].is_ascii_alphabetic()
+            && b.get(i + 1) == Some(&b'\\')
+            && b.get(i + 2).is_some_and(u8::is_ascii_alphanumeric)
+    })
 }
 
 /// rocminfo's lines run together on one line (an issue form's one-line field joins them:
@@ -322,6 +363,22 @@ fn prompt_command(t: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn full_width_punctuation_and_escaped_line_breaks() {
+        // a CJK hardware list (values ours)
+        let l = lines("GPU 2：NVIDIA RTX 4070（12GB）\n");
+        assert_eq!(l[0].text, "GPU 2: NVIDIA RTX 4070 (12GB)");
+        // a Rust `{:?}` of an error with its line breaks escaped (values ours)
+        let t = "Err(Torch(\"No HIP GPUs are available\\nException raised from x at /src/a.cpp:1 (most recent call first):\\nframe #0: f() + 0x1\"))\n";
+        let l = lines(t);
+        assert_eq!(l.iter().filter(|x| !x.text.is_empty()).count(), 3);
+        assert!(l[0].text.ends_with("No HIP GPUs are available"));
+        assert!(l.iter().filter(|x| !x.text.is_empty()).all(|x| x.no == 1));
+        // a Windows path is not split at its `\\n…` folders
+        let p = "loaded C:\\Users\\me\\node_modules\\x\\nvidia\\lib.dll from C:\\Program Files\\nothing\\here.dll\n";
+        assert_eq!(lines(p).iter().filter(|x| !x.text.is_empty()).count(), 1);
+    }
+
     #[test]
     fn terminal_panel_frames_are_not_text() {
         // a border with a title keeps its title (text); a bare border is blank

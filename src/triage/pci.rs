@@ -29,6 +29,13 @@ fn ids(t: &str, out: &mut Vec<u32>) {
         let id = match (before, b.get(i + 4)) {
             // `1002:7551`, `[1002:7551]`, `(1002:7551)`: not inside a longer word or number
             (None | Some(b'[' | b'(' | b' ' | b'=' | b'\t'), Some(b':')) => hex4(&b[i + 5..]),
+            // amdgpu's `initializing kernel modesetting (NAVI31 0x1002:0x744C 0x1002:0x0E3B 0xC8)`,
+            // `(IP DISCOVERY 0x1002:0x7550 …)`: the first pair is the GPU's vendor and device
+            (Some(b'x' | b'X'), Some(b':'))
+                if i >= 2 && b[i - 2] == b'0' && matches!(b.get(i + 5..i + 7), Some(b"0x" | b"0X")) =>
+            {
+                hex4(&b[i + 7..])
+            }
             // `VEN_1002&DEV_7551`
             (Some(b'_'), Some(b'&')) if i >= 4 && b[i - 4..i].eq_ignore_ascii_case(b"VEN_") => {
                 let rest = &b[i + 5..];
@@ -124,6 +131,17 @@ mod tests {
         assert_eq!(all(r"HWID: PCI\VEN_1002&DEV_7480&SUBSYS_12345678&REV_C0"), [0x7480]);
         assert_eq!(all(r"pci\ven_1002&dev_73bf"), [0x73bf]);
         assert_eq!(all("kfd kfd: amdgpu: added device 1002:1586"), [0x1586]);
+        // amdgpu's modesetting line (values ours), with the board's subsystem pair after it
+        assert_eq!(
+            all(
+                "amdgpu 0000:07:00.0: amdgpu: initializing kernel modesetting (IP DISCOVERY 0x1002:0x7551 0x1EAE:0x7901 0xC0)."
+            ),
+            [0x7551]
+        );
+        assert_eq!(
+            all("initializing kernel modesetting (NAVI31 0x1002:0x744C 0x1002:0x0E3B 0xC8)"),
+            [0x744c, 0x0e3b]
+        );
         // inside longer numbers or words, other vendors, a port: nothing
         for t in [
             "size 110020:7551",

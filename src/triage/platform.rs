@@ -446,15 +446,21 @@ fn windows_name_line(t: &str) -> bool {
 /// kernel 7.0.0-28-generic`): the part, when it holds a release number.
 pub fn item_os(t: &str) -> Option<&str> {
     let t = super::paste::trim(t);
-    let rest = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")).or_else(|| {
-        let d = t.bytes().take_while(u8::is_ascii_digit).count();
-        (d > 0 && d <= 2).then(|| t[d..].strip_prefix(". ")).flatten()
-    })?;
-    if rest.len() > 200 {
+    // a list item, a table row's cells, or a line of its own (`Ubuntu 24.04.4 LTS` under a form's
+    // question, `Ubuntu 24.04.4, kernel 7.0.0-30-generic` in a cell)
+    let rest = t
+        .strip_prefix("- ")
+        .or_else(|| t.strip_prefix("* "))
+        .or_else(|| {
+            let d = t.bytes().take_while(u8::is_ascii_digit).count();
+            (d > 0 && d <= 2).then(|| t[d..].strip_prefix(". ")).flatten()
+        })
+        .unwrap_or(t);
+    if rest.len() > 200 || !rest.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
-    rest.split([',', '`', ';', '(', ')'])
-        .map(str::trim)
+    rest.split([',', '`', ';', '(', ')', '|'])
+        .map(|p| p.trim().trim_matches(['*', '_']).trim())
         .find(|p| os_name(p) && p.bytes().any(|b| b.is_ascii_digit()) && !p.contains("kernel"))
 }
 
@@ -594,6 +600,14 @@ mod tests {
             // no release, not an item, prose
             ("- Arch Linux, latest", None),
             ("Ubuntu 24.04 is what I run", None),
+            // a line of its own, a table row's cell
+            ("**Ubuntu 24.04.4 LTS**", Some("Ubuntu 24.04.4 LTS")),
+            (
+                "| Host | Ubuntu 24.04.4, kernel 7.0.0-30-generic |",
+                Some("Ubuntu 24.04.4"),
+            ),
+            ("FROM ubuntu:22.04", None),
+            ("rocm/dev-ubuntu-24.04:7.2", None),
             ("- I moved from Ubuntu 22.04 to something else", None),
         ] {
             assert_eq!(item_os(t), want, "{t:?}");

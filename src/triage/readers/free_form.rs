@@ -126,6 +126,11 @@ fn bare_gfx(t: &str) -> Option<String> {
     gfx_in(head)
 }
 
+/// A parenthetical that gives a size (`(15704 MiB, 19035 MiB free)`, `(16GB VRAM)`).
+fn size_note(p: &str) -> bool {
+    p.len() <= 60 && ["MiB", "GiB", "MB", "GB", "VRAM"].iter().any(|u| p.has(u))
+}
+
 /// `6.8.0-45-generic`, `7.0.11-76070011-generic`, `5.15.153.1-microsoft-standard-WSL2`: a
 /// kernel release (no blanks, starts `N.N`).
 pub(crate) fn kernel_release(v: &str) -> bool {
@@ -174,6 +179,9 @@ fn written_kernel(t: &str) -> Option<&str> {
         && b.get(1) == Some(&b'.')
         && (1..=3).contains(&patch_digits)
         && t.bytes().any(|c| c.is_ascii_alphabetic())
+        // a package's version with its Debian revision (`7.1.1-0ubuntu1`, under a form's
+        // `ROCm Version`) is no kernel
+        && super::key_value::package_release(t) == t
     {
         return Some(t);
     }
@@ -379,6 +387,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 _ => name,
             };
             let shown = &shown[..before(shown, " (gfx")];
+            // a size a tool prints after the name (`AMD Radeon 780M Graphics (15704 MiB, 19035 MiB
+            // free)`, `R9700 (32GB VRAM)`): the name alone
+            let shown = match shown.rfind(" (") {
+                Some(p) if shown.ends_with(')') && size_note(&shown[p..]) => &shown[..p],
+                _ => shown,
+            };
             let shown = shown[..before(shown, ", gfx")].trim();
             // `AMD Radeon 860M (RDNA 3.5, gfx1152)` cut at its target: the name without the open
             // parenthetical
@@ -467,6 +481,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn a_size_after_the_name_is_not_part_of_it() {
+        // llama-server's device list under a form's GPU field (values ours): one GPU
+        let t = "AMD Radeon 890M\nAvailable devices:\n  ROCm0: AMD Radeon 890M Graphics (30000 MiB, 29000 MiB free)\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        assert!(super::size_note(" (16GB VRAM)"));
+        assert!(!super::size_note(" (integrated GPU)"));
+    }
 
     #[test]
     fn urls_and_wheel_names_are_not_product_names() {

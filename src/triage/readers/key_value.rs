@@ -449,6 +449,19 @@ fn heading(t: &str) -> Option<&str> {
     (h.len() < t.len() && t.len() - h.len() <= 6 && h.starts_with(' ')).then(|| h.trim())
 }
 
+/// A key with nothing after its colon, alone on its line (`**Operating system and version:**`,
+/// `- GPU:`, `__OS__:`): the question of a form whose answer is the next line.
+fn question(t: &str) -> Option<&str> {
+    let t = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")).unwrap_or(t);
+    let q = t.trim_matches(['*', '_', ' ']);
+    let q = q.strip_suffix(':')?.trim_matches(['*', '_', ' ']);
+    (!q.is_empty()
+        && q.len() <= 60
+        && q.starts_with(|c: char| c.is_alphabetic())
+        && !q.contains([':', '=', '`', '[', '{', '(', '/', '\\', '<', '"']))
+    .then_some(q)
+}
+
 /// The text of a one-cell framed line (`| … |`, no inner bar).
 fn boxed(t: &str) -> Option<&str> {
     let inner = t.strip_prefix('|')?.strip_suffix('|')?;
@@ -469,12 +482,16 @@ fn table_pair(t: &str) -> Option<(&str, &str)> {
 
 /// A release without its package revision: `10.0.0-4` (a `.deb`/`.rpm` revision) → `10.0.0`.
 /// A HIP build number (`6.4.43482-0f2d60242`) is left whole.
-fn package_release(v: &str) -> &str {
+pub(crate) fn package_release(v: &str) -> &str {
     match v.split_once('-') {
         Some((r, rev))
             if !rev.is_empty()
-                && rev.len() <= 4
-                && rev.bytes().all(|b| b.is_ascii_digit())
+                && ((rev.len() <= 4 && rev.bytes().all(|b| b.is_ascii_digit()))
+                    // a Debian or Ubuntu package's revision (`7.1.1-0ubuntu1`, `7.1.0-2~deb13u1`);
+                    // `-200.fc43` is a kernel's too, and stays
+                    || (rev.len() <= 24
+                        && rev.starts_with(|c: char| c.is_ascii_digit())
+                        && ["ubuntu", "deb", "~"].iter().any(|m| rev.contains(m))))
                 && r.split('.').count() >= 2
                 && r.split('.')
                     .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) =>
@@ -647,6 +664,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             Some(h) => h,
             None => t,
         };
+        // a form's question on a line of its own, its answer on the next non-blank line
+        // (`**Operating system and version:**`, `GPU:`): a heading
+        if let Some(q) = question(t) {
+            pending = Some(q.to_string());
+            continue;
+        }
         let answer = pending.take();
         let all: Vec<(&str, &str)> = if segments.len() < 2 {
             pairs(t, answer.as_deref())
@@ -1099,6 +1122,20 @@ fn rfind_colon_blank(t: &str) -> Option<usize> {
     memchr::memrchr_iter(b':', t.as_bytes()).find(|&p| t.as_bytes().get(p + 1) == Some(&b' '))
 }
 
+/// A kernel release after the word `Linux` in an OS value (`NixOS, Linux 6.19.9`): a release
+/// of two or three numbers whose major is a kernel's (2 to 9).
+fn linux_release(v: &str) -> Option<&str> {
+    let p = v.at("Linux ")?;
+    let w = v[p + 6..].split([' ', ',', ';', ')', '/']).next()?;
+    let nums: Vec<&str> = w.split(['-', '+']).next()?.split('.').collect();
+    ((2..=3).contains(&nums.len())
+        && nums
+            .iter()
+            .all(|n| !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit()))
+        && matches!(nums[0], "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9"))
+    .then_some(w)
+}
+
 /// Records one pair's fact, if its value looks like one.
 fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     let at = |s: &Seen, x: &str| s.at(x.to_string(), no);
@@ -1117,6 +1154,12 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             }
         }
         Fact::Torch | Fact::TorchHip | Fact::Kernel => {
+            // fastfetch's `Kernel: Linux 6.19.9`
+            let v = if fact == Fact::Kernel {
+                v.strip_prefix("Linux ").unwrap_or(v)
+            } else {
+                v
+            };
             if let Some(x) = version(v) {
                 let a = at(seen, x);
                 let slot = match fact {
@@ -1166,9 +1209,18 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             {
                 let a = at(seen, k);
                 Seen::first(&mut seen.kernel, a);
+            } else if let Some(k) = linux_release(v) {
+                // `NixOS, Linux 6.19.9`, `NixOS 26.05 / Linux 7.1.5`: the kernel after its name
+                let a = at(seen, k);
+                Seen::first(&mut seen.kernel, a);
             }
-            // the name, not what a typed list adds after it (`Fedora 44, kernel 7.1.8-200.fc44`)
+            // the name, not what a typed list adds after it (`Fedora 44, kernel 7.1.8-200.fc44`,
+            // `NixOS 26.05 / Linux 7.1.5`)
             let v = v.split(", ").next().unwrap_or(v).trim();
+            let v = match v.at(" / Linux ") {
+                Some(p) if linux_release(&v[p..]).is_some() => v[..p].trim(),
+                _ => v,
+            };
             if !v.is_empty() && v.len() <= 80 {
                 // a form's family answer (`Linux`, `Other Linux (specify below)`) gives way to
                 // the release a later field names (`OS Details: Ubuntu 26.04 LTS`)
@@ -1253,6 +1305,13 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
         // the name without a trailing `(gfx…)`, `[gfx…]` or ` — what a tool detected`
         let n = v.split(['(', '[', '—', '–']).next().unwrap_or(v);
         let n = n.split(" - ").next().unwrap_or(n);
+        // a target written after the name (`Radeon 8060S, gfx1151`, `RX 7900 XTX / gfx1100`)
+        let n = match n.at("gfx").or_else(|| n.at("GFX")) {
+            Some(p) if p > 0 && matches!(n.as_bytes()[p - 1], b' ' | b',' | b'/' | b';') => {
+                n[..p].trim_end_matches([' ', ',', '/', ';'])
+            }
+            _ => n,
+        };
         Some(cut_tail(n.trim()).to_string())
     } else {
         apu_model(v).or_else(|| brandless_model(v))
@@ -1982,6 +2041,10 @@ mod tests {
         assert_eq!(package_release("7.2.0"), "7.2.0");
         assert_eq!(package_release("7.0.0rc20250731"), "7.0.0rc20250731");
         assert_eq!(package_release("6.4.43482-0f2d60242"), "6.4.43482-0f2d60242");
+        // distributions' revisions (values ours)
+        assert_eq!(package_release("7.1.1-0ubuntu1"), "7.1.1");
+        assert_eq!(package_release("7.1.0-2~deb13u1"), "7.1.0");
+        assert_eq!(package_release("7.2.0-rc1"), "7.2.0-rc1");
         let (_, s) = run(
             read,
             "| OS | Fedora 43, kernel 6.18.6-200.fc43 |\n| ROCm | 7.2.1-1 (distribution packages) |\n",
@@ -2059,6 +2122,47 @@ mod tests {
             let (_, s) = run(read, text);
             assert_eq!(s.kernel.as_ref().map(|k| k.v.as_str()), Some(want), "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_forms_question_on_its_own_line_and_the_answer_below() {
+        // shapes of 2026 issue forms (values ours): a bold question, its answer after a blank
+        let (_, s) = run(read, "**Operating system and version:**\n\nFedora 43 Workstation\n");
+        assert_eq!(s.os.as_ref().unwrap().v, "Fedora 43 Workstation");
+        let (_, s) = run(read, "GPU:\nAMD Radeon RX 7800 XT\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 7800 XT"));
+        // a sentence ending in a colon, a command's label: no question
+        for t in [
+            "This is what rocminfo says about it and more words than a key:",
+            "Output (`rocminfo`):",
+            "See https://example.org:",
+        ] {
+            assert_eq!(question(t), None, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn a_kernel_after_linux_in_an_os_value_and_a_target_after_the_name() {
+        // values ours
+        for (text, os, kernel) in [
+            ("OS: NixOS 25.11 / Linux 6.18.4\n", "NixOS 25.11", "6.18.4"),
+            ("### Operating System\n\nNixOS, Linux 6.12.9\n", "NixOS", "6.12.9"),
+            ("Kernel: Linux 6.17.1\n", "", "6.17.1"),
+        ] {
+            let (_, s) = run(read, text);
+            assert_eq!(s.kernel.as_ref().unwrap().v, kernel, "{text:?}");
+            if !os.is_empty() {
+                assert_eq!(s.os.as_ref().unwrap().v, os, "{text:?}");
+            }
+        }
+        // a family name after the slash stays part of the OS; `Linux 24.04` is no kernel
+        let (_, s) = run(read, "OS: TUXEDO OS / Ubuntu-based Linux\n");
+        assert_eq!(s.os.as_ref().unwrap().v, "TUXEDO OS / Ubuntu-based Linux");
+        assert_eq!(linux_release("Mint Linux 22.1"), None);
+        // a typo'd target after a known name: the name's target (values ours)
+        let (_, s) = run(read, "### GPU\n\nRadeon 8060S, gfx115\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon 8060S"));
+        assert!(s.agents[0].gfx.is_none());
     }
 
     #[test]
