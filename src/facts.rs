@@ -937,6 +937,9 @@ pub enum EventKind {
     /// torch says it has no GPU backend (`Torch not compiled with CUDA enabled`): a CPU-only
     /// build (a ROCm build answers to `torch.cuda` through HIP and never says this).
     TorchCpuBuild,
+    /// The GPU's device node exists but does not open for this user (`Unable to open /dev/kfd
+    /// read-write: Permission denied`, rocminfo's line): groups or container flags.
+    DeviceAccessDenied,
 }
 
 /// How a container is started (devcontainer.json `runArgs`, a compose service): the settings

@@ -1306,6 +1306,7 @@ const EVENT_NAMES: &[(&str, crate::facts::EventKind)] = {
         ("no-device", E::NoDevice),
         ("library-load-failed", E::LibraryLoadFailed),
         ("torch-cpu-build", E::TorchCpuBuild),
+        ("device-access-denied", E::DeviceAccessDenied),
     ]
 };
 

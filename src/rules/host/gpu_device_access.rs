@@ -15,7 +15,8 @@ declare_rule! {
     ///
     /// ## Why it matters
     /// `rocminfo` prints `Unable to open /dev/kfd read-write: Permission denied` and torch sees
-    /// zero devices. `--group-add render` resolves the name inside the image, which is the wrong
+    /// zero devices. In a paste (`rocmcheck triage`) that line, which a signature recognises,
+    /// is the evidence; the groups behind it are not in the paste. `--group-add render` resolves the name inside the image, which is the wrong
     /// gid when the host's render group has another number.
     ///
     /// ## Example
@@ -45,7 +46,24 @@ impl Rule for GpuDeviceAccess {
 
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let f = cx.facts;
-        let Some(d) = &f.devices else { return };
+        let Some(d) = &f.devices else {
+            // a paste: the tool's own line that a node did not open (rocminfo's `Unable to open
+            // /dev/kfd read-write: Permission denied`); the groups behind it are not in the paste
+            if let Some(e) = f
+                .events
+                .iter()
+                .find(|e| e.value.kind == crate::facts::EventKind::DeviceAccessDenied)
+            {
+                out.push(
+                    Finding::new(&Self::META, "/dev/kfd does not open read-write for the process that printed this", e.origin.clone())
+                        .evidence(e.value.text.clone())
+                        .why("ROCm needs read-write access to /dev/kfd and the render nodes. They are group-owned (render, sometimes video); a user outside that group, or a container that was not given the host's group id, gets `Permission denied` and sees no GPU.")
+                        .fix("on a host: `sudo usermod -aG render,video $USER`, then log in again; in a container: pass `--device=/dev/kfd --device=/dev/dri` with the host's numeric gid of the render node (`--group-add` with what `stat -c %g /dev/dri/renderD128` prints on the host), or `--group-add keep-groups` for rootless podman and distrobox; `ls -l /dev/kfd /dev/dri; id` shows which")
+                        .refs(["https://github.com/ROCm/ROCm-docker/pull/93"]),
+                );
+            }
+            return;
+        };
         if f.gpus.is_empty() || d.uid == 0 && d.kfd_rw {
             return;
         }

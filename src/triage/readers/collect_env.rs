@@ -86,6 +86,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             _ => t,
         };
         let Some((k, v)) = kv(t) else { continue };
+        // Markdown around a typed copy (`* **PyTorch version:** `2.12.0+rocm7.2``) and a wheel's
+        // file name given as the version (`…+rocm7.2-cp312-cp312-manylinux_2_28_x86_64.whl`)
+        let v = v.trim_start_matches(['*', '_']).trim().trim_matches(['`', '*']).trim();
+        let v = match (k, v.at("-cp3")) {
+            ("PyTorch version", Some(p)) if v.ends_with(".whl") => &v[..p],
+            _ => v,
+        };
         if let Some(i) = REPORT_KEYS.iter().position(|r| *r == k) {
             keys |= 1 << i;
         }
@@ -236,6 +243,16 @@ GPU models and configuration: AMD Radeon RX 7900 XTX (gfx1100)
 Nvidia driver version: Could not collect
 HIP runtime version: 6.0.32830
 ";
+
+    #[test]
+    fn a_typed_copy_with_markdown_and_a_wheel_name() {
+        // a reporter's bullet list (values ours)
+        let (_, s) = run(
+            read,
+            "* **PyTorch version:** `2.12.0.dev20260401+rocm7.2-cp312-cp312-manylinux_2_28_x86_64.whl`\n",
+        );
+        assert_eq!(s.torch.as_ref().unwrap().v, "2.12.0.dev20260401+rocm7.2");
+    }
 
     #[test]
     fn new_layout() {
