@@ -30,27 +30,31 @@ const OWNED: &[&str] = &[
     "processor",
 ];
 
+/// The words [`gpu_name`] looks for, in one case-insensitive pass.
+const NAME_WORDS: [&str; 11] = [
+    // a URL or a file name that mentions AMD's site (`//repo.radeon.com/…/torch-…whl`) is not
+    // a product name (corpus case 53: `wget https://repo.radeon.com/…` split at `https:`)
+    "//",
+    "radeon.com",
+    ".whl",
+    "http",
+    // a product family
+    "radeon",
+    "instinct",
+    // a CPU's name that carries its integrated GPU's (`super::PROCESSOR_WORDS`, in its order:
+    // a test holds the two lists equal)
+    "ryzen",
+    "epyc",
+    "threadripper",
+    "processor",
+    " w/ ",
+];
+
 /// A product-name-looking value: names AMD's GPU lines, not a processor.
 fn gpu_name(v: &str) -> bool {
     // one case-insensitive pass for every word the test asks about (a lower-cased copy and a
     // search per word cost a tenth of a log of names)
-    const WORDS: [&str; 11] = [
-        // a URL or a file name that mentions AMD's site (`//repo.radeon.com/…/torch-…whl`) is not
-        // a product name (corpus case 53: `wget https://repo.radeon.com/…` split at `https:`)
-        "//",
-        "radeon.com",
-        ".whl",
-        "http",
-        // a product family
-        "radeon",
-        "instinct",
-        // a CPU's name that carries its integrated GPU's
-        "ryzen",
-        "epyc",
-        "threadripper",
-        "processor",
-        " w/ ",
-    ];
+    const WORDS: [&str; 11] = NAME_WORDS;
     static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
     let ac = AC.get_or_init(|| {
         aho_corasick::AhoCorasick::builder()
@@ -481,6 +485,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn the_processor_words_are_the_shared_list() {
+        assert_eq!(super::NAME_WORDS[6..], super::super::PROCESSOR_WORDS);
+    }
 
     #[test]
     fn a_size_after_the_name_is_not_part_of_it() {

@@ -271,12 +271,7 @@ fn version(v: &str) -> Option<&str> {
 fn gpu_name(v: &str) -> bool {
     let l = v.to_ascii_lowercase();
     (l.has("radeon") || l.has("instinct") || rx_model(&l) || instinct_model(&l))
-        && !(l.has("ryzen")
-            || l.has("epyc")
-            || l.has("threadripper")
-            || l.has(" w/ ")
-            || l.has("//")
-            || l.has("processor"))
+        && !(super::PROCESSOR_WORDS.iter().any(|w| l.has(w)) || l.has("//"))
         && v.len() <= 80
 }
 

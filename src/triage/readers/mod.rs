@@ -260,6 +260,12 @@ pub(crate) fn gfx_tokens(s: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// Words of a CPU's name (`AMD Ryzen 9 7950X 16-Core Processor`, `EPYC 9654`, `Ryzen AI 9 HX 370
+/// w/ Radeon 890M`): a value that holds one names a processor, not a GPU, even where it carries
+/// its integrated GPU's name. Lower case; the GPU-name tests of the free-form and key/value
+/// readers and rocminfo's agent test use this one list.
+pub(crate) const PROCESSOR_WORDS: [&str; 5] = ["ryzen", "epyc", "threadripper", "processor", " w/ "];
+
 /// The first gfx target name in `s`, lower-cased, with rocm-smi's display quirk decoded: some
 /// builds print `gfx_target_version` digit groups in decimal (`gfx11002` for gfx1102, `gfx9402`
 /// for gfx942, `gfx9010` for gfx90a). `gfx000` (the CPU agent) is not a target.

@@ -169,18 +169,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 /// Xeon(R) …`, `… w/ Radeon 780M Graphics`).
 fn processor_name(n: &str) -> bool {
     let l = n.to_ascii_lowercase();
-    [
-        "ryzen",
-        "epyc",
-        "threadripper",
-        "processor",
-        " w/ ",
-        "xeon",
-        "intel(r)",
-        "core(tm)",
-    ]
-    .iter()
-    .any(|w| l.contains(w))
+    super::PROCESSOR_WORDS
+        .iter()
+        .chain(&["xeon", "intel(r)", "core(tm)"])
+        .any(|w| l.contains(w))
 }
 
 fn new_agent(seen: &Seen, line: u32) -> Agent {
