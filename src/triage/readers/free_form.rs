@@ -107,6 +107,16 @@ fn labelled(t: &str) -> Option<(&str, &str)> {
     }
     // llama.cpp `Device 0: NAME, gfx1100 (0x1100), VMM: no` is llama_log's
     let value = t[p + 1..].trim_start_matches(['=', ':']).trim();
+    // further keys on the line (inxi's `API: OpenGL v: 4.6 vendor: amd mesa … renderer: AMD Radeon
+    // RX 7900 XTX`): the last key's value
+    let value = match value.rfind(": ") {
+        Some(q)
+            if value[..q].ends_with(|c: char| c.is_ascii_alphabetic()) && value[..q].matches(": ").nth(1).is_some() =>
+        {
+            value[q + 2..].trim()
+        }
+        _ => value,
+    };
     if low.starts_with("device ") && low[7..].bytes().all(|b| b.is_ascii_digit()) && value.has(", gfx") {
         return None;
     }
@@ -459,6 +469,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             });
         }
     }
+    one_per_target(seen, start);
     // a name and a bare target in the same print are one GPU when the paste shows one of each
     let first = start;
     let mine: Vec<usize> = (first..seen.agents.len()).collect();
@@ -481,6 +492,34 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     fired
 }
 
+/// Two names of one target, neither with a target written (lspci's `Navi 31 [Radeon RX 7900
+/// XT/7900 XTX/…]` and Mesa's renderer `AMD Radeon RX 7900 XTX` in one system report): one GPU
+/// named twice; names are no count of GPUs (a listing's indexes are other readers').
+fn one_per_target(seen: &mut Seen, start: usize) {
+    if seen.agents.len() - start >= 2 && seen.agents.len() - start <= 8 {
+        let matrix = crate::matrix::Matrix::embedded();
+        let mut targets: Vec<String> = Vec::new();
+        let mut i = start;
+        while i < seen.agents.len() {
+            let a = &seen.agents[i];
+            let t = match (&a.gfx, a.marketing.as_deref()) {
+                (None, Some(n)) => matrix.gpu_by_name(n).map(|(g, _)| g.gfx.clone()),
+                _ => None,
+            };
+            match t {
+                Some(t) if targets.contains(&t) => {
+                    seen.agents.remove(i);
+                }
+                Some(t) => {
+                    targets.push(t);
+                    i += 1;
+                }
+                None => i += 1,
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::run;
@@ -489,6 +528,17 @@ mod tests {
     #[test]
     fn the_processor_words_are_the_shared_list() {
         assert_eq!(super::NAME_WORDS[6..], super::super::PROCESSOR_WORDS);
+    }
+
+    #[test]
+    fn one_gpu_named_twice_in_a_system_report() {
+        // inxi's Graphics section (values ours): lspci's name, then Mesa's renderer
+        let t = "Graphics:\n  Device-1: Advanced Micro Devices [AMD/ATI] Navi 32 [Radeon RX 7700 XT / 7800 XT]\n    driver: amdgpu v: kernel\n  API: OpenGL v: 4.6 vendor: amd mesa v: 25.1.0 renderer: AMD Radeon RX 7800 XT (radeonsi navi32\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        // two products of two targets stay two GPUs
+        let (_, s) = run(read, "GPU: AMD Radeon RX 7800 XT\niGPU: AMD Radeon 780M\n");
+        assert_eq!(s.agents.len(), 2);
     }
 
     #[test]

@@ -1109,7 +1109,49 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
     if pairs.is_empty() && t.has("=") {
         pairs = logfmt(t);
     }
+    // inxi's lines of several one-word keys (`Desktop: KDE Plasma v: 6.5.3 Distro: Arch Linux`):
+    // each key with the words up to the next
+    if t.len() <= 300
+        && let Some(more) = word_pairs(t)
+    {
+        pairs.extend(more.into_iter().skip(1));
+    }
     pairs
+}
+
+/// `Key: value key2: value …` with three or more one-word keys (inxi's layout): the pairs in order.
+fn word_pairs(t: &str) -> Option<Vec<(&str, &str)>> {
+    let b = t.as_bytes();
+    // the starts of the keys: a word (letters, digits, `-`, `_`) before `: `, at the line's start
+    // or after a blank
+    let mut keys: Vec<(usize, usize)> = Vec::new();
+    for p in memchr::memchr_iter(b':', b) {
+        if b.get(p + 1) != Some(&b' ') {
+            continue;
+        }
+        let start = t[..p].rfind(' ').map_or(0, |s| s + 1);
+        let w = &t[start..p];
+        if w.is_empty()
+            || w.len() > 20
+            || !w.starts_with(|c: char| c.is_ascii_alphabetic())
+            || !w.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_'))
+        {
+            continue;
+        }
+        keys.push((start, p));
+    }
+    if keys.len() < 3 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(keys.len());
+    for (i, &(start, colon)) in keys.iter().enumerate() {
+        let end = keys.get(i + 1).map_or(t.len(), |n| n.0);
+        let v = t[colon + 1..end].trim();
+        if !v.is_empty() {
+            out.push((&t[start..colon], v));
+        }
+    }
+    Some(out)
 }
 
 /// Where `": "` last occurs: `str::rfind(&str)` builds a two-way searcher on every call.
@@ -2158,6 +2200,24 @@ mod tests {
         let (_, s) = run(read, "### GPU\n\nRadeon 8060S, gfx115\n");
         assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon 8060S"));
         assert!(s.agents[0].gfx.is_none());
+    }
+
+    #[test]
+    fn several_one_word_keys_on_a_line() {
+        // inxi's layout (values ours)
+        let (_, s) = run(read, "  Desktop: GNOME v: 48.2 Distro: Ubuntu 25.04 (Plucky Puffin)\n");
+        assert_eq!(s.os.as_ref().unwrap().v, "Ubuntu 25.04 (Plucky Puffin)");
+        assert_eq!(
+            word_pairs("Kernel: 6.14.0-15-generic arch: x86_64 bits: 64"),
+            Some(vec![
+                ("Kernel", "6.14.0-15-generic"),
+                ("arch", "x86_64"),
+                ("bits", "64")
+            ])
+        );
+        // two keys, or a message with a time: no inline pairs
+        assert_eq!(word_pairs("Error: failed: no device"), None);
+        assert_eq!(word_pairs("at 10:20:30 it said: hello"), None);
     }
 
     #[test]
