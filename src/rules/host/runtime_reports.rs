@@ -384,7 +384,11 @@ impl Rule for NoKernelsForGpu {
             .collect();
         out.push(
             Finding::new(&Self::META, format!("the program has no GPU code for {what}"), e.origin.clone())
-                .evidence(format!("{}: {}", kinds.join(", "), e.value.text))
+                // the class, unless the line already starts with its name
+                .evidence(match kinds.join(", ") {
+                    k if e.value.text.starts_with(k.as_str()) => e.value.text.clone(),
+                    k => format!("{k}: {}", e.value.text),
+                })
                 .why(with_signature(cx, &e.value, "The binary was compiled for other targets than the one the runtime presents, or its code for this GPU is missing or empty; no kernel of it runs on this GPU."))
                 .fix(fix)
                 .severity(Severity::Error),
