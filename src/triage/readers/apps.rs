@@ -80,9 +80,11 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
             .or_else(|| t2.strip_prefix("PyTorch Version: "))
         {
             fired = true;
-            let at = seen.at(v.trim().to_string(), l.no);
+            // the version alone (Forge's logger prints its source file in a right-aligned column)
+            let v = v.split_whitespace().next().unwrap_or("");
+            let at = seen.at(v.to_string(), l.no);
             Seen::first(&mut seen.torch, at);
-        } else if let Some(v) = t2.strip_prefix("AMD arch: ") {
+        } else if let Some(v) = t2.strip_prefix("AMD arch: ").or_else(|| t2.strip_prefix("AMD Arch: ")) {
             fired = true;
             if let Some(g) = gfx_in(v) {
                 let a = first_agent(seen, &mut slot, "comfyui_log", src);
@@ -180,6 +182,20 @@ pub fn vllm(lines: &[Line], _seen: &mut Seen) -> bool {
 mod tests {
     use super::super::run;
     use super::*;
+
+    #[test]
+    fn forge_lines_with_a_right_aligned_source_column() {
+        // Forge's logger (values ours): the same messages, capitalised, with the source file
+        // printed far right
+        let pad = " ".repeat(40);
+        let t = format!(
+            "PyTorch Version: 2.9.1+rocm7.1.1{pad}memory_management.py :: INFO\nAMD Arch: gfx1101{pad}memory_management.py :: INFO\n"
+        );
+        let (_, s) = run(comfyui, &t);
+        assert_eq!(s.torch.unwrap().v, "2.9.1+rocm7.1.1");
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1101");
+        assert_eq!(super::super::kv("Name: gfx1101            x.py :: INFO"), Some(("Name", "gfx1101")));
+    }
 
     #[test]
     fn comfyui_start_up_and_system_information() {

@@ -153,7 +153,14 @@ pub fn read_all(lines: &[Line], seen: &mut Seen) {
 /// `Key:   value` → (`Key`, `value`), both trimmed.
 pub fn kv(t: &str) -> Option<(&str, &str)> {
     let (k, v) = t.split_once(':')?;
-    Some((k.trim(), v.trim()))
+    let v = v.trim();
+    // a right-aligned column after the value (a logger's `memory_management.py :: INFO`, eight
+    // blanks or more away) is not part of it
+    let v = match v.at("        ") {
+        Some(p) => v[..p].trim_end(),
+        None => v,
+    };
+    Some((k.trim(), v))
 }
 
 /// A line without a leading ISO date and time and the separator after it
