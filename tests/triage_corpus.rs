@@ -28,6 +28,8 @@ fn corpus_dirs() -> Vec<PathBuf> {
             "heldout-2026h",
             "heldout-2026i",
             "heldout-2026j",
+            "heldout-2026k",
+            "heldout-2026l",
         ]
         .iter()
         .map(|d| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/triage").join(d))

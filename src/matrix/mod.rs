@@ -1132,6 +1132,8 @@ pub fn product_key(name: &str) -> Option<String> {
         "accelerator",
         "gpu",
         "series",
+        // `AMD Instinct MI300A APU`: the kind, not part of the model
+        "apu",
     ];
     const CODENAMES: &[&str] = &[
         "navi",
@@ -1686,6 +1688,19 @@ pub fn normalise_repo(r: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_product_name_with_its_kind_word() {
+        assert_eq!(
+            super::product_key("AMD Instinct MI300A APU"),
+            super::product_key("Instinct MI300A")
+        );
+        let m = super::Matrix::embedded();
+        assert_eq!(
+            m.gpu_by_name("AMD Instinct MI300A APU").map(|(g, _)| g.gfx.as_str()),
+            Some("gfx942")
+        );
+    }
+
     #[test]
     fn image_tags_read_through_the_grammars() {
         let m = super::Matrix::embedded();

@@ -194,7 +194,10 @@ mod tests {
         let (_, s) = run(comfyui, &t);
         assert_eq!(s.torch.unwrap().v, "2.9.1+rocm7.1.1");
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1101");
-        assert_eq!(super::super::kv("Name: gfx1101            x.py :: INFO"), Some(("Name", "gfx1101")));
+        assert_eq!(
+            super::super::kv("Name: gfx1101            x.py :: INFO"),
+            Some(("Name", "gfx1101"))
+        );
     }
 
     #[test]
