@@ -238,30 +238,19 @@ fn kernel_after_word(t: &str) -> Option<&str> {
 /// the value writes the GPU's target (`Ryzen 7 255 / Radeon 780M (gfx1103)`: a bare processor
 /// name, `AMD Ryzen 9 7950X w/ Radeon Graphics`, stays no GPU).
 fn labelled_names(v: &str) -> Vec<&str> {
-    if v.len() <= 300 && v.contains("), ") {
-        let parts: Vec<&str> = v
-            .split_inclusive("), ")
-            .map(|p| p.trim_end_matches([',', ' ']))
-            .collect();
-        let targets: Vec<Option<String>> = parts.iter().map(|p| gfx_in(p)).collect();
-        if parts.len() >= 2
-            && targets.iter().all(Option::is_some)
-            && targets.windows(2).all(|w| w[0] != w[1])
-            && gpu_name(parts[0])
-        {
-            // the later parts' names start at their family word (`also tested with an RX 6600 XT`)
-            let mut out = vec![parts[0]];
-            for p in &parts[1..] {
-                if let Some(n) = p
-                    .find("Radeon")
-                    .or_else(|| p.find("Instinct"))
-                    .or_else(|| p.find("RX "))
-                {
-                    out.push(&p[n..]);
-                }
+    if let Some(parts) = super::targeted_parts(v).filter(|p| gpu_name(p[0])) {
+        // the later parts' names start at their family word (`also tested with an RX 6600 XT`)
+        let mut out = vec![parts[0]];
+        for p in &parts[1..] {
+            if let Some(n) = p
+                .find("Radeon")
+                .or_else(|| p.find("Instinct"))
+                .or_else(|| p.find("RX "))
+            {
+                out.push(&p[n..]);
             }
-            return out;
         }
+        return out;
     }
     if gpu_name(v) {
         return vec![v];

@@ -1278,13 +1278,11 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
 fn take_gpu(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     // one value naming two GPUs, each with its target (`RX 7800 XT (gfx1101), also an RX 6600
     // XT (gfx1032)`): each is a GPU of its own
-    if fact == Fact::Gpu && !st.had_gpu && v.len() <= 300 && v.contains("), ") {
-        let parts: Vec<&str> = v.split_inclusive("), ").collect();
-        let targets: Vec<Option<String>> = parts.iter().map(|p| gfx_in(p)).collect();
-        if parts.len() >= 2 && targets.iter().all(Option::is_some) && targets.windows(2).all(|w| w[0] != w[1]) {
+    if fact == Fact::Gpu && !st.had_gpu {
+        if let Some(parts) = super::targeted_parts(v) {
             for p in parts {
                 st.added = None;
-                take_gpu_one(fact, p.trim_end_matches([',', ' ']), no, seen, st);
+                take_gpu_one(fact, p, no, seen, st);
             }
             st.second_name = true;
             return;

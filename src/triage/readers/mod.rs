@@ -273,6 +273,23 @@ pub(crate) fn gfx_tokens(s: &str) -> impl Iterator<Item = &str> {
 /// readers and rocminfo's agent test use this one list.
 pub(crate) const PROCESSOR_WORDS: [&str; 5] = ["ryzen", "epyc", "threadripper", "processor", " w/ "];
 
+/// One value naming two or more GPUs, each with its own target, split at `), ` (`RX 7800 XT
+/// (gfx1101), also an RX 6600 XT (gfx1032)`): the parts, trimmed, when there are at least two
+/// and each names a target different from the one before it; `None` otherwise. The free-form
+/// and key/value readers share this split and add their own rule for a part's name.
+pub(crate) fn targeted_parts(v: &str) -> Option<Vec<&str>> {
+    if v.len() > 300 || !v.contains("), ") {
+        return None;
+    }
+    let parts: Vec<&str> = v
+        .split_inclusive("), ")
+        .map(|p| p.trim_end_matches([',', ' ']))
+        .collect();
+    let targets: Vec<Option<String>> = parts.iter().map(|p| gfx_in(p)).collect();
+    (parts.len() >= 2 && targets.iter().all(Option::is_some) && targets.windows(2).all(|w| w[0] != w[1]))
+        .then_some(parts)
+}
+
 /// The first gfx target name in `s`, lower-cased, with rocm-smi's display quirk decoded: some
 /// builds print `gfx_target_version` digit groups in decimal (`gfx11002` for gfx1102, `gfx9402`
 /// for gfx942, `gfx9010` for gfx90a). `gfx000` (the CPU agent) is not a target.
@@ -348,6 +365,23 @@ pub(crate) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn targeted_parts_split_only_distinct_targets() {
+        // Values of our own: two cards with their targets split; one target twice, a part with
+        // no target, or a single card stay whole.
+        assert_eq!(
+            targeted_parts("RX 7800 XT (gfx1101), also an RX 6600 XT (gfx1032)"),
+            Some(vec!["RX 7800 XT (gfx1101)", "also an RX 6600 XT (gfx1032)"])
+        );
+        assert_eq!(targeted_parts("MI50 (gfx906), MI50 (gfx906)"), None);
+        assert_eq!(targeted_parts("RX 7900 XTX (gfx1100), Ryzen 9 7950X (16 cores)"), None);
+        assert_eq!(targeted_parts("RX 7900 XTX (gfx1100)"), None);
+        assert_eq!(
+            targeted_parts(&format!("{}(gfx1100), X (gfx1030)", "a".repeat(300))),
+            None
+        );
+    }
 
     #[test]
     fn rocm_smi_gfx_quirk_decodes_to_the_real_target() {
