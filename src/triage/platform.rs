@@ -491,6 +491,13 @@ fn os_name(t: &str) -> bool {
     if t.split_whitespace().count() > 4 || t.contains([':', '=', '/', '(', '`']) {
         return false;
     }
+    // `arch` and `oracle` are also common words (`arch gfx1200`, `arch x86_64` in a device
+    // line): only `Arch Linux` and `Oracle Linux` name a distribution
+    if (first.eq_ignore_ascii_case("arch") || first.eq_ignore_ascii_case("oracle"))
+        && !t[first.len()..].trim_start().get(..5).is_some_and(|w| w.eq_ignore_ascii_case("linux"))
+    {
+        return false;
+    }
     from_os_name(t) == Some(Platform::Linux)
 }
 
@@ -609,6 +616,12 @@ mod tests {
             ("FROM ubuntu:22.04", None),
             ("rocm/dev-ubuntu-24.04:7.2", None),
             ("- I moved from Ubuntu 22.04 to something else", None),
+            // `arch` as a device line's architecture word, not Arch Linux
+            ("HIP device 0: AMD Radeon RX 9060 XT, arch gfx1200, 32 CUs, 16304 MB", None),
+            ("cpu: Ryzen 5 7600, arch x86_64", None),
+            ("Arch Linux 2026.11.01", Some("Arch Linux 2026.11.01")),
+            ("- Oracle Linux 9.6", Some("Oracle Linux 9.6")),
+            ("oracle 19c", None),
         ] {
             assert_eq!(item_os(t), want, "{t:?}");
         }

@@ -84,6 +84,27 @@ fn gpu_name(v: &str) -> bool {
 }
 
 /// `AMD Radeon RX 6600 XT` out of `'AMD Radeon RX 6600 XT',`, `"…"`, `… : native`.
+/// A name without the attributes a tool's device line lists after it, comma-separated (`AMD
+/// Radeon RX 9060 XT, arch gfx1200, 32 CUs, 16304 MB`, `…, gfx1100`, `…, 24 GB`): the name ends at
+/// the first `, ` whose part is a target, an architecture, a count or a size, or a field of such
+/// a line; other commas stay (a part of another kind may be a second name).
+fn attributes_cut(name: &str) -> &str {
+    let mut from = 0;
+    while let Some(p) = name[from..].find(", ").map(|p| p + from) {
+        let part = name[p + 2..].trim_start();
+        let low = part.get(..part.len().min(8)).unwrap_or("").to_ascii_lowercase();
+        if part.starts_with(|c: char| c.is_ascii_digit())
+            || ["gfx", "arch", "cus", "vmm", "wave", "id:", "compute", "vram", "memory", "uuid", "pci"]
+                .iter()
+                .any(|w| low.starts_with(w))
+        {
+            return name[..p].trim();
+        }
+        from = p + 2;
+    }
+    name.trim()
+}
+
 fn clean(v: &str) -> &str {
     // a table's next cell (`| GPU name: AMD Instinct MI300X | PASS |`) is not part of the name
     let v = v.split('|').next().unwrap_or(v);
@@ -396,7 +417,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 Some(p) if shown.ends_with(')') && size_note(&shown[p..]) => &shown[..p],
                 _ => shown,
             };
-            let shown = shown[..before(shown, ", gfx")].trim();
+            let shown = attributes_cut(shown);
             // `AMD Radeon 860M (RDNA 3.5, gfx1152)` cut at its target: the name without the open
             // parenthetical
             let shown = match shown.rfind(" (") {
@@ -555,6 +576,26 @@ mod tests {
             let (_, s) = run(read, text);
             assert!(s.agents.is_empty(), "{text:?}: {:?}", s.agents);
         }
+    }
+
+    #[test]
+    fn a_device_lines_attributes_are_not_the_name() {
+        // Values of our own: a program's device line lists the target, counts and sizes after
+        // the name; a part of another kind stays.
+        for (v, want) in [
+            ("AMD Radeon RX 9060 XT, arch gfx1200, 32 CUs, 16304 MB", "AMD Radeon RX 9060 XT"),
+            ("AMD Radeon RX 7900 XTX, gfx1100", "AMD Radeon RX 7900 XTX"),
+            ("AMD Radeon PRO W7800, 32 GB", "AMD Radeon PRO W7800"),
+            ("AMD Instinct MI210, Compute Units: 104", "AMD Instinct MI210"),
+            ("Radeon RX 7900 XTX, Radeon RX 6600", "Radeon RX 7900 XTX, Radeon RX 6600"),
+            ("AMD Radeon RX 6800", "AMD Radeon RX 6800"),
+        ] {
+            assert_eq!(super::attributes_cut(v), want, "{v:?}");
+        }
+        let (_, s) = run(read, "HIP device 0: AMD Radeon RX 9060 XT, arch gfx1200, 32 CUs, 16304 MB\n");
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 9060 XT"));
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1200");
     }
 
     #[test]
