@@ -559,7 +559,7 @@ pub struct Condition {
     /// version and flavour with an ABI number at least this one is not in `kernel`'s range.
     #[serde(skip_serializing_if = "skip_empty", default)]
     pub kernel_backports: Vec<String>,
-    /// APU only / discrete only.
+    /// APU only (every target in scope is an APU's) / not only APUs.
     #[serde(skip_serializing_if = "skip_none", default)]
     pub apu: Option<bool>,
     /// Variables that must be set.

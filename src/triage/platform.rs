@@ -491,10 +491,15 @@ fn os_name(t: &str) -> bool {
     if t.split_whitespace().count() > 4 || t.contains([':', '=', '/', '(', '`']) {
         return false;
     }
-    // `arch` and `oracle` are also common words (`arch gfx1200`, `arch x86_64` in a device
-    // line): only `Arch Linux` and `Oracle Linux` name a distribution
-    if (first.eq_ignore_ascii_case("arch") || first.eq_ignore_ascii_case("oracle"))
-        && !t[first.len()..].trim_start().get(..5).is_some_and(|w| w.eq_ignore_ascii_case("linux"))
+    // `arch`, `oracle`, `amazon` and `azure` are also common words (`arch gfx1200`, `arch x86_64`
+    // in a device line): only `Arch Linux`, `Oracle Linux`, … name a distribution
+    if ["arch", "oracle", "amazon", "azure"]
+        .iter()
+        .any(|w| first.eq_ignore_ascii_case(w))
+        && !t[first.len()..]
+            .trim_start()
+            .get(..5)
+            .is_some_and(|w| w.eq_ignore_ascii_case("linux"))
     {
         return false;
     }
@@ -524,6 +529,17 @@ const DISTROS: &[&str] = &[
     "bazzite",
     "nobara",
     "oracle",
+    "almalinux",
+    "opensuse",
+    "sles",
+    "kubuntu",
+    "xubuntu",
+    "lubuntu",
+    "zorin",
+    "garuda",
+    "slackware",
+    "amazon",
+    "azure",
 ];
 
 /// What an operating system's name says (`Windows 11`, `Ubuntu 24.04`, `macOS 15`).
@@ -617,11 +633,19 @@ mod tests {
             ("rocm/dev-ubuntu-24.04:7.2", None),
             ("- I moved from Ubuntu 22.04 to something else", None),
             // `arch` as a device line's architecture word, not Arch Linux
-            ("HIP device 0: AMD Radeon RX 9060 XT, arch gfx1200, 32 CUs, 16304 MB", None),
+            (
+                "HIP device 0: AMD Radeon RX 9060 XT, arch gfx1200, 32 CUs, 16304 MB",
+                None,
+            ),
             ("cpu: Ryzen 5 7600, arch x86_64", None),
             ("Arch Linux 2026.11.01", Some("Arch Linux 2026.11.01")),
             ("- Oracle Linux 9.6", Some("Oracle Linux 9.6")),
             ("oracle 19c", None),
+            ("- AlmaLinux 9.6", Some("AlmaLinux 9.6")),
+            ("- openSUSE Leap 15.6", Some("openSUSE Leap 15.6")),
+            ("| OS | SLES 15.7 |", Some("SLES 15.7")),
+            ("- Amazon Linux 2023", Some("Amazon Linux 2023")),
+            ("- Azure region 3", None),
         ] {
             assert_eq!(item_os(t), want, "{t:?}");
         }

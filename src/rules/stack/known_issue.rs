@@ -71,9 +71,17 @@ pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String
     let mut ev = Vec::new();
     let mut origin: Option<Origin> = None;
     if !w.gfx.is_empty() {
+        // an iGPU beside a discrete GPU is RC308's matter: its target's issues (and their fixes,
+        // an override that would also apply to the dGPU) are not the machine's
+        let apu_of = |t: &crate::facts::Target| {
+            cx.matrix
+                .gpu(&t.gfx)
+                .is_some_and(|g| g.kind == crate::matrix::GpuKind::Apu)
+        };
+        let has_dgpu = cx.targets().any(|(t, _)| !apu_of(t));
         let (t, o) = cx
             .targets()
-            .find(|(t, _)| w.gfx.iter().any(|g| g == t.runtime_gfx() || g == &t.gfx))?;
+            .find(|(t, _)| w.gfx.iter().any(|g| g == t.runtime_gfx() || g == &t.gfx) && !(has_dgpu && apu_of(t)))?;
         ev.push(format!("target {}", t.gfx));
         origin.get_or_insert_with(|| o.clone());
     }
@@ -124,13 +132,21 @@ pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String
         ev.push(format!("kernel {k}"));
     }
     if let Some(apu) = w.apu {
-        let is_apu = cx.targets().any(|(t, _)| {
+        // the machine computes on an APU: every target in scope is one (an iGPU beside a
+        // discrete GPU is RC308's matter, and the APU's memory limits are not the dGPU's)
+        let apu_of = |t: &crate::facts::Target| {
             cx.matrix
                 .gpu(&t.gfx)
                 .is_some_and(|g| g.kind == crate::matrix::GpuKind::Apu)
-        });
+        };
+        let first = cx.targets().next();
+        let is_apu = first.is_some() && cx.targets().all(|(t, _)| apu_of(t));
         if is_apu != apu {
             return None;
+        }
+        if let (true, Some((t, o))) = (apu, first) {
+            ev.push(format!("target {} (an APU)", t.gfx));
+            origin.get_or_insert_with(|| o.clone());
         }
     }
     for v in &w.env_set {

@@ -197,9 +197,11 @@ impl Rule for DriverWindow {
 declare_rule! {
     /// ## What it checks
     /// A ROCm release that the matrix marks as a TheRock technology preview (`stream: preview`,
-    /// the previews that came before the first Core SDK production release) in the stack. In a
-    /// Dockerfile this is a warning; on a running machine, information. Production releases of
-    /// either stream (legacy ≤ 7.2.x, Core SDK) never fire it.
+    /// the previews that came before the first Core SDK production release) in the stack, and a
+    /// pre-release build of any release: a nightly or release candidate as TheRock's pip wheels
+    /// version it (`rocm==10.1.0a20260812`, `7.0.0rc20250731`, `7.10.0.dev0`). In a Dockerfile
+    /// this is a warning; on a running machine, information. Production releases of either
+    /// stream (legacy ≤ 7.2.x, Core SDK) never fire it; their nightlies do.
     ///
     /// ## Why it matters
     /// Preview versions are not production releases: there is no upgrade path from them, their

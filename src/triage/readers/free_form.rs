@@ -94,9 +94,11 @@ fn attributes_cut(name: &str) -> &str {
         let part = name[p + 2..].trim_start();
         let low = part.get(..part.len().min(8)).unwrap_or("").to_ascii_lowercase();
         if part.starts_with(|c: char| c.is_ascii_digit())
-            || ["gfx", "arch", "cus", "vmm", "wave", "id:", "compute", "vram", "memory", "uuid", "pci"]
-                .iter()
-                .any(|w| low.starts_with(w))
+            || [
+                "gfx", "arch", "cus", "vmm", "wave", "id:", "compute", "vram", "memory", "uuid", "pci",
+            ]
+            .iter()
+            .any(|w| low.starts_with(w))
         {
             return name[..p].trim();
         }
@@ -262,15 +264,7 @@ fn labelled_names(v: &str) -> Vec<&str> {
     if let Some(parts) = super::targeted_parts(v).filter(|p| gpu_name(p[0])) {
         // the later parts' names start at their family word (`also tested with an RX 6600 XT`)
         let mut out = vec![parts[0]];
-        for p in &parts[1..] {
-            if let Some(n) = p
-                .find("Radeon")
-                .or_else(|| p.find("Instinct"))
-                .or_else(|| p.find("RX "))
-            {
-                out.push(&p[n..]);
-            }
-        }
+        out.extend(parts[1..].iter().filter_map(|p| super::from_family_word(p)));
         return out;
     }
     if gpu_name(v) {
@@ -583,16 +577,25 @@ mod tests {
         // Values of our own: a program's device line lists the target, counts and sizes after
         // the name; a part of another kind stays.
         for (v, want) in [
-            ("AMD Radeon RX 9060 XT, arch gfx1200, 32 CUs, 16304 MB", "AMD Radeon RX 9060 XT"),
+            (
+                "AMD Radeon RX 9060 XT, arch gfx1200, 32 CUs, 16304 MB",
+                "AMD Radeon RX 9060 XT",
+            ),
             ("AMD Radeon RX 7900 XTX, gfx1100", "AMD Radeon RX 7900 XTX"),
             ("AMD Radeon PRO W7800, 32 GB", "AMD Radeon PRO W7800"),
             ("AMD Instinct MI210, Compute Units: 104", "AMD Instinct MI210"),
-            ("Radeon RX 7900 XTX, Radeon RX 6600", "Radeon RX 7900 XTX, Radeon RX 6600"),
+            (
+                "Radeon RX 7900 XTX, Radeon RX 6600",
+                "Radeon RX 7900 XTX, Radeon RX 6600",
+            ),
             ("AMD Radeon RX 6800", "AMD Radeon RX 6800"),
         ] {
             assert_eq!(super::attributes_cut(v), want, "{v:?}");
         }
-        let (_, s) = run(read, "HIP device 0: AMD Radeon RX 9060 XT, arch gfx1200, 32 CUs, 16304 MB\n");
+        let (_, s) = run(
+            read,
+            "HIP device 0: AMD Radeon RX 9060 XT, arch gfx1200, 32 CUs, 16304 MB\n",
+        );
         assert_eq!(s.agents.len(), 1);
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 9060 XT"));
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1200");

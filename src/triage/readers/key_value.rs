@@ -122,13 +122,33 @@ fn name_version_item(t: &str) -> Option<(&str, &str)> {
 }
 
 /// A list item that is one `name=value` (`- ROCm=7.1.1`, `* onnxruntime-rocm=1.23.2`), as in a
-/// typed list of one's setup.
+/// typed list of one's setup, also with blanks or Python's `==` around the sign and in inline
+/// code (``- `torch.version.hip == 7.16.26315` ``); or a line that is only such an assignment
+/// of a version with blanks around the sign (`torch.version.hip = 7.16.26315`, a REPL's
+/// comparison; `rocm==10.1.0` alone is a package list's line).
 fn assigned_item(t: &str) -> Option<(&str, &str)> {
-    let rest = t.strip_prefix("- ").or_else(|| t.strip_prefix("* "))?.trim();
-    let (k, v) = rest.split_once('=')?;
-    let v = v.trim_start_matches('=');
-    (!k.is_empty() && !k.contains(char::is_whitespace) && !v.is_empty() && !v.contains(char::is_whitespace))
-        .then_some((k, v))
+    let (rest, item) = match t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")) {
+        Some(r) => (r, true),
+        None => (t, false),
+    };
+    let rest = rest.trim().trim_matches('`').trim();
+    // a line of its own needs blanks around the sign: `rocm==10.1.0` is a package list's line
+    // (pip's reader), not a statement of the installed ROCm
+    if !item && !rest.contains(" = ") && !rest.contains(" == ") {
+        return None;
+    }
+    let (k, v) = match rest.split_once("==") {
+        Some((k, v)) => (k.trim(), v.trim()),
+        None => {
+            let (k, v) = rest.split_once('=')?;
+            (k.trim(), v.trim())
+        }
+    };
+    let plain = |w: &str| !w.is_empty() && !w.contains(char::is_whitespace);
+    (plain(k)
+        && plain(v)
+        && (item || (k.len() <= 40 && v.starts_with(|c: char| c.is_ascii_digit()) && !v.contains('='))))
+    .then_some((k, v))
 }
 
 /// The `"key":"value"` string pairs of a JSON line (at most 500; keys of at most 40 bytes,
@@ -1282,7 +1302,8 @@ fn take_gpu(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
         if let Some(parts) = super::targeted_parts(v) {
             for p in parts {
                 st.added = None;
-                take_gpu_one(fact, p, no, seen, st);
+                // the name from its family word (`multi-GPU setup — RX 9070 XT (gfx1201)`)
+                take_gpu_one(fact, super::from_family_word(p).unwrap_or(p), no, seen, st);
             }
             st.second_name = true;
             return;
@@ -2216,6 +2237,34 @@ mod tests {
         // two keys, or a message with a time: no inline pairs
         assert_eq!(word_pairs("Error: failed: no device"), None);
         assert_eq!(word_pairs("at 10:20:30 it said: hello"), None);
+    }
+
+    #[test]
+    fn an_assignment_with_blanks_or_double_equals() {
+        // Values of our own: list items in any spacing and in inline code, a line that is only a
+        // version's assignment; prose and code that assign no version are not pairs.
+        for (t, want) in [
+            ("- ROCm=7.1.1", Some(("ROCm", "7.1.1"))),
+            (
+                "- `torch.version.hip == 7.16.26315`",
+                Some(("torch.version.hip", "7.16.26315")),
+            ),
+            ("* rocm = 10.1.0", Some(("rocm", "10.1.0"))),
+            (
+                "torch.version.hip = 7.16.26315",
+                Some(("torch.version.hip", "7.16.26315")),
+            ),
+            ("torch.__version__ == 2.12.0", Some(("torch.__version__", "2.12.0"))),
+            ("    hip_version = torch.version.hip", None),
+            ("if x == 1 then", None),
+            ("a=1 b=2", None),
+            ("rocm==10.1.0a20260812", None),
+            ("torch.version.hip=7.16.26315", None),
+        ] {
+            assert_eq!(assigned_item(t), want, "{t:?}");
+        }
+        let (_, s) = run(read, "- torch: 2.12.0\n- `torch.version.hip == 7.16.26315`\n");
+        assert_eq!(s.torch_hip.as_ref().map(|h| h.v.as_str()), Some("7.16.26315"));
     }
 
     #[test]

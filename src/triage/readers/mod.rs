@@ -273,21 +273,40 @@ pub(crate) fn gfx_tokens(s: &str) -> impl Iterator<Item = &str> {
 /// readers and rocminfo's agent test use this one list.
 pub(crate) const PROCESSOR_WORDS: [&str; 5] = ["ryzen", "epyc", "threadripper", "processor", " w/ "];
 
-/// One value naming two or more GPUs, each with its own target, split at `), ` (`RX 7800 XT
-/// (gfx1101), also an RX 6600 XT (gfx1032)`): the parts, trimmed, when there are at least two
-/// and each names a target different from the one before it; `None` otherwise. The free-form
-/// and key/value readers share this split and add their own rule for a part's name.
+/// One value naming two or more GPUs, each with its own target in parentheses, split after
+/// each `)` that a separator follows (`, `, ` + `, ` & `, ` and `, `; `, ` / `: `RX 7800 XT
+/// (gfx1101), also an RX 6600 XT (gfx1032)`, `RX 9070 XT (gfx1201) + the Ryzen's iGPU
+/// (gfx1036)`): the parts, trimmed, when there are at least two and each names a target
+/// different from the one before it; `None` otherwise. The free-form and key/value readers
+/// share this split and add their own rule for a part's name.
 pub(crate) fn targeted_parts(v: &str) -> Option<Vec<&str>> {
-    if v.len() > 300 || !v.contains("), ") {
+    const SEPS: [&str; 6] = [", ", " + ", " & ", " and ", "; ", " / "];
+    if v.len() > 300 || !v.contains(')') {
         return None;
     }
-    let parts: Vec<&str> = v
-        .split_inclusive("), ")
-        .map(|p| p.trim_end_matches([',', ' ']))
-        .collect();
+    let mut parts = Vec::new();
+    let mut from = 0;
+    for (p, _) in v.match_indices(')') {
+        let after = &v[p + 1..];
+        if let Some(sep) = SEPS.iter().find(|s| after.starts_with(*s)) {
+            parts.push(v[from..=p].trim());
+            from = p + 1 + sep.len();
+        }
+    }
+    parts.push(v[from..].trim().trim_end_matches([',', ' ']));
     let targets: Vec<Option<String>> = parts.iter().map(|p| gfx_in(p)).collect();
     (parts.len() >= 2 && targets.iter().all(Option::is_some) && targets.windows(2).all(|w| w[0] != w[1]))
         .then_some(parts)
+}
+
+/// A part of a value from its GPU family word on (`also tested with an RX 6600 XT (gfx1032)` →
+/// `RX 6600 XT (gfx1032)`): `Radeon`, `Instinct` or `RX `; `None` when the part has none.
+pub(crate) fn from_family_word(p: &str) -> Option<&str> {
+    let n = p
+        .find("Radeon")
+        .or_else(|| p.find("Instinct"))
+        .or_else(|| p.find("RX "))?;
+    Some(&p[n..])
 }
 
 /// The first gfx target name in `s`, lower-cased, with rocm-smi's display quirk decoded: some
@@ -377,6 +396,15 @@ mod tests {
         assert_eq!(targeted_parts("MI50 (gfx906), MI50 (gfx906)"), None);
         assert_eq!(targeted_parts("RX 7900 XTX (gfx1100), Ryzen 9 7950X (16 cores)"), None);
         assert_eq!(targeted_parts("RX 7900 XTX (gfx1100)"), None);
+        assert_eq!(
+            targeted_parts("RX 9070 XT (gfx1201) + the Ryzen's iGPU (gfx1036)"),
+            Some(vec!["RX 9070 XT (gfx1201)", "the Ryzen's iGPU (gfx1036)"])
+        );
+        assert_eq!(
+            targeted_parts("MI300X (gfx942) and MI210 (gfx90a), one node"),
+            None,
+            "a last part without a target"
+        );
         assert_eq!(
             targeted_parts(&format!("{}(gfx1100), X (gfx1030)", "a".repeat(300))),
             None

@@ -120,8 +120,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             csv_cols = None;
         }
-        // `GPU[0]		: Key: value`
-        if let Some(rest) = t.strip_prefix("GPU[")
+        // `GPU[0]		: Key: value`, also after a prefix a script or a parallel shell prints
+        // (`GPU detected: GPU[0] : …`, `node01: GPU[0] : …`)
+        if let Some(rest) = t.strip_prefix("GPU[").or_else(|| smi_after_prefix(t))
             && let Some((idx, rest)) = rest.split_once(']')
             && let Ok(idx) = idx.trim().parse::<u32>()
         {
@@ -290,6 +291,13 @@ fn field(seen: &mut Seen, idx: u32, line: u32, k: &str, v: &str) {
     }
 }
 
+/// A `GPU[N]` row after a short prefix that ends in a blank (a script's label, a host name):
+/// the text after `GPU[`.
+fn smi_after_prefix(t: &str) -> Option<&str> {
+    let p = memchr::memmem::find(t.as_bytes(), b"GPU[")?;
+    (p > 0 && p <= 60 && t.as_bytes()[p - 1].is_ascii_whitespace()).then(|| &t[p + 4..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::run;
@@ -310,6 +318,18 @@ GPU[0]\t\t: GTT Total Memory (B): 33462882304\n";
         assert_eq!(a.vram.as_ref().unwrap().v, 8_573_157_376);
         assert_eq!(a.gtt.as_ref().unwrap().v, 33_462_882_304);
         assert_eq!(a.vram.as_ref().unwrap().src.line, 4);
+    }
+
+    #[test]
+    fn rows_after_a_scripts_prefix() {
+        // A test script's label or a host name before rocm-smi's rows (values ours); a `GPU[`
+        // inside a word or far into a line is not a row.
+        let (fired, s) = run(read, "GPU detected: GPU[0]\t\t: GFX Version: \t\tgfx950\n");
+        assert!(fired);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx950");
+        let (_, s) = run(read, "node07: GPU[1]\t\t: Card series: \t\tAMD Instinct MI210\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Instinct MI210"));
+        assert_eq!(super::smi_after_prefix("myGPU[0] : GFX Version: gfx950"), None);
     }
 
     #[test]
