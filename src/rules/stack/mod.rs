@@ -155,6 +155,18 @@ mod tests {
         assert!(has(&dockerfile().rocm("7.11.0").codes(Lint), "RC106"));
         assert!(has(&facts().rocm("6.22").codes(Env), "RC108"));
         assert!(!has(&facts().rocm("7.2.1").codes(Env), "RC108"));
+        // the known releases around an unknown one by number, not by spelling (7.15 is nearer
+        // to `7.1` as text)
+        let fs = facts().rocm("7.15").findings(Env);
+        let f = fs.iter().find(|f| f.code == "RC108").expect("RC108");
+        assert!(
+            f.title.ends_with("(known releases around it: 7.14 and 10.0)"),
+            "{}",
+            f.title
+        );
+        let fs = facts().rocm("99.1").findings(Env);
+        let f = fs.iter().find(|f| f.code == "RC108").expect("RC108");
+        assert!(f.title.contains("(newest known: "), "{}", f.title);
     }
 
     #[test]

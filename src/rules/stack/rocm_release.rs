@@ -393,10 +393,16 @@ impl Rule for RocmUnknown {
             if cx.matrix.rocm_release(&v).is_some() {
                 continue;
             }
-            let known: Vec<String> = cx.matrix.rocm.iter().map(|r| r.version.to_string()).collect();
-            let hint = crate::version::nearest(&v.to_string(), known.iter().map(String::as_str))
-                .map(|n| format!(" (nearest known: {n})"))
-                .unwrap_or_default();
+            // the known releases on either side by number (a version is not a word: 7.15 lies
+            // between 7.14 and 10.0, however close `7.1` is to it as text)
+            let below = cx.matrix.rocm.iter().map(|r| &r.version).filter(|k| **k < v).max();
+            let above = cx.matrix.rocm.iter().map(|r| &r.version).filter(|k| **k > v).min();
+            let hint = match (below, above) {
+                (Some(b), Some(a)) => format!(" (known releases around it: {b} and {a})"),
+                (Some(b), None) => format!(" (newest known: {b})"),
+                (None, Some(a)) => format!(" (oldest known: {a})"),
+                (None, None) => String::new(),
+            };
             out.push(
                 Finding::new(&Self::META, format!("{what} {v} is not in the matrix{hint}"), origin)
                     .evidence(format!("matrix data {}", cx.matrix.data))

@@ -18,6 +18,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut cur: Option<usize> = None;
     let mut section = String::new();
+    let mut json = Json::default();
     for l in lines {
         let t = trim(&l.text);
         if t.starts_with("AMDSMI Tool:") || t.has("AMDSMI Library version") {
@@ -92,7 +93,19 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             continue;
         }
-        let Some((k, v)) = kv(t) else { continue };
+        // amd-smi's `--json`: the text output's keys, upper-cased (see [`Json::field`])
+        let pair;
+        let (k, v) = match json.field(t, cur.is_some()) {
+            Field::Pair(k, v) => {
+                pair = (k, v);
+                (pair.0.as_str(), pair.1.as_str())
+            }
+            Field::Skip => continue,
+            Field::NotJson => {
+                let Some((k, v)) = kv(t) else { continue };
+                (k, v)
+            }
+        };
         if k == "GPU" && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
             let idx: u32 = v.parse().unwrap_or(0);
             seen.agent_at("amd_smi", idx, l.no);
@@ -147,13 +160,119 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         let file = seen.file;
         seen.agents.retain(|a| !(a.reader == "amd_smi" && a.src.file == file));
     }
-    fired
+    // JSON of amd-smi's shape whose values are all `N/A`: the format, with no facts
+    fired || json.sections >= 2
+}
+
+/// What one line of amd-smi's `--json` gives.
+enum Field {
+    /// A key (upper-cased, as the text output writes it) and its value.
+    Pair(String, String),
+    /// A line of JSON that gives nothing by itself (a size's key, value or unit waiting).
+    Skip,
+    /// Not a `"key": value` line.
+    NotJson,
+}
+
+/// The state of reading amd-smi's `--json` (`"gpu": 0,`, `"asic": {`, `"market_name": "…"`, a
+/// size as `"size": {` then `"value": 24560,` and `"unit": "MB"`).
+#[derive(Default)]
+struct Json {
+    /// A size's key waiting for its value and unit.
+    sized: Option<String>,
+    /// The size's value waiting for its unit.
+    value: Option<String>,
+    /// How many of amd-smi's sections came after a GPU's index.
+    sections: usize,
+}
+
+impl Json {
+    fn field(&mut self, t: &str, in_gpu: bool) -> Field {
+        let Some((k, v)) = json_field(t) else {
+            return Field::NotJson;
+        };
+        let k = k.to_ascii_uppercase();
+        if in_gpu && SECTIONS.contains(&k.as_str()) {
+            self.sections += 1;
+        }
+        match (k.as_str(), v.is_empty()) {
+            ("SIZE" | "TOTAL_VRAM" | "TOTAL_GTT", true) => {
+                self.sized = Some(k);
+                Field::Skip
+            }
+            ("VALUE", false) if self.sized.is_some() => {
+                self.value = Some(v.to_string());
+                Field::Skip
+            }
+            ("UNIT", false) if self.sized.is_some() && self.value.is_some() => {
+                let value = self.value.take().unwrap_or_default();
+                Field::Pair(self.sized.take().unwrap_or_default(), format!("{value} {v}"))
+            }
+            _ => Field::Pair(k, v.to_string()),
+        }
+    }
+}
+
+/// amd-smi's top-level sections per GPU (`static`, `metric`), upper-cased.
+const SECTIONS: [&str; 16] = [
+    "ASIC",
+    "BUS",
+    "VBIOS",
+    "BOARD",
+    "LIMIT",
+    "DRIVER",
+    "VRAM",
+    "CACHE_INFO",
+    "USAGE",
+    "POWER",
+    "CLOCK",
+    "TEMPERATURE",
+    "PCIE",
+    "ECC",
+    "MEM_USAGE",
+    "FAN",
+];
+
+/// One `"key": value` line of JSON: the key and the value without quotes and the trailing
+/// comma; an object or array that opens (`"asic": {`) has an empty value.
+fn json_field(t: &str) -> Option<(&str, &str)> {
+    let rest = t.strip_prefix('"')?;
+    let q = rest.find("\":")?;
+    let key = &rest[..q];
+    if key.is_empty() || key.len() > 40 || key.contains(' ') {
+        return None;
+    }
+    let v = rest[q + 2..].trim().trim_end_matches(',').trim();
+    let v = if v == "{" || v == "[" { "" } else { v.trim_matches('"') };
+    Some((key, v))
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn static_and_metric_json() {
+        // Layout of `amd-smi static --json` and `metric --json` (amd-smi 25.x/26.x); values ours.
+        let t = "[\n    {\n        \"gpu\": 0,\n        \"asic\": {\n            \"market_name\": \"AMD Radeon PRO W7800\",\n            \"device_id\": \"0x7448\",\n            \"target_graphics_version\": \"gfx1100\"\n        },\n        \"vram\": {\n            \"type\": \"GDDR6\",\n            \"size\": {\n                \"value\": 32752,\n                \"unit\": \"MB\"\n            }\n        }\n    }\n]\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.agents.len(), 1);
+        let a = &s.agents[0];
+        assert_eq!(a.marketing.as_deref(), Some("AMD Radeon PRO W7800"));
+        assert_eq!(a.gfx.as_ref().unwrap().v, "gfx1100");
+        assert_eq!(a.device_id.as_ref().unwrap().v, 0x7448);
+        assert_eq!(a.vram.as_ref().unwrap().v, 32_752 << 20);
+        // metric JSON whose values are all N/A: the format, no GPU facts
+        let na = "[\n  {\n    \"gpu\": 0,\n    \"usage\": \"N/A\",\n    \"power\": {\n      \"socket_power\": \"N/A\"\n    },\n    \"clock\": {\n      \"gfx_0\": {\n        \"clk\": \"N/A\"\n      }\n    }\n  }\n]\n";
+        let (fired, s) = run(read, na);
+        assert!(fired);
+        assert!(s.agents.is_empty());
+        // another tool's JSON with a `gpu` index and one such key is not amd-smi's
+        let (fired, _) = run(read, "{\n  \"gpu\": 0,\n  \"power\": 120\n}\n");
+        assert!(!fired);
+    }
 
     #[test]
     fn version_static_metric() {
