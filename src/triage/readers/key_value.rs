@@ -804,8 +804,16 @@ fn finish(lines: &[Line], seen: &mut Seen, mut st: State) -> bool {
             .filter(|l| !l.command)
             .find_map(|l| crate::triage::platform::item_os(&l.text).map(|v| (l.no, v.to_string())))
     {
-        let a = seen.at(v, no);
-        seen.os = Some(a);
+        // `Linux 6.17.0` alone names the kernel, not a distribution
+        if v.starts_with("Linux ") && linux_release(&v).is_some_and(|k| k.len() + 6 == v.len()) {
+            if seen.kernel.is_none() {
+                let a = seen.at(v[6..].to_string(), no);
+                seen.kernel = Some(a);
+            }
+        } else {
+            let a = seen.at(v, no);
+            seen.os = Some(a);
+        }
         st.fired = true;
     }
     if prose_gpu(lines, seen) {
@@ -2237,6 +2245,18 @@ mod tests {
         // two keys, or a message with a time: no inline pairs
         assert_eq!(word_pairs("Error: failed: no device"), None);
         assert_eq!(word_pairs("at 10:20:30 it said: hello"), None);
+    }
+
+    #[test]
+    fn linux_and_a_release_alone_is_the_kernel() {
+        // Values of our own: a typed list's `Linux X.Y.Z` is the kernel; a distribution stays
+        // the OS.
+        let (_, s) = run(read, "- Radeon RX 7800 XT\n- Linux 6.17.0-8-generic\n");
+        assert_eq!(s.kernel.as_ref().map(|k| k.v.as_str()), Some("6.17.0-8-generic"));
+        assert!(s.os.is_none());
+        let (_, s) = run(read, "- Radeon RX 7800 XT\n- Linux Mint 22.1\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Linux Mint 22.1"));
+        assert!(s.kernel.is_none());
     }
 
     #[test]
