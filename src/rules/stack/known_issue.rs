@@ -70,18 +70,23 @@ fn finding(issue: &KnownIssue, origin: Origin, evidence: Vec<String>) -> Finding
 pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String>)> {
     let mut ev = Vec::new();
     let mut origin: Option<Origin> = None;
+    // on a machine (not an image's build targets), an iGPU beside a discrete GPU is RC308's
+    // matter: its target's issues (and their fixes, an override that would also apply to the
+    // dGPU) and APU-only issues are not the machine's
+    let apu_of = |t: &crate::facts::Target| {
+        cx.matrix
+            .gpu(&t.gfx)
+            .is_some_and(|g| g.kind == crate::matrix::GpuKind::Apu)
+    };
+    let machine = matches!(
+        cx.facts.subject,
+        crate::facts::Subject::Host { .. } | crate::facts::Subject::Paste { .. }
+    );
+    let dgpu_on_machine = machine && cx.targets().any(|(t, _)| !apu_of(t));
     if !w.gfx.is_empty() {
-        // an iGPU beside a discrete GPU is RC308's matter: its target's issues (and their fixes,
-        // an override that would also apply to the dGPU) are not the machine's
-        let apu_of = |t: &crate::facts::Target| {
-            cx.matrix
-                .gpu(&t.gfx)
-                .is_some_and(|g| g.kind == crate::matrix::GpuKind::Apu)
-        };
-        let has_dgpu = cx.targets().any(|(t, _)| !apu_of(t));
-        let (t, o) = cx
-            .targets()
-            .find(|(t, _)| w.gfx.iter().any(|g| g == t.runtime_gfx() || g == &t.gfx) && !(has_dgpu && apu_of(t)))?;
+        let (t, o) = cx.targets().find(|(t, _)| {
+            w.gfx.iter().any(|g| g == t.runtime_gfx() || g == &t.gfx) && !(dgpu_on_machine && apu_of(t))
+        })?;
         ev.push(format!("target {}", t.gfx));
         origin.get_or_insert_with(|| o.clone());
     }
@@ -132,15 +137,9 @@ pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String
         ev.push(format!("kernel {k}"));
     }
     if let Some(apu) = w.apu {
-        // the machine computes on an APU: every target in scope is one (an iGPU beside a
-        // discrete GPU is RC308's matter, and the APU's memory limits are not the dGPU's)
-        let apu_of = |t: &crate::facts::Target| {
-            cx.matrix
-                .gpu(&t.gfx)
-                .is_some_and(|g| g.kind == crate::matrix::GpuKind::Apu)
-        };
-        let first = cx.targets().next();
-        let is_apu = first.is_some() && cx.targets().all(|(t, _)| apu_of(t));
+        let mut apus = cx.targets().filter(|(t, _)| apu_of(t));
+        let first = apus.next();
+        let is_apu = first.is_some() && !dgpu_on_machine;
         if is_apu != apu {
             return None;
         }

@@ -49,7 +49,7 @@ pub(crate) fn wheel_missing_from_index(cx: &Context) -> bool {
 mod tests {
     use crate::finding::Severity;
     use crate::rules::Scope::{Env, Lint};
-    use crate::rules::testing::{dockerfile, facts};
+    use crate::rules::testing::{F, dockerfile, facts};
 
     fn has(codes: &[&str], c: &str) -> bool {
         codes.contains(&c)
@@ -167,6 +167,36 @@ mod tests {
         let fs = facts().rocm("99.1").findings(Env);
         let f = fs.iter().find(|f| f.code == "RC108").expect("RC108");
         assert!(f.title.contains("(newest known: "), "{}", f.title);
+    }
+
+    #[test]
+    fn an_igpu_beside_a_dgpu_leaves_its_issues_to_rc308() {
+        let ids = |f: &F, scope| -> Vec<String> {
+            f.findings(scope)
+                .iter()
+                .filter(|x| x.code == "RC100")
+                .map(|x| x.evidence.clone())
+                .collect()
+        };
+        // on a machine: the Raphael iGPU's RDNA2 issue and the APU memory note are not raised
+        // beside an RX 7600 (gfx1102); alone, the iGPU gets both
+        let both = facts().gfx("gfx1102").gfx("gfx1036");
+        let ev = ids(&both, Env);
+        assert!(
+            !ev.iter().any(|e| e.contains("rdna2-non-1030") || e.contains("apu-gtt")),
+            "{ev:?}"
+        );
+        let alone = ids(&facts().gfx("gfx1036"), Env);
+        assert!(alone.iter().any(|e| e.contains("rdna2-non-1030")), "{alone:?}");
+        assert!(
+            alone
+                .iter()
+                .any(|e| e.contains("apu-gtt") && e.contains("target gfx1036 (an APU)")),
+            "{alone:?}"
+        );
+        // an image's build targets are not a machine: each target's issues stay
+        let image = ids(&dockerfile().gfx("gfx1102").gfx("gfx1036"), Lint);
+        assert!(image.iter().any(|e| e.contains("rdna2-non-1030")), "{image:?}");
     }
 
     #[test]
