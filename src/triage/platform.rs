@@ -400,19 +400,32 @@ fn lspci_line(t: &str) -> bool {
 fn windows_name_line(t: &str) -> bool {
     // a list item's mark (`- Windows 11 Pro`)
     let t = super::paste::trim(t).trim_start_matches(['-', '*', '+', ' ']);
-    if t.len() < 10 || !t.as_bytes()[..8].eq_ignore_ascii_case(b"windows ") {
+    if t.len() < 10 {
         return false;
     }
-    // or the first part of a list item (`- Windows 10/11, AMD Radeon RX 6650 XT`)
-    let t = match memchr::memchr(b',', t.as_bytes()) {
-        Some(c) if t.as_bytes().get(c + 1) == Some(&b' ') => &t[..c],
-        _ => t,
-    };
+    if t.as_bytes()[..8].eq_ignore_ascii_case(b"windows ") {
+        // or the first part of a list item (`- Windows 10/11, AMD Radeon RX 6650 XT`)
+        let first = match memchr::memchr(b',', t.as_bytes()) {
+            Some(c) if t.as_bytes().get(c + 1) == Some(&b' ') => &t[..c],
+            _ => t,
+        };
+        return windows_name(first);
+    }
+    // a whole part of a line that lists a setup (`Radeon 8060S (gfx1151), factory power limits —
+    // Windows 11 Home, Adrenalin 26.8.1`): the part is the name and nothing else
+    t.len() <= 500
+        && memchr::memmem::find(t.as_bytes(), b"Windows ").is_some()
+        && t.split([',', ';', '\u{2014}', '\u{2013}', '|'])
+            .map(str::trim)
+            .any(|p| p.starts_with("Windows ") && windows_name(p))
+}
+
+/// A Windows release's name alone: `Windows 11 Home 25H2 26200.7623`, `Windows 11 Pro, version
+/// 10.0.26200 (build 26200)`: an edition, a release and a build, nothing else.
+fn windows_name(t: &str) -> bool {
     if t.len() > 64 || t.len() < 10 {
         return false;
     }
-    // `Windows 11 Home 25H2 26200.7623`, `Windows 11 Pro, version 10.0.26200 (build 26200)`: an
-    // edition, a release and a build, nothing else
     const WORDS: &[&str] = &[
         "home",
         "pro",
@@ -504,6 +517,22 @@ fn os_name(t: &str) -> bool {
         return false;
     }
     from_os_name(t) == Some(Platform::Linux)
+}
+
+/// Where a distribution's name starts after a WSL word in an OS value (`Windows version:
+/// 10.0.19045.6466 WSL2 Ubuntu 24.04.4 LTS`): the byte offset of the distribution's first word.
+pub(crate) fn distro_after_wsl(v: &str) -> Option<usize> {
+    let w = memchr::memmem::find(v.as_bytes(), b"WSL")?;
+    let mut pos = w;
+    for word in v[w..].split_whitespace() {
+        let at = pos + v[pos..].find(word).unwrap_or(0);
+        pos = at + word.len();
+        let l = word.trim_matches(['(', ')', ',', ';']).to_ascii_lowercase();
+        if l.len() >= 4 && l != "linux" && DISTROS.iter().any(|d| *d == l) {
+            return Some(at);
+        }
+    }
+    None
 }
 
 /// Distributions' names as they start an OS name.
@@ -675,6 +704,15 @@ mod tests {
             Some(Platform::Wsl)
         );
         assert_eq!(platform("### Result (macOS, Apple Silicon)\n"), Some(Platform::Macos));
+        // a Windows release as a whole part of a line that lists a setup; not inside prose
+        assert_eq!(
+            platform("Setup: mini PC — Radeon 890M (gfx1150) — Windows 11 Pro, driver 32.0.1\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(
+            platform("it worked on Windows 11 before, now on this box it fails\n"),
+            None
+        );
         // shapes of 2026 pastes (values ours): a typed Windows line with its build, a test's
         // source comment that names a DLL inside a Linux venv's traceback, dpkg's table
         assert_eq!(platform("Windows 10 Pro 22H2 19045.6456\n"), Some(Platform::Windows));

@@ -66,6 +66,12 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
             plain.into()
         };
         let t2 = plain.as_ref();
+        // the start-up banner (`** ComfyUI startup time: …`, `** ComfyUI Path: …`): the app,
+        // with no GPU fact of its own
+        if t2.trim_start().starts_with("ComfyUI startup time:") || t2.trim_start().starts_with("ComfyUI Path:") {
+            fired = true;
+            continue;
+        }
         if let Some(v) = t2.strip_prefix("Total VRAM ") {
             fired = true;
             let mut w = v.split_whitespace();
@@ -174,14 +180,46 @@ pub fn lmstudio(lines: &[Line], seen: &mut Seen) -> bool {
 pub fn vllm(lines: &[Line], _seen: &mut Seen) -> bool {
     lines.iter().any(|l| {
         let t = l.text.as_ref();
-        t.has("Automatically detected platform rocm") || t.has("Confirmed ROCm platform is available")
+        t.has("Automatically detected platform rocm")
+            || t.has("Confirmed ROCm platform is available")
+            || vllm_rocm_line(t)
     })
+}
+
+/// A line of vLLM's logger from its ROCm platform module: a level, the month-day and time, and
+/// the source `[rocm.py:N]` (`WARNING 03-28 23:31:21 [rocm.py:38] …`), after an optional process
+/// prefix (`(EngineCore pid=1) `).
+fn vllm_rocm_line(t: &str) -> bool {
+    let Some(p) = memchr::memmem::find(t.as_bytes(), b" [rocm.py:") else {
+        return false;
+    };
+    let head = &t[..p];
+    let mut w = head.split_whitespace().rev();
+    let (time, date, level) = (w.next(), w.next(), w.next());
+    matches!(level, Some("INFO" | "WARNING" | "ERROR" | "DEBUG"))
+        && date.is_some_and(|d| d.len() == 5 && d.as_bytes()[2] == b'-')
+        && time.is_some_and(|x| x.len() >= 8 && x.as_bytes()[2] == b':')
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::run;
     use super::*;
+
+    #[test]
+    fn app_banners_and_platform_lines_name_the_app() {
+        // Values of our own: ComfyUI's start-up banner and vLLM's ROCm platform module's log line
+        let (fired, _) = run(comfyui, "** ComfyUI startup time: 2026-01-02 03:04:05.678\n");
+        assert!(fired);
+        let (fired, _) = run(
+            vllm,
+            "(EngineCore pid=7) WARNING 01-02 03:04:05 [rocm.py:12] Failed to import from amdsmi\n",
+        );
+        assert!(fired);
+        assert!(!vllm_rocm_line("see [rocm.py:12] in the source"));
+        let (fired, _) = run(comfyui, "ComfyUI startup was slow today\n");
+        assert!(!fired);
+    }
 
     #[test]
     fn forge_lines_with_a_right_aligned_source_column() {

@@ -1281,6 +1281,9 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             }
             // the name, not what a typed list adds after it (`Fedora 44, kernel 7.1.8-200.fc44`,
             // `NixOS 26.05 / Linux 7.1.5`)
+            // the distribution inside WSL, after the Windows build (`10.0.19045.6466 WSL2 Ubuntu
+            // 24.04.4 LTS`): where the tools ran
+            let v = crate::triage::platform::distro_after_wsl(v).map_or(v, |p| &v[p..]);
             let v = v.split(", ").next().unwrap_or(v).trim();
             let v = match v.at(" / Linux ") {
                 Some(p) if linux_release(&v[p..]).is_some() => v[..p].trim(),
@@ -2245,6 +2248,18 @@ mod tests {
         // two keys, or a message with a time: no inline pairs
         assert_eq!(word_pairs("Error: failed: no device"), None);
         assert_eq!(word_pairs("at 10:20:30 it said: hello"), None);
+    }
+
+    #[test]
+    fn the_distribution_inside_wsl_is_the_os() {
+        // Values of our own: a form's OS answer with the Windows build, WSL and the distribution.
+        let (_, s) = run(
+            read,
+            "### Operating System\n\nWindows 11 26100.4351 WSL2 Debian 13 (trixie)\n",
+        );
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Debian 13 (trixie)"));
+        let (_, s) = run(read, "OS: Windows 11 with WSL enabled\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Windows 11 with WSL enabled"));
     }
 
     #[test]
