@@ -182,15 +182,15 @@ pub fn vllm(lines: &[Line], _seen: &mut Seen) -> bool {
         let t = l.text.as_ref();
         t.has("Automatically detected platform rocm")
             || t.has("Confirmed ROCm platform is available")
-            || vllm_rocm_line(t)
+            || vllm_log_line(t)
     })
 }
 
-/// A line of vLLM's logger from its ROCm platform module: a level, the month-day and time, and
-/// the source `[rocm.py:N]` (`WARNING 03-28 23:31:21 [rocm.py:38] …`), after an optional process
-/// prefix (`(EngineCore pid=1) `).
-fn vllm_rocm_line(t: &str) -> bool {
-    let Some(p) = memchr::memmem::find(t.as_bytes(), b" [rocm.py:") else {
+/// A line of vLLM's logger: a level, the month-day and time, and the source file and line
+/// (`WARNING 03-28 23:31:21 [rocm.py:38] …`, `INFO 04-18 20:22:57 [utils.py:299] …`), after an
+/// optional process prefix (`(APIServer pid=1) `).
+fn vllm_log_line(t: &str) -> bool {
+    let Some(p) = memchr::memmem::find(t.as_bytes(), b".py:").and_then(|d| t[..d].rfind(" [")) else {
         return false;
     };
     let head = &t[..p];
@@ -216,7 +216,10 @@ mod tests {
             "(EngineCore pid=7) WARNING 01-02 03:04:05 [rocm.py:12] Failed to import from amdsmi\n",
         );
         assert!(fired);
-        assert!(!vllm_rocm_line("see [rocm.py:12] in the source"));
+        assert!(!vllm_log_line("see [rocm.py:12] in the source"));
+        assert!(vllm_log_line(
+            "(APIServer pid=9) INFO 01-02 03:04:05 [utils.py:299] non-default args: {}"
+        ));
         let (fired, _) = run(comfyui, "ComfyUI startup was slow today\n");
         assert!(!fired);
     }

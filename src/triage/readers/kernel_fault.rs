@@ -21,7 +21,13 @@ fn class(t: &str) -> Option<EventKind> {
     {
         return Some(EventKind::PageFault);
     }
-    if (t.has("ring ") && t.has(" timeout")) || t.has("MES failed to respond") || t.has("MES ring buffer is full") {
+    // the timeout handler's name (`[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring …`), also
+    // where a reporter lists the messages they saw
+    if (t.has("ring ") && t.has(" timeout"))
+        || t.has("amdgpu_job_timedout")
+        || t.has("MES failed to respond")
+        || t.has("MES ring buffer is full")
+    {
         return Some(EventKind::RingTimeout);
     }
     if t.has("GPU reset begin")
@@ -45,7 +51,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             || t.has("drm")
             || t.has("FAULT_STATUS")
             || t.has("timeout, signaled seq")
-            || t.has("hub] page fault"))
+            || t.has("hub] page fault")
+            || t.has("VRAM is lost due to GPU reset"))
         {
             continue;
         }
@@ -86,5 +93,12 @@ mod tests {
         );
         let (fired, _) = run(read, "[ 5.2] [drm] amdgpu: 512M of VRAM memory ready\n");
         assert!(!fired);
+        // a reporter's list of the messages, without the log's prefixes (values ours)
+        let (_, s) = run(
+            read,
+            "- amdgpu_job_timedout on ring comp_1.0.0\n- VRAM loss (VRAM is lost due to GPU reset!)\n",
+        );
+        let got: Vec<EventKind> = s.events.iter().map(|e| e.v.kind).collect();
+        assert_eq!(got, [EventKind::RingTimeout, EventKind::GpuReset]);
     }
 }

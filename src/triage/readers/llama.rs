@@ -62,9 +62,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // `Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32`, also
         // behind an app logger's prefix after ggml_cuda_init (`[INFO ] ggml_extend.hpp:63   -
         // Device 1: …`)
+        // or quoted inside other text (a journal line in a table cell, `Journal: "Device 0: …,
+        // gfx900:xnack- (0x900), VMM: no, …"`): then the whole signature, a target and `VMM:`
         let dev = match t.strip_prefix("Device ") {
             Some(r) => Some(r),
             None if cuda_init => t.at(" Device ").map(|p| &t[p + 8..]),
+            None if t.has(", VMM: ") => t.at("Device ").map(|p| &t[p + 7..]),
             None => None,
         };
         if let Some(rest) = dev
@@ -230,6 +233,16 @@ mod tests {
         let (_, s) = run(read, t);
         let gfx: Vec<_> = s.agents.iter().map(|a| a.gfx.as_ref().map(|g| g.v.as_str())).collect();
         assert_eq!(gfx, [Some("gfx1101"), Some("gfx902")]);
+        // a device line quoted in a table cell (values ours)
+        let (fired, s) = run(
+            read,
+            "| Runner | Journal: \"Device 0: AMD Radeon RX Vega, gfx900:xnack- (0x900), VMM: no, Wave Size: 64\" | ok |\n",
+        );
+        assert!(fired);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx900");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX Vega"));
+        let (fired, _) = run(read, "see Device 0: in the manual, VMM: no\n");
+        assert!(!fired);
         let (fired, _) = run(read, "Device 0: my phone\n");
         assert!(!fired);
     }

@@ -94,6 +94,7 @@ const GATES: &[(&str, &[&str])] = &[
             "FAULT_STATUS",
             "timeout, signaled seq",
             "hub] page fault",
+            "VRAM is lost due to GPU reset",
         ],
     ),
     // wheel names, install paths, kernel releases, index URLs, torch named in a message, TheRock
@@ -103,6 +104,11 @@ const GATES: &[(&str, &[&str])] = &[
         &[
             "/opt/rocm-",
             "\\AMD\\ROCm\\",
+            // an application's bundled ROCm directory (`store\\rocm\\10.0.0\\…`)
+            "\\rocm\\",
+            "/rocm/",
+            "\\ROCm\\",
+            "/ROCm/",
             "torch-",
             "+rocm",
             // `+cpu`, `+cu128`

@@ -81,6 +81,33 @@ fn windows_rocm(t: &str) -> Option<String> {
     (v.split('.').filter(|p| !p.is_empty()).count() == 2 && rest[v.len()..].starts_with('\\')).then_some(v)
 }
 
+/// The version of a ROCm an application bundles, named by its directory (`store\\rocm\\10.0.0\\gfx1035`,
+/// `…/runtimes/rocm/7.1.1/lib`): a `rocm` directory whose child is a release of two or three
+/// numbers.
+fn bundled_rocm(t: &str) -> Option<String> {
+    for sep in ['\\', '/'] {
+        for name in ["rocm", "ROCm"] {
+            let needle = format!("{sep}{name}{sep}");
+            let mut from = 0;
+            while let Some(i) = t[from..].find(&needle) {
+                let rest = &t[from + i + needle.len()..];
+                from += i + needle.len();
+                let v: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+                let parts: Vec<&str> = v.split('.').collect();
+                // a release's numbers (`10.0.0`), not a date's (`2026.01.02`)
+                if (2..=3).contains(&parts.len())
+                    && parts.iter().all(|p| !p.is_empty() && p.len() <= 3)
+                    && parts[0].len() <= 2
+                    && rest[v.len()..].starts_with(sep)
+                {
+                    return Some(v);
+                }
+            }
+        }
+    }
+    None
+}
+
 /// torch's version from a wheel file name in `t`: `torch-2.3.0+rocm6.2.3-cp310-…whl`,
 /// `torch-2.3.0.dev20240126%2Brocm6.0-cp310-…`, `torch-2.13.0.dev20260424%2Bcu132-cp314-…`.
 /// Only wheels whose local tag names the build (`+rocm…`, `+cu…`, `+cpu`): a wheel without one
@@ -276,6 +303,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 opt_rocm(t)
             } else if t.has("\\AMD\\ROCm\\") {
                 windows_rocm(t)
+            } else if t.has("\\rocm\\") || t.has("/rocm/") || t.has("\\ROCm\\") || t.has("/ROCm/") {
+                bundled_rocm(t)
             } else if t.has("gfx") && (t.has("X-") || t.has("-dist-")) {
                 therock_build(t)
             } else if t.has(":rocm") {
@@ -367,6 +396,17 @@ mod tests {
             Some("6.2.1")
         );
         assert_eq!(opt_rocm("/opt/rocm-6.2"), Some("6.2".into()));
+        // an application's bundled ROCm directory (values ours)
+        assert_eq!(
+            bundled_rocm("Backend: bundled (`store\\rocm\\10.0.0\\gfx1035`)").as_deref(),
+            Some("10.0.0")
+        );
+        assert_eq!(
+            bundled_rocm("/srv/app/runtimes/rocm/7.1.1/lib/libamdhip64.so").as_deref(),
+            Some("7.1.1")
+        );
+        assert_eq!(bundled_rocm("/opt/rocm/lib/x.so, /docs/rocm/7/"), None);
+        assert_eq!(bundled_rocm("/usr/share/rocm/2026.01.02/"), None);
         assert_eq!(opt_rocm("/opt/rocm-x/lib /opt/rocm-7/"), None);
         assert_eq!(
             windows_rocm("Cannot read C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary.dat")
