@@ -190,7 +190,7 @@ pub fn vllm(lines: &[Line], _seen: &mut Seen) -> bool {
 /// (`WARNING 03-28 23:31:21 [rocm.py:38] …`, `INFO 04-18 20:22:57 [utils.py:299] …`), after an
 /// optional process prefix (`(APIServer pid=1) `).
 fn vllm_log_line(t: &str) -> bool {
-    let Some(p) = memchr::memmem::find(t.as_bytes(), b".py:").and_then(|d| t[..d].rfind(" [")) else {
+    let Some(p) = t.at(".py:").and_then(|d| t[..d].rfind(" [")) else {
         return false;
     };
     let head = &t[..p];

@@ -127,6 +127,8 @@ fn name_version_item(t: &str) -> Option<(&str, &str)> {
 /// of a version with blanks around the sign (`torch.version.hip = 7.16.26315`, a REPL's
 /// comparison; `rocm==10.1.0` alone is a package list's line).
 fn assigned_item(t: &str) -> Option<(&str, &str)> {
+    // no sign, no assignment (a byte search: this runs on most lines)
+    memchr::memchr(b'=', t.as_bytes())?;
     let (rest, item) = match t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")) {
         Some(r) => (r, true),
         None => (t, false),

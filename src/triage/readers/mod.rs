@@ -287,14 +287,18 @@ pub(crate) const PROCESSOR_WORDS: [&str; 5] = ["ryzen", "epyc", "threadripper", 
 /// share this split and add their own rule for a part's name.
 pub(crate) fn targeted_parts(v: &str) -> Option<Vec<&str>> {
     const SEPS: [&str; 6] = [", ", " + ", " & ", " and ", "; ", " / "];
-    if v.len() > 300 || !v.contains(')') {
+    if v.len() > 300 || memchr::memchr(b')', v.as_bytes()).is_none() {
+        return None;
+    }
+    // no separator after any `)`: one value (no allocation, no target search)
+    let split_at = |p: usize| SEPS.iter().find(|s| v[p + 1..].starts_with(*s));
+    if !memchr::memchr_iter(b')', v.as_bytes()).any(|p| split_at(p).is_some()) {
         return None;
     }
     let mut parts = Vec::new();
     let mut from = 0;
-    for (p, _) in v.match_indices(')') {
-        let after = &v[p + 1..];
-        if let Some(sep) = SEPS.iter().find(|s| after.starts_with(*s)) {
+    for p in memchr::memchr_iter(b')', v.as_bytes()) {
+        if let Some(sep) = split_at(p) {
             parts.push(v[from..=p].trim());
             from = p + 1 + sep.len();
         }

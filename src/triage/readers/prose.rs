@@ -85,24 +85,23 @@ fn windows_rocm(t: &str) -> Option<String> {
 /// `…/runtimes/rocm/7.1.1/lib`): a `rocm` directory whose child is a release of two or three
 /// numbers.
 fn bundled_rocm(t: &str) -> Option<String> {
-    for sep in ['\\', '/'] {
-        for name in ["rocm", "ROCm"] {
-            let needle = format!("{sep}{name}{sep}");
-            let mut from = 0;
-            while let Some(i) = t[from..].find(&needle) {
-                let rest = &t[from + i + needle.len()..];
-                from += i + needle.len();
-                let v: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
-                let parts: Vec<&str> = v.split('.').collect();
-                // a release's numbers (`10.0.0`), not a date's (`2026.01.02`)
-                if (2..=3).contains(&parts.len())
-                    && parts.iter().all(|p| !p.is_empty() && p.len() <= 3)
-                    && parts[0].len() <= 2
-                    && rest[v.len()..].starts_with(sep)
-                {
-                    return Some(v);
-                }
-            }
+    let b = t.as_bytes();
+    // each separator after a `rocm` directory name (one pass over the separators, no search
+    // per spelling: this runs on lines that name ROCm in any way)
+    for p in memchr::memchr2_iter(b'/', b'\\', b) {
+        if p < 5 || b[p - 5] != b[p] || !b[p - 4..p].eq_ignore_ascii_case(b"rocm") {
+            continue;
+        }
+        let rest = &t[p + 1..];
+        let v: &str = &rest[..rest.bytes().take_while(|c| c.is_ascii_digit() || *c == b'.').count()];
+        let parts: Vec<&str> = v.split('.').collect();
+        // a release's numbers (`10.0.0`), not a date's (`2026.01.02`)
+        if (2..=3).contains(&parts.len())
+            && parts.iter().all(|p| !p.is_empty() && p.len() <= 3)
+            && parts[0].len() <= 2
+            && rest.as_bytes().get(v.len()) == Some(&b[p])
+        {
+            return Some(v.to_string());
         }
     }
     None
@@ -303,14 +302,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 opt_rocm(t)
             } else if t.has("\\AMD\\ROCm\\") {
                 windows_rocm(t)
-            } else if t.has("\\rocm\\") || t.has("/rocm/") || t.has("\\ROCm\\") || t.has("/ROCm/") {
-                bundled_rocm(t)
             } else if t.has("gfx") && (t.has("X-") || t.has("-dist-")) {
                 therock_build(t)
             } else if t.has(":rocm") {
                 image_rocm(t)
             } else {
-                None
+                // an application's bundled ROCm directory (a pass over the path separators)
+                bundled_rocm(t)
             };
             if let Some(v) = v {
                 fired = true;

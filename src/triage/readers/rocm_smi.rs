@@ -294,7 +294,7 @@ fn field(seen: &mut Seen, idx: u32, line: u32, k: &str, v: &str) {
 /// A `GPU[N]` row after a short prefix that ends in a blank (a script's label, a host name):
 /// the text after `GPU[`.
 fn smi_after_prefix(t: &str) -> Option<&str> {
-    let p = memchr::memmem::find(t.as_bytes(), b"GPU[")?;
+    let p = t.at("GPU[")?;
     (p > 0 && p <= 60 && t.as_bytes()[p - 1].is_ascii_whitespace()).then(|| &t[p + 4..])
 }
 
