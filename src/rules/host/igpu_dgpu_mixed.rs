@@ -70,15 +70,16 @@ impl Rule for IgpuDgpuMixed {
                 return;
             }
         }
+        // a GPU known only by its target (a paste that names no device) has no id to show:
+        // `device 0x0000` would be a wrong fact
         let name = |i: usize| {
             let g = &f.gpus[i];
-            format!(
-                "GPU {i} {} ({})",
-                g.name
-                    .clone()
-                    .unwrap_or_else(|| format!("device 0x{:04x}", g.device_id)),
-                g.gfx.as_deref().unwrap_or("?")
-            )
+            let gfx = g.gfx.as_deref().unwrap_or("?");
+            match (&g.name, g.device_id) {
+                (Some(n), _) => format!("GPU {i} {n} ({gfx})"),
+                (None, 0) => format!("GPU {i} ({gfx})"),
+                (None, d) => format!("GPU {i} device 0x{d:04x} ({gfx})"),
+            }
         };
         let ig: Vec<String> = igpus.iter().map(|i| name(*i)).collect();
         let dg: Vec<String> = dgpus.iter().map(|i| name(*i)).collect();
@@ -100,5 +101,39 @@ impl Rule for IgpuDgpuMixed {
             .fix(format!("`export HIP_VISIBLE_DEVICES={}` (the discrete GPU), or disable the iGPU in the BIOS", keep.join(",")))
             .refs(["https://github.com/ROCm/legacy-rocm-build/issues/3401"]),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::facts::{Facts, Gpu, Subject};
+    use crate::matrix::Matrix;
+    use crate::rules::{Scope, run};
+
+    #[test]
+    fn a_gpu_known_only_by_its_target_shows_no_device_id() {
+        // A paste that names the dGPU and only the iGPU's target (values ours): no `device
+        // 0x0000` in the evidence; a real id is shown.
+        let mut f = Facts::new(Subject::Paste {
+            paths: vec!["-".into()],
+        });
+        f.gpus.push(Gpu {
+            gfx: Some("gfx1201".into()),
+            name: Some("Radeon RX 9070 XT".into()),
+            ..Gpu::default()
+        });
+        f.gpus.push(Gpu {
+            gfx: Some("gfx1036".into()),
+            apu: true,
+            ..Gpu::default()
+        });
+        let fs = run(Scope::Env, &f, Matrix::embedded());
+        let e = &fs.iter().find(|x| x.code == "RC308").expect("RC308").evidence;
+        assert!(e.contains("integrated: GPU 1 (gfx1036)"), "{e}");
+        assert!(!e.contains("0x0000"), "{e}");
+        f.gpus[1].device_id = 0x164e;
+        let fs = run(Scope::Env, &f, Matrix::embedded());
+        let e = &fs.iter().find(|x| x.code == "RC308").expect("RC308").evidence;
+        assert!(e.contains("integrated: GPU 1 device 0x164e (gfx1036)"), "{e}");
     }
 }
