@@ -537,7 +537,7 @@ pub(crate) fn distro_after_wsl(v: &str) -> Option<usize> {
         let at = pos + v[pos..].find(word).unwrap_or(0);
         pos = at + word.len();
         let l = word.trim_matches(['(', ')', ',', ';']).to_ascii_lowercase();
-        if l.len() >= 4 && l != "linux" && DISTROS.iter().any(|d| *d == l) {
+        if l != "linux" && distro_word(l.as_bytes()) {
             return Some(at);
         }
     }

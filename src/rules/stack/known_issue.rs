@@ -137,8 +137,7 @@ pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String
         ev.push(format!("kernel {k}"));
     }
     if let Some(apu) = w.apu {
-        let mut apus = cx.targets().filter(|(t, _)| apu_of(t));
-        let first = apus.next();
+        let first = cx.targets().find(|(t, _)| apu_of(t));
         let is_apu = first.is_some() && !dgpu_on_machine;
         if is_apu != apu {
             return None;
