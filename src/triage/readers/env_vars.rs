@@ -3,7 +3,7 @@
 //! `Environment="…"`, `env` output). Only ROCm/PyTorch-related names are kept.
 //!
 //! The scanner is hand-written: it reads exactly what the regex
-//! `(?:^|[\s"'=])((?:HSA|HIP|…|TORCH)_[A-Z0-9_]*|CUDA_VISIBLE_DEVICES)=("[^"]*"|'[^']*'|[^\s"';]*)`
+//! `` (?:^|[\s"'=(`])((?:HSA|HIP|…|TORCH)_[A-Z0-9_]*|CUDA_VISIBLE_DEVICES)=("[^"]*"|'[^']*'|[^\s"';]*) ``
 //! matches, and a test holds it to that regex over the corpus and generated lines. Compiling
 //! the regex cost about 2 M instructions, a fifth of a short `triage` run.
 
@@ -59,10 +59,9 @@ pub fn settings(t: &str) -> Vec<(&str, &str)> {
         let boundary = if start == 0 {
             true
         } else {
-            t[..start]
-                .chars()
-                .next_back()
-                .is_some_and(|c| (c.is_whitespace() || matches!(c, '"' | '\'' | '=')) && start - c.len_utf8() >= from)
+            t[..start].chars().next_back().is_some_and(|c| {
+                (c.is_whitespace() || matches!(c, '"' | '\'' | '=' | '(' | '`')) && start - c.len_utf8() >= from
+            })
         };
         let name = &t[start..eq];
         if !boundary || !kept(name) {
@@ -207,7 +206,7 @@ mod tests {
     /// The regex the scanner stands for (the reader's definition before the scanner replaced it).
     fn by_regex(t: &str) -> Vec<(&str, &str)> {
         static SET: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-            regex::Regex::new(r#"(?:^|[\s"'=])((?:HSA|HIP|ROCR|ROCM|ROCBLAS|HIPBLASLT|PYTORCH|AMD|GPU|HCC|MIOPEN|TORCH)_[A-Z0-9_]*|CUDA_VISIBLE_DEVICES)=("[^"]*"|'[^']*'|[^\s"';]*)"#).unwrap()
+            regex::Regex::new(r#"(?:^|[\s"'=(`])((?:HSA|HIP|ROCR|ROCM|ROCBLAS|HIPBLASLT|PYTORCH|AMD|GPU|HCC|MIOPEN|TORCH)_[A-Z0-9_]*|CUDA_VISIBLE_DEVICES)=("[^"]*"|'[^']*'|[^\s"';]*)"#).unwrap()
         });
         SET.captures_iter(t)
             .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
@@ -289,5 +288,14 @@ mod tests {
         // Markdown closing around an inline span (v/12 of the 2026 build sets)
         let (_, s) = run(read, "5. **Start it with `export HSA_OVERRIDE_GFX_VERSION=10.3.0`**\n");
         assert_eq!(s.env[0].v.1, "10.3.0");
+        // opening a parenthesis or an inline code span in a sentence (values ours)
+        let (_, s) = run(
+            read,
+            "I used the override (HSA_OVERRIDE_GFX_VERSION=11.0.0, plus HSA_USE_SVM=0).\n",
+        );
+        let e: Vec<(&str, &str)> = s.env.iter().map(|e| (e.v.0.as_str(), e.v.1.as_str())).collect();
+        assert_eq!(e, [("HSA_OVERRIDE_GFX_VERSION", "11.0.0"), ("HSA_USE_SVM", "0")]);
+        let (_, s) = run(read, "I set `HSA_OVERRIDE_GFX_VERSION=11.0.0` in the compose file\n");
+        assert_eq!(s.env[0].v.1, "11.0.0");
     }
 }

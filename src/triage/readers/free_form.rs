@@ -394,8 +394,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             Vec::new()
         };
         for name in found {
-            // `AMD Radeon 8060S (gfx1151)`, `AMD Radeon RX 7900 XTX, gfx1100`
-            let mut gfx = gfx_in(name);
+            // `AMD Radeon 8060S (gfx1151)`, `AMD Radeon RX 7900 XTX, gfx1100`, a form's typed
+            // `AMD Radeon RX 6900 XT (gfx 1030)`
+            let mut gfx = gfx_in(name).or_else(|| spaced_gfx(name));
             // what `split(pat).next()` gives, without a two-way searcher built per name
             let before = |s: &'_ str, pat: &str| -> usize { s.at(pat).unwrap_or(s.len()) };
             // the name before a parenthetical that holds its target, however marked up (`(gfx1101)`,
@@ -405,6 +406,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 _ => name,
             };
             let shown = &shown[..before(shown, " (gfx")];
+            // a bench's device line writes the target after the name (`Device ID 0 : AMD Radeon
+            // RX 6900 XT gfx1030`): the name alone
+            let shown = match shown.rfind(" gfx") {
+                Some(p) if gfx_in(&shown[p..]).is_some() && !shown[p + 1..].contains(' ') => shown[..p].trim_end(),
+                _ => shown,
+            };
             // a size a tool prints after the name (`AMD Radeon 780M Graphics (15704 MiB, 19035 MiB
             // free)`, `R9700 (32GB VRAM)`): the name alone
             let shown = match shown.rfind(" (") {
@@ -440,6 +447,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             // a product already seen (a log repeats its GPU lines): nothing new, and no name
             // lookup (they were 40 % of a collect_env listing's time)
             if names.contains(&key) {
+                // the product seen before without its target, now with it written: that GPU's
+                if let Some(g) = gfx
+                    && let Some(i) = (start..seen.agents.len()).find(|&i| {
+                        let a = &seen.agents[i];
+                        a.gfx.is_none()
+                            && a.marketing
+                                .as_deref()
+                                .is_some_and(|m| crate::matrix::product_key(m).unwrap_or_else(|| m.to_string()) == key)
+                    })
+                {
+                    seen.agents[i].gfx = Some(At { v: g, src });
+                }
                 continue;
             }
             // a generic name (`AMD Radeon Graphics gcnArchName=gfx906`) with a target another name
@@ -496,6 +515,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     fired
 }
 
+/// A target written with a blank after `gfx` in a name's parenthetical (`(gfx 1030)`, a form's
+/// typed field): the target, when it is one the matrix knows.
+fn spaced_gfx(name: &str) -> Option<String> {
+    let p = name.at("(gfx ").or_else(|| name.at("(GFX "))?;
+    let rest = &name[p + 5..];
+    let d: &str = &rest[..rest.bytes().take_while(u8::is_ascii_alphanumeric).count()];
+    let g = gfx_in(&format!("gfx{d}"))?;
+    crate::matrix::Matrix::embedded().gpu(&g).is_some().then_some(g)
+}
+
 /// Two names of one target, neither with a target written (lspci's `Navi 31 [Radeon RX 7900
 /// XT/7900 XTX/…]` and Mesa's renderer `AMD Radeon RX 7900 XTX` in one system report): one GPU
 /// named twice; names are no count of GPUs (a listing's indexes are other readers').
@@ -543,6 +572,30 @@ mod tests {
         // two products of two targets stay two GPUs
         let (_, s) = run(read, "GPU: AMD Radeon RX 7800 XT\niGPU: AMD Radeon 780M\n");
         assert_eq!(s.agents.len(), 2);
+    }
+
+    #[test]
+    fn a_typed_name_and_a_bench_device_line_are_one_gpu() {
+        // an issue form's GPU field, then a bench's device line (values ours)
+        let t = "GPU model: AMD Radeon RX 7800 XT (gfx 1101)\nDevice ID 0 : AMD Radeon RX 7800 XT gfx1101\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        assert_eq!(
+            s.agents[0].gfx.as_ref().map(|g| (g.v.as_str(), g.src.line)),
+            Some(("gfx1101", 1))
+        );
+        // the name first without a target, the device line with it: one GPU, the target written
+        let (_, s) = run(
+            read,
+            "GPU: AMD Radeon RX 7800 XT\nDevice ID 0 : AMD Radeon RX 7800 XT gfx1101\n",
+        );
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        assert_eq!(
+            s.agents[0].gfx.as_ref().map(|g| (g.v.as_str(), g.src.line)),
+            Some(("gfx1101", 2))
+        );
+        // a spaced number that is no target
+        assert_eq!(super::spaced_gfx("AMD Radeon RX 7800 XT (gfx 1234)"), None);
     }
 
     #[test]

@@ -45,14 +45,17 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     for l in lines {
         let t = l.text.as_ref();
-        // amdgpu's own wordings, also where a journal was scrubbed of the driver's prefix
-        // (`ring gfx_0.0.0 timeout, signaled seq=…`, `[gfxhub] page fault`)
+        // amdgpu's own wordings, also where a journal was scrubbed of the driver's prefix or a
+        // reporter condensed it (`ring gfx_0.0.0 timeout, signaled seq=…`, `[gfxhub] page
+        // fault`, `MES failed to respond to msg=REMOVE_QUEUE`: only amdgpu's MES code says so)
         if !(t.has("amdgpu")
             || t.has("drm")
             || t.has("FAULT_STATUS")
             || t.has("timeout, signaled seq")
             || t.has("hub] page fault")
-            || t.has("VRAM is lost due to GPU reset"))
+            || t.has("VRAM is lost due to GPU reset")
+            || t.has("MES failed to respond")
+            || t.has("MES ring buffer is full"))
         {
             continue;
         }
@@ -100,5 +103,13 @@ mod tests {
         );
         let got: Vec<EventKind> = s.events.iter().map(|e| e.v.kind).collect();
         assert_eq!(got, [EventKind::RingTimeout, EventKind::GpuReset]);
+        // a reporter's condensed excerpt of MES's message, no prefix (values ours)
+        let (fired, s) = run(read, "(repeated)\nMES failed to respond to msg=SUSPEND\n");
+        assert!(fired);
+        let got: Vec<(EventKind, u32)> = s.events.iter().map(|e| (e.v.kind, e.src.line)).collect();
+        assert_eq!(got, [(EventKind::RingTimeout, 2)]);
+        // an MES word elsewhere is no hang
+        let (fired, _) = run(read, "MES firmware version: 0x80\n");
+        assert!(!fired);
     }
 }

@@ -821,7 +821,7 @@ fn finish(lines: &[Line], seen: &mut Seen, mut st: State) -> bool {
     if prose_gpu(lines, seen) {
         st.fired = true;
     }
-    if sysfs_vram(lines, seen) {
+    if sysfs_memory(lines, seen) {
         st.fired = true;
     }
     // sizes under their keys belong to the input's one GPU
@@ -838,12 +838,15 @@ fn finish(lines: &[Line], seen: &mut Seen, mut st: State) -> bool {
     st.fired
 }
 
-/// amdgpu's `mem_info_vram_total` (bytes) with its value on the same line (`grep .
-/// /sys/class/drm/card*/device/mem_info_vram_total` prints `path:value`; a report writes
-/// ``…mem_info_vram_total` returns `8589934592``) or on the line after the `cat` that reads it:
-/// the VRAM of the paste's one GPU (each reader saw one: the views of one GPU), when no reader
-/// gave it one.
-fn sysfs_vram(lines: &[Line], seen: &mut Seen) -> bool {
+/// amdgpu's `mem_info_vram_total` and `mem_info_gtt_total` (bytes) with the value on the same
+/// line (`grep . /sys/class/drm/card*/device/mem_info_vram_total` prints `path:value`; a report
+/// writes ``…mem_info_vram_total` returns `8589934592`` or `…/mem_info_gtt_total: 103079215104
+/// (96 GiB)`) or on the line after the `cat` that reads it: the sizes of the paste's one GPU
+/// (each reader saw one: the views of one GPU), when no reader gave them. Only amdgpu has these
+/// files, so where no reader saw a GPU they are one (without a target); where the paths name
+/// two cards, whose size is which is not said and none is read.
+fn sysfs_memory(lines: &[Line], seen: &mut Seen) -> bool {
+    const FILES: [(&str, bool); 2] = [("mem_info_vram_total", true), ("mem_info_gtt_total", false)];
     let file = seen.file;
     let mine: Vec<usize> = (0..seen.agents.len())
         .filter(|&i| seen.agents[i].src.file == file)
@@ -853,30 +856,78 @@ fn sysfs_vram(lines: &[Line], seen: &mut Seen) -> bool {
             .iter()
             .all(|&j| seen.agents[j].reader != seen.agents[i].reader)
     });
-    if mine.is_empty() || !one_each || mine.iter().any(|&i| seen.agents[i].vram.is_some()) {
+    if !one_each {
         return false;
     }
     let number = |s: &str| -> Option<u64> {
         let w = s.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ':' | '.' | ',') || c.is_whitespace());
         (w.len() >= 7 && w.len() <= 16 && w.bytes().all(|b| b.is_ascii_digit())).then(|| w.parse().ok())?
     };
+    // the card a path names (`/sys/class/drm/card1/device/…` → `card1`)
+    let card = |t: &str| -> Option<String> {
+        let p = t.at("/card")?;
+        let c: String = t[p + 1..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+        Some(c)
+    };
+    let mut cards: Vec<String> = Vec::new();
+    let mut found: [Option<(u64, u32)>; 2] = [None, None];
     for (i, l) in lines.iter().enumerate() {
         let t: &str = &l.text;
-        let Some(p) = t.at("mem_info_vram_total") else { continue };
-        let after = &t[p + "mem_info_vram_total".len()..];
-        let on_line = after
-            .split(|c: char| c.is_whitespace() || c == ':' || c == '(')
-            .find_map(number);
-        let next = || lines.get(i + 1).filter(|n| !n.command).and_then(|n| number(&n.text));
-        if let Some(b) = on_line.or_else(|| (l.command || after.trim().is_empty()).then(next).flatten()) {
-            let src = Src { file, line: l.no };
-            for &i in &mine {
-                seen.agents[i].vram = Some(crate::triage::At { v: b, src });
+        for (k, (name, _)) in FILES.iter().enumerate() {
+            let Some(p) = t.at(name) else { continue };
+            let after = &t[p + name.len()..];
+            let on_line = after
+                .split(|c: char| c.is_whitespace() || c == ':' || c == '(')
+                .find_map(number);
+            let next = || lines.get(i + 1).filter(|n| !n.command).and_then(|n| number(&n.text));
+            let Some(b) = on_line.or_else(|| (l.command || after.trim().is_empty()).then(next).flatten()) else {
+                continue;
+            };
+            if let Some(c) = card(&t[..p]) {
+                if !cards.contains(&c) {
+                    cards.push(c);
+                }
             }
-            return true;
+            if found[k].is_none() {
+                found[k] = Some((b, l.no));
+            }
         }
     }
-    false
+    if cards.len() > 1 || found.iter().all(Option::is_none) {
+        return false;
+    }
+    let targets: Vec<usize> = if mine.is_empty() {
+        let no = found.iter().flatten().map(|(_, no)| *no).min().unwrap_or(1);
+        seen.agents.push(Agent {
+            reader: "key_value",
+            src: Src { file, line: no },
+            ..Agent::default()
+        });
+        vec![seen.agents.len() - 1]
+    } else {
+        mine
+    };
+    let mut fired = false;
+    for (k, (_, vram)) in FILES.iter().enumerate() {
+        let Some((b, no)) = found[k] else { continue };
+        let given = |a: &Agent| if *vram { a.vram.is_some() } else { a.gtt.is_some() };
+        if targets.iter().any(|&i| given(&seen.agents[i])) {
+            continue;
+        }
+        let at = Some(crate::triage::At {
+            v: b,
+            src: Src { file, line: no },
+        });
+        for &i in &targets {
+            if *vram {
+                seen.agents[i].vram = at.clone();
+            } else {
+                seen.agents[i].gtt = at.clone();
+            }
+        }
+        fired = true;
+    }
+    fired
 }
 
 /// A target written in a sentence or a heading (`… but with gfx1152:`, `(gfx1100 / RX 7900
@@ -2157,6 +2208,22 @@ mod tests {
         let (_, mut s) = run(crate::triage::readers::free_form::read, text);
         read(&crate::triage::paste::lines(text), &mut s);
         assert_eq!(s.agents.len(), 2);
+        assert!(s.agents.iter().all(|a| a.vram.is_none()));
+        // no reader saw a GPU: the files are amdgpu's, so they are one GPU's (values ours)
+        let text = "/sys/class/drm/card0/device/mem_info_gtt_total: 68719476736  (64 GiB)\n\
+/sys/class/drm/card0/device/mem_info_vram_total: 4294967296  (4 GiB)\n";
+        let (_, s) = run(read, text);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(
+            s.agents[0].vram.as_ref().map(|v| (v.v, v.src.line)),
+            Some((4_294_967_296, 2))
+        );
+        assert_eq!(s.agents[0].gtt.as_ref().map(|v| v.v), Some(68_719_476_736));
+        assert!(s.agents[0].gfx.is_none());
+        // two cards' files: whose is which is not said
+        let text = "/sys/class/drm/card0/device/mem_info_vram_total:4294967296\n\
+/sys/class/drm/card1/device/mem_info_vram_total:17163091968\n";
+        let (_, s) = run(read, text);
         assert!(s.agents.iter().all(|a| a.vram.is_none()));
     }
 

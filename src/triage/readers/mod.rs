@@ -95,6 +95,8 @@ const GATES: &[(&str, &[&str])] = &[
             "timeout, signaled seq",
             "hub] page fault",
             "VRAM is lost due to GPU reset",
+            "MES failed to respond",
+            "MES ring buffer is full",
         ],
     ),
     // wheel names, install paths, kernel releases, index URLs, torch named in a message, TheRock
