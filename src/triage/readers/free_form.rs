@@ -397,38 +397,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             // `AMD Radeon 8060S (gfx1151)`, `AMD Radeon RX 7900 XTX, gfx1100`, a form's typed
             // `AMD Radeon RX 6900 XT (gfx 1030)`
             let mut gfx = gfx_in(name).or_else(|| spaced_gfx(name));
-            // what `split(pat).next()` gives, without a two-way searcher built per name
-            let before = |s: &'_ str, pat: &str| -> usize { s.at(pat).unwrap_or(s.len()) };
-            // the name before a parenthetical that holds its target, however marked up (`(gfx1101)`,
-            // ``(`gfx1101`)``, `(**gfx1103**)`)
-            let shown = match name.find(" (") {
-                Some(p) if gfx_in(&name[p..]).is_some() => &name[..p],
-                _ => name,
-            };
-            let shown = &shown[..before(shown, " (gfx")];
-            // a bench's device line writes the target after the name (`Device ID 0 : AMD Radeon
-            // RX 6900 XT gfx1030`): the name alone
-            let shown = match shown.rfind(" gfx") {
-                Some(p) if gfx_in(&shown[p..]).is_some() && !shown[p + 1..].contains(' ') => shown[..p].trim_end(),
-                _ => shown,
-            };
-            // a size a tool prints after the name (`AMD Radeon 780M Graphics (15704 MiB, 19035 MiB
-            // free)`, `R9700 (32GB VRAM)`): the name alone
-            let shown = match shown.rfind(" (") {
-                Some(p) if shown.ends_with(')') && size_note(&shown[p..]) => &shown[..p],
-                _ => shown,
-            };
-            let shown = attributes_cut(shown);
-            // `AMD Radeon 860M (RDNA 3.5, gfx1152)` cut at its target: the name without the open
-            // parenthetical
-            let shown = match shown.rfind(" (") {
-                Some(p) if p > 0 && !shown[p..].contains(')') => shown[..p].trim(),
-                _ => shown,
-            };
-            // what a tool adds after a dash (`AMD Instinct MI300X — detected_gfx_target gfx943`),
-            // a print's further columns (`AMD Radeon Graphics  arch=gfx900:xnack-  CUs=8`)
-            let shown = shown.split(['—', '–']).next().unwrap_or(shown).trim();
-            let shown = shown.split("  ").next().unwrap_or(shown);
+            let shown = shown_name(name);
             if shown.is_empty() {
                 continue;
             }
@@ -513,6 +482,43 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
     }
     fired
+}
+
+/// A name as a device line or a labelled value shows it, without what follows it: its target in
+/// parentheses or after it, a size, the attributes a tool lists, a dash's note, further columns.
+fn shown_name(name: &str) -> &str {
+    // what `split(pat).next()` gives, without a two-way searcher built per name
+    let before = |s: &'_ str, pat: &str| -> usize { s.at(pat).unwrap_or(s.len()) };
+    // the name before a parenthetical that holds its target, however marked up (`(gfx1101)`,
+    // ``(`gfx1101`)``, `(**gfx1103**)`)
+    let shown = match name.find(" (") {
+        Some(p) if gfx_in(&name[p..]).is_some() => &name[..p],
+        _ => name,
+    };
+    let shown = &shown[..before(shown, " (gfx")];
+    // a bench's device line writes the target after the name (`Device ID 0 : AMD Radeon
+    // RX 6900 XT gfx1030`): the name alone
+    let shown = match shown.rfind(" gfx") {
+        Some(p) if gfx_in(&shown[p..]).is_some() && !shown[p + 1..].contains(' ') => shown[..p].trim_end(),
+        _ => shown,
+    };
+    // a size a tool prints after the name (`AMD Radeon 780M Graphics (15704 MiB, 19035 MiB
+    // free)`, `R9700 (32GB VRAM)`): the name alone
+    let shown = match shown.rfind(" (") {
+        Some(p) if shown.ends_with(')') && size_note(&shown[p..]) => &shown[..p],
+        _ => shown,
+    };
+    let shown = attributes_cut(shown);
+    // `AMD Radeon 860M (RDNA 3.5, gfx1152)` cut at its target: the name without the open
+    // parenthetical
+    let shown = match shown.rfind(" (") {
+        Some(p) if p > 0 && !shown[p..].contains(')') => shown[..p].trim(),
+        _ => shown,
+    };
+    // what a tool adds after a dash (`AMD Instinct MI300X — detected_gfx_target gfx943`),
+    // a print's further columns (`AMD Radeon Graphics  arch=gfx900:xnack-  CUs=8`)
+    let shown = shown.split(['—', '–']).next().unwrap_or(shown).trim();
+    shown.split("  ").next().unwrap_or(shown)
 }
 
 /// A target written with a blank after `gfx` in a name's parenthetical (`(gfx 1030)`, a form's
