@@ -362,6 +362,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let at = seen.at(v.to_string(), l.no);
             Seen::first(&mut seen.kernel, at);
         }
+        // an NVIDIA card named with its model anywhere (`Mixed system: also has NVIDIA GTX 1660
+        // SUPER + RTX 3060`, a hardware list's `- NVIDIA RTX 4070 SUPER (CUDA0)`)
+        if seen.nvidia.is_none()
+            && t.has("NVIDIA ")
+            && let Some(card) = nvidia_card(t)
+        {
+            fired = true;
+            let at = seen.at(card.to_string(), l.no);
+            seen.nvidia = Some(at);
+        }
         if !enumerated && let Some(g) = bare_gfx(t) {
             fired = true;
             if targets.insert(g.clone()) {
@@ -393,6 +403,21 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         } else {
             Vec::new()
         };
+        if found.is_empty()
+            && !enumerated
+            && let Some(g) = item_target(t)
+        {
+            fired = true;
+            if targets.insert(g.clone()) {
+                seen.agents.push(Agent {
+                    reader: "free_form",
+                    src,
+                    gfx: Some(At { v: g, src }),
+                    ..Agent::default()
+                });
+            }
+            continue;
+        }
         for name in found {
             // `AMD Radeon 8060S (gfx1151)`, `AMD Radeon RX 7900 XTX, gfx1100`, a form's typed
             // `AMD Radeon RX 6900 XT (gfx 1030)`
@@ -521,6 +546,77 @@ fn shown_name(name: &str) -> &str {
     shown.split("  ").next().unwrap_or(shown)
 }
 
+/// A hardware list's item that names a GPU by its target after a few words of its name (`- AMD
+/// Ryzen iGPU gfx1036 (ROCm1) — not affected`, `* Radeon iGPU gfx1151`): the target, when the
+/// item writes one target the matrix knows, within its first six words, after a word of a GPU's
+/// name (`AMD`, `Radeon`, `Ryzen`, `Instinct`, `GPU`, `iGPU`, `dGPU`, `APU`) and no word of a
+/// build's (`target`, `build`, `support`, `compile`, `arch`) before it.
+fn item_target(t: &str) -> Option<String> {
+    let rest = t.strip_prefix("- ").or_else(|| t.strip_prefix("* "))?;
+    let rest = rest.trim_start_matches('*').trim_start();
+    if rest.len() > 200 || gfx_tokens_count(rest) != 1 {
+        return None;
+    }
+    let words: Vec<&str> = rest.split_whitespace().take(6).collect();
+    let at = words.iter().position(|w| gfx_in(w).is_some())?;
+    let low = words[..at].join(" ").to_ascii_lowercase();
+    if ["target", "build", "support", "compil", "arch"]
+        .iter()
+        .any(|w| low.contains(w))
+    {
+        return None;
+    }
+    let named = words[..at].iter().any(|w| {
+        matches!(
+            w.trim_matches(['*', '(', ',']),
+            "AMD" | "Radeon" | "Ryzen" | "Instinct" | "GPU" | "iGPU" | "dGPU" | "APU"
+        )
+    });
+    let g = gfx_in(words[at])?;
+    (named && crate::matrix::Matrix::embedded().gpu(&g).is_some()).then_some(g)
+}
+
+fn gfx_tokens_count(t: &str) -> usize {
+    super::gfx_tokens(t).count()
+}
+
+/// Words before an NVIDIA card that say the machine does not have it (now): `no`, `not`,
+/// `without`, `instead of`, `unlike`, a card switched from or replaced.
+const NOT_HERE: [&str; 9] = [
+    "no ", "not ", "n't ", "without", "instead", "unlike", "switched", "replaced", "used to",
+];
+
+/// An NVIDIA card named with its model (`NVIDIA GeForce RTX 4090`, `NVIDIA GTX 1660 SUPER`,
+/// `NVIDIA RTX A6000`, `NVIDIA H100`), not after words that say the machine lacks it (see
+/// [`NOT_HERE`]): the text from `NVIDIA`. The company's name alone (`No NVIDIA GPU detected`,
+/// `NVIDIA CUDA PyTorch`, `NVIDIA parakeet-tdt`) names no card.
+fn nvidia_card(t: &str) -> Option<&str> {
+    let p = t.at("NVIDIA ")?;
+    let before = t[..p].to_ascii_lowercase();
+    if NOT_HERE.iter().any(|w| before.contains(w)) {
+        return None;
+    }
+    let rest = &t[p..];
+    let mut words = rest["NVIDIA ".len()..].split_whitespace();
+    let mut w = words.next()?;
+    if w == "GeForce" {
+        w = words.next()?;
+    }
+    let model = |m: &str| m.starts_with(|c: char| c.is_ascii_digit()) || m.eq_ignore_ascii_case("pro");
+    let card = match w {
+        "RTX" | "GTX" => words.next().is_some_and(|m| model(m) || m.starts_with('A')),
+        "Quadro" | "Tesla" | "TITAN" | "Titan" => words.next().is_some(),
+        _ => {
+            let w = w.trim_end_matches([',', ')', '.']);
+            matches!(
+                w,
+                "A100" | "H100" | "H200" | "B200" | "GB200" | "L40S" | "L4" | "T4" | "A10" | "V100"
+            ) || (w.starts_with("RTX") || w.starts_with("GTX")) && w[3..].starts_with(|c: char| c.is_ascii_digit())
+        }
+    };
+    card.then_some(rest.trim_end())
+}
+
 /// A target written with a blank after `gfx` in a name's parenthetical (`(gfx 1030)`, a form's
 /// typed field): the target, when it is one the matrix knows.
 fn spaced_gfx(name: &str) -> Option<String> {
@@ -578,6 +674,54 @@ mod tests {
         // two products of two targets stay two GPUs
         let (_, s) = run(read, "GPU: AMD Radeon RX 7800 XT\niGPU: AMD Radeon 780M\n");
         assert_eq!(s.agents.len(), 2);
+    }
+
+    #[test]
+    fn a_hardware_list_item_named_by_its_target() {
+        let (_, s) = run(
+            read,
+            "### Hardware\n- **AMD Radeon RX 7900 XTX (gfx1100)** — affected\n- AMD Ryzen iGPU gfx1036 — not affected (same build)\n",
+        );
+        let got: Vec<&str> = s
+            .agents
+            .iter()
+            .filter_map(|a| a.gfx.as_ref().map(|g| g.v.as_str()))
+            .collect();
+        assert_eq!(got, ["gfx1100", "gfx1036"], "{:?}", s.agents);
+        for t in [
+            "- AMD GPU targets gfx1100",
+            "- tested on gfx1100 and gfx1030 GPUs",
+            "- AMD Radeon build for gfx1036",
+            "- the logs of my other machine mention gfx1036 somewhere later on",
+        ] {
+            assert_eq!(super::item_target(t), None, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn an_nvidia_card_named_with_its_model() {
+        for t in [
+            "Mixed system: also has NVIDIA GTX 1660 SUPER + RTX 3060",
+            "- NVIDIA RTX 4070 SUPER (CUDA0) — not affected",
+            "second card: NVIDIA GeForce RTX 3090",
+            "NVIDIA H100, for comparison runs",
+        ] {
+            assert!(super::nvidia_card(t).is_some(), "{t:?}");
+        }
+        for t in [
+            "No NVIDIA GPU detected!",
+            "compiled against NVIDIA CUDA PyTorch",
+            "- Model: NVIDIA parakeet-tdt-0.6b-v3 ONNX export",
+            "I switched from an NVIDIA RTX 3090 to this card",
+            "works without an NVIDIA GeForce RTX card",
+            "Supported platforms: NVIDIA (CUDA), AMD (ROCm)",
+        ] {
+            assert!(super::nvidia_card(t).is_none(), "{t:?}");
+        }
+        let (fired, s) = run(read, "GPU: AMD Radeon RX 6800 XT\nalso has NVIDIA GTX 1660 SUPER\n");
+        assert!(fired);
+        assert_eq!(s.nvidia.as_ref().map(|n| n.src.line), Some(2));
+        assert_eq!(s.agents.len(), 1);
     }
 
     #[test]

@@ -1342,6 +1342,13 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 Some(p) if linux_release(&v[p..]).is_some() => v[..p].trim(),
                 _ => v,
             };
+            // a parenthetical about the kernel (`Ubuntu 24.04 (Kernel 6.8+)`, `Fedora 44 (kernel
+            // 7.1)`) is the kernel's, not part of the name (a bare release, `(6.19.10-1-cachyos
+            // x86_64)`, is how fastfetch writes the name and stays)
+            let v = match v.find(" (") {
+                Some(p) if v[p + 2..].get(..6).is_some_and(|w| w.eq_ignore_ascii_case("kernel")) => v[..p].trim(),
+                _ => v,
+            };
             if !v.is_empty() && v.len() <= 80 {
                 // a form's family answer (`Linux`, `Other Linux (specify below)`) gives way to
                 // the release a later field names (`OS Details: Ubuntu 26.04 LTS`)
@@ -2247,6 +2254,10 @@ mod tests {
         );
         assert_eq!(s.os.as_ref().unwrap().v, "CachyOS Linux (6.19.10-1-cachyos x86_64)");
         assert_eq!(s.kernel.as_ref().unwrap().v, "6.19.10-1-cachyos");
+        // a parenthetical about the kernel is not the name's (values ours)
+        let (_, s) = run(read, "OS: Debian 13 (Kernel 6.12+)\n");
+        assert_eq!(s.os.as_ref().unwrap().v, "Debian 13");
+        assert!(s.kernel.is_none());
         // Python's platform string under an OS key (a tool's JSON system info; values ours)
         for (text, want) in [
             (

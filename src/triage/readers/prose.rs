@@ -180,7 +180,8 @@ fn therock_build(t: &str) -> Option<String> {
 
 /// The ROCm version a sentence says the user runs (`… on Ubuntu 24.04 with ROCm 7.14 and …`,
 /// `- running ROCm 7.2.1`, `- System ROCm 7.1 (Ubuntu packaged)`): `ROCm X.Y[.Z]` after `with`,
-/// `on`, `using`, `running`, `installed`, `system` or `host`, or opening a line or list item.
+/// `on`, `using`, `running`, `installed`, `system`, `host` or `TheRock`, or opening a line or list
+/// item.
 fn sentence_rocm(t: &str) -> Option<&str> {
     let mut from = 0;
     while let Some(p) = t[from..].at("ROCm ") {
@@ -200,6 +201,8 @@ fn sentence_rocm(t: &str) -> Option<&str> {
                 "system",
                 "host",
                 "version of",
+                // TheRock's builds of a release (`against TheRock ROCm **7.14.0** tarball`)
+                "therock",
             ]
             .iter()
             .any(|w| {
@@ -508,6 +511,10 @@ mod tests {
             ("- ROCm **7.1.1** (`libamdhip64.so.7.1.70101`)", Some("7.1.1")),
             ("GPU 0: R9700 (ROCm 6.18.2-arch1-1, shared memory)", None),
             ("- **Mechanism** — ROCm 7.1", None),
+            (
+                "built against AMD's TheRock ROCm **7.12.0** Linux tarball",
+                Some("7.12.0"),
+            ),
         ] {
             assert_eq!(sentence_rocm(t), want, "{t:?}");
         }
