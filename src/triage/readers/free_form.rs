@@ -374,14 +374,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         if !enumerated && let Some(g) = bare_gfx(t) {
             fired = true;
-            if targets.insert(g.clone()) {
-                seen.agents.push(Agent {
-                    reader: "free_form",
-                    src,
-                    gfx: Some(At { v: g, src }),
-                    ..Agent::default()
-                });
-            }
+            target_sighting(seen, &mut targets, g, src);
             continue;
         }
         // a machine has a few GPUs; past MAX_GPUS distinct names a log repeats runs (the facts
@@ -408,14 +401,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             && let Some(g) = item_target(t)
         {
             fired = true;
-            if targets.insert(g.clone()) {
-                seen.agents.push(Agent {
-                    reader: "free_form",
-                    src,
-                    gfx: Some(At { v: g, src }),
-                    ..Agent::default()
-                });
-            }
+            target_sighting(seen, &mut targets, g, src);
             continue;
         }
         for name in found {
@@ -544,6 +530,18 @@ fn shown_name(name: &str) -> &str {
     // a print's further columns (`AMD Radeon Graphics  arch=gfx900:xnack-  CUs=8`)
     let shown = shown.split(['—', '–']).next().unwrap_or(shown).trim();
     shown.split("  ").next().unwrap_or(shown)
+}
+
+/// A GPU known by its target alone, once per distinct target.
+fn target_sighting(seen: &mut Seen, targets: &mut foldhash::HashSet<String>, g: String, src: Src) {
+    if targets.insert(g.clone()) {
+        seen.agents.push(Agent {
+            reader: "free_form",
+            src,
+            gfx: Some(At { v: g, src }),
+            ..Agent::default()
+        });
+    }
 }
 
 /// A hardware list's item that names a GPU by its target after a few words of its name (`- AMD
