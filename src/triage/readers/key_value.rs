@@ -949,7 +949,7 @@ fn prose_gpu(lines: &[Line], seen: &mut Seen) -> bool {
         return false;
     }
     let Some((no, g)) = prose_target(lines) else {
-        return false;
+        return paired_gpus(lines, seen, &mine);
     };
     let matrix = crate::matrix::Matrix::embedded();
     match mine.first() {
@@ -1037,6 +1037,118 @@ fn lspci_names(lines: &[Line], seen: &mut Seen) -> bool {
         });
     }
     true
+}
+
+/// A sentence that names the machine's GPUs, each target beside its GPU (`one GPU (R9700, gfx1201)
+/// and integrated graphics (9950X3D, gfx1036)`, ``integrated `AMD Radeon(TM) Graphics` = gfx1036 +
+/// RX 7900 XTX = gfx1100``), when no reader found a target: one GPU per target, in order. Every
+/// target of the line must be so paired, in a parenthetical right after a GPU word or after `=`
+/// that follows a GPU's name, and the paste writes no other target (`from gfx1200 (same bundle as
+/// gfx1201)` pairs nothing: a target compared is no GPU).
+fn paired_gpus(lines: &[Line], seen: &mut Seen, mine: &[usize]) -> bool {
+    let matrix = crate::matrix::Matrix::embedded();
+    let mut all: Vec<String> = Vec::new();
+    let mut pairs: Option<(u32, Vec<String>)> = None;
+    for l in lines.iter().filter(|l| !l.command) {
+        let t: &str = &l.text;
+        if t.len() > 400 || !t.has("gfx") {
+            continue;
+        }
+        let mut line_targets: Vec<String> = Vec::new();
+        let mut every_paired = true;
+        for d in super::gfx_tokens(t) {
+            let start = d.as_ptr() as usize - t.as_ptr() as usize - 3;
+            let end = start + 3 + d.len();
+            if !own_word(t, start, end) {
+                continue;
+            }
+            let Some(g) = gfx_in(&t[start..end]) else { continue };
+            if matrix.gpu(&g).is_none() {
+                continue;
+            }
+            every_paired &= paired_at(t, start);
+            if !all.contains(&g) {
+                all.push(g.clone());
+            }
+            if !line_targets.contains(&g) {
+                line_targets.push(g);
+            }
+        }
+        if pairs.is_none() && every_paired && line_targets.len() >= 2 {
+            pairs = Some((l.no, line_targets));
+        }
+    }
+    let Some((no, gfx)) = pairs else { return false };
+    // the GPUs a name gave (one at most, see prose_gpu) must be among them
+    if all.len() != gfx.len()
+        || mine.iter().any(|&i| {
+            seen.agents[i]
+                .marketing
+                .as_deref()
+                .and_then(|n| matrix.gpu_by_name(n))
+                .is_some_and(|(t, _)| !gfx.contains(&t.gfx))
+        })
+    {
+        return false;
+    }
+    let file = seen.file;
+    seen.agents.retain(|a| a.src.file != file);
+    for g in gfx {
+        let src = Src { file, line: no };
+        let gfx = Some(seen.at(g, no));
+        seen.agents.push(Agent {
+            reader: "key_value",
+            src,
+            gfx,
+            ..Agent::default()
+        });
+    }
+    true
+}
+
+/// Whether the target at `t[start..]` is paired with a GPU: inside a parenthetical right after a
+/// GPU word (`one GPU (R9700, gfx1201)`, `an AMD APU (gfx1150, Radeon 890M)`), or after `=` that
+/// follows a GPU's name (`` `AMD Radeon(TM) Graphics` = gfx1036 ``, `RX 7900 XTX = gfx1100`).
+fn paired_at(t: &str, start: usize) -> bool {
+    const GPU_WORDS: [&str; 6] = ["gpu", "igpu", "dgpu", "apu", "graphics", "card"];
+    let before = &t[..start];
+    if let Some(open) = before.rfind('(')
+        && !before[open..].contains(')')
+    {
+        let word = before[..open]
+            .trim_end()
+            .trim_end_matches(['`', '*'])
+            .rsplit(|c: char| c.is_whitespace() || c == '`')
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        return GPU_WORDS.contains(&word.as_str());
+    }
+    let Some(named) = before.trim_end().strip_suffix('=') else {
+        return false;
+    };
+    // the name runs back to the previous separator (an open `(`, `+`, `,`), over a closed
+    // parenthetical (`Radeon(TM)`)
+    let mut depth = 0u32;
+    let mut cut = 0;
+    for (i, c) in named.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth > 0 => depth -= 1,
+            '(' | '+' | ',' => {
+                cut = i + 1;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let name = named[cut..].trim().trim_matches(['`', '*']).trim();
+    let name = name.strip_prefix("integrated ").unwrap_or(name).trim_matches('`');
+    name.has("Radeon") || name.has("Instinct") || matrix_name(name)
+}
+
+fn matrix_name(name: &str) -> bool {
+    crate::matrix::Matrix::embedded().gpu_by_name(name).is_some()
 }
 
 /// The one target the paste's lines write as a word of their own, and its first line.
@@ -2232,6 +2344,38 @@ mod tests {
 /sys/class/drm/card1/device/mem_info_vram_total:17163091968\n";
         let (_, s) = run(read, text);
         assert!(s.agents.iter().all(|a| a.vram.is_none()));
+    }
+
+    #[test]
+    fn a_sentence_pairing_each_target_with_its_gpu() {
+        // values ours, in the shapes of corpus cases 321 and 348
+        for (t, want) in [
+            (
+                "Run on a box with one GPU (RX 7800 XT, gfx1101) and integrated graphics (7950X, gfx1036), it fails.\n",
+                vec!["gfx1101", "gfx1036"],
+            ),
+            (
+                "On a dual-GPU box (integrated `AMD Radeon(TM) Graphics` = gfx1036 + RX 7600 = gfx1102), device 0 is the iGPU\n",
+                vec!["gfx1036", "gfx1102"],
+            ),
+        ] {
+            let (_, s) = run(read, t);
+            let got: Vec<&str> = s
+                .agents
+                .iter()
+                .filter_map(|a| a.gfx.as_ref().map(|g| g.v.as_str()))
+                .collect();
+            assert_eq!(got, want, "{t:?}");
+        }
+        // a target compared, a build's list, a paste writing a third target: no GPUs
+        for t in [
+            "Data point from gfx1200 (same bundle as gfx1201), no flags.\n",
+            "Built for gfx1100 and gfx1030 (the GPU (gfx1100) is mine)\n",
+            "one GPU (RX 7800 XT, gfx1101) and integrated graphics (7950X, gfx1036)\nalso tried gfx1030\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert!(s.agents.iter().all(|a| a.gfx.is_none()), "{t:?}: {:?}", s.agents);
+        }
     }
 
     #[test]
