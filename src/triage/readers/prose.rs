@@ -190,7 +190,13 @@ fn sentence_rocm(t: &str) -> Option<&str> {
         let before = t[..start].trim_end_matches(['-', '*', ' ']);
         // an item of a list written on one line or a table cell (`WSL2 Ubuntu 24.04, ROCm 7.2.1 +
         // librocdxg`, `| ROCm 7.1 |`)
+        // a numbered list's item (`2. ROCm 7.1.1 (…)`, `3) ROCm 6.4`)
+        let numbered = before.len() <= 4
+            && before.ends_with(['.', ')'])
+            && before.len() >= 2
+            && before[..before.len() - 1].bytes().all(|b| b.is_ascii_digit());
         let lead = before.is_empty()
+            || numbered
             || before.ends_with([',', '|', ';', '('])
             || [
                 "with",
@@ -515,6 +521,9 @@ mod tests {
                 "built against AMD's TheRock ROCm **7.12.0** Linux tarball",
                 Some("7.12.0"),
             ),
+            ("2. ROCm 6.4.3 (the app's own default differs)", Some("6.4.3")),
+            ("12) ROCm 7.0", Some("7.0")),
+            ("v2. ROCm 7.0", None),
         ] {
             assert_eq!(sentence_rocm(t), want, "{t:?}");
         }
