@@ -10,6 +10,7 @@
 use super::Seen;
 use super::paste::Line;
 use super::readers::gfx_in;
+use crate::facts::EventKind;
 use crate::matrix::Signature;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
@@ -114,6 +115,17 @@ impl<'m> Router<'m> {
                 .and_then(|c| c.name("library"))
                 .map(|m| m.as_str().to_string())
                 .or_else(|| s.library.clone());
+            // the HIP runtime's and its libraries' own messages are the README's `hip_log` format
+            // (a reader no longer lists their wordings: the signatures do)
+            if matches!(
+                s.event,
+                EventKind::NoBinaryForGpu
+                    | EventKind::TensileLibraryMissing
+                    | EventKind::InvalidDeviceFunction
+                    | EventKind::MemoryAccessFault
+            ) {
+                seen.formats.insert("hip_log");
+            }
             seen.event_from(l.no, s.event, gfx, t, Some(&s.id), library);
         }
         hit.iter_mut().for_each(|h| *h = false);

@@ -339,29 +339,22 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         let t = trim(&l.text);
-        if t.is_empty() || t.len() > 300 {
+        if t.is_empty() || t.len() > 2000 {
             continue;
         }
-        let src = Src { file, line: l.no };
-        // neofetch/fastfetch: `Kernel: 6.8.0-45-generic`, `Kernel: Linux 6.14.0-1007-oem`
-        if let Some(v) = t.strip_prefix("Kernel: ") {
-            let v = v.trim().strip_prefix("Linux ").unwrap_or(v.trim());
-            if kernel_release(v) {
-                fired = true;
-                let at = seen.at(v.to_string(), l.no);
-                Seen::first(&mut seen.kernel, at);
+        match line_kernel(t, seen, l.no) {
+            Kernel::Long(read) => {
+                fired |= read;
                 continue;
             }
+            Kernel::Fetch => {
+                fired = true;
+                continue;
+            }
+            Kernel::Read => fired = true,
+            Kernel::None => {}
         }
-        // a kernel release after the word in a typed line (`Fedora 44, kernel 7.1.8-200.fc44`,
-        // `Driver: Kernel 7.2.6-1-garuda`, a table cell `…, kernel 7.0.0-30-generic (…)`)
-        if seen.kernel.is_none()
-            && let Some(v) = written_kernel(t)
-        {
-            fired = true;
-            let at = seen.at(v.to_string(), l.no);
-            Seen::first(&mut seen.kernel, at);
-        }
+        let src = Src { file, line: l.no };
         // an NVIDIA card named with its model anywhere (`Mixed system: also has NVIDIA GTX 1660
         // SUPER + RTX 3060`, a hardware list's `- NVIDIA RTX 4070 SUPER (CUDA0)`)
         if seen.nvidia.is_none()
@@ -532,6 +525,50 @@ fn shown_name(name: &str) -> &str {
     shown.split("  ").next().unwrap_or(shown)
 }
 
+/// What [`line_kernel`] did with a line.
+enum Kernel {
+    /// A line too long for the rest of the reader (whether a kernel was read from it).
+    Long(bool),
+    /// neofetch's `Kernel:` line (read, or not a release).
+    Fetch,
+    /// A kernel read from a line the reader goes on with.
+    Read,
+    None,
+}
+
+/// The kernel release a line writes: after the word in a long sentence (`…, Fedora 43 kernel
+/// 6.19.8, …`), neofetch/fastfetch's `Kernel: 6.8.0-45-generic` / `Kernel: Linux 6.14.0-1007-oem`,
+/// after the word in a typed line (`Fedora 44, kernel 7.1.8-200.fc44`, `Driver: Kernel
+/// 7.2.6-1-garuda`, a table cell `…, kernel 7.0.0-30-generic (…)`) or as [`written_kernel`] finds it.
+fn line_kernel(t: &str, seen: &mut Seen, no: u32) -> Kernel {
+    if t.len() > 300 {
+        if seen.kernel.is_none()
+            && let Some(v) = kernel_after_word(t)
+        {
+            let at = seen.at(v.to_string(), no);
+            Seen::first(&mut seen.kernel, at);
+            return Kernel::Long(true);
+        }
+        return Kernel::Long(false);
+    }
+    if let Some(v) = t.strip_prefix("Kernel: ") {
+        let v = v.trim().strip_prefix("Linux ").unwrap_or(v.trim());
+        if kernel_release(v) {
+            let at = seen.at(v.to_string(), no);
+            Seen::first(&mut seen.kernel, at);
+            return Kernel::Fetch;
+        }
+    }
+    if seen.kernel.is_none()
+        && let Some(v) = written_kernel(t)
+    {
+        let at = seen.at(v.to_string(), no);
+        Seen::first(&mut seen.kernel, at);
+        return Kernel::Read;
+    }
+    Kernel::None
+}
+
 /// A GPU known by its target alone, once per distinct target.
 fn target_sighting(seen: &mut Seen, targets: &mut foldhash::HashSet<String>, g: String, src: Src) {
     if targets.insert(g.clone()) {
@@ -625,28 +662,40 @@ fn spaced_gfx(name: &str) -> Option<String> {
     crate::matrix::Matrix::embedded().gpu(&g).is_some().then_some(g)
 }
 
-/// Two names of one target, neither with a target written (lspci's `Navi 31 [Radeon RX 7900
-/// XT/7900 XTX/…]` and Mesa's renderer `AMD Radeon RX 7900 XTX` in one system report): one GPU
-/// named twice; names are no count of GPUs (a listing's indexes are other readers').
+/// Two names of one target (lspci's `Navi 31 [Radeon RX 7900 XT/7900 XTX/…]` and Mesa's renderer
+/// `AMD Radeon RX 7900 XTX` in one system report; a typed `GPU: AMD Instinct MI50 (gfx906)` and a
+/// test program's `Name: AMD Instinct MI50/MI60`): one GPU named twice; names are no count of GPUs
+/// (a listing's indexes are other readers'). A written target is kept over the one a name gives.
 fn one_per_target(seen: &mut Seen, start: usize) {
     if seen.agents.len() - start >= 2 && seen.agents.len() - start <= 8 {
         let matrix = crate::matrix::Matrix::embedded();
-        let mut targets: Vec<String> = Vec::new();
+        // each target seen, with its agent's index
+        let mut targets: Vec<(String, usize)> = Vec::new();
         let mut i = start;
         while i < seen.agents.len() {
             let a = &seen.agents[i];
-            let t = match (&a.gfx, a.marketing.as_deref()) {
-                (None, Some(n)) => matrix.gpu_by_name(n).map(|(g, _)| g.gfx.clone()),
-                _ => None,
+            let (t, written) = match (&a.gfx, a.marketing.as_deref()) {
+                (None, Some(n)) => (matrix.gpu_by_name(n).map(|(g, _)| g.gfx.clone()), false),
+                (Some(g), Some(_)) => (Some(g.v.clone()), true),
+                _ => (None, false),
             };
             match t {
-                Some(t) if targets.contains(&t) => {
-                    seen.agents.remove(i);
-                }
-                Some(t) => {
-                    targets.push(t);
-                    i += 1;
-                }
+                Some(t) => match targets.iter().find(|(x, _)| *x == t).map(|(_, k)| *k) {
+                    // a name-only GPU seen before: it is this one, with its target written
+                    Some(k) if written && seen.agents[k].gfx.is_none() => {
+                        let g = seen.agents[i].gfx.take();
+                        seen.agents[k].gfx = g;
+                        seen.agents.remove(i);
+                    }
+                    Some(_) if !written => {
+                        seen.agents.remove(i);
+                    }
+                    Some(_) => i += 1,
+                    None => {
+                        targets.push((t, i));
+                        i += 1;
+                    }
+                },
                 None => i += 1,
             }
         }
@@ -672,6 +721,29 @@ mod tests {
         // two products of two targets stay two GPUs
         let (_, s) = run(read, "GPU: AMD Radeon RX 7800 XT\niGPU: AMD Radeon 780M\n");
         assert_eq!(s.agents.len(), 2);
+        // a typed name with its target, then a program's name of the same GPU, in either order
+        // (values ours): one GPU, its target written
+        for t in [
+            "GPU: AMD Instinct MI100 (gfx908)\nGPU 0:\n  Name: AMD Instinct MI100 Accelerator\n",
+            "  Name: AMD Instinct MI100 Accelerator\nGPU: AMD Instinct MI100 (gfx908)\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert_eq!(s.agents.len(), 1, "{t:?}: {:?}", s.agents);
+            assert_eq!(s.agents[0].gfx.as_ref().map(|g| g.v.as_str()), Some("gfx908"), "{t:?}");
+        }
+        // (the program's line alone is a GPU sighting)
+        let (_, s) = run(read, "  Name: AMD Instinct MI100 Accelerator\n");
+        assert_eq!(s.agents.len(), 1);
+    }
+
+    #[test]
+    fn a_kernel_after_its_word_in_a_long_sentence() {
+        let t = format!(
+            "Target system: {}, Debian 13 kernel 6.12.48, booted with iommu=pt\n",
+            "a laptop, ".repeat(40)
+        );
+        let (_, s) = run(read, &t);
+        assert_eq!(s.kernel.as_ref().map(|k| k.v.as_str()), Some("6.12.48"));
     }
 
     #[test]

@@ -466,6 +466,19 @@ fn heading(t: &str) -> Option<&str> {
     (h.len() < t.len() && t.len() - h.len() <= 6 && h.starts_with(' ')).then(|| h.trim())
 }
 
+/// The product a heading is about, by its first product word (`4. **PyTorch with ROCm**` →
+/// PyTorch, `ROCm 7.9 (Technology Preview)` → ROCm): the key its bare `Version` stands for.
+fn section_product(h: &str) -> Option<&'static str> {
+    h.split(|c: char| !c.is_ascii_alphanumeric())
+        .find_map(|w| match w.to_ascii_lowercase().as_str() {
+            "pytorch" | "torch" => Some("pytorch version"),
+            "rocm" => Some("rocm version"),
+            "hip" => Some("hip version"),
+            "kernel" => Some("kernel version"),
+            _ => None,
+        })
+}
+
 /// A key with nothing after its colon, alone on its line (`**Operating system and version:**`,
 /// `- GPU:`, `__OS__:`): the question of a form whose answer is the next line.
 fn question(t: &str) -> Option<&str> {
@@ -643,6 +656,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     };
     // a heading's text waiting for its answer on the next non-blank line (issue templates)
     let mut pending: Option<String> = None;
+    // the product the last Markdown heading names (`### 4. **PyTorch with ROCm**`): a bare
+    // `Version` key under it is that product's
+    let mut section: Option<&'static str> = None;
     let mut key = String::new();
     for l in lines {
         if l.command {
@@ -669,6 +685,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // a heading, unless it holds a short `Key: value` (`# GPUs: 2x …`, a script's comment
         // header), which is a pair
         if let Some(h) = heading(t) {
+            section = section_product(h);
             match h.split_once(": ") {
                 Some((k, v)) if k.len() <= 30 && !v.trim().is_empty() && !k.contains(['`', '[']) => {}
                 _ => {
@@ -699,6 +716,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         };
         for (k, v) in all {
             norm_key_into(k, &mut key);
+            if key == "version"
+                && let Some(p) = section
+            {
+                key.clear();
+                key.push_str(p);
+            }
             // an issue form's question about the OS (`The OS that Immich Server is running on`,
             // `Which operating system?`) answered by an OS's name
             let os_question = || {
@@ -820,6 +843,8 @@ fn finish(lines: &[Line], seen: &mut Seen, mut st: State) -> bool {
     }
     if prose_gpu(lines, seen) {
         st.fired = true;
+        // a target read from free text: the README's `prose` format
+        seen.formats.insert("prose");
     }
     if sysfs_memory(lines, seen) {
         st.fired = true;
@@ -948,7 +973,17 @@ fn prose_gpu(lines: &[Line], seen: &mut Seen) -> bool {
     {
         return false;
     }
-    let Some((no, g)) = prose_target(lines) else {
+    // the target an override presents (`HSA_OVERRIDE_GFX_VERSION=10.3.0` → gfx1030) is no GPU
+    // of the paste's prose (`… presenting as gfx1036 … compiled for gfx1030 (the override
+    // target)`)
+    let presented = seen
+        .env
+        .iter()
+        .rev()
+        .find(|e| e.v.0 == "HSA_OVERRIDE_GFX_VERSION")
+        .and_then(|e| crate::version::Gfx::from_override(&e.v.1).ok())
+        .map(|g| g.as_str().to_string());
+    let Some((no, g)) = prose_target(lines, presented.as_deref()) else {
         return paired_gpus(lines, seen, &mine);
     };
     let matrix = crate::matrix::Matrix::embedded();
@@ -1151,10 +1186,12 @@ fn matrix_name(name: &str) -> bool {
     crate::matrix::Matrix::embedded().gpu_by_name(name).is_some()
 }
 
-/// The one target the paste's lines write as a word of their own, and its first line.
-fn prose_target(lines: &[Line]) -> Option<(u32, String)> {
+/// The one target the paste's lines write as a word of their own, and its first line; the
+/// target an override presents (`presented`) counts only where it is the one target written.
+fn prose_target(lines: &[Line], presented: Option<&str>) -> Option<(u32, String)> {
     let matrix = crate::matrix::Matrix::embedded();
     let mut found: Option<(u32, String)> = None;
+    let mut named_presented: Option<(u32, String)> = None;
     for l in lines.iter().filter(|l| !l.command) {
         let t: &str = &l.text;
         if t.len() > 400 || !t.has("gfx") {
@@ -1183,6 +1220,10 @@ fn prose_target(lines: &[Line]) -> Option<(u32, String)> {
             if matrix.gpu(&g).is_none() {
                 continue;
             }
+            if presented == Some(g.as_str()) {
+                named_presented.get_or_insert((l.no, g));
+                continue;
+            }
             match &found {
                 Some((_, f)) if *f != g => return None,
                 Some(_) => {}
@@ -1190,7 +1231,9 @@ fn prose_target(lines: &[Line]) -> Option<(u32, String)> {
             }
         }
     }
-    found
+    // the presented target alone: an override of the GPU's own target (`HSA_OVERRIDE_GFX_VERSION
+    // =11.5.1` on a gfx1151, RC211's case) as often as a GPU not named
+    found.or(named_presented)
 }
 
 /// Whether `t[start..end]` stands as a word of a sentence: nothing but blanks, brackets, quotes,
@@ -2344,6 +2387,40 @@ mod tests {
 /sys/class/drm/card1/device/mem_info_vram_total:17163091968\n";
         let (_, s) = run(read, text);
         assert!(s.agents.iter().all(|a| a.vram.is_none()));
+    }
+
+    #[test]
+    fn the_target_an_override_presents_is_no_second_gpu() {
+        // values ours, in the shape of an ADR's sentences
+        let t = "Our host is an APU presenting as gfx1036, it needs HSA_OVERRIDE_GFX_VERSION=10.3.0, and the loader looks for code for gfx1030 (the override's).\n";
+        let (_, mut s) = run(super::super::env_vars::read, t);
+        read(&crate::triage::paste::lines(t), &mut s);
+        let got: Vec<&str> = s
+            .agents
+            .iter()
+            .filter_map(|a| a.gfx.as_ref().map(|g| g.v.as_str()))
+            .collect();
+        assert_eq!(got, ["gfx1036"]);
+
+        // without the override the two targets say nothing
+        let t = "Our host is an APU presenting as gfx1036, the loader looks for code for gfx1030.\n";
+        let (_, s) = run(read, t);
+        assert!(s.agents.is_empty());
+    }
+
+    #[test]
+    fn a_bare_version_under_a_products_heading() {
+        // a typed install report's sections (values ours)
+        let t = "### 3. **ROCm 7.0 (from the distribution)**\n- **Version**: 7.0.2\n\n### 4. **PyTorch with ROCm**\n- **Version**: 2.8.0+rocm7.0\n### Other\n- **Version**: 1.2.3\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("7.0.2"));
+        assert_eq!(
+            s.torch.as_ref().map(|r| (r.v.as_str(), r.src.line)),
+            Some(("2.8.0+rocm7.0", 5))
+        );
+        // no heading: a bare version is nobody's
+        let (_, s) = run(read, "- **Version**: 7.0.2\n");
+        assert!(s.rocm.is_none() && s.torch.is_none());
     }
 
     #[test]

@@ -53,7 +53,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             continue;
         }
-        if t.has("level=") && t.has("source=") && t.has("msg=") {
+        // a structured line, also where a reporter wrapped it before its `msg=` (`time=…Z
+        // level=INFO source=runner.go:464` then `msg="…"` on the next line)
+        if t.has("level=") && t.has("source=") && (t.has("msg=") || (t.starts_with("time=") && t.has(".go:"))) {
             fired = true;
         }
         if let Some(p) = t.at("env=\"map[") {
@@ -144,6 +146,14 @@ time=2025-01-02T10:00:01 level=INFO source=types.go:131 msg=\"inference compute\
         );
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1103");
         assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x15bf);
+        // a structured line a reporter wrapped before its message (values ours)
+        let (fired, _) = run(
+            read,
+            "time=2026-03-01T10:00:00.000Z level=WARN source=server.go:120\nmsg=\"x\"\n",
+        );
+        assert!(fired);
+        let (fired, _) = run(read, "level=INFO source=the web form\n");
+        assert!(!fired);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `uname -r` / `uname -a`, `/etc/os-release` (`PRETTY_NAME=`), `lsb_release -d`; WSL from a
 //! `microsoft-standard-WSL2` kernel.
 
-use super::{Line, Seen, command_before};
+use super::{Line, Seen};
 use crate::triage::paste::Has;
 use crate::triage::paste::trim;
 use regex_lite::Regex;
@@ -36,7 +36,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         } else if t.as_bytes().first().is_some_and(u8::is_ascii_digit)
             // the regex last: a line after `uname` is rare, lines of digits are not
             && i > 0
-            && command_before(lines, i - 1, 1).is_some_and(|c| c.starts_with("uname"))
+            // the command just before, or before the fences a Markdown report puts between a
+            // command and its output (they read as blank lines)
+            && lines[i.saturating_sub(4)..i]
+                .iter()
+                .rev()
+                .find(|p| !p.text.trim().is_empty())
+                .is_some_and(|p| p.command && p.text.starts_with("uname"))
             && RELEASE.is_match(t)
         {
             kernel = Some(t.to_string());
@@ -78,6 +84,13 @@ mod tests {
         assert!(fired);
         assert_eq!(s.kernel.unwrap().v, "6.8.0-45-generic");
         assert_eq!(s.os.unwrap().v, "Ubuntu 24.04.1 LTS");
+        // the output in its own fence after the command's (values ours)
+        let (fired, s) = run(read, "```bash\n$ uname -r\n```\n```\n6.1.0-18-amd64\n```\n");
+        assert!(fired);
+        assert_eq!(s.kernel.unwrap().v, "6.1.0-18-amd64");
+        // a release after other output is not uname's
+        let (_, s) = run(read, "$ uname -r\nsomething else\n6.1.0-18-amd64\n");
+        assert!(s.kernel.is_none());
         let (_, s) = run(
             read,
             "Linux DESKTOP 5.15.167.4-microsoft-standard-WSL2 #1 SMP Tue Nov 5 00:21:55 UTC 2024 x86_64 GNU/Linux\n",
