@@ -455,12 +455,14 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             if !names.insert(key) {
                 continue;
             }
+            let vram = device_line_size(t, name).map(|v| At { v, src });
             seen.agents.push(Agent {
                 reader: "free_form",
                 src,
                 gfx: gfx.map(|g| At { v: g, src }),
                 marketing: Some(shown.to_string()),
                 name_src: Some(src),
+                vram,
                 ..Agent::default()
             });
         }
@@ -567,6 +569,32 @@ fn line_kernel(t: &str, seen: &mut Seen, no: u32) -> Kernel {
         return Kernel::Read;
     }
     Kernel::None
+}
+
+/// The memory size a program's device line lists among the GPU's attributes (`HIP device 0: AMD
+/// Radeon RX 9060 XT, arch gfx1200, 16 CUs, 16304 MB`): a part of its own, `N MB`/`MiB` or
+/// `N GB`/`GiB` (binary units, as HIP's `totalGlobalMem` is printed), only on a line that says
+/// `device` and lists a target or a compute-unit count beside it (a device line, not a sentence).
+fn device_line_size(t: &str, name: &str) -> Option<u64> {
+    let at = name.as_ptr() as usize - t.as_ptr() as usize;
+    let head = at + name.find(", ")?;
+    if head > t.len() || !t[..head].to_ascii_lowercase().contains("device") {
+        return None;
+    }
+    let parts: Vec<&str> = name.split(", ").skip(1).map(str::trim).collect();
+    if !parts.iter().any(|p| gfx_in(p).is_some() || p.ends_with(" CUs")) {
+        return None;
+    }
+    parts.iter().find_map(|p| {
+        let (n, unit) = p.split_once(' ')?;
+        let mult: u64 = match unit {
+            "MB" | "MiB" => 1 << 20,
+            "GB" | "GiB" => 1 << 30,
+            _ => return None,
+        };
+        let n: u64 = n.parse().ok()?;
+        n.checked_mul(mult)
+    })
 }
 
 /// A GPU known by its target alone, once per distinct target.
@@ -734,6 +762,18 @@ mod tests {
         // (the program's line alone is a GPU sighting)
         let (_, s) = run(read, "  Name: AMD Instinct MI100 Accelerator\n");
         assert_eq!(s.agents.len(), 1);
+    }
+
+    #[test]
+    fn the_size_on_a_programs_device_line() {
+        let (_, s) = run(
+            read,
+            "log: HIP device 0: AMD Radeon RX 7600, arch gfx1102, 16 CUs, 8176 MB\n",
+        );
+        assert_eq!(s.agents[0].vram.as_ref().map(|v| v.v), Some(8176 * 1_048_576));
+        // a sentence's size is no device's
+        let (_, s) = run(read, "GPU: AMD Radeon RX 7600, 8176 MB\n");
+        assert!(s.agents.iter().all(|a| a.vram.is_none()));
     }
 
     #[test]
