@@ -286,7 +286,10 @@ fn version(v: &str) -> Option<&str> {
         .next()?
         .trim_end_matches([')', '.', '`', '"', '*']);
     let w = w.strip_prefix('v').unwrap_or(w);
-    (w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.')).then_some(w)
+    // a release's major number has one or two digits: `1900.72` in a benchmark table's cell
+    // (`| ROCm (patched) | 1900.72 ± 33.74 t/s |`) or a date (`2026.01.05`) is none
+    let major = w.bytes().take_while(u8::is_ascii_digit).count();
+    (w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.') && major <= 2).then_some(w)
 }
 
 /// A GPU product name: names a Radeon or Instinct, not a processor or a URL.
@@ -688,6 +691,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             section = section_product(h);
             match h.split_once(": ") {
                 Some((k, v)) if k.len() <= 30 && !v.trim().is_empty() && !k.contains(['`', '[']) => {}
+                // a heading that is a product and its version (`### ROCm 6.2.4`) is a pair
+                None if name_version_item(h.trim_matches('*')).is_some() => {}
                 _ => {
                     pending = Some(h.to_string());
                     continue;
@@ -716,7 +721,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         };
         for (k, v) in all {
             norm_key_into(k, &mut key);
-            if key == "version"
+            if matches!(key.as_str(), "version" | "versión" | "versão" | "versione")
                 && let Some(p) = section
             {
                 key.clear();
@@ -1523,14 +1528,24 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
 /// added, or adds one.
 fn take_gpu(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     // one value naming two GPUs, each with its target (`RX 7800 XT (gfx1101), also an RX 6600
-    // XT (gfx1032)`): each is a GPU of its own
-    if fact == Fact::Gpu && !st.had_gpu {
-        if let Some(parts) = super::targeted_parts(v) {
+    // XT (gfx1032)`): each is a GPU of its own, also where a tool's output (cut, or blind to an
+    // iGPU) listed fewer (the GPU list is the reader's that saw the most, see triage::merge)
+    if fact == Fact::Gpu
+        && let Some(parts) = super::targeted_parts(v)
+    {
+        let others = seen
+            .agents
+            .iter()
+            .filter(|a| a.src.file == seen.file && a.reader != "key_value")
+            .count();
+        if !st.had_gpu || parts.len() > others {
+            let had = std::mem::replace(&mut st.had_gpu, false);
             for p in parts {
                 st.added = None;
                 // the name from its family word (`multi-GPU setup — RX 9070 XT (gfx1201)`)
                 take_gpu_one(fact, super::from_family_word(p).unwrap_or(p), no, seen, st);
             }
+            st.had_gpu = had;
             st.second_name = true;
             return;
         }
@@ -2390,6 +2405,37 @@ mod tests {
     }
 
     #[test]
+    fn a_measurement_is_no_version() {
+        // a benchmark table whose row is named after the backend (values ours)
+        let t = "| Backend | pp512 | tg128 |\n| --- | ---: | ---: |\n| ROCm (patched) | 1500.25 ± 10.00 t/s | 50.00 ± 0.10 t/s |\n";
+        let (_, s) = run(read, t);
+        assert!(s.rocm.is_none(), "{:?}", s.rocm);
+        let (_, s) = run(read, "| ROCm | 7.2.3 |\n");
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("7.2.3"));
+    }
+
+    #[test]
+    fn a_typed_list_of_more_gpus_than_a_tool_showed() {
+        // a cut rocm-smi table with one row, and a typed value naming two GPUs (values ours)
+        let t = "Device  Node  IDs              Temp\n0       1     0x744c,   42953  48.0°C\n\n- GPU: RX 7900 XTX (gfx1100) + the Ryzen's iGPU (gfx1036)\n";
+        let lines = crate::triage::paste::lines(t);
+        let (_, mut s) = run(super::super::rocm_smi::read, t);
+        read(&lines, &mut s);
+        let typed: Vec<&str> = s
+            .agents
+            .iter()
+            .filter(|a| a.reader == "key_value")
+            .filter_map(|a| a.gfx.as_ref().map(|g| g.v.as_str()))
+            .collect();
+        assert_eq!(typed, ["gfx1100", "gfx1036"]);
+        // a typed single GPU adds none beside the tool's
+        let t = "Device  Node  IDs              Temp\n0       1     0x744c,   42953  48.0°C\n\n- GPU: RX 7900 XTX (gfx1100)\n";
+        let (_, mut s) = run(super::super::rocm_smi::read, t);
+        read(&crate::triage::paste::lines(t), &mut s);
+        assert!(s.agents.iter().all(|a| a.reader != "key_value"), "{:?}", s.agents);
+    }
+
+    #[test]
     fn the_target_an_override_presents_is_no_second_gpu() {
         // values ours, in the shape of an ADR's sentences
         let t = "Our host is an APU presenting as gfx1036, it needs HSA_OVERRIDE_GFX_VERSION=10.3.0, and the loader looks for code for gfx1030 (the override's).\n";
@@ -2418,6 +2464,13 @@ mod tests {
             s.torch.as_ref().map(|r| (r.v.as_str(), r.src.line)),
             Some(("2.8.0+rocm7.0", 5))
         );
+        // a heading of a product and its version; a translated `Version` key (values ours)
+        let (_, s) = run(
+            read,
+            "### ROCm 6.3.3\nInstalación: /opt/rocm\n### PyTorch\nVersión: 2.4.1+rocm6.1\n",
+        );
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("6.3.3"));
+        assert_eq!(s.torch.as_ref().map(|r| r.v.as_str()), Some("2.4.1+rocm6.1"));
         // no heading: a bare version is nobody's
         let (_, s) = run(read, "- **Version**: 7.0.2\n");
         assert!(s.rocm.is_none() && s.torch.is_none());

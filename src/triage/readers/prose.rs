@@ -52,6 +52,22 @@ fn image_rocm(t: &str) -> Option<String> {
     .then(|| v.to_string())
 }
 
+/// The release of AMD's package repository a line names (`deb [arch=amd64] https://repo.radeon.com
+/// /rocm/apt/7.1.1 noble main`, `…/rocm/rhel9/6.4.1/main`, `…/rocm/zyp/7.0/main`): what the
+/// machine installs ROCm from. `latest` names none.
+fn apt_rocm(t: &str) -> Option<String> {
+    let p = t.at("repo.radeon.com/rocm/")?;
+    let rest = &t[p + 21..];
+    // the distribution's folder (`apt`, `rhel9`, `zyp`, `el8`), then the release
+    let (_, rest) = rest.split_once('/')?;
+    let v: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let after = rest[v.len()..].chars().next();
+    ((2..=3).contains(&v.split('.').count())
+        && v.split('.').all(|x| !x.is_empty())
+        && after.is_none_or(|c| matches!(c, '/' | ' ' | '`' | '"' | '\'' | ')' | ',')))
+    .then_some(v)
+}
+
 /// The URL after `--index-url` / `--extra-index-url`, or uv's `--index` / `--default-index`
 /// (`=` or a blank between).
 fn index_url(t: &str) -> Option<String> {
@@ -197,7 +213,7 @@ fn sentence_rocm(t: &str) -> Option<&str> {
             && before[..before.len() - 1].bytes().all(|b| b.is_ascii_digit());
         let lead = before.is_empty()
             || numbered
-            || before.ends_with([',', '|', ';', '('])
+            || before.ends_with([',', '|', ';', '(', '+'])
             || [
                 "with",
                 "on",
@@ -315,6 +331,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 therock_build(t)
             } else if t.has(":rocm") {
                 image_rocm(t)
+            } else if t.has("repo.radeon.com/rocm/") {
+                apt_rocm(t)
             } else {
                 // an application's bundled ROCm directory (a pass over the path separators)
                 bundled_rocm(t)
@@ -442,6 +460,18 @@ mod tests {
         ] {
             assert_eq!(image_rocm(t).as_deref(), want, "{t:?}");
         }
+        for (t, want) in [
+            (
+                "deb [arch=amd64] https://repo.radeon.com/rocm/apt/6.4.1 noble main",
+                Some("6.4.1"),
+            ),
+            ("  `https://repo.radeon.com/rocm/apt/7.0.2`.", Some("7.0.2")),
+            ("baseurl=https://repo.radeon.com/rocm/rhel9/6.3.3/main", Some("6.3.3")),
+            ("deb https://repo.radeon.com/rocm/apt/latest jammy main", None),
+            ("https://repo.radeon.com/rocm/apt/6.4.1-beta/", None),
+        ] {
+            assert_eq!(super::apt_rocm(t).as_deref(), want, "{t:?}");
+        }
     }
 
     #[test]
@@ -524,6 +554,7 @@ mod tests {
             ("2. ROCm 6.4.3 (the app's own default differs)", Some("6.4.3")),
             ("12) ROCm 7.0", Some("7.0")),
             ("v2. ROCm 7.0", None),
+            ("2) **RDNA3 + ROCm 6.4.1 + llama.cpp HIP** is the stack", Some("6.4.1")),
         ] {
             assert_eq!(sentence_rocm(t), want, "{t:?}");
         }

@@ -84,6 +84,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut hw_cols: Option<(usize, Option<usize>)> = None; // DID column, GFX VER column (token index)
     let mut csv_cols: Option<Vec<&str>> = None; // `--csv` header
     let mut json_card: Option<u32> = None; // the `--json` GPU object being read
+    let mut concise: Option<bool> = None; // in the concise table (whether a row was read)
     for l in lines {
         let t = trim(&l.text);
         if json_card.is_some() && t.starts_with('}') {
@@ -159,6 +160,37 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     }
                 }
                 _ => {}
+            }
+            continue;
+        }
+        // the concise table of rocm-smi 6.1 and later (`Device  Node  IDs  Temp …` over
+        // `(DID,     GUID)`): each row's DID is the GPU's PCI device id (the `[Model : Revision]`
+        // column of 6.0 can hold the subsystem id and is not read, as `Card model` below)
+        if t.starts_with("Device") && t.has(" Node") && t.has(" IDs") {
+            concise = Some(false);
+            fired = true;
+            continue;
+        }
+        if let Some(rows) = concise {
+            if t.starts_with('=') || t.is_empty() {
+                if rows {
+                    concise = None;
+                }
+                continue;
+            }
+            let toks: Vec<&str> = t.split_whitespace().collect();
+            if let (Some(Ok(idx)), Some(d)) = (
+                toks.first().map(|x| x.parse::<u32>()),
+                toks.get(2)
+                    .filter(|x| x.starts_with("0x"))
+                    .and_then(|x| pci_id(x.trim_end_matches(','))),
+            ) {
+                concise = Some(true);
+                let src = Src {
+                    file: seen.file,
+                    line: l.no,
+                };
+                agent(seen, idx, l.no).device_id = Some(At { v: d, src });
             }
             continue;
         }
@@ -330,6 +362,37 @@ GPU[0]\t\t: GTT Total Memory (B): 33462882304\n";
         let (_, s) = run(read, "node07: GPU[1]\t\t: Card series: \t\tAMD Instinct MI210\n");
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Instinct MI210"));
         assert_eq!(super::smi_after_prefix("myGPU[0] : GFX Version: gfx950"), None);
+    }
+
+    #[test]
+    fn the_concise_tables_device_ids() {
+        // rocm-smi 6.1+ default view (layout as ROCm's rocm_smi.py prints it; values ours)
+        let t = "=================== ROCm System Management Interface ===================
+============================= Concise Info =============================
+Device  Node  IDs              Temp    Power  Partitions          SCLK   MCLK     Fan  Perf  PwrCap  VRAM%  GPU%
+              (DID,     GUID)  (Edge)  (Avg)  (Mem, Compute, ID)
+========================================================================
+0       1     0x744c,   12345  40.0°C  20.0W  N/A, N/A, 0         0Mhz   96Mhz    0%   auto  303.0W  1%     0%
+1       2     0x164e,   54321  45.0°C  10.0W  N/A, N/A, 0         0Mhz   96Mhz    0%   auto  N/A     5%     0%
+========================================================================
+=========================== End of ROCm SMI Log ===========================
+";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        let ids: Vec<(u32, u32)> = s
+            .agents
+            .iter()
+            .map(|a| (a.index.unwrap_or(99), a.device_id.as_ref().map_or(0, |d| d.v)))
+            .collect();
+        assert_eq!(ids, [(0, 0x744c), (1, 0x164e)]);
+        // 6.0's `[Model : Revision]` column is not read (a subsystem id on some boards)
+        let t = "Device  [Model : Revision]    Temp    Power
+        Name (20 chars)       (Edge)  (Socket)
+=====
+0       [0x0c34 : 0x02]       32.0°C  35.0W
+";
+        let (_, s) = run(read, t);
+        assert!(s.agents.iter().all(|a| a.device_id.is_none()));
     }
 
     #[test]
