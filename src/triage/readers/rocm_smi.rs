@@ -172,26 +172,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         if let Some(rows) = concise {
-            if t.starts_with('=') || t.is_empty() {
-                if rows {
-                    concise = None;
-                }
-                continue;
-            }
-            let toks: Vec<&str> = t.split_whitespace().collect();
-            if let (Some(Ok(idx)), Some(d)) = (
-                toks.first().map(|x| x.parse::<u32>()),
-                toks.get(2)
-                    .filter(|x| x.starts_with("0x"))
-                    .and_then(|x| pci_id(x.trim_end_matches(','))),
-            ) {
-                concise = Some(true);
-                let src = Src {
-                    file: seen.file,
-                    line: l.no,
-                };
-                agent(seen, idx, l.no).device_id = Some(At { v: d, src });
-            }
+            concise = concise_row(seen, t, rows, l.no);
             continue;
         }
         // --showhw table.
@@ -244,6 +225,27 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
     }
     fired
+}
+
+/// One line inside rocm-smi 6.1+'s concise table (`rows`: whether a row was read): a row's DID
+/// (`0       1     0x73df,   61797  65.0°C …`) is its GPU's PCI device id. Returns whether the
+/// table goes on (and whether a row was read), `None` at its closing rule.
+fn concise_row(seen: &mut Seen, t: &str, rows: bool, line: u32) -> Option<bool> {
+    if t.starts_with('=') || t.is_empty() {
+        return (!rows).then_some(false);
+    }
+    let toks: Vec<&str> = t.split_whitespace().collect();
+    if let (Some(Ok(idx)), Some(d)) = (
+        toks.first().map(|x| x.parse::<u32>()),
+        toks.get(2)
+            .filter(|x| x.starts_with("0x"))
+            .and_then(|x| pci_id(x.trim_end_matches(','))),
+    ) {
+        let src = Src { file: seen.file, line };
+        agent(seen, idx, line).device_id = Some(At { v: d, src });
+        return Some(true);
+    }
+    Some(rows)
 }
 
 /// One line of `--json` output: GPU objects open with `"cardN": {`, their fields follow (read
