@@ -114,12 +114,35 @@ fn linux(t: &str) -> Option<&str> {
     })
 }
 
+/// A kernel log line of NVIDIA's driver: `nvidia 0000:01:00.0: …` at the start of the message
+/// (after the log's time stamp or `kernel:`), or `NVRM: …` (its own prefix). A line that only
+/// names the module (`nvidia: module license …`, `nouveau`) says nothing of a GPU.
+fn nvidia_driver_line(t: &str) -> Option<&str> {
+    let msg = match t.find("kernel: ") {
+        Some(p) => &t[p + 8..],
+        None => t.rsplit_once("] ").map_or(t, |(_, m)| m),
+    };
+    let msg = msg.trim_start();
+    (msg.starts_with("NVRM: ") || msg.starts_with("nvidia 0000:")).then_some(msg.trim_end())
+}
+
 /// Reads kernel log lines.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut dev: Option<Agent> = None;
     for l in lines {
         let t = l.text.as_ref();
+        // NVIDIA's kernel driver at a PCI address (`kernel: nvidia 0000:01:00.0: Enabling HDA
+        // controller`) or its `NVRM:` messages: an NVIDIA GPU is on the machine
+        if seen.nvidia.is_none()
+            && (t.has("NVRM: ") || t.has("nvidia 0000:"))
+            && let Some(v) = nvidia_driver_line(t)
+        {
+            fired = true;
+            let at = seen.at(v.to_string(), l.no);
+            seen.nvidia = Some(at);
+            continue;
+        }
         if !(t.has("amdgpu") || t.has("ttm") || t.has("Linux version")) {
             continue;
         }
@@ -333,6 +356,24 @@ mod tests {
             }
         }
         lines
+    }
+
+    #[test]
+    fn nvidias_driver_lines() {
+        for t in [
+            "2026-03-01T10:00:00+01:00 host kernel: nvidia 0000:01:00.0: enabling device (0000 -> 0003)\n",
+            "[    5.10] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.86.16\n",
+        ] {
+            let (fired, s) = run(read, t);
+            assert!(fired && s.nvidia.is_some(), "{t:?}");
+        }
+        for t in [
+            "[    5.00] nvidia: module license 'NVIDIA' taints kernel.\n",
+            "[    5.00] nouveau 0000:01:00.0: DRM: VRAM: 4096 MiB\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert!(s.nvidia.is_none(), "{t:?}");
+        }
     }
 
     #[test]

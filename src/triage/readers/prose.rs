@@ -213,7 +213,7 @@ fn sentence_rocm(t: &str) -> Option<&str> {
             && before[..before.len() - 1].bytes().all(|b| b.is_ascii_digit());
         let lead = before.is_empty()
             || numbered
-            || before.ends_with([',', '|', ';', '(', '+'])
+            || before.ends_with([',', '|', ';', '(', '+', ':'])
             || [
                 "with",
                 "on",
@@ -555,6 +555,10 @@ mod tests {
             ("12) ROCm 7.0", Some("7.0")),
             ("v2. ROCm 7.0", None),
             ("2) **RDNA3 + ROCm 6.4.1 + llama.cpp HIP** is the stack", Some("6.4.1")),
+            (
+                "RAM : 64GB. Driver Environment : ROCm 6.4.3 (RADV/Mesa).",
+                Some("6.4.3"),
+            ),
         ] {
             assert_eq!(sentence_rocm(t), want, "{t:?}");
         }
