@@ -367,7 +367,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         if !enumerated && let Some(g) = bare_gfx(t) {
             fired = true;
-            target_sighting(seen, &mut targets, g, src);
+            target_sighting(seen, &mut targets, g, None, src);
             continue;
         }
         // a machine has a few GPUs; past MAX_GPUS distinct names a log repeats runs (the facts
@@ -391,10 +391,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         };
         if found.is_empty()
             && !enumerated
-            && let Some(g) = item_target(t)
+            && let Some((g, name)) = item_target(t)
         {
             fired = true;
-            target_sighting(seen, &mut targets, g, src);
+            target_sighting(seen, &mut targets, g, name, src);
             continue;
         }
         for name in found {
@@ -597,24 +597,34 @@ fn device_line_size(t: &str, name: &str) -> Option<u64> {
     })
 }
 
-/// A GPU known by its target alone, once per distinct target.
-fn target_sighting(seen: &mut Seen, targets: &mut foldhash::HashSet<String>, g: String, src: Src) {
+/// A GPU known by its target (and a name beside it, if any), once per distinct target.
+fn target_sighting(
+    seen: &mut Seen,
+    targets: &mut foldhash::HashSet<String>,
+    g: String,
+    name: Option<String>,
+    src: Src,
+) {
     if targets.insert(g.clone()) {
         seen.agents.push(Agent {
             reader: "free_form",
             src,
             gfx: Some(At { v: g, src }),
+            name_src: name.is_some().then_some(src),
+            marketing: name,
             ..Agent::default()
         });
     }
 }
 
 /// A hardware list's item that names a GPU by its target after a few words of its name (`- AMD
-/// Ryzen iGPU gfx1036 (ROCm1) — not affected`, `* Radeon iGPU gfx1151`): the target, when the
-/// item writes one target the matrix knows, within its first six words, after a word of a GPU's
-/// name (`AMD`, `Radeon`, `Ryzen`, `Instinct`, `GPU`, `iGPU`, `dGPU`, `APU`) and no word of a
-/// build's (`target`, `build`, `support`, `compile`, `arch`) before it.
-fn item_target(t: &str) -> Option<String> {
+/// Ryzen iGPU gfx1036 (ROCm1) — not affected`, `- 2× Radeon RX 7900 XTX (gfx1100 / Navi 31)`):
+/// the target, and the product's name where the words before the target are one (from its
+/// family word). Only an item that is no `Key: value` (the key/value layer reads those), that
+/// writes one target the matrix knows, within its first six words, after a word of a GPU's name
+/// (`AMD`, `Radeon`, `Ryzen`, `Instinct`, `GPU`, `iGPU`, `dGPU`, `APU`) and no word of a build's
+/// (`target`, `build`, `support`, `compile`, `arch`) before it.
+fn item_target(t: &str) -> Option<(String, Option<String>)> {
     let rest = t.strip_prefix("- ").or_else(|| t.strip_prefix("* "))?;
     let rest = rest.trim_start_matches('*').trim_start();
     if rest.len() > 200 || gfx_tokens_count(rest) != 1 {
@@ -622,10 +632,12 @@ fn item_target(t: &str) -> Option<String> {
     }
     let words: Vec<&str> = rest.split_whitespace().take(6).collect();
     let at = words.iter().position(|w| gfx_in(w).is_some())?;
-    let low = words[..at].join(" ").to_ascii_lowercase();
-    if ["target", "build", "support", "compil", "arch"]
-        .iter()
-        .any(|w| low.contains(w))
+    let head = words[..at].join(" ");
+    let low = head.to_ascii_lowercase();
+    if head.contains(':')
+        || ["target", "build", "support", "compil", "arch"]
+            .iter()
+            .any(|w| low.contains(w))
     {
         return None;
     }
@@ -636,7 +648,18 @@ fn item_target(t: &str) -> Option<String> {
         )
     });
     let g = gfx_in(words[at])?;
-    (named && crate::matrix::Matrix::embedded().gpu(&g).is_some()).then_some(g)
+    if !(named && crate::matrix::Matrix::embedded().gpu(&g).is_some()) {
+        return None;
+    }
+    let name = super::from_family_word(
+        head.split(" (")
+            .next()
+            .unwrap_or(&head)
+            .trim_end_matches(['(', '*', '`', ' ']),
+    )
+    .filter(|n| gpu_name(n) && crate::matrix::Matrix::embedded().gpu_by_name(n).is_some())
+    .map(str::to_string);
+    Some((g, name))
 }
 
 fn gfx_tokens_count(t: &str) -> usize {
@@ -806,6 +829,19 @@ mod tests {
         ] {
             assert_eq!(super::item_target(t), None, "{t:?}");
         }
+        // a `Key: value` item is the key/value layer's; a name before the target is kept
+        assert_eq!(
+            super::item_target("- **GPU**: AMD Radeon 8060S (gfx1151 / Strix Halo, Ryzen AI MAX+ 395)"),
+            None
+        );
+        assert_eq!(
+            super::item_target("- 2× Radeon RX 7900 XTX (gfx1100 / Navi 31), large-BAR"),
+            Some(("gfx1100".to_string(), Some("Radeon RX 7900 XTX".to_string())))
+        );
+        assert_eq!(
+            super::item_target("- 2× AMD Instinct MI100 (`0x738c`, `gfx908`, 32 GiB each)"),
+            Some(("gfx908".to_string(), Some("Instinct MI100".to_string())))
+        );
     }
 
     #[test]

@@ -211,9 +211,17 @@ fn sentence_rocm(t: &str) -> Option<&str> {
             && before.ends_with(['.', ')'])
             && before.len() >= 2
             && before[..before.len() - 1].bytes().all(|b| b.is_ascii_digit());
+        // `X + ROCm 7.1` joins a stack's items, but after a version (`PyTorch: 2.11.0.dev + ROCm
+        // 7.1`) it is that build's ROCm, not the machine's
+        let after_version = before.strip_suffix('+').is_some_and(|b| {
+            b.trim_end()
+                .rsplit(' ')
+                .next()
+                .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.'))
+        });
         let lead = before.is_empty()
             || numbered
-            || before.ends_with([',', '|', ';', '(', '+', ':'])
+            || (before.ends_with([',', '|', ';', '(', '+', ':']) && !after_version)
             || [
                 "with",
                 "on",
@@ -559,6 +567,7 @@ mod tests {
                 "RAM : 64GB. Driver Environment : ROCm 6.4.3 (RADV/Mesa).",
                 Some("6.4.3"),
             ),
+            ("PyTorch: 2.10.0.dev + ROCm 6.4", None),
         ] {
             assert_eq!(sentence_rocm(t), want, "{t:?}");
         }
