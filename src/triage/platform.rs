@@ -156,6 +156,10 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("Darwin", Hint::Macos),
     ("Apple Silicon", Hint::Macos),
     ("macosx_", Hint::Macos),
+    // macOS's shared libraries and Homebrew's prefix on Apple Silicon (`libamd_comgr.dylib …
+    // /opt/homebrew/lib`); a path a program looks for (`/dev/kfd`) does not outrank them
+    (".dylib", Hint::Macos),
+    ("/opt/homebrew/", Hint::Macos),
     ("Linux x86_64", Hint::Linux),
     ("Linux-x86_64", Hint::Linux),
     ("-linux-gnu", Hint::Linux),
@@ -760,6 +764,17 @@ mod tests {
             Some(Platform::Wsl)
         );
         assert_eq!(platform("### Result (macOS, Apple Silicon)\n"), Some(Platform::Macos));
+        assert_eq!(
+            platform("libamd_comgr.dylib is installed in /opt/homebrew/lib\n"),
+            Some(Platform::Macos)
+        );
+        // a Linux path a program looked for beside macOS's names: no platform is said
+        assert_eq!(
+            platform(
+                "FileNotFoundError: No such file or directory: '/dev/kfd'\nlibamd_comgr.dylib is in /opt/homebrew/lib\n"
+            ),
+            None
+        );
         // a Windows release as a whole part of a line that lists a setup; not inside prose
         assert_eq!(
             platform("Setup: mini PC — Radeon 890M (gfx1150) — Windows 11 Pro, driver 32.0.1\n"),

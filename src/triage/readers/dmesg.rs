@@ -146,6 +146,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if !(t.has("amdgpu") || t.has("ttm") || t.has("Linux version")) {
             continue;
         }
+        // a line of amdgpu's own, with its prefix, also without the log's time stamps (a grep of
+        // dmesg, `amdgpu: MES failed to respond …`): a kernel log line
+        let msg = t.trim_start();
+        let msg = msg
+            .strip_prefix('[')
+            .and_then(|m| m.split_once("] "))
+            .map_or(msg, |(_, m)| m);
+        if msg.starts_with("amdgpu: ") || msg.starts_with("amdgpu 0000:") {
+            fired = true;
+        }
         if let Some(release) = linux(t) {
             fired = true;
             let at = seen.at(release.to_string(), l.no);
@@ -356,6 +366,19 @@ mod tests {
             }
         }
         lines
+    }
+
+    #[test]
+    fn amdgpus_lines_without_time_stamps() {
+        let (fired, _) = run(read, "amdgpu: GPU reset succeeded, trying to resume\n");
+        assert!(fired);
+        let (fired, _) = run(
+            read,
+            "[  12.5] amdgpu 0000:03:00.0: amdgpu: SMU is initialized successfully!\n",
+        );
+        assert!(fired);
+        let (fired, _) = run(read, "I think amdgpu: is the module\n");
+        assert!(!fired);
     }
 
     #[test]

@@ -176,8 +176,9 @@ pub(crate) fn kernel_release(v: &str) -> bool {
         && b.first().is_some_and(u8::is_ascii_digit)
         && v.split('.').count() >= 3
         && v.has("-")
-        && v.bytes()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b'+'))
+        // a localized flavour's name (`6.17.0-14-générique`) is letters too
+        && v.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'))
 }
 
 /// A kernel release a line writes: after the word `kernel` (`kernel 6.8.0-45-generic`, `Kernel:

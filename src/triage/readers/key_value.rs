@@ -60,6 +60,43 @@ fn norm_value(v: &str) -> &str {
     v.trim().trim_matches(['*', '`', '"', '\'']).trim()
 }
 
+/// The size written before the word `VRAM` in a GPU's value (`…, 16304 MiB VRAM`, `(32GB VRAM)`,
+/// `24 GB VRAM`), at least 256 MiB.
+fn vram_in_value(v: &str) -> Option<u64> {
+    let p = v.at("VRAM")?;
+    let before = v[..p].trim_end().trim_end_matches(['*', '`']).trim_end();
+    let mut words = before.rsplit([' ', '(', ',']).filter(|w| !w.is_empty());
+    let last = words.next()?;
+    let split = last
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(last.len());
+    let (num, unit) = if split == last.len() {
+        (last, "")
+    } else {
+        (&last[..split], &last[split..])
+    };
+    let (num, unit) = if num.is_empty() {
+        (words.next()?, last)
+    } else {
+        (num, unit)
+    };
+    if unit.is_empty() || !num.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    super::size(num, unit).filter(|&b| b >= 256 << 20)
+}
+
+/// An issue template's placeholder with the reporter's value typed inside it, the template's
+/// comment end left behind (`< AMD Radeon RX 9070 XT> -->`, `<6.17.0-14-generic>`): the value.
+fn placeholder_filled(v: &str) -> &str {
+    let t = v.trim();
+    let t = t.strip_suffix("-->").map_or(t, str::trim_end);
+    match t.strip_prefix('<').and_then(|x| x.strip_suffix('>')) {
+        Some(inner) if !inner.trim().is_empty() && !inner.contains(['<', '>']) => inner.trim(),
+        _ => v,
+    }
+}
+
 /// `- **Key:** value`, `* Key: value`, `Key:   value` → (key, value).
 fn colon_pair(t: &str) -> Option<(&str, &str)> {
     let t = t
@@ -780,6 +817,14 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 }
                 continue;
             }
+            // a GPU value that gives the card's memory (`AMD Radeon RX 9070 XT — gfx1201, 16304
+            // MiB VRAM`, `R9700 (32GB VRAM)`)
+            if fact == Fact::Gpu
+                && let Some(b) = vram_in_value(v)
+            {
+                let a = seen.at(b, l.no);
+                st.vram.get_or_insert(a);
+            }
             take(fact, norm_value(v), l.no, seen, &mut st);
         }
     }
@@ -1416,6 +1461,7 @@ fn linux_release(v: &str) -> Option<&str> {
 
 /// Records one pair's fact, if its value looks like one.
 fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
+    let v = placeholder_filled(v);
     let at = |s: &Seen, x: &str| s.at(x.to_string(), no);
     match fact {
         Fact::Rocm => {
@@ -2402,6 +2448,33 @@ mod tests {
 /sys/class/drm/card1/device/mem_info_vram_total:17163091968\n";
         let (_, s) = run(read, text);
         assert!(s.agents.iter().all(|a| a.vram.is_none()));
+    }
+
+    #[test]
+    fn the_vram_a_gpu_value_gives() {
+        for (v, want) in [
+            ("AMD Radeon RX 7600 — **gfx1102**, 8176 MiB VRAM", Some(8176u64 << 20)),
+            ("AMD Radeon AI PRO R9700 (32GB VRAM)", Some(32u64 << 30)),
+            ("Radeon RX 7900 XTX, 24 GB VRAM", Some(24u64 << 30)),
+            ("Radeon 8060S, VRAM set in the BIOS", None),
+            ("RX 7600, 100 VRAM", None),
+        ] {
+            assert_eq!(super::vram_in_value(v), want, "{v:?}");
+        }
+        let (_, s) = run(read, "| GPU | AMD Radeon RX 7600 — gfx1102, 8176 MiB VRAM |\n");
+        assert_eq!(s.agents[0].vram.as_ref().map(|v| v.v), Some(8176 << 20));
+    }
+
+    #[test]
+    fn a_templates_placeholder_with_a_value_typed_inside() {
+        // the shape of an issue template's `- GPU: <…> -->` lines (values ours)
+        let (_, s) = run(
+            read,
+            "- GPU: < AMD Radeon RX 7600> -->\n- Kernel version: <6.8.0-45-generic>\n",
+        );
+        assert_eq!(s.kernel.as_ref().map(|k| k.v.as_str()), Some("6.8.0-45-generic"));
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 7600"));
+        assert_eq!(super::placeholder_filled("<a> and <b>"), "<a> and <b>");
     }
 
     #[test]
