@@ -112,6 +112,8 @@ fn clean(v: &str) -> &str {
     let v = v.split('|').next().unwrap_or(v);
 
     let v = v.trim().trim_end_matches([',', ';', '.']).trim();
+    // a template's placeholder with the value typed inside (`< AMD Radeon RX 9070 XT> -->`)
+    let v = super::key_value::placeholder_filled(v);
     let v = v.trim_matches(['\'', '"', '`', '*']).trim();
     v.trim_end_matches(',').trim()
 }
@@ -786,6 +788,12 @@ mod tests {
         // (the program's line alone is a GPU sighting)
         let (_, s) = run(read, "  Name: AMD Instinct MI100 Accelerator\n");
         assert_eq!(s.agents.len(), 1);
+    }
+
+    #[test]
+    fn a_templates_placeholder_around_the_name() {
+        let (_, s) = run(read, "- GPU: < AMD Radeon RX 7600> -->\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 7600"));
     }
 
     #[test]

@@ -88,7 +88,7 @@ fn vram_in_value(v: &str) -> Option<u64> {
 
 /// An issue template's placeholder with the reporter's value typed inside it, the template's
 /// comment end left behind (`< AMD Radeon RX 9070 XT> -->`, `<6.17.0-14-generic>`): the value.
-fn placeholder_filled(v: &str) -> &str {
+pub(crate) fn placeholder_filled(v: &str) -> &str {
     let t = v.trim();
     let t = t.strip_suffix("-->").map_or(t, str::trim_end);
     match t.strip_prefix('<').and_then(|x| x.strip_suffix('>')) {

@@ -72,8 +72,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     seen.env.set(at);
                 }
             }
-        } else if (t.has("inference compute") && (t.has("library=rocm") || t.has("library=ROCm"))) || t.has("gpu_type=")
+        } else if ((t.has("inference compute") || t.has("compute=gfx"))
+            && (t.has("library=rocm") || t.has("library=ROCm")))
+            || t.has("gpu_type=")
         {
+            // (also a quoted fragment of that line: ``GPU detected: `library=ROCm compute=gfx1151` ``)
             // `msg="inference compute" id=0 library=rocm compute=gfx1102 name=1002:7480 total="8.0 GiB"`,
             // `msg="amdgpu is supported" gpu=0 gpu_type=gfx1102`, `msg="amdgpu is not supported …" gpu_type=gfx1031 gpu=0`.
             fired = true;
@@ -146,6 +149,10 @@ time=2025-01-02T10:00:01 level=INFO source=types.go:131 msg=\"inference compute\
         );
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1103");
         assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x15bf);
+        // a fragment of the inference-compute line quoted in a report (values ours)
+        let (fired, s) = run(read, "- GPU detected: `library=ROCm compute=gfx1102`\n");
+        assert!(fired);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1102");
         // a structured line a reporter wrapped before its message (values ours)
         let (fired, _) = run(
             read,
