@@ -24,6 +24,7 @@ pub trait Has {
     /// Where `needle` first occurs.
     fn at(&self, needle: &str) -> Option<usize>;
     /// Whether `needle` occurs.
+    #[inline]
     fn has(&self, needle: &str) -> bool {
         self.at(needle).is_some()
     }

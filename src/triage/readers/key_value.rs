@@ -948,8 +948,12 @@ fn sysfs_memory(lines: &[Line], seen: &mut Seen) -> bool {
     let mut found: [Option<(u64, u32)>; 2] = [None, None];
     for (i, l) in lines.iter().enumerate() {
         let t: &str = &l.text;
+        // one search per line for both files' common part
+        let Some(common) = t.at("mem_info_") else { continue };
         for (k, (name, _)) in FILES.iter().enumerate() {
-            let Some(p) = t.at(name) else { continue };
+            let Some(p) = t[common..].at(name).map(|p| p + common) else {
+                continue;
+            };
             let after = &t[p + name.len()..];
             let on_line = after
                 .split(|c: char| c.is_whitespace() || c == ':' || c == '(')
@@ -1033,8 +1037,11 @@ fn prose_gpu(lines: &[Line], seen: &mut Seen) -> bool {
         .find(|e| e.v.0 == "HSA_OVERRIDE_GFX_VERSION")
         .and_then(|e| crate::version::Gfx::from_override(&e.v.1).ok())
         .map(|g| g.as_str().to_string());
-    let Some((no, g)) = prose_target(lines, presented.as_deref()) else {
-        return paired_gpus(lines, seen, &mine);
+    let (no, g) = match prose_target(lines, presented.as_deref()) {
+        Ok(t) => t,
+        // two targets or more: a sentence may pair each with its GPU
+        Err(true) => return paired_gpus(lines, seen, &mine),
+        Err(false) => return false,
     };
     let matrix = crate::matrix::Matrix::embedded();
     match mine.first() {
@@ -1238,7 +1245,8 @@ fn matrix_name(name: &str) -> bool {
 
 /// The one target the paste's lines write as a word of their own, and its first line; the
 /// target an override presents (`presented`) counts only where it is the one target written.
-fn prose_target(lines: &[Line], presented: Option<&str>) -> Option<(u32, String)> {
+/// `Err(true)` where the paste writes two targets or more, `Err(false)` where it writes none.
+fn prose_target(lines: &[Line], presented: Option<&str>) -> Result<(u32, String), bool> {
     let matrix = crate::matrix::Matrix::embedded();
     let mut found: Option<(u32, String)> = None;
     let mut named_presented: Option<(u32, String)> = None;
@@ -1275,7 +1283,7 @@ fn prose_target(lines: &[Line], presented: Option<&str>) -> Option<(u32, String)
                 continue;
             }
             match &found {
-                Some((_, f)) if *f != g => return None,
+                Some((_, f)) if *f != g => return Err(true),
                 Some(_) => {}
                 None => found = Some((l.no, g)),
             }
@@ -1283,7 +1291,7 @@ fn prose_target(lines: &[Line], presented: Option<&str>) -> Option<(u32, String)
     }
     // the presented target alone: an override of the GPU's own target (`HSA_OVERRIDE_GFX_VERSION
     // =11.5.1` on a gfx1151, RC211's case) as often as a GPU not named
-    found.or(named_presented)
+    found.or(named_presented).ok_or(false)
 }
 
 /// Whether `t[start..end]` stands as a word of a sentence: nothing but blanks, brackets, quotes,
