@@ -1148,16 +1148,7 @@ fn paired_gpus(lines: &[Line], seen: &mut Seen, mine: &[usize]) -> bool {
         }
         let mut line_targets: Vec<String> = Vec::new();
         let mut every_paired = true;
-        for d in super::gfx_tokens(t) {
-            let start = d.as_ptr() as usize - t.as_ptr() as usize - 3;
-            let end = start + 3 + d.len();
-            if !own_word(t, start, end) {
-                continue;
-            }
-            let Some(g) = gfx_in(&t[start..end]) else { continue };
-            if matrix.gpu(&g).is_none() {
-                continue;
-            }
+        for (start, g) in own_targets(t) {
             every_paired &= paired_at(t, start);
             if !all.contains(&g) {
                 all.push(g.clone());
@@ -1247,7 +1238,6 @@ fn matrix_name(name: &str) -> bool {
 /// target an override presents (`presented`) counts only where it is the one target written.
 /// `Err(true)` where the paste writes two targets or more, `Err(false)` where it writes none.
 fn prose_target(lines: &[Line], presented: Option<&str>) -> Result<(u32, String), bool> {
-    let matrix = crate::matrix::Matrix::embedded();
     let mut found: Option<(u32, String)> = None;
     let mut named_presented: Option<(u32, String)> = None;
     for l in lines.iter().filter(|l| !l.command) {
@@ -1266,18 +1256,7 @@ fn prose_target(lines: &[Line], presented: Option<&str>) -> Result<(u32, String)
         {
             continue;
         }
-        for d in super::gfx_tokens(t) {
-            let (start, end) = (
-                d.as_ptr() as usize - t.as_ptr() as usize - 3,
-                d.as_ptr() as usize - t.as_ptr() as usize + d.len(),
-            );
-            if !own_word(t, start, end) {
-                continue;
-            }
-            let Some(g) = gfx_in(&t[start..end]) else { continue };
-            if matrix.gpu(&g).is_none() {
-                continue;
-            }
+        for (_, g) in own_targets(t) {
             if presented == Some(g.as_str()) {
                 named_presented.get_or_insert((l.no, g));
                 continue;
@@ -1292,6 +1271,21 @@ fn prose_target(lines: &[Line], presented: Option<&str>) -> Result<(u32, String)
     // the presented target alone: an override of the GPU's own target (`HSA_OVERRIDE_GFX_VERSION
     // =11.5.1` on a gfx1151, RC211's case) as often as a GPU not named
     found.or(named_presented).ok_or(false)
+}
+
+/// The targets the matrix knows that `t` writes as words of their own (see [`own_word`]), with
+/// where each starts: what the prose scans of [`prose_target`] and [`paired_gpus`] read.
+fn own_targets(t: &str) -> impl Iterator<Item = (usize, String)> + '_ {
+    let matrix = crate::matrix::Matrix::embedded();
+    super::gfx_tokens(t).filter_map(move |d| {
+        let start = d.as_ptr() as usize - t.as_ptr() as usize - 3;
+        let end = start + 3 + d.len();
+        if !own_word(t, start, end) {
+            return None;
+        }
+        let g = gfx_in(&t[start..end])?;
+        matrix.gpu(&g).is_some().then_some((start, g))
+    })
 }
 
 /// Whether `t[start..end]` stands as a word of a sentence: nothing but blanks, brackets, quotes,
