@@ -502,6 +502,10 @@ pub struct TorchFacts {
     /// `pyproject.toml`, not a pip command (lint only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uv_project: Option<UvProject>,
+    /// A CUDA build that the paste shows running through ZLUDA, which runs CUDA programs on AMD
+    /// GPUs (triage only): such a build is the user's choice, not a wrong wheel.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub zluda: bool,
     /// The HIP runtime the imported torch loaded (`libamdhip64` in `/proc/self/maps` after
     /// `import torch`), env only.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1424,6 +1424,18 @@ fn a_torch_version_without_its_build_tag_is_no_cpu_build() {
 }
 
 #[test]
+fn a_cuda_build_run_through_zluda_is_no_wrong_wheel() {
+    // a ZLUDA launcher's log (values ours, modelled on patientx-cfz/comfyui-rocm#107): the CUDA
+    // build is what ZLUDA runs on the AMD GPU
+    let log = "[INFO] pytorch version: 2.6.0+cu118\n[INFO] Device: cuda:0 AMD Radeon RX 6800 [ZLUDA] : native\n";
+    let t = read("zluda.log", log);
+    assert!(!codes(&t).contains(&"RC304"), "{:?}", codes(&t));
+    // the same build without ZLUDA is reported
+    let t = read("plain.log", &log.replace(" [ZLUDA]", ""));
+    assert!(codes(&t).contains(&"RC304"), "{:?}", codes(&t));
+}
+
+#[test]
 fn no_compatible_code_objects_is_missing_gpu_code() {
     // the HIP loader's wording (values ours): the target comes from the line
     let t = read(
@@ -1445,4 +1457,15 @@ Collecting rocm-sdk-core==7.13.0a20260501 (from rocm[devel,libraries])\n";
     let c = codes(&t);
     assert!(c.contains(&"RC106"), "a preview from pip: {c:?}");
     assert!(!c.contains(&"RC111"), "one ROCm, from pip: {c:?}");
+}
+
+#[test]
+fn amd_windows_release_wheels_dev0_are_no_pre_release() {
+    // a typed table of AMD's Windows release wheels (values ours; the `.dev0` naming is
+    // AMD's, Comfy-Org/desktop#1564): a production release, not a nightly
+    let t = read("env.md", "| **ROCm SDK** | 7.2.0.dev0 (pip wheels) |\n");
+    assert!(!codes(&t).contains(&"RC106"), "{:?}", codes(&t));
+    // a dated nightly of the same release is one
+    let t = read("env.md", "| **ROCm SDK** | 7.2.0.dev20260110 (pip wheels) |\n");
+    assert!(codes(&t).contains(&"RC106"), "{:?}", codes(&t));
 }

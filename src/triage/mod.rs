@@ -81,6 +81,8 @@ pub struct Seen {
     pub torch_cuda: Option<At<String>>,
     /// The torch version came from a package list (pip), not from Python.
     pub torch_from_pip: bool,
+    /// The paste names ZLUDA (a CUDA build of torch then runs on the AMD GPU through it).
+    pub zluda: bool,
     /// Installed ROCm user space version.
     pub rocm: Option<At<String>>,
     /// Kernel release.
@@ -499,6 +501,11 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
         router.scan(&lines, &mut seen);
         platform::scan(&lines, &mut seen);
         pci::scan(&lines, &mut seen);
+        // only where torch is a CUDA build: a pass over the lines for a rare word
+        let cuda_torch = seen.torch_cuda.is_some() || seen.torch.as_ref().is_some_and(|t| t.v.contains("+cu"));
+        if cuda_torch && !seen.zluda {
+            seen.zluda = lines.iter().any(|l| names_zluda(&l.text));
+        }
     }
     pci::fallback(&mut seen, matrix);
     seen.env.finish();
@@ -1272,11 +1279,19 @@ fn pip_and_torch_facts(seen: &Seen, f: &mut Facts, names: &[String], matrix: &Ma
                 hip: seen.torch_hip.as_ref().map(|t| t.v.clone()),
                 cuda: seen.torch_cuda.as_ref().map(|t| t.v.clone()),
                 gpu_available: seen.torch_gpu_available.as_ref().map(|a| a.v),
+                zluda: seen.zluda,
                 ..TorchFacts::default()
             },
             o(src),
         ));
     }
+}
+
+/// `ZLUDA` in any case (`Using ZLUDA with device: …`, `F:\\Zluda\\Rocm\\6.4\\`): ZLUDA runs CUDA
+/// programs, a CUDA build of torch among them, on AMD GPUs (vosen/ZLUDA README).
+fn names_zluda(t: &str) -> bool {
+    let b = t.as_bytes();
+    memchr::memchr2_iter(b'z', b'Z', b).any(|p| b.get(p + 1..p + 5).is_some_and(|w| w.eq_ignore_ascii_case(b"luda")))
 }
 
 /// Run-time events and environment variables; a build-target list holding rocm-smi's display

@@ -99,6 +99,39 @@ pub fn fallback(seen: &mut Seen, matrix: &crate::matrix::Matrix) {
         seen.agents[*i].device_id = Some(p.clone());
         return;
     }
+    // several GPUs named (a system-info list beside the kernel log's id): an id goes to the one
+    // GPU whose product name gives the id's target (CachyOS/linux-cachyos#1007: fastfetch's RX
+    // 9070 XT and a generic `Radeon Graphics`, dmesg's `IP DISCOVERY 0x1002:0x7550`)
+    if named.len() > 1 {
+        let target = |n: &str| {
+            let n = match matrix.gpu_by_name(n) {
+                Some(_) => n,
+                None => crate::triage::readers::key_value::product_in(n).unwrap_or(n),
+            };
+            matrix.gpu_by_name(n).map(|(g, _)| g.gfx.clone())
+        };
+        let mut placed = false;
+        for p in &known {
+            let Some(g) = matrix.gpu_by_pci(p.v).map(|(g, _)| g.gfx.clone()) else {
+                continue;
+            };
+            let same: Vec<usize> = named
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    seen.agents[i].device_id.is_none()
+                        && seen.agents[i].marketing.as_deref().and_then(target).as_ref() == Some(&g)
+                })
+                .collect();
+            if let [i] = same.as_slice() {
+                seen.agents[*i].device_id = Some(p.clone());
+                placed = true;
+            }
+        }
+        if placed {
+            return;
+        }
+    }
     for p in known {
         seen.agents.push(super::Agent {
             reader: "pci-id",
@@ -174,5 +207,27 @@ mod tests {
         // the same id twice is one GPU
         let s = run("[1002:744c]\n[1002:744c]\n");
         assert_eq!(s.agents.len(), 1);
+    }
+
+    #[test]
+    fn an_id_goes_to_the_named_gpu_of_its_target() {
+        let m = crate::matrix::Matrix::embedded();
+        let named = |n: &str| super::super::Agent {
+            reader: "key_value",
+            marketing: Some(n.to_string()),
+            ..super::super::Agent::default()
+        };
+        let lines = super::super::paste::lines(
+            "amdgpu: initializing kernel modesetting (NAVI31 0x1002:0x744C 0x1002:0x0E3B 0xC8)\n",
+        );
+        let mut seen = Seen {
+            agents: vec![named("AMD Radeon Graphics"), named("AMD Radeon RX 7900 XTX")],
+            ..Seen::default()
+        };
+        scan(&lines, &mut seen);
+        fallback(&mut seen, m);
+        assert_eq!(seen.agents.len(), 2);
+        assert!(seen.agents[0].device_id.is_none());
+        assert_eq!(seen.agents[1].device_id.as_ref().map(|d| d.v), Some(0x744c));
     }
 }

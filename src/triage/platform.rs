@@ -476,7 +476,9 @@ pub fn item_os(t: &str) -> Option<&str> {
     if rest.len() > 200 || !rest.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
+    // `Ubuntu 25.04 + kernel 6.19.2`: a ` + ` joins the parts of one's stack too
     rest.split([',', '`', ';', '(', ')', '|'])
+        .flat_map(|p| p.split(" + "))
         .map(|p| p.trim().trim_matches(['*', '_']).trim())
         .find(|p| os_name(p) && p.bytes().any(|b| b.is_ascii_digit()) && !p.contains("kernel"))
 }
@@ -709,6 +711,7 @@ mod tests {
             ("- Ryzen 7 8845HS, Radeon 780M, Fedora 43", Some("Fedora 43")),
             ("1. `Ubuntu 24.04` on `a mini PC`", Some("Ubuntu 24.04")),
             ("- Debian 13, kernel 6.12.48+deb13-amd64", Some("Debian 13")),
+            ("* Fedora 42 + kernel 6.17.1", Some("Fedora 42")),
             // no release, not an item, prose
             ("- Arch Linux, latest", None),
             ("Ubuntu 24.04 is what I run", None),

@@ -70,6 +70,9 @@ impl<'m> Router<'m> {
     pub fn scan(&self, lines: &[Line], seen: &mut Seen) {
         let Some(ac) = &self.ac else { return };
         let mut hit = vec![false; self.patterns];
+        // the last judged line and its needles, where a signature had some of them but not all
+        // (a wording wrapped onto an indented next line)
+        let mut part: Option<(usize, Vec<bool>)> = None;
         let mut cur: Option<usize> = None;
         super::paste::matches_by_line(lines, ac, |i, p| {
             if lines[i].command {
@@ -77,15 +80,46 @@ impl<'m> Router<'m> {
             }
             if cur != Some(i) {
                 if let Some(c) = cur {
-                    self.judge(&lines[c], &mut hit, seen);
+                    self.step(lines, c, &mut hit, &mut part, seen);
                 }
                 cur = Some(i);
             }
             hit[p] = true;
         });
         if let Some(c) = cur {
-            self.judge(&lines[c], &mut hit, seen);
+            self.step(lines, c, &mut hit, &mut part, seen);
         }
+    }
+
+    /// Judges line `c`; first, where the line before held part of a signature's needles and `c`
+    /// is indented, the two lines as one (``rocBLAS error: Cannot read …/TensileLibrary.dat:`` then
+    /// ``   No such file or directory for GPU arch : gfx1103``, tjdnjsrmsdidgkrdlfma/Scanlation
+    /// tools/recognize-decode-bound.md, licat2023/faster-whisper-GUI docs/runtime/ROCM_BUILD.md).
+    fn step(&self, lines: &[Line], c: usize, hit: &mut [bool], part: &mut Option<(usize, Vec<bool>)>, seen: &mut Seen) {
+        if let Some((pc, ph)) = part.take()
+            && pc + 1 == c
+            && lines[c].text.starts_with([' ', '\t'])
+        {
+            let both: Vec<bool> = ph.iter().zip(hit.iter()).map(|(a, b)| *a || *b).collect();
+            let whole = |h: &[bool], i: usize| self.needles[i].iter().all(|&n| h[n]);
+            if (0..self.sigs.len()).any(|i| whole(&both, i) && !whole(&ph, i) && !whole(hit, i)) {
+                let joined = Line {
+                    no: lines[pc].no,
+                    text: format!("{} {}", lines[pc].text.trim_end(), lines[c].text.trim_start()).into(),
+                    command: false,
+                };
+                let mut h = both;
+                self.judge(&joined, &mut h, seen);
+            }
+        }
+        let partial = (0..self.sigs.len()).any(|i| {
+            let n = self.needles[i].iter().filter(|&&n| hit[n]).count();
+            n > 0 && n < self.needles[i].len()
+        });
+        if partial && lines[c].text.len() <= 400 {
+            *part = Some((c, hit.to_vec()));
+        }
+        self.judge(&lines[c], hit, seen);
     }
 
     /// Records the events of the signatures whose needles `hit` holds on line `l`, then clears
@@ -215,6 +249,35 @@ mod tests {
         // the regex must match too
         assert!(scan(&sigs, "HIP error: launch failure, retrying\n").events.is_empty());
         assert_eq!(scan(&sigs, "HIP error: unspecified launch failure\n").events.len(), 1);
+    }
+
+    #[test]
+    fn a_wording_wrapped_onto_an_indented_line() {
+        let mut t = sig(
+            "t",
+            &["TensileLibrary", "GPU arch"],
+            None,
+            EventKind::TensileLibraryMissing,
+        );
+        t.gfx_after = Some("GPU arch".into());
+        let sigs = [t];
+        // values ours: the message broken after the file name, the rest indented
+        let s = scan(
+            &sigs,
+            "rocBLAS error: Cannot read /x/TensileLibrary.dat:\n      No such file or directory for GPU arch : gfx1031\n",
+        );
+        assert_eq!(s.events.len(), 1);
+        assert_eq!(
+            (s.events[0].src.line, s.events[0].v.gfx.as_deref()),
+            (1, Some("gfx1031"))
+        );
+        // a next line not indented, or a line further on, is another message
+        for text in [
+            "Cannot read /x/TensileLibrary.dat:\nNo such file or directory for GPU arch : gfx1031\n",
+            "Cannot read /x/TensileLibrary.dat:\n  retrying\n  for GPU arch : gfx1031\n",
+        ] {
+            assert!(scan(&sigs, text).events.is_empty(), "{text:?}");
+        }
     }
 
     #[test]

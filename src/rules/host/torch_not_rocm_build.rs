@@ -13,7 +13,8 @@ declare_rule! {
     /// that nobody mistakes the setup for a ROCm one. In a paste that shows no version, torch's
     /// own words for a build without a GPU backend (`Torch not compiled with CUDA enabled`, the
     /// `torch-cpu-build` signatures) say it is a CPU-only build; not on macOS, where the Metal
-    /// build says the same.
+    /// build says the same. A CUDA build in a paste that names ZLUDA, which runs CUDA programs
+    /// on AMD GPUs, is not reported.
     ///
     /// ## Why it matters
     /// Only ROCm builds of torch drive AMD GPUs. `pip install torch` from PyPI gives a CUDA build
@@ -58,6 +59,10 @@ impl Rule for TorchNotRocmBuild {
         let Some(t) = &f.torch else { return };
         let kind = torch_kind(&t.value);
         if kind == "rocm" {
+            return;
+        }
+        // a CUDA build run through ZLUDA drives the AMD GPU as the user meant it to
+        if kind == "cuda" && t.value.zluda {
             return;
         }
         // a version without a local tag and no HIP or CUDA version beside it (`PyTorch: 2.10.0`

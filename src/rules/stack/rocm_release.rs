@@ -201,7 +201,9 @@ declare_rule! {
     /// pre-release build of any release: a nightly or release candidate as TheRock's pip wheels
     /// version it (`rocm==10.1.0a20260812`, `7.0.0rc20250731`, `7.10.0.dev0`). In a Dockerfile
     /// this is a warning; on a running machine, information. Production releases of either
-    /// stream (legacy ≤ 7.2.x, Core SDK) never fire it; their nightlies do.
+    /// stream (legacy ≤ 7.2.x, Core SDK) never fire it; their nightlies do. A bare `.dev0` on
+    /// a release the matrix lists as production (`7.2.0.dev0`) is how AMD's Windows release
+    /// wheels are versioned, and does not fire it.
     ///
     /// ## Why it matters
     /// Preview versions are not production releases: there is no upgrade path from them, their
@@ -241,11 +243,14 @@ impl Rule for RocmPreviewStream {
             let Ok(v) = RocmVersion::parse(&r.value.version) else {
                 continue;
             };
-            if cx
-                .matrix
-                .rocm_release(&v.version)
-                .is_some_and(|rel| rel.stream == Stream::Preview)
-            {
+            let rel = cx.matrix.rocm_release(&v.version);
+            if rel.is_some_and(|rel| rel.stream == Stream::Preview) {
+                continue;
+            }
+            // AMD's Windows release wheels of a production release carry a bare `.dev0`
+            // (`rocm_sdk_core-7.2.0.dev0` under repo.radeon.com/rocm/windows/rocm-rel-7.2/, the
+            // pins of Comfy-Org/desktop#1564): no nightly's date, so no pre-release
+            if r.value.version.ends_with(".dev0") && rel.is_some() {
                 continue;
             }
             out.push(

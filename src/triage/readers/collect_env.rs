@@ -47,6 +47,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut report = false;
     let mut keys = 0u32; // a bit per key of REPORT_KEYS seen
     for l in lines {
+        // a line typed at a prompt is code (`>>> print(f"PyTorch version: {torch.__version__}")`),
+        // not the report's output
+        if l.command {
+            continue;
+        }
         let t = trim(&l.text);
         if t.starts_with("Traceback (most recent call last)") {
             if traceback.is_none() {
@@ -252,6 +257,19 @@ HIP runtime version: 6.0.32830
             "* **PyTorch version:** `2.12.0.dev20260401+rocm7.2-cp312-cp312-manylinux_2_28_x86_64.whl`\n",
         );
         assert_eq!(s.torch.as_ref().unwrap().v, "2.12.0.dev20260401+rocm7.2");
+    }
+
+    #[test]
+    fn a_prompt_line_is_code_not_the_report() {
+        // a REPL session printing its own labels (values ours)
+        let (_, s) = run(
+            read,
+            ">>> print(f\"PyTorch version: {torch.__version__}\")\nPyTorch version: 2.8.0+rocm6.3\n",
+        );
+        assert_eq!(
+            s.torch.as_ref().map(|t| (t.v.as_str(), t.src.line)),
+            Some(("2.8.0+rocm6.3", 2))
+        );
     }
 
     #[test]

@@ -97,6 +97,25 @@ pub(crate) fn placeholder_filled(v: &str) -> &str {
     }
 }
 
+/// A value that shows a command and its output (``- Kernel: `uname -r` → `7.1.3` ``, a typed
+/// host list, noamsto/nix-amd-ai docs/therock-eval-results.md): the output, when what stands
+/// before the arrow is one inline-code span.
+fn command_output(v: &str) -> &str {
+    let Some(p) = v.find('→') else { return v };
+    let cmd = v[..p].trim();
+    let out = v[p + '→'.len_utf8()..].trim();
+    if cmd.len() >= 2
+        && cmd.starts_with('`')
+        && cmd.ends_with('`')
+        && cmd[1..cmd.len() - 1].find('`').is_none()
+        && !out.is_empty()
+    {
+        out
+    } else {
+        v
+    }
+}
+
 /// `- **Key:** value`, `* Key: value`, `Key:   value` → (key, value).
 fn colon_pair(t: &str) -> Option<(&str, &str)> {
     let t = t
@@ -107,7 +126,12 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
         .trim_start();
     let t = strip_log_level(t);
     let p = t.find(':')?;
-    let (k, mut v) = (&t[..p], &t[p + 1..]);
+    // a full-width colon (`**HIP SDK**：…`, CJK text) before the first ASCII one ends the key
+    let (p, w) = match t[..p].find('：') {
+        Some(f) => (f, '：'.len_utf8()),
+        None => (p, 1),
+    };
+    let (k, mut v) = (&t[..p], &t[p + w..]);
     // `**Key:** value`: the closing emphasis after the colon
     v = v.trim_start_matches(['*', '_']);
     let kk = k.trim().trim_matches(['*', '_']);
@@ -119,6 +143,17 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
         return None;
     }
     Some((k, v))
+}
+
+/// `Key: value | Key2: value | …` on one line (an app's start-up banner: `OS: Ubuntu 25.10 | GPU:
+/// AMD Radeon 890M (38GB)`, numz/ComfyUI-SeedVR2_VideoUpscaler#488): each field's pair, where
+/// two fields or more are pairs. A Markdown table row (`| … |`) is not this shape.
+fn bar_fields(t: &str) -> Option<Vec<(&str, &str)>> {
+    if t.starts_with('|') || !t.has(" | ") {
+        return None;
+    }
+    let out: Vec<(&str, &str)> = t.split(" | ").filter_map(|f| colon_pair(f.trim())).collect();
+    (out.len() >= 2).then_some(out)
 }
 
 /// Two keys under one label and their values in order (`torch/HIP: 2.13.0+rocm10.0.0 7.15.26333`,
@@ -149,13 +184,30 @@ fn name_version_item(t: &str) -> Option<(&str, &str)> {
         .trim();
     // two words: one blank between them (byte searches: this runs on most lines)
     let b = rest.as_bytes();
-    let sp = memchr::memchr(b' ', b)?;
+    let Some(sp) = memchr::memchr(b' ', b) else {
+        return glued_item(rest);
+    };
     if memchr::memchr(b' ', &b[sp + 1..]).is_some() || memchr::memchr(b'\t', b).is_some() {
         return None;
     }
     let (name, version) = (&rest[..sp], &rest[sp + 1..]);
     (!name.is_empty() && version.starts_with(|c: char| c.is_ascii_digit()) && version.contains('.'))
         .then_some((name, version))
+}
+
+/// A line that is one token, a name of letters and its version glued on or after a hyphen
+/// (`rocm7.2.1`, `torch-2.9.1`: a typed list of one's versions, OpenBMB/VoxCPM#203).
+fn glued_item(t: &str) -> Option<(&str, &str)> {
+    let d = t.bytes().position(|c| c.is_ascii_digit())?;
+    let name = t[..d].strip_suffix('-').unwrap_or(&t[..d]);
+    let version = &t[d..];
+    (name.len() >= 2
+        && name.bytes().all(|c| c.is_ascii_alphabetic())
+        && version.contains('.')
+        && version
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'+' | b'-')))
+    .then_some((name, version))
 }
 
 /// A list item that is one `name=value` (`- ROCm=7.1.1`, `* onnxruntime-rocm=1.23.2`), as in a
@@ -519,6 +571,30 @@ fn section_product(h: &str) -> Option<&'static str> {
         })
 }
 
+/// A line that is only a known key (`Torch`, `**ROCm**`), no colon, no value: a label whose
+/// value is the next line.
+fn bare_label<'a>(t: &'a str, syn: &HashMap<String, String>) -> Option<&'a str> {
+    let q = t.trim_matches(['*', '_', ' ']);
+    if q.is_empty() || q.len() > 30 || q.contains([':', '=', '`', '|', '(', '[', '/', '\\', '<', '"']) {
+        return None;
+    }
+    let mut k = String::new();
+    norm_key_into(q, &mut k);
+    syn.contains_key(k.as_str()).then_some(q)
+}
+
+/// The key of a line that opens a JSON object (`"torch": {`).
+fn json_open(t: &str) -> Option<&str> {
+    let inner = t
+        .strip_prefix('"')?
+        .strip_suffix('{')?
+        .trim_end()
+        .strip_suffix(':')?
+        .trim_end();
+    let k = inner.strip_suffix('"')?;
+    (!k.is_empty() && k.len() <= 40 && !k.contains('"')).then_some(k)
+}
+
 /// A key with nothing after its colon, alone on its line (`**Operating system and version:**`,
 /// `- GPU:`, `__OS__:`): the question of a form whose answer is the next line.
 fn question(t: &str) -> Option<&str> {
@@ -637,6 +713,29 @@ struct State {
     fired: bool,
 }
 
+impl State {
+    /// The state before this reader's pairs, from what other readers saw in this input.
+    fn new(seen: &Seen) -> State {
+        let lone = {
+            let mut mine = seen.agents.iter().enumerate().filter(|(_, a)| a.src.file == seen.file);
+            match (mine.next(), mine.next()) {
+                (Some((i, a)), None) if a.gfx.is_none() && a.device_id.is_none() => Some(i),
+                _ => None,
+            }
+        };
+        State {
+            had_gpu: seen.agents.iter().any(|a| a.src.file == seen.file),
+            lone,
+            added: None,
+            hip_version: None,
+            vram: None,
+            gtt: None,
+            second_name: false,
+            fired: false,
+        }
+    }
+}
+
 /// Sizes of the GPU's memory under their keys (`sysfs VRAM total: 0.50 GiB`, `VRAM: 8176 MiB`).
 /// Code, not `keys.yaml`: a fact name new to that file would make a data bundle unreadable to
 /// every binary before it (matrix check M006).
@@ -648,6 +747,10 @@ fn mem_key(key: &str) -> Option<bool> {
         | "vram size"
         | "sysfs vram total"
         | "dedicated vram"
+        // glxinfo's renderer info (`Video memory: 16384MB`, GLX_MESA_query_renderer) and its
+        // NVX block (`Dedicated video memory: 16384 MB`)
+        | "video memory"
+        | "dedicated video memory"
         | "mem_info_vram_total" => Some(true),
         "gtt" | "gtt total" | "gtt size" | "sysfs gtt total" | "mem_info_gtt_total" => Some(false),
         _ => None,
@@ -677,28 +780,15 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     } else {
         std::mem::take(&mut seen.key_synonyms)
     };
-    let lone = {
-        let mut mine = seen.agents.iter().enumerate().filter(|(_, a)| a.src.file == seen.file);
-        match (mine.next(), mine.next()) {
-            (Some((i, a)), None) if a.gfx.is_none() && a.device_id.is_none() => Some(i),
-            _ => None,
-        }
-    };
-    let mut st = State {
-        had_gpu: seen.agents.iter().any(|a| a.src.file == seen.file),
-        lone,
-        added: None,
-        hip_version: None,
-        vram: None,
-        gtt: None,
-        second_name: false,
-        fired: false,
-    };
+    let mut st = State::new(seen);
     // a heading's text waiting for its answer on the next non-blank line (issue templates)
     let mut pending: Option<String> = None;
     // the product the last Markdown heading names (`### 4. **PyTorch with ROCm**`): a bare
     // `Version` key under it is that product's
     let mut section: Option<&'static str> = None;
+    let mut blocks = Blocks::default();
+    // the pending key is a bare label (no colon): its answer must be a short value
+    let mut bare = false;
     let mut key = String::new();
     for l in lines {
         if l.command {
@@ -722,6 +812,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if t.is_empty() || (t.len() > 400 && segments.len() < 2) {
             continue;
         }
+        if blocks.line(t, l.no, &syn, seen, &mut st) {
+            continue;
+        }
         // a heading, unless it holds a short `Key: value` (`# GPUs: 2x …`, a script's comment
         // header), which is a pair
         if let Some(h) = heading(t) {
@@ -742,11 +835,21 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         };
         // a form's question on a line of its own, its answer on the next non-blank line
         // (`**Operating system and version:**`, `GPU:`): a heading
-        if let Some(q) = question(t) {
+        // or an app's info panel copied as text, each label on a line of its own and its value
+        // on the next (`Torch` then `2.11.0+rocm7.13.0`, unslothai/unsloth#7072): a label that
+        // is a known key, answered by a short value
+        if let Some((q, b)) = question(t)
+            .map(|q| (q, false))
+            .or_else(|| bare_label(t, &syn).map(|q| (q, true)))
+        {
             pending = Some(q.to_string());
+            bare = b;
             continue;
         }
-        let answer = pending.take();
+        let answer = pending
+            .take()
+            .filter(|_| !bare || (t.len() <= 60 && t.split_whitespace().count() <= 6));
+        bare = false;
         let all: Vec<(&str, &str)> = if segments.len() < 2 {
             pairs(t, answer.as_deref())
         } else {
@@ -758,6 +861,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         };
         for (k, v) in all {
             norm_key_into(k, &mut key);
+            if let Some(p) = blocks.parents.last() {
+                let whole = format!("{p} {key}");
+                if syn.contains_key(whole.as_str()) {
+                    key = whole;
+                }
+            }
             if matches!(key.as_str(), "version" | "versión" | "versão" | "versione")
                 && let Some(p) = section
             {
@@ -825,11 +934,151 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 let a = seen.at(b, l.no);
                 st.vram.get_or_insert(a);
             }
-            take(fact, norm_value(v), l.no, seen, &mut st);
+            take(fact, norm_value(command_output(v)), l.no, seen, &mut st);
         }
     }
+    take_rows(&blocks.table_rows, seen, &mut st);
     seen.key_synonyms = syn;
     finish(lines, seen, st)
+}
+
+/// What [`read`] follows over several lines: the multi-line JSON objects a line is inside, and
+/// a Markdown table of GPUs.
+#[derive(Default)]
+struct Blocks<'a> {
+    /// The keys of the JSON objects the line is inside (`"torch": {`), innermost last.
+    parents: Vec<String>,
+    /// A GPU table's gfx column and GPU-keyed columns.
+    gpu_table: Option<(usize, Vec<usize>)>,
+    /// The row before a separator row: a table's head to be.
+    last_row: Option<&'a str>,
+    /// The GPU table's rows read, each one GPU.
+    table_rows: Vec<(String, u32)>,
+}
+
+impl<'a> Blocks<'a> {
+    /// Follows line `t`; true when the line is only structure (a JSON object's opening).
+    fn line(&mut self, t: &'a str, no: u32, syn: &HashMap<String, String>, seen: &mut Seen, st: &mut State) -> bool {
+        if t.starts_with('|') {
+            if let Some(cols) = &self.gpu_table
+                && let Some(row) = gpu_row(t, cols)
+            {
+                self.table_rows.push((row, no));
+            }
+            if is_separator_row(t) {
+                self.gpu_table = self.last_row.take().and_then(|h| gpu_columns(h, syn));
+            } else {
+                self.last_row = Some(t);
+            }
+        } else {
+            self.last_row = None;
+            if self.gpu_table.take().is_some() {
+                take_rows(&std::mem::take(&mut self.table_rows), seen, st);
+            }
+        }
+        // a multi-line JSON object under a key (`"torch": {` … `}`): its pairs are that key's
+        // (`"version"` under `"torch"` is torch's version)
+        if let Some(k) = json_open(t) {
+            if self.parents.len() < 32 {
+                let mut n = String::new();
+                norm_key_into(k, &mut n);
+                self.parents.push(n);
+            }
+            return true;
+        }
+        if t.starts_with('}') {
+            self.parents.pop();
+        }
+        false
+    }
+}
+
+/// `|---|:--:|`: a Markdown table's separator row.
+fn is_separator_row(t: &str) -> bool {
+    t.has("-") && t.bytes().all(|b| matches!(b, b'|' | b'-' | b':' | b' ' | b'\t'))
+}
+
+/// The cells of a Markdown table row, without their emphasis and code marks.
+fn cells(t: &str) -> impl Iterator<Item = &str> {
+    let t = t.strip_prefix('|').unwrap_or(t);
+    let t = t.strip_suffix('|').unwrap_or(t);
+    t.split('|').map(|c| c.trim().trim_matches(['*', '_', '`']).trim())
+}
+
+/// A table head with a gfx column (`| torch device | card | arch | VRAM |`): that column, and
+/// the columns whose key names a GPU (`device`, `card`, keys of `keys.yaml`), at most four.
+fn gpu_columns(head: &str, syn: &HashMap<String, String>) -> Option<(usize, Vec<usize>)> {
+    let mut gfx = None;
+    let mut names = Vec::new();
+    let mut key = String::new();
+    for (i, c) in cells(head).enumerate().take(16) {
+        norm_key_into(c, &mut key);
+        match syn.get(key.as_str()).map(String::as_str) {
+            Some("gfx") if gfx.is_none() => gfx = Some(i),
+            Some("gpu") if names.len() < 4 => names.push(i),
+            _ => {}
+        }
+    }
+    Some((gfx?, names))
+}
+
+/// A cell that is a device's index (`cuda:0`, `0`, `GPU 1`, `hip:1`): the row is one of the
+/// machine's own devices, not a product list's or a benchmark's row.
+fn device_index(c: &str) -> bool {
+    let d = c
+        .trim_start_matches(|ch: char| ch.is_ascii_alphabetic())
+        .trim_start_matches([':', ' ', '#']);
+    let word = &c[..c.len() - c.trim_start_matches(|ch: char| ch.is_ascii_alphabetic()).len()];
+    (1..=2).contains(&d.len())
+        && d.bytes().all(|b| b.is_ascii_digit())
+        && ["", "cuda", "hip", "rocm", "gpu", "card", "device", "dev"]
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(word))
+}
+
+/// A GPU table's row as one GPU's value (`MI50 (gfx906)`), where its gfx cell holds a target and
+/// a cell is the device's index (a table of products or of benchmark runs names GPUs that need
+/// not be the machine's, ollama/ollama's Strix Halo support table). The name is the first
+/// GPU-keyed cell that is not an index.
+fn gpu_row(t: &str, (gfx, names): &(usize, Vec<usize>)) -> Option<String> {
+    let cs: Vec<&str> = cells(t).take(16).collect();
+    if !cs.iter().enumerate().any(|(i, c)| i != *gfx && device_index(c)) {
+        return None;
+    }
+    let g = super::gfx_in(cs.get(*gfx)?)?;
+    let name = names
+        .iter()
+        .filter_map(|&n| cs.get(n))
+        .find(|c| !c.is_empty() && !device_index(c) && super::gfx_in(c).is_none());
+    match name {
+        Some(n) => Some(format!("{n} ({g})")),
+        None => Some(g),
+    }
+}
+
+/// The GPUs of a table, one per row (as [`take_gpu`] takes a value naming several).
+fn take_rows(rows: &[(String, u32)], seen: &mut Seen, st: &mut State) {
+    match rows {
+        [] => {}
+        [(v, no)] => take_gpu(Fact::Gpu, v, *no, seen, st),
+        _ => {
+            let others = seen
+                .agents
+                .iter()
+                .filter(|a| a.src.file == seen.file && a.reader != "key_value")
+                .count();
+            if st.had_gpu && rows.len() <= others {
+                return;
+            }
+            let had = std::mem::replace(&mut st.had_gpu, false);
+            for (v, no) in rows {
+                st.added = None;
+                take_gpu_one(Fact::Gpu, v, *no, seen, st);
+            }
+            st.had_gpu = had;
+            st.second_name = true;
+        }
+    }
 }
 
 /// What [`read`] does once every pair is taken: facts that need the whole input (torch's HIP,
@@ -1368,6 +1617,8 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         && let Some(two) = slash_pairs(t)
     {
         pairs.extend(two);
+    } else if let Some(fields) = bar_fields(t) {
+        pairs.extend(fields);
     } else if t.has(":")
         && let Some(p) = colon_pair(t)
     {
@@ -1881,6 +2132,104 @@ mod tests {
         // prose, or a name that is no key, is not a fact
         let (_, s) = run(read, "- ROCm 7.2.0 broke my setup\n- Mesa 25.1.0\n");
         assert!(s.rocm.is_none());
+        // a token of a name and its version, glued or after a hyphen (values ours)
+        let (_, s) = run(read, "rocm6.4.3\npython 3.12\ntorch-2.8.0\n");
+        assert_eq!(s.rocm.as_ref().unwrap().v, "6.4.3");
+        assert_eq!(s.torch.as_ref().unwrap().v, "2.8.0");
+        // a target, a path, a file name: no name of letters, or no version
+        for t in [
+            "gfx1100\n",
+            "rocm-smi\n",
+            "/opt/rocm-6.4.3\n",
+            "rocm_sdk-7.1.whl\n",
+            "torch2\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert!(s.rocm.is_none() && s.torch.is_none(), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn a_json_object_names_what_its_pairs_are_about() {
+        // a node report written over several lines (values ours)
+        let text = "{\n  \"host\": \"n1\",\n  \"torch\": {\n    \"version\": \"2.8.0+rocm6.4.1\",\n    \"hip\": \"6.4.43483-a187df25c\",\n    \"cuda\": null\n  },\n  \"rocm\": {\n    \"version\": \"6.4.1\",\n    \"driver\": \"6.12.12\"\n  },\n  \"python\": {\n    \"version\": \"3.12.3\"\n  }\n}\n";
+        let (_, s) = run(read, text);
+        assert_eq!(s.torch.as_ref().unwrap().v, "2.8.0+rocm6.4.1");
+        assert_eq!(s.torch_hip.as_ref().unwrap().v, "6.4.43483-a187df25c");
+        assert_eq!(s.rocm.as_ref().unwrap().v, "6.4.1");
+        assert!(s.kernel.is_none());
+    }
+
+    #[test]
+    fn a_table_of_gpus_one_per_row() {
+        // a device table with a target column (values ours)
+        let text = "> | device | card | arch | VRAM |\n> |---|---|---|--:|\n> | `cuda:0` | MI100 | `gfx908:sramecc+:xnack-` | 32.0GB |\n> | `cuda:1` | RX 7600 | `gfx1102` | 8.0GB |\nok\n";
+        let (_, s) = run(read, text);
+        let g: Vec<&str> = s
+            .agents
+            .iter()
+            .filter_map(|a| a.gfx.as_ref().map(|g| g.v.as_str()))
+            .collect();
+        assert_eq!(g, ["gfx908", "gfx1102"]);
+        // a head without a target column is no GPU table; a row's cell without a target is no GPU
+        let syn = synonyms(&crate::matrix::Matrix::embedded().keys);
+        assert_eq!(gpu_columns("| model | size | t/s |", &syn), None);
+        assert_eq!(gpu_columns("| **GPU** | Arch |", &syn), Some((1, vec![0])));
+        assert_eq!(gpu_row("| 0 | RX 7600 | n/a |", &(2, vec![1])), None);
+        // a product table (no device index) names no GPU of the machine
+        assert_eq!(
+            gpu_row("| Ryzen AI MAX+ 395 | Radeon 8060S | gfx1151 | 128 GB |", &(2, vec![1])),
+            None
+        );
+        assert_eq!(
+            gpu_row("| GPU 1 | Radeon 8060S | gfx1151 |", &(2, vec![0, 1])).as_deref(),
+            Some("Radeon 8060S (gfx1151)")
+        );
+        for (c, want) in [
+            ("cuda:0", true),
+            ("1", true),
+            ("hip 1", true),
+            ("#2", true),
+            ("2026", false),
+            ("128 GB", false),
+            ("x1", false),
+        ] {
+            assert_eq!(device_index(c), want, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn labels_and_values_on_alternate_lines() {
+        // an info panel copied as text (values ours)
+        let (_, s) = run(
+            read,
+            "**Environment**\nBackend\nROCM\nTorch\n2.9.1+rocm6.4\nKernel\n6.14.0-37-generic\n",
+        );
+        assert_eq!(
+            s.torch.as_ref().map(|t| (t.v.as_str(), t.src.line)),
+            Some(("2.9.1+rocm6.4", 5))
+        );
+        assert_eq!(s.kernel.as_ref().unwrap().v, "6.14.0-37-generic");
+        // a label over a sentence is a heading, not a pair
+        let (_, s) = run(
+            read,
+            "ROCm\nI went from 6.4.1 to the nightly and the build broke again, see below\n",
+        );
+        assert!(s.rocm.is_none(), "{:?}", s.rocm);
+    }
+
+    #[test]
+    fn a_command_and_its_output_in_a_value() {
+        // values ours
+        let (_, s) = run(
+            read,
+            "- Kernel: `uname -r` → `6.18.9-arch1-1`\n- ROCm: `cat /opt/rocm/.info/version` → 7.1.1\n",
+        );
+        assert_eq!(s.kernel.as_ref().unwrap().v, "6.18.9-arch1-1");
+        assert_eq!(s.rocm.as_ref().unwrap().v, "7.1.1");
+        // an arrow after words is no command's output
+        let (_, s) = run(read, "- ROCm: upgraded 6.4 → 7.1.1\n");
+        assert_ne!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("7.1.1"));
     }
 
     #[test]

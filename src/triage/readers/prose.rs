@@ -94,7 +94,10 @@ fn windows_rocm(t: &str) -> Option<String> {
     let i = t.at("\\AMD\\ROCm\\")?;
     let rest = &t[i + 10..];
     let v: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
-    (v.split('.').filter(|p| !p.is_empty()).count() == 2 && rest[v.len()..].starts_with('\\')).then_some(v)
+    // the version folder, inside a path or at its end (`` `C:\Program Files\AMD\ROCm\7.1` ``)
+    let after = &rest[v.len()..];
+    let ends = after.is_empty() || after.starts_with(['\\', '`', '"', '\'', ' ', ')', ';', ',', '）']);
+    (v.split('.').filter(|p| !p.is_empty()).count() == 2 && ends).then_some(v)
 }
 
 /// The version of a ROCm an application bundles, named by its directory (`store\\rocm\\10.0.0\\gfx1035`,
@@ -446,6 +449,16 @@ mod tests {
                 .as_deref(),
             Some("6.1")
         );
+        // the folder closing the path; a longer name is another folder (values ours)
+        assert_eq!(
+            windows_rocm("`C:\\Program Files\\AMD\\ROCm\\6.4`").as_deref(),
+            Some("6.4")
+        );
+        assert_eq!(
+            windows_rocm("C:\\Program Files\\AMD\\ROCm\\6.4").as_deref(),
+            Some("6.4")
+        );
+        assert_eq!(windows_rocm("C:\\Program Files\\AMD\\ROCm\\6.4x\\bin"), None);
     }
 
     #[test]
