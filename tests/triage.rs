@@ -1469,3 +1469,13 @@ fn amd_windows_release_wheels_dev0_are_no_pre_release() {
     let t = read("env.md", "| **ROCm SDK** | 7.2.0.dev20260110 (pip wheels) |\n");
     assert!(codes(&t).contains(&"RC106"), "{:?}", codes(&t));
 }
+
+#[test]
+fn a_dev_builds_local_part_is_no_other_release() {
+    // uv's swap of TheRock dev builds (values ours): the installed one is a 7.12 preview, and the
+    // removed one is no second ROCm
+    let log = "Installed 1 package in 30ms\n - rocm==7.12.0.dev0+aaaa1111\n + rocm==7.12.0.dev0+bbbb2222\n";
+    let c = codes(&read("uv.log", log));
+    assert!(c.contains(&"RC106"), "{c:?}");
+    assert!(!c.contains(&"RC111"), "{c:?}");
+}

@@ -15,7 +15,8 @@ fn rocm_versions(cx: &Context) -> Vec<(Version, Origin, &'static str)> {
         .rocm
         .iter()
         .filter_map(|r| {
-            RocmVersion::parse(&r.value.version)
+            // a dev build's local part (`7.13.0.dev0+6039b7c0…`) names no other release
+            RocmVersion::parse(r.value.version.split('+').next().unwrap_or(&r.value.version))
                 .ok()
                 .map(|x| (x.version, r.origin.clone(), "ROCm user space"))
         })
@@ -240,7 +241,10 @@ impl Rule for RocmPreviewStream {
             if !prerelease(&r.value.version) {
                 continue;
             }
-            let Ok(v) = RocmVersion::parse(&r.value.version) else {
+            // a dev build's local part (`7.13.0.dev0+6039b7c0…`, TheRock's devreleases) is no
+            // part of the release it leads to
+            let public = r.value.version.split('+').next().unwrap_or(&r.value.version);
+            let Ok(v) = RocmVersion::parse(public) else {
                 continue;
             };
             let rel = cx.matrix.rocm_release(&v.version);

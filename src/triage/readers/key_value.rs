@@ -571,6 +571,28 @@ fn section_product(h: &str) -> Option<&'static str> {
         })
 }
 
+/// A tool's snake_case key (`rocm_version: 7.14.0`, rocprofv3 --version) that is a known key
+/// spaced: the spaced one.
+fn spaced_key(key: &mut String, syn: &HashMap<String, String>) {
+    if !syn.contains_key(key.as_str()) && key.contains('_') {
+        let spaced = key.replace('_', " ");
+        if syn.contains_key(spaced.as_str()) {
+            *key = spaced;
+        }
+    }
+}
+
+/// `pytorch runtime version`, `torch installed version`: torch's version under a key with one
+/// word of its own between (FlagOpen's report, flagos-ai/Torch-FL); not a word that makes it
+/// another version (`torch hip version`, `pytorch cuda version`, `torchvision`).
+fn qualified_torch_key(key: &str) -> bool {
+    let w: Vec<&str> = key.split(' ').collect();
+    matches!(w.as_slice(), [t, q, "version"]
+        if matches!(*t, "pytorch" | "torch")
+            && q.bytes().all(|b| b.is_ascii_lowercase())
+            && !matches!(*q, "hip" | "cuda" | "rocm" | "cudnn" | "nccl" | "rccl" | "miopen" | "python" | "triton" | "minimum" | "required" | "min" | "max" | "latest" | "expected" | "supported" | "target"))
+}
+
 /// A line that is only a known key (`Torch`, `**ROCm**`), no colon, no value: a label whose
 /// value is the next line.
 fn bare_label<'a>(t: &'a str, syn: &HashMap<String, String>) -> Option<&'a str> {
@@ -790,8 +812,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     // the pending key is a bare label (no colon): its answer must be a short value
     let mut bare = false;
     let mut key = String::new();
+    // uv's install log: ` - name==v` is a package it removed where ` + name==v` lines are
+    let uv_log = lines.iter().any(|l| l.text.starts_with(" + "));
     for l in lines {
-        if l.command {
+        if l.command || (uv_log && l.text.starts_with(" - ")) {
             pending = None;
             continue;
         }
@@ -861,6 +885,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         };
         for (k, v) in all {
             norm_key_into(k, &mut key);
+            spaced_key(&mut key, &syn);
             if let Some(p) = blocks.parents.last() {
                 let whole = format!("{p} {key}");
                 if syn.contains_key(whole.as_str()) {
@@ -891,7 +916,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 st.fired = true;
                 continue;
             }
-            let found = syn.get(key.as_str()).and_then(|f| fact(f));
+            let found = syn
+                .get(key.as_str())
+                .and_then(|f| fact(f))
+                .or_else(|| qualified_torch_key(&key).then_some(Fact::Torch));
             let found = if found.is_none() && os_question() {
                 Some(Fact::Os)
             } else {
@@ -1725,6 +1753,15 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 if hip_build(x) {
                     st.hip_version.get_or_insert(a);
                 } else {
+                    // the release in full wins over its line read before (`/opt/rocm/core-7.14`,
+                    // then `rocm_version: 7.14.0`)
+                    if seen
+                        .rocm
+                        .as_ref()
+                        .is_some_and(|r| x.strip_prefix(r.v.as_str()).is_some_and(|t| t.starts_with('.')))
+                    {
+                        seen.rocm = None;
+                    }
                     Seen::first(&mut seen.rocm, a);
                 }
                 st.fired = true;
@@ -2216,6 +2253,37 @@ mod tests {
             "ROCm\nI went from 6.4.1 to the nightly and the build broke again, see below\n",
         );
         assert!(s.rocm.is_none(), "{:?}", s.rocm);
+    }
+
+    #[test]
+    fn a_torch_version_under_a_qualified_key() {
+        // values ours
+        let (_, s) = run(read, "- **PyTorch runtime version**: `2.9.0+rocm6.4`\n");
+        assert_eq!(s.torch.as_ref().unwrap().v, "2.9.0+rocm6.4");
+        for k in ["PyTorch CUDA version", "torch required version", "Torch min version"] {
+            let (_, s) = run(read, &format!("- {k}: 2.9.0\n"));
+            assert!(s.torch.is_none(), "{k}");
+        }
+    }
+
+    #[test]
+    fn a_snake_case_key_is_the_spaced_one() {
+        // a tool's build info (values ours)
+        let (_, s) = run(read, "         system_name: Linux\n        rocm_version: 7.1.1\n");
+        assert_eq!(s.rocm.as_ref().unwrap().v, "7.1.1");
+        // the release in full after its line, not another release
+        let (_, s) = run(read, "ROCm: 7.1\nrocm_version: 7.1.1\nROCm version: 7.2.0\n");
+        assert_eq!(s.rocm.as_ref().unwrap().v, "7.1.1");
+    }
+
+    #[test]
+    fn a_package_uv_removed_is_no_fact() {
+        // values ours
+        let (_, s) = run(read, " - rocm==7.12.0.dev0+aaaa\n + rocm==7.12.0.dev0+bbbb\n");
+        assert!(s.rocm.is_none(), "{:?}", s.rocm);
+        // a typed list item where uv's marks are absent is one
+        let (_, s) = run(read, "- rocm==7.12.0\n");
+        assert_eq!(s.rocm.as_ref().unwrap().v, "7.12.0");
     }
 
     #[test]

@@ -440,6 +440,23 @@ mod tests {
 
     /// Long lines of near-misses stay linear: no backtracking parser here.
     #[test]
+    fn uv_removed_packages_are_not_installed() {
+        // uv's swap of one build for another (values ours)
+        let (_, s) = run(
+            read,
+            "Installed 2 packages in 40ms\n - rocm==7.12.0.dev0+aaaa\n + rocm==7.12.0.dev0+bbbb\n - torch==2.9.0\n + torch==2.9.1\n",
+        );
+        let rocm: Vec<&str> = s
+            .pip
+            .iter()
+            .filter(|p| p.v.name == "rocm")
+            .filter_map(|p| p.v.version.as_deref())
+            .collect();
+        assert_eq!(rocm, ["7.12.0.dev0+bbbb"]);
+        assert_eq!(s.torch.as_ref().map(|t| t.v.as_str()), Some("2.9.1"));
+    }
+
+    #[test]
     fn pips_successfully_installed_line() {
         // v/06 of the 2026 build sets (an installer's log; values ours)
         let (_, s) = run(

@@ -74,6 +74,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut expect: Vec<&'static str> = Vec::new(); // what the last command prints, in order
     let mut want_name: Option<Option<u32>> = None; // a get_device_name print is next (device index)
     let mut after_warning = false;
+    // the command printed each value with a print of its own (`print(torch.version.hip);
+    // print(torch.version.cuda)`): one output line per value
+    let mut one_per_line = false;
     for l in lines {
         let t = trim(&l.text);
         if l.command || t.starts_with("python") || t.has("print(") {
@@ -92,6 +95,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             order.sort();
             expect = order.into_iter().map(|(_, w)| w).collect();
+            one_per_line = expect.len() >= 2 && t.matches("print(").count() == expect.len();
             if !expect.is_empty() {
                 want_name = None;
             }
@@ -121,6 +125,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     ..Agent::default()
                 });
             }
+            continue;
+        }
+        // a torch build's version alone on a line (`2.8.0+cu128`, a script's bare print whose
+        // command was cut): its local tag is torch's own (`+cuNNN`, `+rocmX.Y`, `+cpu`)
+        if expect.is_empty() && seen.torch.is_none() && tagged_torch(t) {
+            fired = true;
+            seen.torch = Some(seen.at(t.to_string(), l.no));
             continue;
         }
         if let Some(b) = availability_label(t) {
@@ -191,39 +202,70 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 "hip" => hip_version(tok),
                 _ => false,
             });
+        if one_per_line && toks.len() == 1 {
+            // this line is the first value's; the rest follow
+            let what = expect.remove(0);
+            fired |= take_print(what, toks[0], l.no, seen);
+            continue;
+        }
         if toks.len() != expect.len() && !lead_ok {
             expect.clear();
             continue;
         }
         for (tok, what) in toks.iter().zip(expect.iter()) {
-            let at = seen.at(tok.to_string(), l.no);
-            match *what {
-                "torch" if torch_version(tok) => {
-                    fired = true;
-                    if seen.torch_from_pip || seen.torch.is_none() {
-                        seen.torch = Some(at);
-                        seen.torch_from_pip = false;
-                    }
-                }
-                "hip" if hip_version(tok) => {
-                    fired = true;
-                    Seen::first(&mut seen.torch_hip, at);
-                }
-                "avail" if *tok == "True" || *tok == "False" => {
-                    fired = true;
-                    let at = seen.at(*tok == "True", l.no);
-                    Seen::first(&mut seen.torch_gpu_available, at);
-                }
-                "cuda" if tok.chars().next().is_some_and(|c| c.is_ascii_digit()) => {
-                    fired = true;
-                    Seen::first(&mut seen.torch_cuda, at);
-                }
-                _ => {}
-            }
+            fired |= take_print(what, tok, l.no, seen);
         }
         expect.clear();
     }
     fired
+}
+
+/// One printed value of what a command printed (`torch`, `hip`, `cuda`, `avail`), if it has
+/// that value's shape.
+fn take_print(what: &str, tok: &str, no: u32, seen: &mut Seen) -> bool {
+    let at = seen.at(tok.to_string(), no);
+    match what {
+        "torch" if torch_version(tok) => {
+            if seen.torch_from_pip || seen.torch.is_none() {
+                seen.torch = Some(at);
+                seen.torch_from_pip = false;
+            }
+        }
+        "hip" if hip_version(tok) => Seen::first(&mut seen.torch_hip, at),
+        "avail" if tok == "True" || tok == "False" => {
+            let at = seen.at(tok == "True", no);
+            Seen::first(&mut seen.torch_gpu_available, at);
+        }
+        "cuda" if tok.chars().next().is_some_and(|c| c.is_ascii_digit()) => Seen::first(&mut seen.torch_cuda, at),
+        _ => return false,
+    }
+    true
+}
+
+/// A torch version with torch's own local tag (`2.8.0+cu128`, `2.9.1+rocm6.4`,
+/// `2.10.0+rocm7.2.0.git7e1940d4`, `2.7.0+cpu`), major 1 or more (torchvision's are 0.x); a
+/// tag with more after CUDA's number (`+cu12torch2.8cxx11abiFALSE`, flash-attn's) is not one.
+fn tagged_torch(t: &str) -> bool {
+    let Some((v, tag)) = t.split_once('+') else {
+        return false;
+    };
+    if !torch_version(t) || v.starts_with('0') {
+        return false;
+    }
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match tag {
+        "cpu" | "xpu" => true,
+        _ => {
+            if let Some(n) = tag.strip_prefix("cu") {
+                digits(n) && (2..=3).contains(&n.len())
+            } else if let Some(r) = tag.strip_prefix("rocm") {
+                let r = r.split(".git").next().unwrap_or(r);
+                r.split('.').all(digits)
+            } else {
+                false
+            }
+        }
+    }
 }
 
 /// `CUDA available: False`, `GPU available: True`, `torch.cuda.is_available(): True`,
@@ -267,7 +309,7 @@ fn device_name_call(t: &str) -> Option<Option<u32>> {
 #[cfg(test)]
 mod tests {
     use super::super::run;
-    use super::read;
+    use super::{read, tagged_torch};
 
     #[test]
     fn version_scans_equal_the_regexes() {
@@ -357,6 +399,31 @@ mod tests {
         assert_eq!(s.torch_hip.unwrap().v, "6.2.41134-65d174c3e");
         let (fired, _) = run(read, ">>> torch.__version__\nTraceback (most recent call last):\n");
         assert!(!fired);
+    }
+
+    #[test]
+    fn one_print_per_value_and_a_bare_tagged_version() {
+        // values ours
+        let (_, s) = run(
+            read,
+            "$ python -c \"import torch; print(torch.version.hip); print(torch.version.cuda)\"\n6.4.43484-123eb5128\nNone\n",
+        );
+        assert_eq!(s.torch_hip.as_ref().map(|h| h.v.as_str()), Some("6.4.43484-123eb5128"));
+        assert!(s.torch_cuda.is_none());
+        let (_, s) = run(read, "python - <<'PY'\n2.7.1+cu126\n12.6\nFalse\n");
+        assert_eq!(s.torch.as_ref().map(|h| h.v.as_str()), Some("2.7.1+cu126"));
+        for t in ["2.9.1+rocm6.4", "2.10.0+rocm7.2.0.git7e1940d4", "2.6.0+cpu"] {
+            assert!(tagged_torch(t), "{t}");
+        }
+        for t in [
+            "0.23.0+cu128",
+            "2.8.3+cu12torch2.8cxx11abiFALSE",
+            "2.8.0",
+            "2.8.0+local",
+            "2.8.0+cu128 True",
+        ] {
+            assert!(!tagged_torch(t), "{t}");
+        }
     }
 
     #[test]
