@@ -595,13 +595,17 @@ fn qualified_torch_key(key: &str) -> bool {
 
 /// A line that is only a known key (`Torch`, `**ROCm**`), no colon, no value: a label whose
 /// value is the next line.
-fn bare_label<'a>(t: &'a str, syn: &HashMap<String, String>) -> Option<&'a str> {
+fn bare_label<'a>(t: &'a str, syn: &HashMap<String, String>, k: &mut String) -> Option<&'a str> {
     let q = t.trim_matches(['*', '_', ' ']);
-    if q.is_empty() || q.len() > 30 || q.contains([':', '=', '`', '|', '(', '[', '/', '\\', '<', '"']) {
+    // a key starts with a letter (a number, a target, a log line's stamp are no labels)
+    if q.is_empty()
+        || q.len() > 30
+        || !q.starts_with(char::is_alphabetic)
+        || q.contains([':', '=', '`', '|', '(', '[', '/', '\\', '<', '"'])
+    {
         return None;
     }
-    let mut k = String::new();
-    norm_key_into(q, &mut k);
+    norm_key_into(q, k);
     syn.contains_key(k.as_str()).then_some(q)
 }
 
@@ -864,7 +868,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // is a known key, answered by a short value
         if let Some((q, b)) = question(t)
             .map(|q| (q, false))
-            .or_else(|| bare_label(t, &syn).map(|q| (q, true)))
+            .or_else(|| bare_label(t, &syn, &mut key).map(|q| (q, true)))
         {
             pending = Some(q.to_string());
             bare = b;
