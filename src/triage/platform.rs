@@ -461,7 +461,7 @@ fn windows_name(t: &str) -> bool {
 /// A distribution's name and release written as one part of a list item (`- Ryzen AI MAX+ 395,
 /// Radeon 8060S, Ubuntu 26.04`, ``1. `Ubuntu 26.04` on `Strix Halo` ``, `- Ubuntu 26.04 LTS,
 /// kernel 7.0.0-28-generic`): the part, when it holds a release number.
-pub fn item_os(t: &str) -> Option<&str> {
+pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
     let t = super::paste::trim(t);
     // a list item, a table row's cells, or a line of its own (`Ubuntu 24.04.4 LTS` under a form's
     // question, `Ubuntu 24.04.4, kernel 7.0.0-30-generic` in a cell)
@@ -476,11 +476,16 @@ pub fn item_os(t: &str) -> Option<&str> {
     if rest.len() > 200 || !rest.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
-    // `Ubuntu 25.04 + kernel 6.19.2`: a ` + ` joins the parts of one's stack too
-    rest.split([',', '`', ';', '(', ')', '|'])
-        .flat_map(|p| p.split(" + "))
-        .map(|p| p.trim().trim_matches(['*', '_']).trim())
-        .find(|p| os_name(p) && p.bytes().any(|b| b.is_ascii_digit()) && !p.contains("kernel"))
+    let ok = |p: &&str| os_name(p) && p.bytes().any(|b| b.is_ascii_digit()) && !p.contains("kernel");
+    let clean = |p: &'a str| p.trim().trim_matches(['*', '_']).trim();
+    let parts = rest.split([',', '`', ';', '(', ')', '|']);
+    // `Ubuntu 25.04 + kernel 6.19.2`: a ` + ` joins the parts of one's stack too (split only
+    // where a `+` is: this runs on every line)
+    if memchr::memchr(b'+', rest.as_bytes()).is_none() {
+        parts.map(clean).find(ok)
+    } else {
+        parts.flat_map(|p| p.split(" + ")).map(clean).find(ok)
+    }
 }
 
 /// One item that is only a Linux distribution's name.

@@ -127,7 +127,7 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
     let t = strip_log_level(t);
     let p = t.find(':')?;
     // a full-width colon (`**HIP SDK**：…`, CJK text) before the first ASCII one ends the key
-    let (p, w) = match t[..p].find('：') {
+    let (p, w) = match memchr::memmem::find(&t.as_bytes()[..p], "：".as_bytes()) {
         Some(f) => (f, '：'.len_utf8()),
         None => (p, 1),
     };
@@ -149,7 +149,10 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
 /// AMD Radeon 890M (38GB)`, numz/ComfyUI-SeedVR2_VideoUpscaler#488): each field's pair, where
 /// two fields or more are pairs. A Markdown table row (`| … |`) is not this shape.
 fn bar_fields(t: &str) -> Option<Vec<(&str, &str)>> {
-    if t.starts_with('|') || !t.has(" | ") {
+    // a bar with blanks around it (by the bar's byte: a blank starts too many candidates)
+    let b = t.as_bytes();
+    let barred = memchr::memchr_iter(b'|', b).any(|p| p > 0 && b[p - 1] == b' ' && b.get(p + 1) == Some(&b' '));
+    if t.starts_with('|') || !barred {
         return None;
     }
     let out: Vec<(&str, &str)> = t.split(" | ").filter_map(|f| colon_pair(f.trim())).collect();
@@ -596,8 +599,12 @@ fn qualified_torch_key(key: &str) -> bool {
 /// A line that is only a known key (`Torch`, `**ROCm**`), no colon, no value: a label whose
 /// value is the next line.
 fn bare_label<'a>(t: &'a str, syn: &HashMap<String, String>, k: &mut String) -> Option<&'a str> {
+    // a key has no digit (a number, a target, a log line's stamp are no labels)
+    if t.len() > 40 || t.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let q = t.trim_matches(['*', '_', ' ']);
-    // a key starts with a letter (a number, a target, a log line's stamp are no labels)
+    // and starts with a letter
     if q.is_empty()
         || q.len() > 30
         || !q.starts_with(char::is_alphabetic)

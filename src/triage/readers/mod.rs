@@ -111,6 +111,9 @@ const GATES: &[(&str, &[&str])] = &[
             "/rocm/",
             "\\ROCm\\",
             "/ROCm/",
+            // the directory named in title case (`F:\\Zluda\\Rocm\\6.4\\`, a ZLUDA launcher's HIP_PATH)
+            "\\Rocm\\",
+            "/Rocm/",
             "torch-",
             "+rocm",
             // `+cpu`, `+cu128`
