@@ -988,7 +988,7 @@ struct Blocks<'a> {
     /// The keys of the JSON objects the line is inside (`"torch": {`), innermost last.
     parents: Vec<String>,
     /// A GPU table's gfx column and GPU-keyed columns.
-    gpu_table: Option<(usize, Vec<usize>)>,
+    gpu_table: Option<GpuTable>,
     /// The row before a separator row: a table's head to be.
     last_row: Option<&'a str>,
     /// The GPU table's rows read, each one GPU.
@@ -1044,11 +1044,21 @@ fn cells(t: &str) -> impl Iterator<Item = &str> {
     t.split('|').map(|c| c.trim().trim_matches(['*', '_', '`']).trim())
 }
 
-/// A table head with a gfx column (`| torch device | card | arch | VRAM |`): that column, and
-/// the columns whose key names a GPU (`device`, `card`, keys of `keys.yaml`), at most four.
-fn gpu_columns(head: &str, syn: &HashMap<String, String>) -> Option<(usize, Vec<usize>)> {
+/// A GPU table's head: its target column, the columns whose key names a GPU (`device`, `card`,
+/// keys of `keys.yaml`, at most four), and the columns whose key says a bare number is a device's
+/// index (`device`, `id`, `index`, `gpu`: a rank or a run number is none).
+#[derive(Debug, PartialEq)]
+struct GpuTable {
+    gfx: usize,
+    names: Vec<usize>,
+    index: Vec<usize>,
+}
+
+/// A table head with a gfx column (`| torch device | card | arch | VRAM |`).
+fn gpu_columns(head: &str, syn: &HashMap<String, String>) -> Option<GpuTable> {
     let mut gfx = None;
     let mut names = Vec::new();
+    let mut index = Vec::new();
     let mut key = String::new();
     for (i, c) in cells(head).enumerate().take(16) {
         norm_key_into(c, &mut key);
@@ -1057,38 +1067,57 @@ fn gpu_columns(head: &str, syn: &HashMap<String, String>) -> Option<(usize, Vec<
             Some("gpu") if names.len() < 4 => names.push(i),
             _ => {}
         }
+        if key
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "device" | "id" | "index" | "idx" | "gpu" | "card"))
+        {
+            index.push(i);
+        }
     }
-    Some((gfx?, names))
+    Some(GpuTable {
+        gfx: gfx?,
+        names,
+        index,
+    })
 }
 
-/// A cell that is a device's index (`cuda:0`, `0`, `GPU 1`, `hip:1`): the row is one of the
-/// machine's own devices, not a product list's or a benchmark's row.
-fn device_index(c: &str) -> bool {
+/// A cell that names a device's index by itself (`cuda:0`, `GPU 1`, `hip:1`, `card0`), or, with
+/// `bare`, a number alone (`0`, under an index column).
+fn device_index(c: &str, bare: bool) -> bool {
     let d = c
         .trim_start_matches(|ch: char| ch.is_ascii_alphabetic())
-        .trim_start_matches([':', ' ', '#']);
+        .trim_start_matches([':', ' ']);
     let word = &c[..c.len() - c.trim_start_matches(|ch: char| ch.is_ascii_alphabetic()).len()];
     (1..=2).contains(&d.len())
         && d.bytes().all(|b| b.is_ascii_digit())
-        && ["", "cuda", "hip", "rocm", "gpu", "card", "device", "dev"]
-            .iter()
-            .any(|w| w.eq_ignore_ascii_case(word))
+        && if word.is_empty() {
+            bare
+        } else {
+            ["cuda", "hip", "rocm", "gpu", "card", "device", "dev"]
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case(word))
+        }
 }
 
 /// A GPU table's row as one GPU's value (`MI50 (gfx906)`), where its gfx cell holds a target and
 /// a cell is the device's index (a table of products or of benchmark runs names GPUs that need
 /// not be the machine's, ollama/ollama's Strix Halo support table). The name is the first
 /// GPU-keyed cell that is not an index.
-fn gpu_row(t: &str, (gfx, names): &(usize, Vec<usize>)) -> Option<String> {
+fn gpu_row(t: &str, head: &GpuTable) -> Option<String> {
     let cs: Vec<&str> = cells(t).take(16).collect();
-    if !cs.iter().enumerate().any(|(i, c)| i != *gfx && device_index(c)) {
+    if !cs
+        .iter()
+        .enumerate()
+        .any(|(i, c)| i != head.gfx && device_index(c, head.index.contains(&i)))
+    {
         return None;
     }
-    let g = super::gfx_in(cs.get(*gfx)?)?;
-    let name = names
+    let g = super::gfx_in(cs.get(head.gfx)?)?;
+    let name = head
+        .names
         .iter()
         .filter_map(|&n| cs.get(n))
-        .find(|c| !c.is_empty() && !device_index(c) && super::gfx_in(c).is_none());
+        .find(|c| !c.is_empty() && !device_index(c, true) && super::gfx_in(c).is_none());
     match name {
         Some(n) => Some(format!("{n} ({g})")),
         None => Some(g),
@@ -2222,27 +2251,41 @@ mod tests {
         // a head without a target column is no GPU table; a row's cell without a target is no GPU
         let syn = synonyms(&crate::matrix::Matrix::embedded().keys);
         assert_eq!(gpu_columns("| model | size | t/s |", &syn), None);
-        assert_eq!(gpu_columns("| **GPU** | Arch |", &syn), Some((1, vec![0])));
-        assert_eq!(gpu_row("| 0 | RX 7600 | n/a |", &(2, vec![1])), None);
-        // a product table (no device index) names no GPU of the machine
+        let head = gpu_columns("| # | **GPU** | Arch |", &syn).unwrap();
         assert_eq!(
-            gpu_row("| Ryzen AI MAX+ 395 | Radeon 8060S | gfx1151 | 128 GB |", &(2, vec![1])),
-            None
+            head,
+            GpuTable {
+                gfx: 2,
+                names: vec![1],
+                index: vec![1]
+            }
         );
+        assert_eq!(gpu_row("| 0 | RX 7600 | n/a |", &head), None);
+        // a product table (no device index) or a ranking (`#` is no device's index) names no GPU
+        // of the machine
+        assert_eq!(gpu_row("| AI MAX+ 395 | Radeon 8060S | gfx1151 |", &head), None);
+        assert_eq!(gpu_row("| 1 | Radeon 8060S | gfx1151 |", &head), None);
         assert_eq!(
-            gpu_row("| GPU 1 | Radeon 8060S | gfx1151 |", &(2, vec![0, 1])).as_deref(),
+            gpu_row("| GPU 1 | Radeon 8060S | gfx1151 |", &head).as_deref(),
             Some("Radeon 8060S (gfx1151)")
         );
-        for (c, want) in [
-            ("cuda:0", true),
-            ("1", true),
-            ("hip 1", true),
-            ("#2", true),
-            ("2026", false),
-            ("128 GB", false),
-            ("x1", false),
+        let head = gpu_columns("| device id | device name | gcnArchName |", &syn).unwrap();
+        assert_eq!(
+            gpu_row("| 0 | MI210 | gfx90a |", &head).as_deref(),
+            Some("MI210 (gfx90a)")
+        );
+        for (c, bare, want) in [
+            ("cuda:0", false, true),
+            ("hip 1", false, true),
+            ("card0", false, true),
+            ("1", false, false),
+            ("1", true, true),
+            ("#2", true, false),
+            ("2026", true, false),
+            ("128 GB", true, false),
+            ("x1", true, false),
         ] {
-            assert_eq!(device_index(c), want, "{c:?}");
+            assert_eq!(device_index(c, bare), want, "{c:?}");
         }
     }
 
