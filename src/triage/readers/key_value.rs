@@ -202,11 +202,16 @@ fn name_version_item(t: &str) -> Option<(&str, &str)> {
 /// (`rocm7.2.1`, `torch-2.9.1`: a typed list of one's versions, OpenBMB/VoxCPM#203).
 fn glued_item(t: &str) -> Option<(&str, &str)> {
     let d = t.bytes().position(|c| c.is_ascii_digit())?;
-    let name = t[..d].strip_suffix('-').unwrap_or(&t[..d]);
+    let hyphen = t[..d].strip_suffix('-');
+    let name = hyphen.unwrap_or(&t[..d]);
     let version = &t[d..];
+    // glued without a hyphen, a full release only (`rocm7.2.1`; `rocm6.2` alone is as often an
+    // index's folder name as one's version)
+    let parts = version.split(['+', '-']).next().unwrap_or(version).split('.').count();
     (name.len() >= 2
         && name.bytes().all(|c| c.is_ascii_alphabetic())
         && version.contains('.')
+        && (hyphen.is_some() || parts >= 3)
         && version
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'+' | b'-')))
@@ -2220,6 +2225,7 @@ mod tests {
             "/opt/rocm-6.4.3\n",
             "rocm_sdk-7.1.whl\n",
             "torch2\n",
+            "rocm6.2\n",
         ] {
             let (_, s) = run(read, t);
             assert!(s.rocm.is_none() && s.torch.is_none(), "{t:?}");
