@@ -1135,21 +1135,8 @@ fn take_rows(rows: &[(String, u32)], seen: &mut Seen, st: &mut State) {
         [] => {}
         [(v, no)] => take_gpu(Fact::Gpu, v, *no, seen, st),
         _ => {
-            let others = seen
-                .agents
-                .iter()
-                .filter(|a| a.src.file == seen.file && a.reader != "key_value")
-                .count();
-            if st.had_gpu && rows.len() <= others {
-                return;
-            }
-            let had = std::mem::replace(&mut st.had_gpu, false);
-            for (v, no) in rows {
-                st.added = None;
-                take_gpu_one(Fact::Gpu, v, *no, seen, st);
-            }
-            st.had_gpu = had;
-            st.second_name = true;
+            let each: Vec<(&str, u32)> = rows.iter().map(|(v, no)| (v.as_str(), *no)).collect();
+            take_each(&each, seen, st);
         }
     }
 }
@@ -1914,24 +1901,38 @@ fn take_gpu(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     if fact == Fact::Gpu
         && let Some(parts) = super::targeted_parts(v)
     {
-        let others = seen
-            .agents
-            .iter()
-            .filter(|a| a.src.file == seen.file && a.reader != "key_value")
-            .count();
-        if !st.had_gpu || parts.len() > others {
-            let had = std::mem::replace(&mut st.had_gpu, false);
-            for p in parts {
-                st.added = None;
-                // the name from its family word (`multi-GPU setup — RX 9070 XT (gfx1201)`)
-                take_gpu_one(fact, super::from_family_word(p).unwrap_or(p), no, seen, st);
-            }
-            st.had_gpu = had;
-            st.second_name = true;
+        // the name from its family word (`multi-GPU setup — RX 9070 XT (gfx1201)`)
+        let each: Vec<(&str, u32)> = parts
+            .into_iter()
+            .map(|p| (super::from_family_word(p).unwrap_or(p), no))
+            .collect();
+        if take_each(&each, seen, st) {
             return;
         }
     }
     take_gpu_one(fact, v, no, seen, st);
+}
+
+/// Several GPUs, each its own value, where this reader may add them: where no other reader saw
+/// a GPU, or where they are more than the others saw (a cut tool output, one blind to an iGPU).
+/// False when they are left to the other readers' list.
+fn take_each(each: &[(&str, u32)], seen: &mut Seen, st: &mut State) -> bool {
+    let others = seen
+        .agents
+        .iter()
+        .filter(|a| a.src.file == seen.file && a.reader != "key_value")
+        .count();
+    if st.had_gpu && each.len() <= others {
+        return false;
+    }
+    let had = std::mem::replace(&mut st.had_gpu, false);
+    for &(v, no) in each {
+        st.added = None;
+        take_gpu_one(Fact::Gpu, v, no, seen, st);
+    }
+    st.had_gpu = had;
+    st.second_name = true;
+    true
 }
 
 /// An NVIDIA product in a GPU value (`2× RTX Pro 6000's Blackwell`, `NVIDIA GeForce RTX 4090`,
