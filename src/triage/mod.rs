@@ -736,6 +736,8 @@ const GPU_READERS: &[&str] = &[
     "free_form",
     "key_value",
     "pci-id",
+    // the reporter's setup sentence names GPUs by product name only
+    "setup",
 ];
 
 fn origin(names: &[String], s: Src) -> Origin {

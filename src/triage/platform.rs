@@ -555,6 +555,16 @@ pub(crate) fn distro_after_wsl(v: &str) -> Option<usize> {
     None
 }
 
+/// [`distro_word`] of a lower-cased word (for the setup sentences' reader).
+pub(crate) fn distro_word_of(w: &str) -> bool {
+    distro_word(w.as_bytes())
+}
+
+/// [`os_name`]: one item that is only a Linux distribution's name.
+pub(crate) fn os_name_of(t: &str) -> bool {
+    os_name(t)
+}
+
 /// One word of [`DISTROS`], lower-cased (a `match`: this runs on every line's first word).
 fn distro_word(w: &[u8]) -> bool {
     matches!(

@@ -239,7 +239,29 @@ fn write_human(m: &Matrix, gfx: &str, q: &Query, a: &Answer, out: &mut dyn Write
         }
     }
     write_recs(q, a, out)?;
+    write_unrecorded(m, a, out)?;
     write_notes(m, gfx, q, a, out)
+}
+
+/// Releases newer than the first answer whose ROCm wheels the matrix does not record (the index
+/// could not be read when the release was added): named, never offered.
+fn write_unrecorded(m: &Matrix, a: &Answer, out: &mut dyn Write) -> Result<(), Error> {
+    let Some(first) = a.recs.first() else { return Ok(()) };
+    for w in m.torch.wheels.iter().filter(|w| w.variants.is_empty()) {
+        let Some(newest) = w.torch.iter().max() else { continue };
+        if *newest > first.ranked.torch && w.channel == crate::matrix::Channel::Release {
+            if a.total > a.recs.len() {
+                // after the "(N more …)" line, which has no blank line of its own
+                writeln!(out)?;
+            }
+            writeln!(
+                out,
+                "Not offered: torch {newest} (released {}) is newer, but the matrix does not record its ROCm wheels; `rocmcheck matrix sync` reads the index and proposes them.\n",
+                w.released.as_deref().unwrap_or("on a date not recorded")
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// The answers, numbered, and how many more there are.

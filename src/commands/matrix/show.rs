@@ -270,7 +270,9 @@ fn torch_section(m: &Matrix, a: &Show, f: &Filters, out: &mut dyn Write) -> Resu
                 )
             })
             .collect();
-        if variants.is_empty() {
+        // a release whose variants are not recorded is shown as such when no ROCm is asked for
+        let unrecorded = w.variants.is_empty() && rocm.is_none();
+        if variants.is_empty() && !unrecorded {
             continue;
         }
         let arch: Vec<String> = w
@@ -295,7 +297,11 @@ fn torch_section(m: &Matrix, a: &Show, f: &Filters, out: &mut dyn Write) -> Resu
         t.add_row([
             w.torch.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
             format!("{:?}", w.channel).to_lowercase(),
-            variants.join(", "),
+            if unrecorded {
+                "not recorded (?)".to_string()
+            } else {
+                variants.join(", ")
+            },
             w.python.join(" "),
             gfx_col,
         ]);

@@ -94,6 +94,29 @@ impl Rule for TorchWheelNotOnIndex {
             }
             return;
         };
+        if rel.variants.is_empty() {
+            // a release whose ROCm wheels the matrix has not recorded (read from an index it
+            // could not reach): nothing to judge, and no absence to claim
+            out.push(
+                Finding::new(
+                    &Self::META,
+                    format!("torch {}'s ROCm wheels are not recorded in the matrix", tv.public),
+                    cx.torch_origin(),
+                )
+                .severity(Severity::Info)
+                .evidence(format!(
+                    "torch {} released {}; matrix data {} lists no ROCm variant of it",
+                    tv.public,
+                    rel.released.as_deref().unwrap_or("(date not recorded)"),
+                    cx.matrix.data
+                ))
+                .why("rocmcheck cannot tell whether this wheel exists for ROCm ".to_string() + &rocm.to_string() + ".")
+                .fix("run `rocmcheck matrix sync` (it reads the index and proposes the variants), or `rocmcheck matrix update` for newer matrix data")
+                .refs(rel.sources.iter().cloned())
+                .unconfirmed(true),
+            );
+            return;
+        }
         let variants: Vec<String> = rel.variants.iter().map(|v| format!("rocm{}", v.rocm)).collect();
         let for_rocm: Vec<String> = cx
             .matrix

@@ -728,8 +728,17 @@ pub fn product_in(t: &str) -> Option<&str> {
     let end = rest
         .find(['(', '[', ']', ')', ',', '|', '"', '\'', '`', ';', '*'])
         .unwrap_or(rest.len());
+    // a sentence's end (`… an Radeon RX 7800 XT GPU. ComfyUI was installed …`): the next
+    // sentence is no part of the name
+    let end = rest[..end].at(". ").unwrap_or(end);
     let name = cut_tail(rest[..end].trim());
-    (name.split_whitespace().count() >= 2 && gpu_name(name)).then_some(name)
+    // ROCm's own expanded name (`Radeon Open Compute ROCm software stack`, a package's
+    // description) names no GPU
+    let rocm_name = name
+        .get(name.len() - name.trim_start_matches("AMD ").len()..)
+        .and_then(|n| n.get(..19))
+        .is_some_and(|n| n.eq_ignore_ascii_case("Radeon Open Compute"));
+    (name.split_whitespace().count() >= 2 && gpu_name(name) && !rocm_name).then_some(name)
 }
 
 /// What [`read`] keeps while it walks an input's lines.
@@ -1207,6 +1216,11 @@ fn finish(lines: &[Line], seen: &mut Seen, mut st: State) -> bool {
     }
     if sysfs_memory(lines, seen) {
         st.fired = true;
+    }
+    // the reporter's own setup sentences: the OS and the GPUs by name, where nothing else gave them
+    if super::setup::read(lines, seen) {
+        st.fired = true;
+        seen.formats.insert("prose");
     }
     // sizes under their keys belong to the input's one GPU
     let file = seen.file;
@@ -3214,5 +3228,21 @@ mod tests {
         assert_eq!(xt_model("rx9060xt").as_deref(), Some("Radeon RX 9060 XT"));
         assert_eq!(xt_model("RX7900XTX 24GB").as_deref(), Some("Radeon RX 7900 XTX"));
         assert_eq!(xt_model("rxvt terminal"), None);
+    }
+
+    #[test]
+    fn a_product_name_ends_at_its_sentence_and_rocm_s_own_name_is_none() {
+        // values ours, shaped like a form's sentence and a package's description
+        assert_eq!(
+            product_in("I run Ubuntu 24.04 with 64G RAM and an Radeon RX 7800 XT GPU. ComfyUI was installed."),
+            Some("Radeon RX 7800 XT GPU")
+        );
+        assert_eq!(
+            product_in("Description : Radeon Open Compute ROCm software stack. It is a library"),
+            None
+        );
+        assert_eq!(product_in("ROCm (AMD Radeon Open Compute) runtime"), None);
+        // a generic name still names a GPU (its target unknown)
+        assert_eq!(product_in("Device 0: AMD Radeon Graphics"), Some("AMD Radeon Graphics"));
     }
 }

@@ -29,6 +29,7 @@ pub mod rocm_sdk;
 pub mod rocm_smi;
 pub mod rocm_version;
 pub mod rocminfo;
+pub mod setup;
 pub mod torch_print;
 pub mod uname;
 

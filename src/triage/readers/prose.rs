@@ -353,13 +353,17 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 seen.prose.rocm = Some(seen.at(v, l.no));
             }
         }
+        // a sentence's ROCm after words that say the user runs it, or any in a setup sentence
+        // (`The system is … and the ROCm 7.2.0`)
         if t.has("ROCm ")
             && let Some(v) = sentence_rocm(t)
+                .map(str::to_string)
+                .or_else(|| super::setup::sentence_rocm(t))
         {
             // one version said: two (`from ROCm 6.4 to ROCm 7.1`) say nothing of which runs
             match &sentence {
-                None => sentence = Some(Some((v.to_string(), l.no))),
-                Some(Some((w, _))) if w != v => sentence = Some(None),
+                None => sentence = Some(Some((v, l.no))),
+                Some(Some((w, _))) if *w != v => sentence = Some(None),
                 _ => {}
             }
         }

@@ -1,5 +1,6 @@
 //! The installed ROCm user space: `cat /opt/rocm/.info/version` (`6.0.2-115`), `rocm-core`
-//! package lines (`ii  rocm-core  6.0.2.60002-115~22.04`, apt's `rocm-core/jammy,now 6.2.4.60204-…`).
+//! package lines (`ii  rocm-core  6.0.2.60002-115~22.04`, apt's `rocm-core/jammy,now 6.2.4.60204-…`,
+//! pacman's `rocm-core 7.1.1-1`, an RPM's `rocm-core-7.1.1-1.fc43.x86_64`).
 
 use super::{Line, Seen, command_before};
 use crate::triage::paste::Has;
@@ -8,8 +9,12 @@ use regex_lite::Regex;
 use std::sync::LazyLock;
 
 static INFO: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^([0-9]+\.[0-9]+\.[0-9]+)(?:-[0-9]+)?$").unwrap());
-static CORE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"rocm-core(?:/\S+)?\s+([0-9]+)\.([0-9]+)\.([0-9]+)\.[0-9]{5}").unwrap());
+/// rocm-core's version is the ROCm release by definition (the package exists to record it):
+/// AMD's packages write it with a five-digit build (`6.2.4.60204-139~24.04`), distributions'
+/// with their own revision (pacman's `rocm-core 7.1.1-1`, an RPM's `rocm-core-7.1.1-1.fc43`).
+static CORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"rocm-core(?:/\S+)?(?:\s+|-)([0-9]+)\.([0-9]+)\.([0-9]+)(?:\.[0-9]{5}|-[0-9]|\s|$)").unwrap()
+});
 
 /// Reads ROCm version files and package lines.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
@@ -72,6 +77,18 @@ mod tests {
         assert_eq!(s.rocm.unwrap().v, "6.2.4");
         let (fired, _) = run(read, "6.0.2-115\n");
         assert!(!fired, "a bare version without the command is not ROCm's");
+        // distributions' packages (values ours, as `pacman -Q` and `rpm -qa` print them)
+        let (_, s) = run(
+            read,
+            "rocm-cmake 7.1.1-1\nrocm-core 7.1.1-1\nrocm-device-libs 2:7.1.1-2\n",
+        );
+        assert_eq!(s.rocm.map(|r| (r.v, r.src.line)), Some(("7.1.1".into(), 2)));
+        let (_, s) = run(read, "rocm-core-6.4.3-2.fc43.x86_64\n");
+        assert_eq!(s.rocm.unwrap().v, "6.4.3");
+        for t in ["rocm-core-devel 7.1.1-1\n", "rocm-core 7.1\n", "rocm-core 7.1.1a\n"] {
+            let (fired, _) = run(read, t);
+            assert!(!fired, "{t:?}");
+        }
     }
 
     #[test]

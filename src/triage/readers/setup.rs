@@ -1,0 +1,348 @@
+//! Setup sentences: the reporter describing the machine in their own words, with the words that
+//! make it theirs (`I run Ubuntu 24.04 with 64G RAM and an Radeon RX 7800 XT GPU.`, `The system is
+//! OpenSuse Tumbleweed with kernel 6.19.6, the graphics is … and the ROCm 7.2.0`, `I use Arch
+//! Linux.`). Prose in general names other machines, releases that were tried and ones that are
+//! wanted, so only a sentence that says it describes the user's own system is read, and none
+//! that compares, negates, asks or looks back (`… not …`, `… before …`, `?`). What it gives fills
+//! only what every reader of a known layout left open: the OS, the GPUs by product name (their
+//! targets then come from the name, marked so), the ROCm release written as `ROCm X.Y[.Z]`.
+//!
+//! The class is the 2026-11-29 build sets' (a tool-assisted report's `The system is …` sentence, a
+//! package list under `I use Arch Linux.`, a form's `I run Ubuntu 24.04 with … GPU.`); the held-out
+//! misses of earlier sets named the same class (a setup sentence's OS, WSL or ROCm left unread).
+
+use super::{Line, Seen};
+use crate::triage::paste::Has;
+use crate::triage::{Agent, Src};
+
+/// Words that say the sentence describes the user's own machine (lower case, matched at a
+/// word's start).
+const MINE: &[&str] = &[
+    "i run ",
+    "i'm running ",
+    "i am running ",
+    "i use ",
+    "i'm using ",
+    "i am using ",
+    "i'm on ",
+    "i am on ",
+    "i have a ",
+    "i have an ",
+    "i've got a",
+    "my system is ",
+    "my system: ",
+    "the system is ",
+    "my setup is ",
+    "my setup: ",
+    "my machine is ",
+    "my machine: ",
+    "my pc is ",
+    "my pc: ",
+    "my laptop is ",
+    "my os is ",
+    "my gpu is ",
+    "my card is ",
+    "the graphics is ",
+];
+
+/// Words after which a sentence no longer states what runs now: negation, comparison, a
+/// question, a wish, the past, another machine.
+const NOT_MINE: &[&str] = &[
+    "n't",
+    " not ",
+    " no ",
+    "never",
+    "other",
+    "friend",
+    "colleague",
+    "previous",
+    "used to",
+    "instead",
+    "switch",
+    "before",
+    "upgrad",
+    "downgrad",
+    " vs",
+    "versus",
+    "compar",
+    "?",
+    "if ",
+    "would",
+    "should",
+    "could",
+    "want",
+    "tried",
+    "earlier",
+    "another",
+    "also test",
+    "worked",
+    "works on",
+    "plan",
+    "going to",
+    "will ",
+];
+
+/// The sentences of `t` that describe the user's setup, lower-cased (for the gate) beside the
+/// original (for the values).
+fn setup_sentences(t: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for s in t.split(". ") {
+        if s.len() < 8 || s.len() > 400 {
+            continue;
+        }
+        let low = s.to_ascii_lowercase();
+        let mine = MINE.iter().any(|w| {
+            low.match_indices(w)
+                .any(|(p, _)| p == 0 || !low.as_bytes()[p - 1].is_ascii_alphanumeric())
+        });
+        if mine && !NOT_MINE.iter().any(|w| low.has(w)) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// A quick test before the sentence scan: the line is prose of a sentence's length that holds
+/// a first person or a system subject (one byte search each: this runs on every line).
+fn may_be_setup(t: &str) -> bool {
+    (8..=2000).contains(&t.len())
+        && !t.starts_with('>')
+        && (t.has("I ")
+            || t.has("i ")
+            || t.has("I'")
+            || t.has("i'")
+            || t.has("y ")
+            || t.has("ystem")
+            || t.has("raphics"))
+}
+
+/// The words of a sentence without the punctuation around them.
+fn words(s: &str) -> Vec<&str> {
+    s.split(|c: char| c.is_whitespace() || c == ',' || c == ';')
+        .map(|w| w.trim_matches(|c: char| matches!(c, '.' | '(' | ')' | '`' | '*' | '"' | '\'' | ':' | '!')))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Words that may follow a distribution's name within it (`Tumbleweed`, `24.04`, `LTS`).
+fn os_word(w: &str) -> bool {
+    w.as_bytes().first().is_some_and(u8::is_ascii_digit)
+        || [
+            "linux",
+            "lts",
+            "tumbleweed",
+            "leap",
+            "workstation",
+            "server",
+            "desktop",
+            "silverblue",
+            "kinoite",
+            "rawhide",
+            "stream",
+            "pro",
+            "home",
+        ]
+        .iter()
+        .any(|x| w.eq_ignore_ascii_case(x))
+}
+
+/// The OS a setup sentence names: a distribution's name with the words of its release
+/// (`Ubuntu 24.04`, `OpenSuse Tumbleweed`, `Arch Linux`), or `Windows 10`/`11`.
+fn sentence_os(s: &str) -> Option<String> {
+    let w = words(s);
+    for i in 0..w.len() {
+        let first = w[i].to_ascii_lowercase();
+        let windows = first == "windows";
+        if !windows && !crate::triage::platform::distro_word_of(&first) {
+            continue;
+        }
+        if first == "linux" {
+            // the family word alone names no distribution (`Linux 6.17`, a kernel)
+            continue;
+        }
+        let mut end = i + 1;
+        while end < w.len() && end - i < 4 && os_word(w[end]) {
+            end += 1;
+        }
+        let name = w[i..end].join(" ");
+        if windows {
+            if end > i + 1 && matches!(w[i + 1], "10" | "11") {
+                return Some(name);
+            }
+            continue;
+        }
+        if crate::triage::platform::os_name_of(&name) {
+            return Some(name);
+        }
+    }
+    None
+}
+
+/// Product names of GPUs a setup sentence names, as written (`Radeon RX 7800 XT`, `780M`): the
+/// longest run of words from a family word or a model number that the matrix knows as one
+/// target.
+fn sentence_gpus(s: &str) -> Vec<String> {
+    let matrix = crate::matrix::Matrix::embedded();
+    let w = words(s);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < w.len() {
+        let l = w[i].to_ascii_lowercase();
+        let model = {
+            let b = l.as_bytes();
+            let d = b.iter().take_while(|c| c.is_ascii_digit()).count();
+            (3..=4).contains(&d) && (d == b.len() || b[d..].iter().all(u8::is_ascii_alphabetic))
+        };
+        let family = matches!(l.as_str(), "amd" | "radeon" | "rx" | "instinct")
+            || (l.starts_with("rx") && l[2..].starts_with(|c: char| c.is_ascii_digit()))
+            || (l.starts_with("mi") && l[2..].starts_with(|c: char| c.is_ascii_digit()));
+        if !(model || family) {
+            i += 1;
+            continue;
+        }
+        let mut best = None;
+        for end in (i + 1..=(i + 6).min(w.len())).rev() {
+            let name = w[i..end].join(" ");
+            if name.bytes().any(|b| b.is_ascii_digit()) && matrix.gpu_by_name(&name).is_some() {
+                best = Some((end, name));
+                break;
+            }
+        }
+        match best {
+            Some((end, name)) => {
+                out.push(name);
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+/// The ROCm release a setup sentence names as `ROCm X.Y[.Z]` (one: two say nothing of which).
+pub(crate) fn sentence_rocm(t: &str) -> Option<String> {
+    if !may_be_setup(t) {
+        return None;
+    }
+    let mut found: Option<String> = None;
+    for s in setup_sentences(t) {
+        let mut from = 0;
+        while let Some(p) = s[from..].at("ROCm ") {
+            let start = from + p + 5;
+            from = start;
+            let v: &str = &s[start
+                ..start
+                    + s[start..]
+                        .bytes()
+                        .take_while(|b| b.is_ascii_digit() || *b == b'.')
+                        .count()];
+            let v = v.trim_end_matches('.');
+            let parts = v.split('.').count();
+            let next = s[start + v.len()..].chars().next();
+            if (2..=3).contains(&parts)
+                && v.split('.').all(|x| !x.is_empty())
+                && next.is_none_or(|c| c.is_whitespace() || matches!(c, ',' | ';' | ')' | '.'))
+            {
+                match &found {
+                    Some(f) if f != v => return None,
+                    _ => found = Some(v.to_string()),
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Reads setup sentences: the OS and the GPUs by name, where no other reader gave them.
+pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let file = seen.file;
+    let has_gpu = seen.agents.iter().any(|a| a.src.file == file);
+    if seen.os.is_some() && has_gpu {
+        return false;
+    }
+    let mut fired = false;
+    let mut gpus_done = has_gpu;
+    for l in lines.iter().filter(|l| !l.command) {
+        let t = crate::triage::paste::trim(&l.text);
+        if !may_be_setup(t) {
+            continue;
+        }
+        for s in setup_sentences(t) {
+            if seen.os.is_none()
+                && let Some(os) = sentence_os(s)
+            {
+                seen.os = Some(seen.at(os, l.no));
+                fired = true;
+            }
+            if !gpus_done {
+                let names = sentence_gpus(s);
+                if !names.is_empty() {
+                    gpus_done = true;
+                    fired = true;
+                    let src = Src { file, line: l.no };
+                    for n in names {
+                        seen.agents.push(Agent {
+                            reader: "setup",
+                            src,
+                            marketing: Some(n),
+                            name_src: Some(src),
+                            ..Agent::default()
+                        });
+                    }
+                }
+            }
+        }
+        if seen.os.is_some() && gpus_done {
+            break;
+        }
+    }
+    fired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run;
+    use super::*;
+
+    #[test]
+    fn a_setup_sentence_gives_os_gpu_and_rocm() {
+        // values ours, shaped like a form's sentence and a tool-assisted report's
+        let t = "I run Ubuntu 24.04 with 64G RAM and a Radeon RX 7800 XT GPU. The app was installed yesterday.\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Ubuntu 24.04"));
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon RX 7800 XT GPU"));
+        let t = "The system is OpenSuse Tumbleweed with kernel 6.19.6, the graphics is Radeon RX 9070XT and the ROCm 7.2.0\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("OpenSuse Tumbleweed"));
+        assert_eq!(sentence_rocm(t).as_deref(), Some("7.2.0"));
+        let (_, s) = run(read, "I use 780M, the crashes are rarer now.\nI use Arch Linux.\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Arch Linux"));
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("780M"));
+        let (_, s) = run(read, "On my PC I'm using Windows 11 Pro.\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Windows 11 Pro"));
+    }
+
+    #[test]
+    fn sentences_that_compare_negate_ask_or_look_back_give_nothing() {
+        for t in [
+            "I run Ubuntu 24.04 but my friend uses Fedora 43.\n",
+            "I'm not using Ubuntu 22.04 anymore.\n",
+            "Should I use ROCm 7.1 with an RX 7900 XTX?\n",
+            "I used to run Ubuntu 22.04 with an RX 6800.\n",
+            "It works on ROCm 6.4 and fails on ROCm 7.1 with Ubuntu 24.04.\n",
+            "Before I was using Ubuntu 22.04 with ROCm 6.2.\n",
+            "Ubuntu 24.04 with an RX 7900 XTX and ROCm 7.2.1 is what the docs list.\n",
+        ] {
+            let (fired, s) = run(read, t);
+            assert!(!fired && s.os.is_none() && s.agents.is_empty(), "{t:?}");
+            assert_eq!(sentence_rocm(t), None, "{t:?}");
+        }
+        // two releases in the setup say nothing of which runs
+        assert_eq!(
+            sentence_rocm("I run ROCm 7.2.1 and I use ROCm 7.1.1 in a container"),
+            None
+        );
+    }
+}
