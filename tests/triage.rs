@@ -155,6 +155,17 @@ fn wsl_and_silence_never_mean_missing() {
     assert!(read("wsl", wsl).summary.wsl);
 }
 
+/// An APU's VRAM is the driver's `NNNNM of VRAM memory ready`, not an application's device total
+/// (llama.cpp's Vulkan line counts shared memory): values ours, shaped like a Strix Halo report.
+#[test]
+fn the_driver_s_vram_wins_over_an_app_s_device_total() {
+    let paste = "[Fri May 22 23:25:43 2026] amdgpu 0000:bd:00.0:  1024M of VRAM memory ready\n\
+[Fri May 22 23:25:43 2026] amdgpu 0000:bd:00.0:  122880M of GTT memory ready.\n\
+0.01.074.446 I   - Vulkan0 : AMD Radeon 8060S Graphics (RADV GFX1151) (123904 MiB, 123738 MiB free)\n";
+    let t = read("apu", paste);
+    assert_eq!(t.summary.vram_bytes, Some(1 << 30), "{:?}", t.summary);
+}
+
 /// Traps through the whole pipeline: rocm-smi's `gfx11002` and KFD's 90402.
 #[test]
 fn display_quirks_decode_to_real_targets() {

@@ -815,7 +815,9 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
             if !same {
                 continue;
             }
-            if a.vram.is_none() {
+            // the driver's own `NNNNM of VRAM memory ready` is the VRAM: an application's device
+            // total (llama.cpp's Vulkan line for an APU, `123904 MiB`) counts shared memory too
+            if a.vram.is_none() || (o.reader == "dmesg" && o.vram.is_some()) {
                 a.vram = o.vram.clone();
             }
             if a.gtt.is_none() {

@@ -171,7 +171,10 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             _ => text,
         };
         let (text, command) = match prompt_command(&text) {
-            Some(c) => (std::borrow::Cow::Owned(c.to_string()), true),
+            Some(c) => (
+                std::borrow::Cow::Owned(c.trim_end_matches('`').trim_end().to_string()),
+                true,
+            ),
             None => (text, false),
         };
         // a message printed with its line breaks escaped (a Rust `{:?}` of an error, a JSON
@@ -306,7 +309,9 @@ fn strip_ansi(s: &str) -> String {
 /// The command of a prompt line: `$ cmd`, `user@host:~$ cmd`, `(venv) $ cmd`, `# cmd` (root,
 /// only when followed by a known command word), `>>> expr`, `PS C:\> cmd`.
 fn prompt_command(t: &str) -> Option<&str> {
-    let s = t.trim_start();
+    // a prompt inside inline code (`` `# dmesg | grep -i GCVM_L2_PROTECTION_FAULT_STATUS |wc -l ``,
+    // its closing backtick on the next line): the code span's marks are no part of the command
+    let s = t.trim_start().trim_start_matches('`');
     if let Some(r) = s.strip_prefix(">>> ") {
         return Some(r.trim());
     }
@@ -483,6 +488,13 @@ mod tests {
     fn a_root_prompt_needs_a_known_command() {
         assert_eq!(prompt_command("# rocm-smi --showhw"), Some("rocm-smi --showhw"));
         assert_eq!(prompt_command("# This is a heading"), None);
+        // a prompt inside inline code (values ours)
+        assert_eq!(
+            prompt_command("`# dmesg | grep -i GCVM_L2_PROTECTION_FAULT_STATUS |wc -l"),
+            Some("dmesg | grep -i GCVM_L2_PROTECTION_FAULT_STATUS |wc -l")
+        );
+        let l = lines("`$ uname -r`\n");
+        assert_eq!((l[0].text.as_ref(), l[0].command), ("uname -r", true));
         assert_eq!(prompt_command("  Name:   gfx1100"), None);
         // themed prompts (non-ASCII marks)
         assert_eq!(prompt_command("(.venv) git:(main) λ rocminfo"), Some("rocminfo"));

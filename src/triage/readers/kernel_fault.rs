@@ -44,6 +44,11 @@ fn class(t: &str) -> Option<EventKind> {
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     for l in lines {
+        // a typed command naming a fault (`dmesg | grep -i GCVM_L2_PROTECTION_FAULT_STATUS`) is a
+        // search for it, not the fault
+        if l.command {
+            continue;
+        }
         let t = l.text.as_ref();
         // amdgpu's own wordings, also where a journal was scrubbed of the driver's prefix or a
         // reporter condensed it (`ring gfx_0.0.0 timeout, signaled seq=…`, `[gfxhub] page
@@ -111,5 +116,13 @@ mod tests {
         // an MES word elsewhere is no hang
         let (fired, _) = run(read, "MES firmware version: 0x80\n");
         assert!(!fired);
+        // a typed search for a fault, also inside inline code, is no fault (values ours)
+        for t in [
+            "$ dmesg | grep -i GCVM_L2_PROTECTION_FAULT_STATUS | wc -l\n98\n",
+            "`# dmesg | grep -i GCVM_L2_PROTECTION_FAULT_STATUS |wc -l\n98\n`\n",
+        ] {
+            let (fired, s) = run(read, t);
+            assert!(!fired && s.events.is_empty(), "{t:?}");
+        }
     }
 }

@@ -588,6 +588,22 @@ fn spaced_key(key: &mut String, syn: &HashMap<String, String>) {
             *key = spaced;
         }
     }
+    // a product's name with the word for "version" in Chinese, Korean or Japanese glued on
+    // (`PyTorch版本`, `ROCm 버전`, `PyTorchのバージョン`): the product's English key
+    if !syn.contains_key(key.as_str()) && !key.is_ascii() {
+        for word in ["版本", "버전", "のバージョン", "バージョン"] {
+            if let Some(product) = key.strip_suffix(word) {
+                let product = product.trim();
+                if !product.is_empty() && product.is_ascii() {
+                    let english = format!("{product} version");
+                    if syn.contains_key(english.as_str()) {
+                        *key = english;
+                    }
+                }
+                break;
+            }
+        }
+    }
 }
 
 /// `pytorch runtime version`, `torch installed version`: torch's version under a key with one
@@ -725,8 +741,9 @@ pub fn product_in(t: &str) -> Option<&str> {
         return None;
     }
     let rest = &t[start..];
+    // `×` counts threads after a processor's name (GNOME's About: `… w/ Radeon™ 8060S × 32`)
     let end = rest
-        .find(['(', '[', ']', ')', ',', '|', '"', '\'', '`', ';', '*'])
+        .find(['(', '[', ']', ')', ',', '|', '"', '\'', '`', ';', '*', '×'])
         .unwrap_or(rest.len());
     // a sentence's end (`… an Radeon RX 7800 XT GPU. ComfyUI was installed …`): the next
     // sentence is no part of the name
@@ -1887,8 +1904,16 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             // a parenthetical about the kernel (`Ubuntu 24.04 (Kernel 6.8+)`, `Fedora 44 (kernel
             // 7.1)`) is the kernel's, not part of the name (a bare release, `(6.19.10-1-cachyos
             // x86_64)`, is how fastfetch writes the name and stays)
+            // or the family word and a kernel release (`Arch Linux (Linux 6.19.12-arch1-1)`)
             let v = match v.find(" (") {
-                Some(p) if v[p + 2..].get(..6).is_some_and(|w| w.eq_ignore_ascii_case("kernel")) => v[..p].trim(),
+                Some(p)
+                    if v[p + 2..].get(..6).is_some_and(|w| w.eq_ignore_ascii_case("kernel"))
+                        || v[p + 2..]
+                            .strip_prefix("Linux ")
+                            .is_some_and(|r| r.strip_suffix(')').is_some_and(super::free_form::kernel_release)) =>
+                {
+                    v[..p].trim()
+                }
                 _ => v,
             };
             if !v.is_empty() && v.len() <= 80 {
@@ -3231,6 +3256,21 @@ mod tests {
     }
 
     #[test]
+    fn a_product_with_a_cjk_version_word_is_its_english_key() {
+        // shaped like a benchmark's Chinese issue form (values ours; full-width colons)
+        let (_, s) = run(
+            read,
+            "- 设备名称：AMD Radeon RX 9070 XT\n- PyTorch版本：2.12.0+rocm7.14.0\n",
+        );
+        assert_eq!(s.torch.map(|t| t.v), Some("2.12.0+rocm7.14.0".into()));
+        let (_, s) = run(read, "ROCm 버전: 7.2.1\n");
+        assert_eq!(s.rocm.map(|t| t.v), Some("7.2.1".into()));
+        // a word the synonym table does not know stays unread
+        let (_, s) = run(read, "Benchmark版本：2.0.1\n");
+        assert!(s.torch.is_none() && s.rocm.is_none());
+    }
+
+    #[test]
     fn a_product_name_ends_at_its_sentence_and_rocm_s_own_name_is_none() {
         // values ours, shaped like a form's sentence and a package's description
         assert_eq!(
@@ -3242,6 +3282,7 @@ mod tests {
             None
         );
         assert_eq!(product_in("ROCm (AMD Radeon Open Compute) runtime"), None);
+        assert_eq!(product_in("Radeon™ 8060S × 32"), Some("Radeon™ 8060S"));
         // a generic name still names a GPU (its target unknown)
         assert_eq!(product_in("Device 0: AMD Radeon Graphics"), Some("AMD Radeon Graphics"));
     }

@@ -82,10 +82,33 @@ const NOT_MINE: &[&str] = &[
     "will ",
 ];
 
-/// The sentences of `t` that describe the user's setup, lower-cased (for the gate) beside the
-/// original (for the values).
+/// Labels whose value describes the reporter's machine (`**Setup**: Radeon 8060S (Strix Halo,
+/// gfx1151) . Ubuntu 26.04 + …`, `Specs: …`): the first sentence after one is a setup sentence.
+const LABELS: &[&str] = &["setup", "my setup", "system", "hardware", "machine", "specs", "rig"];
+
+/// The label a line opens with (Markdown's marks around it allowed), and the text after it.
+fn labelled(t: &str) -> Option<&str> {
+    let t = t.trim_start_matches(['-', '*', '#', '_', ' ']);
+    let (k, v) = t.split_once(':')?;
+    let k = k.trim().trim_matches(['*', '_']).trim();
+    LABELS
+        .iter()
+        .any(|l| k.eq_ignore_ascii_case(l))
+        .then(|| v.trim_start_matches(['*', '_', ' ']))
+}
+
+/// The sentences of `t` that describe the user's setup: the first one after a setup label, and
+/// any with words that make the machine the user's.
 fn setup_sentences(t: &str) -> Vec<&str> {
     let mut out = Vec::new();
+    if let Some(v) = labelled(t) {
+        let first = v.split(". ").next().unwrap_or(v);
+        let low = first.to_ascii_lowercase();
+        if first.len() <= 400 && !NOT_MINE.iter().any(|w| low.has(w)) {
+            out.push(first);
+        }
+        return out;
+    }
     for s in t.split(". ") {
         if s.len() < 8 || s.len() > 400 {
             continue;
@@ -113,7 +136,8 @@ fn may_be_setup(t: &str) -> bool {
             || t.has("i'")
             || t.has("y ")
             || t.has("ystem")
-            || t.has("raphics"))
+            || t.has("raphics")
+            || (memchr::memchr(b':', t.as_bytes()).is_some_and(|c| c <= 24) && labelled(t).is_some()))
 }
 
 /// The words of a sentence without the punctuation around them.
@@ -280,10 +304,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     gpus_done = true;
                     fired = true;
                     let src = Src { file, line: l.no };
+                    // one name and one target written in the sentence (`Radeon 8060S (Strix Halo,
+                    // gfx1151)`): the written target is the GPU's (evidence over the name)
+                    let mut targets: Vec<&str> = super::gfx_tokens(s).collect();
+                    targets.dedup();
+                    let written = (names.len() == 1 && targets.len() == 1)
+                        .then(|| format!("gfx{}", targets[0].to_ascii_lowercase()));
                     for n in names {
+                        let gfx = written.clone().map(|g| seen.at(g, l.no));
                         seen.agents.push(Agent {
                             reader: "setup",
                             src,
+                            gfx,
                             marketing: Some(n),
                             name_src: Some(src),
                             ..Agent::default()
@@ -322,6 +354,12 @@ mod tests {
         assert_eq!(s.agents[0].marketing.as_deref(), Some("780M"));
         let (_, s) = run(read, "On my PC I'm using Windows 11 Pro.\n");
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Windows 11 Pro"));
+        // a setup label's first sentence, with the target written beside the name
+        let t = "**Setup**: Radeon 8060S (Strix Halo, gfx1151) . Ubuntu 26.04 (not 24.04) + ROCm 7.2.3\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().map(|g| g.v.as_str()), Some("gfx1151"));
+        assert!(s.os.is_none(), "the second sentence says `not`, and is not the label's");
     }
 
     #[test]
