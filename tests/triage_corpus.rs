@@ -39,6 +39,9 @@ fn corpus_dirs() -> Vec<PathBuf> {
             "heldout-2026s",
             "heldout-2026t",
             "heldout-2026u",
+            "heldout-2026v",
+            "heldout-2026w",
+            "heldout-2026x",
         ]
         .iter()
         .map(|d| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/triage").join(d))

@@ -264,6 +264,12 @@ fn kernel_after_word(t: &str) -> Option<&str> {
 /// the value writes the GPU's target (`Ryzen 7 255 / Radeon 780M (gfx1103)`: a bare processor
 /// name, `AMD Ryzen 9 7950X w/ Radeon Graphics`, stays no GPU).
 fn labelled_names(v: &str) -> Vec<&str> {
+    // an arrow inside the value (`` `rocm serve qwen` → Lemonade `llamacpp:rocm`, device `ROCm0 :
+    // AMD Radeon(TM) 8060S Graphics` ``): a sentence about commands leading to devices, not a
+    // product's name
+    if v.has("→") || v.has("->") || v.has("=>") {
+        return Vec::new();
+    }
     if let Some(parts) = super::targeted_parts(v).filter(|p| gpu_name(p[0])) {
         // the later parts' names start at their family word (`also tested with an RX 6600 XT`)
         let mut out = vec![parts[0]];
@@ -527,7 +533,18 @@ fn shown_name(name: &str) -> &str {
     // what a tool adds after a dash (`AMD Instinct MI300X — detected_gfx_target gfx943`),
     // a print's further columns (`AMD Radeon Graphics  arch=gfx900:xnack-  CUs=8`)
     let shown = shown.split(['—', '–']).next().unwrap_or(shown).trim();
-    shown.split("  ").next().unwrap_or(shown)
+    // a double blank typed inside the name (`AMD Radeon RX  7700S`: after a family word the
+    // model follows) is no column break
+    let mut from = 0;
+    while let Some(p) = shown[from..].at("  ") {
+        let at = from + p;
+        let last = shown[..at].rsplit(' ').next().unwrap_or("");
+        if !["RX", "Radeon", "AMD", "Instinct", "PRO", "Pro"].contains(&last) {
+            return &shown[..at];
+        }
+        from = at + 2;
+    }
+    shown
 }
 
 /// What [`line_kernel`] did with a line.

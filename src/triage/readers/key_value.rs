@@ -355,6 +355,31 @@ fn logfmt(t: &str) -> Vec<(&str, &str)> {
     if out.len() < 2 { Vec::new() } else { out }
 }
 
+/// A line that is one `key=value` and nothing else (`arch=gfx1030`, `hip=7.15.26290`).
+fn bare_assignment(t: &str) -> Option<(&str, &str)> {
+    let (k, v) = t.split_once('=')?;
+    // a probe's lower-case names (`arch=`, `hip=`); an environment dump's upper-case variables
+    // (`AMDGPU_TARGETS=gfx906`, a build's setting) are the env_vars reader's
+    let key_ok = (1..=30).contains(&k.len())
+        && k.as_bytes()[0].is_ascii_lowercase()
+        && !k.bytes().any(|b| b.is_ascii_uppercase())
+        && k.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'));
+    (key_ok && !v.is_empty() && v.len() <= 80 && !v.contains(['=', ' ', '\t'])).then_some((k, v))
+}
+
+/// The lines of blocks of two or more lines that are each one `key=value` (a probe script's
+/// `print(f"arch={…}")` lines): such a line is a pair of its own, which logfmt (two pairs or more
+/// on one line) does not take.
+fn assignment_block(lines: &[Line]) -> Vec<bool> {
+    let one: Vec<bool> = lines
+        .iter()
+        .map(|l| !l.command && l.text.len() <= 120 && bare_assignment(trim(&l.text)).is_some())
+        .collect();
+    (0..one.len())
+        .map(|i| one[i] && ((i > 0 && one[i - 1]) || one.get(i + 1).copied().unwrap_or(false)))
+        .collect()
+}
+
 /// The leading version of a value (`7.0.0-31-generic (Ubuntu HWE)` → `7.0.0-31-generic`), if it
 /// starts with a digit and has a dot.
 fn version(v: &str) -> Option<&str> {
@@ -742,9 +767,21 @@ pub fn product_in(t: &str) -> Option<&str> {
     }
     let rest = &t[start..];
     // `×` counts threads after a processor's name (GNOME's About: `… w/ Radeon™ 8060S × 32`)
+    // a trademark's `(TM)` / `(R)` is part of the name (`AMD Radeon(TM) 8060S Graphics`)
+    let mark = |i: usize| {
+        let r = &rest.as_bytes()[i..];
+        r.len() >= 3 && (r[..4.min(r.len())].eq_ignore_ascii_case(b"(tm)") || r[..3].eq_ignore_ascii_case(b"(r)"))
+    };
     let end = rest
-        .find(['(', '[', ']', ')', ',', '|', '"', '\'', '`', ';', '*', '×'])
-        .unwrap_or(rest.len());
+        .char_indices()
+        .find(|&(i, c)| {
+            matches!(
+                c,
+                '(' | '[' | ']' | ')' | ',' | '|' | '"' | '\'' | '`' | ';' | '*' | '×'
+            ) && !(c == '(' && mark(i))
+                && !(c == ')' && i >= 2 && (mark(i - 3.min(i)) || mark(i - 2)))
+        })
+        .map_or(rest.len(), |(i, _)| i);
     // a sentence's end (`… an Radeon RX 7800 XT GPU. ComfyUI was installed …`): the next
     // sentence is no part of the name
     let end = rest[..end].at(". ").unwrap_or(end);
@@ -856,7 +893,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut key = String::new();
     // uv's install log: ` - name==v` is a package it removed where ` + name==v` lines are
     let uv_log = lines.iter().any(|l| l.text.starts_with(" + "));
-    for l in lines {
+    let block = assignment_block(lines);
+    for (i, l) in lines.iter().enumerate() {
         if l.command || (uv_log && l.text.starts_with(" - ")) {
             pending = None;
             continue;
@@ -865,6 +903,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // a launcher's messages whose line breaks were lost (`[INFO] Detecting GPU architecture...
         // [INFO] GPU arch: gfx1030 [INFO] …`): each tagged message is a line of its own
         let segments = squashed(t);
+        // one message: without its level tag and component
+        let t = if segments.len() < 2 { super::strip_level(t) } else { t };
         // JSON written on one line (`amdgpu_top -J`, a tool's `--json`): its string pairs
         if matches!(t.as_bytes(), [b'[' | b'{', b'{' | b'"', ..]) && t.has("\":\"") {
             for (k, v) in json_pairs(t) {
@@ -916,7 +956,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             .take()
             .filter(|_| !bare || (t.len() <= 60 && t.split_whitespace().count() <= 6));
         bare = false;
-        let all: Vec<(&str, &str)> = if segments.len() < 2 {
+        let all: Vec<(&str, &str)> = if block[i] {
+            bare_assignment(t).into_iter().collect()
+        } else if segments.len() < 2 {
             pairs(t, answer.as_deref())
         } else {
             segments
@@ -1896,6 +1938,11 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             // the distribution inside WSL, after the Windows build (`10.0.19045.6466 WSL2 Ubuntu
             // 24.04.4 LTS`): where the tools ran
             let v = crate::triage::platform::distro_after_wsl(v).map_or(v, |p| &v[p..]);
+            // the distribution in parentheses after the WSL word (`Windows WSL (Ubuntu 24.04.4)`)
+            let v = match v.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+                Some(inner) if !inner.contains(['(', ')']) => inner,
+                _ => v,
+            };
             let v = v.split(", ").next().unwrap_or(v).trim();
             let v = match v.at(" / Linux ") {
                 Some(p) if linux_release(&v[p..]).is_some() => v[..p].trim(),
@@ -2731,6 +2778,12 @@ mod tests {
             "[app][INFO] x"
         );
         assert_eq!(super::super::strip_stamp("[gfx1100] ok"), "[gfx1100] ok");
+        // a level tag and a component (values ours, lemonade's layout)
+        assert_eq!(
+            super::super::strip_level("[Info] (ModelManager)   - AMD GPU: AMD Radeon 8060S"),
+            "AMD GPU: AMD Radeon 8060S"
+        );
+        assert_eq!(super::super::strip_level("[gfx1100] ok"), "[gfx1100] ok");
     }
 
     #[test]
@@ -3256,6 +3309,24 @@ mod tests {
     }
 
     #[test]
+    fn a_block_of_one_assignment_per_line_is_pairs() {
+        // a probe script's prints (values ours)
+        let (_, s) = run(
+            read,
+            "available=True\nname=AMD Radeon RX 6800 XT\narch=gfx1030\nhip=7.15.26290\n",
+        );
+        assert_eq!(
+            s.agents.first().and_then(|a| a.gfx.as_ref()).map(|g| g.v.as_str()),
+            Some("gfx1030")
+        );
+        // one assignment alone, and an environment dump's variables, are not
+        let (_, s) = run(read, "arch=gfx1030\n");
+        assert!(s.agents.is_empty());
+        let (_, s) = run(read, "AMDGPU_TARGETS=gfx906\nROCM_BUILD=7.14.0-gfx906+20260802\n");
+        assert!(s.agents.is_empty() && s.rocm.is_none());
+    }
+
+    #[test]
     fn a_product_with_a_cjk_version_word_is_its_english_key() {
         // shaped like a benchmark's Chinese issue form (values ours; full-width colons)
         let (_, s) = run(
@@ -3283,6 +3354,10 @@ mod tests {
         );
         assert_eq!(product_in("ROCm (AMD Radeon Open Compute) runtime"), None);
         assert_eq!(product_in("Radeon™ 8060S × 32"), Some("Radeon™ 8060S"));
+        assert_eq!(
+            product_in("AMD GPU: AMD Radeon(TM) 8060S Graphics (integrated, driver 32.0)"),
+            Some("AMD Radeon(TM) 8060S Graphics")
+        );
         // a generic name still names a GPU (its target unknown)
         assert_eq!(product_in("Device 0: AMD Radeon Graphics"), Some("AMD Radeon Graphics"));
     }

@@ -25,8 +25,20 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             t
         };
         let mut it = t.split_whitespace();
-        let (Some(k), Some(v), None) = (it.next(), it.next(), it.next()) else {
-            continue;
+        let (k, v) = match (it.next(), it.next(), it.next()) {
+            (Some(k), Some(v), None) => (k, v),
+            // a loop over the nodes printing the property as a field (`node 1: name='ip
+            // discovery'  gfx_target_version=110000   (GPU)`)
+            _ => match t.at("gfx_target_version=") {
+                Some(p) => {
+                    let r = &t[p + 19..];
+                    (
+                        "gfx_target_version",
+                        &r[..r.bytes().take_while(u8::is_ascii_digit).count()],
+                    )
+                }
+                None => continue,
+            },
         };
         let Ok(n) = v.parse::<u32>() else { continue };
         let src = Src {
@@ -76,5 +88,12 @@ mod tests {
         let (_, s) = run(read, "gfx_target_version 0\ngfx_target_version 110001\n");
         assert_eq!(s.agents.len(), 1, "0 is the CPU node");
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1101");
+        // a loop over the nodes printing the property as a field (values ours)
+        let (_, s) = run(
+            read,
+            "node 0: name=''  gfx_target_version=0  (CPU)\nnode 1: name='ip discovery'  gfx_target_version=110000  (GPU)\n",
+        );
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1100");
     }
 }

@@ -219,6 +219,29 @@ pub fn strip_stamp(t: &str) -> &str {
         .trim_start()
 }
 
+/// A line without a logger's level tag and component (`[Info] (ModelManager)   - AMD GPU: …`,
+/// lemonade's layout after its time stamp, also where the paste cut the stamp off): the message.
+pub fn strip_level(t: &str) -> &str {
+    let Some(rest) = t.strip_prefix('[') else { return t };
+    let Some(end) = rest.find(']') else { return t };
+    let level = &rest[..end];
+    if !["info", "warn", "warning", "error", "debug", "trace"]
+        .iter()
+        .any(|l| level.eq_ignore_ascii_case(l))
+    {
+        return t;
+    }
+    let mut m = rest[end + 1..].trim_start();
+    // the component in parentheses (`(ModelManager)`), one word
+    if let Some(r) = m.strip_prefix('(')
+        && let Some(e) = r.find(')')
+        && !r[..e].contains(' ')
+    {
+        m = r[e + 1..].trim_start();
+    }
+    m.strip_prefix("- ").unwrap_or(m).trim_start()
+}
+
 /// A byte/number count as printed: `25753026560`, `25,753,026,560`, `25_753_026_560`.
 pub fn number(s: &str) -> Option<u64> {
     let t: String = s.trim().chars().filter(|c| !matches!(c, ',' | '_')).collect();
