@@ -128,16 +128,28 @@ fn setup_sentences(t: &str) -> Vec<&str> {
 /// A quick test before the sentence scan: the line is prose of a sentence's length that holds
 /// a first person or a system subject (one byte search each: this runs on every line).
 fn may_be_setup(t: &str) -> bool {
-    (8..=2000).contains(&t.len())
-        && !t.starts_with('>')
-        && (t.has("I ")
-            || t.has("i ")
-            || t.has("I'")
-            || t.has("i'")
-            || t.has("y ")
-            || t.has("ystem")
-            || t.has("raphics")
-            || (memchr::memchr(b':', t.as_bytes()).is_some_and(|c| c <= 24) && labelled(t).is_some()))
+    if !(8..=2000).contains(&t.len()) || t.starts_with('>') {
+        return false;
+    }
+    // a first person (`I `, `I'm`, `i use`) at a word's start, `my `, `the system`/`the
+    // graphics`, or a setup label
+    let b = t.as_bytes();
+    let first_person = memchr::memchr2_iter(b'I', b'i', b).any(|p| {
+        // then a verb (`I run`, `I'm`), not a logger's level letter (`0.01.074 I   - Vulkan0`)
+        (p == 0 || !b[p - 1].is_ascii_alphanumeric())
+            && match b.get(p + 1) {
+                Some(b'\'') => true,
+                Some(b' ') => b.get(p + 2).is_some_and(u8::is_ascii_lowercase),
+                _ => false,
+            }
+    });
+    first_person
+        || t.has("my ")
+        || t.has("My ")
+        || t.has("he system")
+        || t.has("he System")
+        || t.has("he graphics")
+        || (memchr::memchr(b':', b).is_some_and(|c| c <= 24) && labelled(t).is_some())
 }
 
 /// The words of a sentence without the punctuation around them.
@@ -286,7 +298,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     }
     let mut fired = false;
     let mut gpus_done = has_gpu;
-    for l in lines.iter().filter(|l| !l.command) {
+    // a reporter describes the machine near the start of a report: a long log's later lines are
+    // not scanned (a bound on the work, whatever the paste's size)
+    for l in lines.iter().filter(|l| !l.command).take(2000) {
         let t = crate::triage::paste::trim(&l.text);
         if !may_be_setup(t) {
             continue;
