@@ -426,7 +426,7 @@ fn windows_name_line(t: &str) -> bool {
 
 /// A Windows release's name alone: `Windows 11 Home 25H2 26200.7623`, `Windows 11 Pro, version
 /// 10.0.26200 (build 26200)`: an edition, a release and a build, nothing else.
-fn windows_name(t: &str) -> bool {
+pub(crate) fn windows_name(t: &str) -> bool {
     if t.len() > 64 || t.len() < 10 {
         return false;
     }
@@ -489,7 +489,7 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
 }
 
 /// One item that is only a Linux distribution's name.
-fn os_name(t: &str) -> bool {
+pub(crate) fn os_name(t: &str) -> bool {
     let t = super::paste::trim(t);
     // `Linux (Debian)`: the family with its distribution in parentheses
     // (a byte search: this runs on every line)
@@ -555,18 +555,8 @@ pub(crate) fn distro_after_wsl(v: &str) -> Option<usize> {
     None
 }
 
-/// [`distro_word`] of a lower-cased word (for the setup sentences' reader).
-pub(crate) fn distro_word_of(w: &str) -> bool {
-    distro_word(w.as_bytes())
-}
-
-/// [`os_name`]: one item that is only a Linux distribution's name.
-pub(crate) fn os_name_of(t: &str) -> bool {
-    os_name(t)
-}
-
 /// One word of [`DISTROS`], lower-cased (a `match`: this runs on every line's first word).
-fn distro_word(w: &[u8]) -> bool {
+pub(crate) fn distro_word(w: &[u8]) -> bool {
     matches!(
         w,
         b"linux"

@@ -62,22 +62,16 @@ impl Rule for TorchWheelNotOnIndex {
         let Some(rel) = cx.matrix.torch_release(&tv.public) else {
             if newest.is_some_and(|n| tv.public.release() > *n) {
                 out.push(
-                    Finding::new(
-                        &Self::META,
+                    cannot_tell(
+                        cx,
                         format!("torch {} is newer than the matrix knows", tv.public),
-                        cx.torch_origin(),
+                        &rocm,
                     )
-                    .severity(Severity::Info)
                     .evidence(format!(
                         "newest torch in matrix data {}: {}",
                         cx.matrix.data,
                         newest.map(|n| n.to_string()).unwrap_or_default()
                     ))
-                    .why(
-                        "rocmcheck cannot tell whether this wheel exists for ROCm ".to_string()
-                            + &rocm.to_string()
-                            + ".",
-                    )
                     .fix("run `rocmcheck matrix update` for newer matrix data, or upgrade rocmcheck (`rocmcheck matrix sync` proposes additions)"),
                 );
             } else {
@@ -98,19 +92,17 @@ impl Rule for TorchWheelNotOnIndex {
             // a release whose ROCm wheels the matrix has not recorded (read from an index it
             // could not reach): nothing to judge, and no absence to claim
             out.push(
-                Finding::new(
-                    &Self::META,
+                cannot_tell(
+                    cx,
                     format!("torch {}'s ROCm wheels are not recorded in the matrix", tv.public),
-                    cx.torch_origin(),
+                    &rocm,
                 )
-                .severity(Severity::Info)
                 .evidence(format!(
                     "torch {} released {}; matrix data {} lists no ROCm variant of it",
                     tv.public,
                     rel.released.as_deref().unwrap_or("(date not recorded)"),
                     cx.matrix.data
                 ))
-                .why("rocmcheck cannot tell whether this wheel exists for ROCm ".to_string() + &rocm.to_string() + ".")
                 .fix("run `rocmcheck matrix sync` (it reads the index and proposes the variants), or `rocmcheck matrix update` for newer matrix data")
                 .refs(rel.sources.iter().cloned())
                 .unconfirmed(true),
@@ -175,6 +167,16 @@ impl Rule for TorchWheelNotOnIndex {
                 .autofix(autofix),
         );
     }
+}
+
+/// RC101's info where the matrix cannot judge the wheel (a torch newer than it knows, or one whose
+/// ROCm variants it does not record): no claim either way.
+fn cannot_tell(cx: &Context, title: String, rocm: &Version) -> Finding {
+    Finding::new(&TorchWheelNotOnIndex::META, title, cx.torch_origin())
+        .severity(Severity::Info)
+        .why(format!(
+            "rocmcheck cannot tell whether this wheel exists for ROCm {rocm}."
+        ))
 }
 
 declare_rule! {

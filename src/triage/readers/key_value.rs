@@ -766,22 +766,31 @@ pub fn product_in(t: &str) -> Option<&str> {
         return None;
     }
     let rest = &t[start..];
-    // `×` counts threads after a processor's name (GNOME's About: `… w/ Radeon™ 8060S × 32`)
-    // a trademark's `(TM)` / `(R)` is part of the name (`AMD Radeon(TM) 8060S Graphics`)
-    let mark = |i: usize| {
-        let r = &rest.as_bytes()[i..];
-        r.len() >= 3 && (r[..4.min(r.len())].eq_ignore_ascii_case(b"(tm)") || r[..3].eq_ignore_ascii_case(b"(r)"))
-    };
-    let end = rest
-        .char_indices()
-        .find(|&(i, c)| {
-            matches!(
-                c,
-                '(' | '[' | ']' | ')' | ',' | '|' | '"' | '\'' | '`' | ';' | '*' | '×'
-            ) && !(c == '(' && mark(i))
-                && !(c == ')' && i >= 2 && (mark(i - 3.min(i)) || mark(i - 2)))
-        })
-        .map_or(rest.len(), |(i, _)| i);
+    // the name ends at a bracket, a separator or a quote; `×` counts threads after a processor's
+    // name (GNOME's About: `… w/ Radeon™ 8060S × 32`); a trademark's `(TM)` / `(R)` is part of
+    // the name (`AMD Radeon(TM) 8060S Graphics`) and is stepped over
+    let b = rest.as_bytes();
+    let mut end = rest.len();
+    let mut i = 0;
+    while let Some(c) = rest[i..].chars().next() {
+        if c == '(' {
+            let mark = [&b"(tm)"[..], b"(r)"]
+                .into_iter()
+                .find(|m| b.get(i..i + m.len()).is_some_and(|x| x.eq_ignore_ascii_case(m)));
+            if let Some(m) = mark {
+                i += m.len();
+                continue;
+            }
+        }
+        if matches!(
+            c,
+            '(' | '[' | ']' | ')' | ',' | '|' | '"' | '\'' | '`' | ';' | '*' | '×'
+        ) {
+            end = i;
+            break;
+        }
+        i += c.len_utf8();
+    }
     // a sentence's end (`… an Radeon RX 7800 XT GPU. ComfyUI was installed …`): the next
     // sentence is no part of the name
     let end = rest[..end].at(". ").unwrap_or(end);

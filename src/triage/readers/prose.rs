@@ -248,28 +248,32 @@ fn sentence_rocm(t: &str) -> Option<&str> {
         if !lead {
             continue;
         }
-        // `ROCm **7.2.3**`, ``ROCm `7.1.1` ``: emphasis around the version
-        let marks = t[from..].len() - t[from..].trim_start_matches(['*', '`']).len();
-        let from = from + marks;
-        let v = t[from..]
-            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .next()
-            .unwrap_or("")
-            .trim_end_matches('.');
-        let parts = v.split('.').count();
-        let next = t[from + v.len()..].chars().next();
-        // the version is a word of its own: `ROCm 7.0.11-arch1-1` (a kernel a tool mislabels)
-        // or `ROCm 7.10a` is no release
-        if (2..=3).contains(&parts)
-            && v.split('.').all(|x| !x.is_empty())
-            && next.is_none_or(|c| {
-                c.is_whitespace() || matches!(c, ',' | ';' | ')' | '|' | '.' | ':' | '*' | '`' | '"' | '\'')
-            })
-        {
+        if let Some(v) = release_at(t, from) {
             return Some(v);
         }
     }
     None
+}
+
+/// The release written at `from` (just after `ROCm `): `7.2.1`, with emphasis around it
+/// (`ROCm **7.2.3**`, ``ROCm `7.1.1` ``), as a word of its own: `ROCm 7.0.11-arch1-1` (a kernel a
+/// tool mislabels) or `ROCm 7.10a` is no release.
+pub(crate) fn release_at(t: &str, from: usize) -> Option<&str> {
+    let marks = t[from..].len() - t[from..].trim_start_matches(['*', '`']).len();
+    let from = from + marks;
+    let v = t[from..]
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('.');
+    let parts = v.split('.').count();
+    let next = t[from + v.len()..].chars().next();
+    ((2..=3).contains(&parts)
+        && v.split('.').all(|x| !x.is_empty())
+        && next.is_none_or(|c| {
+            c.is_whitespace() || matches!(c, ',' | ';' | ')' | '|' | '.' | ':' | '*' | '`' | '"' | '\'')
+        }))
+    .then_some(v)
 }
 
 /// torch's version written after the word in a sentence or a tool's message (`existing install
@@ -356,14 +360,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // a sentence's ROCm after words that say the user runs it, or any in a setup sentence
         // (`The system is … and the ROCm 7.2.0`)
         if t.has("ROCm ")
-            && let Some(v) = sentence_rocm(t)
-                .map(str::to_string)
-                .or_else(|| super::setup::sentence_rocm(t))
+            && let Some(v) = sentence_rocm(t).or_else(|| super::setup::sentence_rocm(t))
         {
             // one version said: two (`from ROCm 6.4 to ROCm 7.1`) say nothing of which runs
             match &sentence {
-                None => sentence = Some(Some((v, l.no))),
-                Some(Some((w, _))) if *w != v => sentence = Some(None),
+                None => sentence = Some(Some((v.to_string(), l.no))),
+                Some(Some((w, _))) if w != v => sentence = Some(None),
                 _ => {}
             }
         }

@@ -189,7 +189,7 @@ fn sentence_os(s: &str) -> Option<String> {
     for i in 0..w.len() {
         let first = w[i].to_ascii_lowercase();
         let windows = first == "windows";
-        if !windows && !crate::triage::platform::distro_word_of(&first) {
+        if !windows && !crate::triage::platform::distro_word(first.as_bytes()) {
             continue;
         }
         if first == "linux" {
@@ -201,13 +201,12 @@ fn sentence_os(s: &str) -> Option<String> {
             end += 1;
         }
         let name = w[i..end].join(" ");
-        if windows {
-            if end > i + 1 && matches!(w[i + 1], "10" | "11") {
-                return Some(name);
-            }
-            continue;
-        }
-        if crate::triage::platform::os_name_of(&name) {
+        let named = if windows {
+            crate::triage::platform::windows_name(&name)
+        } else {
+            crate::triage::platform::os_name(&name)
+        };
+        if named {
             return Some(name);
         }
     }
@@ -256,32 +255,20 @@ fn sentence_gpus(s: &str) -> Vec<String> {
 }
 
 /// The ROCm release a setup sentence names as `ROCm X.Y[.Z]` (one: two say nothing of which).
-pub(crate) fn sentence_rocm(t: &str) -> Option<String> {
+pub(crate) fn sentence_rocm(t: &str) -> Option<&str> {
     if !may_be_setup(t) {
         return None;
     }
-    let mut found: Option<String> = None;
+    let mut found: Option<&str> = None;
     for s in setup_sentences(t) {
         let mut from = 0;
         while let Some(p) = s[from..].at("ROCm ") {
             let start = from + p + 5;
             from = start;
-            let v: &str = &s[start
-                ..start
-                    + s[start..]
-                        .bytes()
-                        .take_while(|b| b.is_ascii_digit() || *b == b'.')
-                        .count()];
-            let v = v.trim_end_matches('.');
-            let parts = v.split('.').count();
-            let next = s[start + v.len()..].chars().next();
-            if (2..=3).contains(&parts)
-                && v.split('.').all(|x| !x.is_empty())
-                && next.is_none_or(|c| c.is_whitespace() || matches!(c, ',' | ';' | ')' | '.'))
-            {
-                match &found {
+            if let Some(v) = super::prose::release_at(s, start) {
+                match found {
                     Some(f) if f != v => return None,
-                    _ => found = Some(v.to_string()),
+                    _ => found = Some(v),
                 }
             }
         }
@@ -362,7 +349,7 @@ mod tests {
         let t = "The system is OpenSuse Tumbleweed with kernel 6.19.6, the graphics is Radeon RX 9070XT and the ROCm 7.2.0\n";
         let (_, s) = run(read, t);
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("OpenSuse Tumbleweed"));
-        assert_eq!(sentence_rocm(t).as_deref(), Some("7.2.0"));
+        assert_eq!(sentence_rocm(t), Some("7.2.0"));
         let (_, s) = run(read, "I use 780M, the crashes are rarer now.\nI use Arch Linux.\n");
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Arch Linux"));
         assert_eq!(s.agents[0].marketing.as_deref(), Some("780M"));
