@@ -1134,6 +1134,9 @@ pub fn product_key(name: &str) -> Option<String> {
         "series",
         // `AMD Instinct MI300A APU`: the kind, not part of the model
         "apu",
+        // `Radeon 860M iGPU`: the kind again, as reporters write it
+        "igpu",
+        "dgpu",
     ];
     const CODENAMES: &[&str] = &[
         "navi",
@@ -1151,9 +1154,14 @@ pub fn product_key(name: &str) -> Option<String> {
         "arcturus",
         "vanjaram",
         "aqua",
+        // the module's form factor, not the model (`AMD Instinct MI355X OAM`, amd-smi's
+        // market name and the DRA driver's `productName`)
+        "oam",
     ];
     let words: Vec<&str> = s
-        .split(|c: char| c.is_whitespace() || c == ',')
+        // `AMD_Instinct_MI300X_OAM`: a name with its blanks made underscores (Kubernetes labels
+        // and attributes)
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '_')
         .filter(|w| !w.is_empty() && !DROP.contains(w))
         // `RX6800`, `RX7900XTX`: the series prefix written without its space
         .map(|w| match w.strip_prefix("rx") {
@@ -1197,6 +1205,7 @@ pub fn product_key(name: &str) -> Option<String> {
         "none",
         "mobile",
         "laptop",
+        "oam",
     ];
     (end == 1 && key.len() >= 3 && key.bytes().all(|b| b.is_ascii_alphabetic()) && !GENERIC.contains(&key.as_str()))
         .then_some(key)
@@ -1699,6 +1708,16 @@ mod tests {
             m.gpu_by_name("AMD Instinct MI300A APU").map(|(g, _)| g.gfx.as_str()),
             Some("gfx942")
         );
+        // a form factor after the model, blanks written as underscores (values ours)
+        for n in [
+            "AMD Instinct MI355X OAM",
+            "AMD_Instinct_MI350X_OAM",
+            "Instinct_MI300X",
+            "Radeon 780M iGPU",
+        ] {
+            assert!(m.gpu_by_name(n).is_some(), "{n}");
+        }
+        assert_eq!(super::product_key("OAM"), None);
     }
 
     #[test]

@@ -948,8 +948,15 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
 /// Prose (paths, wheel names in a sentence) fills a fact only where no command output gave it,
 /// and says so in the provenance.
 fn prose_fallbacks(seen: &mut Seen) {
-    if seen.rocm.is_none()
-        && let Some(r) = seen.prose.rocm.clone()
+    // or refines one only a line's major.minor gave (`/opt/rocm/core-7.14/lib`, then `Build on
+    // ROCm 7.14.0`): the release in full
+    let refines = |r: &At<String>| {
+        seen.rocm.as_ref().is_some_and(|o| {
+            r.v.strip_prefix(o.v.as_str()).is_some_and(|t| t.starts_with('.')) && o.v.matches('.').count() == 1
+        })
+    };
+    if let Some(r) = seen.prose.rocm.clone()
+        && (seen.rocm.is_none() || refines(&r))
     {
         seen.rocm = Some(r);
         seen.from_prose.push("rocm");

@@ -476,7 +476,13 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
     if rest.len() > 200 || !rest.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
-    let ok = |p: &&str| os_name(p) && p.bytes().any(|b| b.is_ascii_digit()) && !p.contains("kernel");
+    // or a Windows release (`Windows 11, Firefox 152.0.1, AMD 5600X, RX9060XT 16GB`, a form's
+    // `Windows 11 25H2` under its question)
+    let ok = |p: &&str| {
+        (os_name(p) || (p.starts_with("Windows ") && windows_name(p)))
+            && p.bytes().any(|b| b.is_ascii_digit())
+            && !p.contains("kernel")
+    };
     let clean = |p: &'a str| p.trim().trim_matches(['*', '_']).trim();
     let parts = rest.split([',', '`', ';', '(', ')', '|']);
     // `Ubuntu 25.04 + kernel 6.19.2`: a ` + ` joins the parts of one's stack too (split only
@@ -743,6 +749,12 @@ mod tests {
             ("| OS | SLES 15.7 |", Some("SLES 15.7")),
             ("- Amazon Linux 2023", Some("Amazon Linux 2023")),
             ("- Azure region 3", None),
+            (
+                "Windows 11, Firefox 140.0, AMD 7600X, RX 7800 XT 16GB",
+                Some("Windows 11"),
+            ),
+            ("Windows 10 Pro 22H2", Some("Windows 10 Pro 22H2")),
+            ("Windows 11 users see the same crash", None),
         ] {
             assert_eq!(item_os(t), want, "{t:?}");
         }

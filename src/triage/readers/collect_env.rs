@@ -98,10 +98,19 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             ("PyTorch version", Some(p)) if v.ends_with(".whl") => &v[..p],
             _ => v,
         };
+        // a version key's value is a version: code that prints it (`print(f"PyTorch version:
+        // {torch.__version__}")` echoed by a test runner, not typed at a prompt) is none
+        let versioned = matches!(
+            k,
+            "PyTorch version" | "ROCM used to build PyTorch" | "HIP runtime version" | "CUDA used to build PyTorch"
+        );
+        let known = !NA.contains(&v);
+        if versioned && known && !v.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
         if let Some(i) = REPORT_KEYS.iter().position(|r| *r == k) {
             keys |= 1 << i;
         }
-        let known = !NA.contains(&v);
         match k {
             "PyTorch version" => {
                 fired = true;

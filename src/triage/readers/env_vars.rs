@@ -127,6 +127,24 @@ fn advice(before: &str) -> bool {
     ac.is_match(sentence) || near.as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"e.g."))
 }
 
+/// A trailing `#` comment that says the setting is not in force (`HSA_OVERRIDE_GFX_VERSION=11.5.1
+/// # Not set`: a reporter's list of what a guide asks for, marked against their environment,
+/// pwilkin/strix-halo#5).
+fn disowned(from_setting: &str) -> bool {
+    let Some(p) = from_setting.find(" #") else { return false };
+    let c = from_setting[p + 2..].to_ascii_lowercase();
+    [
+        "not set",
+        "unset",
+        "not globally",
+        "not exported",
+        "not in effect",
+        "not in use",
+    ]
+    .iter()
+    .any(|w| c.contains(w))
+}
+
 /// Reads environment variable settings.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
@@ -147,7 +165,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             if msg.is_some_and(|(s, e)| at >= s && at < e) {
                 continue;
             }
-            if advice(&t[..at]) {
+            if advice(&t[..at]) || disowned(&t[at..]) {
                 continue;
             }
             // an unquoted value written in a sentence ends before its punctuation (`(with
@@ -172,6 +190,22 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn a_setting_its_own_comment_disowns_is_not_read() {
+        // the shape of pwilkin/strix-halo#5's listing (values of our own)
+        for (t, n) in [
+            ("HSA_OVERRIDE_GFX_VERSION=11.5.1  # Not set", 0),
+            ("GGML_HIP_NO_VMM=ON # Set in build, not globally", 0),
+            ("export HSA_OVERRIDE_GFX_VERSION=11.0.0 # unset this on gfx1100", 0),
+            ("export HSA_OVERRIDE_GFX_VERSION=11.0.0  # for the 780M", 1),
+            ("HIP_VISIBLE_DEVICES=0 # the dGPU; not set by default elsewhere", 0),
+            ("HSA_OVERRIDE_GFX_VERSION=10.3.0", 1),
+        ] {
+            let (_, s) = run(read, t);
+            assert_eq!(s.env.len(), n, "{t}");
+        }
+    }
 
     #[test]
     fn advice_that_names_a_setting_is_not_a_setting() {

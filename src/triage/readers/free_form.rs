@@ -267,7 +267,9 @@ fn labelled_names(v: &str) -> Vec<&str> {
     // an arrow inside the value (`` `rocm serve qwen` → Lemonade `llamacpp:rocm`, device `ROCm0 :
     // AMD Radeon(TM) 8060S Graphics` ``): a sentence about commands leading to devices, not a
     // product's name
-    if v.has("→") || v.has("->") || v.has("=>") {
+    // nor is a Go map's print (`Devices map: map[card:1 productName:… renderD:128]`, the
+    // key/value layer reads its fields)
+    if v.has("→") || v.has("->") || v.has("=>") || v.has("map[") {
         return Vec::new();
     }
     if let Some(parts) = super::targeted_parts(v).filter(|p| gpu_name(p[0])) {
@@ -386,7 +388,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         // lspci's device lines (`… [AMD/ATI] Navi 31 [Radeon RX 7900 XT/…]`) are the key/value
         // layer's, which reads them as lspci writes them
-        if t.has("[AMD/ATI]") && t.has(" controller") {
+        if (t.has("[AMD/ATI]") || t.has("AMD/ATI ")) && t.has(" controller") {
             continue;
         }
         let found: Vec<&str> = if bare_name(t) {
@@ -539,6 +541,11 @@ fn shown_name(name: &str) -> &str {
     while let Some(p) = shown[from..].at("  ") {
         let at = from + p;
         let last = shown[..at].rsplit(' ').next().unwrap_or("");
+        // with a trademark's mark (`AMD Radeon(TM)  860M Graphics`, Windows' adapter name)
+        let last = ["(TM)", "(R)", "\u{2122}", "\u{ae}"]
+            .iter()
+            .find_map(|m| last.strip_suffix(m))
+            .unwrap_or(last);
         if !["RX", "Radeon", "AMD", "Instinct", "PRO", "Pro"].contains(&last) {
             return &shown[..at];
         }

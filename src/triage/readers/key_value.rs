@@ -57,7 +57,13 @@ pub fn synonyms(keys: &BTreeMap<String, Vec<String>>) -> HashMap<String, String>
 
 /// A value without emphasis, backticks or quotes.
 fn norm_value(v: &str) -> &str {
-    v.trim().trim_matches(['*', '`', '"', '\'']).trim()
+    let v = v.trim();
+    // a value inside a struct's print ends with its field's comma (`"AMD Radeon 860M",`)
+    let v = match v.strip_suffix(',') {
+        Some(q) if q.starts_with('"') && q.ends_with('"') => q,
+        _ => v,
+    };
+    v.trim_matches(['*', '`', '"', '\'']).trim()
 }
 
 /// The size written before the word `VRAM` in a GPU's value (`…, 16304 MiB VRAM`, `(32GB VRAM)`,
@@ -135,7 +141,14 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
     // `**Key:** value`: the closing emphasis after the colon
     v = v.trim_start_matches(['*', '_']);
     let kk = k.trim().trim_matches(['*', '_']);
-    if kk.is_empty() || kk.len() > 40 || kk.contains(['=', '[', '{', '/', '\\', '<']) || v.trim().is_empty() {
+    // one slash between two words is a label for two things (`ROCm/HIP version`); a path is no key
+    let slash = kk.bytes().filter(|&b| b == b'/').count();
+    let path = slash > 1
+        || (slash == 1
+            && kk
+                .split_once('/')
+                .is_some_and(|(a, b)| !a.ends_with(char::is_alphanumeric) || !b.starts_with(char::is_alphanumeric)));
+    if kk.is_empty() || kk.len() > 40 || kk.contains(['=', '[', '{', '\\', '<']) || path || v.trim().is_empty() {
         return None;
     }
     // a URL (`https://…`) is not a pair
@@ -318,6 +331,33 @@ fn strip_log_level(t: &str) -> &str {
 }
 
 /// logfmt: `key=value key="quoted value"` → pairs (two or more on the line).
+/// A Go map's print is one long line (a klog `Devices map: map[…]` of eight GPUs): read up to
+/// 8,000 bytes of it.
+fn go_map_line(t: &str) -> bool {
+    t.len() <= 8000 && t.has("map[")
+}
+
+/// The `key:value` fields of Go's `%v` print of a map (`map[card:1 productName:X vramBytes:N]`):
+/// a word key, its value up to a blank or a closing bracket; two fields or more.
+fn go_map(t: &str) -> Vec<(&str, &str)> {
+    let Some(p) = t.at("map[") else { return Vec::new() };
+    let out: Vec<(&str, &str)> = t[p..]
+        .split([' ', '['])
+        .filter_map(|f| {
+            let (k, v) = f.split_once(':')?;
+            let v = v.trim_end_matches(']');
+            (k.len() <= 40
+                && k.starts_with(|c: char| c.is_ascii_alphabetic())
+                && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && !v.is_empty()
+                && !v.starts_with("map"))
+            .then_some((k, v))
+        })
+        .take(256)
+        .collect();
+    if out.len() < 2 { Vec::new() } else { out }
+}
+
 fn logfmt(t: &str) -> Vec<(&str, &str)> {
     let mut out = Vec::new();
     let b = t.as_bytes();
@@ -538,7 +578,13 @@ pub fn cut_tail(name: &str) -> &str {
             .iter()
             .filter_map(|u| l.strip_suffix(u))
             .any(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        // a sentence's next word (`AMD Radeon AI PRO R9700 passed to the container`): product
+        // names write their words capitalised or as model numbers; a lower-case word of three
+        // letters or more is none, save a model suffix typed in lower case (`6800 xt`)
+        let prose_word =
+            w.len() >= 3 && w.bytes().all(|b| b.is_ascii_lowercase()) && !matches!(w, "xtx" | "gre" | "pro" | "max");
         if size
+            || prose_word
             || matches!(
                 l.as_str(),
                 "with" | "w/" | "and" | "on" | "for" | "using" | "has" | "gb" | "gib"
@@ -613,6 +659,22 @@ fn spaced_key(key: &mut String, syn: &HashMap<String, String>) {
             *key = spaced;
         }
     }
+    // two products' names joined by a slash before a shared rest (`CUDA/ROCm available`,
+    // `ROCm/HIP version`, a probe's labels written for both builds): the key of both when
+    // both name the same fact, else none
+    if !syn.contains_key(key.as_str())
+        && let Some((head, rest)) = key.split_once(' ')
+        && let Some((a, b)) = head.split_once('/')
+        && !a.is_empty()
+        && !b.is_empty()
+    {
+        let (ka, kb) = (format!("{a} {rest}"), format!("{b} {rest}"));
+        if let (Some(fa), Some(fb)) = (syn.get(ka.as_str()), syn.get(kb.as_str()))
+            && fa == fb
+        {
+            *key = ka;
+        }
+    }
     // a product's name with the word for "version" in Chinese, Korean or Japanese glued on
     // (`PyTorch版本`, `ROCm 버전`, `PyTorchのバージョン`): the product's English key
     if !syn.contains_key(key.as_str()) && !key.is_ascii() {
@@ -678,6 +740,15 @@ fn json_open(t: &str) -> Option<&str> {
 /// `- GPU:`, `__OS__:`): the question of a form whose answer is the next line.
 fn question(t: &str) -> Option<&str> {
     let t = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")).unwrap_or(t);
+    // Rust's pretty `{:#?}` of an `Option` field (`gpu_name: Some(` / `"AMD Radeon 860M",` /
+    // `),`): the field's value is on the next line
+    if let Some(k) = t.strip_suffix(": Some(")
+        && !k.is_empty()
+        && k.len() <= 40
+        && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        return Some(k);
+    }
     let q = t.trim_matches(['*', '_', ' ']);
     let q = q.strip_suffix(':')?.trim_matches(['*', '_', ' ']);
     (!q.is_empty()
@@ -924,7 +995,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             continue;
         }
-        if t.is_empty() || (t.len() > 400 && segments.len() < 2) {
+        if t.is_empty() || (t.len() > 400 && segments.len() < 2 && !go_map_line(t)) {
             continue;
         }
         if blocks.line(t, l.no, &syn, seen, &mut st) {
@@ -1475,7 +1546,7 @@ fn lspci_names(lines: &[Line], seen: &mut Seen) -> bool {
     let mut found: Vec<(u32, String, String)> = Vec::new();
     for l in lines.iter().filter(|l| !l.command) {
         let t: &str = &l.text;
-        if t.len() > 300 || !t.has("[AMD/ATI] ") || t.has("[1002:") {
+        if t.len() > 300 || !t.has("AMD/ATI") || t.has("[1002:") {
             continue;
         }
         if !["VGA compatible controller", "Display controller", "3D controller"]
@@ -1484,8 +1555,13 @@ fn lspci_names(lines: &[Line], seen: &mut Seen) -> bool {
         {
             continue;
         }
-        let Some(p) = t.at("[AMD/ATI] ") else { continue };
-        let rest = &t[p + 10..];
+        // the vendor as lspci writes it (`Advanced Micro Devices, Inc. [AMD/ATI] `), or its
+        // short form alone (`Display controller: AMD/ATI Strix Halo […]`, a newer pci.ids)
+        let rest = match (t.at("[AMD/ATI] "), t.at(": AMD/ATI ")) {
+            (Some(p), _) => &t[p + 10..],
+            (None, Some(p)) => &t[p + 10..],
+            _ => continue,
+        };
         let name = rest[..rest.at(" (rev").or_else(|| rest.at(" (prog-if")).unwrap_or(rest.len())].trim();
         // the marketing names in brackets first, then the chip's name
         let bracket = name
@@ -1790,6 +1866,15 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
     if pairs.is_empty() && t.has("=") {
         pairs = logfmt(t);
     }
+    // a Go map printed with `%v` (`Devices map: map[0000:07:00.0:map[card:1 productName:AMD_Instinct_MI300X_OAM …]]`,
+    // a Kubernetes plugin's klog line): its `key:value` fields
+    if t.has("map[") {
+        let more = go_map(t);
+        if !more.is_empty() {
+            pairs.retain(|(k, _)| !k.contains("map["));
+            pairs.extend(more);
+        }
+    }
     // inxi's lines of several one-word keys (`Desktop: KDE Plasma v: 6.5.3 Distro: Arch Linux`):
     // each key with the words up to the next
     if t.len() <= 300
@@ -2053,6 +2138,29 @@ fn nvidia_value(v: &str) -> bool {
 }
 
 /// [`take_gpu`] for a value that names one GPU.
+/// Where a GPU value's name ends: at a bracket or a dash, but not at a trademark's `(TM)` /
+/// `(R)` inside it (`AMD Radeon(TM)  860M Graphics`).
+fn name_end(v: &str) -> usize {
+    let b = v.as_bytes();
+    let mut i = 0;
+    while let Some(c) = v[i..].chars().next() {
+        if c == '(' {
+            let mark = [&b"(tm)"[..], b"(r)"]
+                .into_iter()
+                .find(|m| b.get(i..i + m.len()).is_some_and(|x| x.eq_ignore_ascii_case(m)));
+            if let Some(m) = mark {
+                i += m.len();
+                continue;
+            }
+        }
+        if matches!(c, '(' | '[' | '—' | '–') {
+            return i;
+        }
+        i += c.len_utf8();
+    }
+    v.len()
+}
+
 fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     if fact == Fact::Gpu && seen.nvidia.is_none() && nvidia_value(v) {
         let a = seen.at(v.to_string(), no);
@@ -2077,7 +2185,7 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
         None
     } else if gpu_name(v) {
         // the name without a trailing `(gfx…)`, `[gfx…]` or ` — what a tool detected`
-        let n = v.split(['(', '[', '—', '–']).next().unwrap_or(v);
+        let n = &v[..name_end(v)];
         let n = n.split(" - ").next().unwrap_or(n);
         // a target written after the name (`Radeon 8060S, gfx1151`, `RX 7900 XTX / gfx1100`)
         let n = match n.at("gfx").or_else(|| n.at("GFX")) {
@@ -2326,6 +2434,26 @@ mod tests {
             let (_, s) = run(read, t);
             assert!(s.rocm.is_none() && s.torch.is_none(), "{t:?}");
         }
+    }
+
+    #[test]
+    fn a_go_map_print_and_a_probe_label_for_two_builds() {
+        // a klog line of a Kubernetes GPU plugin (shape of ROCm/k8s-gpu-dra-driver#20; values ours)
+        let t = "I0102 10:00:00.000001       1 amdgpu.go:300] Devices map: map[0000:0c:00.0:map[card:1 productName:AMD_Instinct_MI350X_OAM vramBytes:1024] 0000:1c:00.0:map[card:2 productName:AMD_Instinct_MI350X_OAM]]\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD_Instinct_MI350X_OAM"));
+        assert_eq!(go_map("map[a:1 b:two] c"), [("a", "1"), ("b", "two")]);
+        // a product key whose value is no GPU gives none (a board's product name)
+        let (_, s) = run(read, "productName: B650 AORUS ELITE\n");
+        assert!(s.agents.is_empty(), "{:?}", s.agents);
+        // `CUDA/ROCm available`, `ROCm/HIP version`: a label for both builds is the key both
+        // name; a path before a colon is none
+        let t = "PyTorch version: 2.11.0+rocm7.2.1\nROCm/HIP version: 7.2.53211\nCUDA/ROCm available: True\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.torch_gpu_available.as_ref().map(|a| a.v), Some(true));
+        assert!(colon_pair("/opt/rocm/lib: not found").is_none());
+        assert!(colon_pair("lib/x86_64: 1").is_some());
     }
 
     #[test]
@@ -2743,6 +2871,14 @@ mod tests {
             "09:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 33 [Radeon RX 7600/7600 XT/7600M XT/7600S/7700S / PRO W7600] (rev c0)\n",
         );
         assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        // the vendor's short form alone and a bus number in hex letters (ss/02 of the 2026 build
+        // sets, an LXC container's lspci; values ours)
+        let lines =
+            crate::triage::paste::lines("c4:00.0 Display controller: AMD/ATI Strix Halo [Radeon 8060S Graphics]\n");
+        let mut seen = Seen::default();
+        crate::triage::readers::read_all(&lines, &mut seen);
+        let names: Vec<_> = seen.agents.iter().filter_map(|a| a.marketing.as_deref()).collect();
+        assert_eq!(names, ["Radeon 8060S Graphics"]);
         // an audio function, an id the scan owns, a chip the matrix does not know: no GPU
         for t in [
             "0b:00.1 Audio device: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 HDMI/DP Audio\n",

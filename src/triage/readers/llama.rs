@@ -45,6 +45,8 @@ fn set_name(a: &mut Agent, name: &str, src: Src) {
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut cuda_init = false;
+    let mut one_total: Option<(u64, Src)> = None;
+    let first_agent = seen.agents.len();
     for l in lines {
         let t = trim(&l.text);
         if t.is_empty() {
@@ -57,6 +59,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if t.has("ggml_cuda_init:") {
             fired = true;
             cuda_init = true;
+            // `found 1 ROCm devices (Total VRAM: 16304 MiB):`: one device's total is its VRAM
+            // (the device line may be cut: `Device 0: AMD Radeon RX 9060 XT, gfx1200 (0x1200), ...`)
+            if let Some(p) = t.at("found 1 ROCm devices (Total VRAM: ") {
+                let v = &t[p + 34..];
+                let v = v.split(')').next().unwrap_or(v);
+                one_total = v.split_once(' ').and_then(|(n, u)| super::size(n, u)).map(|b| (b, src));
+            }
             continue;
         }
         // `Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32`, also
@@ -167,6 +176,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
         }
     }
+    if let Some((b, src)) = one_total
+        && let [a] = &mut seen.agents[first_agent..]
+    {
+        a.vram.get_or_insert(At { v: b, src });
+    }
     fired
 }
 
@@ -201,6 +215,18 @@ mod tests {
         );
         assert_eq!(s.agents[0].vram.as_ref().unwrap().v, 32624 << 20);
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon AI PRO R9700"));
+    }
+
+    #[test]
+    fn one_device_and_the_total_vram() {
+        // a device line the reporter cut (`...`): one device's total is its VRAM; two devices'
+        // total is no one's (values ours)
+        let t = "ggml_cuda_init: found 1 ROCm devices (Total VRAM: 8176 MiB):\n  Device 0: AMD Radeon RX 7600, gfx1102 (0x1102), ...\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents[0].vram.as_ref().unwrap().v, 8176 << 20);
+        let t = "ggml_cuda_init: found 2 ROCm devices (Total VRAM: 24000 MiB):\n  Device 0: AMD Radeon RX 7800 XT, gfx1101 (0x1101), ...\n  Device 1: AMD Radeon RX 6600, gfx1032 (0x1032), ...\n";
+        let (_, s) = run(read, t);
+        assert!(s.agents.iter().all(|a| a.vram.is_none()));
     }
 
     #[test]

@@ -127,6 +127,8 @@ const GATES: &[(&str, &[&str])] = &[
             "X-",
             "-dist-",
             "ROCm ",
+            // as reporters type it (`with System ROCM 10.2.0`)
+            "ROCM ",
             // AMD's images tagged by their ROCm (`rocm/pytorch:rocm6.4.2_ubuntu24.04_…`)
             ":rocm",
         ],

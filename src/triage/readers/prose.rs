@@ -201,9 +201,17 @@ fn therock_build(t: &str) -> Option<String> {
 /// `- running ROCm 7.2.1`, `- System ROCm 7.1 (Ubuntu packaged)`): `ROCm X.Y[.Z]` after `with`,
 /// `on`, `using`, `running`, `installed`, `system`, `host` or `TheRock`, or opening a line or list
 /// item.
+/// Where `ROCm ` is written next, or `ROCM ` (as reporters type it: `with System ROCM 10.2.0`).
+pub(crate) fn rocm_word(t: &str) -> Option<usize> {
+    match (t.at("ROCm "), t.at("ROCM ")) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 fn sentence_rocm(t: &str) -> Option<&str> {
     let mut from = 0;
-    while let Some(p) = t[from..].at("ROCm ") {
+    while let Some(p) = rocm_word(&t[from..]) {
         let start = from + p;
         from = start + 5;
         let before = t[..start].trim_end_matches(['-', '*', ' ']);
@@ -359,7 +367,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         // a sentence's ROCm after words that say the user runs it, or any in a setup sentence
         // (`The system is … and the ROCm 7.2.0`)
-        if t.has("ROCm ")
+        if (t.has("ROCm ") || t.has("ROCM "))
             && let Some(v) = sentence_rocm(t).or_else(|| super::setup::sentence_rocm(t))
         {
             // one version said: two (`from ROCm 6.4 to ROCm 7.1`) say nothing of which runs
@@ -587,6 +595,12 @@ mod tests {
                 Some("6.4.3"),
             ),
             ("PyTorch: 2.10.0.dev + ROCm 6.4", None),
+            // the name in capitals, as typed (tt/05 of the 2026 build sets; values ours)
+            (
+                "On Debian 13, with System ROCM 7.2.1 (from AMD's repository), the build fails",
+                Some("7.2.1"),
+            ),
+            ("ROCM_PATH 7.2.1", None),
         ] {
             assert_eq!(sentence_rocm(t), want, "{t:?}");
         }

@@ -262,7 +262,7 @@ pub(crate) fn sentence_rocm(t: &str) -> Option<&str> {
     let mut found: Option<&str> = None;
     for s in setup_sentences(t) {
         let mut from = 0;
-        while let Some(p) = s[from..].at("ROCm ") {
+        while let Some(p) = super::prose::rocm_word(&s[from..]) {
             let start = from + p + 5;
             from = start;
             if let Some(v) = super::prose::release_at(s, start) {
