@@ -42,6 +42,8 @@ fn corpus_dirs() -> Vec<PathBuf> {
             "heldout-2026v",
             "heldout-2026w",
             "heldout-2026x",
+            "heldout-2026y",
+            "heldout-2026z",
         ]
         .iter()
         .map(|d| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/triage").join(d))

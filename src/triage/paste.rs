@@ -137,6 +137,15 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             && !inner.contains('`')
         {
             t = inner.trim();
+        } else if let Some(inner) = trimmed.strip_prefix('`')
+            && let Some(inner) = inner.trim_end().strip_suffix('`')
+            && inner.len() >= 20
+            && !inner.contains('`')
+            && !inner.starts_with(' ')
+        {
+            // a whole line that is one code span (`` `Linux host 6.12.74 #1 SMP … GNU/Linux` ``, a
+            // command's output quoted inline): the output without its backticks
+            t = inner;
         } else if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             out.push(Line {
                 no,

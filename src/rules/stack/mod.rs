@@ -153,6 +153,9 @@ mod tests {
         );
         assert!(!has(&facts().gfx("gfx1100").rocm("6.2.4").codes(Env), "RC103"));
         assert!(has(&dockerfile().rocm("7.11.0").codes(Lint), "RC106"));
+        // a torch wheel built on a nightly of a production release; a release wheel is none
+        assert!(has(&facts().torch("2.14.0+rocm10.1.0a20260827").codes(Env), "RC106"));
+        assert!(!has(&facts().torch("2.14.0+rocm10.1.0").codes(Env), "RC106"));
         assert!(has(&facts().rocm("6.22").codes(Env), "RC108"));
         assert!(!has(&facts().rocm("7.2.1").codes(Env), "RC108"));
         // the known releases around an unknown one by number, not by spelling (7.15 is nearer

@@ -272,6 +272,39 @@ impl Rule for RocmPreviewStream {
                 }),
             );
         }
+        // a torch wheel built on a nightly (`torch==2.14.0+rocm10.1.0a20260827`, TheRock's
+        // nightly index): a pre-release build in the stack, where no installed ROCm said so
+        let pre_shown = out.iter().any(|f| f.code == Self::META.code);
+        if !pre_shown
+            && let Some(t) = cx.facts.torch.as_ref()
+            && let Some(tag) = t
+                .value
+                .version
+                .as_deref()
+                .and_then(|v| v.split_once("+rocm"))
+                .map(|(_, r)| r)
+            && prerelease(tag)
+            && let Ok(v) = RocmVersion::parse(tag)
+            && cx
+                .matrix
+                .rocm_release(&v.version)
+                .is_none_or(|rel| rel.stream != Stream::Preview)
+        {
+            out.push(
+                Finding::new(
+                    &Self::META,
+                    format!("the torch wheel's ROCm {tag} is a pre-release build"),
+                    t.origin.clone(),
+                )
+                .severity(if image { Severity::Warning } else { Severity::Info })
+                .evidence(format!("torch {}: a nightly / release candidate tag", t.value.version.as_deref().unwrap_or("")))
+                .why("A wheel built on a pre-release ROCm is not a production release: there is no upgrade path from it, its wheels come from other indexes, and fixes land differently.")
+                .fix(match cx.matrix.production_advice() {
+                    Some(adv) => format!("use {adv}, unless the pre-release is deliberate"),
+                    None => "use a production release unless the pre-release is deliberate".into(),
+                }),
+            );
+        }
         for (v, origin, what) in rocm_versions(cx) {
             let Some(rel) = cx.matrix.rocm_release(&v) else {
                 continue;
