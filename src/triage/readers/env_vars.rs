@@ -129,10 +129,11 @@ fn advice(before: &str) -> bool {
 
 /// A trailing `#` comment that says the setting is not in force (`HSA_OVERRIDE_GFX_VERSION=11.5.1
 /// # Not set`: a reporter's list of what a guide asks for, marked against their environment,
-/// pwilkin/strix-halo#5).
-fn disowned(from_setting: &str) -> bool {
-    let Some(p) = from_setting.find(" #") else { return false };
-    let c = from_setting[p + 2..].to_ascii_lowercase();
+/// pwilkin/strix-halo#5): where it starts on the line, which disowns the settings before it
+/// (searched once per line: a line of many settings stays linear).
+fn disowned(t: &str) -> Option<usize> {
+    let p = memchr::memmem::find(t.as_bytes(), b" #")?;
+    let c = t[p + 2..].to_ascii_lowercase();
     [
         "not set",
         "unset",
@@ -143,6 +144,7 @@ fn disowned(from_setting: &str) -> bool {
     ]
     .iter()
     .any(|w| c.contains(w))
+    .then_some(p)
 }
 
 /// Reads environment variable settings.
@@ -160,12 +162,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let s = p + 5;
             (s, t[s..].find('"').map_or(t.len(), |e| s + e))
         });
+        let comment = disowned(t);
         for (name, value) in settings(t) {
             let at = name.as_ptr() as usize - t.as_ptr() as usize;
             if msg.is_some_and(|(s, e)| at >= s && at < e) {
                 continue;
             }
-            if advice(&t[..at]) || disowned(&t[at..]) {
+            if advice(&t[..at]) || comment.is_some_and(|c| c > at) {
                 continue;
             }
             // an unquoted value written in a sentence ends before its punctuation (`(with

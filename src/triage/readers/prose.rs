@@ -201,19 +201,21 @@ fn therock_build(t: &str) -> Option<String> {
 /// `- running ROCm 7.2.1`, `- System ROCm 7.1 (Ubuntu packaged)`): `ROCm X.Y[.Z]` after `with`,
 /// `on`, `using`, `running`, `installed`, `system`, `host` or `TheRock`, or opening a line or list
 /// item.
-/// Where `ROCm ` is written next, or `ROCM ` (as reporters type it: `with System ROCM 10.2.0`).
-pub(crate) fn rocm_word(t: &str) -> Option<usize> {
-    match (t.at("ROCm "), t.at("ROCM ")) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
+/// Where `ROCm ` is written, or `ROCM ` (as reporters type it: `with System ROCM 10.2.0`), in
+/// order: one pass over the text per spelling.
+pub(crate) fn rocm_words(t: &str) -> impl Iterator<Item = usize> + '_ {
+    let mut a = memchr::memmem::find_iter(t.as_bytes(), b"ROCm ").peekable();
+    let mut b = memchr::memmem::find_iter(t.as_bytes(), b"ROCM ").peekable();
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(&x), Some(&y)) if y < x => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
 }
 
 fn sentence_rocm(t: &str) -> Option<&str> {
-    let mut from = 0;
-    while let Some(p) = rocm_word(&t[from..]) {
-        let start = from + p;
-        from = start + 5;
+    for start in rocm_words(t) {
+        let from = start + 5;
         let before = t[..start].trim_end_matches(['-', '*', ' ']);
         // an item of a list written on one line or a table cell (`WSL2 Ubuntu 24.04, ROCm 7.2.1 +
         // librocdxg`, `| ROCm 7.1 |`)

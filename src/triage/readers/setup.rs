@@ -261,10 +261,8 @@ pub(crate) fn sentence_rocm(t: &str) -> Option<&str> {
     }
     let mut found: Option<&str> = None;
     for s in setup_sentences(t) {
-        let mut from = 0;
-        while let Some(p) = super::prose::rocm_word(&s[from..]) {
-            let start = from + p + 5;
-            from = start;
+        for p in super::prose::rocm_words(s) {
+            let start = p + 5;
             if let Some(v) = super::prose::release_at(s, start) {
                 match found {
                     Some(f) if f != v => return None,
