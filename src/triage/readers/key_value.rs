@@ -717,16 +717,10 @@ fn joined_torch_key(key: &mut String, v: &str, syn: &HashMap<String, String>) {
         .map(str::trim)
         .collect();
     if parts.len() == 2
-        && parts.iter().any(|p| syn.get(*p).is_some_and(|f| f == "torch"))
         && parts.iter().all(|p| syn.contains_key(*p))
+        && let Some(t) = parts.iter().find(|p| syn.get(**p).is_some_and(|f| f == "torch"))
     {
-        let t = parts
-            .iter()
-            .find(|p| syn.get(**p).is_some_and(|f| f == "torch"))
-            .map(|p| p.to_string());
-        if let Some(t) = t {
-            *key = t;
-        }
+        *key = t.to_string();
     }
 }
 
@@ -877,28 +871,12 @@ pub fn product_in(t: &str) -> Option<&str> {
     // the name ends at a bracket, a separator or a quote; `×` counts threads after a processor's
     // name (GNOME's About: `… w/ Radeon™ 8060S × 32`); a trademark's `(TM)` / `(R)` is part of
     // the name (`AMD Radeon(TM) 8060S Graphics`) and is stepped over
-    let b = rest.as_bytes();
-    let mut end = rest.len();
-    let mut i = 0;
-    while let Some(c) = rest[i..].chars().next() {
-        if c == '(' {
-            let mark = [&b"(tm)"[..], b"(r)"]
-                .into_iter()
-                .find(|m| b.get(i..i + m.len()).is_some_and(|x| x.eq_ignore_ascii_case(m)));
-            if let Some(m) = mark {
-                i += m.len();
-                continue;
-            }
-        }
-        if matches!(
+    let end = name_end(rest, |c| {
+        matches!(
             c,
             '(' | '[' | ']' | ')' | ',' | '|' | '"' | '\'' | '`' | ';' | '*' | '×'
-        ) {
-            end = i;
-            break;
-        }
-        i += c.len_utf8();
-    }
+        )
+    });
     // a sentence's end (`… an Radeon RX 7800 XT GPU. ComfyUI was installed …`): the next
     // sentence is no part of the name
     let end = rest[..end].at(". ").unwrap_or(end);
@@ -2173,10 +2151,9 @@ fn nvidia_value(v: &str) -> bool {
     })
 }
 
-/// [`take_gpu`] for a value that names one GPU.
-/// Where a GPU value's name ends: at a bracket or a dash, but not at a trademark's `(TM)` /
-/// `(R)` inside it (`AMD Radeon(TM)  860M Graphics`).
-fn name_end(v: &str) -> usize {
+/// Where a name in `v` ends: at the first character `stop` accepts, but not at a trademark's
+/// `(TM)` / `(R)` inside it (`AMD Radeon(TM)  860M Graphics`), which is stepped over.
+fn name_end(v: &str, stop: impl Fn(char) -> bool) -> usize {
     let b = v.as_bytes();
     let mut i = 0;
     while let Some(c) = v[i..].chars().next() {
@@ -2189,7 +2166,7 @@ fn name_end(v: &str) -> usize {
                 continue;
             }
         }
-        if matches!(c, '(' | '[' | '—' | '–') {
+        if stop(c) {
             return i;
         }
         i += c.len_utf8();
@@ -2211,6 +2188,7 @@ fn decoded_against_name(v: &str, g: &str, a: &Agent) -> bool {
         })
 }
 
+/// [`take_gpu`] for a value that names one GPU.
 fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     if fact == Fact::Gpu && seen.nvidia.is_none() && nvidia_value(v) {
         let a = seen.at(v.to_string(), no);
@@ -2236,7 +2214,7 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
         None
     } else if gpu_name(v) {
         // the name without a trailing `(gfx…)`, `[gfx…]` or ` — what a tool detected`
-        let n = &v[..name_end(v)];
+        let n = &v[..name_end(v, |c| matches!(c, '(' | '[' | '—' | '–'))];
         let n = n.split(" - ").next().unwrap_or(n);
         // a target written after the name (`Radeon 8060S, gfx1151`, `RX 7900 XTX / gfx1100`)
         let n = match n.at("gfx").or_else(|| n.at("GFX")) {
