@@ -259,12 +259,18 @@ impl Report {
 }
 
 /// Renders a copy of the report with credentials redacted ([`Report::redacted`]), through the
-/// format's renderer: one redaction for every format.
+/// format's renderer: one redaction for every format. A reader that stopped early (`lint
+/// --format sarif … | head`) is not a failure: the exit status still follows the findings, for
+/// every format and whatever size the report has (a broken pipe surfaces here mid-report, or in
+/// `main`'s last flush for a report that fit the buffer).
 struct Redacting(Box<dyn Renderer>);
 
 impl Renderer for Redacting {
     fn render(&self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
-        self.0.render(&report.redacted(), out)
+        match self.0.render(&report.redacted(), out) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            r => r,
+        }
     }
 }
 
