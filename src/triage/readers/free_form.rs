@@ -412,10 +412,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             // `AMD Radeon 8060S (gfx1151)`, `AMD Radeon RX 7900 XTX, gfx1100`, a form's typed
             // `AMD Radeon RX 6900 XT (gfx 1030)`
             let mut gfx = gfx_in(name).or_else(|| spaced_gfx(name));
-            let shown = shown_name(name);
-            if shown.is_empty() {
+            let Some(shown) = name_shown(name, gfx.is_some()) else {
                 continue;
-            }
+            };
             // a target no GPU has beside a product the matrix knows: the product's target is
             // the GPU's, from its name
             if let Some(g) = &gfx {
@@ -552,6 +551,69 @@ fn shown_name(name: &str) -> &str {
         from = at + 2;
     }
     shown
+}
+
+/// The name a GPU value shows ([`shown_name`]). A name inside a sentence (`CUDA backend
+/// initialized on AMD Radeon 8060S Graphics`, `5120 x 2160 <---is from AMD RADEON 1e monitor`)
+/// starts at its vendor or family word, ends before the sentence's parenthetical (`… (sm_115)`),
+/// and is a GPU only when it is a product the matrix knows or its target is written: a mention
+/// is none.
+fn name_shown(name: &str, has_gfx: bool) -> Option<&str> {
+    let (name, led) = from_name_start(name);
+    let shown = shown_name(name);
+    if shown.is_empty() {
+        return None;
+    }
+    if !led {
+        return Some(shown);
+    }
+    let matrix = crate::matrix::Matrix::embedded();
+    let shown = match shown.rfind(" (") {
+        Some(p) if shown.ends_with(')') && matrix.gpu_by_name(&shown[..p]).is_some() => &shown[..p],
+        _ => shown,
+    };
+    (has_gfx || matrix.gpu_by_name(shown).is_some()).then_some(shown)
+}
+
+/// A name from its vendor or family word (`AMD Radeon …`, `Radeon …`, `Instinct …`, in any
+/// case), and whether text stood before it.
+fn from_name_start(name: &str) -> (&str, bool) {
+    let b = name.as_bytes();
+    let word_at = |i: usize, w: &str| {
+        b.get(i..i + w.len())
+            .is_some_and(|x| x.eq_ignore_ascii_case(w.as_bytes()))
+            && (i == 0 || !b[i - 1].is_ascii_alphanumeric())
+    };
+    let Some(p) = (0..b.len()).find(|&i| ["radeon", "instinct"].iter().any(|w| word_at(i, w))) else {
+        return (name, false);
+    };
+    // the vendor words just before the family word belong to the name (`AMD ATI Radeon …`)
+    let mut p = p;
+    while let Some(v) = ["amd ", "ati "]
+        .iter()
+        .find(|v| p >= v.len() && word_at(p - v.len(), v))
+    {
+        p -= v.len();
+    }
+    // a vendor named before (lspci's `Advanced Micro Devices, Inc. [AMD/ATI] Krackan [Radeon
+    // 840M / 860M Graphics]`): the die's name between is part of what names the product; so is
+    // a structured prefix (`card="3",…,type="AMD Instinct MI210"`: which GPU the line is)
+    let vendor = (0..p).any(|i| {
+        ["amd", "ati", "advanced micro devices"]
+            .iter()
+            .any(|w| word_at(i, w) && b.get(i + w.len()).is_none_or(|c| !c.is_ascii_alphanumeric()))
+    });
+    // a count of the product (`2x AMD Radeon Pro W7900`, `4× …`) is kept with it
+    let count = name[..p]
+        .trim_end()
+        .trim_end_matches(['x', 'X', '×'])
+        .trim()
+        .bytes()
+        .all(|c| c.is_ascii_digit());
+    if vendor || count || name[..p].contains(['=', '"', '{']) {
+        return (name, false);
+    }
+    (&name[p..], p > 0)
 }
 
 /// What [`line_kernel`] did with a line.
@@ -788,6 +850,43 @@ mod tests {
     #[test]
     fn the_processor_words_are_the_shared_list() {
         assert_eq!(super::NAME_WORDS[6..], super::super::PROCESSOR_WORDS);
+    }
+
+    #[test]
+    fn a_name_inside_a_sentence_starts_at_its_vendor_word() {
+        // a program's log line that names the GPU it runs on (values ours)
+        let (_, s) = run(read, "status: backend ready on AMD Radeon RX 7800 XT (sm_90)\n");
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 7800 XT"));
+        // an annotation that mentions the vendor beside another value is no GPU
+        let (_, s) = run(
+            read,
+            "Current Resolution = 3840 x 2160   <---- from the radeon 2nd monitor\n",
+        );
+        assert!(s.agents.is_empty(), "{:?}", s.agents);
+        // a name written from its start is unchanged, known or not
+        let (_, s) = run(read, "Graphics Adapter = AMD Radeon RX 580 Series\n");
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(
+            super::from_name_start("Sapphire Radeon RX 6600"),
+            ("Radeon RX 6600", true)
+        );
+        assert_eq!(
+            super::from_name_start("AMD Radeon RX 6600"),
+            ("AMD Radeon RX 6600", false)
+        );
+        assert_eq!(
+            super::from_name_start("backend on AMD ATI Radeon RX 5700"),
+            ("AMD ATI Radeon RX 5700", true)
+        );
+        let lspci = "Advanced Micro Devices, Inc. [AMD/ATI] Krackan [Radeon 840M / 860M Graphics]";
+        assert_eq!(super::from_name_start(lspci), (lspci, false));
+        let metric = "3\",driver=\"6.16.13\",type=\"AMD Instinct MI210\"} 1.0";
+        assert_eq!(super::from_name_start(metric), (metric, false));
+        assert_eq!(
+            super::from_name_start("2× AMD Radeon Pro W7900"),
+            ("2× AMD Radeon Pro W7900", false)
+        );
     }
 
     #[test]

@@ -89,7 +89,25 @@ fn vram_in_value(v: &str) -> Option<u64> {
     if unit.is_empty() || !num.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
-    super::size(num, unit).filter(|&b| b >= 256 << 20)
+    let rounded = super::size(num, unit).filter(|&b| b >= 256 << 20)?;
+    // the exact figure in parentheses after the word (`16 GB VRAM (`16304 MiB`)`): the driver's
+    // total, where it agrees with the rounded one to a tenth
+    let exact = v[p + 4..]
+        .trim_start()
+        .strip_prefix('(')
+        .and_then(|r| r.split_once(')'))
+        .and_then(|(inner, _)| {
+            let inner = inner.trim().trim_matches('`').trim();
+            let (n, u) = inner.split_once(' ').unwrap_or_else(|| {
+                let s = inner
+                    .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                    .unwrap_or(inner.len());
+                inner.split_at(s)
+            });
+            super::size(n.trim(), u.trim())
+        })
+        .filter(|&e| e.abs_diff(rounded) <= rounded / 10);
+    Some(exact.unwrap_or(rounded))
 }
 
 /// An issue template's placeholder with the reporter's value typed inside it, the template's
@@ -505,6 +523,15 @@ fn instinct_model(l: &str) -> bool {
         })
 }
 
+/// An OCI platform string (`linux/amd64`, `linux/arm64/v8`, `windows/amd64`).
+fn container_platform(v: &str) -> bool {
+    let mut parts = v.split('/');
+    matches!(parts.next(), Some("linux" | "windows" | "darwin"))
+        && parts
+            .next()
+            .is_some_and(|a| matches!(a, "amd64" | "arm64" | "386" | "arm" | "ppc64le" | "s390x" | "riscv64"))
+}
+
 /// An OS value that names only the family (`Linux`, `linux`, `Other Linux (specify below)`,
 /// `Windows`): an issue form's choice, which a typed release refines.
 fn generic_os(v: &str) -> bool {
@@ -553,16 +580,20 @@ fn brandless_model(v: &str) -> Option<String> {
     found
 }
 
-/// A Radeon model number written without the brand word (`RX 9060 XT`, `rx 7900xtx`).
+/// A Radeon model number written without the brand word (`RX 9060 XT`, `rx 7900xtx`), or
+/// with the series prefix glued to it as a word of its own (`rx7600`, `RX6800`).
 fn rx_model(l: &str) -> bool {
-    let r = if let Some(r) = l.strip_prefix("rx ") {
-        r
-    } else if let Some(p) = l.find(" rx ") {
-        &l[p + 4..]
+    let four = |r: &str| r.bytes().take_while(u8::is_ascii_digit).count() == 4;
+    let spaced = if let Some(r) = l.strip_prefix("rx ") {
+        Some(r)
     } else {
-        return false;
+        l.find(" rx ").map(|p| &l[p + 4..])
     };
-    r.bytes().take_while(u8::is_ascii_digit).count() == 4
+    if let Some(r) = spaced {
+        return four(r);
+    }
+    l.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| w.strip_prefix("rx").is_some_and(four))
 }
 
 /// A product name without the words after it that are not part of it: `AMD Radeon AI PRO R9700
@@ -629,6 +660,38 @@ fn xt_model(t: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The OS name that `/etc/os-release` fields written in one value give: `PRETTY_NAME`, else
+/// `NAME` and `VERSION` (`NAME="Ubuntu" VERSION="22.04.5 LTS (Jammy Jellyfish)"` → `Ubuntu
+/// 22.04.5 LTS (Jammy Jellyfish)`). None unless the value starts with such a field.
+fn os_release_fields(v: &str) -> Option<String> {
+    if !["NAME=", "PRETTY_NAME=", "ID="].iter().any(|k| v.starts_with(k)) {
+        return None;
+    }
+    let field = |key: &str| {
+        let mut from = 0;
+        while let Some(p) = v[from..].find(key).map(|p| p + from) {
+            from = p + key.len();
+            if p == 0 || v.as_bytes()[p - 1] == b' ' {
+                let r = &v[from..];
+                let val = match r.strip_prefix('"') {
+                    Some(q) => &q[..q.find('"').unwrap_or(q.len())],
+                    None => r.split(' ').next().unwrap_or(""),
+                };
+                return Some(val.trim()).filter(|x| !x.is_empty());
+            }
+        }
+        None
+    };
+    if let Some(p) = field("PRETTY_NAME=") {
+        return Some(p.to_string());
+    }
+    let name = field("NAME=")?;
+    Some(match field("VERSION=") {
+        Some(ver) => format!("{name} {ver}"),
+        None => name.to_string(),
+    })
 }
 
 /// A Markdown heading's text (`### GPU` → `GPU`), if the line is one.
@@ -2041,6 +2104,10 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 let a = at(seen, k);
                 Seen::first(&mut seen.kernel, a);
             }
+            // `/etc/os-release`'s fields grepped onto the key's line (`OS: NAME="Ubuntu"
+            // VERSION="22.04.5 LTS (Jammy Jellyfish)"`): the name they give together
+            let fields = os_release_fields(v);
+            let v = fields.as_deref().unwrap_or(v);
             // the name, not what a typed list adds after it (`Fedora 44, kernel 7.1.8-200.fc44`,
             // `NixOS 26.05 / Linux 7.1.5`)
             // the distribution inside WSL, after the Windows build (`10.0.19045.6466 WSL2 Ubuntu
@@ -2052,6 +2119,27 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 _ => v,
             };
             let v = v.split(", ").next().unwrap_or(v).trim();
+            // a parenthetical the comma cut open (`Pop!_OS 24.04 (COSMIC desktop, Wayland)`): the
+            // name before it
+            let v = match v.find(" (") {
+                Some(p) if !v[p..].contains(')') => v[..p].trim(),
+                _ => v,
+            };
+            // a container platform (`platform=linux/amd64`) names a kernel's family and a
+            // machine, not a system
+            // (a hint of Linux where it names linux: the container's kernel, which other hints
+            // may outweigh)
+            let v = if container_platform(v) {
+                if v.starts_with("linux/") && seen.platform_hints.linux.is_none() {
+                    seen.platform_hints.linux = Some(Src {
+                        file: seen.file,
+                        line: no,
+                    });
+                }
+                ""
+            } else {
+                v
+            };
             let v = match v.at(" / Linux ") {
                 Some(p) if linux_release(&v[p..]).is_some() => v[..p].trim(),
                 _ => v,
@@ -2436,6 +2524,57 @@ mod tests {
         assert_eq!(s.os.as_ref().unwrap().v, "Ubuntu 24.04.2 LTS");
         assert_eq!(s.agents.len(), 1);
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1100");
+    }
+
+    #[test]
+    fn an_os_value_cut_inside_its_parenthetical_or_a_platform_string() {
+        // values ours
+        let (_, s) = run(read, "- Distro: Linux Mint 22.1 (Cinnamon, X11)\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Linux Mint 22.1"));
+        for t in [
+            "2026-03-04 11:22:33.123456+02:00 - app.worker.backends.base - INFO - _resolve_image query: backend=rocm, backend_variant=None, service=vllm, service_version=None, platform=linux/amd64\n",
+            "OS: linux/arm64/v8\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert!(s.os.is_none(), "{t}: {:?}", s.os);
+            assert!(s.platform_hints.linux.is_some(), "{t}");
+        }
+    }
+
+    #[test]
+    fn os_release_fields_on_a_key_line() {
+        // a form's OS answer grepped from /etc/os-release (values ours)
+        for (t, os) in [
+            (
+                "OS: NAME=\"Debian GNU/Linux\" VERSION=\"13 (trixie)\"\n",
+                "Debian GNU/Linux 13 (trixie)",
+            ),
+            (
+                "OS: PRETTY_NAME=\"Fedora Linux 44 (Workstation Edition)\" NAME=\"Fedora Linux\"\n",
+                "Fedora Linux 44 (Workstation Edition)",
+            ),
+            ("OS: NAME=openSUSE\n", "openSUSE"),
+        ] {
+            let (_, s) = run(read, t);
+            assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some(os), "{t}");
+        }
+        // a value that only mentions a field later is left as written
+        assert_eq!(os_release_fields("Arch Linux, see NAME=\"x\""), None);
+    }
+
+    #[test]
+    fn a_model_number_with_its_series_prefix_glued_on() {
+        // an issue form's answer or a key typed in lower case (values ours)
+        for (t, name) in [("### GPU\n\nrx6600\n", "rx6600"), ("GPU: RX6800 16GB\n", "RX6800")] {
+            let (_, s) = run(read, t);
+            assert_eq!(s.agents.len(), 1, "{t}");
+            assert_eq!(s.agents[0].marketing.as_deref(), Some(name), "{t}");
+        }
+        // a word that only starts with the letters is none (`rx0` is no model; `trx4000` no word)
+        for t in ["GPU: rx0\n", "GPU: trx4000\n", "GPU: Sapphire rx\n"] {
+            let (_, s) = run(read, t);
+            assert!(s.agents.is_empty(), "{t}");
+        }
     }
 
     #[test]
@@ -3230,6 +3369,11 @@ mod tests {
             ("Radeon RX 7900 XTX, 24 GB VRAM", Some(24u64 << 30)),
             ("Radeon 8060S, VRAM set in the BIOS", None),
             ("RX 7600, 100 VRAM", None),
+            // the exact figure after the rounded one (values ours)
+            ("Radeon RX 7800 XT, 16 GB VRAM (`16368 MiB`)", Some(16368u64 << 20)),
+            ("Radeon RX 7800 XT, 16 GB VRAM (16368MiB)", Some(16368u64 << 20)),
+            // a figure in parentheses that is not the same memory stays out
+            ("Radeon 8060S, 2 GB VRAM (96 GB GTT)", Some(2u64 << 30)),
         ] {
             assert_eq!(super::vram_in_value(v), want, "{v:?}");
         }

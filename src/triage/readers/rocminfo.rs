@@ -52,91 +52,93 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             });
             continue;
         }
-        let Some((k, v)) = kv(t) else { continue };
-        match k {
-            "Name" => {
-                if v.starts_with("amdgcn-") {
-                    continue; // an ISA name, not an agent
-                }
-                let start_new = blocks.last().is_none_or(|b| b.named || b.fragment);
-                if start_new {
-                    // Grepped output: a `Name:` line starts the next agent.
-                    blocks.push(Block {
-                        a: new_agent(seen, l.no),
-                        ..Block::default()
-                    });
-                }
-                let b = blocks.last_mut().expect("pushed above");
-                b.named = true;
-                if let Some(g) = gfx_in(v).filter(|_| v.to_ascii_lowercase().starts_with("gfx")) {
-                    fired = true;
-                    b.gpu = true;
-                    b.a.gfx = Some(crate::triage::At {
-                        v: g,
-                        src: Src {
-                            file: seen.file,
-                            line: l.no,
-                        },
-                    });
-                } else if v == "gfx000" || !v.is_empty() {
-                    b.cpu = !v.to_ascii_lowercase().starts_with("gfx");
-                }
-            }
-            _ => {
-                if blocks.is_empty()
-                    && matches!(
-                        k,
-                        "Device Type" | "Chip ID" | "Compute Unit" | "Marketing Name" | "Vendor Name"
-                    )
-                {
-                    // A paste that starts inside an agent: its Name was cut off.
-                    fired = true;
-                    blocks.push(Block {
-                        a: new_agent(seen, l.no),
-                        fragment: true,
-                        ..Block::default()
-                    });
-                }
-                let Some(b) = blocks.last_mut() else { continue };
-                match k {
-                    "Marketing Name" => {
-                        b.a.marketing = Some(v.to_string());
-                        b.a.name_src = Some(Src {
-                            file: seen.file,
-                            line: l.no,
+        for seg in fields(t) {
+            let Some((k, v)) = kv(seg) else { continue };
+            match k {
+                "Name" => {
+                    if v.starts_with("amdgcn-") {
+                        continue; // an ISA name, not an agent
+                    }
+                    let start_new = blocks.last().is_none_or(|b| b.named || b.fragment);
+                    if start_new {
+                        // Grepped output: a `Name:` line starts the next agent.
+                        blocks.push(Block {
+                            a: new_agent(seen, l.no),
+                            ..Block::default()
                         });
                     }
-                    "Device Type" => {
-                        b.gpu = v == "GPU";
-                        b.cpu = v == "CPU";
-                    }
-                    "Chip ID" => {
-                        b.a.device_id = pci_id(v).map(|d| crate::triage::At {
-                            v: d,
+                    let b = blocks.last_mut().expect("pushed above");
+                    b.named = true;
+                    if let Some(g) = gfx_in(v).filter(|_| v.to_ascii_lowercase().starts_with("gfx")) {
+                        fired = true;
+                        b.gpu = true;
+                        b.a.gfx = Some(crate::triage::At {
+                            v: g,
                             src: Src {
                                 file: seen.file,
                                 line: l.no,
                             },
-                        })
+                        });
+                    } else if v == "gfx000" || !v.is_empty() {
+                        b.cpu = !v.to_ascii_lowercase().starts_with("gfx");
                     }
-                    "Segment" => b.pool_global = v.starts_with("GLOBAL"),
-                    "Size" if b.pool_global && b.a.vram.is_none() => {
-                        // `25149440(0x17fc000) KB`
-                        let n = v.split(['(', ' ']).next().and_then(number);
-                        if v.trim_end().ends_with("KB")
-                            && let Some(n) = n
-                        {
-                            b.a.vram = Some(crate::triage::At {
-                                v: n * 1024,
+                }
+                _ => {
+                    if blocks.is_empty()
+                        && matches!(
+                            k,
+                            "Device Type" | "Chip ID" | "Compute Unit" | "Marketing Name" | "Vendor Name"
+                        )
+                    {
+                        // A paste that starts inside an agent: its Name was cut off.
+                        fired = true;
+                        blocks.push(Block {
+                            a: new_agent(seen, l.no),
+                            fragment: true,
+                            ..Block::default()
+                        });
+                    }
+                    let Some(b) = blocks.last_mut() else { continue };
+                    match k {
+                        "Marketing Name" => {
+                            b.a.marketing = Some(v.to_string());
+                            b.a.name_src = Some(Src {
+                                file: seen.file,
+                                line: l.no,
+                            });
+                        }
+                        "Device Type" => {
+                            b.gpu = v == "GPU";
+                            b.cpu = v == "CPU";
+                        }
+                        "Chip ID" => {
+                            b.a.device_id = pci_id(v).map(|d| crate::triage::At {
+                                v: d,
                                 src: Src {
                                     file: seen.file,
                                     line: l.no,
                                 },
-                            });
+                            })
                         }
-                        b.pool_global = false;
+                        "Segment" => b.pool_global = v.starts_with("GLOBAL"),
+                        "Size" if b.pool_global && b.a.vram.is_none() => {
+                            // `25149440(0x17fc000) KB`
+                            let n = v.split(['(', ' ']).next().and_then(number);
+                            if v.trim_end().ends_with("KB")
+                                && let Some(n) = n
+                            {
+                                b.a.vram = Some(crate::triage::At {
+                                    v: n * 1024,
+                                    src: Src {
+                                        file: seen.file,
+                                        line: l.no,
+                                    },
+                                });
+                            }
+                            b.pool_global = false;
+                        }
+                        _ => {}
                     }
-                    _ => {}
                 }
             }
         }
@@ -165,6 +167,31 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     fired
 }
 
+/// A line's fields: one, or several where a grep joined them (`Name:   gfx90a   Marketing Name:
+/// AMD Instinct MI250X/MI250`), split before each known key that follows two blanks or more.
+fn fields(t: &str) -> Vec<&str> {
+    const KEYS: &[&str] = &["Marketing Name:", "Vendor Name:", "Device Type:", "Chip ID:", "Name:"];
+    let mut out = Vec::new();
+    let mut start = 0;
+    let b = t.as_bytes();
+    let mut i = 2;
+    while i < t.len() {
+        if b[i - 1] == b' '
+            && b[i - 2] == b' '
+            && b[i] != b' '
+            && t.is_char_boundary(i)
+            && KEYS.iter().any(|k| t[i..].starts_with(k))
+            && t[start..i].contains(':')
+        {
+            out.push(t[start..i].trim_end());
+            start = i;
+        }
+        i += 1;
+    }
+    out.push(&t[start..]);
+    out
+}
+
 /// A CPU's brand string (`AMD Ryzen 9 7950X 16-Core Processor`, `AMD EPYC 9654`, `Intel(R)
 /// Xeon(R) …`, `… w/ Radeon 780M Graphics`).
 fn processor_name(n: &str) -> bool {
@@ -187,6 +214,23 @@ fn new_agent(seen: &Seen, line: u32) -> Agent {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn fields_a_grep_joined_on_one_line() {
+        // `rocminfo | grep -E 'Name|Marketing' | paste - -` (values ours)
+        let (_, s) = run(
+            read,
+            "Name:                    gfx1030   Marketing Name:          AMD Radeon RX 6800\n",
+        );
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1030");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6800"));
+        // one blank is part of a value, not a field's start
+        assert_eq!(
+            super::fields("Marketing Name: Foo Name: Bar"),
+            ["Marketing Name: Foo Name: Bar"]
+        );
+    }
 
     // Shape of rocminfo 6.x output as pasted in ROCm/ROCm issues, e.g.
     // https://github.com/ROCm/ROCm/issues/2631 (values ours).
