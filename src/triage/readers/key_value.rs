@@ -249,6 +249,30 @@ fn glued_item(t: &str) -> Option<(&str, &str)> {
     .then_some((name, version))
 }
 
+/// A line of one message (`segments` 1): without its level tag and component, and a CMake
+/// status line's mark; a line of several messages as it is.
+fn one_message(t: &str, segments: usize) -> &str {
+    if segments < 2 {
+        cmake_status(super::strip_level(t))
+    } else {
+        t
+    }
+}
+
+/// A CMake status line without its `-- ` mark (`--     ROCM_VERSION        : 7.1.0`, PyTorch's
+/// configure summary, also in an inline code span): the pair after it.
+fn cmake_status(t: &str) -> &str {
+    let Some(r) = t.strip_prefix("-- ").or_else(|| t.strip_prefix("`-- ")) else {
+        return t;
+    };
+    let r = r.trim_start();
+    if r.starts_with(|c: char| c.is_ascii_alphabetic()) && r.contains(" : ") {
+        r.trim_end_matches('`')
+    } else {
+        t
+    }
+}
+
 /// A list item that is one `name=value` (`- ROCm=7.1.1`, `* onnxruntime-rocm=1.23.2`), as in a
 /// typed list of one's setup, also with blanks or Python's `==` around the sign and in inline
 /// code (``- `torch.version.hip == 7.16.26315` ``); or a line that is only such an assignment
@@ -1062,7 +1086,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // [INFO] GPU arch: gfx1030 [INFO] …`): each tagged message is a line of its own
         let segments = squashed(t);
         // one message: without its level tag and component
-        let t = if segments.len() < 2 { super::strip_level(t) } else { t };
+        let t = one_message(t, segments.len());
         // JSON written on one line (`amdgpu_top -J`, a tool's `--json`): its string pairs
         if matches!(t.as_bytes(), [b'[' | b'{', b'{' | b'"', ..]) && t.has("\":\"") {
             for (k, v) in json_pairs(t) {
@@ -2538,6 +2562,26 @@ mod tests {
             let (_, s) = run(read, t);
             assert!(s.os.is_none(), "{t}: {:?}", s.os);
             assert!(s.platform_hints.linux.is_some(), "{t}");
+        }
+    }
+
+    #[test]
+    fn a_cmake_configure_summary_line() {
+        // values ours, in CMake's `-- ` status form, bare and in an inline code span
+        for t in [
+            "--     ROCM_VERSION          : 6.4.3\n",
+            "`--   ROCM_VERSION    : 6.4.3`\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("6.4.3"), "{t}");
+        }
+        // an empty value, or a CMake message that is no summary pair, gives nothing
+        for t in [
+            "--     ROCM_VERSION          : \n",
+            "-- Found HIP: /opt/rocm (found version \"6.4.3\")\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert!(s.rocm.is_none(), "{t}");
         }
     }
 

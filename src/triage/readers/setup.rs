@@ -113,6 +113,14 @@ fn setup_sentences(t: &str) -> Vec<&str> {
         if s.len() < 8 || s.len() > 400 {
             continue;
         }
+        // a sentence that opens with where it happened (`On Fedora 44, with System ROCM 10.2.0
+        // …`, `On Windows 11 (Version …) with RX 9070 XT …`): the opening clause is the user's
+        // system; the rest is read only when it too states what runs now
+        if let Some(clause) = os_opener(s) {
+            let low = s.to_ascii_lowercase();
+            out.push(if NOT_MINE.iter().any(|w| low.has(w)) { clause } else { s });
+            continue;
+        }
         let low = s.to_ascii_lowercase();
         let mine = MINE.iter().any(|w| {
             low.match_indices(w)
@@ -123,6 +131,18 @@ fn setup_sentences(t: &str) -> Vec<&str> {
         }
     }
     out
+}
+
+/// The opening clause of a sentence that starts with `On <OS>` and goes on after a comma, a
+/// parenthesis or `with` (`On Fedora 44, with …`): the clause, when it names an OS and nothing
+/// in it negates, compares or looks back.
+fn os_opener(s: &str) -> Option<&str> {
+    let rest = s.strip_prefix("On ")?;
+    let end = [", ", " (", " with "].iter().filter_map(|m| rest.find(m)).min()?;
+    let clause = &s[..3 + end];
+    let low = clause.to_ascii_lowercase();
+    (sentence_os(&rest[..end]).is_some_and(|os| rest.starts_with(&os)) && !NOT_MINE.iter().any(|w| low.has(w)))
+        .then_some(clause)
 }
 
 /// A quick test before the sentence scan: the line is prose of a sentence's length that holds
@@ -144,6 +164,7 @@ fn may_be_setup(t: &str) -> bool {
             }
     });
     first_person
+        || t.starts_with("On ")
         || t.has("my ")
         || t.has("My ")
         || t.has("he system")
@@ -260,6 +281,12 @@ pub(crate) fn sentence_rocm(t: &str) -> Option<&str> {
         return None;
     }
     let mut found: Option<&str> = None;
+    // the release an upgrade went to (`I recently upgraded ROCm from 7.14 to 10.0`): what runs now
+    for s in t.split(". ") {
+        if let Some(v) = upgraded_to(s) {
+            return Some(v);
+        }
+    }
     for s in setup_sentences(t) {
         for p in super::prose::rocm_words(s) {
             let start = p + 5;
@@ -272,6 +299,37 @@ pub(crate) fn sentence_rocm(t: &str) -> Option<&str> {
         }
     }
     found
+}
+
+/// The ROCm release a first-person upgrade went to: `I upgraded ROCm from 7.14 to 10.0`, `we
+/// updated from ROCm 7.2 to 7.2.1` (the first ROCm word, `from` a release `to` a release,
+/// nothing that negates or asks).
+fn upgraded_to(s: &str) -> Option<&str> {
+    let low = s.to_ascii_lowercase();
+    let first_person = low.starts_with("i ") || low.has(" i ") || low.starts_with("we ") || low.has(" we ");
+    if !first_person || !(low.has("upgrad") || low.has("updat")) || ["n't", " not ", "?"].iter().any(|w| low.has(w)) {
+        return None;
+    }
+    let p = super::prose::rocm_words(s).next()?;
+    // `from` just before or after the ROCm word, then `X to Y`
+    let after = p + 5;
+    let from = if s[after..].starts_with("from ") {
+        after + 5
+    } else if s[..p].ends_with("from ") {
+        after
+    } else {
+        return None;
+    };
+    let old = super::prose::release_at(s, from)?;
+    let rest = &s[from + old.len()..];
+    let to = rest.strip_prefix(" to ")?;
+    let at = s.len() - to.len();
+    let at = if to.starts_with("ROCm ") || to.starts_with("ROCM ") {
+        at + 5
+    } else {
+        at
+    };
+    super::prose::release_at(s, at)
 }
 
 /// Reads setup sentences: the OS and the GPUs by name, where no other reader gave them.
@@ -334,6 +392,56 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 mod tests {
     use super::super::run;
     use super::*;
+
+    #[test]
+    fn the_release_an_upgrade_went_to() {
+        // values ours
+        for (t, want) in [
+            (
+                "I just upgraded ROCm from 6.4 to 7.2.1 and the model fails to load.",
+                Some("7.2.1"),
+            ),
+            (
+                "Last week we updated from ROCm 7.1 to ROCm 7.2, since then it hangs",
+                Some("7.2"),
+            ),
+            ("I did not upgrade ROCm from 6.4 to 7.2", None),
+            ("Should I upgrade ROCm from 6.4 to 7.2?", None),
+            ("The docs say to upgrade ROCm from 6.4 to 7.2", None),
+        ] {
+            assert_eq!(super::upgraded_to(t), want, "{t}");
+        }
+    }
+
+    #[test]
+    fn a_sentence_that_opens_with_its_os() {
+        // values ours: the opening clause names where it ran
+        let (_, s) = run(
+            read,
+            "On Debian 13, with the distro's ROCm 6.4 packages, the build fails at link time.\n",
+        );
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Debian 13"));
+        assert_eq!(
+            sentence_rocm("On Debian 13, with the distro's ROCm 6.4 packages, the build fails.\n"),
+            Some("6.4")
+        );
+        // the rest looks back: only the clause is read (the OS, no GPU)
+        let (_, s) = run(
+            read,
+            "On Windows 11 (build 26100) with RX 7600 the update that switched drivers fixed it.\n",
+        );
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Windows 11"));
+        assert!(s.agents.is_empty());
+        // an opener that compares, or no OS after `On`, is none
+        for t in [
+            "On Windows 11 before the update, it ran.\n",
+            "On startup, Ubuntu 24.04 shows a blank screen.\n",
+            "On the other box (Fedora 44) it fails.\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert!(s.os.is_none(), "{t}: {:?}", s.os);
+        }
+    }
 
     #[test]
     fn a_setup_sentence_gives_os_gpu_and_rocm() {
