@@ -54,15 +54,53 @@ fn ids(t: &str, out: &mut Vec<u32>) {
     }
 }
 
+/// A device id written after its name on a line that names an AMD product (`AMD Instinct MI355X
+/// OAM (…, PCI device-id `75a3`)`, `Radeon RX 7900 XTX, device id 0x744c`): without the vendor
+/// part, only where the line says the device is AMD's (NVIDIA's ids overlap AMD's APU ids).
+fn phrase_ids(t: &str, out: &mut Vec<u32>) {
+    static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let ac = AC.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(["device-id", "device id", "device_id", "pci id", "pci-id", "chip id"])
+            .expect("the id phrases compile")
+    });
+    let mut hits = ac.find_iter(t).peekable();
+    if hits.peek().is_none() || !["AMD ", "Radeon", "Instinct", "RADEON"].iter().any(|w| t.has(w)) {
+        return;
+    }
+    let b = t.as_bytes();
+    for m in hits {
+        let mut i = m.end();
+        let mut skipped = 0;
+        while i < b.len() && skipped < 4 && matches!(b[i], b' ' | b':' | b'=' | b'`' | b'\'' | b'"') {
+            i += 1;
+            skipped += 1;
+        }
+        if b.get(i..i + 2).is_some_and(|x| x.eq_ignore_ascii_case(b"0x")) {
+            i += 2;
+        }
+        if let Some(id) = hex4(&b[i.min(b.len())..])
+            && !out.contains(&id)
+            && out.len() < MAX_IDS
+        {
+            out.push(id);
+        }
+    }
+}
+
 /// Records the first line of each distinct AMD device id of one input.
 pub fn scan(lines: &[Line], seen: &mut Seen) {
     let mut found = Vec::new();
     for l in lines {
-        if l.command || !l.text.has("1002") {
+        if l.command {
             continue;
         }
         found.clear();
-        ids(&l.text, &mut found);
+        if l.text.has("1002") {
+            ids(&l.text, &mut found);
+        }
+        phrase_ids(&l.text, &mut found);
         for id in &found {
             if seen.pci_ids.len() < MAX_IDS && !seen.pci_ids.iter().any(|p| p.v == *id) {
                 seen.pci_ids.push(At {
@@ -151,6 +189,21 @@ mod tests {
         let mut v = Vec::new();
         ids(t, &mut v);
         v
+    }
+
+    #[test]
+    fn a_device_id_phrase_on_an_amd_products_line() {
+        let phrase = |t: &str| {
+            let mut v = Vec::new();
+            phrase_ids(t, &mut v);
+            v
+        };
+        // values ours
+        assert_eq!(phrase("| GPU | AMD Instinct MI300X (PCI device-id `74a1`) |"), [0x74a1]);
+        assert_eq!(phrase("Radeon RX 7900 XTX, device id 0x744C"), [0x744c]);
+        // no AMD product on the line (NVIDIA's ids overlap AMD's APU ids), or no id after it
+        assert!(phrase("NVIDIA GeForce GTX 980, device id 13c0").is_empty());
+        assert!(phrase("AMD Radeon RX 7600: device id unknown").is_empty());
     }
 
     #[test]

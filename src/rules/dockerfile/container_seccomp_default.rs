@@ -48,7 +48,11 @@ impl Rule for ContainerSeccompDefault {
             }
             out.push(
                 Finding::new(&Self::META, format!("{}: {}", c.name, "the default seccomp profile is in effect"), s.origin.clone())
-                    .evidence(format!("security_opt: {}", c.security_opt.join(", ")))
+                    .evidence(if c.security_opt.is_empty() {
+                        "security_opt: not set".to_string()
+                    } else {
+                        format!("security_opt: {}", c.security_opt.join(", "))
+                    })
                     .why("AMD documents seccomp=unconfined for ROCm containers; some tools and profilers need system calls the default profile blocks")
                     .fix("add --security-opt seccomp=unconfined (compose: security_opt: [seccomp=unconfined])")
                     .refs([DOCKER_DOC]),
