@@ -80,6 +80,10 @@ fn phrase_ids(t: &str, out: &mut Vec<u32>) {
         if b.get(i..i + 2).is_some_and(|x| x.eq_ignore_ascii_case(b"0x")) {
             i += 2;
         }
+        // a `vendor:device` pair after the phrase (`PCI ID: 1002:744c`) is `ids`'s to read
+        if b.get(i + 4) == Some(&b':') {
+            continue;
+        }
         if let Some(id) = hex4(&b[i.min(b.len())..])
             && !out.contains(&id)
             && out.len() < MAX_IDS
@@ -204,6 +208,8 @@ mod tests {
         // no AMD product on the line (NVIDIA's ids overlap AMD's APU ids), or no id after it
         assert!(phrase("NVIDIA GeForce GTX 980, device id 13c0").is_empty());
         assert!(phrase("AMD Radeon RX 7600: device id unknown").is_empty());
+        // the vendor of a `vendor:device` pair is no device id
+        assert!(phrase("AMD Radeon RX 7900 XTX, PCI ID: 1002:744c").is_empty());
     }
 
     #[test]

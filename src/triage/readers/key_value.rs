@@ -2150,9 +2150,8 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 _ => v,
             };
             // a container platform (`platform=linux/amd64`) names a kernel's family and a
-            // machine, not a system
-            // (a hint of Linux where it names linux: the container's kernel, which other hints
-            // may outweigh)
+            // machine, not a system: no OS name, only a hint of Linux (which other hints may
+            // outweigh)
             let v = if container_platform(v) {
                 if v.starts_with("linux/") && seen.platform_hints.linux.is_none() {
                     seen.platform_hints.linux = Some(Src {
@@ -3416,7 +3415,9 @@ mod tests {
             // the exact figure after the rounded one (values ours)
             ("Radeon RX 7800 XT, 16 GB VRAM (`16368 MiB`)", Some(16368u64 << 20)),
             ("Radeon RX 7800 XT, 16 GB VRAM (16368MiB)", Some(16368u64 << 20)),
-            // a figure in parentheses that is not the same memory stays out
+            // a figure in parentheses that is not the same memory stays out: another size, or
+            // no size at all
+            ("Radeon 8060S, 2 GB VRAM (96 GB)", Some(2u64 << 30)),
             ("Radeon 8060S, 2 GB VRAM (96 GB GTT)", Some(2u64 << 30)),
         ] {
             assert_eq!(super::vram_in_value(v), want, "{v:?}");
