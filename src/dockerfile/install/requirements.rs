@@ -170,7 +170,10 @@ pub fn parse(text: &str) -> Vec<Entry> {
                 Some((f, v)) if f.starts_with("--") => (f, Some((o + f.len() + 1, v))),
                 _ => match w {
                     // `-rfile`, `-ihttps://…`: a short flag glued to its value
-                    _ if w.len() > 2 && matches!(&w[..2], "-r" | "-c" | "-i" | "-f") && !w.starts_with("--") => {
+                    _ if w.len() > 2
+                        && matches!(w.get(..2), Some("-r" | "-c" | "-i" | "-f"))
+                        && !w.starts_with("--") =>
+                    {
                         (&w[..2], Some((o + 2, &w[2..])))
                     }
                     _ => (w, None),
@@ -347,6 +350,17 @@ mod tests {
         assert!(
             !e.iter()
                 .any(|x| matches!(x, Entry::Requirement { text, .. } if text.contains("local")))
+        );
+    }
+
+    #[test]
+    fn a_word_that_starts_with_a_wide_character_is_no_short_flag() {
+        // a fuzzer's mutant: `—` is three bytes, so a two-byte prefix is no character boundary
+        let e = parse("--pre —rx\ntorch==2.9.1\n");
+        assert!(
+            e.iter()
+                .any(|x| matches!(x, Entry::Requirement { text, .. } if text.starts_with("torch"))),
+            "{e:?}"
         );
     }
 
