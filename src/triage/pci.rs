@@ -93,11 +93,56 @@ fn phrase_ids(t: &str, out: &mut Vec<u32>) {
     }
 }
 
+/// The ids a `cat` of sysfs' `vendor` and `device` files prints (`$ cat
+/// /sys/class/drm/renderD128/device/vendor /sys/class/drm/renderD128/device/device`, then `0x1002`
+/// and `0x1586`): the output lines after the command, one per file in the command's order. A
+/// device id counts only where the same device's `vendor` file said AMD's `0x1002` (NVIDIA's ids
+/// overlap AMD's APU ids). Gives the device id and the line it was printed on.
+fn sysfs_ids(lines: &[Line], i: usize) -> Option<(u32, u32)> {
+    let cmd = lines[i].text.strip_prefix("cat ")?;
+    let files: Vec<&str> = cmd.split_whitespace().take(8).collect();
+    if !files.iter().all(|f| f.starts_with("/sys/")) {
+        return None;
+    }
+    // the output: the next non-blank lines up to the next command, one per file
+    let out: Vec<&Line> = lines[i + 1..]
+        .iter()
+        .take_while(|l| !l.command)
+        .filter(|l| !l.text.trim().is_empty())
+        .take(files.len())
+        .collect();
+    if out.len() != files.len() {
+        return None;
+    }
+    let value = |k: usize| -> Option<u32> {
+        let w = out[k].text.split_whitespace().next()?;
+        let h = w.strip_prefix("0x").or_else(|| w.strip_prefix("0X"))?;
+        (h.len() == 4).then(|| u32::from_str_radix(h, 16).ok())?
+    };
+    let dir = |f: &str| f.rsplit_once('/').map(|(d, _)| d.to_string());
+    let vendor = files.iter().position(|f| f.ends_with("/vendor"))?;
+    let device = files.iter().position(|f| f.ends_with("/device"))?;
+    (dir(files[vendor]) == dir(files[device]) && value(vendor) == Some(0x1002))
+        .then(|| value(device).map(|d| (d, out[device].no)))?
+}
+
 /// Records the first line of each distinct AMD device id of one input.
 pub fn scan(lines: &[Line], seen: &mut Seen) {
     let mut found = Vec::new();
-    for l in lines {
+    for (i, l) in lines.iter().enumerate() {
         if l.command {
+            if let Some((id, no)) = sysfs_ids(lines, i)
+                && seen.pci_ids.len() < MAX_IDS
+                && !seen.pci_ids.iter().any(|p| p.v == id)
+            {
+                seen.pci_ids.push(At {
+                    v: id,
+                    src: Src {
+                        file: seen.file,
+                        line: no,
+                    },
+                });
+            }
             continue;
         }
         found.clear();
@@ -193,6 +238,42 @@ mod tests {
         let mut v = Vec::new();
         ids(t, &mut v);
         v
+    }
+
+    #[test]
+    fn sysfs_vendor_and_device_files_read_by_cat() {
+        let scan_ids = |t: &str| {
+            let lines = crate::triage::paste::lines(t);
+            let mut seen = Seen::default();
+            scan(&lines, &mut seen);
+            seen.pci_ids.iter().map(|p| (p.v, p.src.line)).collect::<Vec<_>>()
+        };
+        // values ours: the two files in one command, a comment after each value
+        let d = "/sys/class/drm/renderD128/device";
+        assert_eq!(
+            scan_ids(&format!("$ cat {d}/vendor {d}/device\n0x1002   # AMD\n0x744c\n")),
+            [(0x744c, 3)]
+        );
+        // a PCI device's own directory
+        let b = "/sys/bus/pci/devices/0000:03:00.0";
+        assert_eq!(
+            scan_ids(&format!("$ cat {b}/vendor {b}/device\n0x1002\n0x7551\n")),
+            [(0x7551, 3)]
+        );
+        // in the other order, inside a fence
+        assert_eq!(
+            scan_ids(&format!("```\n$ cat {d}/device {d}/vendor\n0x15bf\n0x1002\n```\n")),
+            [(0x15bf, 3)]
+        );
+        // NVIDIA's vendor; a device file alone; two cards' files; a short output
+        for t in [
+            format!("$ cat {d}/vendor {d}/device\n0x10de\n0x13c0\n"),
+            format!("$ cat {d}/device\n0x13c0\n"),
+            "$ cat /sys/class/drm/card0/device/vendor /sys/class/drm/card1/device/device\n0x1002\n0x744c\n".to_string(),
+            format!("$ cat {d}/vendor {d}/device\n0x1002\n$ ls\n"),
+        ] {
+            assert!(scan_ids(&t).is_empty(), "{t:?}");
+        }
     }
 
     #[test]

@@ -166,6 +166,8 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("manylinux", Hint::Linux),
     ("] amdgpu ", Hint::Linux),
     ("kernel: amdgpu", Hint::Linux),
+    // inxi's graphics block on Linux: the in-kernel driver (`driver: amdgpu v: kernel`)
+    ("driver: amdgpu v: kernel", Hint::Linux),
     (".so.", Hint::Linux),
     (".so", Hint::SharedObject),
     // lspci -k / -v: the driver bound to a device
@@ -366,7 +368,25 @@ fn kernel_log_line(t: &str) -> bool {
         return inner.len() == 24 && MONTHS.contains(&&inner[4..7]) && clock(&inner[11..19]) && digits(&inner[20..]);
     }
     // `Sep 03 21:38:54 host …`
-    b.len() > 16 && MONTHS.contains(&&b[..3]) && b[3] == b' ' && clock(&b[7..15]) && b[15] == b' '
+    if b.len() > 16 && MONTHS.contains(&&b[..3]) && b[3] == b' ' && clock(&b[7..15]) && b[15] == b' ' {
+        return true;
+    }
+    // the kernel driver's own message with no time stamp, as `journalctl -k -o cat` or a report
+    // that cut the stamps writes it: `amdgpu 0000:03:00.0: MES failed to respond …`
+    b.strip_prefix(b"amdgpu ").is_some_and(pci_address_colon)
+}
+
+/// `0000:03:00.0:` (a PCI domain, bus, device and function, then a colon) at the start of `b`.
+fn pci_address_colon(b: &[u8]) -> bool {
+    let hex = |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_hexdigit));
+    hex(0..4)
+        && b.get(4) == Some(&b':')
+        && hex(5..7)
+        && b.get(7) == Some(&b':')
+        && hex(8..10)
+        && b.get(10) == Some(&b'.')
+        && b.get(11).is_some_and(|c| (b'0'..=b'7').contains(c))
+        && b.get(12) == Some(&b':')
 }
 
 /// An lspci line: a PCI address (`c4:00.2`, `0000:03:00.0`), then a device class and a colon.
@@ -663,7 +683,13 @@ pub fn from_os_name(os: &str) -> Option<Platform> {
         Some(Platform::Windows)
     } else if l.has("macos") || l.has("mac os") || l.has("darwin") {
         Some(Platform::Macos)
-    } else if DISTROS.iter().any(|d| l.has(d)) {
+    } else if DISTROS.iter().any(|d| l.has(d))
+        // a one-word name written as two (`Cachy OS`, `Endeavour OS`, `open SUSE`)
+        || l.split_whitespace()
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|w| distro_word(format!("{}{}", w[0], w[1]).as_bytes()))
+    {
         Some(Platform::Linux)
     } else {
         None
@@ -724,6 +750,16 @@ mod tests {
         crate::triage::readers::read_all(&lines, &mut seen);
         scan(&lines, &mut seen);
         decide(&seen).map(|p| p.v)
+    }
+
+    #[test]
+    fn a_distribution_written_as_two_words() {
+        for t in ["Cachy OS", "Endeavour OS 2026.01", "open SUSE Tumbleweed"] {
+            assert_eq!(from_os_name(t), Some(Platform::Linux), "{t}");
+        }
+        // two words that join into no distribution's name
+        assert_eq!(from_os_name("Haiku OS"), None);
+        assert_eq!(from_os_name("Chrome OS"), None);
     }
 
     #[test]
@@ -1017,6 +1053,9 @@ mod tests {
         for t in [
             "[Fri Apr 17 19:56:16 2026] Node 0 DMA32: 124*4kB (U) = 376400kB\n",
             "[  101.123456] amdgpu 0000:03:00.0: something\n",
+            // the driver's message without a stamp; inxi's in-kernel driver (values ours)
+            "amdgpu 0000:0c:00.0: ring gfx_0.0.0 timeout\n",
+            "  Device-1: AMD Navi 31 driver: amdgpu v: kernel arch: RDNA-3\n",
             "The issue occurs inside a Docker container on Ubuntu 24.04 with ROCm 7.14.\n",
             "File \"/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py\", line 1775\n",
         ] {
@@ -1031,6 +1070,9 @@ mod tests {
             "[  0.123] loading model\n",
             "[2026-04-03 12:18:48.558] [info] CPU: GenuineIntel\n",
             "the Ubuntu packages are older\n",
+            // a driver named before something that is no PCI address (values ours)
+            "amdgpu 0000:03: not an address\n",
+            "amdgpu 6.16.6 loaded\n",
         ] {
             assert_eq!(platform(t), None, "{t:?}");
         }

@@ -2456,11 +2456,31 @@ fn cpu_named_apu(lines: &[Line], seen: &mut Seen) -> bool {
 /// when nothing labelled one.
 fn banner_name(lines: &[Line], seen: &mut Seen) -> bool {
     let mut found: Option<(u32, String, Option<String>)> = None;
+    // the target the matrix gives a name (none for a generic `AMD Radeon(TM) Graphics`)
+    let target = |n: &str| {
+        let m = crate::matrix::Matrix::embedded();
+        m.gpu_by_name(n)
+            .or_else(|| product_in(n).and_then(|p| m.gpu_by_name(p)))
+            .map(|(g, _)| g.gfx.clone())
+    };
+    let mut first_target = None;
     for l in lines.iter().filter(|l| !l.command) {
         let t = trim(&l.text);
         if let Some((name, gfx)) = named_target(t) {
-            found = Some((l.no, name.to_string(), gfx));
-            break;
+            let this = target(name);
+            match &found {
+                None => {
+                    found = Some((l.no, name.to_string(), gfx));
+                    first_target = this;
+                }
+                // lines that name products of other targets (a table of products and their
+                // targets, a list of cards) name no one machine's GPU
+                Some(_) => match (&first_target, this) {
+                    (Some(a), Some(b)) if *a != b => return false,
+                    (None, b) => first_target = b,
+                    _ => {}
+                },
+            }
         }
     }
     // a model number alone (`on 1031 (6750xt)`), when no line names the product
@@ -2851,6 +2871,21 @@ mod tests {
         let (_, s) = run(read, "- GPU: AMD Radeon RX 6900 XT\n");
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6900 XT"));
         assert!(s.agents[0].gfx.is_none());
+    }
+
+    #[test]
+    fn names_standing_alone_for_products_of_other_targets_are_no_gpu() {
+        // a table of products and their targets (values ours): no one machine's GPU
+        let (_, s) = run(
+            read,
+            "| Part | Target |\n|---|---|\n| Radeon 780M | gfx1103 |\n| Radeon 890M | gfx1150 |\n",
+        );
+        assert!(s.agents.is_empty(), "{:?}", s.agents);
+        // one product named twice, or a generic name beside it, is still the one GPU
+        let (_, s) = run(read, "Radeon 860M iGPU here.\nFor my Radeon 860M it is this.\n");
+        assert_eq!(s.agents.len(), 1);
+        let (_, s) = run(read, "  - AMD Radeon(TM) Graphics\nMy GPU is a Radeon 680M.\n");
+        assert_eq!(s.agents.len(), 1);
     }
 
     #[test]

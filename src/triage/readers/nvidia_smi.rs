@@ -29,8 +29,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             Seen::first(&mut seen.nvidia, at);
             return true;
         }
-        if labelled_device(t) {
-            let at = seen.at(t.trim().to_string(), l.no);
+        if let Some(name) = labelled_device(t) {
+            let at = seen.at(name.to_string(), l.no);
             Seen::first(&mut seen.nvidia, at);
             return true;
         }
@@ -42,18 +42,29 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 /// OpenCL listing, `GPU 1: NVIDIA RTX A6000 (UUID: …)` from `nvidia-smi -L`, a print alone on
 /// its line): the machine has that GPU. A sentence that names one (`works on an NVIDIA GeForce
 /// RTX 4090`) is not a device listing.
-fn labelled_device(t: &str) -> bool {
+/// The product's name is what it gives: from the vendor's word, without a quote's marks, an
+/// OpenGL renderer's tail (`/PCIe/SSE2`) or nvidia-smi's ` (UUID: …)`.
+fn labelled_device(t: &str) -> Option<&str> {
     let t = t.trim();
-    let Some(p) = ["NVIDIA GeForce ", "NVIDIA RTX ", "NVIDIA Tesla ", "NVIDIA Quadro "]
+    let p = ["NVIDIA GeForce ", "NVIDIA RTX ", "NVIDIA Tesla ", "NVIDIA Quadro "]
         .iter()
         .filter_map(|n| t.find(n))
-        .min()
-    else {
-        return false;
-    };
+        .min()?;
+    // a list item's mark before its label (`- dGPU: `NVIDIA GeForce …``)
     let label = t[..p].trim_end().trim_matches(['\'', '"', '`']).trim_end();
-    label.is_empty()
-        || (label.len() <= 40 && label.ends_with([':', '=']) && !label[..label.len() - 1].contains([':', '=']))
+    let label = label.strip_prefix(['-', '*']).map_or(label, str::trim_start);
+    let labelled = label.is_empty()
+        || (label.len() <= 40 && label.ends_with([':', '=']) && !label[..label.len() - 1].contains([':', '=']));
+    if !labelled {
+        return None;
+    }
+    let name = &t[p..];
+    let end = [" (UUID", "/PCIe", "`", "\"", "'"]
+        .iter()
+        .filter_map(|m| name.find(m))
+        .min()
+        .unwrap_or(name.len());
+    Some(name[..end].trim_end())
 }
 
 #[cfg(test)]
@@ -76,12 +87,20 @@ mod tests {
         assert!(fired && s.nvidia.is_some());
         assert!(!run(read, "NVIDIA Corporation makes GPUs\n").0);
         // a device listing's name (OpenCL enumerators, `nvidia-smi -L`, a print; values ours)
-        for t in [
-            "        Device name: NVIDIA GeForce RTX 4060\n",
-            "GPU 0: NVIDIA RTX A5000 (UUID: GPU-0000)\n",
-            "'NVIDIA GeForce GTX 1080'\n",
+        for (t, name) in [
+            (
+                "        Device name: NVIDIA GeForce RTX 4060\n",
+                "NVIDIA GeForce RTX 4060",
+            ),
+            ("GPU 0: NVIDIA RTX A5000 (UUID: GPU-0000)\n", "NVIDIA RTX A5000"),
+            ("'NVIDIA GeForce GTX 1080'\n", "NVIDIA GeForce GTX 1080"),
+            // a Markdown list item with an OpenGL renderer string
+            (
+                "- dGPU: `NVIDIA GeForce RTX 4070 Laptop GPU/PCIe/SSE2`\n",
+                "NVIDIA GeForce RTX 4070 Laptop GPU",
+            ),
         ] {
-            assert!(run(read, t).1.nvidia.is_some(), "{t:?}");
+            assert_eq!(run(read, t).1.nvidia.map(|n| n.v).as_deref(), Some(name), "{t:?}");
         }
         for t in [
             "it works on an NVIDIA GeForce RTX 4090 but not here\n",

@@ -72,6 +72,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     seen.env.set(at);
                 }
             }
+        } else if t.has("inference compute") && (t.has("library=CUDA") || t.has("library=cuda")) {
+            // an NVIDIA device Ollama found (`library=CUDA compute=8.9 … description="NVIDIA
+            // L40"`): the machine has an NVIDIA GPU
+            fired = true;
+            let d = t
+                .at("description=\"")
+                .map(|p| &t[p + 13..])
+                .and_then(|r| r.split('"').next())
+                .filter(|d| !d.is_empty())
+                .unwrap_or("library=CUDA");
+            let at = seen.at(d.to_string(), l.no);
+            Seen::first(&mut seen.nvidia, at);
         } else if ((t.has("inference compute") || t.has("compute=gfx"))
             && (t.has("library=rocm") || t.has("library=ROCm")))
             || t.has("gpu_type=")
@@ -177,5 +189,11 @@ time=2026-01-02T10:00:01.000Z level=INFO source=types.go:42 msg=\"inference comp
             "time=x level=INFO source=types.go:42 msg=\"inference compute\" id=GPU-1 library=CUDA compute=8.9 name=CUDA0\n",
         );
         assert!(s.agents.is_empty());
+        assert_eq!(s.nvidia.unwrap().v, "library=CUDA");
+        let (_, s) = run(
+            read,
+            "time=x level=INFO source=types.go:42 msg=\"inference compute\" id=GPU-1 library=CUDA compute=12.0 name=CUDA0 description=\"NVIDIA GeForce RTX 5090\" type=discrete\n",
+        );
+        assert_eq!(s.nvidia.unwrap().v, "NVIDIA GeForce RTX 5090");
     }
 }

@@ -59,15 +59,35 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         let os = t
             .strip_prefix("PRETTY_NAME=")
-            .map(|v| v.trim_matches('"'))
-            .or_else(|| t.strip_prefix("Description:").map(str::trim));
+            .map(|v| v.trim_matches('"').to_string())
+            .or_else(|| t.strip_prefix("Description:").map(|v| v.trim().to_string()))
+            .or_else(|| os_release_name(lines, i, t));
         if let Some(os) = os.filter(|o| !o.is_empty()) {
             fired = true;
-            let at = seen.at(os.to_string(), l.no);
+            let at = seen.at(os, l.no);
             Seen::first(&mut seen.os, at);
         }
     }
     fired
+}
+
+/// `/etc/os-release`'s `NAME=` line where the file's `VERSION=` (or `VERSION_ID=`) follows within
+/// its next lines, as `cat /etc/os-release` or a report's cut of it prints them (`NAME="Ubuntu"`
+/// then `VERSION="22.04.5 LTS (Jammy Jellyfish)"`): the name and the version. A lone `NAME=` is
+/// any program's variable.
+fn os_release_name(lines: &[Line], i: usize, t: &str) -> Option<String> {
+    let field = |t: &str, k: &str| {
+        t.strip_prefix(k)
+            .map(|v| v.trim().trim_matches('"').trim().to_string())
+            .filter(|v| !v.is_empty() && v.len() <= 80)
+    };
+    let name = field(t, "NAME=")?;
+    let next: Vec<&str> = lines[i + 1..].iter().take(8).map(|l| trim(&l.text)).collect();
+    let version = next
+        .iter()
+        .find_map(|n| field(n, "VERSION="))
+        .or_else(|| next.iter().find_map(|n| field(n, "VERSION_ID=")))?;
+    Some(format!("{name} {version}"))
 }
 
 #[cfg(test)]
@@ -103,6 +123,16 @@ mod tests {
             "Linux box 6.14.0-1010-oem https://github.com/o/r/issues/11-Ubuntu SMP PREEMPT_DYNAMIC x86_64 GNU/Linux\n",
         );
         assert_eq!(s.kernel.unwrap().v, "6.14.0-1010-oem");
+        // os-release's name and version lines (values ours); a lone NAME= is no OS
+        let (_, s) = run(
+            read,
+            "NAME=\"Ubuntu\"\nVERSION=\"24.04.2 LTS (Noble Numbat)\"\nID=ubuntu\n",
+        );
+        assert_eq!(s.os.unwrap().v, "Ubuntu 24.04.2 LTS (Noble Numbat)");
+        let (_, s) = run(read, "NAME=\"Fedora Linux\"\nVERSION_ID=44\n");
+        assert_eq!(s.os.unwrap().v, "Fedora Linux 44");
+        let (_, s) = run(read, "NAME=worker-3\nPORT=8080\n");
+        assert!(s.os.is_none());
         let (fired, _) = run(read, "6.8.0-45-generic\n");
         assert!(!fired, "a bare release needs the uname command before it");
     }
