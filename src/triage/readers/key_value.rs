@@ -400,6 +400,50 @@ fn go_map(t: &str) -> Vec<(&str, &str)> {
     if out.len() < 2 { Vec::new() } else { out }
 }
 
+/// The devices of a Go map keyed by device (`map[0000:07:00.0:map[card:1 productName:X …]
+/// 0000:27:00.0:map[card:9 productName:X …]]`): each nested map's product name.
+fn go_map_devices(t: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let Some(p) = t.at("map[") else { return out };
+    let mut rest = &t[p + 4..];
+    while let Some(q) = rest.at(":map[") {
+        let body = &rest[q + 5..];
+        let end = body.find(']').unwrap_or(body.len());
+        if let Some(name) = body[..end].split(' ').find_map(|f| f.strip_prefix("productName:")) {
+            out.push(name);
+        }
+        rest = &body[end..];
+        if out.len() >= 64 {
+            break;
+        }
+    }
+    out
+}
+
+/// A Go map of two devices or more, each with its product name (a Kubernetes plugin's `Devices
+/// map`): one GPU each, told apart by their place in the map (GPUs of one product are several
+/// GPUs, not one named again). The line's product-name pairs are then taken.
+fn go_map_gpus<'a>(t: &str, no: u32, all: &mut Vec<(&'a str, &'a str)>, seen: &mut Seen, st: &mut State) {
+    if !t.has(":map[") {
+        return;
+    }
+    let devices = go_map_devices(t);
+    if devices.len() < 2 || st.had_gpu {
+        return;
+    }
+    all.retain(|(k, _)| !k.eq_ignore_ascii_case("productName"));
+    for (k, name) in devices.iter().enumerate() {
+        st.added = None;
+        take_gpu_one(Fact::Gpu, name, no, seen, st);
+        if let Some(i) = st.added {
+            seen.agents[i].index = Some(k as u32);
+        }
+    }
+    st.added = None;
+    st.second_name = true;
+    st.had_gpu = true;
+}
+
 fn logfmt(t: &str) -> Vec<(&str, &str)> {
     let mut out = Vec::new();
     let b = t.as_bytes();
@@ -1138,7 +1182,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             .take()
             .filter(|_| !bare || (t.len() <= 60 && t.split_whitespace().count() <= 6));
         bare = false;
-        let all: Vec<(&str, &str)> = if block[i] {
+        let mut all: Vec<(&str, &str)> = if block[i] {
             bare_assignment(t).into_iter().collect()
         } else if segments.len() < 2 {
             pairs(t, answer.as_deref())
@@ -1149,6 +1193,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 .flat_map(|s| pairs(s, None))
                 .collect()
         };
+        go_map_gpus(t, l.no, &mut all, seen, &mut st);
         for (k, v) in all {
             known_key(k, v, &mut key, &syn);
             if let Some(p) = blocks.parents.last() {
@@ -2689,8 +2734,13 @@ mod tests {
         // a klog line of a Kubernetes GPU plugin (shape of ROCm/k8s-gpu-dra-driver#20; values ours)
         let t = "I0102 10:00:00.000001       1 amdgpu.go:300] Devices map: map[0000:0c:00.0:map[card:1 productName:AMD_Instinct_MI350X_OAM vramBytes:1024] 0000:1c:00.0:map[card:2 productName:AMD_Instinct_MI350X_OAM]]\n";
         let (_, s) = run(read, t);
-        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        // two devices of one product: two GPUs, each with its place in the map
+        assert_eq!(s.agents.len(), 2, "{:?}", s.agents);
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD_Instinct_MI350X_OAM"));
+        assert_eq!(s.agents.iter().map(|a| a.index).collect::<Vec<_>>(), [Some(0), Some(1)]);
+        // one device in the map is the one GPU
+        let one = "Devices map: map[0000:0c:00.0:map[card:1 productName:AMD_Instinct_MI350X_OAM vramBytes:1024]]\n";
+        assert_eq!(run(read, one).1.agents.len(), 1);
         assert_eq!(go_map("map[a:1 b:two] c"), [("a", "1"), ("b", "two")]);
         // a product key whose value is no GPU gives none (a board's product name)
         let (_, s) = run(read, "productName: B650 AORUS ELITE\n");
