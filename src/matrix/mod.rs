@@ -364,6 +364,10 @@ pub struct GpuTarget {
     /// ([`NameMatch::Several`]) and never chooses one.
     #[serde(default)]
     pub shared_names: Vec<String>,
+    /// [`product_key`] of each `shared_names` name, computed on first use (a name lookup runs
+    /// on many lines of a paste).
+    #[serde(skip)]
+    pub(crate) shared_keys: std::sync::OnceLock<Vec<Option<String>>>,
     /// Every name this target answers to, with its [`product_key`]: the `marketing` names and
     /// each sibling of a composite `products:` name (`Radeon RX 7600 / 7600 XT / 7600M XT
     /// (Navi 33)` → `Radeon RX 7600`, `Radeon RX 7600 XT`, `Radeon RX 7600M XT`), computed on
@@ -385,6 +389,12 @@ impl GpuTarget {
     pub fn marketing_keys(&self) -> &[Option<String>] {
         self.marketing_keys
             .get_or_init(|| self.marketing.iter().map(|n| product_key(n)).collect())
+    }
+
+    /// [`product_key`] of each `shared_names` name, in the same order.
+    pub fn shared_keys(&self) -> &[Option<String>] {
+        self.shared_keys
+            .get_or_init(|| self.shared_names.iter().map(|n| product_key(n)).collect())
     }
 
     /// (key, name) for every name this target answers to (see `name_keys`), marketing names
@@ -1453,18 +1463,15 @@ impl Matrix {
         let mut found: Option<(&GpuTarget, &str)> = None;
         for cand in product_candidates(&strip_parens(name)) {
             let Some(key) = product_key(&cand) else { continue };
-            let shared: Vec<(String, String)> = self
-                .gpus
-                .iter()
-                .filter_map(|g| {
-                    g.shared_names
+            // the targets that share this name, counted before anything is allocated
+            let shares = |g: &GpuTarget| g.shared_keys().iter().position(|k| k.as_deref() == Some(key.as_str()));
+            if self.gpus.iter().filter(|g| shares(g).is_some()).nth(1).is_some() {
+                return NameMatch::Several(
+                    self.gpus
                         .iter()
-                        .find(|n| product_key(n).as_deref() == Some(key.as_str()))
-                        .map(|n| (g.gfx.clone(), n.clone()))
-                })
-                .collect();
-            if shared.len() > 1 {
-                return NameMatch::Several(shared);
+                        .filter_map(|g| shares(g).map(|i| (g.gfx.clone(), g.shared_names[i].clone())))
+                        .collect(),
+                );
             }
             for g in &self.gpus {
                 let Some((_, n)) = g.name_keys().iter().find(|(k, _)| *k == key) else {

@@ -725,6 +725,7 @@ fn gpus_from(cx: &mut Ctx, src: &Src, f: raw::GpuFile) -> Vec<GpuTarget> {
             products,
             marketing,
             marketing_keys: Default::default(),
+            shared_keys: Default::default(),
             shared_names,
             name_keys: Default::default(),
             confidence,
