@@ -503,7 +503,8 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
             && p.bytes().any(|b| b.is_ascii_digit())
             && !p.contains("kernel")
     };
-    let clean = |p: &'a str| p.trim().trim_matches(['*', '_']).trim();
+    // a sentence's full stop after the name (`…, Fedora 44 Kinoite.`) is not part of it
+    let clean = |p: &'a str| p.trim().trim_matches(['*', '_']).trim().trim_end_matches('.');
     let parts = rest.split([',', '`', ';', '(', ')', '|']);
     // `Ubuntu 25.04 + kernel 6.19.2`: a ` + ` joins the parts of one's stack too (split only
     // where a `+` is: this runs on every line)

@@ -33,7 +33,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             t
         };
         let mut params: Vec<(String, String)> = Vec::new();
-        if let Some(rest) = t.strip_prefix("options ") {
+        // a systemd-boot entry's `options` line is the kernel command line (its first word is a
+        // parameter, `options root=… amdgpu.gttsize=…`); modprobe.d's names a module first
+        let modprobe = t
+            .strip_prefix("options ")
+            .filter(|r| r.split_whitespace().next().is_some_and(|m| !m.contains('=')));
+        if let Some(rest) = modprobe {
             // modprobe.d: `options ttm pages_limit=31457280`
             let mut it = rest.split_whitespace();
             let Some(module) = it.next() else { continue };
@@ -49,7 +54,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             // `/proc/cmdline`, `Kernel command line:`, GRUB_CMDLINE_LINUX, or parameters quoted
             // inline in prose (`iommu=pt amdgpu.gttsize=126976 …`).
             let before = params.len();
-            for tok in t.split(|c: char| c.is_whitespace() || c == '"' || c == '`' || c == '\'') {
+            // (a report's Markdown marks the parameters it changed: `**amdgpu.cwsr_enable=0**`)
+            for tok in t.split(|c: char| c.is_whitespace() || matches!(c, '"' | '`' | '\'' | '*')) {
                 if let Some((k, v)) = tok.split_once('=')
                     && (k.starts_with("amdgpu.") || k.starts_with("ttm.") || k.starts_with("amdttm."))
                 {
@@ -80,6 +86,24 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn a_boot_entry_options_line_with_marked_parameters() {
+        // a systemd-boot entry with Markdown bold around the changed parameters (values ours)
+        let (fired, s) = run(
+            read,
+            "options **amd_iommu=off** root=PARTUUID=x rw **ttm.pages_limit=1048576** **amdgpu.cwsr_enable=0**\n",
+        );
+        assert!(fired);
+        let got: Vec<(String, String)> = s.params.iter().map(|p| p.v.clone()).collect();
+        assert_eq!(
+            got,
+            [
+                ("ttm.pages_limit".to_string(), "1048576".to_string()),
+                ("amdgpu.cwsr_enable".to_string(), "0".to_string())
+            ]
+        );
+    }
 
     #[test]
     fn cmdline_modprobe_and_typos() {

@@ -534,6 +534,9 @@ fn shown_name(name: &str) -> &str {
     // what a tool adds after a dash (`AMD Instinct MI300X — detected_gfx_target gfx943`),
     // a print's further columns (`AMD Radeon Graphics  arch=gfx900:xnack-  CUs=8`)
     let shown = shown.split(['—', '–']).next().unwrap_or(shown).trim();
+    // a separator the cut left at the end (`AMD Radeon 8060S / gfx1151 (Strix Halo)` → `AMD
+    // Radeon 8060S /`)
+    let shown = shown.trim_end_matches([' ', '/', ',', ';', '|']);
     // a double blank typed inside the name (`AMD Radeon RX  7700S`: after a family word the
     // model follows) is no column break
     let mut from = 0;
@@ -744,7 +747,7 @@ fn item_target(t: &str) -> Option<(String, Option<String>)> {
         head.split(" (")
             .next()
             .unwrap_or(&head)
-            .trim_end_matches(['(', '*', '`', ' ']),
+            .trim_end_matches(['(', '*', '`', ' ', '/', ',', ';']),
     )
     .filter(|n| gpu_name(n) && crate::matrix::Matrix::embedded().gpu_by_name(n).is_some())
     .map(str::to_string);
@@ -850,6 +853,17 @@ mod tests {
     #[test]
     fn the_processor_words_are_the_shared_list() {
         assert_eq!(super::NAME_WORDS[6..], super::super::PROCESSOR_WORDS);
+    }
+
+    #[test]
+    fn a_separator_left_at_the_name_s_end_is_cut() {
+        assert_eq!(super::shown_name("AMD Radeon 8060S /"), "AMD Radeon 8060S");
+        // a list item's name before its target (values ours)
+        assert_eq!(
+            super::item_target("* AMD Radeon 8060S / gfx1151 (Strix Halo)"),
+            Some(("gfx1151".to_string(), Some("Radeon 8060S".to_string())))
+        );
+        assert_eq!(super::shown_name("AMD Radeon RX 7900 XTX,"), "AMD Radeon RX 7900 XTX");
     }
 
     #[test]

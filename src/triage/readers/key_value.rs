@@ -697,11 +697,16 @@ pub fn cut_tail(name: &str) -> &str {
 }
 
 /// A Radeon model number standing alone (`6750xt`, `7900 XTX`): `Radeon RX 6750 XT`. Only the XT
-/// and XTX suffixes, which no other vendor's model numbers carry.
+/// and XTX suffixes, which no other vendor's model numbers carry, or the RX series word before
+/// the number (`on RX 6600,`, `RX 7900 GRE`), which is AMD's alone (NVIDIA's are RTX and GTX).
 fn xt_model(t: &str) -> Option<String> {
-    // the suffix is on the line, or there is nothing to find (this runs on every line of a
-    // paste that names no GPU)
-    if !t.as_bytes().windows(2).any(|w| w.eq_ignore_ascii_case(b"xt")) {
+    // the suffix or the series word is on the line, or there is nothing to find (this runs on
+    // every line of a paste that names no GPU)
+    if !t
+        .as_bytes()
+        .windows(2)
+        .any(|w| w.eq_ignore_ascii_case(b"xt") || w.eq_ignore_ascii_case(b"rx"))
+    {
         return None;
     }
     let words: Vec<&str> = t
@@ -710,11 +715,12 @@ fn xt_model(t: &str) -> Option<String> {
         .collect();
     for (i, w) in words.iter().enumerate() {
         let l = w.to_ascii_lowercase();
-        // the series prefix written without its space (`rx9060xt`)
-        let l = match l.strip_prefix("rx") {
-            Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => r.to_string(),
-            _ => l,
-        };
+        // the series prefix written without its space (`rx9060xt`) or as the word before
+        let glued = l
+            .strip_prefix("rx")
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+        let series = glued || (i > 0 && words[i - 1].eq_ignore_ascii_case("rx"));
+        let l = if glued { l[2..].to_string() } else { l };
         let digits = l.bytes().take_while(u8::is_ascii_digit).count();
         if digits != 4 || !matches!(l.as_bytes()[0], b'5'..=b'9') {
             continue;
@@ -725,6 +731,17 @@ fn xt_model(t: &str) -> Option<String> {
         };
         if matches!(suffix.as_str(), "xt" | "xtx") {
             return Some(format!("Radeon RX {} {}", &l[..4], suffix.to_ascii_uppercase()));
+        }
+        // `RX 6600`, `RX 7900 GRE`: the series word just before a bare number
+        // (a product the matrix knows: `rx9700` is a machine's nickname, no product)
+        if l.len() == 4 && series {
+            let name = match suffix.as_str() {
+                "gre" => format!("Radeon RX {l} GRE"),
+                _ => format!("Radeon RX {l}"),
+            };
+            if crate::matrix::Matrix::embedded().gpu_by_name(&name).is_some() {
+                return Some(name);
+            }
         }
     }
     None
@@ -3780,6 +3797,18 @@ mod tests {
         assert_eq!(xt_model("rx9060xt").as_deref(), Some("Radeon RX 9060 XT"));
         assert_eq!(xt_model("RX7900XTX 24GB").as_deref(), Some("Radeon RX 7900 XTX"));
         assert_eq!(xt_model("rxvt terminal"), None);
+        // the series word before a bare number (values ours); NVIDIA's series and a number
+        // without the series word are none
+        assert_eq!(
+            xt_model("Replicable on RX 6600, build b1").as_deref(),
+            Some("Radeon RX 6600")
+        );
+        assert_eq!(xt_model("an rx7600 here").as_deref(), Some("Radeon RX 7600"));
+        assert_eq!(xt_model("RX 7900 GRE 16GB").as_deref(), Some("Radeon RX 7900 GRE"));
+        assert_eq!(xt_model("RTX 4090 and GTX 1080"), None);
+        assert_eq!(xt_model("proxy 6600 rx"), None);
+        assert_eq!(xt_model("RX 480"), None);
+        assert_eq!(xt_model("rx9700"), None);
     }
 
     #[test]

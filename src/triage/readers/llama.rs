@@ -56,6 +56,21 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             file: seen.file,
             line: l.no,
         };
+        // llama.cpp's own log, where no device line is in the paste (`0.00.064 I srv
+        // load_model: loading model …`, `llama_model_loader: …`): the format, and no fact
+        if !fired
+            && let Some(p) = t.at("llama_")
+            && [
+                "llama_model_loader:",
+                "llama_server:",
+                "llama_context:",
+                "llama_model_load",
+            ]
+            .iter()
+            .any(|w| t[p..].starts_with(w))
+        {
+            fired = true;
+        }
         if t.has("ggml_cuda_init:") {
             fired = true;
             cuda_init = true;
@@ -202,6 +217,17 @@ mod tests {
         assert_eq!(a.gfx.as_ref().unwrap().src.line, 2);
         assert_eq!(a.marketing.as_deref(), Some("AMD Radeon(TM) Graphics"));
         assert_eq!(a.vram.as_ref().unwrap().v, 110_511 << 20);
+    }
+
+    #[test]
+    fn llama_cpp_s_log_without_device_lines_is_its_format_only() {
+        // the 2026 log layout (elapsed stamp, level letter, module; values ours)
+        let t = "0.00.064.786 I srv    load_model: loading model 'm.gguf'\n0.04.604.465 W llama_model_loader: tensor overrides to CPU\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert!(s.agents.is_empty());
+        // a word that starts the same is none
+        assert!(!run(read, "see llama_cpp_python docs\n").0);
     }
 
     #[test]

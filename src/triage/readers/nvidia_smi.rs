@@ -8,7 +8,16 @@ use crate::triage::paste::Has;
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     for l in lines {
         let t = l.text.as_ref();
-        // one search a line: both shapes hold the vendor's name
+        // NVIDIA's management library started (`NVML initialized — NVIDIA GPU sensors
+        // available`, a monitoring app's log): only NVIDIA's driver gives it a GPU to manage
+        if let Some(p) = t.at("NVML initialized")
+            && !negated(t)
+        {
+            let at = seen.at(t[p..].trim().to_string(), l.no);
+            Seen::first(&mut seen.nvidia, at);
+            return true;
+        }
+        // one search a line: the other shapes hold the vendor's name
         if !t.has("NVIDIA") {
             continue;
         }
@@ -36,6 +45,14 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
     }
     false
+}
+
+/// A line that says something did not happen (`NVML initialized: False`, `not initialized`).
+fn negated(t: &str) -> bool {
+    let l = t.to_ascii_lowercase();
+    ["not ", "fail", "false", "error", "unable", "n't", "no "]
+        .iter()
+        .any(|w| l.has(w))
 }
 
 /// An NVIDIA product's name as a device's value (`Device name: NVIDIA GeForce RTX 5070 Ti` in an
@@ -86,6 +103,16 @@ mod tests {
         );
         assert!(fired && s.nvidia.is_some());
         assert!(!run(read, "NVIDIA Corporation makes GPUs\n").0);
+        // NVIDIA's management library started; it did not (values ours)
+        let t = "2026-01-01T00:00:00 INFO    app.sensors.nvml:_init:73: NVML initialized — GPU sensors available\n";
+        assert!(run(read, t).1.nvidia.is_some());
+        for t in [
+            "NVML initialized: False\n",
+            "WARNING: NVML initialized failed, no NVIDIA driver\n",
+            "NVML not initialized\n",
+        ] {
+            assert!(run(read, t).1.nvidia.is_none(), "{t:?}");
+        }
         // a device listing's name (OpenCL enumerators, `nvidia-smi -L`, a print; values ours)
         for (t, name) in [
             (

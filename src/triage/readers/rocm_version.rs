@@ -21,6 +21,21 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     for (i, l) in lines.iter().enumerate() {
         let t = trim(&l.text);
+        // an environment module loaded (`module load rocm/6.2.1`, HPC's Lmod), or a list item
+        // about ROCm that names its module or package path (`ROCm runtime package
+        // `rocm/7.14.0/gfx1151``): the ROCm in use
+        let item = t.trim_start_matches(['-', '*', ' ']);
+        let loads = if l.command {
+            ["module load ", "module add ", "ml "].iter().any(|c| t.starts_with(c))
+        } else {
+            item.get(..5).is_some_and(|w| w.eq_ignore_ascii_case("rocm "))
+        };
+        if loads && let Some(v) = module_version(t) {
+            fired = true;
+            let at = seen.at(v.to_string(), l.no);
+            Seen::first(&mut seen.rocm, at);
+            continue;
+        }
         if l.command {
             continue;
         }
@@ -32,6 +47,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
             let at = seen.at(c[1].to_string(), l.no);
             Seen::first(&mut seen.rocm, at);
+        } else if let Some(v) = inline_version_file(t) {
+            fired = true;
+            let at = seen.at(v.to_string(), l.no);
+            Seen::first(&mut seen.rocm, at);
         } else if t.has("rocm-core")
             && let Some(c) = CORE.captures(t)
         {
@@ -41,6 +60,48 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
     }
     fired
+}
+
+/// The version file named with its content on one line, as a report writes it
+/// (`/opt/rocm/.info/version → 7.2.0`, `` `cat /opt/rocm/.info/version`: 6.4.1-120 ``): the
+/// release after an arrow, a colon or `=`.
+fn inline_version_file(t: &str) -> Option<&str> {
+    let p = t.at(".info/version")?;
+    let rest = t[p + 13..].trim_start_matches(['`', '"', '\'', ' ']);
+    let rest = ["→", "->", "=>", ":", "="]
+        .iter()
+        .find_map(|a| rest.strip_prefix(a))?
+        .trim_start_matches([' ', '`', '"', '\'']);
+    let word = rest
+        .split(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | ')' | ',' | ';'))
+        .next()?;
+    let word = word.trim_end_matches('.');
+    INFO.captures(word).map(|c| c.get(1).map_or(word, |m| m.as_str()))
+}
+
+/// The release of a `rocm/X.Y[.Z]` module or package path word (`rocm/6.2.1`,
+/// `rocm/7.14.0/gfx1151`); an image (`rocm/pytorch:…`) or a URL's path is none.
+fn module_version(t: &str) -> Option<&str> {
+    let mut from = 0;
+    while let Some(p) = t[from..].at("rocm/").map(|p| p + from) {
+        from = p + 5;
+        if p > 0 && !matches!(t.as_bytes()[p - 1], b' ' | b'`' | b'"' | b'\'' | b'(') {
+            continue;
+        }
+        let v: &str = t[from..]
+            .split(['/', ' ', '`', '"', '\'', ')', ','])
+            .next()
+            .unwrap_or("");
+        let parts: Vec<&str> = v.split('.').collect();
+        if (2..=3).contains(&parts.len())
+            && parts
+                .iter()
+                .all(|x| !x.is_empty() && x.len() <= 3 && x.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// The line before `i` is a `cat …/.info/version` command (`/opt/rocm/.info/version`,
@@ -75,6 +136,40 @@ mod tests {
             "ii  rocm-core   6.2.4.60204-139~24.04  amd64  ROCm Runtime software stack\n",
         );
         assert_eq!(s.rocm.unwrap().v, "6.2.4");
+        // the file and its content on one line (values ours)
+        for (t, want) in [
+            (
+                "Docker & ROCm: 7.2 (hipcc → HIP 7.2.1, /opt/rocm/.info/version → 7.2.0)\n",
+                "7.2.0",
+            ),
+            ("`cat /opt/rocm/.info/version`: 6.4.1-120\n", "6.4.1"),
+            ("/opt/rocm-7.1.1/.info/version -> 7.1.1\n", "7.1.1"),
+        ] {
+            assert_eq!(run(read, t).1.rocm.map(|r| r.v).as_deref(), Some(want), "{t:?}");
+        }
+        // a module loaded, a ROCm list item's module path (values ours)
+        for (t, want) in [
+            ("$ module load rocm/6.2.1\n", "6.2.1"),
+            ("* ROCm runtime package `rocm/7.14.0/gfx1151`\n", "7.14.0"),
+        ] {
+            assert_eq!(run(read, t).1.rocm.map(|r| r.v).as_deref(), Some(want), "{t:?}");
+        }
+        // an image, a URL, a module named in another item, a command that loads nothing
+        for t in [
+            "* ROCm image rocm/pytorch:rocm7.1_ubuntu24.04\n",
+            "* ROCm from https://repo.radeon.com/rocm/7.1.1/\n",
+            "* Modules: rocm/6.2.1 gcc/13\n",
+            "$ ls rocm/6.2.1\n",
+        ] {
+            assert!(run(read, t).1.rocm.is_none(), "{t:?}");
+        }
+        // a path alone, or a value that is no release
+        for t in [
+            "see /opt/rocm/.info/version for it\n",
+            "/opt/rocm/.info/version: No such file\n",
+        ] {
+            assert!(run(read, t).1.rocm.is_none(), "{t:?}");
+        }
         let (fired, _) = run(read, "6.0.2-115\n");
         assert!(!fired, "a bare version without the command is not ROCm's");
         // distributions' packages (values ours, as `pacman -Q` and `rpm -qa` print them)

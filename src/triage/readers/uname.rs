@@ -11,8 +11,9 @@ static RELEASE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[0-9]+\.[0-9]+(?:\.[0-9]+)?[-+.][0-9A-Za-z.+_-]*$").unwrap());
 // the version field starts `#N-…`, or a URL where GitHub turned `#N` into a link to issue N
 // (`… 6.17.0-1025-oem https://github.com/o/r/issues/25-Ubuntu SMP …`)
-static UNAME_A: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^Linux \S+ ([0-9]+\.[0-9]+\S*) (?:#|https?://\S+/(?:issues|pull)/[0-9]+)").unwrap());
+static UNAME_A: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^Linux \S+ ([0-9]+\.[0-9]+\S*) (?:#|https?://\S+/(?:issues|pull|discussions)/[0-9]+)").unwrap()
+});
 
 /// Reads kernel release and OS lines.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
@@ -123,6 +124,13 @@ mod tests {
             "Linux box 6.14.0-1010-oem https://github.com/o/r/issues/11-Ubuntu SMP PREEMPT_DYNAMIC x86_64 GNU/Linux\n",
         );
         assert_eq!(s.kernel.unwrap().v, "6.14.0-1010-oem");
+        // or to a discussion of another repository (values ours)
+        let (fired, s) = run(
+            read,
+            "Linux box 6.17.0-14-generic https://github.com/o/r/discussions/14-Ubuntu SMP PREEMPT_DYNAMIC x86_64 GNU/Linux\n",
+        );
+        assert!(fired);
+        assert_eq!(s.kernel.unwrap().v, "6.17.0-14-generic");
         // os-release's name and version lines (values ours); a lone NAME= is no OS
         let (_, s) = run(
             read,
