@@ -422,8 +422,10 @@ fn go_map_devices(t: &str) -> Vec<&str> {
 
 /// A Go map of two devices or more, each with its product name (a Kubernetes plugin's `Devices
 /// map`): one GPU each, told apart by their place in the map (GPUs of one product are several
-/// GPUs, not one named again). The line's product-name pairs are then taken.
+/// GPUs, not one named again). The line's product-name pairs are then taken. Also the GPUs
+/// of pairs whose key is a device's label and index ([`indexed_gpus`]).
 fn go_map_gpus<'a>(t: &str, no: u32, all: &mut Vec<(&'a str, &'a str)>, seen: &mut Seen, st: &mut State) {
+    indexed_gpus(no, all, seen, st);
     if !t.has(":map[") {
         return;
     }
@@ -442,6 +444,41 @@ fn go_map_gpus<'a>(t: &str, no: u32, all: &mut Vec<(&'a str, &'a str)>, seen: &m
     st.added = None;
     st.second_name = true;
     st.had_gpu = true;
+}
+
+/// A device's label and its index as a key (`GPU 0`, `Node 1`, `Device #2`, `gpu3`): the index.
+fn device_index_key(k: &str) -> Option<u32> {
+    let k = k.trim().trim_matches(['*', '`']);
+    let digits = k.bytes().rev().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 3 {
+        return None;
+    }
+    let label = k[..k.len() - digits].trim_end_matches([' ', '#']);
+    ["gpu", "node", "device", "agent", "card"]
+        .iter()
+        .any(|w| label.eq_ignore_ascii_case(w))
+        .then(|| k[k.len() - digits..].parse().ok())?
+}
+
+/// Pairs whose key is a device's label and index and whose value starts with a target (`Node 0:
+/// gfx1100  major=11 …`, `GPU 1: gfx1030`): one GPU per index, so two GPUs of one target stay
+/// two. The pairs taken leave `all`; a value that names a product is left to the name readers.
+fn indexed_gpus(no: u32, all: &mut Vec<(&str, &str)>, seen: &mut Seen, st: &mut State) {
+    all.retain(|&(k, v)| {
+        let Some(idx) = device_index_key(k) else { return true };
+        let Some(g) = gfx_in(norm_value(v).split_whitespace().next().unwrap_or("")) else {
+            return true;
+        };
+        let g = seen.at(g, no);
+        let a = seen.agent_at("key_value", idx, no);
+        if a.gfx.is_none() {
+            a.gfx = Some(g);
+        }
+        st.had_gpu = true;
+        st.second_name = true;
+        st.fired = true;
+        false
+    });
 }
 
 fn logfmt(t: &str) -> Vec<(&str, &str)> {
@@ -2744,6 +2781,30 @@ mod tests {
         let t = "| Property | Value |\n|---|---|\n| GPU | AMD Radeon RX 9070 |\n| GFX Version | gfx12001 |\n";
         let (_, s) = run(read, t);
         assert_eq!(s.agents[0].gfx.as_ref().map(|g| g.v.as_str()), Some("gfx1201"));
+    }
+
+    #[test]
+    fn a_device_label_and_index_with_a_target_is_one_gpu_each() {
+        // a detector's list of two GPUs of one target (values ours)
+        let (_, s) = run(
+            read,
+            "Node 0: gfx1100  major=11\n  family: gfx11\nNode 1: gfx1100  major=11\n",
+        );
+        let got: Vec<(Option<u32>, Option<&str>)> = s
+            .agents
+            .iter()
+            .map(|a| (a.index, a.gfx.as_ref().map(|g| g.v.as_str())))
+            .collect();
+        assert_eq!(got, [(Some(0), Some("gfx1100")), (Some(1), Some("gfx1100"))]);
+        assert_eq!(device_index_key("GPU #2"), Some(2));
+        assert_eq!(device_index_key("gpu3"), Some(3));
+        // a label without an index, or another word, is no device's
+        for k in ["GPU", "Step 1", "Python 3"] {
+            assert_eq!(device_index_key(k), None, "{k}");
+        }
+        // a device's value without a target is left to the name readers
+        let (_, s) = run(read, "Device 0: gpu-4ecb98ca\n");
+        assert!(s.agents.iter().all(|a| a.gfx.is_none()));
     }
 
     #[test]
