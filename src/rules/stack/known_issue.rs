@@ -87,7 +87,12 @@ pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String
         let (t, o) = cx.targets().find(|(t, _)| {
             w.gfx.iter().any(|g| g == t.runtime_gfx() || g == &t.gfx) && !(dgpu_on_machine && apu_of(t))
         })?;
-        ev.push(format!("target {}", t.gfx));
+        // matched through an override: say which target the issue is about
+        if t.runtime_gfx() != t.gfx && !w.gfx.contains(&t.gfx) {
+            ev.push(format!("target {} (runs as {})", t.gfx, t.runtime_gfx()));
+        } else {
+            ev.push(format!("target {}", t.gfx));
+        }
         origin.get_or_insert_with(|| o.clone());
     }
     if let Some(r) = &w.torch {

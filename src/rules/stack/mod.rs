@@ -281,6 +281,20 @@ mod tests {
                 .iter()
                 .any(|f| f.evidence.contains("hipblaslt-gated"))
         );
+        // an issue of the target an override presents says so (an RX 6600 run as gfx1030)
+        let fs = facts()
+            .gfx("gfx1032")
+            .env("HSA_OVERRIDE_GFX_VERSION", "10.3.0")
+            .findings(Env);
+        let f = fs
+            .iter()
+            .find(|f| f.evidence.contains("rdna2-linux-list-names-only-pro-cards"))
+            .expect("the gfx1030 support-list issue");
+        assert!(
+            f.evidence.contains("target gfx1032 (runs as gfx1030)"),
+            "{}",
+            f.evidence
+        );
         // XNACK on RDNA: HSA_XNACK=1 only, not =0
         assert!(
             facts()
