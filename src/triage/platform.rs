@@ -156,6 +156,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("Darwin", Hint::Macos),
     ("Apple Silicon", Hint::Macos),
     ("macosx_", Hint::Macos),
+    // Apple's OpenCL platform, which only macOS has (an OpenCL enumeration's `Platform name:
+    // Apple`; Linux on Apple silicon lists Mesa's rusticl)
+    ("Platform name: Apple", Hint::Macos),
     // macOS's shared libraries and Homebrew's prefix on Apple Silicon (`libamd_comgr.dylib …
     // /opt/homebrew/lib`); a path a program looks for (`/dev/kfd`) does not outrank them
     (".dylib", Hint::Macos),
@@ -281,7 +284,7 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
         if h.kernel_log.is_none() && kernel_log_line(t) {
             h.kernel_log = Some(src(l.no));
         }
-        if h.wsl.is_none() && (wsl || wsl_distro_line(t)) {
+        if h.wsl.is_none() && (wsl || wsl_distro_line(t)) && !wsl_negated(t) {
             h.wsl = Some(src(l.no));
         }
         // a code comment in a traceback (`# On Windows, this may fail if x.dll …`) is no output
@@ -568,6 +571,25 @@ pub(crate) fn os_name(t: &str) -> bool {
 
 /// Where a distribution's name starts after a WSL word in an OS value (`Windows version:
 /// 10.0.19045.6466 WSL2 Ubuntu 24.04.4 LTS`): the byte offset of the distribution's first word.
+/// A line whose every `WSL` follows a word that denies it (`native on Windows 11 — no WSL2, no
+/// Docker`, `without WSL`, `not in WSL`, `non-WSL`): a statement that the user is not there.
+fn wsl_negated(t: &str) -> bool {
+    let mut any = false;
+    for (p, _) in t.match_indices("WSL") {
+        any = true;
+        let before = t[..p].trim_end_matches([' ', '-']).to_ascii_lowercase();
+        let last = before.rsplit([' ', '(', ',', ';']).next().unwrap_or("");
+        let second = before.trim_end_matches(last).trim_end();
+        let second = second.rsplit([' ', '(', ',', ';']).next().unwrap_or("");
+        let denied = matches!(last, "no" | "not" | "without" | "non" | "nor")
+            || (matches!(last, "in" | "on" | "using" | "use") && matches!(second, "not" | "no" | "without"));
+        if !denied {
+            return false;
+        }
+    }
+    any
+}
+
 /// A line that opens with WSL and a distribution (`wsl ubuntu26.04`, `- WSL: Ubuntu 24.04`,
 /// `WSL (Debian 13)`): a reporter's typed setup line.
 fn wsl_distro_line(t: &str) -> bool {
@@ -751,6 +773,28 @@ mod tests {
         crate::triage::readers::read_all(&lines, &mut seen);
         scan(&lines, &mut seen);
         decide(&seen).map(|p| p.v)
+    }
+
+    #[test]
+    fn apple_s_opencl_platform_is_macos() {
+        let t = "Number of OpenCL platforms: 1\n    Platform name: Apple\n        Device name: Apple M4 Pro\n";
+        assert_eq!(platform(t), Some(Platform::Macos));
+        assert_eq!(platform("    Platform name: rusticl\n"), None);
+    }
+
+    #[test]
+    fn a_denied_wsl_is_no_wsl() {
+        for t in [
+            "- **Stack:** ROCm 7.15 + vLLM, native on Windows 11 — no WSL2, no Docker\n",
+            "Runs without WSL 2 on the host\n",
+            "It is not in WSL2 but native\n",
+        ] {
+            assert_ne!(platform(t), Some(Platform::Wsl), "{t:?}");
+        }
+        // a denial elsewhere on the line does not hide a WSL that is there
+        for t in ["Ubuntu 24.04 under WSL2, no Docker\n", "no GPU found in WSL2\n"] {
+            assert_eq!(platform(t), Some(Platform::Wsl), "{t:?}");
+        }
     }
 
     #[test]
