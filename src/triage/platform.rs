@@ -583,7 +583,19 @@ fn wsl_negated(t: &str) -> bool {
         let second = second.rsplit([' ', '(', ',', ';']).next().unwrap_or("");
         let denied = matches!(last, "no" | "not" | "without" | "non" | "nor")
             || (matches!(last, "in" | "on" | "using" | "use") && matches!(second, "not" | "no" | "without"));
-        if !denied {
+        // or a question or label about WSL answered no (`WSL2: no`, `Using WSL2? No`)
+        let after = t[p + 3..].trim_start_matches(['2', ' ']);
+        let answer = after
+            .strip_prefix([':', '?'])
+            .map(|a| a.trim_start_matches(['*', '`', ' ']).to_ascii_lowercase());
+        let answered_no = answer.is_some_and(|a| {
+            let w = a
+                .split(|c: char| !c.is_ascii_alphanumeric() && c != '/')
+                .next()
+                .unwrap_or("");
+            matches!(w, "no" | "false" | "not" | "none" | "nope" | "n/a")
+        });
+        if !denied && !answered_no {
             return false;
         }
     }
@@ -788,11 +800,20 @@ mod tests {
             "- **Stack:** ROCm 7.15 + vLLM, native on Windows 11 — no WSL2, no Docker\n",
             "Runs without WSL 2 on the host\n",
             "It is not in WSL2 but native\n",
+            // a question or label answered no
+            "WSL2: no\n",
+            "Using WSL2? No\n",
+            "- **WSL:** `false`\n",
+            "WSL 2: not used\n",
         ] {
             assert_ne!(platform(t), Some(Platform::Wsl), "{t:?}");
         }
         // a denial elsewhere on the line does not hide a WSL that is there
-        for t in ["Ubuntu 24.04 under WSL2, no Docker\n", "no GPU found in WSL2\n"] {
+        for t in [
+            "Ubuntu 24.04 under WSL2, no Docker\n",
+            "no GPU found in WSL2\n",
+            "WSL2: yes (Ubuntu 24.04)\n",
+        ] {
             assert_eq!(platform(t), Some(Platform::Wsl), "{t:?}");
         }
     }
