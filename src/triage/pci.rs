@@ -131,17 +131,8 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
     let mut found = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         if l.command {
-            if let Some((id, no)) = sysfs_ids(lines, i)
-                && seen.pci_ids.len() < MAX_IDS
-                && !seen.pci_ids.iter().any(|p| p.v == id)
-            {
-                seen.pci_ids.push(At {
-                    v: id,
-                    src: Src {
-                        file: seen.file,
-                        line: no,
-                    },
-                });
+            if let Some((id, no)) = sysfs_ids(lines, i) {
+                record(seen, id, no);
             }
             continue;
         }
@@ -150,17 +141,17 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
             ids(&l.text, &mut found);
         }
         phrase_ids(&l.text, &mut found);
-        for id in &found {
-            if seen.pci_ids.len() < MAX_IDS && !seen.pci_ids.iter().any(|p| p.v == *id) {
-                seen.pci_ids.push(At {
-                    v: *id,
-                    src: Src {
-                        file: seen.file,
-                        line: l.no,
-                    },
-                });
-            }
+        for &id in &found {
+            record(seen, id, l.no);
         }
+    }
+}
+
+/// Keeps the first line of a distinct id, up to [`MAX_IDS`].
+fn record(seen: &mut Seen, id: u32, line: u32) {
+    if seen.pci_ids.len() < MAX_IDS && !seen.pci_ids.iter().any(|p| p.v == id) {
+        let src = Src { file: seen.file, line };
+        seen.pci_ids.push(At { v: id, src });
     }
 }
 

@@ -803,7 +803,7 @@ mod tests {
             // a question or label answered no
             "WSL2: no\n",
             "Using WSL2? No\n",
-            "- **WSL:** `false`\n",
+            "- **WSL2:** `false`\n",
             "WSL 2: not used\n",
         ] {
             assert_ne!(platform(t), Some(Platform::Wsl), "{t:?}");

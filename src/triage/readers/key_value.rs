@@ -422,9 +422,10 @@ fn go_map_devices(t: &str) -> Vec<&str> {
 
 /// A Go map of two devices or more, each with its product name (a Kubernetes plugin's `Devices
 /// map`): one GPU each, told apart by their place in the map (GPUs of one product are several
-/// GPUs, not one named again). The line's product-name pairs are then taken. Also the GPUs
-/// of pairs whose key is a device's label and index ([`indexed_gpus`]).
-fn go_map_gpus<'a>(t: &str, no: u32, all: &mut Vec<(&'a str, &'a str)>, seen: &mut Seen, st: &mut State) {
+/// GPUs, not one named again). The line's product-name pairs are then taken. First, the GPUs
+/// of pairs whose key is a device's label and index ([`indexed_gpus`]): both give one GPU per
+/// device of a line that lists several.
+fn line_gpus<'a>(t: &str, no: u32, all: &mut Vec<(&'a str, &'a str)>, seen: &mut Seen, st: &mut State) {
     indexed_gpus(no, all, seen, st);
     if !t.has(":map[") {
         return;
@@ -1247,7 +1248,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 .flat_map(|s| pairs(s, None))
                 .collect()
         };
-        go_map_gpus(t, l.no, &mut all, seen, &mut st);
+        line_gpus(t, l.no, &mut all, seen, &mut st);
         for (k, v) in all {
             known_key(k, v, &mut key, &syn);
             if let Some(p) = blocks.parents.last() {
