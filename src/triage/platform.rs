@@ -292,9 +292,14 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
             let s = t.trim_start();
             s.starts_with("# ") || s.starts_with("// ")
         };
+        let own = own_platform(t);
         if h.windows.is_none()
             && !comment
-            && (windows || (drive && drive_path(t)) || (file_name && windows_file(t)) || windows_name_line(t))
+            && (windows
+                || (drive && drive_path(t))
+                || (file_name && windows_file(t))
+                || windows_name_line(t)
+                || own == Some(Hint::Windows))
         {
             h.windows = Some(src(l.no));
         }
@@ -309,11 +314,86 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
                 || t.trim_start().starts_with("Apptainer>")
                 || lspci_line(t)
                 || (distro && distro_version(t))
-                || os_name_line(t))
+                || os_name_line(t)
+                || own == Some(Hint::Linux))
         {
             h.linux = Some(src(l.no));
         }
     }
+}
+
+/// The reporter's own machine named with its platform (`on my windows system`, `my Linux box`,
+/// `my Windows 11 PC`): that platform, as a hint (another platform's sign elsewhere leaves none).
+/// Not after words that deny or compare (`not on my Windows machine`, `faster than on my Linux
+/// box`).
+fn own_platform(t: &str) -> Option<Hint> {
+    const NOUNS: &[&str] = &[
+        "system",
+        "machine",
+        "pc",
+        "laptop",
+        "computer",
+        "desktop",
+        "box",
+        "install",
+        "installation",
+        "setup",
+        "host",
+        "workstation",
+        "rig",
+    ];
+    const DENY: &[&str] = &[
+        "not ",
+        "n't ",
+        "than ",
+        "unlike ",
+        "except ",
+        "other ",
+        "instead of ",
+        "no ",
+    ];
+    if t.len() > 600 {
+        return None;
+    }
+    let b = t.as_bytes();
+    let mut found = None;
+    for p in memchr::memmem::find_iter(b, b"y ") {
+        if p == 0 || !b[p - 1].eq_ignore_ascii_case(&b'm') || (p >= 2 && b[p - 2].is_ascii_alphanumeric()) {
+            continue;
+        }
+        let mut words = t[p + 2..].split_whitespace().map(|w| {
+            w.trim_matches(|c: char| !c.is_ascii_alphanumeric())
+                .to_ascii_lowercase()
+        });
+        let hint = match words.next().as_deref() {
+            Some("windows" | "win10" | "win11") => Hint::Windows,
+            Some("linux" | "ubuntu" | "fedora" | "debian" | "arch" | "cachyos" | "manjaro" | "nixos") => Hint::Linux,
+            Some("macos") => Hint::Macos,
+            _ => continue,
+        };
+        // a release after the name (`my Windows 11 PC`, `my Ubuntu 24.04 box`)
+        let mut next = words.next();
+        if next
+            .as_deref()
+            .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+        {
+            next = words.next();
+        }
+        if !next.as_deref().is_some_and(|w| NOUNS.contains(&w)) {
+            continue;
+        }
+        let before = t[..p - 1].to_ascii_lowercase();
+        let clause = &before[before.rfind([',', '.', ';']).map_or(0, |c| c + 1)..];
+        if DENY.iter().any(|d| clause.contains(d)) {
+            continue;
+        }
+        // two platforms' own machines in one line say which is neither
+        match found {
+            Some(f) if f != hint => return None,
+            _ => found = Some(hint),
+        }
+    }
+    found
 }
 
 /// A line that is only a Linux distribution's name (`Arch Linux`, `Ubuntu 24.04.3 LTS`), as in a
@@ -792,6 +872,28 @@ mod tests {
         let t = "Number of OpenCL platforms: 1\n    Platform name: Apple\n        Device name: Apple M4 Pro\n";
         assert_eq!(platform(t), Some(Platform::Macos));
         assert_eq!(platform("    Platform name: rusticl\n"), None);
+    }
+
+    #[test]
+    fn the_reporter_s_own_machine_names_its_platform() {
+        // shapes of 2026 reports (values ours)
+        assert_eq!(
+            platform("I set up ROCm with PyTorch on my windows system and it returns True\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(platform("same on my Linux box\n"), Some(Platform::Linux));
+        assert_eq!(platform("My Windows 11 PC has a 9070 XT\n"), Some(Platform::Windows));
+        assert_eq!(platform("tested on my Ubuntu 24.04 machine\n"), Some(Platform::Linux));
+        // denied or compared, or not one's machine: no platform
+        assert_eq!(platform("it does not happen on my windows machine\n"), None);
+        assert_eq!(platform("slower than on my linux box\n"), None);
+        assert_eq!(platform("my windows friends say it works\n"), None);
+        assert_eq!(platform("the army windows system\n"), None);
+        // two platforms' own machines: none
+        assert_eq!(
+            platform("on my windows pc it works, on my linux laptop it fails\n"),
+            None
+        );
     }
 
     #[test]

@@ -316,6 +316,90 @@ fn item_names(t: &str) -> Option<Vec<&str>> {
     (!parts.is_empty()).then_some(parts)
 }
 
+/// A machine's GPUs typed as one inventory joined by ` + `, each part marked by its kind
+/// (`I have iGPU 780m + dGPU RX7700S + eGPU RTX 5070Ti`, `AMD Radeon 860M iGPU (…) + NVIDIA RTX
+/// 5060 Laptop GPU (dGPU)`): the AMD names (as the matrix resolves them to one target each) and
+/// the first NVIDIA card. Every part must name a GPU and at least one must carry a kind word
+/// (`iGPU`, `dGPU`, `eGPU`), which says the parts are one machine's, not products compared.
+fn joined_inventory<'t>(t: &'t str, seen: &mut Seen, no: u32) -> Option<Vec<&'t str>> {
+    if t.len() > 400 || !t.has(" + ") {
+        return None;
+    }
+    const KINDS: [&str; 3] = ["igpu", "dgpu", "egpu"];
+    let kind_at = |w: &str| {
+        let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+        KINDS.iter().any(|k| w.eq_ignore_ascii_case(k))
+    };
+    let matrix = crate::matrix::Matrix::embedded();
+    let (mut amd, mut nvidia, mut kinds) = (Vec::new(), None, 0);
+    let parts: Vec<&str> = t.split(" + ").collect();
+    for part in &parts {
+        // the words of the part with their offsets, punctuation around each word cut
+        let words: Vec<(usize, &str)> = part
+            .split(' ')
+            .scan(0, |at, w| {
+                let start = *at;
+                *at += w.len() + 1;
+                Some((start, w))
+            })
+            .filter(|(_, w)| !w.is_empty())
+            .map(|(i, w)| {
+                let lead = w.len() - w.trim_start_matches(|c: char| !c.is_ascii_alphanumeric()).len();
+                (i + lead, w.trim_matches(|c: char| !c.is_ascii_alphanumeric()))
+            })
+            .collect();
+        let k = words.iter().position(|(_, w)| kind_at(w));
+        kinds += usize::from(k.is_some());
+        // the name is the few words after the kind word (`iGPU 780m`) or before it (`AMD Radeon
+        // 860M iGPU`); without a kind word, the part is a name of its own words
+        let spans: Vec<(usize, usize)> = match k {
+            Some(k) => (1..=4)
+                .filter(|n| k + n < words.len() + 1 && k + 1 + n <= words.len())
+                .map(|n| (k + 1, k + 1 + n))
+                .chain((1..=4).filter(|&n| n <= k).map(|n| (k - n, k)))
+                .collect(),
+            None => (1..=5.min(words.len())).map(|n| (0, n)).collect(),
+        };
+        let name = spans.iter().rev().find_map(|&(a, b)| {
+            let (from, last) = (words[a].0, words[b - 1]);
+            let text = &part[from..last.0 + last.1.len()];
+            matrix.gpu_by_name(text).is_some().then_some(text)
+        });
+        if let Some(name) = name {
+            amd.push(name);
+            continue;
+        }
+        // an NVIDIA card, with or without the company's name (`RTX 5070Ti`)
+        let card = nvidia_card(part).or_else(|| {
+            let i = words.iter().position(|(_, w)| matches!(*w, "RTX" | "GTX"))?;
+            let (at, model) = *words.get(i + 1)?;
+            // the model and a suffix written apart (`RTX 4070 Ti`, `RTX 5080 SUPER`)
+            let end = match words.get(i + 2) {
+                Some(&(s, w)) if matches!(w, "Ti" | "SUPER" | "Super") => s + w.len(),
+                _ => at + model.len(),
+            };
+            model
+                .starts_with(|c: char| c.is_ascii_digit())
+                .then_some(&part[words[i].0..end])
+        });
+        match card {
+            Some(c) if nvidia.is_none() => nvidia = Some(c.trim_end()),
+            Some(_) => {}
+            None => return None,
+        }
+    }
+    if kinds == 0 || parts.len() < 2 || amd.is_empty() {
+        return None;
+    }
+    if seen.nvidia.is_none()
+        && let Some(card) = nvidia
+    {
+        let at = seen.at(card.to_string(), no);
+        seen.nvidia = Some(at);
+    }
+    Some(amd)
+}
+
 /// A line that is only a product name: `AMD Radeon RX 6600 XT`, `Radeon 8060S`.
 fn bare_name(t: &str) -> bool {
     // the prefixes without a lower-cased copy of every line
@@ -395,6 +479,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             vec![t]
         } else if let Some(parts) = item_names(t) {
             parts
+        } else if let Some(amd) = joined_inventory(t, seen, l.no) {
+            amd
         } else if t.has("adeon") || t.has("nstinct") || t.has("ADEON") || t.has("NSTINCT") {
             labelled(t).map(|(_, v)| labelled_names(clean(v))).unwrap_or_default()
         } else {
@@ -853,6 +939,33 @@ mod tests {
     #[test]
     fn the_processor_words_are_the_shared_list() {
         assert_eq!(super::NAME_WORDS[6..], super::super::PROCESSOR_WORDS);
+    }
+
+    #[test]
+    fn a_joined_inventory_of_kinds_is_one_machine_s_gpus() {
+        // shapes of 2026 reports (values ours)
+        let (_, s) = run(
+            read,
+            "I have iGPU 890m + dGPU RX7600S + eGPU RTX 4070Ti and use Vulkan\n",
+        );
+        let names: Vec<_> = s
+            .agents
+            .iter()
+            .map(|a| a.marketing.clone().unwrap_or_default())
+            .collect();
+        assert_eq!(names, ["890m", "RX7600S"]);
+        assert!(s.nvidia.as_ref().is_some_and(|n| n.v == "RTX 4070Ti"), "{:?}", s.nvidia);
+        let (_, s) = run(
+            read,
+            "**Hardware:** laptop, AMD Radeon 780M iGPU (Ryzen 7 8845HS) + NVIDIA RTX 4060 Laptop GPU (dGPU), hybrid\n",
+        );
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon 780M"));
+        assert!(s.nvidia.is_some());
+        // products compared, no kind word: no inventory
+        assert!(super::joined_inventory("RX 7900 XTX + RX 6800 XT benchmarks", &mut Default::default(), 1).is_none());
+        // a part that names no GPU: no inventory
+        assert!(super::joined_inventory("iGPU 780M + 32 GB RAM", &mut Default::default(), 1).is_none());
     }
 
     #[test]
