@@ -242,6 +242,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("Microsoft Basic Render Driver", Hint::Windows),
     // cmd's `pause`
     ("Press any key to continue . . .", Hint::Windows),
+    // Python's OSError on Windows carries the Win32 error code (`[WinError 2] The system cannot
+    // find the file specified`); no other platform's Python writes it
+    ("[WinError ", Hint::Windows),
 ];
 
 fn automaton() -> &'static aho_corasick::AhoCorasick {
@@ -872,6 +875,14 @@ mod tests {
         let t = "Number of OpenCL platforms: 1\n    Platform name: Apple\n        Device name: Apple M4 Pro\n";
         assert_eq!(platform(t), Some(Platform::Macos));
         assert_eq!(platform("    Platform name: rusticl\n"), None);
+    }
+
+    #[test]
+    fn python_s_win32_error_is_windows() {
+        assert_eq!(
+            platform("ERROR:lib:could not detect the GPU: [WinError 2] The system cannot find the file specified\n"),
+            Some(Platform::Windows)
+        );
     }
 
     #[test]

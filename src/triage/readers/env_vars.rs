@@ -75,8 +75,10 @@ pub fn settings(t: &str) -> Vec<(&str, &str)> {
         };
         let len = match closed {
             Some(n) => n,
+            // nor past the backtick that closes Markdown's inline code around it
+            // (`` `HSA_OVERRIDE_GFX_VERSION=11.0.2`(RX 7600) ``)
             None => rest
-                .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';'))
+                .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';' | '`'))
                 .unwrap_or(rest.len()),
         };
         out.push((name, &rest[..len]));
@@ -195,6 +197,17 @@ mod tests {
     use super::read;
 
     #[test]
+    fn inline_code_ends_an_unquoted_value() {
+        // a Markdown bullet's setting in inline code, a note glued after it (values ours)
+        let (_, s) = run(
+            read,
+            "- sets `HSA_OVERRIDE_GFX_VERSION=11.0.1`(RX 7800; 11.0.0 for a 7900)\n",
+        );
+        let got: Vec<(&str, &str)> = s.env.iter().map(|e| (e.v.0.as_str(), e.v.1.as_str())).collect();
+        assert_eq!(got, [("HSA_OVERRIDE_GFX_VERSION", "11.0.1")]);
+    }
+
+    #[test]
     fn a_setting_its_own_comment_disowns_is_not_read() {
         // the shape of pwilkin/strix-halo#5's listing (values of our own)
         for (t, n) in [
@@ -243,7 +256,7 @@ mod tests {
     /// The regex the scanner stands for (the reader's definition before the scanner replaced it).
     fn by_regex(t: &str) -> Vec<(&str, &str)> {
         static SET: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-            regex::Regex::new(r#"(?:^|[\s"'=(`])((?:HSA|HIP|ROCR|ROCM|ROCBLAS|HIPBLASLT|PYTORCH|AMD|GPU|HCC|MIOPEN|TORCH)_[A-Z0-9_]*|CUDA_VISIBLE_DEVICES)=("[^"]*"|'[^']*'|[^\s"';]*)"#).unwrap()
+            regex::Regex::new(r#"(?:^|[\s"'=(`])((?:HSA|HIP|ROCR|ROCM|ROCBLAS|HIPBLASLT|PYTORCH|AMD|GPU|HCC|MIOPEN|TORCH)_[A-Z0-9_]*|CUDA_VISIBLE_DEVICES)=("[^"]*"|'[^']*'|[^\s"';`]*)"#).unwrap()
         });
         SET.captures_iter(t)
             .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
@@ -295,6 +308,7 @@ mod tests {
             "}",
             ":",
             "0",
+            "`",
         ];
         let mut next = super::super::xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..20_000 {

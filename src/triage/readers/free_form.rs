@@ -166,6 +166,26 @@ fn bare_gfx(t: &str) -> Option<String> {
 }
 
 /// A parenthetical that gives a size (`(15704 MiB, 19035 MiB free)`, `(16GB VRAM)`).
+/// A memory size written after the name without brackets (`AMD Radeon AI PRO R9700 32 GB`,
+/// `Radeon RX 7600 8GB`): the name before it.
+fn size_cut(name: &str) -> &str {
+    let mut words = name.rsplitn(3, ' ');
+    let last = words.next().unwrap_or("");
+    let unit = |u: &str| ["GB", "GiB", "G", "MB", "MiB"].contains(&u);
+    let glued = last
+        .find(|c: char| !c.is_ascii_digit())
+        .is_some_and(|d| d > 0 && unit(&last[d..]));
+    if glued {
+        return name[..name.len() - last.len()].trim_end();
+    }
+    match (words.next(), words.next()) {
+        (Some(n), Some(rest)) if unit(last) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            rest.trim_end()
+        }
+        _ => name,
+    }
+}
+
 fn size_note(p: &str) -> bool {
     p.len() <= 60 && ["MiB", "GiB", "MB", "GB", "VRAM"].iter().any(|u| p.has(u))
 }
@@ -527,6 +547,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     })
                 {
                     seen.agents[i].gfx = Some(At { v: g, src });
+                    // and its label's index where the first line had none (`ROCm1: AMD Radeon
+                    // Graphics (…)`, then a probe's `HIP dev 1 : AMD Radeon Graphics arch=gfx1036`)
+                    if seen.agents[i].index.is_none() {
+                        seen.agents[i].index = labelled(t).and_then(|(k, _)| super::key_value::device_index_key(k));
+                    }
                 }
                 continue;
             }
@@ -559,6 +584,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 marketing: Some(shown.to_string()),
                 name_src: Some(src),
                 vram,
+                // a device's label and index before the name (`HIP dev 1 : AMD Radeon …`) tie it
+                // to another reader's view of that device
+                index: labelled(t).and_then(|(k, _)| super::key_value::device_index_key(k)),
                 ..Agent::default()
             });
         }
@@ -610,6 +638,7 @@ fn shown_name(name: &str) -> &str {
         Some(p) if shown.ends_with(')') && size_note(&shown[p..]) => &shown[..p],
         _ => shown,
     };
+    let shown = size_cut(shown);
     let shown = attributes_cut(shown);
     // `AMD Radeon 860M (RDNA 3.5, gfx1152)` cut at its target: the name without the open
     // parenthetical
@@ -942,6 +971,27 @@ mod tests {
     }
 
     #[test]
+    fn a_probe_s_device_label_gives_the_index() {
+        // a device list without targets, then a probe's lines with its labels (values ours)
+        let (_, s) = run(
+            read,
+            "  ROCm1: AMD Radeon Graphics (20000 MiB, 19000 MiB free)\n  HIP dev 0 : AMD Radeon RX 7900 XTX  arch=gfx1100\n  HIP dev 1 : AMD Radeon Graphics  arch=gfx1036\n",
+        );
+        let got: Vec<_> = s
+            .agents
+            .iter()
+            .map(|a| (a.index, a.gfx.as_ref().map(|g| g.v.clone())))
+            .collect();
+        assert_eq!(
+            got,
+            [(Some(1), Some("gfx1036".into())), (Some(0), Some("gfx1100".into()))]
+        );
+        // Vulkan's and OpenCL's indexes count in their own order: none
+        assert_eq!(super::super::key_value::device_index_key("Vulkan dev 1"), None);
+        assert_eq!(super::super::key_value::device_index_key("HIP dev 1"), Some(1));
+    }
+
+    #[test]
     fn a_joined_inventory_of_kinds_is_one_machine_s_gpus() {
         // shapes of 2026 reports (values ours)
         let (_, s) = run(
@@ -966,6 +1016,21 @@ mod tests {
         assert!(super::joined_inventory("RX 7900 XTX + RX 6800 XT benchmarks", &mut Default::default(), 1).is_none());
         // a part that names no GPU: no inventory
         assert!(super::joined_inventory("iGPU 780M + 32 GB RAM", &mut Default::default(), 1).is_none());
+    }
+
+    #[test]
+    fn a_size_after_the_name_is_cut() {
+        // typed environment lists (values ours)
+        assert_eq!(
+            super::shown_name("AMD Radeon RX 7900 XTX 24 GB"),
+            "AMD Radeon RX 7900 XTX"
+        );
+        assert_eq!(super::shown_name("AMD Radeon RX 7600 8GB"), "AMD Radeon RX 7600");
+        // a model number is no size
+        assert_eq!(super::shown_name("AMD Radeon RX 7600"), "AMD Radeon RX 7600");
+        assert_eq!(super::shown_name("AMD Radeon 8060S"), "AMD Radeon 8060S");
+        let (_, s) = run(read, "- GPU: AMD Radeon RX 9070 XT 16 GB\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 9070 XT"));
     }
 
     #[test]

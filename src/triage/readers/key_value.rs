@@ -447,15 +447,26 @@ fn line_gpus<'a>(t: &str, no: u32, all: &mut Vec<(&'a str, &'a str)>, seen: &mut
     st.had_gpu = true;
 }
 
-/// A device's label and its index as a key (`GPU 0`, `Node 1`, `Device #2`, `gpu3`): the index.
-fn device_index_key(k: &str) -> Option<u32> {
+/// A device's label and its index as a key (`GPU 0`, `Node 1`, `Device #2`, `gpu3`, a probe's
+/// `HIP dev 1`): the index. A runtime's name before the label is HIP's or CUDA's (whose indexes
+/// are HIP's under ROCm), never Vulkan's or OpenCL's, which count devices in their own order.
+pub(crate) fn device_index_key(k: &str) -> Option<u32> {
     let k = k.trim().trim_matches(['*', '`']);
     let digits = k.bytes().rev().take_while(u8::is_ascii_digit).count();
     if digits == 0 || digits > 3 {
         return None;
     }
     let label = k[..k.len() - digits].trim_end_matches([' ', '#']);
-    ["gpu", "node", "device", "agent", "card"]
+    let label = ["hip ", "rocm ", "cuda "]
+        .iter()
+        .find_map(|r| {
+            label
+                .get(..r.len())
+                .filter(|h| h.eq_ignore_ascii_case(r))
+                .map(|_| &label[r.len()..])
+        })
+        .unwrap_or(label);
+    ["gpu", "node", "device", "dev", "agent", "card"]
         .iter()
         .any(|w| label.eq_ignore_ascii_case(w))
         .then(|| k[k.len() - digits..].parse().ok())?
