@@ -221,11 +221,8 @@ fn written_kernel(t: &str) -> Option<&str> {
             return Some(v);
         }
     }
-    if let Some(p) = t.at("vmlinuz-") {
-        let v = t[p + 8..].split([' ', '"', '\'']).next().unwrap_or("");
-        if kernel_release(v) {
-            return Some(v);
-        }
+    if let Some(v) = boot_image_kernel(t) {
+        return Some(v);
     }
     // a release with a distribution's suffix, alone (a bare `7.2.0-1` could be any package's;
     // a HIP build `6.2.41134-65d174c3e` has a five-digit patch, a kernel at most three)
@@ -246,6 +243,13 @@ fn written_kernel(t: &str) -> Option<&str> {
         return Some(t);
     }
     None
+}
+
+/// The release of the image a boot line loads (`BOOT_IMAGE=…/vmlinuz-6.18.6-200.fc43.x86_64`).
+fn boot_image_kernel(t: &str) -> Option<&str> {
+    let p = t.at("vmlinuz-")?;
+    let v = t[p + 8..].split([' ', '"', '\'']).next().unwrap_or("");
+    kernel_release(v).then_some(v)
 }
 
 /// The kernel release written after the word `kernel`.
@@ -751,8 +755,9 @@ enum Kernel {
 /// 7.2.6-1-garuda`, a table cell `…, kernel 7.0.0-30-generic (…)`) or as [`written_kernel`] finds it.
 fn line_kernel(t: &str, seen: &mut Seen, no: u32) -> Kernel {
     if t.len() > 300 {
+        // a boot line with a long command line (ostree's paths) is over that length too
         if seen.kernel.is_none()
-            && let Some(v) = kernel_after_word(t)
+            && let Some(v) = kernel_after_word(t).or_else(|| boot_image_kernel(t))
         {
             let at = seen.at(v.to_string(), no);
             Seen::first(&mut seen.kernel, at);
@@ -1376,6 +1381,14 @@ mod tests {
                 Some("6.17.0-14-generic"),
             ),
             ("6.18.6-200.fc43.x86_64\n", Some("6.18.6-200.fc43.x86_64")),
+            // a dmesg boot line longer than a sentence (an ostree deployment's paths)
+            (
+                &format!(
+                    "[    0.000000] Command line: BOOT_IMAGE=(hd0,gpt3)/ostree/default-{0}/vmlinuz-6.18.9-201.fc43.x86_64 ostree=/ostree/boot.1/default/{0}/0 rhgb quiet root=UUID=1 rw\n",
+                    "a".repeat(80)
+                ),
+                Some("6.18.9-201.fc43.x86_64"),
+            ),
             ("- Arch Linux (Kernel 7.1.8, Mesa 26.1.7)\n", Some("7.1.8")),
             // a HIP build, a package revision, a torch version alone on their lines
             ("6.2.41134-65d174c3e\n", None),

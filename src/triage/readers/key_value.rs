@@ -763,6 +763,17 @@ fn xt_model(t: &str) -> Option<String> {
         .filter(|w| !w.is_empty())
         .collect();
     for (i, w) in words.iter().enumerate() {
+        // `RX Vega 56`: the series word, the family and its number, a product the matrix knows
+        if w.eq_ignore_ascii_case("vega")
+            && i > 0
+            && words[i - 1].eq_ignore_ascii_case("rx")
+            && let Some(n) = words.get(i + 1).filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        {
+            let name = format!("Radeon RX Vega {n}");
+            if crate::matrix::Matrix::embedded().gpu_by_name(&name).is_some() {
+                return Some(name);
+            }
+        }
         let l = w.to_ascii_lowercase();
         // the series prefix written without its space (`rx9060xt`) or as the word before
         let glued = l
@@ -3879,6 +3890,12 @@ mod tests {
         assert_eq!(xt_model("an rx7600 here").as_deref(), Some("Radeon RX 7600"));
         assert_eq!(xt_model("RX 7900 GRE 16GB").as_deref(), Some("Radeon RX 7900 GRE"));
         assert_eq!(xt_model("RTX 4090 and GTX 1080"), None);
+        assert_eq!(
+            xt_model("- GPU model: RX Vega 64").as_deref(),
+            Some("Radeon RX Vega 64")
+        );
+        // a Vega the matrix does not list by that number: none
+        assert_eq!(xt_model("RX Vega 8"), None);
         assert_eq!(xt_model("proxy 6600 rx"), None);
         assert_eq!(xt_model("RX 480"), None);
         assert_eq!(xt_model("rx9700"), None);
