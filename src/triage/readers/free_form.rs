@@ -265,6 +265,11 @@ fn kernel_after_word(t: &str) -> Option<&str> {
             continue;
         }
         let rest = t[from..].trim_start_matches([':', ' ', '*', '`', '"', '\'']);
+        // the words of a typed statement between (`Kernel is 6.18.12`, `kernel version 6.17.9`)
+        let rest = ["is ", "version ", "version: ", "release "]
+            .iter()
+            .find_map(|w| rest.strip_prefix(w))
+            .unwrap_or(rest);
         let rest = rest.strip_prefix("Linux ").unwrap_or(rest);
         let v = rest
             .split([' ', ',', ';', '(', ')', '`', '*', '\'', '"'])
@@ -1390,6 +1395,9 @@ mod tests {
                 Some("6.18.9-201.fc43.x86_64"),
             ),
             ("- Arch Linux (Kernel 7.1.8, Mesa 26.1.7)\n", Some("7.1.8")),
+            ("Kernel is 6.18.9\n", Some("6.18.9")),
+            ("kernel version 6.17.4-arch1-1\n", Some("6.17.4-arch1-1")),
+            ("the kernel is not the problem, 6.18.9 works too\n", None),
             // a HIP build, a package revision, a torch version alone on their lines
             ("6.2.41134-65d174c3e\n", None),
             ("7.2.0-1\n", None),

@@ -271,6 +271,21 @@ fn tagged_torch(t: &str) -> bool {
 /// `CUDA available: False`, `GPU available: True`, `torch.cuda.is_available(): True`,
 /// `cuda.is_available() = False` → the boolean. collect_env's `Is CUDA available` is its own.
 fn availability_label(t: &str) -> Option<bool> {
+    // a probe's print of the call's name and its value, a blank between (`cuda.is_available
+    // True`, `torch.cuda.is_available() False`): the whole line, nothing else on it
+    let mut words = t.split_whitespace();
+    if let (Some(k), Some(v), None) = (words.next(), words.next(), words.next())
+        && matches!(
+            k.trim_end_matches("()"),
+            "cuda.is_available" | "torch.cuda.is_available"
+        )
+    {
+        match v {
+            "True" => return Some(true),
+            "False" => return Some(false),
+            _ => {}
+        }
+    }
     let p = t.find([':', '='])?;
     let (label, value) = (t[..p].trim().to_ascii_lowercase(), t[p + 1..].trim());
     let label = label.trim_start_matches(['*', '-', '#', ' ']).trim_end_matches('*');
@@ -424,6 +439,18 @@ mod tests {
         ] {
             assert!(!tagged_torch(t), "{t}");
         }
+    }
+
+    #[test]
+    fn a_probe_s_call_name_and_value_with_a_blank() {
+        // a probe script's print (values ours)
+        let (_, s) = run(read, "torch 2.9.1+rocm6.4\ncuda.is_available True\ndevice_count 1\n");
+        assert_eq!(s.torch_gpu_available.as_ref().map(|a| a.v), Some(true));
+        let (_, s) = run(read, "torch.cuda.is_available() False\n");
+        assert_eq!(s.torch_gpu_available.as_ref().map(|a| a.v), Some(false));
+        // more on the line: a sentence, not a print
+        let (_, s) = run(read, "cuda.is_available True on my laptop but not here\n");
+        assert!(s.torch_gpu_available.is_none());
     }
 
     #[test]
