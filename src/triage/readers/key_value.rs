@@ -1077,12 +1077,13 @@ pub fn product_in(t: &str) -> Option<&str> {
     }
     let rest = &t[start..];
     // the name ends at a bracket, a separator or a quote; `×` counts threads after a processor's
-    // name (GNOME's About: `… w/ Radeon™ 8060S × 32`); a trademark's `(TM)` / `(R)` is part of
-    // the name (`AMD Radeon(TM) 8060S Graphics`) and is stepped over
+    // name (GNOME's About: `… w/ Radeon™ 8060S × 32`); a dash starts what a tool adds (`… w/
+    // Radeon 8060S — 16 cores`); a trademark's `(TM)` / `(R)` is part of the name (`AMD
+    // Radeon(TM) 8060S Graphics`) and is stepped over
     let end = name_end(rest, |c| {
         matches!(
             c,
-            '(' | '[' | ']' | ')' | ',' | '|' | '"' | '\'' | '`' | ';' | '*' | '×'
+            '(' | '[' | ']' | ')' | ',' | '|' | '"' | '\'' | '`' | ';' | '*' | '×' | '—' | '–'
         )
     });
     // a sentence's end (`… an Radeon RX 7800 XT GPU. ComfyUI was installed …`): the next
@@ -3947,6 +3948,9 @@ mod tests {
         );
         assert_eq!(product_in("ROCm (AMD Radeon Open Compute) runtime"), None);
         assert_eq!(product_in("Radeon™ 8060S × 32"), Some("Radeon™ 8060S"));
+        // what a tool adds after a dash (values ours)
+        assert_eq!(product_in("Radeon 890M — 12 cores (AVX2)"), Some("Radeon 890M"));
+        assert_eq!(product_in("AMD Radeon RX 7600 – 8 GB"), Some("AMD Radeon RX 7600"));
         assert_eq!(
             product_in("AMD GPU: AMD Radeon(TM) 8060S Graphics (integrated, driver 32.0)"),
             Some("AMD Radeon(TM) 8060S Graphics")
