@@ -1514,3 +1514,25 @@ fn a_dev_builds_local_part_is_no_other_release() {
     assert!(c.contains(&"RC106"), "{c:?}");
     assert!(!c.contains(&"RC111"), "{c:?}");
 }
+
+/// RC308's fix names the discrete GPU's device index only where the paste lists the GPUs in the
+/// order a tool enumerated them; GPUs named in text (a typed inventory, a table of kinds whose iGPU
+/// `enumerates as cuda:0`) have no index, and a guessed one would select the iGPU. Values ours.
+#[test]
+fn igpu_fix_names_an_index_only_for_an_enumerated_list() {
+    let typed = run_stdin(
+        &["triage", "-"],
+        "I have iGPU 780M + dGPU RX 7900 XTX and ROCm picks the wrong one\n",
+    );
+    let t = text(&typed);
+    assert!(t.contains("RC308"), "{t}");
+    assert!(t.contains("the paste names the GPUs, not their order"), "{t}");
+    assert!(!t.contains("HIP_VISIBLE_DEVICES=0"), "{t}");
+    let listed = run_stdin(
+        &["triage", "-"],
+        "ggml_cuda_init: found 2 ROCm devices:\n  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32\n  Device 1: AMD Radeon 780M Graphics, gfx1103 (0x1103), VMM: no, Wave Size: 32\n",
+    );
+    let t = text(&listed);
+    assert!(t.contains("RC308"), "{t}");
+    assert!(t.contains("`export HIP_VISIBLE_DEVICES=0`"), "{t}");
+}
