@@ -118,6 +118,7 @@ pub fn raw_lines(text: &str) -> impl Iterator<Item = &str> {
 /// Splits and cleans a paste. Blank lines are kept (empty text) so that readers see block ends.
 pub fn lines(text: &str) -> Vec<Line<'_>> {
     let mut out = Vec::with_capacity(text.len() / 40 + 1);
+    let mut last_json_command: Option<(u32, String)> = None;
     for (i, raw) in raw_lines(text).enumerate() {
         let no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let mut t = raw;
@@ -179,26 +180,70 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             ),
             _ => text,
         };
-        let (text, command) = match prompt_command(&text) {
-            Some(c) => (
-                std::borrow::Cow::Owned(c.trim_end_matches('`').trim_end().to_string()),
-                true,
-            ),
-            None => (text, false),
+        // a JSON report's member that holds the command a tool ran (`"command": "free -b",`): the
+        // command, so that the output after it is read as that command's
+        let json_command = {
+            let t = text.trim_start();
+            ["\"command\": \"", "\"cmd\": \""]
+                .iter()
+                .find_map(|k| t.strip_prefix(k))
+                .and_then(|r| r.trim_end().trim_end_matches(',').strip_suffix('"'))
+                .filter(|c| !c.contains('"') || c.contains("\\\""))
+                .map(unescape)
+        };
+        if let Some(c) = &json_command {
+            last_json_command = Some((no, c.clone()));
+        }
+        let (text, command) = match json_command {
+            Some(c) => (std::borrow::Cow::Owned(c), true),
+            None => match prompt_command(&text) {
+                Some(c) => (
+                    std::borrow::Cow::Owned(c.trim_end_matches('`').trim_end().to_string()),
+                    true,
+                ),
+                None => (text, false),
+            },
         };
         // a message printed with its line breaks escaped (a Rust `{:?}` of an error, a JSON
         // string: `Torch("No CUDA GPUs are available\nException raised from …\nframe #0: …")`):
         // each escaped line is a line
         // (not a Windows path, whose `\node_modules` is no escape)
-        if text.len() >= 80
-            && memchr::memchr(b'\\', text.as_bytes()).is_some()
-            && text.matches("\\n").nth(1).is_some()
-            && !windows_path(&text)
+        // a JSON report's output member right after its command member, even of one line
+        // (`"output": "7.2.1"` after `"command": "cat /opt/rocm/.info/version"`)
+        let after_command = !command
+            && last_json_command
+                .as_ref()
+                .is_some_and(|(at, _)| no.saturating_sub(*at) <= 8)
+            && ["\"output\": \"", "\"stdout\": \"", "\"stderr\": \""]
+                .iter()
+                .any(|k| text.trim_start().starts_with(k))
+            && json_string_member(&text).is_some();
+        if after_command
+            || (text.len() >= 80
+                && memchr::memchr(b'\\', text.as_bytes()).is_some()
+                && text.matches("\\n").nth(1).is_some()
+                && !windows_path(&text))
         {
-            for p in text.split("\\n").filter(|p| !p.trim().is_empty()) {
+            // a JSON member's string (`"output": "PRETTY_NAME=\"Ubuntu …\"\nNAME=…",`): the
+            // string alone, its escapes undone, so that each line reads as the command printed it
+            let member = json_string_member(&text);
+            // the member's command again just before its output (the report's other members,
+            // `"exit_code": 0,`, stand between them)
+            if member.is_some()
+                && let Some((at, c)) = last_json_command.take()
+                && no.saturating_sub(at) <= 8
+            {
                 out.push(Line {
                     no,
-                    text: p.to_string().into(),
+                    text: c.into(),
+                    command: true,
+                });
+            }
+            let body = member.unwrap_or(&text);
+            for p in body.split("\\n").filter(|p| !p.trim().is_empty()) {
+                out.push(Line {
+                    no,
+                    text: unescape(p).into(),
                     command: false,
                 });
             }
@@ -215,6 +260,48 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             continue;
         }
         out.push(Line { no, text, command });
+    }
+    out
+}
+
+/// The string of a JSON object's member written on one line (`"output": "…",`), without its
+/// quotes; None for any other line.
+fn json_string_member(t: &str) -> Option<&str> {
+    let t = t.trim();
+    let rest = t.strip_prefix('"')?;
+    let k = rest.find("\": \"")?;
+    if rest[..k].contains(['"', ' ']) {
+        return None;
+    }
+    let v = &rest[k + 4..];
+    let v = v.strip_suffix(',').unwrap_or(v);
+    v.strip_suffix('"')
+}
+
+/// JSON's (and Rust's debug print's) escapes undone in one line of an escaped string: `\"`,
+/// `\t`, `\\`, `\/`; other escapes stay as written.
+fn unescape(p: &str) -> String {
+    if !p.contains('\\') {
+        return p.to_string();
+    }
+    let mut out = String::with_capacity(p.len());
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('"') => out.push('"'),
+            Some('t') => out.push('\t'),
+            Some('\\') => out.push('\\'),
+            Some('/') => out.push('/'),
+            Some(o) => {
+                out.push('\\');
+                out.push(o);
+            }
+            None => out.push('\\'),
+        }
     }
     out
 }
@@ -392,6 +479,53 @@ mod tests {
         // a Windows path is not split at its `\\n…` folders
         let p = "loaded C:\\Users\\me\\node_modules\\x\\nvidia\\lib.dll from C:\\Program Files\\nothing\\here.dll\n";
         assert_eq!(lines(p).iter().filter(|x| !x.text.is_empty()).count(), 1);
+    }
+
+    #[test]
+    fn a_json_member_s_escaped_output_is_its_lines() {
+        // an environment report's JSON with a command's output in one string (values ours)
+        let t = "      \"output\": \"PRETTY_NAME=\\\"Ubuntu 24.04.2 LTS\\\"\\nNAME=\\\"Ubuntu\\\"\\nGPU[0]\\t\\t: Card Series: \\t\\tAMD Radeon RX 7900 XTX\"\n";
+        let l: Vec<String> = lines(t)
+            .into_iter()
+            .map(|l| l.text.into_owned())
+            .filter(|x| !x.is_empty())
+            .collect();
+        assert_eq!(
+            l,
+            [
+                "PRETTY_NAME=\"Ubuntu 24.04.2 LTS\"",
+                "NAME=\"Ubuntu\"",
+                "GPU[0]\t\t: Card Series: \t\tAMD Radeon RX 7900 XTX"
+            ]
+        );
+        // one line of output after its command member
+        let l = lines("\"command\": \"cat /opt/rocm/.info/version\",\n\"exit_code\": 0,\n\"output\": \"7.2.1\"\n");
+        let t: Vec<(&str, bool)> = l[2..]
+            .iter()
+            .filter(|l| !l.text.is_empty())
+            .map(|l| (l.text.as_ref(), l.command))
+            .collect();
+        assert_eq!(t, [("cat /opt/rocm/.info/version", true), ("7.2.1", false)]);
+        // the member that names the command is the command, named again before its output
+        let l = lines(
+            "      \"command\": \"free -b\",\n      \"exit_code\": 0,\n      \"output\": \"total        used        free\\nMem:  68719476736  1  2\\nSwap:  0  0  0\"\n",
+        );
+        assert!(l[0].command);
+        assert_eq!(l[0].text, "free -b");
+        let t: Vec<(&str, bool)> = l[2..]
+            .iter()
+            .filter(|l| !l.text.is_empty())
+            .map(|l| (l.text.as_ref(), l.command))
+            .collect();
+        assert_eq!(
+            t,
+            [
+                ("free -b", true),
+                ("total        used        free", false),
+                ("Mem:  68719476736  1  2", false),
+                ("Swap:  0  0  0", false)
+            ]
+        );
     }
 
     #[test]
