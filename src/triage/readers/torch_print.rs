@@ -286,9 +286,23 @@ fn availability_label(t: &str) -> Option<bool> {
             _ => {}
         }
     }
-    let p = t.find([':', '='])?;
-    let (label, value) = (t[..p].trim().to_ascii_lowercase(), t[p + 1..].trim());
-    let label = label.trim_start_matches(['*', '-', '#', ' ']).trim_end_matches('*');
+    // `:` or `=`, or an arrow after the call (a report's `- `torch.cuda.is_available()` →
+    // **True**`)
+    let (p, sep) = match (t.find([':', '=']), t.find('→')) {
+        (_, Some(a)) if t[..a].has("is_available()") => (a, '→'.len_utf8()),
+        (Some(p), _) => (p, 1),
+        _ => return None,
+    };
+    let (label, value) = (t[..p].trim().to_ascii_lowercase(), t[p + sep..].trim());
+    // Markdown around the label and the value (`- `torch.cuda.is_available()`: `True` (a note)`)
+    let label = label
+        .trim_start_matches(['*', '-', '#', ' '])
+        .trim_matches(['*', '`', ' ']);
+    let value = value
+        .trim_start_matches(['*', '`', '\'', '"'])
+        .split([' ', '*', '`', '\'', '"', ',', '.'])
+        .next()
+        .unwrap_or("");
     const LABELS: &[&str] = &[
         "cuda available",
         "gpu available",
@@ -306,7 +320,7 @@ fn availability_label(t: &str) -> Option<bool> {
     if !LABELS.contains(&label) {
         return None;
     }
-    match value.trim_matches(['*', '`', '\'', '"']).trim() {
+    match value {
         "True" | "true" => Some(true),
         "False" | "false" => Some(false),
         _ => None,
@@ -438,6 +452,22 @@ mod tests {
             "2.8.0+cu128 True",
         ] {
             assert!(!tagged_torch(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn availability_in_markdown_bullets() {
+        // report bullets (values ours)
+        for (t, want) in [
+            (
+                "- `torch.cuda.is_available()`: `True` (availability check only)\n",
+                Some(true),
+            ),
+            ("- `torch.cuda.is_available()` → **False**\n", Some(false)),
+            ("- `torch.cuda.is_available()`: see below\n", None),
+        ] {
+            let (_, s) = run(read, t);
+            assert_eq!(s.torch_gpu_available.as_ref().map(|a| a.v), want, "{t}");
         }
     }
 
