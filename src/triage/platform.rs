@@ -508,8 +508,20 @@ fn lspci_line(t: &str) -> bool {
 /// A line that is only Windows' name and version (`Windows 11 Pro`, `windows 10 22H2`), as in a
 /// typed list of one's setup.
 fn windows_name_line(t: &str) -> bool {
-    // a list item's mark (`- Windows 11 Pro`)
+    // a list item's mark (`- Windows 11 Pro`), and a label of one word before the name
+    // (`Windows: Windows 11 Pro, version 25H2`, `System: Windows 11 Home`)
     let t = super::paste::trim(t).trim_start_matches(['-', '*', '+', ' ']);
+    let t = match t.split_once(": ") {
+        Some((label, v))
+            if label.len() <= 12
+                && label.bytes().all(|b| b.is_ascii_alphabetic() || b == b'*')
+                && v.len() >= 10
+                && v.as_bytes()[..8].eq_ignore_ascii_case(b"windows ") =>
+        {
+            v
+        }
+        _ => t,
+    };
     if t.len() < 10 {
         return false;
     }
@@ -875,6 +887,18 @@ mod tests {
         let t = "Number of OpenCL platforms: 1\n    Platform name: Apple\n        Device name: Apple M4 Pro\n";
         assert_eq!(platform(t), Some(Platform::Macos));
         assert_eq!(platform("    Platform name: rusticl\n"), None);
+    }
+
+    #[test]
+    fn a_labelled_windows_release_is_windows() {
+        // typed key lines (values ours)
+        assert_eq!(
+            platform("Windows: Windows 11 Pro, version 24H2, build 26100.4061, 64-bit.\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(platform("System: Windows 10 Home 22H2\n"), Some(Platform::Windows));
+        // a sentence after a label is no release's name
+        assert_eq!(platform("Note: Windows users should read the guide first\n"), None);
     }
 
     #[test]
