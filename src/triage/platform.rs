@@ -287,7 +287,8 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
         if h.kernel_log.is_none() && kernel_log_line(t) {
             h.kernel_log = Some(src(l.no));
         }
-        if h.wsl.is_none() && (wsl || wsl_distro_line(t)) && !wsl_negated(t) {
+        let running = running_under(t);
+        if h.wsl.is_none() && (wsl || wsl_distro_line(t) || running == Some(Hint::Wsl)) && !wsl_negated(t) {
             h.wsl = Some(src(l.no));
         }
         // a code comment in a traceback (`# On Windows, this may fail if x.dll …`) is no output
@@ -302,7 +303,8 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
                 || (drive && drive_path(t))
                 || (file_name && windows_file(t))
                 || windows_name_line(t)
-                || own == Some(Hint::Windows))
+                || own == Some(Hint::Windows)
+                || running == Some(Hint::Windows))
         {
             h.windows = Some(src(l.no));
         }
@@ -318,11 +320,49 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
                 || lspci_line(t)
                 || (distro && distro_version(t))
                 || os_name_line(t)
-                || own == Some(Hint::Linux))
+                || own == Some(Hint::Linux)
+                || running == Some(Hint::Linux))
         {
             h.linux = Some(src(l.no));
         }
     }
+}
+
+/// The reporter saying where they run (`I'm running under WSL on an AMD 7900 XTX.`, `I am running
+/// on Windows 11`, `we're running in WSL2`): that platform, as a hint; not after a denial (`I'm not
+/// running under WSL`, which has no `running` right after the subject).
+fn running_under(t: &str) -> Option<Hint> {
+    if t.len() > 400 || !t.has("running ") {
+        return None;
+    }
+    let low = t.to_ascii_lowercase();
+    for subject in [
+        "i'm running ",
+        "i am running ",
+        "im running ",
+        "we're running ",
+        "we are running ",
+    ] {
+        let Some(p) = low.find(subject) else { continue };
+        if p > 0 && low.as_bytes()[p - 1].is_ascii_alphanumeric() {
+            continue;
+        }
+        let rest = &low[p + subject.len()..];
+        let Some(rest) = ["under ", "in ", "on ", "inside ", "within "]
+            .iter()
+            .find_map(|w| rest.strip_prefix(w))
+        else {
+            continue;
+        };
+        let word = rest.split(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
+        return match word {
+            "wsl" | "wsl2" => Some(Hint::Wsl),
+            "windows" => Some(Hint::Windows),
+            "linux" | "ubuntu" | "fedora" | "debian" | "arch" | "cachyos" | "nixos" => Some(Hint::Linux),
+            _ => None,
+        };
+    }
+    None
 }
 
 /// The reporter's own machine named with its platform (`on my windows system`, `my Linux box`,
@@ -887,6 +927,24 @@ mod tests {
         let t = "Number of OpenCL platforms: 1\n    Platform name: Apple\n        Device name: Apple M4 Pro\n";
         assert_eq!(platform(t), Some(Platform::Macos));
         assert_eq!(platform("    Platform name: rusticl\n"), None);
+    }
+
+    #[test]
+    fn the_reporter_says_where_they_run() {
+        // first-person sentences (values ours)
+        assert_eq!(
+            platform("I'm running under WSL on an AMD 7900 XT.\n"),
+            Some(Platform::Wsl)
+        );
+        assert_eq!(
+            platform("I am running on Windows 11 with the HIP SDK\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(platform("we're running in Ubuntu 24.04\n"), Some(Platform::Linux));
+        // denied, or not where one runs
+        assert_eq!(platform("I'm not running under WSL\n"), None);
+        assert_eq!(platform("I'm running out of memory on it\n"), None);
+        assert_eq!(platform("I'm running windows update first\n"), None);
     }
 
     #[test]

@@ -482,8 +482,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // an NVIDIA card named with its model anywhere (`Mixed system: also has NVIDIA GTX 1660
         // SUPER + RTX 3060`, a hardware list's `- NVIDIA RTX 4070 SUPER (CUDA0)`)
         if seen.nvidia.is_none()
-            && t.has("NVIDIA ")
-            && let Some(card) = nvidia_card(t)
+            && let Some(card) = (if t.has("NVIDIA ") { nvidia_card(t) } else { None }).or_else(|| bare_nvidia_name(t))
         {
             fired = true;
             let at = seen.at(card.to_string(), l.no);
@@ -920,6 +919,37 @@ fn nvidia_card(t: &str) -> Option<&str> {
     card.then_some(rest.trim_end())
 }
 
+/// A line that is only an NVIDIA card's name, in any case (`nvidia geforce gtx 1650` typed under an
+/// issue form's GPU heading, `NVIDIA GeForce RTX 4090`): the line.
+fn bare_nvidia_name(t: &str) -> Option<&str> {
+    if t.len() > 48 || !t.as_bytes().first().is_some_and(|b| b.eq_ignore_ascii_case(&b'n')) {
+        return None;
+    }
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let mut i = 0;
+    let is = |w: &str, x: &str| w.eq_ignore_ascii_case(x);
+    if !words.first().is_some_and(|w| is(w, "nvidia")) {
+        return None;
+    }
+    i += 1;
+    if words.get(i).is_some_and(|w| is(w, "geforce")) {
+        i += 1;
+    }
+    if !words.get(i).is_some_and(|w| is(w, "rtx") || is(w, "gtx")) {
+        return None;
+    }
+    let model = words.get(i + 1)?;
+    let rest = &words[i + 2..];
+    (model.starts_with(|c: char| c.is_ascii_digit())
+        && rest.len() <= 2
+        && rest.iter().all(|w| {
+            ["ti", "super", "laptop", "gpu"]
+                .iter()
+                .any(|x| w.eq_ignore_ascii_case(x))
+        }))
+    .then_some(t)
+}
+
 /// A target written with a blank after `gfx` in a name's parenthetical (`(gfx 1030)`, a form's
 /// typed field): the target, when it is one the matrix knows.
 fn spaced_gfx(name: &str) -> Option<String> {
@@ -978,6 +1008,24 @@ mod tests {
     #[test]
     fn the_processor_words_are_the_shared_list() {
         assert_eq!(super::NAME_WORDS[6..], super::super::PROCESSOR_WORDS);
+    }
+
+    #[test]
+    fn a_bare_nvidia_name_in_any_case() {
+        // typed under a form's heading (values ours)
+        assert_eq!(
+            super::bare_nvidia_name("nvidia geforce gtx 1660"),
+            Some("nvidia geforce gtx 1660")
+        );
+        assert_eq!(
+            super::bare_nvidia_name("NVIDIA RTX 4070 Ti SUPER"),
+            Some("NVIDIA RTX 4070 Ti SUPER")
+        );
+        // a sentence or the company alone is no card
+        assert_eq!(super::bare_nvidia_name("nvidia gtx 1660 does not work"), None);
+        assert_eq!(super::bare_nvidia_name("nvidia driver 550"), None);
+        let (_, s) = run(read, "### GPU\n\nnvidia geforce rtx 3060\n");
+        assert!(s.nvidia.is_some());
     }
 
     #[test]
