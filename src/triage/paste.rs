@@ -129,6 +129,14 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             t = rest.strip_prefix(' ').unwrap_or(rest);
         }
         t = strip_frame(t);
+        // a command's output written as a comment under it, marked by an arrow (`# → gfx1101`,
+        // `# -> ROCm0: …`, a guide's shell block): the output
+        if let Some(out) = ["# → ", "# -> ", "#→ "]
+            .iter()
+            .find_map(|m| t.trim_start().strip_prefix(m))
+        {
+            t = out;
+        }
         let trimmed = t.trim_start();
         // A backtick fence's info string holds no backtick (CommonMark): "```text```" on one line
         // is a code span around the text, which is kept without its backticks.
@@ -479,6 +487,14 @@ mod tests {
         // a Windows path is not split at its `\\n…` folders
         let p = "loaded C:\\Users\\me\\node_modules\\x\\nvidia\\lib.dll from C:\\Program Files\\nothing\\here.dll\n";
         assert_eq!(lines(p).iter().filter(|x| !x.text.is_empty()).count(), 1);
+    }
+
+    #[test]
+    fn an_output_written_as_an_arrow_comment_is_the_output() {
+        // a guide's shell block (values ours)
+        let l = lines("rocminfo | grep -i gfx\n# → gfx1100  (Navi 31)\n# plain comment\n");
+        assert_eq!(l[1].text, "gfx1100  (Navi 31)");
+        assert_eq!(l[2].text, "# plain comment");
     }
 
     #[test]
