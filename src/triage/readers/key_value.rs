@@ -2011,8 +2011,21 @@ fn written_target(lines: &[Line]) -> Option<(u32, String, String)> {
         if !l.text.contains('(') || super::gfx_tokens(&l.text).next().is_none() {
             return None;
         }
-        let (name, g) = named_target(trim(&l.text))?;
-        Some((l.no, crate::matrix::product_key(name)?, g?))
+        let t = trim(&l.text);
+        match named_target(t) {
+            Some((name, g)) => Some((l.no, crate::matrix::product_key(name)?, g?)),
+            // a model without its family word before the parenthetical (a table cell's `RX
+            // 7800 XT (Navi 32, `gfx1101`)`)
+            None => {
+                let p = t.find(" (")?;
+                let inside = t[p + 2..].split(')').next()?;
+                let g = gfx_in(&inside.replace(['*', '`'], ""))?;
+                let before = &t[..p];
+                let tail = &before[before.char_indices().rev().nth(15).map_or(0, |(i, _)| i)..];
+                let name = xt_model(tail)?;
+                Some((l.no, crate::matrix::product_key(&name)?, g))
+            }
+        }
     })
 }
 
@@ -3875,6 +3888,23 @@ mod tests {
         }
         let (_, s) = run(read, "- torch: 2.12.0\n- `torch.version.hip == 7.16.26315`\n");
         assert_eq!(s.torch_hip.as_ref().map(|h| h.v.as_str()), Some("7.16.26315"));
+    }
+
+    #[test]
+    fn a_table_cell_s_model_and_target_fill_a_named_gpu() {
+        // a hardware table's cell without the family word (values ours)
+        let lines = crate::triage::paste::lines("| GPU | RX 7900 XTX (Navi 31, `gfx1100`), 24 GB |\n");
+        assert_eq!(
+            written_target(&lines),
+            Some((
+                1,
+                crate::matrix::product_key("Radeon RX 7900 XTX").unwrap(),
+                "gfx1100".to_string()
+            ))
+        );
+        // no model right before the parenthetical: nothing
+        let lines = crate::triage::paste::lines("| Notes | see the RX 7900 XTX thread; runs fine (gfx1100 build) |\n");
+        assert_eq!(written_target(&lines), None);
     }
 
     #[test]
