@@ -131,9 +131,9 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
         t = strip_frame(t);
         // a command's output written as a comment under it, marked by an arrow (`# → gfx1101`,
         // `# -> ROCm0: …`, a guide's shell block): the output
-        if let Some(out) = ["# → ", "# -> ", "#→ "]
-            .iter()
-            .find_map(|m| t.trim_start().strip_prefix(m))
+        let lead = t.trim_start();
+        if lead.as_bytes().first() == Some(&b'#')
+            && let Some(out) = ["# → ", "# -> ", "#→ "].iter().find_map(|m| lead.strip_prefix(m))
         {
             t = out;
         }
@@ -194,6 +194,7 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             let t = text.trim_start();
             ["\"command\": \"", "\"cmd\": \""]
                 .iter()
+                .filter(|_| t.as_bytes().first() == Some(&b'"'))
                 .find_map(|k| t.strip_prefix(k))
                 .and_then(|r| r.trim_end().trim_end_matches(',').strip_suffix('"'))
                 .filter(|c| !c.contains('"') || c.contains("\\\""))

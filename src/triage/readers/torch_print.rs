@@ -274,7 +274,8 @@ fn availability_label(t: &str) -> Option<bool> {
     // a probe's print of the call's name and its value, a blank between (`cuda.is_available
     // True`, `torch.cuda.is_available() False`): the whole line, nothing else on it
     let mut words = t.split_whitespace();
-    if let (Some(k), Some(v), None) = (words.next(), words.next(), words.next())
+    if t.has("is_available")
+        && let (Some(k), Some(v), None) = (words.next(), words.next(), words.next())
         && matches!(
             k.trim_end_matches("()"),
             "cuda.is_available" | "torch.cuda.is_available"
@@ -288,21 +289,18 @@ fn availability_label(t: &str) -> Option<bool> {
     }
     // `:` or `=`, or an arrow after the call (a report's `- `torch.cuda.is_available()` →
     // **True**`)
-    let (p, sep) = match (t.find([':', '=']), t.find('→')) {
+    let called = t.has("is_available()");
+    let arrow = if called { t.find('→') } else { None };
+    let (p, sep) = match (t.find([':', '=']), arrow) {
         (_, Some(a)) if t[..a].has("is_available()") => (a, '→'.len_utf8()),
         (Some(p), _) => (p, 1),
         _ => return None,
     };
     let (label, value) = (t[..p].trim().to_ascii_lowercase(), t[p + sep..].trim());
-    // Markdown around the label and the value (`- `torch.cuda.is_available()`: `True` (a note)`)
+    // Markdown around the label (`- `torch.cuda.is_available()`: `True` (a note)`)
     let label = label
         .trim_start_matches(['*', '-', '#', ' '])
         .trim_matches(['*', '`', ' ']);
-    let value = value
-        .trim_start_matches(['*', '`', '\'', '"'])
-        .split([' ', '*', '`', '\'', '"', ',', '.'])
-        .next()
-        .unwrap_or("");
     const LABELS: &[&str] = &[
         "cuda available",
         "gpu available",
@@ -320,6 +318,12 @@ fn availability_label(t: &str) -> Option<bool> {
     if !LABELS.contains(&label) {
         return None;
     }
+    // and around the value
+    let value = value
+        .trim_start_matches(['*', '`', '\'', '"'])
+        .split([' ', '*', '`', '\'', '"', ',', '.'])
+        .next()
+        .unwrap_or("");
     match value {
         "True" | "true" => Some(true),
         "False" | "false" => Some(false),
