@@ -818,6 +818,11 @@ pub struct Facts {
     /// what a paste says about where it was produced). None: Linux host or not shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub platform: Option<Sourced<Platform>>,
+    /// The GPUs were named in text (a table cell, a sentence, a typed list), not enumerated by a
+    /// tool: the list may be short and its order is no device index (triage only). Rules that
+    /// read an index (`*_VISIBLE_DEVICES` range, which GPU a variable keeps) say less.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gpu_order_unknown: bool,
 }
 
 /// Where pasted output was produced.

@@ -1526,7 +1526,7 @@ fn igpu_fix_names_an_index_only_for_an_enumerated_list() {
     );
     let t = text(&typed);
     assert!(t.contains("RC308"), "{t}");
-    assert!(t.contains("the paste names the GPUs, not their order"), "{t}");
+    assert!(t.contains("the GPUs are named, not enumerated in order"), "{t}");
     assert!(!t.contains("HIP_VISIBLE_DEVICES=0"), "{t}");
     let listed = run_stdin(
         &["triage", "-"],
@@ -1535,4 +1535,24 @@ fn igpu_fix_names_an_index_only_for_an_enumerated_list() {
     let t = text(&listed);
     assert!(t.contains("RC308"), "{t}");
     assert!(t.contains("`export HIP_VISIBLE_DEVICES=0`"), "{t}");
+}
+
+/// A visibility variable's index past the GPUs a paste names in a sentence is no RC307 (the
+/// sentence is no count of the machine's GPUs); past the GPUs a tool enumerated, it is. Values
+/// ours.
+#[test]
+fn visible_devices_range_only_against_an_enumerated_list() {
+    let named = run_stdin(
+        &["triage", "-"],
+        "Hardware: 2x Radeon PRO W7800 (gfx1100)\nHIP_VISIBLE_DEVICES=0,1 python bench.py\n",
+    );
+    let t = text(&named);
+    assert!(t.contains("Radeon PRO W7800") && !t.contains("2x Radeon"), "{t}");
+    assert!(!t.contains("RC307"), "{t}");
+    let listed = run_stdin(
+        &["triage", "-"],
+        "ggml_cuda_init: found 1 ROCm devices:\n  Device 0: AMD Radeon PRO W7800, gfx1100 (0x1100), VMM: no, Wave Size: 32\nHIP_VISIBLE_DEVICES=0,1 python bench.py\n",
+    );
+    let t = text(&listed);
+    assert!(t.contains("RC307"), "{t}");
 }

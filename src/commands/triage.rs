@@ -249,14 +249,6 @@ fn evaluate_source(
         .into_iter()
         .map(|mut f| {
             f.origin = t.locate(&f.origin);
-            // the host's fix names the discrete GPU's device index; a paste whose GPUs are names
-            // in text gives no index, and a guessed one would hide the GPU that works
-            if f.code == "RC308" && !t.gpu_order_known {
-                f.fix = Some(
-                    "set `HIP_VISIBLE_DEVICES` to the discrete GPU's index as `rocminfo` lists the GPU agents (the paste names the GPUs, not their order), or disable the iGPU in the BIOS"
-                        .into(),
-                );
-            }
             f
         })
         .collect();

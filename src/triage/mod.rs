@@ -914,6 +914,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
         .cloned();
     conflicting_targets_note(&mut seen, &merged);
     gpu_facts(&mut seen, &mut f, &merged, &names, matrix, override_var.as_ref());
+    f.gpu_order_unknown = !gpu_order_known;
     rocm_facts(&seen, &mut f, &names);
     pip_and_torch_facts(&seen, &mut f, &names, matrix);
     env_facts(&mut seen, &mut f, &names);

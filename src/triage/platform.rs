@@ -228,6 +228,16 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("apt install ", Hint::Linux),
     ("apt-get install ", Hint::Linux),
     ("have unmet dependencies", Hint::Linux),
+    // the RPM and pacman families' package managers and repository files (WSL, where it shows,
+    // still wins)
+    ("dnf install", Hint::Linux),
+    ("dnf --", Hint::Linux),
+    ("dnf list", Hint::Linux),
+    ("dnf5 ", Hint::Linux),
+    ("yum install", Hint::Linux),
+    ("/etc/yum.repos.d", Hint::Linux),
+    ("zypper in", Hint::Linux),
+    ("pacman -S", Hint::Linux),
     ("dpkg: ", Hint::Linux),
     // rocminfo's header on Linux (`ROCk module version 6.16.6 is loaded`: amdgpu's KFD)
     ("ROCk module version", Hint::Linux),
@@ -1283,6 +1293,9 @@ mod tests {
             "/usr/lib/libonnxruntime_providers_migraphx.so(+0x108bd) [0x7f05901ca8bd]\n",
             "The following packages have unmet dependencies:\n",
             "sudo apt install rocm-hip-runtime-dev\n",
+            // values ours
+            "$ dnf --repo=rocm list available\n",
+            "sudo pacman -S rocm-hip-sdk\n",
         ] {
             assert_eq!(platform(text), Some(Platform::Linux), "{text:?}");
         }

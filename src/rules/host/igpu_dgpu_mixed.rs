@@ -69,6 +69,11 @@ impl Rule for IgpuDgpuMixed {
             if sel.is_empty() || !igpus.iter().any(|i| sel.contains(i)) || !dgpus.iter().any(|d| sel.contains(d)) {
                 return;
             }
+            // GPUs named in text have no known index: a variable that keeps fewer than all of
+            // them may be the one that hides the iGPU
+            if f.gpu_order_unknown && !(0..f.gpus.len()).all(|i| sel.contains(&i)) {
+                return;
+            }
         }
         // a GPU known only by its target (a paste that names no device) has no id to show:
         // `device 0x0000` would be a wrong fact
@@ -98,7 +103,12 @@ impl Rule for IgpuDgpuMixed {
                 }
             ))
             .why("ROCm enumerates the iGPU as a device: torch may run on it or load kernels for it, and iGPU targets are missing from the wheels (`invalid device function`); an HSA_OVERRIDE_GFX_VERSION meant for the dGPU also applies to the iGPU.")
-            .fix(format!("`export HIP_VISIBLE_DEVICES={}` (the discrete GPU), or disable the iGPU in the BIOS", keep.join(",")))
+            .fix(if f.gpu_order_unknown {
+                // a guessed index would hide the GPU that works
+                "set `HIP_VISIBLE_DEVICES` to the discrete GPU's index as `rocminfo` lists the GPU agents (the GPUs are named, not enumerated in order), or disable the iGPU in the BIOS".to_string()
+            } else {
+                format!("`export HIP_VISIBLE_DEVICES={}` (the discrete GPU), or disable the iGPU in the BIOS", keep.join(","))
+            })
             .refs(["https://github.com/ROCm/legacy-rocm-build/issues/3401"]),
         );
     }
@@ -135,5 +145,48 @@ mod tests {
         let fs = run(Scope::Env, &f, Matrix::embedded());
         let e = &fs.iter().find(|x| x.code == "RC308").expect("RC308").evidence;
         assert!(e.contains("integrated: GPU 1 device 0x164e (gfx1036)"), "{e}");
+    }
+
+    #[test]
+    fn gpus_named_in_text_get_no_index_in_the_fix() {
+        // Values ours: a dGPU and an iGPU a paste names in a table, not in a tool's order.
+        let mut f = Facts::new(Subject::Paste {
+            paths: vec!["-".into()],
+        });
+        for (gfx, apu) in [("gfx1201", false), ("gfx1036", true), ("gfx1100", false)] {
+            f.gpus.push(Gpu {
+                gfx: Some(gfx.into()),
+                apu,
+                ..Gpu::default()
+            });
+        }
+        let fix = |f: &Facts| {
+            run(Scope::Env, f, Matrix::embedded())
+                .into_iter()
+                .find(|x| x.code == "RC308")
+                .map(|x| x.fix.unwrap_or_default())
+        };
+        assert!(fix(&f).expect("RC308").contains("HIP_VISIBLE_DEVICES=0,2"));
+        f.gpu_order_unknown = true;
+        let named = fix(&f).expect("RC308");
+        assert!(
+            named.contains("as `rocminfo` lists") && !named.contains("=0"),
+            "{named}"
+        );
+        // a variable that keeps two of three named GPUs may be the one that hides the iGPU
+        f.env.push(crate::facts::Sourced {
+            value: crate::facts::EnvVar {
+                name: "HIP_VISIBLE_DEVICES".into(),
+                value: "0,1".into(),
+                site: None,
+            },
+            origin: crate::facts::Origin::Path { path: "-".into() },
+        });
+        assert_eq!(fix(&f), None);
+        f.gpu_order_unknown = false;
+        assert!(
+            fix(&f).is_some(),
+            "with enumerated GPUs, 0,1 keeps the iGPU 1 and the dGPU 0"
+        );
     }
 }

@@ -17,7 +17,8 @@ declare_rule! {
     /// `ROCR_VISIBLE_DEVICES`, `HIP_VISIBLE_DEVICES`, `CUDA_VISIBLE_DEVICES` and
     /// `GPU_DEVICE_ORDINAL` hold device indices (or UUIDs). This rule fires when an index is not
     /// a GPU on this machine (indices count GPUs from 0 in KFD order, CPUs excluded), or when the
-    /// value is set but empty, which hides every GPU.
+    /// value is set but empty, which hides every GPU. GPUs a paste only names in text (a table
+    /// cell, a sentence) are no count of the machine's GPUs: no index is out of their range.
     ///
     /// ## Why it matters
     /// The HIP runtime silently drops indices that do not exist; a job meant for GPU 2 of 2 runs
@@ -76,6 +77,11 @@ impl Rule for VisibleDevicesOutOfRange {
                 );
                 continue;
             }
+            // GPUs named in text may be fewer than the machine has: an index past them is no
+            // evidence of a missing GPU
+            if f.gpu_order_unknown {
+                continue;
+            }
             let bad: Vec<usize> = indices(v).into_iter().flatten().filter(|i| *i >= n).collect();
             if bad.is_empty() {
                 continue;
@@ -89,5 +95,47 @@ impl Rule for VisibleDevicesOutOfRange {
                     .refs(["https://rocm.docs.amd.com/en/latest/conceptual/gpu-isolation.html"]),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::facts::{EnvVar, Facts, Gpu, Origin, Sourced, Subject};
+    use crate::matrix::Matrix;
+    use crate::rules::{Scope, run};
+
+    fn codes(f: &Facts) -> Vec<&'static str> {
+        run(Scope::Env, f, Matrix::embedded())
+            .into_iter()
+            .map(|x| x.code)
+            .collect()
+    }
+
+    #[test]
+    fn an_index_past_gpus_named_in_text_is_no_finding() {
+        // Values ours: `4x Radeon PRO V620` in a sentence gives one named GPU, and the command
+        // line sets HIP_VISIBLE_DEVICES=0,1,2,3.
+        let mut f = Facts::new(Subject::Paste {
+            paths: vec!["-".into()],
+        });
+        f.gpus.push(Gpu {
+            gfx: Some("gfx1030".into()),
+            ..Gpu::default()
+        });
+        let var = |v: &str| Sourced {
+            value: EnvVar {
+                name: "HIP_VISIBLE_DEVICES".into(),
+                value: v.into(),
+                site: None,
+            },
+            origin: Origin::Path { path: "-".into() },
+        };
+        f.env.push(var("0,1,2,3"));
+        assert!(codes(&f).contains(&"RC307"), "an enumerated GPU list is a count");
+        f.gpu_order_unknown = true;
+        assert!(!codes(&f).contains(&"RC307"));
+        // an empty list hides every GPU whatever the count
+        f.env.push(var(""));
+        assert!(codes(&f).contains(&"RC307"));
     }
 }

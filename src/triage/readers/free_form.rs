@@ -165,6 +165,25 @@ fn bare_gfx(t: &str) -> Option<String> {
     gfx_in(head)
 }
 
+/// A count written before a name (`4× Radeon PRO V620`, `2x AMD Instinct MI210`, `8 x MI300X`):
+/// the name after it. The count is not taken as that many GPUs (a sentence's count is no
+/// enumeration).
+fn count_cut(name: &str) -> &str {
+    let digits = name.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 2 {
+        return name;
+    }
+    let rest = name[digits..].trim_start_matches(' ');
+    for mark in ["\u{d7}", "x", "X"] {
+        if let Some(r) = rest.strip_prefix(mark)
+            && r.starts_with(' ')
+        {
+            return r.trim_start();
+        }
+    }
+    name
+}
+
 /// A parenthetical that gives a size (`(15704 MiB, 19035 MiB free)`, `(16GB VRAM)`).
 /// A memory size written after the name without brackets (`AMD Radeon AI PRO R9700 32 GB`,
 /// `Radeon RX 7600 8GB`): the name before it.
@@ -264,7 +283,7 @@ fn kernel_after_word(t: &str) -> Option<&str> {
         {
             continue;
         }
-        let rest = t[from..].trim_start_matches([':', ' ', '*', '`', '"', '\'']);
+        let rest = t[from..].trim_start_matches([':', ' ', '*', '`', '"', '\'', '[']);
         // the words of a typed statement between (`Kernel is 6.18.12`, `kernel version 6.17.9`)
         let rest = ["is ", "version ", "version: ", "release "]
             .iter()
@@ -272,7 +291,7 @@ fn kernel_after_word(t: &str) -> Option<&str> {
             .unwrap_or(rest);
         let rest = rest.strip_prefix("Linux ").unwrap_or(rest);
         let v = rest
-            .split([' ', ',', ';', '(', ')', '`', '*', '\'', '"'])
+            .split([' ', ',', ';', '(', ')', '`', '*', '\'', '"', ']'])
             .next()
             .unwrap_or("")
             .trim_end_matches('.');
@@ -431,6 +450,9 @@ fn joined_inventory<'t>(t: &'t str, seen: &mut Seen, no: u32) -> Option<Vec<&'t 
 
 /// A line that is only a product name: `AMD Radeon RX 6600 XT`, `Radeon 8060S`.
 fn bare_name(t: &str) -> bool {
+    // a spec line's further fields after a middle dot (`AMD Radeon PRO W7900 · 45 GiB`, an app's
+    // hardware panel copied as text)
+    let t = t.split(" \u{b7} ").next().unwrap_or(t);
     // the prefixes without a lower-cased copy of every line
     let starts_ci = |p: &str| {
         t.as_bytes()
@@ -627,6 +649,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 fn shown_name(name: &str) -> &str {
     // what `split(pat).next()` gives, without a two-way searcher built per name
     let before = |s: &'_ str, pat: &str| -> usize { s.at(pat).unwrap_or(s.len()) };
+    let name = count_cut(name);
     // the name before a parenthetical that holds its target, however marked up (`(gfx1101)`,
     // ``(`gfx1101`)``, `(**gfx1103**)`)
     let shown = match name.find(" (") {
@@ -656,7 +679,7 @@ fn shown_name(name: &str) -> &str {
     };
     // what a tool adds after a dash (`AMD Instinct MI300X — detected_gfx_target gfx943`),
     // a print's further columns (`AMD Radeon Graphics  arch=gfx900:xnack-  CUs=8`)
-    let shown = shown.split(['—', '–']).next().unwrap_or(shown).trim();
+    let shown = shown.split(['—', '–', '\u{b7}']).next().unwrap_or(shown).trim();
     // a separator the cut left at the end (`AMD Radeon 8060S / gfx1151 (Strix Halo)` → `AMD
     // Radeon 8060S /`)
     let shown = shown.trim_end_matches([' ', '/', ',', ';', '|']);
@@ -1092,6 +1115,27 @@ mod tests {
     }
 
     #[test]
+    fn a_spec_line_s_middle_dot_ends_the_name() {
+        // an app's hardware panel copied as text (values ours)
+        let (_, s) = run(read, "GPU 0\nAMD Radeon PRO W7900 \u{b7} 44 GiB\n");
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon PRO W7900"));
+    }
+
+    #[test]
+    fn a_count_before_the_name_is_cut() {
+        // typed hardware lines (values ours)
+        assert_eq!(super::shown_name("4\u{d7} Radeon PRO V620"), "Radeon PRO V620");
+        assert_eq!(super::shown_name("2x AMD Instinct MI210"), "AMD Instinct MI210");
+        assert_eq!(super::shown_name("8 x MI300X"), "MI300X");
+        // a model number that starts with a digit and an x-word are no count
+        assert_eq!(super::shown_name("780M Graphics"), "780M Graphics");
+        assert_eq!(super::shown_name("7900 XTX"), "7900 XTX");
+        let (_, s) = run(read, "Hardware: 4\u{d7} Radeon PRO V620 (gfx1030)\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon PRO V620"));
+    }
+
+    #[test]
     fn a_separator_left_at_the_name_s_end_is_cut() {
         assert_eq!(super::shown_name("AMD Radeon 8060S /"), "AMD Radeon 8060S");
         // a list item's name before its target (values ours)
@@ -1444,6 +1488,10 @@ mod tests {
             ),
             ("- Arch Linux (Kernel 7.1.8, Mesa 26.1.7)\n", Some("7.1.8")),
             ("Kernel is 6.18.9\n", Some("6.18.9")),
+            (
+                "Fedora 43, Kernel: [6.18.9-200.fc43.x86_64]\n",
+                Some("6.18.9-200.fc43.x86_64"),
+            ),
             ("kernel version 6.17.4-arch1-1\n", Some("6.17.4-arch1-1")),
             ("the kernel is not the problem, 6.18.9 works too\n", None),
             // a HIP build, a package revision, a torch version alone on their lines

@@ -1037,6 +1037,64 @@ pub(crate) fn package_release(v: &str) -> &str {
     }
 }
 
+/// An NVIDIA driver's version under its key (`NVidia driver: 550.163.01`): taken, true.
+fn nvidia_driver_value(key: &str, k: &str, v: &str, no: u32, seen: &mut Seen, st: &mut State) -> bool {
+    if !key.starts_with("nvidia") || seen.nvidia.is_some() || !norm_value(v).starts_with(|c: char| c.is_ascii_digit()) {
+        return false;
+    }
+    let a = seen.at(format!("{k}: {v}"), no);
+    seen.nvidia = Some(a);
+    st.fired = true;
+    true
+}
+
+/// A ROCm runtime package's RPM name says which ROCm it is, under any key (`| ROCm runtime |
+/// rocm-runtime-6.4.2-3.fc43 |`; an app's own `ROCm runtime: v2.5.1` is not): taken, true.
+fn rocm_package_value(v: &str, no: u32, seen: &mut Seen, st: &mut State) -> bool {
+    let v = norm_value(v);
+    if !v.starts_with(['r', 'h']) || rocm_package_version(v) == v {
+        return false;
+    }
+    take(Fact::Rocm, v, no, seen, st);
+    true
+}
+
+/// A ROCm runtime package's name, version and release as an RPM names it
+/// (`rocm-runtime-6.4.2-3.fc43`, `hip-runtime-amd-6.4.2-1.el9`, `rocm-core-7.1.1-2.fc44`): the
+/// version, which Fedora's and EL's ROCm packages take from the ROCm release. Other values as
+/// given.
+fn rocm_package_version(v: &str) -> &str {
+    const NAMES: [&str; 5] = [
+        "rocm-runtime-",
+        "rocm-core-",
+        "hip-runtime-amd-",
+        "rocm-hip-runtime-",
+        "hsa-rocr-",
+    ];
+    let Some(rest) = NAMES.iter().find_map(|n| v.strip_prefix(n)) else {
+        return v;
+    };
+    let Some((ver, rel)) = rest.split_once('-') else {
+        return v;
+    };
+    // the release: a build number and a distribution's tag (`3.fc43`, `1.el9`)
+    let dist = rel.split_once('.').is_some_and(|(n, tag)| {
+        n.bytes().all(|b| b.is_ascii_digit())
+            && (tag.starts_with("fc") || tag.starts_with("el"))
+            && tag[2..].bytes().all(|b| b.is_ascii_digit() || b == b'_')
+    });
+    if dist
+        && ver.split('.').count() >= 2
+        && ver
+            .split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        ver
+    } else {
+        v
+    }
+}
+
 /// A ROCm release written with its build (`7.2.4.0-93-97f5574fe2` as RCCL prints it,
 /// `7.2.0.70200-43~24.04` as rocm-core's package): ROCm releases have three parts, so a fourth
 /// number starts the build.
@@ -1294,14 +1352,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                         || key.contains("operating system"))
                     && crate::triage::platform::from_os_name(norm_value(v)).is_some()
             };
-            // an NVIDIA driver's version under its key (`NVidia driver: 550.163.01`)
-            if key.starts_with("nvidia")
-                && seen.nvidia.is_none()
-                && norm_value(v).starts_with(|c: char| c.is_ascii_digit())
-            {
-                let a = seen.at(format!("{k}: {v}"), l.no);
-                seen.nvidia = Some(a);
-                st.fired = true;
+            if rocm_package_value(v, l.no, seen, &mut st) || nvidia_driver_value(&key, k, v, l.no, seen, &mut st) {
                 continue;
             }
             let found = syn
@@ -2182,8 +2233,25 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     let at = |s: &Seen, x: &str| s.at(x.to_string(), no);
     match fact {
         Fact::Rocm => {
+            // one release written several ways (`TheRock therock-7.14 / ROCm 7.14.0`): the part
+            // that names ROCm
+            let v = if v.has(" / ") {
+                v.split(" / ")
+                    .find(|p| p.trim_start().starts_with("ROCm "))
+                    .unwrap_or(v)
+                    .trim()
+            } else {
+                v
+            };
             // `ROCm: ROCm 7.2.4, HIP 7.2.70204, …` (an app's start-up checklist)
             let v = v.strip_prefix("ROCm ").unwrap_or(v);
+            // a wheel's version typed into a form's ROCm field (`2.10.0+rocm7.12.0a20260208`):
+            // torch's, whose local tag names the ROCm it was built with, not the ROCm installed
+            if version(v).is_some_and(|x| x.has("+rocm")) {
+                take(Fact::Torch, v, no, seen, st);
+                return;
+            }
+            let v = rocm_package_version(v);
             if let Some(x) = version(v).map(package_release).map(release_of_build) {
                 let a = at(seen, x);
                 if hip_build(x) {
@@ -2703,6 +2771,41 @@ mod tests {
         assert_eq!(s.os.as_ref().unwrap().v, "Ubuntu 24.04.2 LTS");
         assert_eq!(s.agents.len(), 1);
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1100");
+    }
+
+    #[test]
+    fn a_wheel_version_in_a_rocm_field_is_torch_s() {
+        // an issue form's `ROCm Version` field holding what torch printed (values ours)
+        let (_, s) = run(read, "### ROCm Version\n\n2.11.0+rocm7.13.0a20260301\n");
+        assert!(s.rocm.is_none(), "{:?}", s.rocm);
+        assert_eq!(
+            s.torch.as_ref().map(|t| t.v.as_str()),
+            Some("2.11.0+rocm7.13.0a20260301")
+        );
+        let (_, s) = run(read, "- ROCm: 7.2.1\n");
+        assert_eq!(s.rocm.as_ref().map(|t| t.v.as_str()), Some("7.2.1"));
+    }
+
+    #[test]
+    fn a_rocm_package_s_name_version_release() {
+        // a Fedora table's ROCm row (values ours)
+        let (_, s) = run(read, "| ROCm runtime | rocm-runtime-6.4.3-2.fc43 |\n");
+        assert_eq!(s.rocm.as_ref().map(|t| t.v.as_str()), Some("6.4.3"));
+        assert_eq!(super::rocm_package_version("hip-runtime-amd-6.3.1-1.el9"), "6.3.1");
+        let (_, s) = run(read, "- **ROCm Version**: TheRock therock-7.13 / ROCm 7.13.0\n");
+        assert_eq!(s.rocm.as_ref().map(|t| t.v.as_str()), Some("7.13.0"));
+        // an app's own runtime under a ROCm key is no ROCm release
+        let (_, s) = run(read, "ROCm runtime (LM Studio): v2.5.1\n");
+        assert!(s.rocm.is_none(), "{:?}", s.rocm);
+        // another package, or a release that is no distribution's, stays as given
+        assert_eq!(
+            super::rocm_package_version("rocm-smi-6.4.3-1.fc43"),
+            "rocm-smi-6.4.3-1.fc43"
+        );
+        assert_eq!(
+            super::rocm_package_version("rocm-runtime-6.4.3-git"),
+            "rocm-runtime-6.4.3-git"
+        );
     }
 
     #[test]
