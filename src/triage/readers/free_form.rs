@@ -369,7 +369,7 @@ fn item_names(t: &str) -> Option<Vec<&str>> {
 /// 5060 Laptop GPU (dGPU)`): the AMD names (as the matrix resolves them to one target each) and
 /// the first NVIDIA card. Every part must name a GPU and at least one must carry a kind word
 /// (`iGPU`, `dGPU`, `eGPU`), which says the parts are one machine's, not products compared.
-fn joined_inventory<'t>(t: &'t str, seen: &mut Seen, no: u32) -> Option<Vec<&'t str>> {
+fn joined_inventory<'t>(t: &'t str, seen: &mut Seen, no: u32) -> Option<Inventory<'t>> {
     if t.len() > 400 || !t.has(" + ") {
         return None;
     }
@@ -379,7 +379,8 @@ fn joined_inventory<'t>(t: &'t str, seen: &mut Seen, no: u32) -> Option<Vec<&'t 
         KINDS.iter().any(|k| w.eq_ignore_ascii_case(k))
     };
     let matrix = crate::matrix::Matrix::embedded();
-    let (mut amd, mut nvidia, mut kinds) = (Vec::new(), None, 0);
+    let (mut amd, mut nvidia, mut kinds, mut targets) = (Vec::new(), None, 0, Vec::new());
+    let mut targets_first = false;
     let parts: Vec<&str> = t.split(" + ").collect();
     for part in &parts {
         // the words of the part with their offsets, punctuation around each word cut
@@ -390,14 +391,27 @@ fn joined_inventory<'t>(t: &'t str, seen: &mut Seen, no: u32) -> Option<Vec<&'t 
                 *at += w.len() + 1;
                 Some((start, w))
             })
-            .filter(|(_, w)| !w.is_empty())
             .map(|(i, w)| {
                 let lead = w.len() - w.trim_start_matches(|c: char| !c.is_ascii_alphanumeric()).len();
                 (i + lead, w.trim_matches(|c: char| !c.is_ascii_alphanumeric()))
             })
+            // a table's bars, a dash: no word
+            .filter(|(_, w)| !w.is_empty())
             .collect();
         let k = words.iter().position(|(_, w)| kind_at(w));
         kinds += usize::from(k.is_some());
+        // a kind word and the target written after it (`iGPU (gfx1036)`): a GPU by its target
+        if let Some(g) = k
+            .and_then(|k| words.get(k + 1))
+            .filter(|(_, w)| w.starts_with("gfx"))
+            .and_then(|(_, w)| gfx_in(w))
+        {
+            if amd.is_empty() && targets.is_empty() {
+                targets_first = true;
+            }
+            targets.push(g);
+            continue;
+        }
         // the name is the few words after the kind word (`iGPU 780m`) or before it (`AMD Radeon
         // 860M iGPU`); without a kind word, the part is a name of its own words
         let spans: Vec<(usize, usize)> = match k {
@@ -406,12 +420,32 @@ fn joined_inventory<'t>(t: &'t str, seen: &mut Seen, no: u32) -> Option<Vec<&'t 
                 .map(|n| (k + 1, k + 1 + n))
                 .chain((1..=4).filter(|&n| n <= k).map(|n| (k - n, k)))
                 .collect(),
-            None => (1..=5.min(words.len())).map(|n| (0, n)).collect(),
+            // after a label (`| GPU | AMD Radeon RX 9070 (gfx1201)`, `GPU: …`) too
+            // (the last span is tried first: the longest, then the earliest)
+            None => {
+                let len = words.len();
+                (1..=5)
+                    .flat_map(|n| {
+                        (0..len.min(6))
+                            .rev()
+                            .filter(move |a| a + n <= len)
+                            .map(move |a| (a, a + n))
+                    })
+                    .collect()
+            }
         };
         let name = spans.iter().rev().find_map(|&(a, b)| {
             let (from, last) = (words[a].0, words[b - 1]);
             let text = &part[from..last.0 + last.1.len()];
-            matrix.gpu_by_name(text).is_some().then_some(text)
+            matrix.gpu_by_name(text).is_some().then_some((from, text))
+        });
+        // with the target written in parentheses after it (`AMD Radeon RX 9070 (gfx1201)`)
+        let name = name.map(|(from, text)| {
+            let after = &part[from + text.len()..];
+            match after.strip_prefix(" (").and_then(|r| r.find(')')) {
+                Some(c) if gfx_in(&after[..c + 3]).is_some() => &part[from..from + text.len() + c + 3],
+                _ => text,
+            }
         });
         if let Some(name) = name {
             amd.push(name);
@@ -445,7 +479,19 @@ fn joined_inventory<'t>(t: &'t str, seen: &mut Seen, no: u32) -> Option<Vec<&'t 
         let at = seen.at(card.to_string(), no);
         seen.nvidia = Some(at);
     }
-    Some(amd)
+    Some(Inventory {
+        names: amd,
+        targets,
+        targets_first,
+    })
+}
+
+/// A joined inventory's GPUs: the names, the targets of parts that name none, and whether a
+/// target came before every name (the GPUs keep the line's order).
+struct Inventory<'t> {
+    names: Vec<&'t str>,
+    targets: Vec<String>,
+    targets_first: bool,
 }
 
 /// A line that is only a product name: `AMD Radeon RX 6600 XT`, `Radeon 8060S`.
@@ -467,6 +513,38 @@ fn bare_name(t: &str) -> bool {
         && gpu_name(t)
 }
 
+/// The GPU names a line shows: a bare name, a list item's, a joined inventory's (whose parts
+/// known only by a target are recorded here, or after the names when they follow them on the
+/// line: `late`), a labelled value's.
+fn names_on_line<'t>(
+    t: &'t str,
+    seen: &mut Seen,
+    src: Src,
+    targets: &mut foldhash::HashSet<String>,
+    late: &mut Vec<String>,
+    fired: &mut bool,
+) -> Vec<&'t str> {
+    if bare_name(t) {
+        vec![t]
+    } else if let Some(parts) = item_names(t) {
+        parts
+    } else if let Some(inv) = joined_inventory(t, seen, src.line) {
+        *fired |= !inv.targets.is_empty();
+        if inv.targets_first {
+            inv.targets
+                .into_iter()
+                .for_each(|g| target_sighting(seen, targets, g, None, src));
+        } else {
+            *late = inv.targets;
+        }
+        inv.names
+    } else if t.has("adeon") || t.has("nstinct") || t.has("ADEON") || t.has("NSTINCT") {
+        labelled(t).map(|(_, v)| labelled_names(clean(v))).unwrap_or_default()
+    } else {
+        Vec::new()
+    }
+}
+
 /// Reads free-form prints.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let file = seen.file;
@@ -479,6 +557,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let start = seen.agents.len();
     let mut names: foldhash::HashSet<String> = foldhash::HashSet::default();
     let mut targets: foldhash::HashSet<String> = foldhash::HashSet::default();
+    // an inventory's targets that follow its names on the line
+    let mut late_targets: Vec<String> = Vec::new();
     let mut fired = false;
     for l in lines {
         if l.command {
@@ -525,17 +605,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if (t.has("[AMD/ATI]") || t.has("AMD/ATI ")) && t.has(" controller") {
             continue;
         }
-        let found: Vec<&str> = if bare_name(t) {
-            vec![t]
-        } else if let Some(parts) = item_names(t) {
-            parts
-        } else if let Some(amd) = joined_inventory(t, seen, l.no) {
-            amd
-        } else if t.has("adeon") || t.has("nstinct") || t.has("ADEON") || t.has("NSTINCT") {
-            labelled(t).map(|(_, v)| labelled_names(clean(v))).unwrap_or_default()
-        } else {
-            Vec::new()
-        };
+        let found = names_on_line(t, seen, src, &mut targets, &mut late_targets, &mut fired);
         if found.is_empty()
             && !enumerated
             && let Some((g, name)) = item_target(t)
@@ -619,6 +689,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 index: labelled(t).and_then(|(k, _)| super::key_value::device_index_key(k)),
                 ..Agent::default()
             });
+        }
+        for g in std::mem::take(&mut late_targets) {
+            target_sighting(seen, &mut targets, g, None, src);
         }
     }
     one_per_target(seen, start);
@@ -1097,6 +1170,20 @@ mod tests {
         assert!(super::joined_inventory("RX 7900 XTX + RX 6800 XT benchmarks", &mut Default::default(), 1).is_none());
         // a part that names no GPU: no inventory
         assert!(super::joined_inventory("iGPU 780M + 32 GB RAM", &mut Default::default(), 1).is_none());
+        // a table cell: a written target after the name, an iGPU known by its target (values ours)
+        let (_, s) = run(read, "| GPU | AMD Radeon RX 9070 XT (gfx1201) + iGPU (gfx1036) |\n");
+        let got: Vec<(Option<&str>, Option<&str>)> = s
+            .agents
+            .iter()
+            .map(|a| (a.marketing.as_deref(), a.gfx.as_ref().map(|g| g.v.as_str())))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some("AMD Radeon RX 9070 XT"), Some("gfx1201")),
+                (None, Some("gfx1036"))
+            ]
+        );
     }
 
     #[test]

@@ -89,6 +89,14 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             continue;
         }
+        // the runtime names each HSA agent it sets up (`populateOCLDeviceConstants failed for
+        // HSA device gfx90a (PCI ID 740f)`, clr's rocdevice.cpp): a GPU of the machine
+        if logged
+            && let Some(p) = t.at("HSA device gfx")
+            && let Some(g) = gfx_in(&t[p + 11..])
+        {
+            add_gpu(seen, &mut devices, g, l.no, file);
+        }
         // what an error line means is the matrix's signatures' (triage::signatures); here only
         // whether the line is this format's and the target rocBLAS names
         if t.has("TensileLibrary") && t.has("GPU arch") {
@@ -148,6 +156,21 @@ mod tests {
         let lines = crate::triage::paste::lines(t);
         crate::triage::signatures::Router::new(&crate::matrix::Matrix::embedded().signatures).scan(&lines, &mut s);
         (fired, s)
+    }
+
+    #[test]
+    fn the_runtime_s_hsa_devices_in_a_log() {
+        // clr's device set-up lines at AMD_LOG_LEVEL=1 and above (values ours)
+        let t = ":1:rocdevice.cpp :655 : 1 us: [pid:1 tid: 0x1] populateOCLDeviceConstants failed for HSA device gfx90a (PCI ID 740f)\n\
+:1:rocdevice.cpp :655 : 2 us: [pid:1 tid: 0x1] populateOCLDeviceConstants failed for HSA device gfx1100 (PCI ID 744c)\n\
+the HSA device gfx942 is what we target\n";
+        let (_, s) = run(read, t);
+        let g: Vec<&str> = s
+            .agents
+            .iter()
+            .filter_map(|a| a.gfx.as_ref().map(|g| g.v.as_str()))
+            .collect();
+        assert_eq!(g, ["gfx90a", "gfx1100"], "a sentence outside the log is no device");
     }
 
     #[test]

@@ -1576,7 +1576,10 @@ fn finish(lines: &[Line], seen: &mut Seen, mut st: State) -> bool {
     let lspci = lspci_names(lines, seen);
     st.fired |= lspci;
     // No labelled GPU: a product name standing alone in a banner line (`… -- AMD Radeon RX 6600`)
-    if !st.had_gpu && !lspci && st.added.is_none() && (banner_name(lines, seen) || cpu_named_apu(lines, seen)) {
+    // (a GPU another reader knows only by its memory sizes, rocm-smi's `--showmeminfo`, is none)
+    let unnamed = |a: &Agent| a.marketing.is_none() && a.gfx.is_none() && a.device_id.is_none();
+    let no_gpu = !st.had_gpu || seen.agents.iter().filter(|a| a.src.file == seen.file).all(unnamed);
+    if no_gpu && !lspci && st.added.is_none() && (banner_name(lines, seen) || cpu_named_apu(lines, seen)) {
         st.fired = true;
     }
     // GPUs other readers saw by name only, named again with the target beside the name in a
@@ -2634,19 +2637,22 @@ fn cpu_named_apu(lines: &[Line], seen: &mut Seen) -> bool {
         }
         let Some(p) = t.at("Radeon") else { continue };
         let Some(name) = product_in(&t[p..]) else { continue };
-        let apu = matrix
+        let Some((g, _)) = matrix
             .gpu_by_name(name)
-            .is_some_and(|(g, _)| g.kind == crate::matrix::GpuKind::Apu);
-        if !apu {
+            .filter(|(g, _)| g.kind == crate::matrix::GpuKind::Apu)
+        else {
             continue;
-        }
+        };
         let src = Src {
             file: seen.file,
             line: l.no,
         };
+        // the line's own target where it is the model's (`… w/ Radeon 8060S (gfx1151)`)
+        let gfx = super::gfx_in(t).filter(|w| *w == g.gfx).map(|w| seen.at(w, l.no));
         seen.agents.push(Agent {
             reader: "key_value",
             src,
+            gfx,
             marketing: Some(name.to_string()),
             name_src: Some(src),
             ..Agent::default()
@@ -3667,6 +3673,19 @@ mod tests {
         let (_, s) = run(read, "AMD Ryzen AI MAX+ 395 w/ Radeon 8060S\nUbuntu 24.04\n");
         assert_eq!(s.agents.len(), 1);
         assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon 8060S"));
+        assert!(s.agents[0].gfx.is_none());
+        // with its target written after the model, and next to a GPU another reader knows only
+        // by its memory (values ours)
+        let (_, s) = super::super::run(
+            |lines, seen| {
+                super::super::rocm_smi::read(lines, seen);
+                read(lines, seen)
+            },
+            "Ryzen AI Max+ 395 w/ Radeon 8060S (gfx1151)\nGPU[0]\t\t: VRAM Total Memory (B): 1073741824 (1 GB)\n",
+        );
+        let named: Vec<_> = s.agents.iter().filter(|a| a.marketing.is_some()).collect();
+        assert_eq!(named.len(), 1, "{:?}", s.agents);
+        assert_eq!(named[0].gfx.as_ref().map(|g| g.v.as_str()), Some("gfx1151"));
         // a generic name, or a discrete GPU's model after `with`, is no APU
         let (_, s) = run(read, "AMD Ryzen 7 5700U with Radeon Graphics\n");
         assert!(s.agents.is_empty());

@@ -78,6 +78,12 @@ fn agent(seen: &mut Seen, idx: u32, line: u32) -> &mut Agent {
     seen.agent_at("rocm_smi", idx, line)
 }
 
+/// A byte count as `--showmeminfo` prints it, and its first word where a note follows it (`536870912
+/// (512 MB)`, a reporter's `---------> according to my BIOS setting` typed after it).
+fn bytes_value(v: &str) -> Option<u64> {
+    number(v).or_else(|| number(v.split_whitespace().next()?))
+}
+
 /// Reads rocm-smi output.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
@@ -150,12 +156,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     }
                 }
                 "VRAM Total Memory (B)" => {
-                    if let Some(n) = number(v) {
+                    if let Some(n) = bytes_value(v) {
                         agent(seen, idx, l.no).vram = Some(At { v: n, src });
                     }
                 }
                 "GTT Total Memory (B)" => {
-                    if let Some(n) = number(v) {
+                    if let Some(n) = bytes_value(v) {
                         agent(seen, idx, l.no).gtt = Some(At { v: n, src });
                     }
                 }
@@ -312,12 +318,12 @@ fn field(seen: &mut Seen, idx: u32, line: u32, k: &str, v: &str) {
             }
         }
         "VRAM Total Memory (B)" => {
-            if let Some(n) = number(v) {
+            if let Some(n) = bytes_value(v) {
                 agent(seen, idx, line).vram = Some(At { v: n, src });
             }
         }
         "GTT Total Memory (B)" => {
-            if let Some(n) = number(v) {
+            if let Some(n) = bytes_value(v) {
                 agent(seen, idx, line).gtt = Some(At { v: n, src });
             }
         }
@@ -352,6 +358,16 @@ GPU[0]\t\t: GTT Total Memory (B): 33462882304\n";
         assert_eq!(a.vram.as_ref().unwrap().v, 8_573_157_376);
         assert_eq!(a.gtt.as_ref().unwrap().v, 33_462_882_304);
         assert_eq!(a.vram.as_ref().unwrap().src.line, 4);
+    }
+
+    #[test]
+    fn meminfo_with_a_note_after_the_count() {
+        // a reporter's own note typed after the value (values ours)
+        let t = "GPU[0]\t\t: VRAM Total Memory (B): 1073741824 (1 GB)   <- set in the BIOS\n\
+GPU[0]\t\t: GTT Total Memory (B): 68719476736 -------- half of RAM\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents[0].vram.as_ref().map(|v| v.v), Some(1_073_741_824));
+        assert_eq!(s.agents[0].gtt.as_ref().map(|v| v.v), Some(68_719_476_736));
     }
 
     #[test]

@@ -335,7 +335,12 @@ fn upgraded_to(s: &str) -> Option<&str> {
 /// Reads setup sentences: the OS and the GPUs by name, where no other reader gave them.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let file = seen.file;
-    let has_gpu = seen.agents.iter().any(|a| a.src.file == file);
+    // a GPU another reader knows only by its memory or a target (rocm-smi's `--showmeminfo`, a
+    // target in prose) has no name: the sentence's name fills it (triage's merge)
+    let has_gpu = seen
+        .agents
+        .iter()
+        .any(|a| a.src.file == file && (a.marketing.is_some() || a.device_id.is_some()));
     if seen.os.is_some() && has_gpu {
         return false;
     }
