@@ -241,6 +241,8 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("dpkg: ", Hint::Linux),
     // rocminfo's header on Linux (`ROCk module version 6.16.6 is loaded`: amdgpu's KFD)
     ("ROCk module version", Hint::Linux),
+    // newer rocminfo's wording of the same line
+    ("ROCk module is loaded", Hint::Linux),
     // rocm-smi's banner: the tool reads Linux's sysfs (WSL and Windows have none)
     ("ROCm System Management Interface", Hint::Linux),
     // Windows' own probes and shell, as scripts print them (`Trying wmic method...`)
@@ -1296,6 +1298,7 @@ mod tests {
             // values ours
             "$ dnf --repo=rocm list available\n",
             "sudo pacman -S rocm-hip-sdk\n",
+            "ROCk module is loaded\n",
         ] {
             assert_eq!(platform(text), Some(Platform::Linux), "{text:?}");
         }

@@ -287,6 +287,28 @@ fn availability_label(t: &str) -> Option<bool> {
             _ => {}
         }
     }
+    // a sentence's call and what it returns, first on a list item (`- torch.cuda.is_available()
+    // returns True and …`)
+    let item = t.trim_start_matches(['-', '*', ' ']).trim_start_matches('`');
+    for call in ["torch.cuda.is_available()", "cuda.is_available()"] {
+        if let Some(rest) = item.strip_prefix(call) {
+            let rest = rest.trim_start_matches('`').trim_start();
+            let v = ["returns ", "returned ", "gives ", "is "]
+                .iter()
+                .find_map(|w| rest.strip_prefix(w))
+                .map(|v| {
+                    v.trim_start_matches(['`', '*'])
+                        .split(['`', '*', ' ', ',', '.'])
+                        .next()
+                        .unwrap_or("")
+                });
+            match v {
+                Some("True") => return Some(true),
+                Some("False") => return Some(false),
+                _ => {}
+            }
+        }
+    }
     // `:` or `=`, or an arrow after the call (a report's `- `torch.cuda.is_available()` →
     // **True**`)
     let called = t.has("is_available()");
@@ -469,6 +491,15 @@ mod tests {
             ),
             ("- `torch.cuda.is_available()` → **False**\n", Some(false)),
             ("- `torch.cuda.is_available()`: see below\n", None),
+            (
+                "- torch.cuda.is_available() returns True and the GPU shows up\n",
+                Some(true),
+            ),
+            (
+                "* `torch.cuda.is_available()` is **False** in the container\n",
+                Some(false),
+            ),
+            ("- torch.cuda.is_available() returns a bool\n", None),
         ] {
             let (_, s) = run(read, t);
             assert_eq!(s.torch_gpu_available.as_ref().map(|a| a.v), want, "{t}");
