@@ -233,6 +233,8 @@ fn name_version_item(t: &str) -> Option<(&str, &str)> {
 /// (`rocm7.2.1`, `torch-2.9.1`: a typed list of one's versions, OpenBMB/VoxCPM#203).
 fn glued_item(t: &str) -> Option<(&str, &str)> {
     let d = t.bytes().position(|c| c.is_ascii_digit())?;
+    // a version has a dot (a byte test before the splits: this runs on most one-word lines)
+    memchr::memchr(b'.', &t.as_bytes()[d..])?;
     let hyphen = t[..d].strip_suffix('-');
     let name = hyphen.unwrap_or(&t[..d]);
     let version = &t[d..];
