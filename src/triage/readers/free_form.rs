@@ -447,8 +447,27 @@ fn joined_inventory<'t>(t: &'t str, seen: &mut Seen, no: u32) -> Option<Inventor
                 _ => text,
             }
         });
+        // an AMD product the matrix does not know, with a kind word (`AMD Radeon 680M
+        // (Rembrandt/YELLOW_CARP)`, `iGPU Radeon 610M`): the words from its vendor or family word
+        // to a parenthetical
+        let name = name.or_else(|| {
+            let a = words.iter().position(|(_, w)| matches!(*w, "AMD" | "Radeon"))?;
+            let rest = &part[words[a].0..];
+            let rest = rest.split(" (").next().unwrap_or(rest).trim_end();
+            // (the line is an inventory only with a kind word somewhere: checked below)
+            Some(rest).filter(|r| gpu_name(r) && r.bytes().any(|b| b.is_ascii_digit()))
+        });
         if let Some(name) = name {
             amd.push(name);
+            continue;
+        }
+        // NVIDIA's GPU named by its kind (`NVIDIA dGPU (nvidia-open 615.71.09)`)
+        if k.is_some()
+            && let Some(&(at, _)) = words.iter().find(|(_, w)| w.eq_ignore_ascii_case("nvidia"))
+        {
+            if nvidia.is_none() {
+                nvidia = Some(part[at..].trim_end());
+            }
             continue;
         }
         // an NVIDIA card, with or without the company's name (`RTX 5070Ti`)
@@ -1193,6 +1212,17 @@ mod tests {
         assert!(super::joined_inventory("RX 7900 XTX + RX 6800 XT benchmarks", &mut Default::default(), 1).is_none());
         // a part that names no GPU: no inventory
         assert!(super::joined_inventory("iGPU 780M + 32 GB RAM", &mut Default::default(), 1).is_none());
+        // an AMD product the matrix does not know and NVIDIA's GPU by its kind (values ours)
+        let (_, s) = run(
+            read,
+            "GPU: AMD Radeon 660M (Rembrandt) + NVIDIA dGPU (nvidia 580.95.05)\n",
+        );
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon 660M"));
+        assert!(s.nvidia.is_some());
+        // no kind word anywhere: two products compared are no inventory
+        let (_, s) = run(read, "Radeon 660M + Radeon 610M in one chart\n");
+        assert!(s.nvidia.is_none());
         // a table cell: a written target after the name, an iGPU known by its target (values ours)
         let (_, s) = run(read, "| GPU | AMD Radeon RX 9070 XT (gfx1201) + iGPU (gfx1036) |\n");
         let got: Vec<(Option<&str>, Option<&str>)> = s
