@@ -115,12 +115,76 @@ pub fn raw_lines(text: &str) -> impl Iterator<Item = &str> {
         .map(move |l| if cr_only { l } else { l.strip_suffix('\r').unwrap_or(l) })
 }
 
+/// A line-number prefix as an agent's file viewer or `cat -n` writes it (`12: text`, `    12→text`,
+/// `    12\ttext`): the number and the prefix's length.
+fn number_prefix(t: &str) -> Option<(u64, usize)> {
+    let b = t.as_bytes();
+    // a cheap first test: a digit or a blank first (most lines fail here)
+    if !b.first().is_some_and(|c| c.is_ascii_digit() || *c == b' ') {
+        return None;
+    }
+    let lead = b.iter().take(8).take_while(|c| **c == b' ').count();
+    let digits = b[lead..].iter().take(7).take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 || digits > 6 {
+        return None;
+    }
+    let rest = &t[lead + digits..];
+    let sep = if rest.starts_with(": ") {
+        2
+    } else if rest == ":" || rest.starts_with('\t') {
+        1
+    } else if rest.starts_with('\u{2192}') {
+        '\u{2192}'.len_utf8()
+    } else {
+        return None;
+    };
+    let n: u64 = t[lead..lead + digits].parse().ok()?;
+    Some((n, lead + digits + sep))
+}
+
+/// Cuts the line-number prefixes of an agent's view of a file pasted with its numbers, given the
+/// prefixes seen (line number, number, prefix): the lines of runs numbered one after another, when
+/// the paste has a run of at least three; then its runs of two (the lines kept after a cut `...`)
+/// are cut too. A lone `1: …` or `ip`'s `2: enp3s0: …` records are no run.
+fn cut_numbered_runs(out: &mut [Line<'_>], seen: &[(u32, u64, &str)]) {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < seen.len() {
+        let mut j = i + 1;
+        while j < seen.len() && seen[j].0 == seen[j - 1].0 + 1 && seen[j].1 == seen[j - 1].1 + 1 {
+            j += 1;
+        }
+        if j - i >= 2 {
+            runs.push((i, j));
+        }
+        i = j;
+    }
+    if !runs.iter().any(|(i, j)| j - i >= 3) {
+        return;
+    }
+    for (i, j) in runs {
+        for &(no, _, prefix) in &seen[i..j] {
+            let from = out.partition_point(|l| l.no < no);
+            for l in out[from..].iter_mut().take_while(|l| l.no == no) {
+                if let Some(rest) = l.text.strip_prefix(prefix) {
+                    l.text = rest.to_string().into();
+                }
+            }
+        }
+    }
+}
+
 /// Splits and cleans a paste. Blank lines are kept (empty text) so that readers see block ends.
 pub fn lines(text: &str) -> Vec<Line<'_>> {
     let mut out = Vec::with_capacity(text.len() / 40 + 1);
     let mut last_json_command: Option<(u32, String)> = None;
+    // line-number prefixes (an agent's view of a file), cut at the end where they make runs
+    let mut numbered: Vec<(u32, u64, &str)> = Vec::new();
     for (i, raw) in raw_lines(text).enumerate() {
         let no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        if let Some((n, len)) = number_prefix(raw) {
+            numbered.push((no, n, &raw[..len]));
+        }
         let mut t = raw;
         // Block quotes (`> `, possibly nested) from replies that quote a paste.
         // `>>> ` is a Python prompt, not a quote.
@@ -270,6 +334,7 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
         }
         out.push(Line { no, text, command });
     }
+    cut_numbered_runs(&mut out, &numbered);
     out
 }
 
@@ -474,6 +539,29 @@ fn prompt_command(t: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_agent_s_numbered_file_view() {
+        // an agent tool's view of a log, with its line numbers (values ours)
+        let t = "<content>1: ggml_cuda_init: found 1 ROCm devices:\n2:   Device 0: AMD Radeon RX 7600, gfx1102 (0x1102)\n3: main: build\n4: \n";
+        let ls = lines(t);
+        assert_eq!(ls[1].text, "  Device 0: AMD Radeon RX 7600, gfx1102 (0x1102)");
+        assert_eq!(ls[2].text, "main: build");
+        assert_eq!(ls[3].text, "");
+        // cat -n's tab and an arrow
+        let ls = lines("     9\tone\n    10\ttwo\n    11\tthree\n");
+        assert_eq!(ls[2].text, "three");
+        let ls = lines("     1\u{2192}one\n     2\u{2192}two\n     3\u{2192}three\n");
+        assert_eq!(ls[0].text, "one");
+        // two numbered lines, or numbers that do not follow each other, are kept as written
+        let ls = lines("1: lo: <LOOPBACK,UP>\n2: enp3s0: <BROADCAST>\nok\n");
+        assert_eq!(ls[0].text, "1: lo: <LOOPBACK,UP>");
+        let ls = lines("0: a\n2: b\n4: c\n");
+        assert_eq!(ls[1].text, "2: b");
+        // a view's pair of lines after a cut
+        let ls = lines("1: a\n2: b\n3: c\n...\n40: d\n41: e\n");
+        assert_eq!((ls[4].text.as_ref(), ls[5].text.as_ref()), ("d", "e"));
+    }
+
     #[test]
     fn full_width_punctuation_and_escaped_line_breaks() {
         // a CJK hardware list (values ours)

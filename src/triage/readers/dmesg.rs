@@ -114,6 +114,24 @@ fn linux(t: &str) -> Option<&str> {
     })
 }
 
+/// The running kernel's release in a warning's or oops' header (`CPU: 4 UID: 0 PID: 30969 Comm:
+/// kworker/u128:0 Tainted: G  E  6.18.19-mesfix1 #1 PREEMPT(lazy)`, `… Not tainted
+/// 6.8.0-45-generic #45-Ubuntu`): the word before ` #` after the taint mark.
+fn oops_release(t: &str) -> Option<&str> {
+    // (`Comm: ` by its rare first byte: a search led by a blank costs a log of many words)
+    if !t.has("Comm: ") {
+        return None;
+    }
+    let p = t
+        .at("Tainted: ")
+        .map(|p| p + 9)
+        .or_else(|| t.at("Not tainted ").map(|p| p + 12))?;
+    let rest = &t[p..];
+    let h = rest.at(" #")?;
+    let release = rest[..h].rsplit(' ').next()?;
+    super::free_form::kernel_release(release).then_some(release)
+}
+
 /// A kernel log line of NVIDIA's driver: `nvidia 0000:01:00.0: …` at the start of the message
 /// (after the log's time stamp or `kernel:`), or `NVRM: …` (its own prefix). A line that only
 /// names the module (`nvidia: module license …`, `nouveau`) says nothing of a GPU.
@@ -144,6 +162,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         if !(t.has("amdgpu") || t.has("ttm") || t.has("Linux version")) {
+            // a warning's or oops' header gives the running kernel
+            if seen.kernel.is_none()
+                && let Some(release) = oops_release(t)
+            {
+                fired = true;
+                seen.kernel = Some(seen.at(release.to_string(), l.no));
+            }
             continue;
         }
         // a line of amdgpu's own, with its prefix, also without the log's time stamps (a grep of
@@ -366,6 +391,26 @@ mod tests {
             }
         }
         lines
+    }
+
+    #[test]
+    fn the_kernel_release_in_an_oops_header() {
+        // journal and dmesg shapes of a warning's header (values ours)
+        for (t, want) in [
+            (
+                "Apr 24 02:26:23 host kernel: CPU: 3 UID: 0 PID: 123 Comm: kworker/u64:1 Tainted: G        W   6.18.9-custom1 #2 PREEMPT(lazy)\n",
+                Some("6.18.9-custom1"),
+            ),
+            (
+                "[  88.1] CPU: 0 PID: 7 Comm: python3 Not tainted 6.8.0-45-generic #45-Ubuntu\n",
+                Some("6.8.0-45-generic"),
+            ),
+            // no task header: no release
+            ("Tainted: G 6.18.9-custom1 #2\n", None),
+        ] {
+            let (_, s) = run(read, t);
+            assert_eq!(s.kernel.as_ref().map(|k| k.v.as_str()), want, "{t}");
+        }
     }
 
     #[test]

@@ -41,6 +41,18 @@ fn set_name(a: &mut Agent, name: &str, src: Src) {
     }
 }
 
+/// A device's row of llama.cpp's memory breakdown, after the logger's name (`|   - ROCm0 (Pro
+/// VII) | 16368 = 233 + (…) + 7729 |`): the device's index and total, MiB.
+fn breakdown_row(t: &str) -> Option<(u32, u64)> {
+    let row = t.trim_start_matches(['|', ' ', '-']);
+    let rest = row.strip_prefix("ROCm").or_else(|| row.strip_prefix("Vulkan"))?;
+    let d = rest.find(|c: char| !c.is_ascii_digit()).filter(|d| *d > 0)?;
+    let i = rest[..d].parse::<u32>().ok()?;
+    let (_, cells) = rest.split_once(" | ")?;
+    let (total, _) = cells.trim_start().split_once(" = ")?;
+    Some((i, total.trim().parse::<u64>().ok()?))
+}
+
 /// Reads llama.cpp/ggml log lines.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
@@ -171,6 +183,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             continue;
         }
+        // the memory breakdown llama.cpp prints at exit (`llama_memory_breakdown_print: |   -
+        // ROCm0 (Pro VII) | 16368 = 233 + (8404 = …) + 7729 |`): the device's total, MiB
+        // (its rows end with a bar: a suffix test before the search, which runs on every line)
+        if let Some(p) = t.ends_with('|').then(|| t.at("memory_breakdown_print: ")).flatten() {
+            if let Some((i, mib)) = breakdown_row(&t[p + 24..]) {
+                fired = true;
+                agent(seen, i, src).vram.get_or_insert(At { v: mib << 20, src });
+            }
+            continue;
+        }
         // `vulkaninfo`'s `deviceName = AMD Radeon RX 9060 XT (RADV GFX1200)`: Mesa's RADV names
         // the target in the device name
         if let Some(v) = t.strip_prefix("deviceName")
@@ -253,6 +275,18 @@ mod tests {
         let t = "ggml_cuda_init: found 2 ROCm devices (Total VRAM: 24000 MiB):\n  Device 0: AMD Radeon RX 7800 XT, gfx1101 (0x1101), ...\n  Device 1: AMD Radeon RX 6600, gfx1032 (0x1032), ...\n";
         let (_, s) = run(read, t);
         assert!(s.agents.iter().all(|a| a.vram.is_none()));
+    }
+
+    #[test]
+    fn the_exit_memory_breakdown() {
+        // llama.cpp's table at exit (values ours)
+        let t = "ggml_cuda_init: found 1 ROCm devices:\n  Device 0: AMD Radeon RX 7600, gfx1102 (0x1102), VMM: no, Wave Size: 32\n\
+llama_memory_breakdown_print: | memory breakdown [MiB] | total   free    self   model   context   compute    unaccounted |\n\
+llama_memory_breakdown_print: |   - ROCm0 (RX 7600)    |  8176 =  512 + (6000 =  5000 +     800 +     200) +        1664 |\n\
+llama_memory_breakdown_print: |   - Host               |                  400 =   300 +       0 +     100                |\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        assert_eq!(s.agents[0].vram.as_ref().map(|v| v.v), Some(8176 << 20));
     }
 
     #[test]
