@@ -89,25 +89,6 @@ impl Rule for HsaOverrideInvalid {
     }
 }
 
-/// LLVM's generic processor table (AMDGPUUsage, "AMDGPU Generic Processors"): the targets one
-/// generic code object runs on.
-const LLVM_GENERIC: &str = "https://llvm.org/docs/AMDGPUUsage.html#amdgpu-generic-processor-table";
-
-/// The LLVM generic processor a target belongs to, per [`LLVM_GENERIC`].
-fn llvm_generic(gfx: &str) -> Option<&'static str> {
-    Some(match gfx {
-        "gfx900" | "gfx902" | "gfx904" | "gfx906" | "gfx909" | "gfx90c" => "gfx9-generic",
-        "gfx940" | "gfx941" | "gfx942" | "gfx950" => "gfx9-4-generic",
-        "gfx1010" | "gfx1011" | "gfx1012" | "gfx1013" => "gfx10-1-generic",
-        "gfx1030" | "gfx1031" | "gfx1032" | "gfx1033" | "gfx1034" | "gfx1035" | "gfx1036" => "gfx10-3-generic",
-        "gfx1100" | "gfx1101" | "gfx1102" | "gfx1103" | "gfx1150" | "gfx1151" | "gfx1152" | "gfx1153" => {
-            "gfx11-generic"
-        }
-        "gfx1200" | "gfx1201" => "gfx12-generic",
-        _ => return None,
-    })
-}
-
 declare_rule! {
     /// ## What it checks
     /// The target an `HSA_OVERRIDE_GFX_VERSION` presents belongs to the same family as the GPU it
@@ -118,11 +99,6 @@ declare_rule! {
     /// `PYTORCH_ROCM_ARCH` of the same image or service). An override baked into an image is also
     /// RC209's (`hsa-override-baked-in`), a separate rule: ignoring that warning must not silence
     /// this error.
-    ///
-    /// Two families of one LLVM generic processor (RDNA3 and RDNA3.5 are both `gfx11-generic`:
-    /// `gfx1151` presented as `gfx1100`, the override users ran before wheels carried gfx1151)
-    /// are a *warning*: their instruction sets differ in details, so most kernels run and some
-    /// may not.
     ///
     /// ## Why it matters
     /// The override makes the runtime load code objects for another ISA; nothing is translated.
@@ -138,7 +114,6 @@ declare_rule! {
     /// ## References
     /// - ROCm/ROCR-Runtime libhsakmt/src/topology.c
     /// - ollama/ollama docs/gpu.mdx (override examples)
-    /// - https://llvm.org/docs/AMDGPUUsage.html#amdgpu-generic-processor-table
     pub struct HsaOverrideCrossFamily {
         code: "RC202",
         name: "hsa-override-cross-family",
@@ -165,17 +140,6 @@ impl Rule for HsaOverrideCrossFamily {
                 }
                 let fam = cx.matrix.gpu(&t.gfx).map(|g| g.family.as_str());
                 match (fam, over_family) {
-                    (Some(a), Some(b)) if a != b && llvm_generic(&t.gfx).is_some_and(|g| Some(g) == llvm_generic(over.as_str())) => {
-                        let g = llvm_generic(&t.gfx).unwrap_or_default();
-                        out.push(
-                            Finding::new(&Self::META, format!("{} makes {} ({a}) run {over} ({b}) code", e.value.name, t.gfx), e.origin.clone())
-                                .severity(Severity::Warning)
-                                .evidence(format!("{}={}; GPU {}; both are LLVM's {g}", e.value.name, e.value.value, t.gfx))
-                                .why(format!("The two targets share LLVM's {g} instruction set, but code built for {over} alone may use what {} lacks (LLVM lists the differences): most kernels run, some may fail or compute wrong results.", t.gfx))
-                                .fix(format!("unset {} where the torch build carries {} (`torch.cuda.get_arch_list()`)", e.value.name, t.gfx))
-                                .refs([LIBHSAKMT, LLVM_GENERIC]),
-                        );
-                    }
                     (Some(a), Some(b)) if a != b => {
                         let good = cx.matrix.gpu(&t.gfx).and_then(|g| g.override_version.clone());
                         out.push(
@@ -474,56 +438,5 @@ impl Rule for HsaOverrideNative {
                 .refs([LIBHSAKMT]),
             );
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::facts::{EnvVar, Facts, Gpu, Origin, Sourced, Subject, Target, TargetReason};
-    use crate::finding::Severity;
-    use crate::matrix::Matrix;
-    use crate::rules::{Scope, run};
-
-    fn rc202(gpu: &str, over: &str) -> Option<Severity> {
-        // values ours: one GPU and an override in a pasted environment
-        let mut f = Facts::new(Subject::Paste {
-            paths: vec!["-".into()],
-        });
-        f.gpus.push(Gpu {
-            gfx: Some(gpu.into()),
-            ..Gpu::default()
-        });
-        f.targets.push(Sourced {
-            value: Target {
-                gfx: gpu.into(),
-                effective: None,
-                reason: TargetReason::Detected,
-                gpu: Some(0),
-            },
-            origin: Origin::Path { path: "-".into() },
-        });
-        f.env.push(Sourced {
-            value: EnvVar {
-                name: "HSA_OVERRIDE_GFX_VERSION".into(),
-                value: over.into(),
-                site: None,
-            },
-            origin: Origin::Path { path: "-".into() },
-        });
-        run(Scope::Env, &f, Matrix::embedded())
-            .into_iter()
-            .find(|x| x.code == "RC202")
-            .map(|x| x.severity)
-    }
-
-    #[test]
-    fn one_llvm_generic_family_is_a_warning_other_families_an_error() {
-        // RDNA3.5 presented as RDNA3: both gfx11-generic
-        assert_eq!(rc202("gfx1151", "11.0.0"), Some(Severity::Warning));
-        // RDNA2 presented as RDNA3, RDNA4 as RDNA3: no shared generic processor
-        assert_eq!(rc202("gfx1031", "11.0.0"), Some(Severity::Error));
-        assert_eq!(rc202("gfx1201", "11.0.0"), Some(Severity::Error));
-        // the family's own override is no finding of this rule
-        assert_eq!(rc202("gfx1031", "10.3.0"), None);
     }
 }
