@@ -464,11 +464,6 @@ pub struct Triage {
     pub missing: Vec<Missing>,
     /// The sysfs paths rules name for kernel/GPU facts, mapped to the pasted lines they came from.
     pub path_origins: Vec<(String, Origin)>,
-    /// The GPUs are listed in the order a tool enumerated them (rocminfo's agents, llama.cpp's
-    /// `ROCm0`, a probe's `HIP dev 1`), so a GPU's place in the list is its device index; false
-    /// when names in text gave the list (a typed inventory, a sentence), whose order says
-    /// nothing of HIP's.
-    pub gpu_order_known: bool,
 }
 
 impl Triage {
@@ -894,6 +889,9 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
     let plat = platform_facts(&mut seen, &mut f, &names, matrix);
     let not_linux = matches!(plat.as_ref().map(|p| p.v), Some(Platform::Windows | Platform::Macos));
     let merged = merge(&seen, matrix);
+    // the GPUs are listed in the order a tool enumerated them (rocminfo's agents, llama.cpp's
+    // `ROCm0`, a probe's `HIP dev 1`) unless names in text gave the list (a typed inventory, a
+    // sentence), whose order says nothing of HIP's
     let gpu_order_known = merged
         .iter()
         .all(|m| m.agent.index.is_some() || !matches!(m.agent.reader, "free_form" | "key_value" | "pci-id" | "setup"));
@@ -951,7 +949,6 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
         summary,
         notes,
         missing,
-        gpu_order_known,
     }
 }
 
