@@ -144,10 +144,71 @@ fn nvidia_driver_line(t: &str) -> Option<&str> {
     (msg.starts_with("NVRM: ") || msg.starts_with("nvidia 0000:")).then_some(msg.trim_end())
 }
 
+/// The PCI address of a line of amdgpu's own (`amdgpu 0000:03:00.0: amdgpu: VRAM: …`):
+/// `DDDD:BB:DD.F` after `amdgpu `.
+fn address(t: &str) -> Option<&str> {
+    each(t, "amdgpu ").map(|p| p + 7).find_map(|v| {
+        let a = t.get(v..v + 12)?;
+        let b = a.as_bytes();
+        let hex = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_hexdigit);
+        (hex(0..4) && b[4] == b':' && hex(5..7) && b[7] == b':' && hex(8..10) && b[10] == b'.' && b[11].is_ascii_digit())
+            .then_some(a)
+    })
+}
+
+/// Most GPUs one kernel log keeps apart.
+const MAX_DEVICES: usize = 16;
+
+/// The GPUs of one kernel log, by PCI address. amdgpu probes one device at a time, so a line
+/// without an address (`[drm] amdgpu: 46064M of VRAM memory ready`, KFD's `added device …`)
+/// belongs to the device the last addressed line named; a log that names no address is one GPU.
+/// The same address printed again (a second boot in one paste) is the same GPU.
+#[derive(Default)]
+struct Devices {
+    list: Vec<(Option<String>, Agent)>,
+    current: Option<String>,
+}
+
+impl Devices {
+    fn saw(&mut self, t: &str) {
+        if let Some(a) = address(t)
+            && self.current.as_deref() != Some(a)
+        {
+            self.current = Some(a.to_string());
+        }
+    }
+
+    /// The device the current line belongs to, made when first needed.
+    fn agent(&mut self, src: Src) -> Option<&mut Agent> {
+        let key = self.current.clone();
+        let i = match self.list.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            // lines read before the first address are that device's
+            None => match self.list.iter().position(|(k, _)| k.is_none()) {
+                Some(i) if key.is_some() => {
+                    self.list[i].0 = key;
+                    i
+                }
+                _ if self.list.len() >= MAX_DEVICES => return None,
+                _ => {
+                    let agent = Agent {
+                        reader: "dmesg",
+                        src,
+                        ..Agent::default()
+                    };
+                    self.list.push((key, agent));
+                    self.list.len() - 1
+                }
+            },
+        };
+        Some(&mut self.list[i].1)
+    }
+}
+
 /// Reads kernel log lines.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
-    let mut dev: Option<Agent> = None;
+    let mut devs = Devices::default();
     for l in lines {
         let t = l.text.as_ref();
         // NVIDIA's kernel driver at a PCI address (`kernel: nvidia 0000:01:00.0: Enabling HDA
@@ -181,6 +242,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if msg.starts_with("amdgpu: ") || msg.starts_with("amdgpu 0000:") {
             fired = true;
         }
+        devs.saw(msg);
         if let Some(release) = linux(t) {
             fired = true;
             let at = seen.at(release.to_string(), l.no);
@@ -197,15 +259,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
             seen.amdgpu_loaded = true;
             let bytes = mib.parse::<u64>().unwrap_or(0) << 20;
-            let a = dev.get_or_insert_with(|| Agent {
-                reader: "dmesg",
-                src,
-                ..Agent::default()
-            });
-            if kind == "VRAM" {
-                a.vram.get_or_insert(At { v: bytes, src });
-            } else {
-                a.gtt.get_or_insert(At { v: bytes, src });
+            if let Some(a) = devs.agent(src) {
+                if kind == "VRAM" {
+                    a.vram.get_or_insert(At { v: bytes, src });
+                } else {
+                    a.gtt.get_or_insert(At { v: bytes, src });
+                }
             }
         } else if let Some((module, param)) = unknown(t) {
             fired = true;
@@ -226,27 +285,24 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         } else if let Some((_, device)) = added(t) {
             fired = true;
             seen.amdgpu_loaded = true;
-            let a = dev.get_or_insert_with(|| Agent {
-                reader: "dmesg",
-                src,
-                ..Agent::default()
-            });
-            a.device_id = pci_id(device).map(|v| At { v, src });
+            if let Some(a) = devs.agent(src)
+                && a.device_id.is_none()
+            {
+                a.device_id = pci_id(device).map(|v| At { v, src });
+            }
         } else if t.has("amdgpu") && (t.has("[drm]") || t.has("amdgpu 0000:")) {
             fired = true;
             seen.amdgpu_loaded = true;
         }
     }
-    if let Some(a) = dev {
-        seen.agents.push(a);
-    }
+    seen.agents.extend(devs.list.into_iter().map(|(_, a)| a));
     fired
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::run;
-    use super::read;
+    use super::{address, read};
     use regex_lite::Regex;
 
     /// A random entry of `from`.
@@ -503,5 +559,39 @@ mod tests {
         assert_eq!(a.device_id.as_ref().unwrap().v, 0x1586);
         assert!(a.gfx.is_none());
         assert!(s.notes[0].v.contains("amdgpu.gtt_size"));
+    }
+
+    #[test]
+    fn devices_kept_apart_by_pci_address() {
+        // Shape of a workstation's boot log with a discrete card probed before the CPU's iGPU
+        // (ROCm/ROCm#6137, 2026-04: a W7900 and a Raphael iGPU); our own values.
+        let t = "[ 9.08] amdgpu 0000:03:00.0: enabling device (0006 -> 0007)\n\
+[ 9.12] [drm] amdgpu: 32752M of VRAM memory ready\n\
+[ 9.12] [drm] amdgpu: 15000M of GTT memory ready.\n\
+[ 9.88] kfd kfd: amdgpu: added device 1002:744c\n\
+[ 9.92] amdgpu 0000:7b:00.0: enabling device (0006 -> 0007)\n\
+[ 9.93] amdgpu 0000:7b:00.0: amdgpu: VRAM: 512M 0x000000F400000000\n\
+[ 9.93] [drm] amdgpu: 512M of VRAM memory ready\n\
+[10.03] kfd kfd: amdgpu: added device 1002:164e\n";
+        let (_, s) = run(read, t);
+        let got: Vec<(u64, u32)> = s
+            .agents
+            .iter()
+            .map(|a| (a.vram.as_ref().unwrap().v >> 20, a.device_id.as_ref().unwrap().v))
+            .collect();
+        assert_eq!(got, [(32752, 0x744c), (512, 0x164e)]);
+        assert_eq!(s.agents[1].vram.as_ref().unwrap().src.line, 7);
+        assert!(s.agents[1].gtt.is_none());
+        // the same address in a second boot is the same GPU; its first values stay
+        let again = format!("{t}[ 0.00] Linux version 6.8.0 (b@h) (gcc)\n[ 9.08] amdgpu 0000:03:00.0: enabling device\n[ 9.12] [drm] amdgpu: 16000M of VRAM memory ready\n");
+        let (_, s) = run(read, &again);
+        assert_eq!(s.agents.len(), 2);
+        assert_eq!(s.agents[0].vram.as_ref().unwrap().v >> 20, 32752);
+        // no address anywhere: one GPU, as before
+        let (_, s) = run(read, "[drm] amdgpu: 512M of VRAM memory ready\n[drm] amdgpu: 1024M of VRAM memory ready\n");
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].vram.as_ref().unwrap().v >> 20, 512);
+        assert_eq!(address("x amdgpu 0001:c3:00.1: y"), Some("0001:c3:00.1"));
+        assert_eq!(address("amdgpu 0000:03:00: y"), None);
     }
 }
