@@ -151,8 +151,14 @@ fn address(t: &str) -> Option<&str> {
         let a = t.get(v..v + 12)?;
         let b = a.as_bytes();
         let hex = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_hexdigit);
-        (hex(0..4) && b[4] == b':' && hex(5..7) && b[7] == b':' && hex(8..10) && b[10] == b'.' && b[11].is_ascii_digit())
-            .then_some(a)
+        (hex(0..4)
+            && b[4] == b':'
+            && hex(5..7)
+            && b[7] == b':'
+            && hex(8..10)
+            && b[10] == b'.'
+            && b[11].is_ascii_digit())
+        .then_some(a)
     })
 }
 
@@ -583,12 +589,17 @@ mod tests {
         assert_eq!(s.agents[1].vram.as_ref().unwrap().src.line, 7);
         assert!(s.agents[1].gtt.is_none());
         // the same address in a second boot is the same GPU; its first values stay
-        let again = format!("{t}[ 0.00] Linux version 6.8.0 (b@h) (gcc)\n[ 9.08] amdgpu 0000:03:00.0: enabling device\n[ 9.12] [drm] amdgpu: 16000M of VRAM memory ready\n");
+        let again = format!(
+            "{t}[ 0.00] Linux version 6.8.0 (b@h) (gcc)\n[ 9.08] amdgpu 0000:03:00.0: enabling device\n[ 9.12] [drm] amdgpu: 16000M of VRAM memory ready\n"
+        );
         let (_, s) = run(read, &again);
         assert_eq!(s.agents.len(), 2);
         assert_eq!(s.agents[0].vram.as_ref().unwrap().v >> 20, 32752);
         // no address anywhere: one GPU, as before
-        let (_, s) = run(read, "[drm] amdgpu: 512M of VRAM memory ready\n[drm] amdgpu: 1024M of VRAM memory ready\n");
+        let (_, s) = run(
+            read,
+            "[drm] amdgpu: 512M of VRAM memory ready\n[drm] amdgpu: 1024M of VRAM memory ready\n",
+        );
         assert_eq!(s.agents.len(), 1);
         assert_eq!(s.agents[0].vram.as_ref().unwrap().v >> 20, 512);
         assert_eq!(address("x amdgpu 0001:c3:00.1: y"), Some("0001:c3:00.1"));
