@@ -362,6 +362,24 @@ impl Context<'_> {
         self.facts.targets.iter().map(|t| (&t.value, &t.origin))
     }
 
+    /// The targets whose device code an install must carry: on a machine (a host, a paste), an
+    /// integrated GPU beside a discrete one is left out. That iGPU is RC308's matter (hide it),
+    /// not a wheel's: telling the user to install its device code would send them the wrong
+    /// way. An image's build targets are all kept.
+    pub fn wheel_targets(&self) -> impl Iterator<Item = (&Target, &Origin)> {
+        let apu = |t: &Target| {
+            self.matrix
+                .gpu(&t.gfx)
+                .is_some_and(|g| g.kind == crate::matrix::GpuKind::Apu)
+        };
+        let machine = matches!(
+            self.facts.subject,
+            crate::facts::Subject::Host { .. } | crate::facts::Subject::Paste { .. }
+        );
+        let dgpu = machine && self.targets().any(|(t, _)| !apu(t));
+        self.targets().filter(move |(t, _)| !(dgpu && apu(t)))
+    }
+
     /// The running kernel's version (`6.8.0-45-generic` → 6.8.0).
     pub fn kernel_version(&self) -> Option<Version> {
         let r = self.facts.kernel.as_ref()?.release.as_deref()?;

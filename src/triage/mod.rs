@@ -261,6 +261,9 @@ pub struct Prose {
     pub kernel: Option<At<String>>,
     /// The package index of a `pip install --index-url …` / `--extra-index-url …` line.
     pub index_url: Option<At<String>>,
+    /// That line installs torch (`pip install --index-url https://…/gfx1151/ torch torchvision`):
+    /// the index is the one torch was installed from, as the reporter wrote the step.
+    pub index_for_torch: bool,
 }
 
 /// One package line: name as printed, version (or specifier), extras.
@@ -1298,6 +1301,14 @@ fn pip_and_torch_facts(seen: &Seen, f: &mut Facts, names: &[String], matrix: &Ma
                 cuda: seen.torch_cuda.as_ref().map(|t| t.v.clone()),
                 gpu_available: seen.torch_gpu_available.as_ref().map(|a| a.v),
                 zluda: seen.zluda,
+                // a typed install step's index, where the step installs torch
+                index_urls: seen
+                    .prose
+                    .index_url
+                    .as_ref()
+                    .filter(|_| seen.prose.index_for_torch)
+                    .map(|u| vec![u.v.clone()])
+                    .unwrap_or_default(),
                 ..TorchFacts::default()
             },
             o(src),

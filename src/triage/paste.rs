@@ -193,6 +193,19 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             t = rest.strip_prefix(' ').unwrap_or(rest);
         }
         t = strip_frame(t);
+        // an HTML code block's tags (`<pre>`, `<pre><code>`, `</code></pre>` of a forum post or
+        // a README): the text without them; a tag alone is a fence
+        if let Some(inner) = html_block_tags(t) {
+            if inner.trim().is_empty() {
+                out.push(Line {
+                    no,
+                    text: "".into(),
+                    command: false,
+                });
+                continue;
+            }
+            t = inner;
+        }
         // a command's output written as a comment under it, marked by an arrow (`# → gfx1101`,
         // `# -> ROCm0: …`, a guide's shell block): the output
         let lead = t.trim_start();
@@ -451,6 +464,35 @@ fn strip_frame(t: &str) -> &str {
 }
 
 /// `[turn 3 continued]`, `[… continued]`: markers some tools put between fragments.
+/// The line without the HTML code-block tags at its start and end (`<pre>`, `<pre class="…">`,
+/// `<code>` and their closing tags), where it has any.
+fn html_block_tags(t: &str) -> Option<&str> {
+    let lead = t.trim_start();
+    let tail = t.trim_end();
+    if !(lead.starts_with('<') || tail.ends_with('>')) {
+        return None;
+    }
+    let mut s = t.trim();
+    loop {
+        let before = s.len();
+        for tag in ["<pre>", "<code>", "<PRE>", "<CODE>"] {
+            s = s.strip_prefix(tag).unwrap_or(s);
+        }
+        if (s.starts_with("<pre ") || s.starts_with("<code "))
+            && let Some(e) = s.find('>')
+        {
+            s = &s[e + 1..];
+        }
+        for tag in ["</pre>", "</code>", "</PRE>", "</CODE>"] {
+            s = s.strip_suffix(tag).unwrap_or(s);
+        }
+        if s.len() == before {
+            break;
+        }
+    }
+    (s.len() != t.trim().len()).then_some(s)
+}
+
 fn is_turn_marker(t: &str) -> bool {
     t.starts_with('[') && t.trim_end().ends_with("continued]") && t.len() < 80
 }
@@ -539,6 +581,25 @@ fn prompt_command(t: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn html_code_block_tags_are_fences() {
+        // a guide's `<pre>` blocks (Waxford44/Strix-Halo-gfx1151-Forge-Guide's shape; our text)
+        let t = "<pre>\npip install torch</pre>\n<pre class=\"sh\"><code>uname -r\n6.18.2-arch1-1</code></pre>\n<class 'torch.Tensor'>";
+        let got: Vec<String> = lines(t).iter().map(|l| l.text.to_string()).collect();
+        assert_eq!(
+            got,
+            [
+                "",
+                "pip install torch",
+                "uname -r",
+                "6.18.2-arch1-1",
+                "<class 'torch.Tensor'>"
+            ]
+        );
+        assert_eq!(html_block_tags("  Device 0: gfx1100"), None);
+        assert_eq!(html_block_tags("<pre>"), Some(""));
+    }
+
     #[test]
     fn an_agent_s_numbered_file_view() {
         // an agent tool's view of a log, with its line numbers (values ours)

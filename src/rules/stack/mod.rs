@@ -200,6 +200,21 @@ mod tests {
         // an image's build targets are not a machine: each target's issues stay
         let image = ids(&dockerfile().gfx("gfx1102").gfx("gfx1036"), Lint);
         assert!(image.iter().any(|e| e.contains("rdna2-non-1030")), "{image:?}");
+        // nor are its wheels asked to carry the iGPU's device code (RC109's error would send
+        // the user to install gfx1036 code for a GPU RC308 says to hide)
+        let family = "https://rocm.nightlies.amd.com/v2/gfx110X-all/";
+        let m = facts()
+            .gfx("gfx1102")
+            .gfx("gfx1036")
+            .torch_index("2.10.0+rocm7.13.0a20260508", family);
+        assert!(!has(&m.codes(Env), "RC109"), "{:?}", m.codes(Env));
+        let alone = facts().gfx("gfx1036").torch_index("2.10.0+rocm7.13.0a20260508", family);
+        assert!(has(&alone.codes(Env), "RC109"));
+        let image = dockerfile()
+            .gfx("gfx1102")
+            .gfx("gfx1036")
+            .torch_index("2.10.0+rocm7.13.0a20260508", family);
+        assert!(has(&image.codes(Lint), "RC109"));
     }
 
     #[test]

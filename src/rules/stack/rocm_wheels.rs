@@ -74,7 +74,8 @@ declare_rule! {
     /// `PYTORCH_ROCM_ARCH`, or the GPUs `env` detects). Without a target in scope it only says
     /// which targets the index serves; when the family serves every target in scope it says (as
     /// info) that per-family indexes are legacy: AMD replaced them with multi-arch releases, no new
-    /// per-family releases are generated and old ones may be deleted.
+    /// per-family releases are generated and old ones may be deleted. On a machine, an integrated
+    /// GPU beside a discrete one is not a target the index must serve: RC308 says to hide it.
     ///
     /// ## Why it matters
     /// A per-family index carries device code for its family only (`gfx120X-all` is gfx1200 and
@@ -109,7 +110,7 @@ impl Rule for FamilyIndexMismatch {
     }
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let d = &cx.matrix.distribution;
-        let targets: Vec<String> = cx.targets().map(|(t, _)| t.runtime_gfx().to_string()).collect();
+        let targets: Vec<String> = cx.wheel_targets().map(|(t, _)| t.runtime_gfx().to_string()).collect();
         for (url, origin, m) in per_family_indexes(cx) {
             let mut refs: Vec<String> = m.index.sources.iter().take(1).cloned().collect();
             refs.extend(d.family_sources.iter().take(1).cloned());
@@ -226,7 +227,7 @@ impl Rule for FamilyIndexLegacy {
     }
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let d = &cx.matrix.distribution;
-        let targets: Vec<String> = cx.targets().map(|(t, _)| t.runtime_gfx().to_string()).collect();
+        let targets: Vec<String> = cx.wheel_targets().map(|(t, _)| t.runtime_gfx().to_string()).collect();
         for (url, origin, m) in per_family_indexes(cx) {
             let Some(fam) = &m.family else { continue };
             // a family that misses a target in scope is RC109's error; no target: RC109's info
@@ -348,7 +349,7 @@ impl Rule for DevicePackageMissing {
                 _ => {}
             }
         }
-        let targets: Vec<String> = cx.targets().map(|(t, _)| t.runtime_gfx().to_string()).collect();
+        let targets: Vec<String> = cx.wheel_targets().map(|(t, _)| t.runtime_gfx().to_string()).collect();
         if targets.is_empty() {
             return;
         }

@@ -127,9 +127,10 @@ impl Rule for TorchWheelNotOnIndex {
         // targets declared, only a variant whose wheel carries them all (else the fix would
         // trade this error for RC102).
         let carries = |v: &&crate::matrix::WheelVariant| {
-            cx.matrix
-                .arch_list(&v.arch)
-                .is_some_and(|a| cx.targets().all(|(t, _)| a.gfx.iter().any(|g| g == t.runtime_gfx())))
+            cx.matrix.arch_list(&v.arch).is_some_and(|a| {
+                cx.wheel_targets()
+                    .all(|(t, _)| a.gfx.iter().any(|g| g == t.runtime_gfx()))
+            })
         };
         let fit = rel.variants.iter().filter(carries).max_by(|a, b| a.rocm.cmp(&b.rocm));
         let autofix = fit.and_then(|v| {
@@ -184,7 +185,8 @@ declare_rule! {
     /// The torch build carries GPU kernels for every target in scope (the GPUs found, `--gfx`,
     /// `.rocmcheck.yaml targets:`, `PYTORCH_ROCM_ARCH`), after `HSA_OVERRIDE_GFX_VERSION`. The list
     /// comes from `torch.cuda.get_arch_list()` when torch is installed, else from the matrix's arch
-    /// list of the official wheel.
+    /// list of the official wheel. On a machine, an integrated GPU beside a discrete one is left
+    /// out: RC308 says to hide it, which is the fix, not a wheel with its kernels.
     ///
     /// ## Why it matters
     /// Without kernels for the target every GPU op fails with `HIP error: invalid device
@@ -217,7 +219,7 @@ impl Rule for TorchWheelMissingGfx {
         let Some((arch, unconfirmed, what)) = cx.wheel_arch() else {
             return;
         };
-        for (t, origin) in cx.targets() {
+        for (t, origin) in cx.wheel_targets() {
             let g = t.runtime_gfx();
             if arch.iter().any(|a| a == g) {
                 continue;

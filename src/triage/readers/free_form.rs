@@ -373,7 +373,30 @@ fn joined_inventory<'t>(t: &'t str, seen: &mut Seen, no: u32) -> Option<Inventor
     if t.len() > 400 || !t.has(" + ") {
         return None;
     }
-    const KINDS: [&str; 3] = ["igpu", "dgpu", "egpu"];
+    // the kind words, also written out and in the languages of the corpus's reports
+    // (`AMD Radeon 890M geïntegreerd + NVIDIA RTX 4060 discreet`, a Dutch guide, 2026)
+    const KINDS: [&str; 20] = [
+        "igpu",
+        "dgpu",
+        "egpu",
+        "integrated",
+        "discrete",
+        "dedicated",
+        "external",
+        "geïntegreerd",
+        "discreet",
+        "integriert",
+        "diskret",
+        "dediziert",
+        "intégré",
+        "intégrée",
+        "dédié",
+        "dédiée",
+        "integrado",
+        "integrada",
+        "dedicado",
+        "dedicada",
+    ];
     let kind_at = |w: &str| {
         let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric());
         KINDS.iter().any(|k| w.eq_ignore_ascii_case(k))
@@ -918,11 +941,20 @@ fn line_kernel(t: &str, seen: &mut Seen, no: u32) -> Kernel {
     if seen.kernel.is_none()
         && let Some(v) = written_kernel(t)
     {
+        let v = fuller_release(t, v);
         let at = seen.at(v.to_string(), no);
         Seen::first(&mut seen.kernel, at);
         return Kernel::Read;
     }
     Kernel::None
+}
+
+/// The same release written out in full elsewhere on the line (a table row `| kernel 7.1.8 |
+/// `7.1.8-100.fc43.x86_64` |`: the words say `7.1.8`, the next cell the running build), else `v`.
+fn fuller_release<'a>(t: &'a str, v: &'a str) -> &'a str {
+    t.split(|c: char| c.is_whitespace() || matches!(c, '`' | '|' | '(' | ')' | ',' | '"' | '\''))
+        .find(|w| w.len() > v.len() && w.starts_with(v) && w.as_bytes()[v.len()] == b'-' && kernel_release(w))
+        .unwrap_or(v)
 }
 
 /// The memory size a program's device line lists among the GPU's attributes (`HIP device 0: AMD
@@ -1141,7 +1173,7 @@ fn one_per_target(seen: &mut Seen, start: usize) {
 #[cfg(test)]
 mod tests {
     use super::super::run;
-    use super::read;
+    use super::{fuller_release, read};
 
     #[test]
     fn the_processor_words_are_the_shared_list() {
@@ -1208,6 +1240,16 @@ mod tests {
         assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon 780M"));
         assert!(s.nvidia.is_some());
+        // kind words written out or in another language (a Dutch guide's shape; values ours)
+        let (_, s) = run(
+            read,
+            "Deze laptop heeft twee GPU's (AMD Radeon 780M geïntegreerd + NVIDIA RTX 4070 discreet).\n",
+        );
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon 780M"));
+        assert!(s.nvidia.is_some());
+        let (_, s) = run(read, "Radeon RX 7600 (discrete) + Radeon 780M (integrated)\n");
+        assert_eq!(s.agents.len(), 2, "{:?}", s.agents);
         // products compared, no kind word: no inventory
         assert!(super::joined_inventory("RX 7900 XTX + RX 6800 XT benchmarks", &mut Default::default(), 1).is_none());
         // a part that names no GPU: no inventory
@@ -1363,6 +1405,17 @@ mod tests {
         // a sentence's size is no device's
         let (_, s) = run(read, "GPU: AMD Radeon RX 7600, 8176 MB\n");
         assert!(s.agents.iter().all(|a| a.vram.is_none()));
+    }
+
+    #[test]
+    fn a_release_written_fuller_on_the_same_line_wins() {
+        // a comparison table's row (a board report's shape, 2026; our values)
+        assert_eq!(
+            fuller_release("| kernel 6.19.4 | `6.19.4-200.fc43.x86_64` |", "6.19.4"),
+            "6.19.4-200.fc43.x86_64"
+        );
+        assert_eq!(fuller_release("kernel 6.19.4, was 6.19.40-1", "6.19.4"), "6.19.4");
+        assert_eq!(fuller_release("kernel 6.8 and 6.8.0-45-generic", "6.8"), "6.8");
     }
 
     #[test]

@@ -1700,7 +1700,13 @@ fn sysfs_memory(lines: &[Line], seen: &mut Seen) -> bool {
             let on_line = after
                 .split(|c: char| c.is_whitespace() || c == ':' || c == '(')
                 .find_map(number);
-            let next = || lines.get(i + 1).filter(|n| !n.command).and_then(|n| number(&n.text));
+            // the output line, without a shell comment the reporter added (`103079215104  # 96 GiB`)
+            let next = || {
+                lines.get(i + 1).filter(|n| !n.command).and_then(|n| {
+                    let t: &str = &n.text;
+                    number(t.split_once(" #").map_or(t, |(v, _)| v))
+                })
+            };
             let Some(b) = on_line.or_else(|| (l.command || after.trim().is_empty()).then(next).flatten()) else {
                 continue;
             };
@@ -3699,6 +3705,8 @@ mod tests {
             "GPU: AMD Radeon 780M (gfx1103)\n/sys/class/drm/card1/device/mem_info_vram_total:17163091968\n",
             "GPU: AMD Radeon 780M (gfx1103)\n$ cat /sys/class/drm/card1/device/mem_info_vram_total\n17163091968\n",
             "GPU: AMD Radeon 780M (gfx1103)\n- `cat .../mem_info_vram_total` returns `17163091968` (16 GiB).\n",
+            // the reporter's comment after the value (nix-amd-ai docs' shape, 2026; our value)
+            "GPU: AMD Radeon 780M (gfx1103)\n$ cat /sys/class/drm/card1/device/mem_info_vram_total\n17163091968     # 16 GiB × 1\n",
         ] {
             let (_, s) = run(read, text);
             assert_eq!(s.agents[0].vram.as_ref().map(|v| v.v), Some(17_163_091_968), "{text:?}");

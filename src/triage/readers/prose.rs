@@ -89,6 +89,17 @@ fn index_url(t: &str) -> Option<String> {
     u.starts_with("http").then_some(u)
 }
 
+/// A `pip install` / `uv pip install` line that names torch among its requirements (`torch`,
+/// `torch==2.9.1`, `"torch[device-gfx1151]"`), not only torchvision or another package.
+fn installs_torch(t: &str) -> bool {
+    t.has("install")
+        && t.split_whitespace().any(|w| {
+            let w = w.trim_matches(['"', '\'', '`']);
+            w.strip_prefix("torch")
+                .is_some_and(|r| r.is_empty() || r.starts_with(['=', '>', '<', '~', '!', '[']))
+        })
+}
+
 /// The HIP SDK version of `…\AMD\ROCm\6.2\…` (Windows).
 fn windows_rocm(t: &str) -> Option<String> {
     let i = t.at("\\AMD\\ROCm\\")?;
@@ -406,6 +417,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             && let Some(u) = index_url(t)
         {
             fired = true;
+            seen.prose.index_for_torch = installs_torch(t);
             seen.prose.index_url = Some(seen.at(u, l.no));
         }
     }
@@ -640,6 +652,19 @@ mod tests {
             Some("https://rocm.nightlies.amd.com/v2/gfx120X-all/")
         );
         assert_eq!(index_url("--index-strategy unsafe-best-match"), None);
+        assert!(installs_torch(
+            "pip install --index-url https://rocm.nightlies.amd.com/v2/gfx1151/ torch torchvision --force-reinstall"
+        ));
+        assert!(installs_torch(
+            "uv pip install --index-url https://x/ \"torch[device-gfx1100]==2.10.0\""
+        ));
+        assert!(!installs_torch(
+            "pip install --index-url https://x/ torchvision torchaudio"
+        ));
+        assert!(!installs_torch(
+            "pip install --index-url https://x/ rocm[libraries,devel]"
+        ));
+        assert!(!installs_torch("pip download --index-url https://x/ torch"));
         // a Markdown link or an autolink around the URL
         assert_eq!(
             index_url("pip install --index-url [https://rocm.nightlies.amd.com/v2/gfx1151/](https://rocm.nightlies.amd.com/v2/gfx1151/) torch").as_deref(),

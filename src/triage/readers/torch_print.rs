@@ -169,10 +169,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         let t = match t.strip_prefix('#') {
             Some(r) => {
                 let r = r.trim_start_matches(['>', ' ']);
-                r.strip_prefix("Output:")
-                    .or_else(|| r.strip_prefix("output:"))
-                    .unwrap_or(r)
-                    .trim()
+                // a label of a few words before a colon (`Output:`, `It should say:`, `Expected:`)
+                match r.split_once(':') {
+                    Some((label, v))
+                        if !label.is_empty()
+                            && label.len() <= 32
+                            && label.split_whitespace().count() <= 5
+                            && label.bytes().all(|b| b.is_ascii_alphabetic() || b == b' ') =>
+                    {
+                        v.trim()
+                    }
+                    _ => r.trim(),
+                }
             }
             None => t,
         };
@@ -537,6 +545,16 @@ mod tests {
         );
         assert_eq!(s.torch.as_ref().map(|t| t.v.as_str()), Some("2.9.1+rocm7.1.1"));
         assert!(!s.torch_gpu_available.unwrap().v);
+        let (_, s) = run(
+            read,
+            "python -c \"import torch; print(torch.__version__)\"\n# It should say: 2.9.1+rocm7.12.0a20260303\n",
+        );
+        assert_eq!(
+            s.torch.as_ref().map(|t| t.v.as_str()),
+            Some("2.9.1+rocm7.12.0a20260303")
+        );
+        let (_, s) = run(read, "print(torch.__version__)\n# see https://x.org/a: 2.9.1\n");
+        assert!(s.torch.is_none());
         let (_, s) = run(read, "print(torch.cuda.is_available())\n#> True\n");
         assert!(s.torch_gpu_available.unwrap().v);
         let (_, s) = run(read, "print(torch.cuda.is_available())\n## Results\n");
