@@ -174,46 +174,70 @@ fn cut_numbered_runs(out: &mut [Line<'_>], seen: &[(u32, u64, &str)]) {
     }
 }
 
+/// A raw line without what wraps the text in it: block quotes, a terminal panel's frame,
+/// `docker compose`'s service prefix, HTML code-block tags, a comment after a file's value, an
+/// arrow that marks a comment as a command's output. None for a line that is only an HTML tag.
+fn unwrap_line<'t>(raw: &'t str, services: &[&str]) -> Option<&'t str> {
+    let mut t = raw;
+    // Block quotes (`> `, possibly nested) from replies that quote a paste.
+    // `>>> ` is a Python prompt, not a quote.
+    while !t.starts_with(">>>") {
+        let Some(rest) = t.strip_prefix('>') else { break };
+        t = rest.strip_prefix(' ').unwrap_or(rest);
+    }
+    t = strip_frame(t);
+    // `docker compose`'s service prefix (`comfyui-1  | [INFO] Device: …`): the service's line
+    if !services.is_empty()
+        && let Some((name, rest)) = compose_prefix(t)
+        && services.contains(&name)
+    {
+        t = rest;
+    }
+    // an HTML code block's tags (`<pre>`, `<pre><code>`, `</code></pre>` of a forum post or a
+    // README): the text without them
+    if let Some(inner) = html_block_tags(t) {
+        if inner.trim().is_empty() {
+            return None;
+        }
+        t = inner;
+    }
+    // the reporter's comment after a value (`gfx_target_version 110500  # = gfx1150`,
+    // `103079215104        # 96.00 GiB`): the value; a comment needs two blanks before it
+    if let Some(v) = trailing_comment(t) {
+        t = v;
+    }
+    // a command's output written as a comment under it, marked by an arrow (`# → gfx1101`,
+    // `# -> ROCm0: …`, a guide's shell block): the output
+    let lead = t.trim_start();
+    if lead.as_bytes().first() == Some(&b'#')
+        && let Some(out) = ["# → ", "# -> ", "#→ "].iter().find_map(|m| lead.strip_prefix(m))
+    {
+        t = out;
+    }
+    Some(t)
+}
+
 /// Splits and cleans a paste. Blank lines are kept (empty text) so that readers see block ends.
 pub fn lines(text: &str) -> Vec<Line<'_>> {
     let mut out = Vec::with_capacity(text.len() / 40 + 1);
     let mut last_json_command: Option<(u32, String)> = None;
     // line-number prefixes (an agent's view of a file), cut at the end where they make runs
     let mut numbered: Vec<(u32, u64, &str)> = Vec::new();
+    let services = compose_services(text);
     for (i, raw) in raw_lines(text).enumerate() {
         let no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         if let Some((n, len)) = number_prefix(raw) {
             numbered.push((no, n, &raw[..len]));
         }
-        let mut t = raw;
-        // Block quotes (`> `, possibly nested) from replies that quote a paste.
-        // `>>> ` is a Python prompt, not a quote.
-        while !t.starts_with(">>>") {
-            let Some(rest) = t.strip_prefix('>') else { break };
-            t = rest.strip_prefix(' ').unwrap_or(rest);
-        }
-        t = strip_frame(t);
-        // an HTML code block's tags (`<pre>`, `<pre><code>`, `</code></pre>` of a forum post or
-        // a README): the text without them; a tag alone is a fence
-        if let Some(inner) = html_block_tags(t) {
-            if inner.trim().is_empty() {
-                out.push(Line {
-                    no,
-                    text: "".into(),
-                    command: false,
-                });
-                continue;
-            }
-            t = inner;
-        }
-        // a command's output written as a comment under it, marked by an arrow (`# → gfx1101`,
-        // `# -> ROCm0: …`, a guide's shell block): the output
-        let lead = t.trim_start();
-        if lead.as_bytes().first() == Some(&b'#')
-            && let Some(out) = ["# → ", "# -> ", "#→ "].iter().find_map(|m| lead.strip_prefix(m))
-        {
-            t = out;
-        }
+        let Some(mut t) = unwrap_line(raw, &services) else {
+            // a tag of an HTML code block alone: a fence
+            out.push(Line {
+                no,
+                text: "".into(),
+                command: false,
+            });
+            continue;
+        };
         let trimmed = t.trim_start();
         // A backtick fence's info string holds no backtick (CommonMark): "```text```" on one line
         // is a code span around the text, which is kept without its backticks.
@@ -464,6 +488,74 @@ fn strip_frame(t: &str) -> &str {
 }
 
 /// `[turn 3 continued]`, `[… continued]`: markers some tools put between fragments.
+/// A `docker compose up` / `logs` line's service and the line after its prefix (`comfyui-1  |
+/// [INFO] …` → `comfyui-1`, `[INFO] …`): a name of one word, blanks, `| `.
+fn compose_prefix(t: &str) -> Option<(&str, &str)> {
+    let lead = t.trim_start();
+    let n = lead
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        .count();
+    if n == 0 || n > 64 || lead.as_bytes()[..n].iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let after = &lead[n..];
+    let rest = after.trim_start_matches(' ');
+    if rest.len() == after.len() {
+        return None;
+    }
+    let rest = rest.strip_prefix("| ").or_else(|| (rest == "|").then_some(""))?;
+    Some((&lead[..n], rest))
+}
+
+/// The services of `docker compose` output in a paste: names that prefix three lines or more (a
+/// table row without its leading bar names one thing once).
+fn compose_services(text: &str) -> Vec<&str> {
+    let mut counts: Vec<(&str, u32)> = Vec::new();
+    for l in raw_lines(text) {
+        let head = &l.as_bytes()[..l.len().min(80)];
+        if memchr::memchr(b'|', head).is_none() {
+            continue;
+        }
+        if let Some((name, _)) = compose_prefix(l) {
+            if let Some(k) = counts.iter().position(|(n, _)| *n == name) {
+                counts[k].1 += 1;
+            } else if counts.len() < 16 {
+                counts.push((name, 1));
+            }
+        }
+    }
+    counts.into_iter().filter(|(_, c)| *c >= 3).map(|(n, _)| n).collect()
+}
+
+/// The line without a shell-style comment after a file's value (`value  # note`, `name value  #
+/// note`: a number, alone or after one word, as sysfs and KFD's properties print them): two
+/// blanks (or a tab) before `# `. A comment after anything else is kept: it can carry the meaning
+/// (`HSA_OVERRIDE_GFX_VERSION=11.5.1  # Not set`). A `#` inside a word (`#1 SMP`) is none.
+fn trailing_comment(t: &str) -> Option<&str> {
+    let v = trailing_comment_at(t)?;
+    let words: Vec<&str> = v.split_whitespace().collect();
+    let number = |w: &str| {
+        let h = w.strip_prefix("0x").unwrap_or(w);
+        !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()) && w.bytes().any(|c| c.is_ascii_digit())
+    };
+    (matches!(words.len(), 1 | 2) && number(words[words.len() - 1])).then_some(v)
+}
+
+fn trailing_comment_at(t: &str) -> Option<&str> {
+    let b = t.as_bytes();
+    let mut from = 0;
+    while let Some(p) = memchr::memchr(b'#', &b[from..]).map(|p| p + from) {
+        from = p + 1;
+        let blanks = b[..p].iter().rev().take_while(|&&c| c == b' ' || c == b'\t').count();
+        let spaced = blanks >= 2 || (blanks >= 1 && b[p - 1] == b'\t');
+        if spaced && b.get(p + 1) == Some(&b' ') && !t[..p].trim().is_empty() {
+            return Some(t[..p].trim_end());
+        }
+    }
+    None
+}
+
 /// The line without the HTML code-block tags at its start and end (`<pre>`, `<pre class="…">`,
 /// `<code>` and their closing tags), where it has any.
 fn html_block_tags(t: &str) -> Option<&str> {
@@ -581,6 +673,41 @@ fn prompt_command(t: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn docker_compose_service_prefixes_are_cut() {
+        // `docker compose up` output (a 2026 README's shape; values ours)
+        let t = "   comfyui-1  | [INFO] Device: cuda:0 AMD Radeon RX 7600 : native\n   comfyui-1  | [INFO] AMD arch: gfx1102\n   comfyui-1  | [INFO] Starting server\n";
+        let got: Vec<String> = lines(t).iter().map(|l| l.text.to_string()).collect();
+        assert_eq!(got[1], "[INFO] AMD arch: gfx1102");
+        // a table without leading bars, each first cell once: kept as written
+        let t = "GPU   | gfx1100\nROCm  | 7.2.1\ntorch | 2.9.1\n";
+        let got: Vec<String> = lines(t).iter().map(|l| l.text.to_string()).collect();
+        assert_eq!(got[0], "GPU   | gfx1100");
+    }
+
+    #[test]
+    fn a_comment_after_a_value_is_cut() {
+        // a blog's shell block (msf.github.io, 2026; values ours)
+        assert_eq!(
+            trailing_comment("gfx_target_version 110300  # = gfx1103"),
+            Some("gfx_target_version 110300")
+        );
+        assert_eq!(trailing_comment("17163091968\t# 16 GiB"), Some("17163091968"));
+        for t in [
+            "Linux host 6.8.0-45-generic #45-Ubuntu SMP",
+            "frame #0: c10::Error::Error",
+            "# Title",
+            "    # only a comment",
+            "see issue  #123",
+            "a  #b",
+            // a comment that carries the meaning is kept
+            "HSA_OVERRIDE_GFX_VERSION=11.5.1  # Not set",
+            "Device: gfx1100  # the dGPU",
+        ] {
+            assert_eq!(trailing_comment(t), None, "{t:?}");
+        }
+    }
+
     #[test]
     fn html_code_block_tags_are_fences() {
         // a guide's `<pre>` blocks (Waxford44/Strix-Halo-gfx1151-Forge-Guide's shape; our text)

@@ -169,6 +169,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("manylinux", Hint::Linux),
     ("] amdgpu ", Hint::Linux),
     ("kernel: amdgpu", Hint::Linux),
+    // strace's system calls relative to the working directory (`openat(AT_FDCWD, "…", O_RDONLY)`):
+    // strace is Linux's
+    ("(AT_FDCWD, ", Hint::Linux),
     // inxi's graphics block on Linux: the in-kernel driver (`driver: amdgpu v: kernel`)
     ("driver: amdgpu v: kernel", Hint::Linux),
     (".so.", Hint::Linux),
@@ -514,8 +517,12 @@ fn kernel_log_line(t: &str) -> bool {
         return true;
     }
     // the kernel driver's own message with no time stamp, as `journalctl -k -o cat` or a report
-    // that cut the stamps writes it: `amdgpu 0000:03:00.0: MES failed to respond …`
+    // that cut the stamps writes it: `amdgpu 0000:03:00.0: MES failed to respond …`, or without
+    // the device (`amdgpu: [gfxhub] page fault (src_id:0 …)`: a message of several words, not a
+    // configuration's `amdgpu: true`)
     b.strip_prefix(b"amdgpu ").is_some_and(pci_address_colon)
+        || b.strip_prefix(b"amdgpu: ")
+            .is_some_and(|m| m.len() >= 16 && m.iter().filter(|&&c| c == b' ').count() >= 2 && !m.starts_with(b" "))
 }
 
 /// `0000:03:00.0:` (a PCI domain, bus, device and function, then a colon) at the start of `b`.
@@ -1338,6 +1345,7 @@ mod tests {
             "[  101.123456] amdgpu 0000:03:00.0: something\n",
             // the driver's message without a stamp; inxi's in-kernel driver (values ours)
             "amdgpu 0000:0c:00.0: ring gfx_0.0.0 timeout\n",
+            "amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:2)\n",
             "  Device-1: AMD Navi 31 driver: amdgpu v: kernel arch: RDNA-3\n",
             "The issue occurs inside a Docker container on Ubuntu 24.04 with ROCm 7.14.\n",
             "File \"/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py\", line 1775\n",
@@ -1356,6 +1364,8 @@ mod tests {
             // a driver named before something that is no PCI address (values ours)
             "amdgpu 0000:03: not an address\n",
             "amdgpu 6.16.6 loaded\n",
+            "amdgpu: true\n",
+            "amdgpu: v1.2\n",
         ] {
             assert_eq!(platform(t), None, "{t:?}");
         }

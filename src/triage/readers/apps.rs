@@ -194,11 +194,19 @@ fn vllm_log_line(t: &str) -> bool {
         return false;
     };
     let head = &t[..p];
+    let level = |w: Option<&str>| matches!(w, Some("INFO" | "WARNING" | "ERROR" | "DEBUG"));
     let mut w = head.split_whitespace().rev();
-    let (time, date, level) = (w.next(), w.next(), w.next());
-    matches!(level, Some("INFO" | "WARNING" | "ERROR" | "DEBUG"))
+    let (time, date, lv) = (w.next(), w.next(), w.next());
+    let stamped = level(lv)
         && date.is_some_and(|d| d.len() == 5 && d.as_bytes()[2] == b'-')
-        && time.is_some_and(|x| x.len() >= 8 && x.as_bytes()[2] == b':')
+        && time.is_some_and(|x| x.len() >= 8 && x.as_bytes()[2] == b':');
+    // without the date and time (a report that cut them), only after vLLM's process prefix
+    // (`(EngineCore_DP0 pid=633) INFO [rocm.py:377] …`)
+    stamped
+        || (head.starts_with('(')
+            && head
+                .split_once(") ")
+                .is_some_and(|(proc, rest)| proc.has(" pid=") && level(Some(rest.trim()))))
 }
 
 #[cfg(test)]
@@ -217,6 +225,11 @@ mod tests {
         );
         assert!(fired);
         assert!(!vllm_log_line("see [rocm.py:12] in the source"));
+        // the process prefix without the stamp (values ours); a bare Python log line is no vLLM's
+        assert!(vllm_log_line(
+            "(EngineCore_DP0 pid=12) INFO [rocm.py:3] Using Triton Attention backend."
+        ));
+        assert!(!vllm_log_line("INFO [utils.py:3] loading"));
         assert!(vllm_log_line(
             "(APIServer pid=9) INFO 01-02 03:04:05 [utils.py:299] non-default args: {}"
         ));

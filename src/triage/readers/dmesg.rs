@@ -228,6 +228,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             seen.nvidia = Some(at);
             continue;
         }
+        // a DRM line without its time stamp (`[drm] RAM width 128bits DDR5`): a kernel log line
+        if t.starts_with("[drm] ") {
+            fired = true;
+        }
         if !(t.has("amdgpu") || t.has("ttm") || t.has("Linux version")) {
             // a warning's or oops' header gives the running kernel
             if seen.kernel.is_none()

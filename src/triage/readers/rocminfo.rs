@@ -18,6 +18,8 @@ struct Block {
     pool_global: bool,
     /// Opened by agent lines with no `Agent N` header or `Name:` before them (a cut paste).
     fragment: bool,
+    /// The `Agent N` header's number.
+    number: Option<u32>,
 }
 
 /// Reads rocminfo output.
@@ -43,11 +45,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         if let Some(n) = t.strip_prefix("Agent ")
-            && n.trim().parse::<u32>().is_ok()
+            && let Ok(n) = n.trim().parse::<u32>()
         {
             fired = true;
             blocks.push(Block {
                 a: new_agent(seen, l.no),
+                number: Some(n),
                 ..Block::default()
             });
             continue;
@@ -143,9 +146,22 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
         }
     }
+    // the same command run twice in one paste (`rocminfo`, then `sudo -u ollama rocminfo`): an
+    // agent whose header number, target and name an earlier block already had is that agent again
+    // (two cards of one kind have two numbers)
+    let mut kept: Vec<(u32, Option<String>, Option<String>)> = Vec::new();
     for b in blocks {
         if b.cpu && !b.gpu {
             continue;
+        }
+        if let Some(n) = b.number {
+            let key = (n, b.a.gfx.as_ref().map(|g| g.v.clone()), b.a.marketing.clone());
+            if kept.contains(&key) {
+                continue;
+            }
+            if kept.len() < 64 {
+                kept.push(key);
+            }
         }
         if !b.gpu && b.named {
             continue; // a named non-GPU agent (AIE, CPU without Device Type)
@@ -214,6 +230,18 @@ fn new_agent(seen: &Seen, line: u32) -> Agent {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn the_same_command_run_twice_lists_its_gpus_once() {
+        // a report's two runs of rocminfo on one machine (an MI50 report's shape, 2026; ours)
+        let run1 = "Agent 2\n  Name:                    gfx1030\n  Marketing Name:          AMD Radeon RX 6800\n";
+        let (_, s) = run(read, &format!("{run1}{run1}"));
+        assert_eq!(s.agents.len(), 1);
+        // two cards of one kind: two agent numbers, two GPUs
+        let two = "Agent 2\n  Name: gfx1030\n  Marketing Name: AMD Radeon RX 6800\nAgent 3\n  Name: gfx1030\n  Marketing Name: AMD Radeon RX 6800\n";
+        let (_, s) = run(read, two);
+        assert_eq!(s.agents.len(), 2);
+    }
 
     #[test]
     fn fields_a_grep_joined_on_one_line() {
