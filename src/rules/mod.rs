@@ -367,17 +367,25 @@ impl Context<'_> {
     /// not a wheel's: telling the user to install its device code would send them the wrong
     /// way. An image's build targets are all kept.
     pub fn wheel_targets(&self) -> impl Iterator<Item = (&Target, &Origin)> {
-        let apu = |t: &Target| {
-            self.matrix
-                .gpu(&t.gfx)
-                .is_some_and(|g| g.kind == crate::matrix::GpuKind::Apu)
-        };
-        let machine = matches!(
+        let dgpu = self.dgpu_on_machine();
+        self.targets().filter(move |(t, _)| !(dgpu && self.is_apu(t)))
+    }
+
+    /// Whether the matrix knows `t` as an APU's (integrated) target.
+    pub fn is_apu(&self, t: &Target) -> bool {
+        self.matrix
+            .gpu(&t.gfx)
+            .is_some_and(|g| g.kind == crate::matrix::GpuKind::Apu)
+    }
+
+    /// Whether this is a machine (a host, a paste, not an image's build targets) with a discrete
+    /// GPU in scope. There an APU target is an iGPU beside a dGPU: RC308's matter (hide it), not
+    /// an install's or a known issue's.
+    pub fn dgpu_on_machine(&self) -> bool {
+        matches!(
             self.facts.subject,
             crate::facts::Subject::Host { .. } | crate::facts::Subject::Paste { .. }
-        );
-        let dgpu = machine && self.targets().any(|(t, _)| !apu(t));
-        self.targets().filter(move |(t, _)| !(dgpu && apu(t)))
+        ) && self.targets().any(|(t, _)| !self.is_apu(t))
     }
 
     /// The running kernel's version (`6.8.0-45-generic` → 6.8.0).

@@ -73,19 +73,10 @@ pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String
     // on a machine (not an image's build targets), an iGPU beside a discrete GPU is RC308's
     // matter: its target's issues (and their fixes, an override that would also apply to the
     // dGPU) and APU-only issues are not the machine's
-    let apu_of = |t: &crate::facts::Target| {
-        cx.matrix
-            .gpu(&t.gfx)
-            .is_some_and(|g| g.kind == crate::matrix::GpuKind::Apu)
-    };
-    let machine = matches!(
-        cx.facts.subject,
-        crate::facts::Subject::Host { .. } | crate::facts::Subject::Paste { .. }
-    );
-    let dgpu_on_machine = machine && cx.targets().any(|(t, _)| !apu_of(t));
+    let dgpu_on_machine = cx.dgpu_on_machine();
     if !w.gfx.is_empty() {
         let (t, o) = cx.targets().find(|(t, _)| {
-            w.gfx.iter().any(|g| g == t.runtime_gfx() || g == &t.gfx) && !(dgpu_on_machine && apu_of(t))
+            w.gfx.iter().any(|g| g == t.runtime_gfx() || g == &t.gfx) && !(dgpu_on_machine && cx.is_apu(t))
         })?;
         // matched through an override: say which target the issue is about
         if t.runtime_gfx() != t.gfx && !w.gfx.contains(&t.gfx) {
@@ -142,7 +133,7 @@ pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String
         ev.push(format!("kernel {k}"));
     }
     if let Some(apu) = w.apu {
-        let first = cx.targets().find(|(t, _)| apu_of(t));
+        let first = cx.targets().find(|(t, _)| cx.is_apu(t));
         let is_apu = first.is_some() && !dgpu_on_machine;
         if is_apu != apu {
             return None;
