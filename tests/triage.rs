@@ -166,6 +166,26 @@ fn the_driver_s_vram_wins_over_an_app_s_device_total() {
     assert_eq!(t.summary.vram_bytes, Some(1 << 30), "{:?}", t.summary);
 }
 
+/// Two tools' lines, one naming the dGPU's target, the other the iGPU's (an app that picked the
+/// iGPU): two GPUs and RC308, not one GPU with conflicting targets. Within one generation (an
+/// override shows an APU as a discrete target) and with an override in the paste: one GPU.
+/// Values ours, shaped on patientx-cfz/comfyui-rocm#115.
+#[test]
+fn an_igpu_target_beside_a_dgpu_target_from_two_tools_is_two_gpus() {
+    let t = read("mix", "[INFO] GPU arch: gfx1200\n[INFO] AMD arch: gfx1036\n");
+    let mut g: Vec<String> = t.facts.gpus.iter().filter_map(|g| g.gfx.clone()).collect();
+    g.sort();
+    assert_eq!(g, ["gfx1036", "gfx1200"]);
+    assert!(codes(&t).contains(&"RC308"), "{:?}", codes(&t));
+    let t = read(
+        "one",
+        "HSA_OVERRIDE_GFX_VERSION=10.3.0\n[INFO] GPU arch: gfx1201\n[INFO] AMD arch: gfx1036\n",
+    );
+    assert_eq!(t.facts.gpus.len(), 1);
+    let t = read("gen", "[INFO] GPU arch: gfx1100\n[INFO] AMD arch: gfx1103\n");
+    assert_eq!(t.facts.gpus.len(), 1);
+}
+
 /// Traps through the whole pipeline: rocm-smi's `gfx11002` and KFD's 90402.
 #[test]
 fn display_quirks_decode_to_real_targets() {

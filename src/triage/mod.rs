@@ -883,7 +883,39 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
             apu,
         });
     }
+    // an override makes one GPU's targets differ in ways no kind test tells apart
+    let overridden = seen.env.iter().any(|e| e.v.0 == "HSA_OVERRIDE_GFX_VERSION");
+    if !overridden {
+        igpu_beside_dgpu_of_another_reader(&mut out, &others);
+    }
     out
+}
+
+/// One GPU in the list, and another reader's one GPU whose explicit target is of the other
+/// kind (an APU's beside a discrete GPU's: a launcher's `GPU arch: gfx1200` and the app's `AMD
+/// arch: gfx1036` where torch picked the iGPU): a second GPU, not a conflict over one GPU's
+/// target. Added after the list, at most one.
+fn igpu_beside_dgpu_of_another_reader(out: &mut Vec<Merged>, others: &[&Agent]) {
+    let [first] = out.as_slice() else { return };
+    let Some(hw) = first.hw.as_ref().map(|h| h.v.clone()) else {
+        return;
+    };
+    let second = others.iter().find(|o| {
+        o.reader != "dmesg"
+            && o.gfx
+                .as_ref()
+                .is_some_and(|g| g.v != hw && readers::apu_and_dgpu(&g.v, &hw))
+    });
+    if let Some(o) = second {
+        let g = o.gfx.clone();
+        out.push(Merged {
+            agent: (*o).clone(),
+            hw: g.clone(),
+            shown: g,
+            from_name: None,
+            apu: !first.apu,
+        });
+    }
 }
 
 fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {

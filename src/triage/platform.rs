@@ -211,6 +211,11 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("CachyOS", Hint::Linux),
     ("EndeavourOS", Hint::Linux),
     ("Manjaro", Hint::Linux),
+    ("SteamOS", Hint::Linux),
+    ("Bazzite", Hint::Linux),
+    // the kernel's firmware package, which only Linux distributions ship (`linux-firmware
+    // 20260110`, `linux-firmware-neptune`)
+    ("linux-firmware", Hint::Linux),
     ("Ubuntu ", Hint::Distro),
     ("Fedora ", Hint::Distro),
     ("Debian ", Hint::Distro),
@@ -945,6 +950,16 @@ mod tests {
         crate::triage::readers::read_all(&lines, &mut seen);
         scan(&lines, &mut seen);
         decide(&seen).map(|p| p.v)
+    }
+
+    #[test]
+    fn the_kernel_s_firmware_package_is_linux() {
+        // a typed label over a one-line block (values ours)
+        assert_eq!(
+            platform("Firmware package:\n```\nlinux-firmware 20260110\n```\n"),
+            Some(Platform::Linux)
+        );
+        assert_eq!(platform("## SteamOS Software\n"), Some(Platform::Linux));
     }
 
     #[test]

@@ -720,6 +720,8 @@ fn rx_model(l: &str) -> bool {
 pub fn cut_tail(name: &str) -> &str {
     let mut end = name.len();
     let mut pos = 0;
+    // where the previous word starts, when it is a number (`RX 9060 XT 16 GB`: the size's number)
+    let mut number_at = None;
     for w in name.split_whitespace() {
         let at = pos + name[pos..].find(w).unwrap_or(0);
         pos = at + w.len();
@@ -740,9 +742,14 @@ pub fn cut_tail(name: &str) -> &str {
                 "with" | "w/" | "and" | "on" | "for" | "using" | "has" | "gb" | "gib"
             )
         {
-            end = at;
+            // a size written apart from its unit (`16 GB`) starts at its number
+            end = match number_at {
+                Some(n) if matches!(l.as_str(), "gb" | "gib") => n,
+                _ => at,
+            };
             break;
         }
+        number_at = w.bytes().all(|b| b.is_ascii_digit()).then_some(at);
     }
     name[..end].trim_end().trim_end_matches(['.', ','])
 }
@@ -884,6 +891,15 @@ fn spaced_key(key: &mut String, syn: &HashMap<String, String>) {
         {
             *key = ka;
         }
+    }
+    // a known key after a word that only says it is this machine's (`System ROCm Version`,
+    // `Installed PyTorch version`): the key
+    if !syn.contains_key(key.as_str())
+        && let Some((q, rest)) = key.split_once(' ')
+        && matches!(q, "system" | "installed" | "host" | "local" | "current")
+        && syn.contains_key(rest)
+    {
+        *key = rest.to_string();
     }
     // a product's name with the word for "version" in Chinese, Korean or Japanese glued on
     // (`PyTorch版本`, `ROCm 버전`, `PyTorchのバージョン`): the product's English key
@@ -2532,6 +2548,30 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             let a = seen.at(g, no);
             seen.agents[i].gfx = Some(a);
             st.fired = true;
+        } else if fact == Fact::Gfx
+            && !st.second_name
+            && let Some(g) = gfx_in(v)
+        {
+            // another reader's one GPU with a target of the other kind (an APU's beside a
+            // discrete GPU's): this target is a second GPU (see `super::apu_and_dgpu`)
+            let mut mine = seen.agents.iter().filter(|a| a.src.file == seen.file);
+            if let (Some(a), None) = (mine.next(), mine.next())
+                && a.gfx.as_ref().is_some_and(|x| super::apu_and_dgpu(&g, &x.v))
+            {
+                let gfx = Some(seen.at(g, no));
+                let src = Src {
+                    file: seen.file,
+                    line: no,
+                };
+                seen.agents.push(Agent {
+                    reader: "key_value",
+                    src,
+                    gfx,
+                    ..Agent::default()
+                });
+                st.second_name = true;
+                st.fired = true;
+            }
         }
         return;
     }
@@ -2577,6 +2617,15 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     // GPU (another target written, or a name of another target) is a second GPU
     // (`- **dGPU:** … R9700 (gfx1201)` then `- **iGPU:** … Radeon 780M (gfx1103)`)
     let other = |a: &Agent| {
+        // a second explicit target under a gfx key where one of the two is an APU's and the
+        // other a discrete GPU's (`[INFO] GPU arch: gfx1200` from a launcher, then `[INFO] AMD
+        // arch: gfx1036` from the app that picked the iGPU): two GPUs, not one GPU's two names
+        if fact == Fact::Gfx
+            && let (Some(g), Some(x)) = (&gfx, &a.gfx)
+            && *g != x.v
+        {
+            return super::apu_and_dgpu(g, &x.v);
+        }
         // the same value again (a log repeats its GPU line): no name lookup
         if fact != Fact::Gpu
             || (name == a.marketing && gfx.as_ref().is_none_or(|g| a.gfx.as_ref().is_some_and(|x| x.v == *g)))
@@ -3100,6 +3149,18 @@ mod tests {
     }
 
     #[test]
+    fn a_key_said_to_be_this_machines_is_the_key() {
+        // values ours
+        let (_, s) = run(read, "OS: Fedora 43\nSystem ROCm Version: 7.2.1\n");
+        assert_eq!(s.rocm.as_ref().unwrap().v, "7.2.1");
+        let (_, s) = run(read, "Installed PyTorch version: 2.9.1+rocm7.2.1\n");
+        assert_eq!(s.torch.as_ref().unwrap().v, "2.9.1+rocm7.2.1");
+        // another word before a known key is not one of these (`Required ROCm version`)
+        let (_, s) = run(read, "Required ROCm Version: 7.2.1\n");
+        assert!(s.rocm.is_none(), "{:?}", s.rocm);
+    }
+
+    #[test]
     fn a_package_uv_removed_is_no_fact() {
         // values ours
         let (_, s) = run(read, " - rocm==7.12.0.dev0+aaaa\n + rocm==7.12.0.dev0+bbbb\n");
@@ -3230,6 +3291,10 @@ mod tests {
         );
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx950");
         assert_eq!(cut_tail("AMD Radeon RX 7900 XTX"), "AMD Radeon RX 7900 XTX");
+        // a memory size written apart from its unit is no part of the name; a model number is
+        assert_eq!(cut_tail("AMD Radeon RX 7800 XT 16 GB"), "AMD Radeon RX 7800 XT");
+        assert_eq!(cut_tail("Radeon RX 580 8 gb"), "Radeon RX 580");
+        assert_eq!(cut_tail("Radeon RX 6600 8GB"), "Radeon RX 6600");
         // a GPU another reader saw by name only, its target written beside the name elsewhere
         let lines =
             crate::triage::paste::lines("**Machine**: Ryzen AI 9 HX 370 + Radeon 890M (**gfx1150**), Windows 11\n");
@@ -3505,9 +3570,12 @@ mod tests {
     #[test]
     fn a_glued_model_number_under_a_gpu_key() {
         let (_, s) = run(read, "Graphics card: rx 7900xtx 24 gb version.\n");
+        // the name as typed, without its size: the product table's key of the RX 7900 XTX
+        let name = s.agents.first().and_then(|a| a.marketing.as_deref()).unwrap();
         assert_eq!(
-            s.agents.first().and_then(|a| a.marketing.as_deref()),
-            Some("Radeon RX 7900 XTX")
+            crate::matrix::product_key(name),
+            crate::matrix::product_key("Radeon RX 7900 XTX"),
+            "{name}"
         );
     }
 
@@ -3614,6 +3682,20 @@ mod tests {
         let (_, s) = run(read, t);
         assert_eq!(s.agents.len(), 1);
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1100");
+    }
+
+    #[test]
+    fn an_apu_target_and_a_discrete_one_under_gfx_keys_are_two_gpus() {
+        // two tools' lines quoted in one sentence (values ours)
+        let (_, s) = run(read, "[INFO] GPU arch: gfx1201 but then: [INFO] AMD arch: gfx1036 ?\n");
+        let g: Vec<_> = s.agents.iter().map(|a| a.gfx.as_ref().map(|g| g.v.as_str())).collect();
+        assert_eq!(g, [Some("gfx1201"), Some("gfx1036")]);
+        // one generation: an override can show an APU as a discrete target; one GPU
+        let (_, s) = run(read, "GPU arch: gfx1103\nAMD arch: gfx1100\n");
+        assert_eq!(s.agents.len(), 1);
+        // two discrete targets under gfx keys stay one GPU's (the first)
+        let (_, s) = run(read, "GPU arch: gfx1100\nAMD arch: gfx1201\n");
+        assert_eq!(s.agents.len(), 1);
     }
 
     #[test]

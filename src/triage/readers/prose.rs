@@ -302,9 +302,15 @@ pub(crate) fn release_at(t: &str, from: usize) -> Option<&str> {
 /// builds, as for wheel names.
 fn word_torch(t: &str) -> Option<String> {
     let mut from = 0;
-    while let Some(i) = t[from..].at("orch ") {
+    while let Some(i) = t[from..].at("orch") {
         let start = from + i;
-        from = start + 5;
+        from = start + 4;
+        // `torch 2.9.1+rocm…`, `torch == …`, or a pin in inline code (`` `torch==2.9.1+rocm7.2.1` ``,
+        // versions a reporter copied from pip freeze)
+        let pin = t.as_bytes().get(from) == Some(&b'=');
+        if !pin && t.as_bytes().get(from) != Some(&b' ') {
+            continue;
+        }
         let word = if start >= 3 && t.as_bytes()[start - 3..start].eq_ignore_ascii_case(b"pyt") {
             start >= 3 && (start == 3 || !t.as_bytes()[start - 4].is_ascii_alphanumeric())
         } else {
@@ -316,7 +322,11 @@ fn word_torch(t: &str) -> Option<String> {
             continue;
         }
         // `PyTorch version (2.10.0+rocm7.2.0…)`, `torch version: …`, `torch == …`
-        let rest = t[from..].trim_start_matches(['`', '"', '\'', '*']);
+        // one blank (a column's run of blanks is pip's list, not a sentence), or the pin's `==`
+        let rest = t[from..]
+            .strip_prefix(if pin { "==" } else { " " })
+            .unwrap_or("")
+            .trim_start_matches(['`', '"', '\'', '*']);
         let rest = match rest.strip_prefix("version") {
             Some(r) => r.trim_start_matches([' ', '(', ':', '`']),
             None => rest,
@@ -332,6 +342,15 @@ fn word_torch(t: &str) -> Option<String> {
             || v.ends_with("+cpu")
             || v.split_once("+cu")
                 .is_some_and(|(_, r)| r.len() >= 2 && r.bytes().all(|b| b.is_ascii_digit()));
+        // a pin only as an inline code span of its own: a resolver's candidates, a command's
+        // requirement and its comments name versions that are not installed
+        let span = |end: usize| {
+            let head = start - if t.as_bytes()[start - 1] == b't' { 1 } else { 3 };
+            head > 0 && t.as_bytes()[head - 1] == b'`' && t.as_bytes().get(end) == Some(&b'`')
+        };
+        if pin && !span(t.len() - rest.len() + v.len()) {
+            continue;
+        }
         if v.as_bytes().first().is_some_and(u8::is_ascii_digit) && v.contains('.') && tagged {
             return Some(v.to_string());
         }
@@ -540,6 +559,14 @@ mod tests {
                 Some("2.9.1+rocm7.1.1.gitabc123"),
             ),
             ("torch version: 2.10.0+rocm7.1 found", Some("2.10.0+rocm7.1")),
+            (
+                "Environment: `torch==2.9.1+rocm7.2.1` with `rocm-sdk-core==7.2.1`",
+                Some("2.9.1+rocm7.2.1"),
+            ),
+            ("torchvision==0.24.1+rocm7.2.1", None),
+            ("pip install torch==2.9.1+rocm7.2.1", None),
+            ("# resolves to torch==2.9.1+rocm7.2.1", None),
+            ("`torch==2.9.1+rocm7.2.1 torchvision`", None),
             // no ROCm local tag, not the word
             ("torch 2.9.1 installed", None),
             ("pytorch-triton 3.2.0+rocm6.3", None),

@@ -30,8 +30,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         let mut kernel = None;
-        if t.starts_with("Linux ")
-            && let Some(c) = UNAME_A.captures(t)
+        // `uname -a` as a report's list item (`- Linux fedora 7.0.4-200.fc44.x86_64 #1 SMP …`, a
+        // benchmark script's platform bullet)
+        let item = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")).unwrap_or(t);
+        if item.starts_with("Linux ")
+            && let Some(c) = UNAME_A.captures(item)
         {
             kernel = Some(c[1].to_string());
         } else if t.as_bytes().first().is_some_and(u8::is_ascii_digit)
@@ -131,6 +134,14 @@ mod tests {
         );
         assert!(fired);
         assert_eq!(s.kernel.unwrap().v, "6.17.0-14-generic");
+        // as a report's list item (values ours); a sentence starting with the word is none
+        let (_, s) = run(
+            read,
+            "- Linux box 6.18.2-100.fc43.x86_64 #1 SMP PREEMPT_DYNAMIC Tue Jan  6 10:00:00 UTC 2026 x86_64\n",
+        );
+        assert_eq!(s.kernel.unwrap().v, "6.18.2-100.fc43.x86_64");
+        let (_, s) = run(read, "- Linux users see 6.18 #1 of the issues\n");
+        assert!(s.kernel.is_none());
         // os-release's name and version lines (values ours); a lone NAME= is no OS
         let (_, s) = run(
             read,
