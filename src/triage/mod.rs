@@ -920,6 +920,12 @@ fn igpu_beside_dgpu_of_another_reader(out: &mut Vec<Merged>, others: &[&Agent]) 
 
 fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
     prose_fallbacks(&mut seen);
+    // an OS name from an aligned column (`Ubuntu   24.04.4`): its words, one blank apart
+    if let Some(o) = seen.os.as_mut()
+        && o.v.contains("  ")
+    {
+        o.v = o.v.split_whitespace().collect::<Vec<_>>().join(" ");
+    }
     let mut f = Facts::new(Subject::Paste { paths: names.clone() });
     let plat = platform_facts(&mut seen, &mut f, &names, matrix);
     let not_linux = matches!(plat.as_ref().map(|p| p.v), Some(Platform::Windows | Platform::Macos));
@@ -1308,10 +1314,14 @@ fn pip_and_torch_facts(seen: &Seen, f: &mut Facts, names: &[String], matrix: &Ma
             o(p.src),
         ));
     }
+    // a typed step that installs torch from an index says where torch came from, also where
+    // the paste prints no version (`pip install --index-url …/gfx1151/ torch torchvision`)
+    let index_step = seen.prose.index_url.as_ref().filter(|_| seen.prose.index_for_torch);
     if seen.torch.is_some()
         || seen.torch_hip.is_some()
         || seen.torch_cuda.is_some()
         || seen.torch_gpu_available.is_some()
+        || index_step.is_some()
     {
         let src = seen
             .torch
@@ -1320,6 +1330,7 @@ fn pip_and_torch_facts(seen: &Seen, f: &mut Facts, names: &[String], matrix: &Ma
             .or(seen.torch_cuda.as_ref())
             .map(|t| t.src)
             .or(seen.torch_gpu_available.as_ref().map(|t| t.src))
+            .or(index_step.map(|u| u.src))
             .unwrap_or_default();
         f.torch = Some(Sourced::new(
             TorchFacts {

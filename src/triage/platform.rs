@@ -216,6 +216,8 @@ const NEEDLES: &[(&str, Hint)] = &[
     // the kernel's firmware package, which only Linux distributions ship (`linux-firmware
     // 20260110`, `linux-firmware-neptune`)
     ("linux-firmware", Hint::Linux),
+    // image-based Linux systems' deployment tools (`bootc status`'s `Staged ostree`, rpm-ostree)
+    ("ostree", Hint::Linux),
     ("Ubuntu ", Hint::Distro),
     ("Fedora ", Hint::Distro),
     ("Debian ", Hint::Distro),

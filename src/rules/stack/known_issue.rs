@@ -148,8 +148,12 @@ pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String
         ev.push(format!("{}={}", v, e.value.value));
         origin = Some(e.origin.clone());
     }
+    // an override the runtime shows in effect (a target that runs as another: `HSA device
+    // gfx1030 (PCI ID 73df)` on a gfx1031 card) is set, whether or not the paste shows the
+    // variable
+    let shown_overridden = || cx.targets().any(|(t, _)| t.runtime_gfx() != t.gfx);
     for v in &w.env_unset {
-        if cx.facts.env_set(v) {
+        if cx.facts.env_set(v) || (v == "HSA_OVERRIDE_GFX_VERSION" && shown_overridden()) {
             return None;
         }
     }

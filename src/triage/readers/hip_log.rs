@@ -95,7 +95,20 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             && let Some(p) = t.at("HSA device gfx")
             && let Some(g) = gfx_in(&t[p + 11..])
         {
+            let n = devices.len();
             add_gpu(seen, &mut devices, g, l.no, file);
+            // the device's own PCI id after its target: the hardware, where an override changed
+            // the target the runtime shows (`gfx1030 (PCI ID 73df)` on a gfx1031 card)
+            if devices.len() > n
+                && let Some(q) = t[p..].at("(PCI ID ")
+                && let Some(id) = t[p + q + 8..].split(')').next().and_then(super::pci_id)
+                && let Some(a) = seen.agents.last_mut()
+            {
+                a.device_id = Some(At {
+                    v: id,
+                    src: Src { file, line: l.no },
+                });
+            }
         }
         // what an error line means is the matrix's signatures' (triage::signatures); here only
         // whether the line is this format's and the target rocBLAS names
@@ -171,6 +184,8 @@ the HSA device gfx942 is what we target\n";
             .filter_map(|a| a.gfx.as_ref().map(|g| g.v.as_str()))
             .collect();
         assert_eq!(g, ["gfx90a", "gfx1100"], "a sentence outside the log is no device");
+        let ids: Vec<Option<u32>> = s.agents.iter().map(|a| a.device_id.as_ref().map(|d| d.v)).collect();
+        assert_eq!(ids, [Some(0x740f), Some(0x744c)]);
     }
 
     #[test]

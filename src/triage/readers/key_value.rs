@@ -889,7 +889,9 @@ fn spaced_key(key: &mut String, syn: &HashMap<String, String>) {
         if let (Some(fa), Some(fb)) = (syn.get(ka.as_str()), syn.get(kb.as_str()))
             && fa == fb
         {
-            *key = ka;
+            // ROCm's key where one side names it (`HIP/ROCm version: 7.2.4`): a release under
+            // a HIP key alone is not read as ROCm's
+            *key = if b == "rocm" && a != "rocm" { kb } else { ka };
         }
     }
     // a known key after a word that only says it is this machine's (`System ROCm Version`,
@@ -2380,6 +2382,14 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 Some(p) if !v[p..].contains(')') => v[..p].trim(),
                 _ => v,
             };
+            // the platform in a trailing parenthetical (`Ubuntu 24.04.3 LTS (WSL2)`): where the
+            // system runs, not part of its name (the platform scan reads the word)
+            let v = match v.strip_suffix(')').and_then(|r| r.rsplit_once(" (")) {
+                Some((name, p)) if matches!(p.to_ascii_lowercase().as_str(), "wsl" | "wsl2" | "wsl 2" | "wsl1") => {
+                    name.trim()
+                }
+                _ => v,
+            };
             // a container platform (`platform=linux/amd64`) names a kernel's family and a
             // machine, not a system: no OS name, only a hint of Linux (which other hints may
             // outweigh)
@@ -2919,6 +2929,9 @@ mod tests {
                 "Fedora Linux 44 (Workstation Edition)",
             ),
             ("OS: NAME=openSUSE\n", "openSUSE"),
+            // the platform in parentheses after the name (values ours); an edition stays
+            ("Operating System: Ubuntu 24.04.3 LTS (WSL2)\n", "Ubuntu 24.04.3 LTS"),
+            ("OS: Fedora Linux 44 (KDE Plasma)\n", "Fedora Linux 44 (KDE Plasma)"),
         ] {
             let (_, s) = run(read, t);
             assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some(os), "{t}");
@@ -3032,6 +3045,9 @@ mod tests {
         let (_, s) = run(read, t);
         assert_eq!(s.torch_gpu_available.as_ref().map(|a| a.v), Some(true));
         assert!(colon_pair("/opt/rocm/lib: not found").is_none());
+        // HIP written first (values ours): the release is ROCm's
+        let (_, s) = run(read, "HIP/ROCM version: 7.2.4\n");
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("7.2.4"));
         // a key joining torch and ROCm over a torch build (z/09 of the 2026 held-out sets'
         // shape; values ours); over a bare release it stays unread
         let (_, s) = run(read, "Pytorch & ROCM: 2.9.0+rocm7.11.0a20260101\n");

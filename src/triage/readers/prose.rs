@@ -311,8 +311,11 @@ fn word_torch(t: &str) -> Option<String> {
         if !pin && t.as_bytes().get(from) != Some(&b' ') {
             continue;
         }
-        let word = if start >= 3 && t.as_bytes()[start - 3..start].eq_ignore_ascii_case(b"pyt") {
-            start >= 3 && (start == 3 || !t.as_bytes()[start - 4].is_ascii_alphanumeric())
+        let pytorch = start >= 3 && t.as_bytes()[start - 3..start].eq_ignore_ascii_case(b"pyt");
+        // where the word starts (`pytorch`, `torch`)
+        let head = if pytorch { start - 3 } else { start.saturating_sub(1) };
+        let word = if pytorch {
+            start == 3 || !t.as_bytes()[start - 4].is_ascii_alphanumeric()
         } else {
             start >= 1
                 && t.as_bytes()[start - 1] == b't'
@@ -322,9 +325,12 @@ fn word_torch(t: &str) -> Option<String> {
             continue;
         }
         // `PyTorch version (2.10.0+rocm7.2.0…)`, `torch version: …`, `torch == …`
-        // one blank (a column's run of blanks is pip's list, not a sentence), or the pin's `==`
+        // one blank (a column's run of blanks after `torch` is pip's list, not a sentence), or
+        // the pin's `==`; after the product's name (`PyTorch   2.12.0a0+rocm…`, an aligned
+        // summary) any run of blanks
         let rest = t[from..]
             .strip_prefix(if pin { "==" } else { " " })
+            .map(|r| if pytorch && !pin { r.trim_start_matches(' ') } else { r })
             .unwrap_or("")
             .trim_start_matches(['`', '"', '\'', '*']);
         let rest = match rest.strip_prefix("version") {
@@ -344,10 +350,7 @@ fn word_torch(t: &str) -> Option<String> {
                 .is_some_and(|(_, r)| r.len() >= 2 && r.bytes().all(|b| b.is_ascii_digit()));
         // a pin only as an inline code span of its own: a resolver's candidates, a command's
         // requirement and its comments name versions that are not installed
-        let span = |end: usize| {
-            let head = start - if t.as_bytes()[start - 1] == b't' { 1 } else { 3 };
-            head > 0 && t.as_bytes()[head - 1] == b'`' && t.as_bytes().get(end) == Some(&b'`')
-        };
+        let span = |end: usize| head > 0 && t.as_bytes()[head - 1] == b'`' && t.as_bytes().get(end) == Some(&b'`');
         if pin && !span(t.len() - rest.len() + v.len()) {
             continue;
         }
@@ -564,6 +567,13 @@ mod tests {
                 Some("2.9.1+rocm7.2.1"),
             ),
             ("torchvision==0.24.1+rocm7.2.1", None),
+            (
+                "PyTorch  2.12.0a0+rocm7.13.0a20260411      ok",
+                Some("2.12.0a0+rocm7.13.0a20260411"),
+            ),
+            ("torch        2.9.1+rocm7.2.1", None),
+            ("pytorch  2.12.0+rocm7.2.1 here", Some("2.12.0+rocm7.2.1")),
+            ("uses `pytorch==2.9.1+rocm7.2.1` now", Some("2.9.1+rocm7.2.1")),
             ("pip install torch==2.9.1+rocm7.2.1", None),
             ("# resolves to torch==2.9.1+rocm7.2.1", None),
             ("`torch==2.9.1+rocm7.2.1 torchvision`", None),
