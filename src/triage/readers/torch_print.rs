@@ -68,6 +68,14 @@ static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^((?i:torch|pytorch|torch\.__version__|torch version|hip|hip version|hip runtime|hip runtime version|torch\.version\.hip))\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
 });
 
+/// Whether line `i` is `hipcc --version`'s `HIP version:` line: the compiler's banner follows it
+/// (`AMD clang version …`, `clang version …`), or a `hipcc` / `hipconfig` command is just above it.
+fn hipcc_version_line(lines: &[Line], i: usize) -> bool {
+    let next = lines[i + 1..].iter().map(|l| trim(&l.text)).find(|t| !t.is_empty());
+    next.is_some_and(|n| n.starts_with("AMD clang version") || n.starts_with("clang version"))
+        || super::command_before(lines, i, 3).is_some_and(|c| c.has("hipcc") || c.has("hipconfig"))
+}
+
 /// Reads torch version prints.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
@@ -77,7 +85,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     // the command printed each value with a print of its own (`print(torch.version.hip);
     // print(torch.version.cuda)`): one output line per value
     let mut one_per_line = false;
-    for l in lines {
+    for (i, l) in lines.iter().enumerate() {
         let t = trim(&l.text);
         if l.command || t.starts_with("python") || t.has("print(") {
             want_name = device_name_call(t);
@@ -151,6 +159,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             && let Some(c) = LABEL.captures(t)
         {
             let k = c[1].to_ascii_lowercase();
+            // `hipcc --version`'s first line (`HIP version: 7.2.53211-…`, then `AMD clang version
+            // …`): the installed HIP SDK's, not torch's (the ROCm readers take it)
+            if k.has("hip") && hipcc_version_line(lines, i) {
+                continue;
+            }
             let v = c[2].to_string();
             fired = true;
             let at = seen.at(v, l.no);
@@ -427,6 +440,21 @@ mod tests {
             t_hits > 1000 && h_hits > 300,
             "the generated tokens hold versions ({t_hits}, {h_hits})"
         );
+    }
+
+    #[test]
+    fn hipcc_s_hip_version_is_not_torch_s() {
+        // `hipcc --version` (values ours): the SDK's HIP, with or without its command shown
+        for t in [
+            "$ hipcc --version\nHIP version: 7.2.53211-97f5574fe2\n",
+            "HIP version: 7.2.53211-97f5574fe2\nAMD clang version 22.0.0git (roc-7.2.4)\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert!(s.torch_hip.is_none(), "{t}");
+        }
+        // a script's own label is torch's
+        let (_, s) = run(read, "torch: 2.9.1+rocm7.2.1\nHIP version: 7.2.53211\n");
+        assert_eq!(s.torch_hip.as_ref().unwrap().v, "7.2.53211");
     }
 
     #[test]
