@@ -857,6 +857,10 @@ fn container_overrides_are_checked_against_the_targets() {
         &["gfx1031"],
     );
     assert!(!fs.iter().any(|f| f.code.starts_with("RC20")), "{fs:#?}");
+    // another family within one LLVM generic processor (gfx1151, RDNA3.5, shown as gfx1100 of
+    // gfx11-generic): not across families, no RC202
+    let fs = container_findings(Kind::Compose, "compose.yaml", compose, &["gfx1151"]);
+    assert!(!fs.iter().any(|f| f.code == "RC202"), "{fs:#?}");
     // PYTORCH_ROCM_ARCH of the same service declares the target
     let declared = compose.replace(
         "      HIP_VISIBLE",

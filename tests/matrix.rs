@@ -100,9 +100,25 @@ fn dangling_reference_and_duplicates() {
     assert!(d.iter().any(|x| x.contains("M004") && x.contains("gfx1100")), "{d:?}");
 }
 
+/// Schema 4's fields take only their values: an LLVM generic processor's name, known platforms.
+#[test]
+fn schema_4_fields_are_checked() {
+    let d = broken("gpus.yaml", |t| {
+        t.replacen("generic: gfx11-generic", "generic: rdna3", 1)
+    });
+    assert!(
+        d.iter().any(|x| x.contains("M006") && x.contains("generic `rdna3`")),
+        "{d:?}"
+    );
+    let d = broken("issues.yaml", |t| {
+        t.replacen("platforms: [linux]", "platforms: [linux, beos]", 1)
+    });
+    assert!(d.iter().any(|x| x.contains("M006") && x.contains("platforms")), "{d:?}");
+}
+
 #[test]
 fn newer_schema_is_refused_clearly() {
-    let d = broken("matrix.yaml", |t| t.replace("schema: 3", "schema: 99"));
+    let d = broken("matrix.yaml", |t| t.replace("schema: 4", "schema: 99"));
     assert!(
         d[0].starts_with("matrix.yaml:2:1 M002") || d[0].contains("M002"),
         "{d:?}"

@@ -186,6 +186,30 @@ fn an_igpu_target_beside_a_dgpu_target_from_two_tools_is_two_gpus() {
     assert_eq!(t.facts.gpus.len(), 1);
 }
 
+/// A known issue of some platforms only (`when: platforms:`, schema 4): the APU GTT limit, a
+/// Linux kernel's, is said on a Linux paste and not on a Windows one (values ours).
+#[test]
+fn a_linux_only_known_issue_is_not_said_on_windows() {
+    let gtt = |t: &triage::Triage| {
+        rules::run(Scope::Env, &t.facts, Matrix::embedded())
+            .iter()
+            .any(|f| f.code == "RC100" && f.title.contains("GTT"))
+    };
+    let linux = read(
+        "linux",
+        "Linux box 6.18.2-arch1-1 #1 SMP PREEMPT_DYNAMIC x86_64 GNU/Linux\nName: gfx1151\n",
+    );
+    assert!(gtt(&linux), "{:?}", codes(&linux));
+    let windows = read("windows", "C:\\Users\\me> hipInfo.exe\ngcnArchName: gfx1151\n");
+    assert_eq!(
+        windows.facts.targets.len(),
+        1,
+        "the target is read: {:?}",
+        windows.facts.targets
+    );
+    assert!(!gtt(&windows), "{:?}", codes(&windows));
+}
+
 /// Traps through the whole pipeline: rocm-smi's `gfx11002` and KFD's 90402.
 #[test]
 fn display_quirks_decode_to_real_targets() {

@@ -346,6 +346,11 @@ pub struct GpuTarget {
     pub kind: GpuKind,
     /// XNACK.
     pub xnack: Xnack,
+    /// The LLVM generic processor whose code objects run on it (`gfx11-generic`), if any
+    /// (schema 4): targets of one generic share an instruction set, with hazards the generic
+    /// target works around.
+    #[serde(default)]
+    pub generic: Option<String>,
     /// The `HSA_OVERRIDE_GFX_VERSION` known to work for it, if any.
     #[serde(rename = "override")]
     pub override_version: Option<String>,
@@ -584,6 +589,10 @@ pub struct Condition {
     /// An allocator option (`expandable_segments:True`) in force in the allocator settings.
     #[serde(skip_serializing_if = "skip_none", default)]
     pub alloc_option: Option<String>,
+    /// The platforms where the issue applies (`linux`, `wsl`, `windows`, `macos`; schema 4): a
+    /// stack whose platform is known and not listed does not match. Empty: every platform.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub platforms: Vec<crate::facts::Platform>,
 }
 
 impl Condition {
@@ -601,6 +610,7 @@ impl Condition {
             && self.env_unset.is_empty()
             && self.env_value.is_empty()
             && self.alloc_option.is_none()
+            && self.platforms.is_empty()
     }
 }
 
@@ -1436,6 +1446,13 @@ impl Matrix {
         self.gpus
             .iter()
             .find_map(|g| g.products.iter().find(|p| p.pci.contains(&device_id)).map(|p| (g, p)))
+    }
+
+    /// Whether two targets belong to one LLVM generic processor (`gpus.yaml` `generic:`): code
+    /// objects of one run on the other, with hazards the generic target works around.
+    pub fn share_generic(&self, a: &str, b: &str) -> bool {
+        let generic = |g: &str| self.gpu(g).and_then(|t| t.generic.as_deref());
+        matches!((generic(a), generic(b)), (Some(x), Some(y)) if x == y)
     }
 
     /// The target a printed product name belongs to, by the names of `marketing:` and the

@@ -160,6 +160,8 @@ pub struct GpuTarget {
     pub kind: String,
     pub xnack: String,
     #[serde(default)]
+    pub generic: Option<String>,
+    #[serde(default)]
     pub r#override: Option<String>,
     #[serde(default)]
     pub products: Vec<Product>,
@@ -290,6 +292,8 @@ pub struct When {
     pub env_value: BTreeMap<String, String>,
     #[serde(default)]
     pub alloc_option: Option<String>,
+    #[serde(default)]
+    pub platforms: Vec<String>,
 }
 
 /// `distribution.yaml`.

@@ -8,7 +8,7 @@ use crate::version::{Gfx, Range, Version};
 use std::collections::{BTreeMap, HashSet};
 
 /// The layout version this build of rocmcheck understands.
-pub const SCHEMA: u32 = 3;
+pub const SCHEMA: u32 = 4;
 
 /// The files a matrix consists of, in load order.
 pub const FILES: &[&str] = &[
@@ -712,6 +712,22 @@ fn gpus_from(cx: &mut Ctx, src: &Src, f: raw::GpuFile) -> Vec<GpuTarget> {
             },
             None => None,
         };
+        // LLVM's generic processor names (`gfx9-generic`, `gfx9-4-generic`, `gfx11-generic`)
+        if let Some(generic) = &g.generic
+            && !(generic.starts_with("gfx")
+                && generic.ends_with("-generic")
+                && generic[3..generic.len() - 8]
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'-')
+                && generic.as_bytes().get(3).is_some_and(u8::is_ascii_digit))
+        {
+            cx.push(
+                "M006",
+                src,
+                src.field(at, "generic"),
+                format!("{gfx}: generic `{generic}`: expected an LLVM generic processor, e.g. gfx11-generic"),
+            );
+        }
         let products = products_from(cx, src, at, &g.products, &mut pcis);
         let (marketing, shared_names) = names_from(cx, src, at, &gfx, g, &mut names);
         let confidence = cx.confidence(src, at, &g.confidence);
@@ -721,6 +737,7 @@ fn gpus_from(cx: &mut Ctx, src: &Src, f: raw::GpuFile) -> Vec<GpuTarget> {
             family: g.family.clone(),
             kind,
             xnack,
+            generic: g.generic.clone(),
             override_version: over,
             products,
             marketing,
@@ -1193,6 +1210,27 @@ fn issues_from(cx: &mut Ctx, src: &Src, f: raw::IssueFile, known_gfx: &HashSet<S
             env_unset: w.env_unset.clone(),
             env_value: w.env_value.clone(),
             alloc_option: w.alloc_option.clone(),
+            platforms: w
+                .platforms
+                .iter()
+                .filter_map(|p| {
+                    match one_of(
+                        p,
+                        &[
+                            ("linux", crate::facts::Platform::Linux),
+                            ("wsl", crate::facts::Platform::Wsl),
+                            ("windows", crate::facts::Platform::Windows),
+                            ("macos", crate::facts::Platform::Macos),
+                        ],
+                    ) {
+                        Ok(v) => Some(v),
+                        Err(e) => {
+                            cx.push("M006", src, src.value(at, p), format!("platforms: {e}"));
+                            None
+                        }
+                    }
+                })
+                .collect(),
         };
         if let Some(o) = &w.alloc_option {
             if !o.contains(':') {

@@ -92,7 +92,9 @@ impl Rule for HsaOverrideInvalid {
 declare_rule! {
     /// ## What it checks
     /// The target an `HSA_OVERRIDE_GFX_VERSION` presents belongs to the same family as the GPU it
-    /// applies to (RDNA2 → 10.3.0, RDNA3 → 11.0.0), and is a target the matrix knows. The override
+    /// applies to (RDNA2 → 10.3.0, RDNA3 → 11.0.0), or to the same LLVM generic processor
+    /// (`gpus.yaml` `generic:`: gfx1151, RDNA3.5, shown as gfx1100 is within `gfx11-generic`,
+    /// whose targets share an instruction set), and is a target the matrix knows. The override
     /// may be a Dockerfile `ENV`, a compose `environment:` entry, a devcontainer
     /// `containerEnv`/`remoteEnv` or `runArgs -e` setting, or the process environment; the GPUs
     /// are the detected ones or the declared targets (`--gfx`, `.rocmcheck.yaml`,
@@ -140,7 +142,9 @@ impl Rule for HsaOverrideCrossFamily {
                 }
                 let fam = cx.matrix.gpu(&t.gfx).map(|g| g.family.as_str());
                 match (fam, over_family) {
-                    (Some(a), Some(b)) if a != b => {
+                    // one LLVM generic processor's targets share an instruction set (gfx1151
+                    // shown as gfx1100): not across families, whatever the marketing family
+                    (Some(a), Some(b)) if a != b && !cx.matrix.share_generic(&t.gfx, over.as_str()) => {
                         let good = cx.matrix.gpu(&t.gfx).and_then(|g| g.override_version.clone());
                         out.push(
                             Finding::new(&Self::META, format!("{} makes {} ({a}) pretend to be {over} ({b})", e.value.name, t.gfx), e.origin.clone())
@@ -230,9 +234,11 @@ impl Rule for HsaOverrideBakedIn {
                 continue;
             }
             let same_family = over_family.is_some_and(|of| {
-                targets
-                    .iter()
-                    .all(|t| cx.matrix.gpu(&t.gfx).is_some_and(|g| g.family == of))
+                targets.iter().all(|t| {
+                    cx.matrix
+                        .gpu(&t.gfx)
+                        .is_some_and(|g| g.family == of || cx.matrix.share_generic(&t.gfx, over.as_str()))
+                })
             });
             if same_family {
                 let names: Vec<&str> = targets.iter().map(|t| t.gfx.as_str()).collect();

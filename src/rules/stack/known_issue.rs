@@ -74,6 +74,14 @@ pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String
     // matter: its target's issues (and their fixes, an override that would also apply to the
     // dGPU) and APU-only issues are not the machine's
     let dgpu_on_machine = cx.dgpu_on_machine();
+    // an issue of some platforms only (a Linux kernel's memory limit) is not a Windows paste's;
+    // an unknown platform holds
+    if let Some(p) = &cx.facts.platform
+        && !w.platforms.is_empty()
+        && !w.platforms.contains(&p.value)
+    {
+        return None;
+    }
     if !w.gfx.is_empty() {
         let (t, o) = cx.targets().find(|(t, _)| {
             w.gfx.iter().any(|g| g == t.runtime_gfx() || g == &t.gfx) && !(dgpu_on_machine && cx.is_apu(t))
