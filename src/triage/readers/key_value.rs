@@ -3706,7 +3706,7 @@ mod tests {
         let (_, s) = run(read, "[INFO] GPU arch: gfx1201 but then: [INFO] AMD arch: gfx1036 ?\n");
         let g: Vec<_> = s.agents.iter().map(|a| a.gfx.as_ref().map(|g| g.v.as_str())).collect();
         assert_eq!(g, [Some("gfx1201"), Some("gfx1036")]);
-        // one generation: an override can show an APU as a discrete target; one GPU
+        // one LLVM generic processor: an override can show an APU as a discrete target; one GPU
         let (_, s) = run(read, "GPU arch: gfx1103\nAMD arch: gfx1100\n");
         assert_eq!(s.agents.len(), 1);
         // two discrete targets under gfx keys stay one GPU's (the first)

@@ -310,21 +310,15 @@ pub(crate) fn gfx_tokens(s: &str) -> impl Iterator<Item = &str> {
 /// readers and rocminfo's agent test use this one list.
 pub(crate) const PROCESSOR_WORDS: [&str; 5] = ["ryzen", "epyc", "threadripper", "processor", " w/ "];
 
-/// Whether of two targets one is an APU's and the other a discrete GPU's of another generation
-/// (the matrix knows both): two GPUs of one machine, an iGPU beside a dGPU, not one GPU's two
-/// names. An override presents an APU as a discrete GPU of its own generation
-/// (`HSA_OVERRIDE_GFX_VERSION=11.0.0` on gfx1103 shows gfx1100), so a pair within one
-/// generation says nothing.
+/// Whether of two targets one is an APU's and the other a discrete GPU's outside its LLVM
+/// generic processor (the matrix knows both; `gpus.yaml` `generic:`): two GPUs of one machine,
+/// an iGPU beside a dGPU, not one GPU's two names. An override presents an APU as a discrete
+/// target of its own generic (`HSA_OVERRIDE_GFX_VERSION=11.0.0` on gfx1103 shows gfx1100), so a
+/// pair within one generic says nothing.
 pub(crate) fn apu_and_dgpu(a: &str, b: &str) -> bool {
     let m = crate::matrix::Matrix::embedded();
     let apu = |g: &str| m.gpu(g).map(|t| t.kind == crate::matrix::GpuKind::Apu);
-    // `gfx1036` → `10`, `gfx90c` → `9`
-    let generation = |g: &str| {
-        let d = g.strip_prefix("gfx").unwrap_or(g);
-        let n = d.bytes().take_while(u8::is_ascii_digit).count();
-        d.get(..n.saturating_sub(2).max(1)).map(str::to_string)
-    };
-    matches!((apu(a), apu(b)), (Some(x), Some(y)) if x != y) && generation(a) != generation(b)
+    matches!((apu(a), apu(b)), (Some(x), Some(y)) if x != y) && !m.share_generic(a, b)
 }
 
 /// One value naming two or more GPUs, each with its own target in parentheses, split after
