@@ -1500,6 +1500,9 @@ fn a_torch_version_without_its_build_tag_is_no_cpu_build() {
     assert!(codes(&t).contains(&"RC304"), "{:?}", codes(&t));
     let t = read("cuda.md", "- PyTorch: 2.10.0+cu128\n- GPU architecture: gfx1200\n");
     assert!(codes(&t).contains(&"RC304"), "{:?}", codes(&t));
+    // a source build's local tag (`+git<hash>`, as AMD's images print it) names no build kind
+    let t = read("git.md", "- PyTorch: 2.9.0+gitab12cd3\n- GPU architecture: gfx1200\n");
+    assert!(!codes(&t).contains(&"RC304"), "{:?}", codes(&t));
 }
 
 #[test]

@@ -213,6 +213,8 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("Manjaro", Hint::Linux),
     ("SteamOS", Hint::Linux),
     ("Bazzite", Hint::Linux),
+    // Proxmox VE, a Debian-based hypervisor, and Linux's containers that it runs (`Proxmox 9 LXC`)
+    ("Proxmox", Hint::Linux),
     // the kernel's firmware package, which only Linux distributions ship (`linux-firmware
     // 20260110`, `linux-firmware-neptune`)
     ("linux-firmware", Hint::Linux),
@@ -530,6 +532,9 @@ fn kernel_log_line(t: &str) -> bool {
     b.strip_prefix(b"amdgpu ").is_some_and(pci_address_colon)
         || b.strip_prefix(b"amdgpu: ")
             .is_some_and(|m| m.len() >= 16 && m.iter().filter(|&&c| c == b' ').count() >= 2 && !m.starts_with(b" "))
+        // the driver's message behind any other prefix (a remote console's `node: kern: info:
+        // [stamp]: `, `grep -n`'s line number): only the Linux kernel writes `amdgpu <PCI address>:`
+        || memchr::memmem::find_iter(b, b" amdgpu ").any(|p| pci_address_colon(&b[p + 8..]))
 }
 
 /// `0000:03:00.0:` (a PCI domain, bus, device and function, then a colon) at the start of `b`.
@@ -1363,6 +1368,9 @@ mod tests {
             // the driver's message without a stamp; inxi's in-kernel driver (values ours)
             "amdgpu 0000:0c:00.0: ring gfx_0.0.0 timeout\n",
             "amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:2)\n",
+            // behind a remote console's prefix and grep's line number (values ours)
+            "412:10.0.0.7: kern: warning: [2026-03-02T10:11:12.123Z]: amdgpu 0000:c3:00.0: amdgpu: failed to load ucode\n",
+            "Running on a Proxmox 9 LXC container\n",
             "  Device-1: AMD Navi 31 driver: amdgpu v: kernel arch: RDNA-3\n",
             "The issue occurs inside a Docker container on Ubuntu 24.04 with ROCm 7.14.\n",
             "File \"/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py\", line 1775\n",
@@ -1383,6 +1391,7 @@ mod tests {
             "amdgpu 6.16.6 loaded\n",
             "amdgpu: true\n",
             "amdgpu: v1.2\n",
+            "the amdgpu 0000:03: not an address\n",
         ] {
             assert_eq!(platform(t), None, "{t:?}");
         }

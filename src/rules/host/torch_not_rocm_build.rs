@@ -65,11 +65,17 @@ impl Rule for TorchNotRocmBuild {
         if kind == "cuda" && t.value.zluda {
             return;
         }
-        // a version without a local tag and no HIP or CUDA version beside it (`PyTorch: 2.10.0`
-        // typed in a report, a source build's `2.10.0a0`) does not say which build it is: say
-        // nothing rather than call a ROCm image's torch a CPU build
-        let bare = t.value.version.as_deref().is_some_and(|v| !v.contains('+'));
-        if kind == "cpu" && bare && t.value.hip.is_none() && t.value.cuda.is_none() {
+        // a version whose local tag does not say `cpu` and no HIP or CUDA version beside it
+        // (`PyTorch: 2.10.0` typed in a report, a source build's `2.10.0a0` or `2.10.0+git8514f05`
+        // as AMD's images ship) does not say which build it is: say nothing rather than call a
+        // ROCm image's torch a CPU build
+        let says_cpu = t
+            .value
+            .version
+            .as_deref()
+            .and_then(|v| v.split_once('+'))
+            .is_some_and(|(_, local)| local.to_ascii_lowercase().starts_with("cpu"));
+        if kind == "cpu" && !says_cpu && t.value.hip.is_none() && t.value.cuda.is_none() {
             return;
         }
         let v = t.value.version.as_deref().unwrap_or("?");

@@ -284,8 +284,9 @@ fn kernel_after_word(t: &str) -> Option<&str> {
             continue;
         }
         let rest = t[from..].trim_start_matches([':', ' ', '*', '`', '"', '\'', '[']);
-        // the words of a typed statement between (`Kernel is 6.18.12`, `kernel version 6.17.9`)
-        let rest = ["is ", "version ", "version: ", "release "]
+        // the words of a typed statement between (`Kernel is 6.18.12`, `kernel version 6.17.9`,
+        // `updated the kernel to 6.19.12-200.fc43.x86_64`: the one it runs now)
+        let rest = ["is ", "version ", "version: ", "release ", "to "]
             .iter()
             .find_map(|w| rest.strip_prefix(w))
             .unwrap_or(rest);
@@ -1653,6 +1654,11 @@ mod tests {
             ),
             ("Kernel: Linux 6.14.0-1007-oem\n", Some("6.14.0-1007-oem")),
             ("Arch Linux, kernel \"6.18.3-arch1-1\"\n", Some("6.18.3-arch1-1")),
+            (
+                "after I updated the kernel to 6.18.9-200.fc43.x86_64 the toolbox fails\n",
+                Some("6.18.9-200.fc43.x86_64"),
+            ),
+            ("we moved the kernel to a newer branch\n", None),
             // not a release, not the word
             ("the kernel 6.8 series\n", None),
             ("kernel: amdgpu 0000:03:00.0: ring gfx timeout\n", None),

@@ -186,8 +186,21 @@ fn bar_fields(t: &str) -> Option<Vec<(&str, &str)>> {
     if t.starts_with('|') || !barred {
         return None;
     }
-    let out: Vec<(&str, &str)> = t.split(" | ").filter_map(|f| colon_pair(f.trim())).collect();
-    (out.len() >= 2).then_some(out)
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    let mut fields = 0;
+    for f in t.split(" | ") {
+        let Some((k, v)) = colon_pair(f.trim()) else { continue };
+        fields += 1;
+        out.push((k, v));
+        // a label for the whole line before its first field (`**Context:** OS: linuxmint (22.3)
+        // | Recent scripts: ROCm`, an app's generated bug report): the field too
+        if fields == 1
+            && let Some(inner) = colon_pair(v.trim())
+        {
+            out.push(inner);
+        }
+    }
+    (fields >= 2).then_some(out)
 }
 
 /// Two keys under one label and their values in order (`torch/HIP: 2.13.0+rocm10.0.0 7.15.26333`,
@@ -926,6 +939,30 @@ fn known_key(k: &str, v: &str, key: &mut String, syn: &HashMap<String, String>) 
     norm_key_into(k, key);
     spaced_key(key, syn);
     joined_torch_key(key, v, syn);
+    os_or_kernel_key(key, v, syn);
+}
+
+/// A label for an operating system and its kernel joined by a slash (`Linux Distribution/Kernel:
+/// Fedora 44`, an issue form's field): the key of what the value is, a kernel release when it
+/// starts with a digit, else the system's name.
+fn os_or_kernel_key(key: &mut String, v: &str, syn: &HashMap<String, String>) {
+    if syn.contains_key(key.as_str()) {
+        return;
+    }
+    let Some((a, b)) = key.split_once('/') else { return };
+    let (a, b) = (a.trim(), b.trim());
+    let fact = |k: &str| syn.get(k).map(String::as_str);
+    let (os, kernel) = match (fact(a), fact(b)) {
+        (Some("os"), Some("kernel")) => (a, b),
+        (Some("kernel"), Some("os")) => (b, a),
+        _ => return,
+    };
+    *key = if norm_value(v).starts_with(|c: char| c.is_ascii_digit()) {
+        kernel
+    } else {
+        os
+    }
+    .to_string();
 }
 
 /// A key that joins torch and its ROCm (`Pytorch & ROCM`, `torch / ROCm`, `PyTorch + ROCm
@@ -4007,6 +4044,32 @@ mod tests {
             let (_, s) = run(read, text);
             assert_eq!(s.kernel.as_ref().map(|k| k.v.as_str()), Some(want), "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_line_label_before_bar_fields_and_an_os_kernel_label() {
+        // a generated report's context line (values ours): the label's first field is read
+        let (_, s) = run(
+            read,
+            "**Context:** OS: linuxmint (21.3 (Virginia)) | Recent scripts: Steam\n",
+        );
+        assert_eq!(s.os.as_ref().unwrap().v, "linuxmint (21.3 (Virginia))");
+        // an issue form's joined label: what the value is
+        let (_, s) = run(read, "- **Linux Distribution/Kernel:** Fedora 43\n");
+        assert_eq!(s.os.as_ref().unwrap().v, "Fedora 43");
+        assert!(s.kernel.is_none());
+        let (_, s) = run(read, "- **Distribution/Kernel:** 6.18.9-200.fc43.x86_64\n");
+        assert_eq!(s.kernel.as_ref().unwrap().v, "6.18.9-200.fc43.x86_64");
+    }
+
+    #[test]
+    fn rocm_packages_and_a_localised_gpu_check() {
+        // an environment list's `ROCm packages` with the package revision (values ours)
+        let (_, s) = run(read, "- ROCm packages: `7.14.0-2`\n");
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("7.14.0"));
+        // a check script's Chinese label for torch.cuda.is_available()
+        let (_, s) = run(read, "是否支持 CUDA: False\n");
+        assert_eq!(s.torch_gpu_available.as_ref().map(|a| a.v), Some(false));
     }
 
     #[test]

@@ -127,8 +127,11 @@ const GATES: &[(&str, &[&str])] = &[
             "X-",
             "-dist-",
             "ROCm ",
-            // as reporters type it (`with System ROCM 10.2.0`)
+            // as reporters type it (`with System ROCM 10.2.0`), or glued to its release (`with
+            // ROCM10.0.0 for gfx1103`)
             "ROCM ",
+            " ROCm",
+            " ROCM",
             // AMD's images tagged by their ROCm (`rocm/pytorch:rocm6.4.2_ubuntu24.04_…`)
             ":rocm",
         ],

@@ -224,9 +224,23 @@ pub(crate) fn rocm_words(t: &str) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
+/// Where `ROCm` or `ROCM` is written glued to its release (`with ROCM10.0.0 for gfx1103`), as a
+/// word of its own: capitalised (an index's or image's folder is lower-case: `whl/rocm6.3`,
+/// `-rocm7.2.1-`).
+fn glued_rocm_words(t: &str) -> impl Iterator<Item = usize> + '_ {
+    let b = t.as_bytes();
+    memchr::memmem::find_iter(b, b"ROC").filter(move |&p| {
+        matches!(b.get(p + 3), Some(b'm' | b'M'))
+            && b.get(p + 4).is_some_and(u8::is_ascii_digit)
+            && (p == 0 || b[p - 1] == b' ')
+    })
+}
+
 fn sentence_rocm(t: &str) -> Option<&str> {
-    for start in rocm_words(t) {
-        let from = start + 5;
+    // `ROCm 7.2.1`, then `ROCm7.2.1` (a full release only: glued, `ROCm7.2` is as often a name)
+    let spaced = rocm_words(t).map(|p| (p, p + 5, false));
+    let glued = glued_rocm_words(t).map(|p| (p, p + 4, true));
+    for (start, from, glued) in spaced.chain(glued) {
         let before = t[..start].trim_end_matches(['-', '*', ' ']);
         // an item of a list written on one line or a table cell (`WSL2 Ubuntu 24.04, ROCm 7.2.1 +
         // librocdxg`, `| ROCm 7.1 |`)
@@ -269,7 +283,7 @@ fn sentence_rocm(t: &str) -> Option<&str> {
         if !lead {
             continue;
         }
-        if let Some(v) = release_at(t, from) {
+        if let Some(v) = release_at(t, from).filter(|v| !glued || v.split('.').count() == 3) {
             return Some(v);
         }
     }
@@ -402,7 +416,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         // a sentence's ROCm after words that say the user runs it, or any in a setup sentence
         // (`The system is … and the ROCm 7.2.0`)
-        if (t.has("ROCm ") || t.has("ROCM "))
+        if (t.has("ROCm") || t.has("ROCM"))
             && let Some(v) = sentence_rocm(t).or_else(|| super::setup::sentence_rocm(t))
         {
             // one version said: two (`from ROCm 6.4 to ROCm 7.1`) say nothing of which runs
@@ -652,9 +666,22 @@ mod tests {
                 Some("7.2.1"),
             ),
             ("ROCM_PATH 7.2.1", None),
+            // glued to its release, a full one only, as a word of its own (values ours)
+            (
+                "random GPU resets when I run llama.cpp with ROCM7.13.0 for gfx1103",
+                Some("7.13.0"),
+            ),
+            ("built with ROCm7.2 on Arch", None),
+            ("pip install from whl/rocm7.2.1 on Arch", None),
+            ("the image rocm/pytorch:latest-ROCm7.2.1 with torch", None),
         ] {
             assert_eq!(sentence_rocm(t), want, "{t:?}");
         }
+        let (_, s) = run(
+            read,
+            "Resets happen when I serve a model with ROCM7.13.0 for gfx1103.  Often.\n",
+        );
+        assert_eq!(s.prose.rocm.as_ref().map(|r| r.v.as_str()), Some("7.13.0"));
         // two versions said: none
         let (_, s) = run(read, "upgraded on ROCm 6.4\nnow with ROCm 7.1 it fails\n");
         assert!(s.prose.rocm.is_none());

@@ -40,7 +40,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             Seen::first(&mut seen.rock, at);
             continue;
         }
-        if t == "HSA Agents" || t == "HSA System Attributes" {
+        // the headers, and the line rocminfo closes its output with (a paste of a tail: pools,
+        // an empty `ISA Info:`, then `*** Done ***`)
+        if t == "HSA Agents" || t == "HSA System Attributes" || t == "*** Done ***" {
             fired = true;
             continue;
         }
@@ -241,6 +243,17 @@ mod tests {
         let two = "Agent 2\n  Name: gfx1030\n  Marketing Name: AMD Radeon RX 6800\nAgent 3\n  Name: gfx1030\n  Marketing Name: AMD Radeon RX 6800\n";
         let (_, s) = run(read, two);
         assert_eq!(s.agents.len(), 2);
+    }
+
+    #[test]
+    fn a_tail_of_pools_is_rocminfo_with_no_agent() {
+        // the end of a pasted run (values ours): recognised, and no agent is made up
+        let tail = "    Pool 3\n      Segment:                 GLOBAL; FLAGS: COARSE GRAINED\n      Size:                    65536(0x10000) KB\n  ISA Info:\n*** Done ***\n";
+        let (fired, s) = run(read, tail);
+        assert!(fired);
+        assert!(s.agents.is_empty());
+        let (fired, _) = run(read, "    Pool 3\n      Size:   65536(0x10000) KB\n");
+        assert!(!fired);
     }
 
     #[test]
