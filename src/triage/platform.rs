@@ -213,6 +213,16 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("Manjaro", Hint::Linux),
     ("SteamOS", Hint::Linux),
     ("Bazzite", Hint::Linux),
+    // Spack's platform in its arch triples (`spack find`'s `-- linux-ubuntu24.04-x86_64_v3 / …`
+    // header, a spec's `arch=linux-rhel9-zen4`, `platform=linux`)
+    ("-- linux-", Hint::Linux),
+    ("arch=linux-", Hint::Linux),
+    ("platform=linux", Hint::Linux),
+    // the Linux kernel's IOMMU parameter for AMD systems (`amd_iommu=off`)
+    ("amd_iommu=", Hint::Linux),
+    // Arch Linux names Linux whatever its case (`rocm 7.1.1 on arch linux`)
+    ("Arch Linux", Hint::Linux),
+    ("arch linux", Hint::Linux),
     // Proxmox VE, a Debian-based hypervisor, and Linux's containers that it runs (`Proxmox 9 LXC`)
     ("Proxmox", Hint::Linux),
     // the kernel's firmware package, which only Linux distributions ship (`linux-firmware

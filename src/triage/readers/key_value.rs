@@ -203,6 +203,56 @@ fn bar_fields(t: &str) -> Option<Vec<(&str, &str)>> {
     (fields >= 2).then_some(out)
 }
 
+/// The longest line read for facts: a paragraph typed on one line (an issue's opening sentence
+/// names the machine: `On a Ryzen AI MAX+ 395 (Strix Halo / Radeon 8060S, gfx1151) running …`, 410
+/// characters); longer lines are data (minified JSON, a log's dump), read by their own readers.
+const LONGEST_LINE: usize = 1000;
+
+/// The ROCm module among the loaded ones that Lmod's `module list` numbers (`Currently Loaded
+/// Modules: 1) StdEnv   2) gcc/12.2.0   3) rocm/6.2.4`, as HPC centres load ROCm): its release.
+fn loaded_rocm_module(t: &str) -> Option<&str> {
+    let b = t.as_bytes();
+    let p = memchr::memmem::find(b, b") rocm/")?;
+    if p == 0 || !b[p - 1].is_ascii_digit() || (p >= 2 && !matches!(b[p - 2], b' ' | b'\t' | b'0'..=b'9')) {
+        return None;
+    }
+    let v = t[p + 7..].split_whitespace().next()?;
+    (v.starts_with(|c: char| c.is_ascii_digit()) && v.contains('.')).then_some(v)
+}
+
+/// A key and its value set apart by a run of blanks or a tab, with no colon (a rendered table
+/// that lost its separators: ` ROCm version      `6.4.3-128``, ` OS                Linux`): one
+/// value only (no second run of blanks: a table's header or row is no pair), and a value of the
+/// kinds facts have (a version, an operating system's name, a GPU's name or target), so that a
+/// header's `Platform    Status` is no operating system.
+fn aligned_pair(t: &str) -> Option<(&str, &str)> {
+    let t = t.trim();
+    let b = t.as_bytes();
+    let p = match (memchr::memmem::find(b, b"  "), memchr::memchr(b'\t', b)) {
+        (Some(a), Some(c)) => a.min(c),
+        (a, c) => a.or(c)?,
+    };
+    let (k, v) = (t[..p].trim(), t[p..].trim());
+    let one_value = !v.is_empty() && memchr::memmem::find(v.as_bytes(), b"  ").is_none() && !v.contains('\t');
+    if k.is_empty()
+        || k.len() > 30
+        || !k.starts_with(char::is_alphabetic)
+        || k.contains([':', '=', '|', '`', '(', '[', '<', '#'])
+        || !one_value
+        // a package list's row (`pip list`: `rocm    7.13.0`, `torch   2.9.1`) is its reader's: a
+        // label is capitalised or of several words
+        || k.bytes().all(|c| c.is_ascii_lowercase() || matches!(c, b'-' | b'_' | b'.'))
+    {
+        return None;
+    }
+    let bare = v.trim_start_matches(['`', '*', 'v']);
+    let kind = bare.starts_with(|c: char| c.is_ascii_digit())
+        || gfx_in(v).is_some()
+        || crate::triage::platform::from_os_name(v).is_some()
+        || ["AMD", "Radeon", "Instinct"].iter().any(|w| v.has(w));
+    kind.then_some((k, v))
+}
+
 /// Two keys under one label and their values in order (`torch/HIP: 2.13.0+rocm10.0.0 7.15.26333`,
 /// a probe script's print): each key with its value, when the counts agree.
 fn slash_pairs(t: &str) -> Option<Vec<(&str, &str)>> {
@@ -1334,7 +1384,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             continue;
         }
-        if t.is_empty() || (t.len() > 400 && segments.len() < 2 && !go_map_line(t)) {
+        if t.is_empty() || (t.len() > LONGEST_LINE && segments.len() < 2 && !go_map_line(t)) {
             continue;
         }
         if blocks.line(t, l.no, &syn, seen, &mut st) {
@@ -1951,7 +2001,7 @@ fn paired_gpus(lines: &[Line], seen: &mut Seen, mine: &[usize]) -> bool {
     let mut pairs: Option<(u32, Vec<String>)> = None;
     for l in lines.iter().filter(|l| !l.command) {
         let t: &str = &l.text;
-        if t.len() > 400 || !t.has("gfx") {
+        if t.len() > LONGEST_LINE || !t.has("gfx") {
             continue;
         }
         let mut line_targets: Vec<String> = Vec::new();
@@ -2050,7 +2100,7 @@ fn prose_target(lines: &[Line], presented: Option<&str>) -> Result<(u32, String)
     let mut named_presented: Option<(u32, String)> = None;
     for l in lines.iter().filter(|l| !l.command) {
         let t: &str = &l.text;
-        if t.len() > 400 || !t.has("gfx") {
+        if t.len() > LONGEST_LINE || !t.has("gfx") {
             continue;
         }
         // a build's target list (`export PYTORCH_ROCM_ARCH="gfx1151"`, `-DGPU_TARGETS=…`,
@@ -2061,6 +2111,7 @@ fn prose_target(lines: &[Line], presented: Option<&str>) -> Result<(u32, String)
                 .iter()
                 .any(|n| t.has(n)))
             || t.has("--offload-arch ")
+            || build_step(t)
         {
             continue;
         }
@@ -2079,6 +2130,20 @@ fn prose_target(lines: &[Line], presented: Option<&str>) -> Result<(u32, String)
     // the presented target alone: an override of the GPU's own target (`HSA_OVERRIDE_GFX_VERSION
     // =11.5.1` on a gfx1151, RC211's case) as often as a GPU not named
     found.or(named_presented).ok_or(false)
+}
+
+/// A build tool's step (`[34941/35141] DL [gfx1152] link: device.elf`, ninja's and CMake's
+/// progress counter, after a sub-project's prefix): the targets it names are what is built.
+fn build_step(t: &str) -> bool {
+    let b = t.as_bytes();
+    memchr::memchr_iter(b'[', b).take(3).any(|p| {
+        let rest = &b[p + 1..];
+        let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        let m = rest[n..]
+            .strip_prefix(b"/")
+            .map_or(0, |r| r.iter().take_while(|c| c.is_ascii_digit()).count());
+        n > 0 && m > 0 && rest.get(n + 1 + m) == Some(&b']')
+    })
 }
 
 /// The targets the matrix knows that `t` writes as words of their own (see [`own_word`]), with
@@ -2149,7 +2214,7 @@ fn written_target(lines: &[Line]) -> Option<(u32, String, String)> {
 /// A product name in a line and the target written in parentheses right after it
 /// (`Radeon 860M (gfx1152)`, `Radeon 890M (**gfx1150**)`).
 fn named_target(t: &str) -> Option<(&str, Option<String>)> {
-    if t.len() > 400 || !(t.has("Radeon") || t.has("Instinct")) {
+    if t.len() > LONGEST_LINE || !(t.has("Radeon") || t.has("Instinct")) {
         return None;
     }
     let name = product_in(t)?;
@@ -2207,6 +2272,10 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         pairs.extend(t.split(", ").filter_map(name_version_item));
     } else if let Some(p) = assigned_item(t) {
         pairs.push(p);
+    } else if let Some(p) = aligned_pair(t) {
+        pairs.push(p);
+    } else if let Some(v) = loaded_rocm_module(t) {
+        pairs.push(("rocm", v));
     }
     // a key/value at the end of a message (`Error: Cannot install …: Unsupported GPU: gfx950`)
     if let Some(last) = rfind_colon_blank(t)
@@ -4060,6 +4129,66 @@ mod tests {
         assert!(s.kernel.is_none());
         let (_, s) = run(read, "- **Distribution/Kernel:** 6.18.9-200.fc43.x86_64\n");
         assert_eq!(s.kernel.as_ref().unwrap().v, "6.18.9-200.fc43.x86_64");
+    }
+
+    #[test]
+    fn a_build_steps_target_is_no_gpu() {
+        // a CI build log's ninja steps (values ours)
+        let t = "[rocblas] [1201/4402] Building HIP object library/src/gfx1100/kernels.o\n[rocblas] [1202/4402] DL [gfx1100] link: device.elf\n";
+        let (_, s) = run(read, t);
+        assert!(s.agents.is_empty(), "{:?}", s.agents);
+        assert!(build_step("[3/10] Linking") && !build_step("[gfx1100]"));
+    }
+
+    #[test]
+    fn a_paragraph_on_one_line_names_the_machine() {
+        // an issue's opening paragraph of more than 400 characters (values ours)
+        let t = format!(
+            "On a Ryzen AI 9 HX 370 (Strix Point / Radeon 890M, gfx1150) running a llama.cpp server, {}\n",
+            "long prompts make the session stall and the compositor restart after a while. ".repeat(5)
+        );
+        assert!(t.len() > 400);
+        let (_, s) = run(read, &t);
+        assert_eq!(
+            s.agents.first().and_then(|a| a.gfx.as_ref()).map(|g| g.v.as_str()),
+            Some("gfx1150")
+        );
+    }
+
+    #[test]
+    fn the_rocm_module_lmod_lists_as_loaded() {
+        // `module list` on a cluster (values ours)
+        let t = "Currently Loaded Modules:\n  1) StdEnv   2) gcc/12.2.0   3) rocm/6.2.4   4) cmake/3.30.1\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("6.2.4"));
+        // a command that loads it, a module without a release: not a loaded release
+        for t in ["module load rocm/6.2.4\n", "  1) rocm/default\n"] {
+            let (_, s) = run(read, t);
+            assert!(s.rocm.is_none(), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn a_table_that_lost_its_separators() {
+        // a rendered environment table without its pipes (values ours)
+        let t = "## Environment\n\n Solver version    `v2.1.0`\n ROCm version      `6.4.1-83`\n GPU              AMD Instinct MI210 (`gfx90a`)\n OS                Linux\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("6.4.1"));
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Linux"));
+        assert_eq!(s.agents[0].gfx.as_ref().map(|g| g.v.as_str()), Some("gfx90a"));
+        // a table's header, a row of several columns, a word that is no fact: nothing
+        for t in [
+            "Platform    Status\n",
+            "GPU  Temp  Power\n",
+            "Kernel    panics at boot\n",
+            "OS    Result  pass\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert!(s.os.is_none() && s.kernel.is_none() && s.agents.is_empty(), "{t:?}");
+        }
+        // a package list's rows are no labels
+        let (_, s) = run(read, "rocm              7.13.0\ntorch             2.9.1\n");
+        assert!(s.rocm.is_none() && s.torch.is_none());
     }
 
     #[test]

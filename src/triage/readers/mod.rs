@@ -132,6 +132,8 @@ const GATES: &[(&str, &[&str])] = &[
             "ROCM ",
             " ROCm",
             " ROCM",
+            // in lower case as a word in a sentence (`… and rocm 7.1.1 on arch linux`)
+            " rocm ",
             // AMD's images tagged by their ROCm (`rocm/pytorch:rocm6.4.2_ubuntu24.04_…`)
             ":rocm",
         ],

@@ -224,6 +224,14 @@ pub(crate) fn rocm_words(t: &str) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
+/// Where `rocm ` is written in lower case as a word of its own (`a gfx1030 card and rocm 7.1.1
+/// on arch linux`, typed in a sentence); not a path's or a package's (`/opt/rocm 6`, `-rocm `).
+fn lower_rocm_words(t: &str) -> impl Iterator<Item = usize> + '_ {
+    let b = t.as_bytes();
+    // inside a sentence: a line that starts with it is a list's row (`rocm 6.3.4`, pip's)
+    memchr::memmem::find_iter(b, b"rocm ").filter(move |&p| p > 0 && b[p - 1] == b' ')
+}
+
 /// Where `ROCm` or `ROCM` is written glued to its release (`with ROCM10.0.0 for gfx1103`), as a
 /// word of its own: capitalised (an index's or image's folder is lower-case: `whl/rocm6.3`,
 /// `-rocm7.2.1-`).
@@ -238,7 +246,7 @@ fn glued_rocm_words(t: &str) -> impl Iterator<Item = usize> + '_ {
 
 fn sentence_rocm(t: &str) -> Option<&str> {
     // `ROCm 7.2.1`, then `ROCm7.2.1` (a full release only: glued, `ROCm7.2` is as often a name)
-    let spaced = rocm_words(t).map(|p| (p, p + 5, false));
+    let spaced = rocm_words(t).chain(lower_rocm_words(t)).map(|p| (p, p + 5, false));
     let glued = glued_rocm_words(t).map(|p| (p, p + 4, true));
     for (start, from, glued) in spaced.chain(glued) {
         let before = t[..start].trim_end_matches(['-', '*', ' ']);
@@ -269,6 +277,8 @@ fn sentence_rocm(t: &str) -> Option<&str> {
                 "system",
                 "host",
                 "version of",
+                // a setup sentence's second item (`a gfx1030 card and rocm 7.1.1 on Arch`)
+                "and",
                 // TheRock's builds of a release (`against TheRock ROCm **7.14.0** tarball`)
                 "therock",
             ]
@@ -416,7 +426,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         // a sentence's ROCm after words that say the user runs it, or any in a setup sentence
         // (`The system is … and the ROCm 7.2.0`)
-        if (t.has("ROCm") || t.has("ROCM"))
+        if (t.has("ROCm") || t.has("ROCM") || t.has("rocm "))
             && let Some(v) = sentence_rocm(t).or_else(|| super::setup::sentence_rocm(t))
         {
             // one version said: two (`from ROCm 6.4 to ROCm 7.1`) say nothing of which runs
@@ -674,6 +684,10 @@ mod tests {
             ("built with ROCm7.2 on Arch", None),
             ("pip install from whl/rocm7.2.1 on Arch", None),
             ("the image rocm/pytorch:latest-ROCm7.2.1 with torch", None),
+            // typed in lower case, a setup sentence's second item (values ours)
+            ("it is a gfx1100 card and rocm 7.2.1 on fedora", Some("7.2.1")),
+            ("installed with apt install rocm 7.2.1", None),
+            ("see /opt/rocm 7.2.1 docs", None),
         ] {
             assert_eq!(sentence_rocm(t), want, "{t:?}");
         }
