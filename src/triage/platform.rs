@@ -891,6 +891,25 @@ const DISTROS: &[&str] = &[
     "azure",
 ];
 
+/// `w` written in `l` as a word of its own, or as a word's start before digits or an underscore
+/// (`Ubuntu24.04`, `rhel9`): `arch` in `arch=AMD64` or `search` is no distribution (`linux`
+/// inside a word, `linuxmint`, `archlinux`, is Linux's name and is taken anywhere).
+fn word_in(l: &str, w: &str) -> bool {
+    let b = l.as_bytes();
+    let mut from = 0;
+    while let Some(p) = l[from..].find(w) {
+        let at = from + p;
+        let end = at + w.len();
+        let before = at == 0 || !b[at - 1].is_ascii_alphanumeric();
+        let after = b.get(end).is_none_or(|c| !c.is_ascii_alphabetic() && *c != b'=');
+        if before && after {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
 /// What an operating system's name says (`Windows 11`, `Ubuntu 24.04`, `macOS 15`).
 pub fn from_os_name(os: &str) -> Option<Platform> {
     let l = os.to_ascii_lowercase();
@@ -900,7 +919,8 @@ pub fn from_os_name(os: &str) -> Option<Platform> {
         Some(Platform::Windows)
     } else if l.has("macos") || l.has("mac os") || l.has("darwin") {
         Some(Platform::Macos)
-    } else if DISTROS.iter().any(|d| l.has(d))
+    } else if l.has("linux")
+        || DISTROS.iter().any(|d| word_in(&l, d))
         // a one-word name written as two (`Cachy OS`, `Endeavour OS`, `open SUSE`)
         || l.split_whitespace()
             .collect::<Vec<_>>()
@@ -1077,6 +1097,12 @@ mod tests {
         }
         // two words that join into no distribution's name
         assert_eq!(from_os_name("Haiku OS"), None);
+        // a distribution's name inside another word or a field's key is none (values ours)
+        assert_eq!(from_os_name("arch=AMD64 cpu=AMD64 Family 25"), None);
+        assert_eq!(from_os_name("research build"), None);
+        assert_eq!(from_os_name("Arch"), Some(Platform::Linux));
+        assert_eq!(from_os_name("linuxmint (22.1 (Xia))"), Some(Platform::Linux));
+        assert_eq!(from_os_name("Ubuntu24.04"), Some(Platform::Linux));
         assert_eq!(from_os_name("Chrome OS"), None);
     }
 

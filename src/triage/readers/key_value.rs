@@ -220,6 +220,52 @@ fn loaded_rocm_module(t: &str) -> Option<&str> {
     (v.starts_with(|c: char| c.is_ascii_digit()) && v.contains('.')).then_some(v)
 }
 
+/// An OS value without what the user added with ` with ` (`Ubuntu 24.04 LTS with kisak-mesa
+/// PPA`, `Fedora 43 with the COPR ROCm packages`): no OS name holds the word; unless what follows
+/// names where it runs (`Windows 11 with WSL enabled`) or the word is inside a parenthetical.
+fn without_remark(v: &str) -> &str {
+    match v.at(" with ") {
+        Some(p)
+            if p > 0
+                && v[..p].matches('(').count() == v[..p].matches(')').count()
+                && crate::triage::platform::from_os_name(&v[p..]).is_none() =>
+        {
+            v[..p].trim()
+        }
+        _ => v,
+    }
+}
+
+/// A label whose value is `key=value` fields (an app's start-up lines: `Python: version=3.12.10
+/// platform=Windows bin=…`): each field but a `version`, which is the label's product's (`ROCm:
+/// version=7.2` is what a launcher found, on Windows the HIP SDK, not the ROCm torch runs on).
+fn label_fields<'a>((_, v): (&'a str, &'a str)) -> Vec<(&'a str, &'a str)> {
+    let v = v.trim();
+    let first = v.split(' ').next().unwrap_or("");
+    let Some((k0, _)) = first.split_once('=') else {
+        return Vec::new();
+    };
+    // lower-case keys (os-release's `NAME="Debian GNU/Linux" VERSION=…` is read as such)
+    let key = |k: &str| {
+        !k.is_empty()
+            && k.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    };
+    if !key(k0) {
+        return Vec::new();
+    }
+    // logfmt's quoted values where there are several fields, else the one field
+    let mut fields = logfmt(v);
+    if fields.is_empty() {
+        fields = v.split(' ').filter_map(|f| f.split_once('=')).collect();
+    }
+    fields
+        .into_iter()
+        .filter(|(k, x)| key(k) && *k != "version" && !x.is_empty())
+        .map(|(k, x)| (k, x.trim_end_matches([',', ';'])))
+        .collect()
+}
+
 /// A key and its value set apart by a run of blanks or a tab, with no colon (a rendered table
 /// that lost its separators: ` ROCm version      `6.4.3-128``, ` OS                Linux`): one
 /// value only (no second run of blanks: a table's header or row is no pair), and a value of the
@@ -2259,7 +2305,12 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
     } else if t.has(":")
         && let Some(p) = colon_pair(t)
     {
-        pairs.push(p);
+        // a label over fields: the fields, not the label's raw text
+        let fields = label_fields(p);
+        if fields.is_empty() {
+            pairs.push(p);
+        }
+        pairs.extend(fields);
     } else if let Some(p) = name_version_item(t) {
         pairs.push(p);
     } else if t.len() <= 120
@@ -2482,6 +2533,7 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 _ => v,
             };
             let v = v.split(", ").next().unwrap_or(v).trim();
+            let v = without_remark(v);
             // a parenthetical the comma cut open (`Pop!_OS 24.04 (COSMIC desktop, Wayland)`): the
             // name before it
             let v = match v.find(" (") {
@@ -4129,6 +4181,29 @@ mod tests {
         assert!(s.kernel.is_none());
         let (_, s) = run(read, "- **Distribution/Kernel:** 6.18.9-200.fc43.x86_64\n");
         assert_eq!(s.kernel.as_ref().unwrap().v, "6.18.9-200.fc43.x86_64");
+    }
+
+    #[test]
+    fn an_os_name_without_what_the_user_added() {
+        // (values ours)
+        let (_, s) = run(read, "- Distribution: Ubuntu 22.04 LTS with the oibaf PPA\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Ubuntu 22.04 LTS"));
+        // not inside a parenthetical
+        let (_, s) = run(read, "OS: Linux (Fedora with a custom kernel)\n");
+        assert_eq!(
+            s.os.as_ref().map(|o| o.v.as_str()),
+            Some("Linux (Fedora with a custom kernel)")
+        );
+    }
+
+    #[test]
+    fn a_labels_fields_and_its_version() {
+        // an app's start-up lines (values ours): a label, then key=value fields
+        let t = "Platform: arch=AMD64 cpu=AMD64 Family 25 system=Windows release=Windows-11-10.0.26100\nROCm: version=7.1, using agent gfx1100\nPython: version=3.12.10 platform=Windows bin=\"C:\\\\app\\\\python.exe\"\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Windows"));
+        // a version field is the launcher's finding, not an installed ROCm
+        assert!(s.rocm.is_none());
     }
 
     #[test]
