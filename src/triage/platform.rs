@@ -678,7 +678,9 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
             (d > 0 && d <= 2).then(|| t[d..].strip_prefix(". ")).flatten()
         })
         .unwrap_or(t);
-    if rest.len() > 200 || !rest.bytes().any(|b| b.is_ascii_digit()) {
+    // a long line only where it is a record, not sentences (a build bot's host line of 230
+    // characters)
+    if rest.len() > 400 || (rest.len() > 200 && rest.contains(". ")) || !rest.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
     // or a Windows release (`Windows 11, Firefox 152.0.1, AMD 5600X, RX9060XT 16GB`, a form's
@@ -688,8 +690,21 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
             && p.bytes().any(|b| b.is_ascii_digit())
             && !p.contains("kernel")
     };
-    // a sentence's full stop after the name (`…, Fedora 44 Kinoite.`) is not part of it
-    let clean = |p: &'a str| p.trim().trim_matches(['*', '_']).trim().trim_end_matches('.');
+    // a sentence's full stop after the name (`…, Fedora 44 Kinoite.`) is not part of it; a host
+    // before ` - ` (`node7 - Linux Debian GNU/Linux 12, x86_64, …`, a build bot's report) is not
+    // either, nor the family before its distribution (`Linux SLES 15.6`, Python's system name
+    // then the distribution's)
+    let clean = |p: &'a str| {
+        let p = p.trim().trim_matches(['*', '_']).trim().trim_end_matches('.');
+        let p = match p.rfind(" - ") {
+            Some(i) if !ok(&p) => p[i + 3..].trim_start(),
+            _ => p,
+        };
+        match p.strip_prefix("Linux ") {
+            Some(r) if !r.starts_with("Mint") && os_name(r) => r,
+            _ => p,
+        }
+    };
     let parts = rest.split([',', '`', ';', '(', ')', '|']);
     // `Ubuntu 25.04 + kernel 6.19.2`: a ` + ` joins the parts of one's stack too (split only
     // where a `+` is: this runs on every line)
@@ -733,7 +748,11 @@ pub(crate) fn os_name(t: &str) -> bool {
     if !distro_word(&low[..first.len()]) {
         return false;
     }
-    if t.split_whitespace().count() > 4 || t.contains([':', '=', '/', '(', '`']) {
+    // a path is no name; `Debian GNU/Linux 12` (os-release's) is
+    if t.split_whitespace().count() > 4
+        || t.contains([':', '=', '(', '`'])
+        || (t.contains('/') && !t.contains("GNU/Linux"))
+    {
         return false;
     }
     // `arch`, `oracle`, `amazon` and `azure` are also common words (`arch gfx1200`, `arch x86_64`
@@ -1154,6 +1173,18 @@ mod tests {
             ),
             ("Windows 10 Pro 22H2", Some("Windows 10 Pro 22H2")),
             ("Windows 11 users see the same crash", None),
+            // a build bot's host line (values ours): the host and the family are not the name
+            (
+                "n12.example.org - Linux Debian GNU/Linux 13, x86_64, AMD EPYC 9124 (zen4), Python 3.12.3",
+                Some("Debian GNU/Linux 13"),
+            ),
+            ("gpu7 - Linux SLES 15.7, x86_64", Some("SLES 15.7")),
+            (
+                "n3.example.org - Linux Rocky Linux 9.6, x86_64, AMD EPYC 7763 64-Core Processor (zen3), 4 x AMD Instinct MI210 (device id: 0x740f, gfx: gfx90a, driver: 6.12.12), Python 3.11.9",
+                Some("Rocky Linux 9.6"),
+            ),
+            ("- Linux Mint 22.1", Some("Linux Mint 22.1")),
+            ("see /usr/share/doc/GNU/Linux 2, then", None),
         ] {
             assert_eq!(item_os(t), want, "{t:?}");
         }

@@ -14,8 +14,10 @@ declare_rule! {
     /// `triage` reports a line that says a ROCm runtime library did not load (the
     /// `library-load-failed` wordings of `signatures.yaml`: a loader's `cannot open shared
     /// object file` for a ROCm library in an import or at a program's start, MIOpen's `hip
-    /// runtime failed to load`). A loader's warning that a program goes on after (hsakmt's
-    /// `dlopen … failed`, libibverbs' drivers) is not such a line.
+    /// runtime failed to load`, Blender's `HIPEW initialization failed: Error opening HIP
+    /// dynamic library`, after which it renders on the CPU only). A loader's warning about an
+    /// optional library a program works on without (hsakmt's `dlopen … failed`, libibverbs'
+    /// drivers) is not such a line.
     ///
     /// ## Why it matters
     /// `libamdhip64` loads `libhsa-runtime64`, which needs `libdrm_amdgpu.so.1` from the

@@ -83,6 +83,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             continue;
         }
+        // the runtime's numbers for the device's target (`Gfx Major/Minor/Stepping: 9/0/10`, clr's
+        // rocdevice.cpp at AMD_LOG_LEVEL=3): the target written in decimals
+        if logged
+            && let Some(p) = t.at("Gfx Major/Minor/Stepping:")
+            && let Some(g) = stepping_target(&t[p + 25..])
+        {
+            fired = true;
+            add_gpu(seen, &mut devices, g, l.no, file);
+            continue;
+        }
         if !(t.has("rror") || t.has("fault") || t.has("device")) {
             if !logged {
                 part = Part::Other;
@@ -141,6 +151,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         );
     }
     fired
+}
+
+/// `9/0/10` → gfx90a: the major in decimal, minor and stepping one hex digit each.
+fn stepping_target(v: &str) -> Option<String> {
+    let mut n = v.trim().split('/').map(|x| x.trim().parse::<u32>().ok());
+    let (major, minor, step) = (n.next()??, n.next()??, n.next()??);
+    if n.next().is_some() || !(6..=19).contains(&major) || minor > 15 || step > 15 {
+        return None;
+    }
+    Some(format!("gfx{major}{minor:x}{step:x}"))
 }
 
 fn add_gpu(seen: &mut Seen, devices: &mut Vec<String>, g: String, line: u32, file: usize) {
@@ -238,6 +258,18 @@ RuntimeError: HIP error: invalid device function\n";
         );
         assert_eq!(s.events[0].v.gfx.as_deref(), Some("gfx1031"));
         assert_eq!(s.events[1].src.line, 4);
+    }
+
+    #[test]
+    fn the_target_in_decimals() {
+        // a start-up line at log level 3 (values ours)
+        let t = ":3:rocdevice.cpp            :1610: 1234 us:  Gfx Major/Minor/Stepping: 10/3/1\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1031");
+        assert_eq!(super::stepping_target(" 9/0/10").as_deref(), Some("gfx90a"));
+        assert_eq!(super::stepping_target("9/0/16"), None);
+        assert_eq!(super::stepping_target("9/0"), None);
     }
 
     #[test]

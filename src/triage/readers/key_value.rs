@@ -4197,7 +4197,7 @@ mod tests {
     }
 
     #[test]
-    fn a_labels_fields_and_its_version() {
+    fn a_labels_fields_give_the_os_but_not_its_rocm_version() {
         // an app's start-up lines (values ours): a label, then key=value fields
         let t = "Platform: arch=AMD64 cpu=AMD64 Family 25 system=Windows release=Windows-11-10.0.26100\nROCm: version=7.1, using agent gfx1100\nPython: version=3.12.10 platform=Windows bin=\"C:\\\\app\\\\python.exe\"\n";
         let (_, s) = run(read, t);

@@ -112,6 +112,10 @@ const GATES: &[(&str, &[&str])] = &[
             "/rocm/",
             "\\ROCm\\",
             "/ROCm/",
+            // Spack's ROCm prefixes (`…/hip-7.2.3-<hash>/lib`)
+            "/hip-",
+            "/rocm-core-",
+            "/hsa-rocr-dev-",
             // the directory named in title case (`F:\\Zluda\\Rocm\\6.4\\`, a ZLUDA launcher's HIP_PATH)
             "\\Rocm\\",
             "/Rocm/",

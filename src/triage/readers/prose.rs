@@ -32,6 +32,45 @@ fn opt_rocm(t: &str) -> Option<String> {
     None
 }
 
+/// A line that says an install prefix itself is not there (`WARNING: skipping mount of
+/// /opt/rocm-6.0.3/`, a container runtime's bind list; `ls: cannot access '/opt/rocm-6.2'`): the
+/// ROCm it names is not installed. A file missing under a prefix that is there (`Cannot read
+/// /opt/rocm-6.2.1/lib/…/TensileLibrary.dat: No such file or directory`) says nothing of the kind.
+fn missing_prefix(t: &str) -> bool {
+    let l = t.to_ascii_lowercase();
+    const ABSENT: &[&str] = &[
+        "skipping mount",
+        "no such file",
+        "does not exist",
+        "not found",
+        "cannot access",
+        "could not find",
+        "couldn't find",
+    ];
+    if !ABSENT.iter().any(|w| l.contains(w)) {
+        return false;
+    }
+    let mut from = 0;
+    while let Some(i) = t[from..].at("/opt/rocm-") {
+        let start = from + i + "/opt/rocm-".len();
+        let v = t[start..]
+            .bytes()
+            .take_while(|c| c.is_ascii_digit() || *c == b'.')
+            .count();
+        let rest = t[start + v..].strip_prefix('/').unwrap_or(&t[start + v..]);
+        if v > 0
+            && rest
+                .chars()
+                .next()
+                .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-')))
+        {
+            return true;
+        }
+        from = start;
+    }
+    false
+}
+
 /// The ROCm of an AMD image named by its tag (`FROM rocm/pytorch:rocm6.4.2_ubuntu24.04_py3.12_…`,
 /// `image: rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006`): the container's ROCm.
 fn image_rocm(t: &str) -> Option<String> {
@@ -109,6 +148,32 @@ fn windows_rocm(t: &str) -> Option<String> {
     let after = &rest[v.len()..];
     let ends = after.is_empty() || after.starts_with(['\\', '`', '"', '\'', ' ', ')', ';', ',', '）']);
     (v.split('.').filter(|p| !p.is_empty()).count() == 2 && ends).then_some(v)
+}
+
+/// The ROCm of a Spack install prefix (`…/linux-zen4/hip-7.2.3-<32-character hash>/lib/…`): Spack's
+/// ROCm packages (`hip`, `rocm-core`, `hsa-rocr-dev`) take ROCm's release numbers (its `hip`
+/// package builds `ROCm/HIP`'s `rocm-X.Y.Z` tags), and a prefix ends in the spec's hash.
+fn spack_rocm(t: &str) -> Option<String> {
+    for pkg in ["/hip-", "/rocm-core-", "/hsa-rocr-dev-"] {
+        let mut from = 0;
+        while let Some(i) = t[from..].at(pkg) {
+            let start = from + i + pkg.len();
+            from = start;
+            let seg = t[start..].split('/').next().unwrap_or("");
+            let Some((v, hash)) = seg.split_once('-') else { continue };
+            let parts: Vec<&str> = v.split('.').collect();
+            if parts.len() == 3
+                && parts
+                    .iter()
+                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+                && hash.len() == 32
+                && hash.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            {
+                return Some(v.to_string());
+            }
+        }
+    }
+    None
 }
 
 /// The version of a ROCm an application bundles, named by its directory (`store\\rocm\\10.0.0\\gfx1035`,
@@ -406,7 +471,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         let t = l.text.as_ref();
         if seen.prose.rocm.is_none() {
             let v = if t.has("/opt/rocm-") {
-                opt_rocm(t)
+                opt_rocm(t).filter(|_| !missing_prefix(t))
             } else if t.has("\\AMD\\ROCm\\") {
                 windows_rocm(t)
             } else if t.has("gfx") && (t.has("X-") || t.has("-dist-")) {
@@ -415,6 +480,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 image_rocm(t)
             } else if t.has("repo.radeon.com/rocm/") {
                 apt_rocm(t)
+            } else if t.has("/hip-") || t.has("/rocm-core-") || t.has("/hsa-rocr-dev-") {
+                spack_rocm(t)
             } else {
                 // an application's bundled ROCm directory (a pass over the path separators)
                 bundled_rocm(t)
@@ -506,6 +573,23 @@ mod tests {
             Some("6.2.1")
         );
         assert_eq!(opt_rocm("/opt/rocm-6.2"), Some("6.2".into()));
+        // Spack's prefixes (values ours): the release, with the spec's hash after it
+        let h = "a".repeat(32);
+        assert_eq!(
+            spack_rocm(&format!("/sw/linux-zen3/hip-6.4.1-{h}/lib/libamdhip64.so.6")).as_deref(),
+            Some("6.4.1")
+        );
+        assert_eq!(spack_rocm("/src/hip-6.4.1-rc/include"), None);
+        assert_eq!(spack_rocm(&format!("/sw/hip-tests-6.4.1-{h}/bin")), None);
+        // a prefix said to be absent; a file absent under a prefix that is there (values ours)
+        assert!(missing_prefix("WARNING: skipping mount of /opt/rocm-5.7.1/"));
+        assert!(missing_prefix(
+            "ls: cannot access '/opt/rocm-6.1': No such file or directory"
+        ));
+        assert!(!missing_prefix(
+            "Cannot read /opt/rocm-6.1.2/lib/rocblas/library/x.dat: No such file or directory"
+        ));
+        assert!(!missing_prefix("HIP_PATH=/opt/rocm-6.1.2/"));
         // an application's bundled ROCm directory (values ours)
         assert_eq!(
             bundled_rocm("Backend: bundled (`store\\rocm\\10.0.0\\gfx1035`)").as_deref(),

@@ -2,8 +2,9 @@
 //! `Compute Unit`, pool sizes in KB → bytes) and `rocminfo | grep -E 'Name|Marketing'` output.
 //!
 //! An agent is the block after an `Agent N` header (or, in grepped output without headers, a
-//! `Name:` line). An agent cut off before its `Name:` stays unknown: its gfx target is never
-//! guessed from other lines. Format: <https://github.com/ROCm/rocminfo/blob/master/rocminfo.cc>.
+//! `Name:` line). An agent cut off before its `Name:` takes its target from its own ISA line
+//! (`Name: amdgcn-amd-amdhsa--gfx1101`), never from other lines. Format:
+//! <https://github.com/ROCm/rocminfo/blob/master/rocminfo.cc>.
 
 use super::{Line, Seen, gfx_in, kv, number, pci_id};
 use crate::triage::paste::trim;
@@ -62,7 +63,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             match k {
                 "Name" => {
                     if v.starts_with("amdgcn-") {
-                        continue; // an ISA name, not an agent
+                        // an ISA name, not an agent (see `isa_target`)
+                        fired |= gfx_in(v).map(|g| isa_target(&mut blocks, seen, g, l.no)).is_some();
+                        continue;
                     }
                     let start_new = blocks.last().is_none_or(|b| b.named || b.fragment);
                     if start_new {
@@ -185,6 +188,31 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     fired
 }
 
+/// Gives the agent that `Name: amdgcn-amd-amdhsa--<target>` belongs to that target where its own
+/// `Name:` line did not (`rocminfo | grep xnack` keeps only the ISA line): the last block, unless
+/// it has a target or is a CPU's; else a new one. A family's ISA (`gfx12-generic`) names none and
+/// does not get here.
+fn isa_target(blocks: &mut Vec<Block>, seen: &Seen, g: String, line: u32) {
+    let fill = blocks.last().is_some_and(|b| (b.gpu || !b.cpu) && b.a.gfx.is_none());
+    if blocks.last().is_some_and(|b| b.a.gfx.is_some()) {
+        return;
+    }
+    if !fill {
+        blocks.push(Block {
+            a: new_agent(seen, line),
+            ..Block::default()
+        });
+    }
+    let b = blocks.last_mut().expect("one block at least");
+    b.named = true;
+    b.gpu = true;
+    b.cpu = false;
+    b.a.gfx = Some(crate::triage::At {
+        v: g,
+        src: Src { file: seen.file, line },
+    });
+}
+
 /// A line's fields: one, or several where a grep joined them (`Name:   gfx90a   Marketing Name:
 /// AMD Instinct MI250X/MI250`), split before each known key that follows two blanks or more.
 fn fields(t: &str) -> Vec<&str> {
@@ -243,6 +271,28 @@ mod tests {
         let two = "Agent 2\n  Name: gfx1030\n  Marketing Name: AMD Radeon RX 6800\nAgent 3\n  Name: gfx1030\n  Marketing Name: AMD Radeon RX 6800\n";
         let (_, s) = run(read, two);
         assert_eq!(s.agents.len(), 2);
+    }
+
+    #[test]
+    fn an_isa_name_alone_names_the_target() {
+        // `rocminfo | grep xnack` (values ours): the ISA line is all that is left
+        let (fired, s) = run(
+            read,
+            "      Name:                    amdgcn-amd-amdhsa--gfx908:sramecc-:xnack+\n",
+        );
+        assert!(fired);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].gfx.as_ref().map(|g| g.v.as_str()), Some("gfx908"));
+        // under an agent that named its target, the ISA adds nothing
+        let full = "Agent 2\n  Name:                    gfx1030\n  Device Type:             GPU\n  ISA Info:\n    ISA 1\n      Name:                    amdgcn-amd-amdhsa--gfx1030\n";
+        let (_, s) = run(read, full);
+        assert_eq!(s.agents.len(), 1);
+        // a family's generic ISA names no target
+        let (_, s) = run(
+            read,
+            "      Name:                    amdgcn-amd-amdhsa--gfx11-generic\n",
+        );
+        assert!(s.agents.is_empty());
     }
 
     #[test]
@@ -333,7 +383,8 @@ Agent 2
         let (fired, s) = run(read, cut);
         assert!(fired);
         assert_eq!(s.agents.len(), 1);
-        assert!(s.agents[0].gfx.is_none(), "never guessed from the ISA line");
+        // the agent's own ISA line names its target (no other agent's line gives it)
+        assert_eq!(s.agents[0].gfx.as_ref().map(|g| g.v.as_str()), Some("gfx1101"));
         // The truncated tail of the agent before it:
         let cut2 = "Agent 2\n  Name:   gfx1030\n  Marketing Name: AMD Radeon RX 6800\n  Device Type: GPU\nAgent 3\n  Uuid: GPU-XX\n";
         let (_, s) = run(read, cut2);
