@@ -223,7 +223,22 @@ fn loaded_rocm_module(t: &str) -> Option<&str> {
 /// An OS value without what the user added with ` with ` (`Ubuntu 24.04 LTS with kisak-mesa
 /// PPA`, `Fedora 43 with the COPR ROCm packages`): no OS name holds the word; unless what follows
 /// names where it runs (`Windows 11 with WSL enabled`) or the word is inside a parenthetical.
+/// Also without a trailing architecture in parentheses (`Ubuntu 25.10 (amd64)`): the machine's
+/// processor, not part of the release's name (a codename or edition in parentheses stays).
 fn without_remark(v: &str) -> &str {
+    let v = match v.trim_end().strip_suffix(')').and_then(|r| r.rsplit_once(" (")) {
+        Some((name, arch))
+            if !name.is_empty()
+                && [
+                    "amd64", "x86_64", "x86-64", "x64", "arm64", "aarch64", "64-bit", "64 bit",
+                ]
+                .iter()
+                .any(|a| arch.eq_ignore_ascii_case(a)) =>
+        {
+            name.trim_end()
+        }
+        _ => v,
+    };
     match v.at(" with ") {
         Some(p)
             if p > 0
@@ -1003,11 +1018,11 @@ fn spaced_key(key: &mut String, syn: &HashMap<String, String>) {
             *key = if b == "rocm" && a != "rocm" { kb } else { ka };
         }
     }
-    // a known key after a word that only says it is this machine's (`System ROCm Version`,
-    // `Installed PyTorch version`): the key
+    // a known key after a word that only says it is this machine's or the program's own
+    // (`System ROCm Version`, `Installed PyTorch version`, `Bundled ROCm userspace`): the key
     if !syn.contains_key(key.as_str())
         && let Some((q, rest)) = key.split_once(' ')
-        && matches!(q, "system" | "installed" | "host" | "local" | "current")
+        && matches!(q, "system" | "installed" | "host" | "local" | "current" | "bundled")
         && syn.contains_key(rest)
     {
         *key = rest.to_string();
@@ -4194,6 +4209,21 @@ mod tests {
             s.os.as_ref().map(|o| o.v.as_str()),
             Some("Linux (Fedora with a custom kernel)")
         );
+        // the processor's architecture after the name goes; a codename stays
+        let (_, s) = run(read, "- **OS:** Debian 13 (arm64)\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Debian 13"));
+        let (_, s) = run(read, "OS: Ubuntu 24.04.3 LTS (Noble Numbat)\n");
+        assert_eq!(
+            s.os.as_ref().map(|o| o.v.as_str()),
+            Some("Ubuntu 24.04.3 LTS (Noble Numbat)")
+        );
+    }
+
+    #[test]
+    fn a_programs_bundled_rocm_is_the_one_it_runs() {
+        // an app's environment list (values ours)
+        let (_, s) = run(read, "- Bundled ROCm userspace: 7.2.1\n");
+        assert_eq!(s.rocm.as_ref().map(|o| o.v.as_str()), Some("7.2.1"));
     }
 
     #[test]
