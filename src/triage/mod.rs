@@ -888,7 +888,40 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
     if !overridden {
         igpu_beside_dgpu_of_another_reader(&mut out, &others);
     }
+    second_gpus_by_name(&mut out, &others, matrix);
     out
+}
+
+/// GPUs a sentence names as the machine's second (`Second GPU in the box is a 7900 XTX`, the
+/// setup reader's `second_gpu`), after the list a tool gave, by product name; not where the
+/// list already holds that target.
+fn second_gpus_by_name(out: &mut Vec<Merged>, others: &[&Agent], matrix: &Matrix) {
+    if out.is_empty() {
+        return;
+    }
+    for o in others.iter().filter(|o| o.reader == "second_gpu") {
+        let Some((name, g)) = o
+            .marketing
+            .as_deref()
+            .and_then(|n| matrix.gpu_by_name(n).map(|(g, _)| (n.to_string(), g.gfx.clone())))
+        else {
+            continue;
+        };
+        if out.iter().any(|m| m.hw.as_ref().is_some_and(|h| h.v == g)) || out.len() >= MAX_GPUS {
+            continue;
+        }
+        let apu = matrix.gpu(&g).is_some_and(|x| x.kind == GpuKind::Apu);
+        out.push(Merged {
+            agent: (*o).clone(),
+            hw: Some(At {
+                v: g,
+                src: o.name_src.unwrap_or(o.src),
+            }),
+            shown: None,
+            from_name: Some(name),
+            apu,
+        });
+    }
 }
 
 /// One GPU in the list, and another reader's one GPU whose explicit target is of the other
@@ -920,6 +953,16 @@ fn igpu_beside_dgpu_of_another_reader(out: &mut Vec<Merged>, others: &[&Agent]) 
 
 fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
     prose_fallbacks(&mut seen);
+    // ROCm's releases start at 1.0: a `0.x` under a ROCm key or in a `rocm` package row is
+    // another tool's own version (a CLI named `rocm`, a placeholder package), not a ROCm
+    if seen.rocm.as_ref().is_some_and(|r| r.v.starts_with("0.")) {
+        seen.rocm = None;
+    }
+    if seen.rocm_sdk.version.as_ref().is_some_and(|r| r.v.starts_with("0.")) {
+        seen.rocm_sdk.version = None;
+    }
+    seen.pip
+        .retain(|p| !(p.v.name == "rocm" && p.v.version.as_deref().is_some_and(|v| v.starts_with("0."))));
     // an OS name from an aligned column (`Ubuntu   24.04.4`): its words, one blank apart
     if let Some(o) = seen.os.as_mut()
         && o.v.contains("  ")
@@ -933,9 +976,13 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
     // the GPUs are listed in the order a tool enumerated them (rocminfo's agents, llama.cpp's
     // `ROCm0`, a probe's `HIP dev 1`) unless names in text gave the list (a typed inventory, a
     // sentence), whose order says nothing of HIP's
-    let gpu_order_known = merged
-        .iter()
-        .all(|m| m.agent.index.is_some() || !matches!(m.agent.reader, "free_form" | "key_value" | "pci-id" | "setup"));
+    let gpu_order_known = merged.iter().all(|m| {
+        m.agent.index.is_some()
+            || !matches!(
+                m.agent.reader,
+                "free_form" | "key_value" | "pci-id" | "setup" | "second_gpu"
+            )
+    });
     if merged.len() == MAX_GPUS
         && let Some(last) = merged.last()
     {

@@ -491,6 +491,17 @@ impl Rule for RocmInstalledTwice {
         } else {
             return;
         };
+        // one line read both ways (`rocm 7.2.1` as a form's answer and as a package row) is one
+        // ROCm, not two
+        if let (
+            crate::facts::Origin::File { path: a, line: la, .. },
+            crate::facts::Origin::File { path: b, line: lb, .. },
+        ) = (&origin, &system.origin)
+            && a == b
+            && la == lb
+        {
+            return;
+        }
         let sys_what = match system.value.from {
             RocmFrom::BaseImage => format!("the base image's ROCm {}", system.value.version),
             RocmFrom::AmdRepo => format!("ROCm {} from AMD's package repository", system.value.version),

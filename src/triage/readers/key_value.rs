@@ -251,6 +251,23 @@ fn without_remark(v: &str) -> &str {
     }
 }
 
+/// An OS value without the platform in a trailing parenthetical (`Ubuntu 24.04.3 LTS (WSL2)`,
+/// `(wsl)`): where the system runs, not part of its name; a hint of WSL in any case.
+fn without_wsl<'a>(v: &'a str, seen: &mut Seen, no: u32) -> &'a str {
+    match v.strip_suffix(')').and_then(|r| r.rsplit_once(" (")) {
+        Some((name, p)) if matches!(p.to_ascii_lowercase().as_str(), "wsl" | "wsl2" | "wsl 2" | "wsl1") => {
+            if seen.platform_hints.wsl.is_none() {
+                seen.platform_hints.wsl = Some(Src {
+                    file: seen.file,
+                    line: no,
+                });
+            }
+            name.trim()
+        }
+        _ => v,
+    }
+}
+
 /// A label whose value is `key=value` fields (an app's start-up lines: `Python: version=3.12.10
 /// platform=Windows bin=…`): each field but a `version`, which is the label's product's (`ROCm:
 /// version=7.2` is what a launcher found, on Windows the HIP SDK, not the ROCm torch runs on).
@@ -2555,14 +2572,7 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 Some(p) if !v[p..].contains(')') => v[..p].trim(),
                 _ => v,
             };
-            // the platform in a trailing parenthetical (`Ubuntu 24.04.3 LTS (WSL2)`): where the
-            // system runs, not part of its name (the platform scan reads the word)
-            let v = match v.strip_suffix(')').and_then(|r| r.rsplit_once(" (")) {
-                Some((name, p)) if matches!(p.to_ascii_lowercase().as_str(), "wsl" | "wsl2" | "wsl 2" | "wsl1") => {
-                    name.trim()
-                }
-                _ => v,
-            };
+            let v = without_wsl(v, seen, no);
             // a container platform (`platform=linux/amd64`) names a kernel's family and a
             // machine, not a system: no OS name, only a hint of Linux (which other hints may
             // outweigh)

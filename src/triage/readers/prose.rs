@@ -315,6 +315,18 @@ fn sentence_rocm(t: &str) -> Option<&str> {
     let glued = glued_rocm_words(t).map(|p| (p, p + 4, true));
     for (start, from, glued) in spaced.chain(glued) {
         let before = t[..start].trim_end_matches(['-', '*', ' ']);
+        // `on latest rocm 7.14.0`, `with the latest ROCm 7.2.1`: the lead word before `latest`
+        let before = ["the latest", "latest"]
+            .iter()
+            .find_map(|w| {
+                let b = before.as_bytes();
+                (b.len() > w.len()
+                    && b[b.len() - w.len()..].eq_ignore_ascii_case(w.as_bytes())
+                    && b[b.len() - w.len() - 1] == b' ')
+                    .then(|| before[..before.len() - w.len()].trim_end())
+            })
+            .filter(|b| !b.is_empty())
+            .unwrap_or(before);
         // an item of a list written on one line or a table cell (`WSL2 Ubuntu 24.04, ROCm 7.2.1 +
         // librocdxg`, `| ROCm 7.1 |`)
         // a numbered list's item (`2. ROCm 7.1.1 (…)`, `3) ROCm 6.4`)
@@ -772,6 +784,10 @@ mod tests {
             ("it is a gfx1100 card and rocm 7.2.1 on fedora", Some("7.2.1")),
             ("installed with apt install rocm 7.2.1", None),
             ("see /opt/rocm 7.2.1 docs", None),
+            // the lead word before `latest` (values ours)
+            ("the test still fails on latest rocm 7.2.1 here", Some("7.2.1")),
+            ("built with the latest ROCm 7.1.1 from AMD", Some("7.1.1")),
+            ("the latest ROCm 7.2.1 fixed it", None),
         ] {
             assert_eq!(sentence_rocm(t), want, "{t:?}");
         }

@@ -45,6 +45,10 @@ const MINE: &[&str] = &[
     "the graphics is ",
 ];
 
+/// Words that name another GPU of the same machine (`Second GPU in the box is a 7900 XTX`): its
+/// product name is a GPU of the paste even where a tool's output named the first.
+const SECOND: &[&str] = &["second gpu ", "second card ", "second graphics card ", "2nd gpu "];
+
 /// Words after which a sentence no longer states what runs now: negation, comparison, a
 /// question, a wish, the past, another machine.
 const NOT_MINE: &[&str] = &[
@@ -332,6 +336,50 @@ fn upgraded_to(s: &str) -> Option<&str> {
     super::prose::release_at(s, at)
 }
 
+/// A sentence that names the machine's second GPU (see [`SECOND`]): its product names, as GPUs
+/// no other line named. Not where the sentence compares, negates or looks back.
+fn second_gpu(t: &str, seen: &mut Seen, no: u32) -> bool {
+    if t.len() > 400 || !(t.has("econd ") || t.has("2nd ")) {
+        return false;
+    }
+    let mut added = false;
+    for s in t.split(". ") {
+        let low = s.to_ascii_lowercase();
+        let named = SECOND.iter().any(|w| {
+            low.match_indices(w)
+                .any(|(p, _)| p == 0 || !low.as_bytes()[p - 1].is_ascii_alphanumeric())
+        });
+        if !named || NOT_MINE.iter().any(|w| low.has(w)) {
+            continue;
+        }
+        for n in sentence_gpus(s) {
+            // a GPU another line named already (the same product) is that one
+            let key = crate::matrix::product_key(&n);
+            if key.is_none()
+                || seen
+                    .agents
+                    .iter()
+                    .any(|a| a.marketing.as_deref().and_then(crate::matrix::product_key) == key)
+            {
+                continue;
+            }
+            let src = Src {
+                file: seen.file,
+                line: no,
+            };
+            seen.agents.push(Agent {
+                reader: "second_gpu",
+                src,
+                marketing: Some(n),
+                name_src: Some(src),
+                ..Agent::default()
+            });
+            added = true;
+        }
+    }
+    added
+}
+
 /// Reads setup sentences: the OS and the GPUs by name, where no other reader gave them.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let file = seen.file;
@@ -350,6 +398,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     // not scanned (a bound on the work, whatever the paste's size)
     for l in lines.iter().filter(|l| !l.command).take(2000) {
         let t = crate::triage::paste::trim(&l.text);
+        if second_gpu(t, seen, l.no) {
+            fired = true;
+            continue;
+        }
         if !may_be_setup(t) {
             continue;
         }
@@ -397,6 +449,23 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 mod tests {
     use super::super::run;
     use super::*;
+
+    #[test]
+    fn a_second_gpu_named_in_a_sentence() {
+        // (values ours) a tool's line names the first GPU, a sentence the second
+        let t =
+            "ggml_vulkan: 0 = AMD Radeon RX 6800 (RADV NAVI21)\nThe second GPU in this box is an RX 7600 XT, idle.\n";
+        let lines = crate::triage::paste::lines(t);
+        let mut s = Seen::default();
+        assert!(second_gpu(&lines[1].text, &mut s, 2));
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].reader, "second_gpu");
+        // not in a comparison or about another machine
+        let mut s = Seen::default();
+        assert!(!second_gpu("My friend's second GPU is an RX 7600 XT.", &mut s, 1));
+        assert!(!second_gpu("Is the second card an RX 7600 XT?", &mut s, 1));
+        assert!(s.agents.is_empty());
+    }
 
     #[test]
     fn the_release_an_upgrade_went_to() {
