@@ -137,7 +137,7 @@ pub struct Seen {
     /// AMD PCI device ids printed anywhere ([`pci::scan`]), with their first line.
     pub pci_ids: Vec<At<u32>>,
     /// The key/value layer's keys (normalised key → fact), from the matrix in use.
-    pub key_synonyms: std::collections::HashMap<String, String>,
+    pub key_synonyms: readers::key_value::Synonyms,
 }
 
 /// The most different `name=value` settings one [`Settings`] keeps; a setting of a further
@@ -886,7 +886,7 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
     // an override makes one GPU's targets differ in ways no kind test tells apart
     let overridden = seen.env.iter().any(|e| e.v.0 == "HSA_OVERRIDE_GFX_VERSION");
     if !overridden {
-        igpu_beside_dgpu_of_another_reader(&mut out, &others);
+        igpu_beside_dgpu_of_another_reader(&mut out, &others, matrix);
     }
     second_gpus_by_name(&mut out, &others, matrix);
     out
@@ -928,17 +928,17 @@ fn second_gpus_by_name(out: &mut Vec<Merged>, others: &[&Agent], matrix: &Matrix
 /// kind (an APU's beside a discrete GPU's: a launcher's `GPU arch: gfx1200` and the app's `AMD
 /// arch: gfx1036` where torch picked the iGPU): a second GPU, not a conflict over one GPU's
 /// target. Added after the list, at most one.
-fn igpu_beside_dgpu_of_another_reader(out: &mut Vec<Merged>, others: &[&Agent]) {
+/// The same for another reader's GPU named only by product (`- **iGPU:** AMD Raphael` beside a
+/// line that named the discrete card): its target from the name, marked so.
+fn igpu_beside_dgpu_of_another_reader(out: &mut Vec<Merged>, others: &[&Agent], matrix: &Matrix) {
     let [first] = out.as_slice() else { return };
     let Some(hw) = first.hw.as_ref().map(|h| h.v.clone()) else {
         return;
     };
-    let second = others.iter().find(|o| {
-        o.reader != "dmesg"
-            && o.gfx
-                .as_ref()
-                .is_some_and(|g| g.v != hw && readers::apu_and_dgpu(&g.v, &hw))
-    });
+    let other_kind = |g: &str| g != hw && readers::apu_and_dgpu(g, &hw);
+    let second = others
+        .iter()
+        .find(|o| o.reader != "dmesg" && o.gfx.as_ref().is_some_and(|g| other_kind(&g.v)));
     if let Some(o) = second {
         let g = o.gfx.clone();
         out.push(Merged {
@@ -946,6 +946,27 @@ fn igpu_beside_dgpu_of_another_reader(out: &mut Vec<Merged>, others: &[&Agent]) 
             hw: g.clone(),
             shown: g,
             from_name: None,
+            apu: !first.apu,
+        });
+        return;
+    }
+    let named = others.iter().find_map(|o| {
+        if o.reader == "dmesg" || o.reader == "second_gpu" || o.gfx.is_some() {
+            return None;
+        }
+        let n = o.marketing.as_deref()?;
+        let (t, _) = matrix.gpu_by_name(n)?;
+        other_kind(&t.gfx).then(|| (o, t.gfx.clone(), n.to_string()))
+    });
+    if let Some((o, g, n)) = named {
+        out.push(Merged {
+            agent: (*o).clone(),
+            hw: Some(At {
+                v: g,
+                src: o.name_src.unwrap_or(o.src),
+            }),
+            shown: None,
+            from_name: Some(n),
             apu: !first.apu,
         });
     }

@@ -96,9 +96,11 @@ impl<'m> Router<'m> {
     /// ``   No such file or directory for GPU arch : gfx1103``, tjdnjsrmsdidgkrdlfma/Scanlation
     /// tools/recognize-decode-bound.md, licat2023/faster-whisper-GUI docs/runtime/ROCM_BUILD.md).
     fn step(&self, lines: &[Line], c: usize, hit: &mut [bool], part: &mut Option<(usize, Vec<bool>)>, seen: &mut Seen) {
+        // continued: the next line indented, or the line cut after a blank (a soft wrap kept
+        // its blank: `…/TensileLibrary.dat: ` then `Illegal seek for GPU arch : gfx1103`)
         if let Some((pc, ph)) = part.take()
             && pc + 1 == c
-            && lines[c].text.starts_with([' ', '\t'])
+            && (lines[c].text.starts_with([' ', '\t']) || lines[pc].text.ends_with([' ', '\t']))
         {
             let both: Vec<bool> = ph.iter().zip(hit.iter()).map(|(a, b)| *a || *b).collect();
             let whole = |h: &[bool], i: usize| self.needles[i].iter().all(|&n| h[n]);
@@ -271,7 +273,14 @@ mod tests {
             (s.events[0].src.line, s.events[0].v.gfx.as_deref()),
             (1, Some("gfx1031"))
         );
-        // a next line not indented, or a line further on, is another message
+        // a soft wrap that kept its blank at the end of the first line
+        let s = scan(
+            &sigs,
+            "rocBLAS error: Cannot read /x/TensileLibrary.dat: \nInput/output error for GPU arch : gfx1035\n",
+        );
+        assert_eq!(s.events.len(), 1);
+        // a next line not indented after a line that ends its text, or a line further on, is
+        // another message
         for text in [
             "Cannot read /x/TensileLibrary.dat:\nNo such file or directory for GPU arch : gfx1031\n",
             "Cannot read /x/TensileLibrary.dat:\n  retrying\n  for GPU arch : gfx1031\n",

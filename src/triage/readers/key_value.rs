@@ -43,10 +43,15 @@ fn fact(name: &str) -> Option<Fact> {
     })
 }
 
+/// Normalised key → fact. A key line asks the map several times (spaced, split at a slash,
+/// after `System`…), on every line of a log: foldhash's fast hasher, not SipHash (the map holds
+/// only the matrix's keys; a paste's keys are looked up, never inserted).
+pub type Synonyms = HashMap<String, String, foldhash::fast::FixedState>;
+
 /// The matrix's `keys.yaml` (the one in use: embedded or installed by `matrix update`) as
 /// normalised key → fact.
-pub fn synonyms(keys: &BTreeMap<String, Vec<String>>) -> HashMap<String, String> {
-    let mut m = HashMap::new();
+pub fn synonyms(keys: &BTreeMap<String, Vec<String>>) -> Synonyms {
+    let mut m = Synonyms::default();
     for (f, list) in keys {
         for k in list {
             m.insert(norm_key(k), f.clone());
@@ -218,6 +223,37 @@ fn loaded_rocm_module(t: &str) -> Option<&str> {
     }
     let v = t[p + 7..].split_whitespace().next()?;
     (v.starts_with(|c: char| c.is_ascii_digit()) && v.contains('.')).then_some(v)
+}
+
+/// The GPU's product name in a GPU key's value: without a trailing `(gfx…)`, `[gfx…]` or ` —
+/// what a tool detected`, or an APU's model or a brandless model; a model number glued to its
+/// suffix (`rx 9060xt 16 gb`) as the product's name.
+fn value_name(v: &str) -> Option<String> {
+    let name = if gpu_name(v) {
+        let n = &v[..name_end(v, |c| matches!(c, '(' | '[' | '—' | '–'))];
+        let n = n.split(" - ").next().unwrap_or(n);
+        // a target written after the name (`Radeon 8060S, gfx1151`, `RX 7900 XTX / gfx1100`)
+        let n = match n.at("gfx").or_else(|| n.at("GFX")) {
+            Some(p) if p > 0 && matches!(n.as_bytes()[p - 1], b' ' | b',' | b'/' | b';') => {
+                n[..p].trim_end_matches([' ', ',', '/', ';'])
+            }
+            _ => n,
+        };
+        Some(cut_tail(n.trim()).to_string())
+    } else {
+        apu_model(v).or_else(|| brandless_model(v)).or_else(|| {
+            // a name the matrix lists as it is (an iGPU's die name: `AMD Raphael`)
+            let n = cut_tail(v[..name_end(v, |c| matches!(c, '(' | '[' | '—' | '–'))].trim());
+            crate::matrix::Matrix::embedded()
+                .gpu_by_name(n)
+                .is_some()
+                .then(|| n.to_string())
+        })
+    };
+    match name {
+        Some(n) if crate::matrix::Matrix::embedded().gpu_by_name(&n).is_none() => xt_model(&n).or(Some(n)),
+        other => other,
+    }
 }
 
 /// An OS value without what the user added with ` with ` (`Ubuntu 24.04 LTS with kisak-mesa
@@ -1010,7 +1046,7 @@ fn section_product(h: &str) -> Option<&'static str> {
 
 /// A tool's snake_case key (`rocm_version: 7.14.0`, rocprofv3 --version) that is a known key
 /// spaced: the spaced one.
-fn spaced_key(key: &mut String, syn: &HashMap<String, String>) {
+fn spaced_key(key: &mut String, syn: &Synonyms) {
     if !syn.contains_key(key.as_str()) && key.contains('_') {
         let spaced = key.replace('_', " ");
         if syn.contains_key(spaced.as_str()) {
@@ -1063,7 +1099,7 @@ fn spaced_key(key: &mut String, syn: &HashMap<String, String>) {
 }
 
 /// `k` as the key table spells keys: normalised, then in the known spelling it stands for.
-fn known_key(k: &str, v: &str, key: &mut String, syn: &HashMap<String, String>) {
+fn known_key(k: &str, v: &str, key: &mut String, syn: &Synonyms) {
     norm_key_into(k, key);
     spaced_key(key, syn);
     joined_torch_key(key, v, syn);
@@ -1073,7 +1109,7 @@ fn known_key(k: &str, v: &str, key: &mut String, syn: &HashMap<String, String>) 
 /// A label for an operating system and its kernel joined by a slash (`Linux Distribution/Kernel:
 /// Fedora 44`, an issue form's field): the key of what the value is, a kernel release when it
 /// starts with a digit, else the system's name.
-fn os_or_kernel_key(key: &mut String, v: &str, syn: &HashMap<String, String>) {
+fn os_or_kernel_key(key: &mut String, v: &str, syn: &Synonyms) {
     if syn.contains_key(key.as_str()) {
         return;
     }
@@ -1096,7 +1132,7 @@ fn os_or_kernel_key(key: &mut String, v: &str, syn: &HashMap<String, String>) {
 /// A key that joins torch and its ROCm (`Pytorch & ROCM`, `torch / ROCm`, `PyTorch + ROCm
 /// version`) over a torch build's version (`2.10.0+rocm7.12.0a20260303`): torch's key, since
 /// the build names its ROCm itself.
-fn joined_torch_key(key: &mut String, v: &str, syn: &HashMap<String, String>) {
+fn joined_torch_key(key: &mut String, v: &str, syn: &Synonyms) {
     let v = norm_value(v);
     if syn.contains_key(key.as_str())
         || !v.starts_with(|c: char| c.is_ascii_digit())
@@ -1130,7 +1166,7 @@ fn qualified_torch_key(key: &str) -> bool {
 
 /// A line that is only a known key (`Torch`, `**ROCm**`), no colon, no value: a label whose
 /// value is the next line.
-fn bare_label<'a>(t: &'a str, syn: &HashMap<String, String>, k: &mut String) -> Option<&'a str> {
+fn bare_label<'a>(t: &'a str, syn: &Synonyms, k: &mut String) -> Option<&'a str> {
     // a key has no digit (a number, a target, a log line's stamp are no labels)
     if t.len() > 40 || t.bytes().any(|b| b.is_ascii_digit()) {
         return None;
@@ -1610,7 +1646,7 @@ struct Blocks<'a> {
 
 impl<'a> Blocks<'a> {
     /// Follows line `t`; true when the line is only structure (a JSON object's opening).
-    fn line(&mut self, t: &'a str, no: u32, syn: &HashMap<String, String>, seen: &mut Seen, st: &mut State) -> bool {
+    fn line(&mut self, t: &'a str, no: u32, syn: &Synonyms, seen: &mut Seen, st: &mut State) -> bool {
         if t.starts_with('|') {
             if let Some(cols) = &self.gpu_table
                 && let Some(row) = gpu_row(t, cols)
@@ -1668,7 +1704,7 @@ struct GpuTable {
 }
 
 /// A table head with a gfx column (`| torch device | card | arch | VRAM |`).
-fn gpu_columns(head: &str, syn: &HashMap<String, String>) -> Option<GpuTable> {
+fn gpu_columns(head: &str, syn: &Synonyms) -> Option<GpuTable> {
     let mut gfx = None;
     let mut names = Vec::new();
     let mut index = Vec::new();
@@ -2741,6 +2777,36 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             let a = seen.at(g, no);
             seen.agents[i].gfx = Some(a);
             st.fired = true;
+        } else if fact == Fact::Gpu && !st.second_name {
+            // another reader's one GPU and a name of a GPU of the other kind (`- **GPU:** RX
+            // 9070 XT` read as a line, then `- **iGPU:** AMD Raphael`): a second GPU
+            let matrix = crate::matrix::Matrix::embedded();
+            let mut mine = seen.agents.iter().filter(|a| a.src.file == seen.file);
+            if let (Some(a), None) = (mine.next(), mine.next())
+                && let Some(x) = a.gfx.as_ref().map(|g| g.v.clone()).or_else(|| {
+                    a.marketing
+                        .as_deref()
+                        .and_then(|n| matrix.gpu_by_name(n))
+                        .map(|(t, _)| t.gfx.clone())
+                })
+                && let Some(n) = value_name(v)
+                && let Some((t, _)) = matrix.gpu_by_name(&n)
+                && super::apu_and_dgpu(&t.gfx, &x)
+            {
+                let src = Src {
+                    file: seen.file,
+                    line: no,
+                };
+                seen.agents.push(Agent {
+                    reader: "key_value",
+                    src,
+                    marketing: Some(n),
+                    name_src: Some(src),
+                    ..Agent::default()
+                });
+                st.second_name = true;
+                st.fired = true;
+            }
         } else if fact == Fact::Gfx
             && !st.second_name
             && let Some(g) = gfx_in(v)
@@ -2769,28 +2835,7 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
         return;
     }
     let mut gfx = gfx_in(v);
-    let name = if fact != Fact::Gpu {
-        None
-    } else if gpu_name(v) {
-        // the name without a trailing `(gfx…)`, `[gfx…]` or ` — what a tool detected`
-        let n = &v[..name_end(v, |c| matches!(c, '(' | '[' | '—' | '–'))];
-        let n = n.split(" - ").next().unwrap_or(n);
-        // a target written after the name (`Radeon 8060S, gfx1151`, `RX 7900 XTX / gfx1100`)
-        let n = match n.at("gfx").or_else(|| n.at("GFX")) {
-            Some(p) if p > 0 && matches!(n.as_bytes()[p - 1], b' ' | b',' | b'/' | b';') => {
-                n[..p].trim_end_matches([' ', ',', '/', ';'])
-            }
-            _ => n,
-        };
-        Some(cut_tail(n.trim()).to_string())
-    } else {
-        apu_model(v).or_else(|| brandless_model(v))
-    };
-    // a model number glued to its suffix (`rx 9060xt 16 gb`): the product's name
-    let name = match name {
-        Some(n) if crate::matrix::Matrix::embedded().gpu_by_name(&n).is_none() => xt_model(&n).or(Some(n)),
-        other => other,
-    };
+    let name = if fact == Fact::Gpu { value_name(v) } else { None };
     // a target no GPU has, beside a product the matrix knows (`AMD Instinct MI300X —
     // detected_gfx_target gfx943`): the product's target is the GPU's, from its name
     if let (Some(g), Some(n)) = (&gfx, &name) {
@@ -4227,6 +4272,17 @@ mod tests {
             s.os.as_ref().map(|o| o.v.as_str()),
             Some("Ubuntu 24.04.3 LTS (Noble Numbat)")
         );
+    }
+
+    #[test]
+    fn an_igpu_under_its_own_key_beside_a_discrete_gpu() {
+        // an environment list (values ours): the discrete GPU's name, then the iGPU's die name
+        let (_, s) = run(
+            read,
+            "- **GPU:** AMD Radeon RX 7800 XT\n- **iGPU:** AMD Raphael (device 0x164e)\n",
+        );
+        let names: Vec<_> = s.agents.iter().map(|a| a.marketing.as_deref()).collect();
+        assert_eq!(names, [Some("AMD Radeon RX 7800 XT"), Some("AMD Raphael")]);
     }
 
     #[test]
