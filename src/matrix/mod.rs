@@ -1157,6 +1157,9 @@ pub fn product_key(name: &str) -> Option<String> {
         // `Radeon 860M iGPU`: the kind again, as reporters write it
         "igpu",
         "dgpu",
+        // `AMD Radeon 680M integrated GPU`, a typed list's words for the kind
+        "integrated",
+        "discrete",
     ];
     const CODENAMES: &[&str] = &[
         "navi",

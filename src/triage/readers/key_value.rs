@@ -225,6 +225,27 @@ fn loaded_rocm_module(t: &str) -> Option<&str> {
     (v.starts_with(|c: char| c.is_ascii_digit()) && v.contains('.')).then_some(v)
 }
 
+/// A line that is only a size in binary units and `VRAM` or `GTT` (`4096 MiB VRAM`, `- 16 GiB
+/// GTT`): the bytes, and whether it is VRAM. Decimal or bare units (`16GB VRAM`, a typed round
+/// figure) are not read.
+fn bare_size_line(t: &str) -> Option<(u64, bool)> {
+    let t = crate::triage::paste::trim(t).trim_start_matches(['-', '*', ' ']);
+    if t.len() > 32 {
+        return None;
+    }
+    let mut w = t.split_whitespace();
+    let (num, unit, what) = (w.next()?, w.next()?, w.next()?);
+    if w.next().is_some() || !matches!(unit, "MiB" | "GiB") {
+        return None;
+    }
+    let is_vram = match what {
+        "VRAM" => true,
+        "GTT" => false,
+        _ => return None,
+    };
+    Some((super::size(num, unit)?, is_vram))
+}
+
 /// The GPU's product name in a GPU key's value: without a trailing `(gfx…)`, `[gfx…]` or ` —
 /// what a tool detected`, or an APU's model or a brandless model; a model number glued to its
 /// suffix (`rx 9060xt 16 gb`) as the product's name.
@@ -1828,6 +1849,20 @@ fn finish(lines: &[Line], seen: &mut Seen, mut st: State) -> bool {
             st.fired = true;
         }
     }
+    // the family's name alone under a key (`Linux`, a form's answer) and a line that is a
+    // distribution's name (`Linux Mint`): the distribution
+    if seen.os.as_ref().is_some_and(|o| o.v.eq_ignore_ascii_case("linux"))
+        && let Some((no, v)) = lines.iter().filter(|l| !l.command).take(2000).find_map(|l| {
+            let t = crate::triage::paste::trim(&l.text);
+            // a name and its release, not a tool's banner (`Ubuntu clang version 21.1.8`)
+            (!t.eq_ignore_ascii_case("linux")
+                && t.split_whitespace().count() <= 3
+                && crate::triage::platform::os_name(t))
+            .then(|| (l.no, t.to_string()))
+        })
+    {
+        seen.os = Some(seen.at(v, no));
+    }
     // no OS under a key: a distribution and release as one part of a list item
     if seen.os.is_none()
         && let Some((no, v)) = lines
@@ -1859,6 +1894,17 @@ fn finish(lines: &[Line], seen: &mut Seen, mut st: State) -> bool {
     if super::setup::read(lines, seen) {
         st.fired = true;
         seen.formats.insert("prose");
+    }
+    // a line that is only a size and the word (`4096 MiB VRAM`, `13918 MiB GTT`: a typed list of
+    // what the kernel reports)
+    if st.vram.is_none() || st.gtt.is_none() {
+        for l in lines.iter().filter(|l| !l.command).take(2000) {
+            if let Some((b, is_vram)) = bare_size_line(&l.text) {
+                let a = seen.at(b, l.no);
+                let slot = if is_vram { &mut st.vram } else { &mut st.gtt };
+                slot.get_or_insert(a);
+            }
+        }
     }
     // sizes under their keys belong to the input's one GPU
     let file = seen.file;
@@ -2783,6 +2829,8 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             let matrix = crate::matrix::Matrix::embedded();
             let mut mine = seen.agents.iter().filter(|a| a.src.file == seen.file);
             if let (Some(a), None) = (mine.next(), mine.next())
+                // the same GPU's line again (a log repeats it): no name lookup
+                && !a.marketing.as_deref().is_some_and(|m| v.contains(m))
                 && let Some(x) = a.gfx.as_ref().map(|g| g.v.clone()).or_else(|| {
                     a.marketing
                         .as_deref()
@@ -4283,6 +4331,24 @@ mod tests {
         );
         let names: Vec<_> = s.agents.iter().map(|a| a.marketing.as_deref()).collect();
         assert_eq!(names, [Some("AMD Radeon RX 7800 XT"), Some("AMD Raphael")]);
+    }
+
+    #[test]
+    fn sizes_on_lines_of_their_own_and_a_distribution_after_the_family() {
+        // a typed report (values ours)
+        let t = "### Operating systems\n\nLinux\n\n### Hardware\n\nCPU: AMD 7840HS\niGPU: Radeon 780M\nKernel reports:\n2048 MiB VRAM\n24576 MiB GTT\nFedora Linux\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Fedora Linux"));
+        assert_eq!(s.agents[0].vram.as_ref().map(|v| v.v), Some(2048 << 20));
+        assert_eq!(s.agents[0].gtt.as_ref().map(|v| v.v), Some(24576 << 20));
+        assert_eq!(bare_size_line("16GB VRAM"), None);
+        // a compiler's banner is no distribution
+        let (_, s) = run(
+            read,
+            "### Operating systems\n\nLinux\n\nUbuntu clang version 20.1.2 (1ubuntu2)\n",
+        );
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Linux"));
+        assert_eq!(bare_size_line("uses 4096 MiB VRAM"), None);
     }
 
     #[test]
