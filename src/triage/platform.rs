@@ -163,6 +163,8 @@ const NEEDLES: &[(&str, Hint)] = &[
     // /opt/homebrew/lib`); a path a program looks for (`/dev/kfd`) does not outrank them
     (".dylib", Hint::Macos),
     ("/opt/homebrew/", Hint::Macos),
+    // Mesa's Vulkan driver on the amdgpu kernel driver (libdrm): Linux (WSL has no amdgpu)
+    ("radv/amdgpu:", Hint::Linux),
     ("Linux x86_64", Hint::Linux),
     ("Linux-x86_64", Hint::Linux),
     ("-linux-gnu", Hint::Linux),

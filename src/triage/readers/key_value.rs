@@ -68,7 +68,12 @@ fn norm_value(v: &str) -> &str {
         Some(q) if q.starts_with('"') && q.ends_with('"') => q,
         _ => v,
     };
-    v.trim_matches(['*', '`', '"', '\'']).trim()
+    let v = v.trim_matches(['*', '`', '"', '\'']).trim();
+    // a value in square brackets (`GPU: [AMD Radeon RX 6950 XT]`, a typed list's markup)
+    match v.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        Some(inner) if !inner.contains(['[', ']']) => inner.trim(),
+        _ => v,
+    }
 }
 
 /// The size written before the word `VRAM` in a GPU's value (`…, 16304 MiB VRAM`, `(32GB VRAM)`,
@@ -2578,7 +2583,16 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             } else {
                 v
             };
-            if let Some(x) = version(v) {
+            // a kernel's release has its major and minor in digits (`6.x`, a typed guess, is none)
+            let release = |x: &str| {
+                let mut p = x.split('.');
+                fact != Fact::Kernel
+                    || (p
+                        .next()
+                        .is_some_and(|m| !m.is_empty() && m.bytes().all(|b| b.is_ascii_digit()))
+                        && p.next().is_some_and(|m| m.starts_with(|c: char| c.is_ascii_digit())))
+            };
+            if let Some(x) = version(v).filter(|x| release(x)) {
                 let a = at(seen, x);
                 let slot = match fact {
                     Fact::Torch => &mut seen.torch,
@@ -4349,6 +4363,14 @@ mod tests {
         );
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Linux"));
         assert_eq!(bare_size_line("uses 4096 MiB VRAM"), None);
+    }
+
+    #[test]
+    fn a_bracketed_gpu_value_and_a_kernel_guess() {
+        // a typed list (values ours)
+        let (_, s) = run(read, "GPU: [AMD Radeon RX 6800 XT]\nKernel: 6.x (whatever is newest)\n");
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 6800 XT"));
+        assert!(s.kernel.is_none(), "{:?}", s.kernel);
     }
 
     #[test]
