@@ -735,16 +735,26 @@ fn logfmt(t: &str) -> Vec<(&str, &str)> {
     if out.len() < 2 { Vec::new() } else { out }
 }
 
-/// A line that is one `key=value` and nothing else (`arch=gfx1030`, `hip=7.15.26290`).
+/// A line that is one `key=value` and nothing else (`arch=gfx1030`, `hip=7.15.26290`,
+/// `TORCH_VERSION=2.12.0+rocm7.14.0`).
 fn bare_assignment(t: &str) -> Option<(&str, &str)> {
     let (k, v) = t.split_once('=')?;
-    // a probe's lower-case names (`arch=`, `hip=`); an environment dump's upper-case variables
-    // (`AMDGPU_TARGETS=gfx906`, a build's setting) are the env_vars reader's
+    // a probe's lower-case names (`arch=`, `hip=`), or an environment dump's or a build's
+    // upper-case variables (which [`upper_case_fact`] limits to versions)
     let key_ok = (1..=30).contains(&k.len())
-        && k.as_bytes()[0].is_ascii_lowercase()
-        && !k.bytes().any(|b| b.is_ascii_uppercase())
+        && (k.as_bytes()[0].is_ascii_lowercase() && !k.bytes().any(|b| b.is_ascii_uppercase())
+            || k.as_bytes()[0].is_ascii_uppercase() && !k.bytes().any(|b| b.is_ascii_lowercase()))
         && k.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'));
     (key_ok && !v.is_empty() && v.len() <= 80 && !v.contains(['=', ' ', '\t'])).then_some((k, v))
+}
+
+/// Whether a fact may come from an upper-case variable of a `KEY=value` block: a variable named
+/// for a version (`TORCH_VERSION=`, `ROCM_VERSION=`, the stack a build or image sets), not a
+/// GPU or target (`AMDGPU_TARGETS=gfx906`, `PYTORCH_ROCM_ARCH=…`: what a build compiles for,
+/// not the machine's GPU), an OS or kernel, nor a free-form tag (`ROCM_BUILD=…`).
+fn upper_case_fact(k: &str, fact: Fact) -> bool {
+    !k.starts_with(|c: char| c.is_ascii_uppercase())
+        || (k.ends_with("_VERSION") && matches!(fact, Fact::Torch | Fact::Rocm | Fact::TorchHip))
 }
 
 /// The lines of blocks of two or more lines that are each one `key=value` (a probe script's
@@ -1611,6 +1621,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             } else {
                 found
             };
+            let found = found.filter(|f| !block[i] || upper_case_fact(k, *f));
             let Some(fact) = found else {
                 if let Some(is_vram) = mem_key(&key)
                     && let Some(b) = mem_value(norm_value(v))
@@ -4624,11 +4635,21 @@ mod tests {
             s.agents.first().and_then(|a| a.gfx.as_ref()).map(|g| g.v.as_str()),
             Some("gfx1030")
         );
-        // one assignment alone, and an environment dump's variables, are not
+        // one assignment alone, and an environment dump's targets and free-form tags, are not
         let (_, s) = run(read, "arch=gfx1030\n");
         assert!(s.agents.is_empty());
         let (_, s) = run(read, "AMDGPU_TARGETS=gfx906\nROCM_BUILD=7.14.0-gfx906+20260802\n");
         assert!(s.agents.is_empty() && s.rocm.is_none());
+        // a build's settings block: its versions are the stack's, its target list is no GPU
+        let (_, s) = run(
+            read,
+            "GPU_TARGETS=gfx1030\nTORCH_VERSION=2.13.1+rocm7.14.0\nTORCHVISION_VERSION=0.28.1+rocm7.14.0\nMAX_JOBS=8\n",
+        );
+        assert_eq!(s.torch.map(|t| t.v), Some("2.13.1+rocm7.14.0".into()));
+        assert!(s.agents.is_empty());
+        // a variable in an upper-case dump names no OS or kernel
+        let (_, s) = run(read, "OS=Windows_NT\nKERNEL=7.1.0\n");
+        assert!(s.os.is_none() && s.kernel.is_none());
     }
 
     #[test]

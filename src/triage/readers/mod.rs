@@ -140,6 +140,9 @@ const GATES: &[(&str, &[&str])] = &[
             " rocm ",
             // AMD's images tagged by their ROCm (`rocm/pytorch:rocm6.4.2_ubuntu24.04_…`)
             ":rocm",
+            // AMD's base images tagged by the release alone (`rocm/dev-ubuntu-24.04:7.2`)
+            "rocm/dev-",
+            "rocm/rocm-terminal:",
         ],
     ),
 ];

@@ -72,16 +72,21 @@ fn missing_prefix(t: &str) -> bool {
 }
 
 /// The ROCm of an AMD image named by its tag (`FROM rocm/pytorch:rocm6.4.2_ubuntu24.04_py3.12_…`,
-/// `image: rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006`): the container's ROCm.
+/// `image: rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006`): the container's ROCm. AMD's base images
+/// (`rocm/dev-ubuntu-24.04`, `rocm/dev-almalinux-8`, `rocm/rocm-terminal`, images.yaml) are
+/// tagged by the release alone (`:6.4.1`, `:7.2-complete`).
 fn image_rocm(t: &str) -> Option<String> {
     let p = t.at("rocm/")?;
     let rest = &t[p + 5..];
     let colon = rest.find(':')?;
     // the repository's name, then its tag
-    if colon == 0 || rest[..colon].contains([' ', '/']) {
+    let repo = &rest[..colon];
+    if colon == 0 || repo.contains([' ', '/']) {
         return None;
     }
-    let tag = rest[colon + 1..].strip_prefix("rocm")?;
+    let base = repo.starts_with("dev-") || repo == "rocm-terminal";
+    let tag = &rest[colon + 1..];
+    let tag = if base { tag } else { tag.strip_prefix("rocm")? };
     let v: String = tag.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
     let v = v.trim_end_matches('.');
     let after = tag[v.len()..].chars().next();
@@ -488,7 +493,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 windows_rocm(t)
             } else if t.has("gfx") && (t.has("X-") || t.has("-dist-")) {
                 therock_build(t)
-            } else if t.has(":rocm") {
+            } else if t.has(":rocm") || t.has("rocm/dev-") || t.has("rocm/rocm-terminal:") {
                 image_rocm(t)
             } else if t.has("repo.radeon.com/rocm/") {
                 apt_rocm(t)
@@ -648,6 +653,11 @@ mod tests {
             ("    image: rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006", Some("7.0.0")),
             ("docker pull rocm/pytorch:latest", None),
             ("see github.com/rocm/foo:rocmish", None),
+            ("BASE=docker.io/rocm/dev-ubuntu-24.04:7.3.1-full", Some("7.3.1")),
+            ("FROM rocm/dev-almalinux-8:6.5.2-complete AS base", Some("6.5.2")),
+            ("docker run -it rocm/rocm-terminal:5.9.3", Some("5.9.3")),
+            ("FROM rocm/dev-ubuntu-22.04:latest", None),
+            ("FROM rocm/dev-ubuntu-22.04", None),
         ] {
             assert_eq!(image_rocm(t).as_deref(), want, "{t:?}");
         }
