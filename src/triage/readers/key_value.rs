@@ -702,6 +702,11 @@ fn logfmt(t: &str) -> Vec<(&str, &str)> {
     let mut out = Vec::new();
     let b = t.as_bytes();
     let mut i = 0;
+    // the last token ended a quoted string (a klog message, a quoted value)
+    let mut after_quote = false;
+    // a lower-case word after a quoted string: the first word of a key written with a blank
+    // (`"Creating pod" kernel version="6.12.0-…"`, a Go logr key as klog prints it)
+    let mut word: Option<usize> = None;
     while i < b.len() {
         while i < b.len() && b[i] == b' ' {
             i += 1;
@@ -714,9 +719,13 @@ fn logfmt(t: &str) -> Vec<(&str, &str)> {
             while i < b.len() && b[i] != b' ' {
                 i += 1;
             }
+            let tok = &b[ks..i];
+            word =
+                (after_quote && (2..=20).contains(&tok.len()) && tok.iter().all(u8::is_ascii_lowercase)).then_some(ks);
+            after_quote = tok.ends_with(b"\"");
             continue;
         }
-        let k = &t[ks..i];
+        let k = &t[word.take().unwrap_or(ks)..i];
         i += 1;
         let v = if i < b.len() && b[i] == b'"' {
             let vs = i + 1;
@@ -730,6 +739,7 @@ fn logfmt(t: &str) -> Vec<(&str, &str)> {
             }
             &t[vs..i]
         };
+        after_quote = b[i.saturating_sub(1)] == b'"';
         out.push((k, v));
     }
     if out.len() < 2 { Vec::new() } else { out }
@@ -3516,6 +3526,19 @@ mod tests {
         let (_, s) = run(read, "level=INFO msg=\"probe\" gpu=gfx1101 rocm=\"6.3.1\"\n");
         assert_eq!(s.rocm.as_ref().unwrap().v, "6.3.1");
         assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1101");
+        // klog's structured pairs after its quoted message, a key written with a blank (an
+        // operator's line shaped like the AMD GPU Operator's, values ours)
+        let (_, s) = run(
+            read,
+            "I0304 11:22:33.000001  manager.go:17  \"Creating pod\"  kernel version=\"6.14.0-1010-oem\"  image=\"reg:5000/drv:x\"\n",
+        );
+        assert_eq!(s.kernel.as_ref().map(|k| k.v.as_str()), Some("6.14.0-1010-oem"));
+        assert_eq!(
+            logfmt("msg=\"a b\" node ready=true count=2"),
+            [("msg", "a b"), ("node ready", "true"), ("count", "2")]
+        );
+        // a word that follows no quoted string is no part of a key
+        assert_eq!(logfmt("node ready=true count=2"), [("ready", "true"), ("count", "2")]);
         // a value that is not a version, a processor, a typed command, a URL: nothing
         let (_, s) = run(
             read,
@@ -3859,6 +3882,19 @@ mod tests {
             "[app][INFO] x"
         );
         assert_eq!(super::super::strip_stamp("[gfx1100] ok"), "[gfx1100] ok");
+        // klog's header, with and without its thread id and bracket (values ours)
+        assert_eq!(
+            super::super::strip_stamp("I0304 11:22:33.000001       1 plugin.go:41] found 2 GPUs"),
+            "found 2 GPUs"
+        );
+        assert_eq!(
+            super::super::strip_stamp("W1201 08:00:00.5  x.go:9  \"msg\""),
+            "\"msg\""
+        );
+        assert_eq!(
+            super::super::strip_stamp("I0304 11:22 is a code"),
+            "I0304 11:22 is a code"
+        );
         // a level tag and a component (values ours, lemonade's layout)
         assert_eq!(
             super::super::strip_level("[Info] (ModelManager)   - AMD GPU: AMD Radeon 8060S"),

@@ -207,6 +207,32 @@ pub fn strip_stamp(t: &str) -> &str {
     }
     let b = t.as_bytes();
     let d = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    // klog's header (`I0609 10:08:43.141983  1 manager.go:92] msg`, Kubernetes components and
+    // operators): its level and date, time, thread id and source line
+    if b.len() > 16
+        && matches!(b[0], b'I' | b'W' | b'E' | b'F')
+        && (1..5).all(d)
+        && b[5] == b' '
+        && d(6)
+        && d(7)
+        && b[8] == b':'
+    {
+        let mut rest = t[6..]
+            .trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, ':' | '.'))
+            .trim_start();
+        if let Some((id, r)) = rest.split_once(' ')
+            && !id.is_empty()
+            && id.bytes().all(|c| c.is_ascii_digit())
+        {
+            rest = r.trim_start();
+        }
+        let src = rest.split(' ').next().unwrap_or("");
+        let line_no = src.trim_end_matches(']').rsplit_once(':');
+        if line_no.is_some_and(|(f, n)| f.contains('.') && !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit())) {
+            return rest[src.len()..].trim_start();
+        }
+        return t;
+    }
     if !(b.len() > 20
         && (0..4).all(d)
         && b[4] == b'-'
