@@ -252,6 +252,10 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("apt install ", Hint::Linux),
     ("apt-get install ", Hint::Linux),
     ("have unmet dependencies", Hint::Linux),
+    // apt's update output (`Hit:1 http://deb.debian.org/debian trixie InRelease`, `Reading
+    // package lists... Done`), as installers print it
+    ("Reading package lists...", Hint::Linux),
+    (" InRelease", Hint::Linux),
     // the RPM and pacman families' package managers and repository files (WSL, where it shows,
     // still wins)
     ("dnf install", Hint::Linux),
@@ -1440,6 +1444,8 @@ mod tests {
             // behind a remote console's prefix and grep's line number (values ours)
             "412:10.0.0.7: kern: warning: [2026-03-02T10:11:12.123Z]: amdgpu 0000:c3:00.0: amdgpu: failed to load ucode\n",
             "Running on a Proxmox 9 LXC container\n",
+            // an installer's apt output (values ours)
+            "Hit:2 http://deb.example.org/debian trixie InRelease\nReading package lists... Done\n",
             "  Device-1: AMD Navi 31 driver: amdgpu v: kernel arch: RDNA-3\n",
             "The issue occurs inside a Docker container on Ubuntu 24.04 with ROCm 7.14.\n",
             "File \"/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py\", line 1775\n",

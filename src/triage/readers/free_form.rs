@@ -110,6 +110,12 @@ fn attributes_cut(name: &str) -> &str {
 fn clean(v: &str) -> &str {
     // a table's next cell (`| GPU name: AMD Instinct MI300X | PASS |`) is not part of the name
     let v = v.split('|').next().unwrap_or(v);
+    // a system-info tool's clock after the name (fastfetch's `AMD Radeon RX 9070 XT @ 2.57 GHz
+    // (15.92 GiB) [Discrete]`)
+    let v = match v.find(" @ ") {
+        Some(p) if v[p + 3..].starts_with(|c: char| c.is_ascii_digit()) => &v[..p],
+        _ => v,
+    };
 
     let v = v.trim().trim_end_matches([',', ';', '.']).trim();
     // a template's placeholder with the value typed inside (`< AMD Radeon RX 9070 XT> -->`)
@@ -1590,6 +1596,12 @@ mod tests {
             ),
             ("print: 'AMD Radeon RX 7900 XTX'\n", "AMD Radeon RX 7900 XTX", 1),
             ("| GPU name: AMD Instinct MI250X | PASS |\n", "AMD Instinct MI250X", 1),
+            // fastfetch's clock and memory after the name (values ours)
+            (
+                "GPU 2: AMD Radeon RX 7600 @ 2.66 GHz (7.98 GiB) [Discrete]\n",
+                "AMD Radeon RX 7600",
+                1,
+            ),
         ] {
             let (fired, s) = run(read, text);
             assert!(fired, "{text:?}");

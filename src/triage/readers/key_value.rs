@@ -2520,7 +2520,13 @@ fn word_pairs(t: &str) -> Option<Vec<(&str, &str)>> {
         }
         keys.push((start, p));
     }
-    if keys.len() < 3 {
+    // three keys; or two where both are inxi's capitalised words and the first opens the line
+    // (`Console: pty pts/1 Distro: Fedora Linux 42`)
+    let capitalised = |&(s, e): &(usize, usize)| {
+        let w = &b[s..e];
+        w.len() >= 3 && w[0].is_ascii_uppercase() && w[1..].iter().all(u8::is_ascii_lowercase)
+    };
+    if keys.len() < 2 || (keys.len() == 2 && !(keys[0].0 == 0 && keys.iter().all(capitalised))) {
         return None;
     }
     let mut out = Vec::with_capacity(keys.len());
@@ -4561,8 +4567,12 @@ mod tests {
                 ("bits", "64")
             ])
         );
-        // two keys, or a message with a time: no inline pairs
+        // two of inxi's capitalised keys
+        let (_, s) = run(read, "  Console: pty pts/3 Distro: Fedora Linux 43 (Server Edition)\n");
+        assert_eq!(s.os.as_ref().unwrap().v, "Fedora Linux 43 (Server Edition)");
+        // two keys not both capitalised words, or a message with a time: no inline pairs
         assert_eq!(word_pairs("Error: failed: no device"), None);
+        assert_eq!(word_pairs("RuntimeError: HIP error: invalid device function"), None);
         assert_eq!(word_pairs("at 10:20:30 it said: hello"), None);
     }
 

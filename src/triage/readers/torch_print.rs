@@ -68,6 +68,24 @@ static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^((?i:torch|pytorch|torch\.__version__|torch version|hip|hip version|hip runtime|hip runtime version|torch\.version\.hip))\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
 });
 
+/// AMD_LOG_LEVEL lines (`:3:hip_context.cpp :49 : …`), Python warnings and the Windows HIP
+/// runtime's notice of the DLL it loaded (`HIP Library Path: C:\…\amdhip64_7.dll`): what prints
+/// between a command and its output.
+fn printed_between(t: &str) -> bool {
+    (t.starts_with(':') && t.as_bytes().get(1).is_some_and(u8::is_ascii_digit))
+        || t.has("Warning:")
+        || t.starts_with("HIP Library Path:")
+}
+
+/// Whether a line of the paste names torch (`torch`, `Torch`, `PyTorch`, `TORCH`).
+fn paste_names_torch(lines: &[Line]) -> bool {
+    lines.iter().any(|l| {
+        let b = l.text.as_bytes();
+        memchr::memmem::find_iter(b, b"orch").any(|p| p > 0 && matches!(b[p - 1], b't' | b'T'))
+            || memchr::memmem::find(b, b"TORCH").is_some()
+    })
+}
+
 /// Whether line `i` is `hipcc --version`'s `HIP version:` line: the compiler's banner follows it
 /// (`AMD clang version …`, `clang version …`), or a `hipcc` / `hipconfig` command is just above it.
 fn hipcc_version_line(lines: &[Line], i: usize) -> bool {
@@ -85,6 +103,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     // the command printed each value with a print of its own (`print(torch.version.hip);
     // print(torch.version.cuda)`): one output line per value
     let mut one_per_line = false;
+    // whether any line names torch (looked for once, at the first bare `HIP:` label)
+    let mut names_torch: Option<bool> = None;
     for (i, l) in lines.iter().enumerate() {
         let t = trim(&l.text);
         if l.command || t.starts_with("python") || t.has("print(") {
@@ -164,6 +184,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             if k.has("hip") && hipcc_version_line(lines, i) {
                 continue;
             }
+            // a bare `HIP:` label in a paste that never names torch (a typed system list's
+            // `HIP: 7.1.52802-9999`, the installed HIP): no torch build's
+            if k.starts_with("hip") && !*names_torch.get_or_insert_with(|| paste_names_torch(lines)) {
+                continue;
+            }
             let v = c[2].to_string();
             fired = true;
             let at = seen.at(v, l.no);
@@ -197,9 +222,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             None => t,
         };
-        // AMD_LOG_LEVEL lines (`:3:hip_context.cpp :49 : …`) and Python warnings print between
-        // a command and its output
-        if (t.starts_with(':') && t.as_bytes().get(1).is_some_and(u8::is_ascii_digit)) || t.has("Warning:") {
+        if printed_between(t) {
             after_warning = true;
             continue;
         }
@@ -596,6 +619,12 @@ mod tests {
             "C:\\app\\env\\Scripts>python -c \"import torch; print(torch.cuda.is_available())\"\nC:\\app\\torch\\cuda\\__init__.py:184: UserWarning: cudaGetDeviceCount() returned cudaErrorNotSupported\n  return torch._C._cuda_getDeviceCount() > 0\nFalse\n",
         );
         assert_eq!(s.torch_gpu_available.as_ref().map(|a| a.v), Some(false));
+        // the Windows HIP runtime's DLL notice between them (a bare `>` prompt; values ours)
+        let (_, s) = run(
+            read,
+            ">python -c \"import torch; print(torch.cuda.is_available())\"\nHIP Library Path: D:\\v\\Lib\\site-packages\\_rocm_sdk_core\\bin\\amdhip64_7.dll\nTrue\n",
+        );
+        assert_eq!(s.torch_gpu_available.as_ref().map(|a| a.v), Some(true));
         // two prints on one command, their outputs joined on one line (u/13 of the 2026 build
         // sets; values ours)
         let (_, s) = run(
