@@ -64,6 +64,19 @@ pub struct Agent {
     pub gtt: Option<At<u64>>,
 }
 
+impl Agent {
+    /// A GPU a reader knows by its product name alone, read at `src`.
+    pub(crate) fn named(reader: &'static str, src: Src, name: String) -> Agent {
+        Agent {
+            reader,
+            src,
+            marketing: Some(name),
+            name_src: Some(src),
+            ..Agent::default()
+        }
+    }
+}
+
 /// Everything the readers recognised in the inputs.
 #[derive(Debug, Clone, Default)]
 pub struct Seen {
@@ -911,25 +924,30 @@ fn second_gpus_by_name(out: &mut Vec<Merged>, others: &[&Agent], matrix: &Matrix
             continue;
         }
         let apu = matrix.gpu(&g).is_some_and(|x| x.kind == GpuKind::Apu);
-        out.push(Merged {
-            agent: (*o).clone(),
-            hw: Some(At {
-                v: g,
-                src: o.name_src.unwrap_or(o.src),
-            }),
-            shown: None,
-            from_name: Some(name),
-            apu,
-        });
+        out.push(named_merged(o, g, name, apu));
     }
 }
 
-/// One GPU in the list, and another reader's one GPU whose explicit target is of the other
-/// kind (an APU's beside a discrete GPU's: a launcher's `GPU arch: gfx1200` and the app's `AMD
-/// arch: gfx1036` where torch picked the iGPU): a second GPU, not a conflict over one GPU's
-/// target. Added after the list, at most one.
-/// The same for another reader's GPU named only by product (`- **iGPU:** AMD Raphael` beside a
-/// line that named the discrete card): its target from the name, marked so.
+/// A GPU another reader named only by product: its target from the name (at the name's
+/// line), marked so.
+fn named_merged(o: &Agent, g: String, name: String, apu: bool) -> Merged {
+    Merged {
+        agent: o.clone(),
+        hw: Some(At {
+            v: g,
+            src: o.name_src.unwrap_or(o.src),
+        }),
+        shown: None,
+        from_name: Some(name),
+        apu,
+    }
+}
+
+/// One GPU in the list, and another reader's one GPU of the other kind (an APU's beside a
+/// discrete GPU's), by its explicit target (a launcher's `GPU arch: gfx1200` and the app's `AMD
+/// arch: gfx1036` where torch picked the iGPU) or else by product name alone (`- **iGPU:** AMD
+/// Raphael` beside a line that named the discrete card; the target from the name, marked so):
+/// a second GPU, not a conflict over one GPU's target. Added after the list, at most one.
 fn igpu_beside_dgpu_of_another_reader(out: &mut Vec<Merged>, others: &[&Agent], matrix: &Matrix) {
     let [first] = out.as_slice() else { return };
     let Some(hw) = first.hw.as_ref().map(|h| h.v.clone()) else {
@@ -959,16 +977,8 @@ fn igpu_beside_dgpu_of_another_reader(out: &mut Vec<Merged>, others: &[&Agent], 
         other_kind(&t.gfx).then(|| (o, t.gfx.clone(), n.to_string()))
     });
     if let Some((o, g, n)) = named {
-        out.push(Merged {
-            agent: (*o).clone(),
-            hw: Some(At {
-                v: g,
-                src: o.name_src.unwrap_or(o.src),
-            }),
-            shown: None,
-            from_name: Some(n),
-            apu: !first.apu,
-        });
+        let apu = !first.apu;
+        out.push(named_merged(o, g, n, apu));
     }
 }
 

@@ -2164,13 +2164,7 @@ fn lspci_names(lines: &[Line], seen: &mut Seen) -> bool {
         .retain(|a| !(a.src.file == file && a.marketing.as_deref().is_some_and(|m| matrix.gpu_by_name(m).is_none())));
     for (no, name, _) in found {
         let src = Src { file, line: no };
-        seen.agents.push(Agent {
-            reader: "key_value",
-            src,
-            marketing: Some(name),
-            name_src: Some(src),
-            ..Agent::default()
-        });
+        seen.agents.push(Agent::named("key_value", src, name));
     }
     true
 }
@@ -2886,13 +2880,7 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                     file: seen.file,
                     line: no,
                 };
-                seen.agents.push(Agent {
-                    reader: "key_value",
-                    src,
-                    marketing: Some(n),
-                    name_src: Some(src),
-                    ..Agent::default()
-                });
+                seen.agents.push(Agent::named("key_value", src, n));
                 st.second_name = true;
                 st.fired = true;
             }

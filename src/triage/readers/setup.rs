@@ -367,13 +367,7 @@ fn second_gpu(t: &str, seen: &mut Seen, no: u32) -> bool {
                 file: seen.file,
                 line: no,
             };
-            seen.agents.push(Agent {
-                reader: "second_gpu",
-                src,
-                marketing: Some(n),
-                name_src: Some(src),
-                ..Agent::default()
-            });
+            seen.agents.push(Agent::named("second_gpu", src, n));
             added = true;
         }
     }
