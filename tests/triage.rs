@@ -1603,3 +1603,22 @@ fn visible_devices_range_only_against_an_enumerated_list() {
     let t = text(&listed);
     assert!(t.contains("RC307"), "{t}");
 }
+
+/// An issue form's `ROCm Version` answered with the kernel driver's version that the same
+/// paste's rocminfo prints (`ROCk module version … is loaded`) is no ROCm release: no ROCm fact,
+/// no RC108 "not in the matrix". A ROCm answer that differs from it is kept. Values ours, shaped
+/// like AMD's issue form with rocminfo's head.
+#[test]
+fn a_rocm_answer_that_is_the_driver_version_is_no_rocm() {
+    let form = |rocm: &str| {
+        format!(
+            "### ROCm Version\n\n{rocm}\n\n### rocminfo\n\nROCk module version 6.14.9 is loaded\n=====================\nHSA System Attributes\n"
+        )
+    };
+    let t = read("driver", &form("6.14.9"));
+    assert!(t.facts.rocm.is_empty(), "{:?}", t.facts.rocm);
+    assert!(!codes(&t).contains(&"RC108"));
+    let t = read("release", &form("7.2.1"));
+    let rocm: Vec<String> = t.facts.rocm.iter().map(|r| r.value.version.clone()).collect();
+    assert_eq!(rocm, ["7.2.1"]);
+}

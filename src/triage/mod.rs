@@ -989,6 +989,15 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
     if seen.rocm.as_ref().is_some_and(|r| r.v.starts_with("0.")) {
         seen.rocm = None;
     }
+    // a ROCm answer that is the kernel driver's version the same paste's rocminfo prints (`ROCk
+    // module version 6.12.12 is loaded`; an issue form's `ROCm Version` filled from it): the
+    // amdgpu driver's, no ROCm release
+    if let (Some(r), Some(k)) = (&seen.rocm, seen.rock.as_ref().and_then(|k| k.v.as_deref()))
+        && r.src.line != seen.rock.as_ref().map_or(0, |k| k.src.line)
+        && r.v == k
+    {
+        seen.rocm = None;
+    }
     if seen.rocm_sdk.version.as_ref().is_some_and(|r| r.v.starts_with("0.")) {
         seen.rocm_sdk.version = None;
     }

@@ -235,6 +235,10 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("Ubuntu ", Hint::Distro),
     ("Fedora ", Hint::Distro),
     ("Debian ", Hint::Distro),
+    // as a sentence types them (`not working for me on gfx1201 on ubuntu 25.10`), before a version
+    ("ubuntu ", Hint::Distro),
+    ("fedora ", Hint::Distro),
+    ("debian ", Hint::Distro),
     ("Linux Mint ", Hint::Distro),
     ("Rocky Linux ", Hint::Distro),
     ("CentOS ", Hint::Distro),
@@ -1444,6 +1448,7 @@ mod tests {
             // behind a remote console's prefix and grep's line number (values ours)
             "412:10.0.0.7: kern: warning: [2026-03-02T10:11:12.123Z]: amdgpu 0000:c3:00.0: amdgpu: failed to load ucode\n",
             "Running on a Proxmox 9 LXC container\n",
+            "it fails for me on gfx1100 on ubuntu 26.04:\n",
             // an installer's apt output (values ours)
             "Hit:2 http://deb.example.org/debian trixie InRelease\nReading package lists... Done\n",
             "  Device-1: AMD Navi 31 driver: amdgpu v: kernel arch: RDNA-3\n",

@@ -120,6 +120,50 @@ fn vram_in_value(v: &str) -> Option<u64> {
     Some(exact.unwrap_or(rounded))
 }
 
+/// A GPU value that gives the card's memory (`AMD Radeon RX 9070 XT — gfx1201, 16304 MiB VRAM`,
+/// `R9700 (32GB VRAM)`, a discrete card's `…, 8 GiB`): the GPU's that the value made on line
+/// `no` (a table of two GPUs: each row's size is its own), else the paste's one GPU's.
+fn gpu_value_size(v: &str, no: u32, seen: &mut Seen, st: &mut State) {
+    let Some(b) = vram_in_value(v).or_else(|| discrete_size_item(v)) else {
+        return;
+    };
+    let a = seen.at(b, no);
+    match seen
+        .agents
+        .iter_mut()
+        .rev()
+        .find(|g| g.src.file == a.src.file && g.src.line == no)
+    {
+        Some(g) => {
+            g.vram.get_or_insert(a);
+        }
+        None => {
+            st.vram.get_or_insert(a);
+        }
+    }
+}
+
+/// A GPU value's one comma-separated item that is a size (`Radeon RX 5500, Navi 14, gfx1012,
+/// 8 GiB (…)`): the card's memory, where the name is a discrete GPU's (an APU's size may be the
+/// machine's RAM).
+fn discrete_size_item(v: &str) -> Option<u64> {
+    let mut sizes = v.split(',').skip(1).filter_map(|item| {
+        let mut w = item.split_whitespace();
+        let (num, unit) = (w.next()?, w.next()?);
+        let unit = unit.trim_end_matches(['.', ';']);
+        if !matches!(unit, "GB" | "GiB" | "MB" | "MiB") || w.next().is_some_and(|x| !x.starts_with('(')) {
+            return None;
+        }
+        super::size(num, unit).filter(|&b| b >= 256 << 20)
+    });
+    let (Some(b), None) = (sizes.next(), sizes.next()) else {
+        return None;
+    };
+    let name = value_name(v)?;
+    let (g, _) = crate::matrix::Matrix::embedded().gpu_by_name(&name)?;
+    (g.kind != crate::matrix::GpuKind::Apu).then_some(b)
+}
+
 /// An issue template's placeholder with the reporter's value typed inside it, the template's
 /// comment end left behind (`< AMD Radeon RX 9070 XT> -->`, `<6.17.0-14-generic>`): the value.
 pub(crate) fn placeholder_filled(v: &str) -> &str {
@@ -1661,15 +1705,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 }
                 continue;
             }
-            // a GPU value that gives the card's memory (`AMD Radeon RX 9070 XT — gfx1201, 16304
-            // MiB VRAM`, `R9700 (32GB VRAM)`)
-            if fact == Fact::Gpu
-                && let Some(b) = vram_in_value(v)
-            {
-                let a = seen.at(b, l.no);
-                st.vram.get_or_insert(a);
-            }
             take(fact, norm_value(command_output(v)), l.no, seen, &mut st);
+            if fact == Fact::Gpu {
+                gpu_value_size(v, l.no, seen, &mut st);
+            }
         }
     }
     take_rows(&blocks.table_rows, seen, &mut st);
@@ -4540,6 +4579,29 @@ mod tests {
         let (_, s) = run(read, "### GPU\n\nRadeon 8060S, gfx115\n");
         assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon 8060S"));
         assert!(s.agents[0].gfx.is_none());
+    }
+
+    #[test]
+    fn a_second_gpu_row_is_a_gpu_of_its_own() {
+        // a two-column environment table (values ours)
+        let (_, s) = run(
+            read,
+            "| | |\n|---|---|\n| GPU | Radeon RX 6600, `gfx1032` |\n| Second GPU | Ryzen 7 7700 iGPU, `gfx1036` |\n",
+        );
+        let g: Vec<_> = s
+            .agents
+            .iter()
+            .filter_map(|a| a.gfx.as_ref().map(|g| g.v.as_str()))
+            .collect();
+        assert_eq!(g, ["gfx1032", "gfx1036"]);
+        // a discrete card's size as an item of its value; an APU's is not its VRAM
+        assert_eq!(
+            discrete_size_item("Radeon RX 6600, Navi 23, 8 GiB (`1002:73ff`)"),
+            Some(8 << 30)
+        );
+        assert_eq!(discrete_size_item("Radeon 8060S, 128 GB"), None);
+        assert_eq!(discrete_size_item("Radeon RX 6600, 8 GiB, 16 GiB"), None);
+        assert_eq!(discrete_size_item("Radeon RX 6600, 8 GiB shared with others"), None);
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 .iter()
                 .rev()
                 .find(|p| !p.text.trim().is_empty())
-                .is_some_and(|p| p.command && p.text.starts_with("uname"))
+                .is_some_and(|p| p.command && p.text.starts_with("uname") || typed_uname(&p.text))
             && RELEASE.is_match(t)
         {
             kernel = Some(t.to_string());
@@ -73,6 +73,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
     }
     fired
+}
+
+/// The command typed as a label over its output, without a prompt (`uname -r`, `` `uname -a` ``,
+/// `uname -r:`, a report's heading line).
+fn typed_uname(t: &str) -> bool {
+    let t = trim(t).trim_matches(['`', '*', '#', ' ']).trim_end_matches(':');
+    matches!(t, "uname -r" | "uname -a" | "uname -sr" | "uname -rv")
 }
 
 /// `/etc/os-release`'s `NAME=` line where the file's `VERSION=` (or `VERSION_ID=`) follows within
@@ -112,6 +119,12 @@ mod tests {
         let (fired, s) = run(read, "```bash\n$ uname -r\n```\n```\n6.1.0-18-amd64\n```\n");
         assert!(fired);
         assert_eq!(s.kernel.unwrap().v, "6.1.0-18-amd64");
+        // the command typed as a label over its fenced output, no prompt (values ours)
+        let (fired, s) = run(read, "uname -r\n```\n6.19.3-101.fc43.x86_64\n```\n");
+        assert!(fired);
+        assert_eq!(s.kernel.unwrap().v, "6.19.3-101.fc43.x86_64");
+        let (_, s) = run(read, "run uname -r and see\n6.19.3-101.fc43.x86_64\n");
+        assert!(s.kernel.is_none());
         // a release after other output is not uname's
         let (_, s) = run(read, "$ uname -r\nsomething else\n6.1.0-18-amd64\n");
         assert!(s.kernel.is_none());
