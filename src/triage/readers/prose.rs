@@ -375,11 +375,31 @@ fn sentence_rocm(t: &str) -> Option<&str> {
         if !lead {
             continue;
         }
+        if backend_list(t, start) {
+            continue;
+        }
         if let Some(v) = release_at(t, from).filter(|v| !glued || v.split('.').count() == 3) {
             return Some(v);
         }
     }
     None
+}
+
+/// The `ROCm` at `start` is an item of a list of an app's backends beside another backend's
+/// (`regardless of backend (Vulkan 2.15.0, ROCm 2.14.0, CPU)`): the versions are the app's
+/// runtime packages, not a ROCm release.
+fn backend_list(t: &str, start: usize) -> bool {
+    // the list around it: from the opening bracket or the start, to the closing one or the end
+    let open = t[..start].rfind(['(', '[']).map_or(0, |p| p + 1);
+    let close = t[start..].find([')', ']']).map_or(t.len(), |p| start + p);
+    let list = &t[open..close];
+    list.contains(',')
+        && list.split(',').map(str::trim).any(|item| {
+            // an item after the list's label (`runtimes: CUDA 12.8`)
+            let item = item.rsplit(": ").next().unwrap_or(item);
+            let w = item.split_whitespace().next().unwrap_or("");
+            matches!(w, "Vulkan" | "CUDA" | "Metal" | "SYCL" | "CPU" | "OpenCL")
+        })
 }
 
 /// The release written at `from` (just after `ROCm `): `7.2.1`, with emphasis around it
@@ -798,6 +818,10 @@ mod tests {
             ("the test still fails on latest rocm 7.2.1 here", Some("7.2.1")),
             ("built with the latest ROCm 7.1.1 from AMD", Some("7.1.1")),
             ("the latest ROCm 7.2.1 fixed it", None),
+            // an app's backend list: its runtime packages' versions (values ours)
+            ("it crashes with any backend (Vulkan 1.60.0, ROCm 1.58.2, CPU)", None),
+            ("tried runtimes: CUDA 12.8, ROCm 1.9.0", None),
+            ("Setup: Ubuntu 24.04, ROCm 7.2.1, gfx1100", Some("7.2.1")),
         ] {
             assert_eq!(sentence_rocm(t), want, "{t:?}");
         }
