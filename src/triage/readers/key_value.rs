@@ -3916,18 +3916,16 @@ mod tests {
         );
         assert_eq!(super::super::strip_stamp("[gfx1100] ok"), "[gfx1100] ok");
         // klog's header, with and without its thread id and bracket (values ours)
-        assert_eq!(
-            super::super::strip_stamp("I0304 11:22:33.000001       1 plugin.go:41] found 2 GPUs"),
-            "found 2 GPUs"
-        );
-        assert_eq!(
-            super::super::strip_stamp("W1201 08:00:00.5  x.go:9  \"msg\""),
-            "\"msg\""
-        );
-        assert_eq!(
-            super::super::strip_stamp("I0304 11:22 is a code"),
-            "I0304 11:22 is a code"
-        );
+        for (t, want) in [
+            (
+                "I0304 11:22:33.000001       1 plugin.go:41] found 2 GPUs",
+                "found 2 GPUs",
+            ),
+            ("W1201 08:00:00.5  x.go:9  \"msg\"", "\"msg\""),
+            ("I0304 11:22 is a code", "I0304 11:22 is a code"),
+        ] {
+            assert_eq!(super::super::strip_stamp(t), want, "{t:?}");
+        }
         // a level tag and a component (values ours, lemonade's layout)
         assert_eq!(
             super::super::strip_level("[Info] (ModelManager)   - AMD GPU: AMD Radeon 8060S"),
