@@ -1622,3 +1622,17 @@ fn a_rocm_answer_that_is_the_driver_version_is_no_rocm() {
     let rocm: Vec<String> = t.facts.rocm.iter().map(|r| r.value.version.clone()).collect();
     assert_eq!(rocm, ["7.2.1"]);
 }
+
+/// amdgpu's `Dumping IP State` (its dump at a GPU job's timeout) is a hang where a log was cut
+/// before the `ring … timeout` line (matrix/signatures.yaml `amdgpu-job-timeout-ip-dump`; values
+/// ours); another driver's text with the same words is not.
+#[test]
+fn amdgpu_s_ip_state_dump_is_a_hang() {
+    let t = read(
+        "dump",
+        "Mar 02 10:11:12 box kernel: amdgpu 0000:0a:00.0: amdgpu: Dumping IP State\n",
+    );
+    assert!(codes(&t).contains(&"RC315"), "{:?}", codes(&t));
+    let t = read("other", "xe 0000:00:02.0: Dumping IP State\n");
+    assert!(!codes(&t).contains(&"RC315"));
+}

@@ -752,6 +752,8 @@ const GPU_READERS: &[&str] = &[
     "free_form",
     "key_value",
     "pci-id",
+    // `uname -a`'s processor field names an APU's integrated GPU (`… w/ Radeon 8060S`)
+    "uname",
     // the reporter's setup sentence names GPUs by product name only
     "setup",
 ];
@@ -1020,7 +1022,7 @@ fn build(names: Vec<String>, mut seen: Seen, matrix: &Matrix) -> Triage {
         m.agent.index.is_some()
             || !matches!(
                 m.agent.reader,
-                "free_form" | "key_value" | "pci-id" | "setup" | "second_gpu"
+                "free_form" | "key_value" | "pci-id" | "uname" | "setup" | "second_gpu"
             )
     });
     if merged.len() == MAX_GPUS

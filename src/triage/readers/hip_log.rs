@@ -70,6 +70,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         if t.has("amdgcn-amd-amdhsa--") && !t.starts_with("Name:") {
+            // a bundler's entry ids or a compiler's target flags (`clang-offload-bundler
+            // --targets=hipv4-amdgcn-amd-amdhsa--gfx1100,…`): what a binary is built for, no device
+            if !logged && (t.has("hipv4-") || t.has("--targets=") || t.has("--offload-arch")) {
+                continue;
+            }
             let Some(g) = isa(t) else { continue };
             fired = true;
             let device = match part {
@@ -287,5 +292,11 @@ RuntimeError: HIP error: invalid device function\n";
             "the device works fine, no error\n  Name:  amdgcn-amd-amdhsa--gfx1100\n",
         );
         assert!(!fired && s.agents.is_empty() && s.events.is_empty());
+        // a bundler's target list on its command line names no device (values ours)
+        let (_, s) = run(
+            read,
+            "clang-offload-bundler --type=o --targets=hipv4-amdgcn-amd-amdhsa--gfx1030,hipv4-amdgcn-amd-amdhsa--gfx1200 --input=k.o\n",
+        );
+        assert!(s.agents.is_empty());
     }
 }

@@ -868,7 +868,7 @@ fn gpu_name(v: &str) -> bool {
 
 /// An integrated GPU's model number written alone in a GPU value (`AMD AI MAX+ 395 (… on
 /// 8060S)`, `Ryzen 7 8845HS / 780M`): `Radeon 8060S`, when the matrix knows it as an APU's.
-fn apu_model(v: &str) -> Option<String> {
+pub(crate) fn apu_model(v: &str) -> Option<String> {
     if v.len() > 120 {
         return None;
     }

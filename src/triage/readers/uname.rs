@@ -37,6 +37,19 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             && let Some(c) = UNAME_A.captures(item)
         {
             kernel = Some(c[1].to_string());
+            // the processor field names an APU's integrated GPU (`x86_64 AMD RYZEN AI MAX+ 395 w/
+            // Radeon 8060S AuthenticAMD GNU/Linux`): that GPU, its target from the name
+            if let Some((_, cpu)) = item.split_once(" x86_64 ")
+                && cpu.has("Radeon")
+                && let Some(name) = super::key_value::apu_model(cpu)
+                && seen.agents.iter().all(|a| a.src.file != seen.file)
+            {
+                let src = crate::triage::Src {
+                    file: seen.file,
+                    line: l.no,
+                };
+                seen.agents.push(crate::triage::Agent::named("uname", src, name));
+            }
         } else if t.as_bytes().first().is_some_and(u8::is_ascii_digit)
             // the regex last: a line after `uname` is rare, lines of digits are not
             && i > 0
@@ -125,6 +138,15 @@ mod tests {
         assert_eq!(s.kernel.unwrap().v, "6.19.3-101.fc43.x86_64");
         let (_, s) = run(read, "run uname -r and see\n6.19.3-101.fc43.x86_64\n");
         assert!(s.kernel.is_none());
+        // the processor field's integrated GPU (values ours)
+        let (_, s) = run(
+            read,
+            "Linux box 7.0.3 #1 SMP PREEMPT_DYNAMIC Mon Jan 5 10:00:00 UTC 2026 x86_64 AMD Ryzen AI 9 HX 370 w/ Radeon 890M AuthenticAMD GNU/Linux\n",
+        );
+        assert_eq!(
+            s.agents.first().and_then(|a| a.marketing.as_deref()),
+            Some("Radeon 890M")
+        );
         // a release after other output is not uname's
         let (_, s) = run(read, "$ uname -r\nsomething else\n6.1.0-18-amd64\n");
         assert!(s.kernel.is_none());
