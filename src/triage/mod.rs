@@ -425,7 +425,7 @@ pub struct Summary {
     pub nvidia: bool,
     /// `HSA_OVERRIDE_GFX_VERSION` as set in the paste.
     pub hsa_override: Option<String>,
-    /// VRAM of the first GPU.
+    /// VRAM of the first GPU whose VRAM the paste shows.
     pub vram_bytes: Option<u64>,
     /// GTT of the first GPU.
     pub gtt_bytes: Option<u64>,
@@ -1575,7 +1575,8 @@ fn summary(
         wsl: seen.wsl.as_ref().is_some_and(|w| w.v),
         nvidia: seen.nvidia.is_some(),
         hsa_override: override_var.map(|e| e.v.1.clone()),
-        vram_bytes: merged.first().and_then(|m| m.agent.vram.as_ref().map(|v| v.v)),
+        // the first GPU whose VRAM the paste shows (an iGPU listed first may show none)
+        vram_bytes: merged.iter().find_map(|m| m.agent.vram.as_ref().map(|v| v.v)),
         gtt_bytes: merged.first().and_then(|m| m.agent.gtt.as_ref().map(|v| v.v)),
         gfx_from_name: merged
             .iter()

@@ -38,10 +38,48 @@ fn comfy_device(v: &str) -> Option<(u32, &str)> {
     Some((i, name))
 }
 
+/// The agent of ComfyUI's device `cuda:i` named `name`: the first device is the reader's one GPU
+/// (the start-up lines' `Total VRAM` and `AMD arch` are the device in use, printed before it);
+/// a device of another index (a second card, an iGPU listed beside it) is one of its own.
+fn comfy_device_agent(seen: &mut Seen, slot: &mut Option<usize>, i: u32, name: &str, src: Src) -> usize {
+    let first = slot.is_none();
+    let p = {
+        first_agent(seen, slot, "comfyui_log", src);
+        slot.unwrap_or_default()
+    };
+    let a = &seen.agents[p];
+    let p = if first || a.marketing.is_none() || a.index == Some(i) {
+        p
+    } else if let Some(q) = seen
+        .agents
+        .iter()
+        .position(|a| a.reader == "comfyui_log" && a.index == Some(i))
+    {
+        q
+    } else {
+        seen.agents.push(Agent {
+            reader: "comfyui_log",
+            src,
+            index: Some(i),
+            ..Agent::default()
+        });
+        seen.agents.len() - 1
+    };
+    let a = &mut seen.agents[p];
+    a.index = Some(i);
+    if a.marketing.is_none() && !name.is_empty() {
+        a.marketing = Some(name.to_string());
+        a.name_src = Some(src);
+    }
+    p
+}
+
 /// Reads ComfyUI start-up lines.
 pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut slot = None;
+    // the device the last `Device:`/`Name:` line named (a `VRAM Total:` under it is its own)
+    let mut last = None;
     for l in lines {
         let t = trim(&l.text);
         let src = Src {
@@ -107,21 +145,27 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
                 let at = seen.at(format!("{}.{}", nums[0], nums[1]), l.no);
                 Seen::first(&mut seen.torch_hip, at);
             }
-        } else if let Some(v) = t2.strip_prefix("Device: ").or_else(|| t2.strip_prefix("Name: "))
+        } else if let Some(v) = t2
+            .strip_prefix("Device: ")
+            .or_else(|| t2.strip_prefix("Name: "))
+            // the "Devices" list of its copied system info: `- cuda:0 … : native (cuda)`
+            .or_else(|| t2.starts_with("cuda:").then_some(t2).filter(|v| v.has(" : ")))
             && let Some((i, name)) = comfy_device(v)
         {
             fired = true;
-            let a = first_agent(seen, &mut slot, "comfyui_log", src);
-            a.index = Some(i);
-            if a.marketing.is_none() && !name.is_empty() {
-                a.marketing = Some(name.to_string());
-                a.name_src = Some(src);
-            }
+            last = Some(comfy_device_agent(seen, &mut slot, i, name, src));
         } else if let Some(v) = t2.strip_prefix("VRAM Total: ")
-            && let Some(b) = super::number(v)
+            // bytes (the issue template), or a size (`23.98 GB`, the copied system info)
+            && let Some(b) = super::number(v).or_else(|| {
+                let (n, u) = v.trim().split_once(' ')?;
+                size(n, u)
+            })
         {
             fired = true;
-            let a = first_agent(seen, &mut slot, "comfyui_log", src);
+            let a = match last {
+                Some(p) => &mut seen.agents[p],
+                None => first_agent(seen, &mut slot, "comfyui_log", src),
+            };
             a.vram.get_or_insert(At { v: b, src });
         } else if t2.starts_with("Set vram state to:") || t2.starts_with("ComfyUI version:") {
             fired = true;
@@ -235,6 +279,32 @@ mod tests {
         ));
         let (fired, _) = run(comfyui, "ComfyUI startup was slow today\n");
         assert!(!fired);
+    }
+
+    #[test]
+    fn each_device_of_comfyui_is_a_gpu_of_its_own() {
+        // a start-up log with a second device, and the Devices list of the copied system info
+        // (values ours)
+        let t = "[INFO] Total VRAM 16304 MB, total RAM 64000 MB\n[INFO] AMD arch: gfx1201\n[INFO] Device: cuda:0 AMD Radeon RX 9070 XT : native\n[INFO] Device: cuda:1 AMD Radeon Graphics : native\n";
+        let (_, s) = run(comfyui, t);
+        let names: Vec<_> = s.agents.iter().map(|a| (a.index, a.marketing.as_deref())).collect();
+        assert_eq!(
+            names,
+            [
+                (Some(0), Some("AMD Radeon RX 9070 XT")),
+                (Some(1), Some("AMD Radeon Graphics"))
+            ]
+        );
+        assert_eq!(s.agents[0].gfx.as_ref().unwrap().v, "gfx1201");
+        assert!(s.agents[1].gfx.is_none() && s.agents[1].vram.is_none());
+        let t = "## Devices\n- cuda:0 AMD Radeon RX 7800 XT : native (cuda)\n  VRAM Total: 15.98 GB\n  VRAM Free: 15.90 GB\n";
+        let (fired, s) = run(comfyui, t);
+        assert!(fired);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 7800 XT"));
+        assert_eq!(s.agents[0].vram.as_ref().map(|v| v.v >> 20), Some(16363));
+        // the same device's line again is the same GPU
+        let t = "Device: cuda:0 AMD Radeon RX 7800 XT : native\nDevice: cuda:0 AMD Radeon RX 7800 XT : native\n";
+        assert_eq!(run(comfyui, t).1.agents.len(), 1);
     }
 
     #[test]

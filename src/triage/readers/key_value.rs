@@ -442,15 +442,24 @@ fn aligned_pair(t: &str) -> Option<(&str, &str)> {
 fn slash_pairs(t: &str) -> Option<Vec<(&str, &str)>> {
     let t = t.strip_prefix("- ").unwrap_or(t).trim_start();
     let (k, v) = t.split_once(':')?;
-    let keys: Vec<&str> = k.trim().split('/').map(str::trim).collect();
-    let vals: Vec<&str> = v.split_whitespace().collect();
+    let keys: Vec<&str> = k.trim().trim_matches(['*', '_']).split('/').map(str::trim).collect();
     let word = |w: &str| {
         !w.is_empty() && w.len() <= 20 && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
     };
-    (keys.len() == 2
-        && vals.len() == 2
-        && keys.iter().all(|k| word(k))
-        && vals.iter().all(|x| x.starts_with(|c: char| c.is_ascii_digit())))
+    if keys.len() != 2 || !keys.iter().all(|k| word(k)) {
+        return None;
+    }
+    let vals: Vec<&str> = v.split_whitespace().collect();
+    if vals.len() == 2 && vals.iter().all(|x| x.starts_with(|c: char| c.is_ascii_digit())) {
+        return Some(keys.into_iter().zip(vals).collect());
+    }
+    // each value a name and its version, set apart as the keys are (`**Driver / ROCm**:
+    // amdgpu-dkms 6.19.14 / ROCm 7.14.0`)
+    let vals: Vec<&str> = v.split(" / ").map(str::trim).collect();
+    (vals.len() == 2
+        && vals
+            .iter()
+            .all(|x| x.len() <= 40 && x.bytes().any(|c| c.is_ascii_digit())))
     .then(|| keys.into_iter().zip(vals).collect())
 }
 
@@ -1300,7 +1309,14 @@ fn question(t: &str) -> Option<&str> {
         return Some(k);
     }
     let q = t.trim_matches(['*', '_', ' ']);
-    let q = q.strip_suffix(':')?.trim_matches(['*', '_', ' ']);
+    // a bold question (`**Which operating system?**`, LM Studio's bug template)
+    let asked = t.starts_with("**") && t.ends_with("?**");
+    let q = match q.strip_suffix(':') {
+        Some(q) => q,
+        None if asked => q.strip_suffix('?')?,
+        None => return None,
+    }
+    .trim_matches(['*', '_', ' ']);
     (!q.is_empty()
         && q.len() <= 60
         && q.starts_with(|c: char| c.is_alphabetic())
@@ -1370,40 +1386,10 @@ fn rocm_package_value(v: &str, no: u32, seen: &mut Seen, st: &mut State) -> bool
     true
 }
 
-/// A ROCm runtime package's name, version and release as an RPM names it
-/// (`rocm-runtime-6.4.2-3.fc43`, `hip-runtime-amd-6.4.2-1.el9`, `rocm-core-7.1.1-2.fc44`): the
-/// version, which Fedora's and EL's ROCm packages take from the ROCm release. Other values as
-/// given.
+/// A ROCm package's RPM name and release under a key (see [`super::rpm_rocm_release`]): the
+/// version; other values as given.
 fn rocm_package_version(v: &str) -> &str {
-    const NAMES: [&str; 5] = [
-        "rocm-runtime-",
-        "rocm-core-",
-        "hip-runtime-amd-",
-        "rocm-hip-runtime-",
-        "hsa-rocr-",
-    ];
-    let Some(rest) = NAMES.iter().find_map(|n| v.strip_prefix(n)) else {
-        return v;
-    };
-    let Some((ver, rel)) = rest.split_once('-') else {
-        return v;
-    };
-    // the release: a build number and a distribution's tag (`3.fc43`, `1.el9`)
-    let dist = rel.split_once('.').is_some_and(|(n, tag)| {
-        n.bytes().all(|b| b.is_ascii_digit())
-            && (tag.starts_with("fc") || tag.starts_with("el"))
-            && tag[2..].bytes().all(|b| b.is_ascii_digit() || b == b'_')
-    });
-    if dist
-        && ver.split('.').count() >= 2
-        && ver
-            .split('.')
-            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-    {
-        ver
-    } else {
-        v
-    }
+    super::rpm_rocm_release(v).unwrap_or(v)
 }
 
 /// A ROCm release written with its build (`7.2.4.0-93-97f5574fe2` as RCCL prints it,
@@ -1655,14 +1641,6 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 key.clear();
                 key.push_str(p);
             }
-            // an issue form's question about the OS (`The OS that Immich Server is running on`,
-            // `Which operating system?`) answered by an OS's name
-            let os_question = || {
-                key.len() <= 60
-                    && (key.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == "os")
-                        || key.contains("operating system"))
-                    && crate::triage::platform::from_os_name(norm_value(v)).is_some()
-            };
             if rocm_package_value(v, l.no, seen, &mut st) || nvidia_driver_value(&key, k, v, l.no, seen, &mut st) {
                 continue;
             }
@@ -1670,7 +1648,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 .get(key.as_str())
                 .and_then(|f| fact(f))
                 .or_else(|| qualified_torch_key(&key).then_some(Fact::Torch));
-            let found = if found.is_none() && os_question() {
+            let found = if found.is_none() && os_question(&key, v) {
                 Some(Fact::Os)
             } else {
                 found
@@ -1709,11 +1687,58 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             if fact == Fact::Gpu {
                 gpu_value_size(v, l.no, seen, &mut st);
             }
+            if fact == Fact::Os
+                && let Some(k) = kernel_item(v)
+            {
+                take(Fact::Kernel, k, l.no, seen, &mut st);
+            }
         }
     }
     take_rows(&blocks.table_rows, seen, &mut st);
     seen.key_synonyms = syn;
     finish(lines, seen, st)
+}
+
+/// An issue form's question about the OS (`The OS that Immich Server is running on`, `Which
+/// operating system?`) answered by an OS's name; or a setup list's `**Host**: Ubuntu 24.04 LTS,
+/// kernel 6.14`, but not a host name that is a distribution's default (inxi's `Host: fedora
+/// Kernel: …`): a version, no other key.
+fn os_question(key: &str, v: &str) -> bool {
+    key.len() <= 60
+        && (key.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == "os")
+            || key.contains("operating system")
+            || (key == "host" && host_os(norm_value(v))))
+        && crate::triage::platform::from_os_name(norm_value(v)).is_some()
+}
+
+/// An OS value's first item, or the distribution after a generic one (`Linux, Ubuntu 24.04.1`).
+fn first_os_item(v: &str) -> &str {
+    let mut items = v.split(", ");
+    let first = items.next().unwrap_or(v).trim();
+    match items.next() {
+        Some(d) if generic_os(first) && crate::triage::platform::from_os_name(d).is_some() => d.trim(),
+        _ => first,
+    }
+}
+
+/// A host's value that starts with an OS and its version (`Ubuntu 24.04 LTS, kernel 6.14`); not a
+/// host name (`fedora`, inxi's `Host: fedora Kernel: …`), a container setup (`Docker-in-LXC
+/// (Proxmox 9.x, …, Debian 12)`), a CPU (`AMD Ryzen 9 3900X, Linux`) or an architecture (`Linux
+/// x86_64`).
+fn host_os(v: &str) -> bool {
+    let first = v.split([',', '(']).next().unwrap_or(v).trim();
+    !v.contains(':')
+        && first
+            .split_whitespace()
+            .any(|w| !matches!(w, "x86_64" | "aarch64" | "amd64" | "arm64") && w.bytes().any(|b| b.is_ascii_digit()))
+        && crate::triage::platform::from_os_name(first).is_some()
+}
+
+/// The kernel as an item of an OS's value (`Ubuntu 24.04 LTS, kernel 6.14`).
+fn kernel_item(v: &str) -> Option<&str> {
+    let (_, k) = v.split_once(", kernel ")?;
+    let k = k.split([',', ' ', ';', ')']).next()?;
+    (k.starts_with(|c: char| c.is_ascii_digit()) && k.contains('.')).then_some(k)
 }
 
 /// What [`read`] follows over several lines: the multi-line JSON objects a line is inside, and
@@ -2720,8 +2745,7 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 Some(inner) if !inner.contains(['(', ')']) => inner,
                 _ => v,
             };
-            let v = v.split(", ").next().unwrap_or(v).trim();
-            let v = without_remark(v);
+            let v = without_remark(first_os_item(v));
             // a parenthetical the comma cut open (`Pop!_OS 24.04 (COSMIC desktop, Wayland)`): the
             // name before it
             let v = match v.find(" (") {
@@ -3209,6 +3233,9 @@ mod tests {
         let (_, s) = run(read, "| ROCm runtime | rocm-runtime-6.4.3-2.fc43 |\n");
         assert_eq!(s.rocm.as_ref().map(|t| t.v.as_str()), Some("6.4.3"));
         assert_eq!(super::rocm_package_version("hip-runtime-amd-6.3.1-1.el9"), "6.3.1");
+        // the meta package, with its architecture, as a form's answer
+        let (_, s) = run(read, "### ROCm Version\n\nrocm-6.4.1-2.fc43.noarch\n");
+        assert_eq!(s.rocm.as_ref().map(|t| t.v.as_str()), Some("6.4.1"));
         let (_, s) = run(read, "- **ROCm Version**: TheRock therock-7.13 / ROCm 7.13.0\n");
         assert_eq!(s.rocm.as_ref().map(|t| t.v.as_str()), Some("7.13.0"));
         // an app's own runtime under a ROCm key is no ROCm release
@@ -4545,14 +4572,46 @@ mod tests {
         assert_eq!(s.os.as_ref().unwrap().v, "Fedora 43 Workstation");
         let (_, s) = run(read, "GPU:\nAMD Radeon RX 7800 XT\n");
         assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 7800 XT"));
-        // a sentence ending in a colon, a command's label: no question
+        // a bold question mark (a bug template's `**Which operating system?**`), its answer
+        // with a remark in brackets
+        let (_, s) = run(
+            read,
+            "**Which operating system?**\nFedora Linux 43 (Kernel: Linux 6.18.2)\n",
+        );
+        assert_eq!(s.os.as_ref().unwrap().v, "Fedora Linux 43");
+        // a sentence ending in a colon or a question mark, a command's label: no question
         for t in [
             "This is what rocminfo says about it and more words than a key:",
             "Output (`rocminfo`):",
             "See https://example.org:",
+            "Which operating system?",
+            "Any idea why?",
         ] {
             assert_eq!(question(t), None, "{t:?}");
         }
+    }
+
+    #[test]
+    fn keys_set_apart_by_a_slash_and_a_host_with_its_kernel() {
+        // values ours
+        let (_, s) = run(read, "- **Driver / ROCm**: amdgpu-dkms 6.16.13 / ROCm 7.2.2\n");
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("7.2.2"));
+        let (_, s) = run(read, "- **Host**: Debian GNU/Linux 13, kernel 6.12.48\n");
+        assert_eq!(s.os.as_ref().map(|r| r.v.as_str()), Some("Debian GNU/Linux 13"));
+        assert_eq!(s.kernel.as_ref().map(|r| r.v.as_str()), Some("6.12.48"));
+        // a host that is a machine's name is no OS, also where the name is a distribution's
+        let (_, s) = run(read, "- **Host**: gpu-node-07, kernel 6.12.48\n");
+        assert!(s.os.is_none() && s.kernel.is_none());
+        for t in [
+            "- **Host**: ubuntu, kernel 6.12.48\n",
+            "- **Host:** AMD Ryzen 7 7700X, Linux\n",
+            "Host: Linux x86_64, AMD Ryzen 7 7700X\n",
+        ] {
+            assert!(run(read, t).1.os.is_none(), "{t:?}");
+        }
+        // a generic first item before the distribution
+        let (_, s) = run(read, "**Which operating system?**\nLinux, Fedora Linux 43\n");
+        assert_eq!(s.os.as_ref().map(|r| r.v.as_str()), Some("Fedora Linux 43"));
     }
 
     #[test]

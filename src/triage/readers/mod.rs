@@ -389,14 +389,69 @@ pub(crate) fn targeted_parts(v: &str) -> Option<Vec<&str>> {
         .then_some(parts)
 }
 
+/// An RPM of ROCm's runtime or of the `rocm` meta package, as `rpm -qa` or a form's answer names
+/// it (`rocm-hip-devel-7.1.1-3.fc44.x86_64`, `rocm-runtime-6.4.2-1.el9`, `rocm-core-7.1.1-2.fc44`,
+/// `rocm-7.1.0-3.fc44.noarch`): the version, which Fedora's and EL's ROCm packages take from the
+/// ROCm release (other components, such as rocminfo or rocm-smi, keep their own). The release
+/// must follow: a build number and a distribution's tag (`3.fc44`, `1.el9`), then perhaps the
+/// architecture.
+pub(crate) fn rpm_rocm_release(v: &str) -> Option<&str> {
+    const NAMES: [&str; 7] = [
+        "rocm-hip-runtime-",
+        "hip-runtime-amd-",
+        "rocm-runtime-",
+        "rocm-core-",
+        "rocm-hip-",
+        "rocm-clr-",
+        "hsa-rocr-",
+    ];
+    let rest = match NAMES.iter().find_map(|n| v.strip_prefix(n)) {
+        Some(r) => r,
+        // the meta package: its version right after the name
+        None => v
+            .strip_prefix("rocm-")
+            .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))?,
+    };
+    // a subpackage's word before the version (`devel-`, `libs-`, `runtime-devel-`)
+    let at = std::iter::once(0)
+        .chain(rest.match_indices('-').map(|(i, _)| i + 1))
+        .find(|&i| rest[i..].starts_with(|c: char| c.is_ascii_digit()))?;
+    if !rest[..at]
+        .split('-')
+        .all(|w| matches!(w, "" | "devel" | "libs" | "runtime"))
+    {
+        return None;
+    }
+    let (ver, rel) = rest[at..].split_once('-')?;
+    let (build, tag) = rel.split_once('.')?;
+    let tag = ["x86_64", "noarch", "aarch64", "ppc64le", "i686"]
+        .iter()
+        .find_map(|a| tag.strip_suffix(a).and_then(|t| t.strip_suffix('.')))
+        .unwrap_or(tag);
+    let dist = !build.is_empty()
+        && build.bytes().all(|b| b.is_ascii_digit())
+        && (tag.starts_with("fc") || tag.starts_with("el"))
+        && tag.len() > 2
+        && tag[2..].bytes().all(|b| b.is_ascii_digit() || b == b'_');
+    let parts = ver.split('.').count();
+    (dist
+        && (2..=3).contains(&parts)
+        && ver
+            .split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())))
+    .then_some(ver)
+}
+
 /// A part of a value from its GPU family word on (`also tested with an RX 6600 XT (gfx1032)` →
-/// `RX 6600 XT (gfx1032)`): `Radeon`, `Instinct` or `RX `; `None` when the part has none.
+/// `RX 6600 XT (gfx1032)`): `Radeon`, `Instinct` or `RX `; `None` when the part has none, or
+/// when its target comes first (`gfx1151 (Strix Halo iGPU, Radeon 8060S)`: the name is a remark
+/// on the target, which the part keeps).
 pub(crate) fn from_family_word(p: &str) -> Option<&str> {
     let n = p
         .find("Radeon")
         .or_else(|| p.find("Instinct"))
         .or_else(|| p.find("RX "))?;
-    Some(&p[n..])
+    gfx_in(&p[..n]).is_none().then_some(&p[n..])
 }
 
 /// The first gfx target name in `s`, lower-cased, with rocm-smi's display quirk decoded: some
@@ -499,6 +554,33 @@ mod tests {
             targeted_parts(&format!("{}(gfx1100), X (gfx1030)", "a".repeat(300))),
             None
         );
+        // targets first, their names as remarks (values ours): each part keeps its target
+        let parts =
+            targeted_parts("gfx1150 (Strix Point iGPU, Radeon 880M), gfx1101 (Radeon RX 7800 XT, Navi 32)").unwrap();
+        assert_eq!(parts.len(), 2);
+        assert_eq!(from_family_word(parts[0]), None);
+        assert_eq!(
+            from_family_word("multi-GPU box: RX 7800 XT (gfx1101)"),
+            Some("RX 7800 XT (gfx1101)")
+        );
+    }
+
+    #[test]
+    fn an_rpm_of_rocm_gives_its_release() {
+        // values ours
+        for (row, want) in [
+            ("rocm-hip-devel-6.4.3-2.fc43.x86_64", Some("6.4.3")),
+            ("rocm-runtime-6.3.2-1.el9", Some("6.3.2")),
+            ("rocm-6.4.3-1.fc43.noarch", Some("6.4.3")),
+            ("rocm-core-6.4.3-2.fc43", Some("6.4.3")),
+            ("rocm-smi-6.4.3-1.fc43", None),
+            ("rocm-hipblas-6.4.3-1.fc43.x86_64", None),
+            ("rocminfo-6.4.3-1.fc43.x86_64", None),
+            ("rocm-6.4.3-git", None),
+            ("rocm-6.4.3-1.ubuntu", None),
+        ] {
+            assert_eq!(rpm_rocm_release(row), want, "{row}");
+        }
     }
 
     #[test]

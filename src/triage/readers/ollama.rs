@@ -16,6 +16,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut idx = 0;
     // `[N] ROCm …` lines: GPU N's agent, by index (a handful of GPUs)
     let mut by_index: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    // the agents of GPUs Ollama skipped and of those it computes on
+    let (mut skipped, mut computed): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
     for l in lines {
         let t = l.text.as_ref();
         if let Some(rest) = t.trim_start().strip_prefix('[')
@@ -112,13 +114,25 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     total = toks.get(j + 1).and_then(|u| size(n, u.trim_end_matches('"')));
                 }
             }
+            // a product name in quotes (`name="AMD Radeon RX 7900 XTX"`, Windows logs of 0.12);
+            // `name=1002:744c` and `name=ROCm0` are ids
+            let product = t
+                .at(" name=\"")
+                .and_then(|p| t[p + 7..].split('"').next())
+                .filter(|n| n.has("Radeon") || n.has("Instinct"));
             let Some(gfx) = gfx else { continue };
             let index = index.unwrap_or(idx);
             idx = idx.max(index + 1);
-            // this input's agents by index (a map: a log of many devices stays linear)
-            let pos = by_index.get(&index).copied();
-            let a = match pos {
-                Some(p) => &mut seen.agents[p],
+            // this input's agents by index (a map: a log of many devices stays linear); a GPU
+            // Ollama skipped (`amdgpu is not supported`, its HIP index) is none it computes on,
+            // whose `inference compute` id counts the GPUs it kept: another GPU
+            let (skip, compute) = (t.has("is not supported"), t.has("inference compute"));
+            let pos = by_index
+                .get(&index)
+                .copied()
+                .filter(|p| !((skip && computed.contains(p)) || (compute && skipped.contains(p))));
+            let p = match pos {
+                Some(p) => p,
                 None => {
                     seen.agents.push(Agent {
                         reader: "ollama_log",
@@ -127,15 +141,27 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                         ..Agent::default()
                     });
                     by_index.insert(index, seen.agents.len() - 1);
-                    seen.agents.last_mut().expect("pushed")
+                    seen.agents.len() - 1
                 }
             };
+            if skip {
+                skipped.push(p);
+            } else if compute {
+                computed.push(p);
+            }
+            let a = &mut seen.agents[p];
             a.gfx.get_or_insert(At { v: gfx, src });
             if let Some(d) = dev {
                 a.device_id.get_or_insert(At { v: d, src });
             }
             if let Some(b) = total {
                 a.vram.get_or_insert(At { v: b, src });
+            }
+            if let Some(n) = product
+                && a.marketing.is_none()
+            {
+                a.marketing = Some(n.to_string());
+                a.name_src = Some(src);
             }
         }
     }
@@ -173,6 +199,22 @@ time=2025-01-02T10:00:01 level=INFO source=types.go:131 msg=\"inference compute\
         assert!(fired);
         let (fired, _) = run(read, "level=INFO source=the web form\n");
         assert!(!fired);
+    }
+
+    #[test]
+    fn a_gpu_ollama_skipped_is_not_the_one_it_computes_on() {
+        // Windows logs of Ollama 0.12: the iGPU skipped at HIP index 0, then the kept card as
+        // `id=0` of the kept ones (values ours)
+        let t = "time=x level=WARN source=amd_windows.go:139 msg=\"amdgpu is not supported (supported types:[gfx1100 gfx1201])\" gpu_type=gfx1036 gpu=0 library=C:\\o\\rocm\n\
+time=x level=INFO source=types.go:131 msg=\"inference compute\" id=0 library=rocm variant=\"\" compute=gfx1201 driver=6.4 name=\"AMD Radeon RX 9070 XT\" total=\"16.0 GiB\" available=\"15.8 GiB\"\n";
+        let (_, s) = run(read, t);
+        let g: Vec<&str> = s.agents.iter().map(|a| a.gfx.as_ref().unwrap().v.as_str()).collect();
+        assert_eq!(g, ["gfx1036", "gfx1201"]);
+        assert_eq!(s.agents[1].marketing.as_deref(), Some("AMD Radeon RX 9070 XT"));
+        // the same GPU's lines of one kind stay one GPU
+        let t = "msg=\"amdgpu is supported\" gpu=0 gpu_type=gfx1201\nmsg=\"inference compute\" id=0 library=rocm compute=gfx1201 name=1002:7550\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1);
     }
 
     #[test]

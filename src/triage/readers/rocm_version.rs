@@ -58,7 +58,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let at = seen.at(format!("{}.{}.{}", &c[1], &c[2], &c[3]), l.no);
             Seen::first(&mut seen.rocm, at);
         } else if t.starts_with(['r', 'h'])
-            && let Some(v) = rpm_runtime(t)
+            && let Some(v) = super::rpm_rocm_release(t)
         {
             fired = true;
             let at = seen.at(v.to_string(), l.no);
@@ -66,43 +66,6 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
     }
     fired
-}
-
-/// An RPM row of the HIP or ROCr runtime on a line of its own (`rpm -qa`'s
-/// `rocm-hip-devel-7.1.1-3.fc44.x86_64`, `rocm-runtime-6.4.2-1.el9.x86_64`): Fedora's and EL's
-/// runtime packages take their version from the ROCm release (other components, such as
-/// rocminfo, keep their own). The release, with the build number and distribution tag after it.
-fn rpm_runtime(t: &str) -> Option<&str> {
-    const NAMES: [&str; 6] = [
-        "rocm-hip-",
-        "rocm-clr-",
-        "rocm-runtime-",
-        "hip-runtime-amd-",
-        "rocm-hip-runtime-",
-        "hsa-rocr-",
-    ];
-    let rest = NAMES.iter().find_map(|n| t.strip_prefix(n))?;
-    // a subpackage's word before the version (`devel-`, `libs-`, `runtime-devel-`)
-    let at = std::iter::once(0)
-        .chain(rest.match_indices('-').map(|(i, _)| i + 1))
-        .find(|&i| rest[i..].starts_with(|c: char| c.is_ascii_digit()))?;
-    let word = &rest[..at];
-    if !word.split('-').all(|w| matches!(w, "" | "devel" | "libs" | "runtime")) {
-        return None;
-    }
-    let (ver, rel) = rest[at..].split_once('-')?;
-    let (build, tag) = rel.split_once('.')?;
-    let dist = build.bytes().all(|b| b.is_ascii_digit())
-        && !build.is_empty()
-        && (tag.starts_with("fc") || tag.starts_with("el"))
-        && tag[2..].starts_with(|c: char| c.is_ascii_digit());
-    let parts: Vec<&str> = ver.split('.').collect();
-    (dist
-        && parts.len() == 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())))
-    .then_some(ver)
 }
 
 /// The version file named with its content on one line, as a report writes it

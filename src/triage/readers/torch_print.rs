@@ -131,6 +131,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         if let Some(index) = want_name
             && !t.is_empty()
+            && !printed_between(t)
         {
             want_name = None;
             let name = t.trim_matches(['\'', '"']).trim();
@@ -660,5 +661,12 @@ mod tests {
             ">>> print(torch.__version__, torch.cuda.get_device_name(0))\n2.4.0+rocm6.1 AMD Radeon RX 6900 XT\n",
         );
         assert!(s.agents.is_empty());
+        // the Windows HIP runtime's DLL notice between the command and the name (values ours)
+        let (_, s) = run(
+            read,
+            ">python -c \"import torch; print(torch.cuda.get_device_name(0))\"\nHIP Library Path: C:\\v\\bin\\amdhip64_7.dll\nAMD Radeon RX 7800 XT\n",
+        );
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 7800 XT"));
     }
 }
