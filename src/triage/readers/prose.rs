@@ -392,14 +392,19 @@ fn backend_list(t: &str, start: usize) -> bool {
     // the list around it: from the opening bracket or the start, to the closing one or the end
     let open = t[..start].rfind(['(', '[']).map_or(0, |p| p + 1);
     let close = t[start..].find([')', ']']).map_or(t.len(), |p| start + p);
-    let list = &t[open..close];
-    list.contains(',')
-        && list.split(',').map(str::trim).any(|item| {
-            // an item after the list's label (`runtimes: CUDA 12.8`)
-            let item = item.rsplit(": ").next().unwrap_or(item);
-            let w = item.split_whitespace().next().unwrap_or("");
-            matches!(w, "Vulkan" | "CUDA" | "Metal" | "SYCL" | "CPU" | "OpenCL")
-        })
+    // the comma items next to the ROCm's own: an earlier item of a long sentence (`CPU Ryzen 9,
+    // then ROCm 7.2.1 …`, no bracket) is no backend beside it
+    let before = t[open..start].rfind(',').map(|p| open + p);
+    let after = t[start..close].find(',').map(|p| start + p);
+    let prev = before.map(|b| &t[t[open..b].rfind(',').map_or(open, |p| open + p + 1)..b]);
+    let next = after.map(|a| &t[a + 1..t[a + 1..close].find(',').map_or(close, |p| a + 1 + p)]);
+    [prev, next].into_iter().flatten().any(|item| {
+        // an item after the list's label (`runtimes: CUDA 12.8`)
+        let item = item.trim();
+        let item = item.rsplit(": ").next().unwrap_or(item);
+        let w = item.split_whitespace().next().unwrap_or("");
+        matches!(w, "Vulkan" | "CUDA" | "Metal" | "SYCL" | "CPU" | "OpenCL")
+    })
 }
 
 /// The release written at `from` (just after `ROCm `): `7.2.1`, with emphasis around it
@@ -822,6 +827,9 @@ mod tests {
             ("it crashes with any backend (Vulkan 1.60.0, ROCm 1.58.2, CPU)", None),
             ("tried runtimes: CUDA 12.8, ROCm 1.9.0", None),
             ("Setup: Ubuntu 24.04, ROCm 7.2.1, gfx1100", Some("7.2.1")),
+            // a backend word in an item not next to the ROCm's (values ours)
+            ("Setup: CPU Ryzen 9, Ubuntu 24.04, ROCm 7.2.1, gfx1100", Some("7.2.1")),
+            ("tried Vulkan 1.60.0, CPU, ROCm 1.58.2 and all fail", None),
         ] {
             assert_eq!(sentence_rocm(t), want, "{t:?}");
         }
