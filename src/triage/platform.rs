@@ -129,6 +129,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("dxgkrnl", Hint::Wsl),
     ("WSL version:", Hint::Wsl),
     ("WSLg version:", Hint::Wsl),
+    // amdgpu-install's WSL use case (AMD's WSL install: `amdgpu-install -y --usecase=wsl,rocm
+    // --no-dkms`), which only a WSL guest installs
+    ("--usecase=wsl", Hint::Wsl),
     (":\\", Hint::DrivePath),
     (":/", Hint::DrivePath),
     (".dll", Hint::WindowsFile),
@@ -1236,6 +1239,11 @@ mod tests {
         );
         assert_eq!(
             platform("WSL environment detected.\nC:\\Users\\me> wsl\n"),
+            Some(Platform::Wsl)
+        );
+        // AMD's WSL install command (values ours)
+        assert_eq!(
+            platform("$ sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms\n"),
             Some(Platform::Wsl)
         );
         assert_eq!(platform("### Result (macOS, Apple Silicon)\n"), Some(Platform::Macos));

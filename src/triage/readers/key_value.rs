@@ -1577,6 +1577,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         if t.is_empty() || (t.len() > LONGEST_LINE && segments.len() < 2 && !go_map_line(t)) {
             continue;
         }
+        if let Some(list) = t.strip_prefix("ROCm: agents=[") {
+            launcher_agents(list, l.no, seen, &mut st);
+            continue;
+        }
         if blocks.line(t, l.no, &syn, seen, &mut st) {
             continue;
         }
@@ -1709,6 +1713,38 @@ fn os_question(key: &str, v: &str) -> bool {
             || key.contains("operating system")
             || (key == "host" && host_os(norm_value(v))))
         && crate::triage::platform::from_os_name(norm_value(v)).is_some()
+}
+
+/// SD.Next's and the AMD forks of the web UIs' ROCm probe: `ROCm: agents=['gfx1030', 'gfx1036']`,
+/// the GPU agents the HIP runtime listed (before `ROCm: version=6.2, using agent gfx1030`), each
+/// a GPU of its own, in order.
+fn launcher_agents(list: &str, no: u32, seen: &mut Seen, st: &mut State) {
+    let Some(list) = list.split(']').next() else { return };
+    if seen
+        .agents
+        .iter()
+        .any(|a| a.src.file == seen.file && a.reader == "key_value")
+    {
+        return;
+    }
+    let src = Src {
+        file: seen.file,
+        line: no,
+    };
+    for item in list.split(',').take(super::super::MAX_GPUS) {
+        if let Some(g) = gfx_in(item.trim().trim_matches(['\'', '"']))
+            && crate::matrix::Matrix::embedded().gpu(&g).is_some()
+        {
+            seen.agents.push(Agent {
+                reader: "key_value",
+                src,
+                gfx: Some(crate::triage::At { v: g, src }),
+                ..Agent::default()
+            });
+            st.had_gpu = true;
+            st.fired = true;
+        }
+    }
 }
 
 /// An OS value's first item, or the distribution after a generic one (`Linux, Ubuntu 24.04.1`).
@@ -4493,6 +4529,22 @@ mod tests {
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Windows"));
         // a version field is the launcher's finding, not an installed ROCm
         assert!(s.rocm.is_none());
+    }
+
+    #[test]
+    fn a_launchers_rocm_agents_are_the_gpus() {
+        // SD.Next's ROCm probe on a machine with an iGPU (values ours): each agent a GPU
+        let t = "ROCm: agents=['gfx1101', 'gfx1036']\nROCm: version=6.4, using agent gfx1101\n";
+        let (_, s) = run(read, t);
+        let g: Vec<_> = s
+            .agents
+            .iter()
+            .filter_map(|a| a.gfx.as_ref().map(|g| g.v.as_str()))
+            .collect();
+        assert_eq!(g, ["gfx1101", "gfx1036"]);
+        // not a target the matrix does not know
+        let (_, s) = run(read, "ROCm: agents=['gfx000']\n");
+        assert!(s.agents.is_empty());
     }
 
     #[test]
