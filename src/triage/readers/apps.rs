@@ -167,7 +167,12 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
                 None => first_agent(seen, &mut slot, "comfyui_log", src),
             };
             a.vram.get_or_insert(At { v: b, src });
-        } else if t2.starts_with("Set vram state to:") || t2.starts_with("ComfyUI version:") {
+        } else if t2.starts_with("Set vram state to:")
+            || t2.starts_with("ComfyUI version:")
+            // `--cuda-device N` echoed, and the server's address banner
+            || t2.starts_with("Set cuda device to:")
+            || t2.starts_with("To see the GUI go to:")
+        {
             fired = true;
         }
     }
@@ -279,6 +284,12 @@ mod tests {
         ));
         let (fired, _) = run(comfyui, "ComfyUI startup was slow today\n");
         assert!(!fired);
+        // a log whose start-up lines were cut: the device choice and the server's banner
+        let (fired, _) = run(
+            comfyui,
+            "[INFO] Set cuda device to: 1\n[INFO] To see the GUI go to: http://127.0.0.1:8188\n",
+        );
+        assert!(fired);
     }
 
     #[test]

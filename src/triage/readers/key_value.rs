@@ -301,6 +301,14 @@ fn bare_size_line(t: &str) -> Option<(u64, bool)> {
 fn value_name(v: &str) -> Option<String> {
     let name = if gpu_name(v) {
         let n = &v[..name_end(v, |c| matches!(c, '(' | '[' | '—' | '–'))];
+        // a target with its name as a remark (`gfx1151 (Strix Halo iGPU, Radeon 8060S)`): the
+        // remark's item that is a product
+        let n = match v[n.len()..].strip_prefix('(') {
+            Some(r) if !n.trim().contains(' ') && gfx_in(n).is_some() => {
+                r.split([',', ')']).map(str::trim).find(|i| gpu_name(i)).unwrap_or(n)
+            }
+            _ => n,
+        };
         let n = n.split(" - ").next().unwrap_or(n);
         // a target written after the name (`Radeon 8060S, gfx1151`, `RX 7900 XTX / gfx1100`)
         let n = match n.at("gfx").or_else(|| n.at("GFX")) {
@@ -4529,6 +4537,27 @@ mod tests {
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Windows"));
         // a version field is the launcher's finding, not an installed ROCm
         assert!(s.rocm.is_none());
+    }
+
+    #[test]
+    fn a_gpu_list_that_writes_each_target_before_its_name() {
+        // values ours: the targets are written, the names are remarks on them
+        let (_, s) = run(
+            read,
+            "- GPUs: gfx1101 (RDNA3 card, Radeon RX 7800 XT), gfx1030 (Radeon RX 6800 XT, Navi 21)\n",
+        );
+        let g: Vec<_> = s
+            .agents
+            .iter()
+            .map(|a| (a.gfx.as_ref().map(|g| g.v.as_str()), a.marketing.as_deref()))
+            .collect();
+        assert_eq!(
+            g,
+            [
+                (Some("gfx1101"), Some("Radeon RX 7800 XT")),
+                (Some("gfx1030"), Some("Radeon RX 6800 XT"))
+            ]
+        );
     }
 
     #[test]
