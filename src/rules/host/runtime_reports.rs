@@ -214,8 +214,9 @@ declare_rule! {
     /// ## What it checks
     /// The kernel log or the runtime shows a GPU fault: a page fault (`[gfxhub] page fault`,
     /// `…PROTECTION_FAULT_STATUS`), ROCr's `Memory access fault by GPU`, a hang (`ring … timeout`,
-    /// `MES failed to respond`) or a GPU reset (`GPU reset begin!`, `VRAM is lost`). One finding
-    /// per class, at the first line that shows it.
+    /// `MES failed to respond`, a test submission that timed out: `ib ring test failed (-110)`) or
+    /// a GPU reset (`GPU reset begin!`, `VRAM is lost`). One finding per class, at the first line
+    /// that shows it.
     ///
     /// ## Why it matters
     /// A fault kills the GPU program; a reset kills every one. The class says where to look:

@@ -27,6 +27,10 @@ fn class(t: &str) -> Option<EventKind> {
         || t.has("amdgpu_job_timedout")
         || t.has("MES failed to respond")
         || t.has("MES ring buffer is full")
+        // the driver's test submission that timed out (ETIMEDOUT) at init or resume
+        // (amdgpu_device.c's `ib ring test failed (%d).`, amdgpu_ib.c's `IB test failed on %s
+        // (%d).`): the GPU did not run it
+        || (t.has("amdgpu") && (t.has("ib ring test failed") || t.has("ib test failed")) && t.has("(-110)"))
     {
         return Some(EventKind::RingTimeout);
     }
@@ -77,6 +81,16 @@ mod tests {
     use super::super::run;
     use super::read;
     use crate::facts::EventKind;
+
+    #[test]
+    fn a_test_submission_that_timed_out_is_a_hang() {
+        // values ours: a resume's failed IB test, with and without the timeout's errno
+        let (fired, s) = run(read, "amdgpu 0000:03:00.0: amdgpu: ib ring test failed (-110).\n");
+        assert!(fired);
+        assert_eq!(s.events[0].v.kind, EventKind::RingTimeout);
+        let (fired, _) = run(read, "amdgpu 0000:03:00.0: amdgpu: ib ring test failed (-22).\n");
+        assert!(!fired);
+    }
 
     #[test]
     fn page_faults_hangs_and_resets() {

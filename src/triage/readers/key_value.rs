@@ -1418,6 +1418,24 @@ fn release_of_build(v: &str) -> &str {
     }
 }
 
+/// A ROCm release whose third place is the release's own number (`7.1.70100`, as AMD's
+/// packages number ROCm 7.1.0: major, then minor and patch in two digits each): that release.
+/// A HIP build's third place (`7.1.25424`) is no such number.
+fn encoded_release(v: &str) -> Option<String> {
+    let mut p = v.split('.');
+    let (maj, min, third) = (p.next()?, p.next()?, p.next()?);
+    if p.next().is_some()
+        || ![maj, min, third]
+            .iter()
+            .all(|x| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return None;
+    }
+    let rest = third.strip_prefix(maj).filter(|r| r.len() == 4)?;
+    let (m, patch) = (rest[..2].parse::<u32>().ok()?, rest[2..].parse::<u32>().ok()?);
+    (m == min.parse::<u32>().ok()?).then(|| format!("{maj}.{m}.{patch}"))
+}
+
 /// A HIP runtime version (`7.1.26233`, `6.4.43484-123eb5128`): a build number of five digits in
 /// the third place. ROCm releases number their third place in ones (`6.4.1`).
 fn hip_build(v: &str) -> bool {
@@ -1519,6 +1537,8 @@ fn mem_key(key: &str) -> Option<bool> {
         // NVX block (`Dedicated video memory: 16384 MB`)
         | "video memory"
         | "dedicated video memory"
+        // Steam's system information (`Primary VRAM: 16384 MB`)
+        | "primary vram"
         | "mem_info_vram_total" => Some(true),
         "gtt" | "gtt total" | "gtt size" | "sysfs gtt total" | "mem_info_gtt_total" => Some(false),
         _ => None,
@@ -1574,12 +1594,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         let t = one_message(t, segments.len());
         // JSON written on one line (`amdgpu_top -J`, a tool's `--json`): its string pairs
         if matches!(t.as_bytes(), [b'[' | b'{', b'{' | b'"', ..]) && t.has("\":\"") {
-            for (k, v) in json_pairs(t) {
-                norm_key_into(k, &mut key);
-                if let Some(fact) = syn.get(key.as_str()).and_then(|f| fact(f)) {
-                    take(fact, v, l.no, seen, &mut st);
-                }
-            }
+            json_line(t, l.no, &syn, seen, &mut st);
             continue;
         }
         if t.is_empty() || (t.len() > LONGEST_LINE && segments.len() < 2 && !go_map_line(t)) {
@@ -1721,6 +1736,21 @@ fn os_question(key: &str, v: &str) -> bool {
             || key.contains("operating system")
             || (key == "host" && host_os(norm_value(v))))
         && crate::triage::platform::from_os_name(norm_value(v)).is_some()
+}
+
+/// A JSON object written on one line: its string pairs under known keys, and a `"name"` whose
+/// value is a GPU's product (an app's system-info endpoint: `"amd_dgpu":[{"name":"AMD Radeon RX
+/// 9070 XT",…}]`; a processor's name is none).
+fn json_line(t: &str, no: u32, syn: &Synonyms, seen: &mut Seen, st: &mut State) {
+    let mut key = String::new();
+    for (k, v) in json_pairs(t) {
+        norm_key_into(k, &mut key);
+        if let Some(fact) = syn.get(key.as_str()).and_then(|f| fact(f)) {
+            take(fact, v, no, seen, st);
+        } else if key == "name" && gpu_name(v) {
+            take(Fact::Gpu, v, no, seen, st);
+        }
+    }
 }
 
 /// SD.Next's and the AMD forks of the web UIs' ROCm probe: `ROCm: agents=['gfx1030', 'gfx1036']`,
@@ -2687,6 +2717,8 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             }
             let v = rocm_package_version(v);
             if let Some(x) = version(v).map(package_release).map(release_of_build) {
+                let encoded = encoded_release(x);
+                let x = encoded.as_deref().unwrap_or(x);
                 let a = at(seen, x);
                 if hip_build(x) {
                     st.hip_version.get_or_insert(a);
@@ -2789,6 +2821,8 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 Some(inner) if !inner.contains(['(', ')']) => inner,
                 _ => v,
             };
+            // inxi's derived distribution (`Distro: CachyOS base: Arch Linux`): the first
+            let v = v.split(" base: ").next().unwrap_or(v);
             let v = without_remark(first_os_item(v));
             // a parenthetical the comma cut open (`Pop!_OS 24.04 (COSMIC desktop, Wayland)`): the
             // name before it
@@ -2901,7 +2935,7 @@ fn nvidia_value(v: &str) -> bool {
     words.iter().enumerate().any(|(i, w)| {
         matches!(
             *w,
-            "NVIDIA" | "Nvidia" | "GeForce" | "Quadro" | "Tesla" | "Blackwell" | "Hopper"
+            "NVIDIA" | "Nvidia" | "nvidia" | "GeForce" | "geforce" | "Quadro" | "Tesla" | "Blackwell" | "Hopper"
         ) || (*w == "RTX"
             && words
                 .get(i + 1)
@@ -4558,6 +4592,43 @@ mod tests {
                 (Some("gfx1030"), Some("Radeon RX 6800 XT"))
             ]
         );
+    }
+
+    #[test]
+    fn a_rocm_release_with_its_number_in_the_third_place() {
+        // values ours
+        let (_, s) = run(read, "### ROCm Version\n\nROCM 6.4.60401-1\n");
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("6.4.1"));
+        assert_eq!(encoded_release("10.1.100100").as_deref(), Some("10.1.0"));
+        // a HIP build number is none
+        assert_eq!(encoded_release("6.4.43482"), None);
+        assert_eq!(encoded_release("7.1.70300"), None);
+    }
+
+    #[test]
+    fn a_gpu_named_in_a_system_info_json() {
+        // values ours: an app's system-info answer on one line
+        let t = "{\"OS Version\":\"Windows-11-10.0.26100-SP0\",\"devices\":{\"cpu\":{\"name\":\"AMD Ryzen 7 7700X 8-Core Processor\"},\"amd_dgpu\":[{\"name\":\"AMD Radeon RX 7800 XT\",\"available\":true}]}}\n";
+        let (_, s) = run(read, t);
+        let names: Vec<_> = s.agents.iter().filter_map(|a| a.marketing.as_deref()).collect();
+        assert_eq!(names, ["AMD Radeon RX 7800 XT"]);
+    }
+
+    #[test]
+    fn steam_vram_inxi_base_and_a_lower_case_nvidia() {
+        // values ours
+        let (_, s) = run(
+            read,
+            "Video Card:\n    Driver: AMD AMD Radeon RX 7800 XT\nPrimary VRAM: 16384 MB\n",
+        );
+        assert_eq!(
+            s.agents.first().and_then(|a| a.vram.as_ref()).map(|v| v.v >> 20),
+            Some(16384)
+        );
+        let (_, s) = run(read, "    Distro: EndeavourOS base: Arch Linux\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("EndeavourOS"));
+        let (_, s) = run(read, "- GPU model: ryzen 7840hs igpu + nvidia 4070 laptop gpu\n");
+        assert!(s.nvidia.is_some());
     }
 
     #[test]
