@@ -41,7 +41,15 @@ fn comfy_device(v: &str) -> Option<(u32, &str)> {
 /// The agent of ComfyUI's device `cuda:i` named `name`: the first device is the reader's one GPU
 /// (the start-up lines' `Total VRAM` and `AMD arch` are the device in use, printed before it);
 /// a device of another index (a second card, an iGPU listed beside it) is one of its own.
-fn comfy_device_agent(seen: &mut Seen, slot: &mut Option<usize>, i: u32, name: &str, src: Src) -> usize {
+/// `others` maps the other devices' indices to their agents (a map, and at most
+/// [`crate::triage::MAX_GPUS`]: a long log of many devices stays linear).
+fn comfy_device_agent(
+    seen: &mut Seen,
+    slot: &mut Option<usize>,
+    others: &mut std::collections::HashMap<u32, usize>,
+    (i, name): (u32, &str),
+    src: Src,
+) -> usize {
     let first = slot.is_none();
     let p = {
         first_agent(seen, slot, "comfyui_log", src);
@@ -50,12 +58,10 @@ fn comfy_device_agent(seen: &mut Seen, slot: &mut Option<usize>, i: u32, name: &
     let a = &seen.agents[p];
     let p = if first || a.marketing.is_none() || a.index == Some(i) {
         p
-    } else if let Some(q) = seen
-        .agents
-        .iter()
-        .position(|a| a.reader == "comfyui_log" && a.index == Some(i))
-    {
+    } else if let Some(&q) = others.get(&i) {
         q
+    } else if others.len() + 1 >= crate::triage::MAX_GPUS {
+        return p;
     } else {
         seen.agents.push(Agent {
             reader: "comfyui_log",
@@ -63,6 +69,7 @@ fn comfy_device_agent(seen: &mut Seen, slot: &mut Option<usize>, i: u32, name: &
             index: Some(i),
             ..Agent::default()
         });
+        others.insert(i, seen.agents.len() - 1);
         seen.agents.len() - 1
     };
     let a = &mut seen.agents[p];
@@ -80,6 +87,7 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
     let mut slot = None;
     // the device the last `Device:`/`Name:` line named (a `VRAM Total:` under it is its own)
     let mut last = None;
+    let mut others = std::collections::HashMap::new();
     for l in lines {
         let t = trim(&l.text);
         let src = Src {
@@ -153,7 +161,7 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
             && let Some((i, name)) = comfy_device(v)
         {
             fired = true;
-            last = Some(comfy_device_agent(seen, &mut slot, i, name, src));
+            last = Some(comfy_device_agent(seen, &mut slot, &mut others, (i, name), src));
         } else if let Some(v) = t2.strip_prefix("VRAM Total: ")
             // bytes (the issue template), or a size (`23.98 GB`, the copied system info)
             && let Some(b) = super::number(v).or_else(|| {
