@@ -16,8 +16,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut idx = 0;
     // `[N] ROCm …` lines: GPU N's agent, by index (a handful of GPUs)
     let mut by_index: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
-    // the agents of GPUs Ollama skipped and of those it computes on
-    let (mut skipped, mut computed): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    // the GPUs Ollama skipped, by their HIP index: none it computes on, whose `inference compute`
+    // id counts the GPUs it kept (a map, as `by_index`: a long log stays linear)
+    let mut skipped: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     for l in lines {
         let t = l.text.as_ref();
         if let Some(rest) = t.trim_start().strip_prefix('[')
@@ -126,12 +127,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             // this input's agents by index (a map: a log of many devices stays linear); a GPU
             // Ollama skipped (`amdgpu is not supported`, its HIP index) is none it computes on,
             // whose `inference compute` id counts the GPUs it kept: another GPU
-            let (skip, compute) = (t.has("is not supported"), t.has("inference compute"));
-            let pos = by_index
-                .get(&index)
-                .copied()
-                .filter(|p| !((skip && computed.contains(p)) || (compute && skipped.contains(p))));
-            let p = match pos {
+            let skip = t.has("is not supported");
+            let map = if skip { &mut skipped } else { &mut by_index };
+            let p = match map.get(&index).copied() {
                 Some(p) => p,
                 None => {
                     seen.agents.push(Agent {
@@ -140,15 +138,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                         index: Some(index),
                         ..Agent::default()
                     });
-                    by_index.insert(index, seen.agents.len() - 1);
+                    map.insert(index, seen.agents.len() - 1);
                     seen.agents.len() - 1
                 }
             };
-            if skip {
-                skipped.push(p);
-            } else if compute {
-                computed.push(p);
-            }
             let a = &mut seen.agents[p];
             a.gfx.get_or_insert(At { v: gfx, src });
             if let Some(d) = dev {
