@@ -141,7 +141,7 @@ pub struct Seen {
     /// The texts of [`Seen::notes`], to keep one of each without comparing every note with
     /// every other (a kernel log of many distinct ignored parameters was quadratic).
     pub note_texts: std::collections::HashSet<String>,
-    /// Where each (reader, input, printed index) GPU sits in [`Seen::agents`], for
+    /// Where each (reader or device list, input, printed index) GPU sits in [`Seen::agents`], for
     /// [`Seen::agent_at`] (a search of all agents per line made rocm-smi and amd-smi pastes
     /// of many GPUs quadratic: 10 MB of rocm-smi rows took 17 s).
     pub agent_index: std::collections::HashMap<(&'static str, usize, u32), usize>,
@@ -318,8 +318,20 @@ impl Seen {
     /// The GPU `reader` saw with printed index `idx` in the current input, created (with its
     /// first line `line`) at its first sighting. Constant time per call.
     pub fn agent_at(&mut self, reader: &'static str, idx: u32, line: u32) -> &mut Agent {
-        let key = (reader, self.file, idx);
-        let pos = match self.agent_index.get(&key) {
+        let pos = self.agent_pos(reader, reader, idx, line);
+        &mut self.agents[pos]
+    }
+    /// The position in [`Seen::agents`] of device `idx` of a log's device list `list` (a reader
+    /// may keep two lists whose indices count different devices: Ollama's skipped GPUs and the
+    /// ones it computes on), created by `reader` at its first sighting; `None` for an index of
+    /// [`MAX_GPUS`] or more (a machine has a few GPUs: a hostile log of many indices makes no
+    /// more agents). Constant time per call.
+    pub fn device_agent(&mut self, reader: &'static str, list: &'static str, idx: u32, line: u32) -> Option<usize> {
+        ((idx as usize) < MAX_GPUS).then(|| self.agent_pos(reader, list, idx, line))
+    }
+    fn agent_pos(&mut self, reader: &'static str, list: &'static str, idx: u32, line: u32) -> usize {
+        let key = (list, self.file, idx);
+        match self.agent_index.get(&key) {
             Some(p) => *p,
             None => {
                 self.agents.push(Agent {
@@ -332,8 +344,7 @@ impl Seen {
                 self.agent_index.insert(key, p);
                 p
             }
-        };
-        &mut self.agents[pos]
+        }
     }
     /// Records a run-time report unless one of the same kind and target is already recorded
     /// (a log repeats the same error for every kernel launch).

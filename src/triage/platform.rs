@@ -159,6 +159,11 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("Darwin", Hint::Macos),
     ("Apple Silicon", Hint::Macos),
     ("macosx_", Hint::Macos),
+    // pip's download line of a Linux wheel, its size after it (`Downloading https://…/torch-…-
+    // cp312-cp312-linux_x86_64.whl (225.3 MB)`): pip fetches only wheels of its own platform; a
+    // file name typed in a command has no size after it
+    ("-linux_x86_64.whl (", Hint::Linux),
+    ("-linux_aarch64.whl (", Hint::Linux),
     // Apple's OpenCL platform, which only macOS has (an OpenCL enumeration's `Platform name:
     // Apple`; Linux on Apple silicon lists Mesa's rusticl)
     ("Platform name: Apple", Hint::Macos),
@@ -228,6 +233,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     // Arch Linux names Linux whatever its case (`rocm 7.1.1 on arch linux`)
     ("Arch Linux", Hint::Linux),
     ("arch linux", Hint::Linux),
+    // and in one word as its users write it (`Only the iGPU is present. Archlinux.`)
+    ("Archlinux", Hint::Linux),
+    ("ArchLinux", Hint::Linux),
     // Proxmox VE, a Debian-based hypervisor, and Linux's containers that it runs (`Proxmox 9 LXC`)
     ("Proxmox", Hint::Linux),
     // the kernel's firmware package, which only Linux distributions ship (`linux-firmware
@@ -1293,6 +1301,18 @@ mod tests {
         assert_eq!(
             platform("podman run --device /dev/kfd --device /dev/dri img\n"),
             Some(Platform::Linux)
+        );
+        assert_eq!(
+            platform("Only the dGPU is in the box. Archlinux.\n"),
+            Some(Platform::Linux)
+        );
+        assert_eq!(
+            platform("  Downloading https://x.example/v2/torch-2.10.0-cp312-cp312-linux_x86_64.whl (225.3 MB)\n"),
+            Some(Platform::Linux)
+        );
+        assert_eq!(
+            platform("pip install torch-2.10.0-cp312-cp312-linux_x86_64.whl\n"),
+            None
         );
         assert_eq!(
             platform(

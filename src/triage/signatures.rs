@@ -8,7 +8,7 @@
 //! where it has one. Lines typed at a prompt are commands, not reports, and are skipped.
 
 use super::Seen;
-use super::paste::Line;
+use super::paste::{Has, Line};
 use super::readers::gfx_in;
 use crate::facts::EventKind;
 use crate::matrix::Signature;
@@ -161,6 +161,17 @@ impl<'m> Router<'m> {
                     | EventKind::MemoryAccessFault
             ) {
                 seen.formats.insert("hip_log");
+            }
+            // and amdgpu's kernel-log reports (a reset, a ring timeout, a page fault), the
+            // README's `kernel_fault`, where a signature read them
+            // (a line of the kernel's: its driver's prefix, not Mesa's `radv/amdgpu:`)
+            if matches!(
+                s.event,
+                EventKind::GpuReset | EventKind::RingTimeout | EventKind::PageFault
+            ) && (t.has("amdgpu ") || t.has("amdgpu: ") || t.has("[drm"))
+                && !t.has("radv/amdgpu")
+            {
+                seen.formats.insert("kernel_fault");
             }
             seen.event_from(l.no, s.event, gfx, t, Some(&s.id), library);
         }
@@ -340,6 +351,27 @@ mod tests {
         assert_eq!(
             lib("MIOpen(HIP): Warning [BuildHip] hip runtime failed to load.\n"),
             [Some("libamdhip64".to_string())]
+        );
+        // Implib.so's stub, also where the paste ends inside its quote
+        assert_eq!(
+            lib("implib-gen: libhipblas.so.3: failed to load library 'libhipblas.so.3' via dlopen: x\n"),
+            [Some("libhipblas.so.3".to_string())]
+        );
+        assert_eq!(
+            lib("implib-gen: librocblas.so.5: failed to load library 'librocb\n"),
+            [Some("librocblas.so.5".to_string())]
+        );
+        // a plug-in's load failure that names the ROCm library it needed (onnxruntime)
+        assert_eq!(
+            lib(
+                "[E:onnxruntime:Default] Failed to load library libonnxruntime_providers_rocm.so with error: librocm_smi64.so.7: cannot open shared object file: No such file or directory\n"
+            ),
+            [Some("librocm_smi64.so.7".to_string())]
+        );
+        // a stub of another library, or its symbol message: nothing
+        assert_eq!(
+            lib("implib-gen: libvulkan.so.1: failed to load library 'libvulkan.so.1' via dlopen: x\n"),
+            Vec::<Option<String>>::new()
         );
         // the same library twice is one event; two libraries are two
         assert_eq!(

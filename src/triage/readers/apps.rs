@@ -41,15 +41,9 @@ fn comfy_device(v: &str) -> Option<(u32, &str)> {
 /// The agent of ComfyUI's device `cuda:i` named `name`: the first device is the reader's one GPU
 /// (the start-up lines' `Total VRAM` and `AMD arch` are the device in use, printed before it);
 /// a device of another index (a second card, an iGPU listed beside it) is one of its own.
-/// `others` maps the other devices' indices to their agents (a map, and at most
-/// [`crate::triage::MAX_GPUS`]: a long log of many devices stays linear).
-fn comfy_device_agent(
-    seen: &mut Seen,
-    slot: &mut Option<usize>,
-    others: &mut std::collections::HashMap<u32, usize>,
-    (i, name): (u32, &str),
-    src: Src,
-) -> usize {
+/// The other devices sit in the reader's own device list ([`Seen::device_agent`]: a map, and
+/// at most [`crate::triage::MAX_GPUS`]; a long log of many devices stays linear).
+fn comfy_device_agent(seen: &mut Seen, slot: &mut Option<usize>, (i, name): (u32, &str), src: Src) -> usize {
     let first = slot.is_none();
     let p = {
         first_agent(seen, slot, "comfyui_log", src);
@@ -58,19 +52,11 @@ fn comfy_device_agent(
     let a = &seen.agents[p];
     let p = if first || a.marketing.is_none() || a.index == Some(i) {
         p
-    } else if let Some(&q) = others.get(&i) {
-        q
-    } else if others.len() + 1 >= crate::triage::MAX_GPUS {
-        return p;
     } else {
-        seen.agents.push(Agent {
-            reader: "comfyui_log",
-            src,
-            index: Some(i),
-            ..Agent::default()
-        });
-        others.insert(i, seen.agents.len() - 1);
-        seen.agents.len() - 1
+        match seen.device_agent("comfyui_log", "comfyui_device", i, src.line) {
+            Some(q) => q,
+            None => return p,
+        }
     };
     let a = &mut seen.agents[p];
     a.index = Some(i);
@@ -87,7 +73,6 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
     let mut slot = None;
     // the device the last `Device:`/`Name:` line named (a `VRAM Total:` under it is its own)
     let mut last = None;
-    let mut others = std::collections::HashMap::new();
     for l in lines {
         let t = trim(&l.text);
         let src = Src {
@@ -161,7 +146,7 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
             && let Some((i, name)) = comfy_device(v)
         {
             fired = true;
-            last = Some(comfy_device_agent(seen, &mut slot, &mut others, (i, name), src));
+            last = Some(comfy_device_agent(seen, &mut slot, (i, name), src));
         } else if let Some(v) = t2.strip_prefix("VRAM Total: ")
             // bytes (the issue template), or a size (`23.98 GB`, the copied system info)
             && let Some(b) = super::number(v).or_else(|| {

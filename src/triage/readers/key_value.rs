@@ -147,9 +147,23 @@ fn gpu_value_size(v: &str, no: u32, seen: &mut Seen, st: &mut State) {
 /// 8 GiB (…)`): the card's memory, where the name is a discrete GPU's (an APU's size may be the
 /// machine's RAM).
 fn discrete_size_item(v: &str) -> Option<u64> {
-    let mut sizes = v.split(',').skip(1).filter_map(|item| {
+    let items: Vec<&str> = v.split(',').collect();
+    let mut sizes = items.iter().enumerate().skip(1).filter_map(|(i, item)| {
         let mut w = item.split_whitespace();
         let (num, unit) = (w.next()?, w.next()?);
+        // a thousands separator splits one size in two items (`16,304 MiB`): the number is both
+        // parts; a bare number before a three-digit item is one
+        let before = items[i - 1].trim();
+        if before.len() <= 3 && !before.is_empty() && before.bytes().all(|c| c.is_ascii_digit()) {
+            if item.starts_with(' ') || num.len() != 3 {
+                return None;
+            }
+            let unit = unit.trim_end_matches(['.', ';']);
+            if !matches!(unit, "GB" | "GiB" | "MB" | "MiB") {
+                return None;
+            }
+            return super::size(&format!("{before}{num}"), unit).filter(|&b| b >= 256 << 20);
+        }
         let unit = unit.trim_end_matches(['.', ';']);
         if !matches!(unit, "GB" | "GiB" | "MB" | "MiB") || w.next().is_some_and(|x| !x.starts_with('(')) {
             return None;
@@ -872,7 +886,8 @@ fn version(v: &str) -> Option<&str> {
     // a release's major number has one or two digits: `1900.72` in a benchmark table's cell
     // (`| ROCm (patched) | 1900.72 ± 33.74 t/s |`) or a date (`2026.01.05`) is none
     let major = w.bytes().take_while(u8::is_ascii_digit).count();
-    (w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.') && major <= 2).then_some(w)
+    // and a dot right after it: a file name's digits (`amdhip64_6.dll` after its letters) are none
+    (w.starts_with(|c: char| c.is_ascii_digit()) && major <= 2 && w.as_bytes().get(major) == Some(&b'.')).then_some(w)
 }
 
 /// A GPU product name: names a Radeon or Instinct, not a processor or a URL.
@@ -2691,24 +2706,34 @@ fn linux_release(v: &str) -> Option<&str> {
     .then_some(w)
 }
 
+/// The part of a ROCm value that gives the release: of one release written several ways
+/// (`TheRock therock-7.14 / ROCm 7.14.0`) the part that names ROCm, without its `ROCm ` (an app's
+/// `ROCm: ROCm 7.2.4, HIP 7.2.70204, …`); of a Windows answer that names the runtime DLL's builds
+/// first and the HIP SDK's release after them (`amdhip64_6.dll (3640.0, 3628.0)  HIP SDK
+/// (6.2.4)`), the SDK's.
+fn rocm_part(v: &str) -> &str {
+    let v = if v.has(" / ") {
+        v.split(" / ")
+            .find(|p| p.trim_start().starts_with("ROCm "))
+            .unwrap_or(v)
+            .trim()
+    } else {
+        v
+    };
+    let v = v.strip_prefix("ROCm ").unwrap_or(v);
+    match v.at("HIP SDK") {
+        Some(p) if version(v).is_none() => v[p + 7..].trim_start().trim_start_matches('('),
+        _ => v,
+    }
+}
+
 /// Records one pair's fact, if its value looks like one.
 fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     let v = placeholder_filled(v);
     let at = |s: &Seen, x: &str| s.at(x.to_string(), no);
     match fact {
         Fact::Rocm => {
-            // one release written several ways (`TheRock therock-7.14 / ROCm 7.14.0`): the part
-            // that names ROCm
-            let v = if v.has(" / ") {
-                v.split(" / ")
-                    .find(|p| p.trim_start().starts_with("ROCm "))
-                    .unwrap_or(v)
-                    .trim()
-            } else {
-                v
-            };
-            // `ROCm: ROCm 7.2.4, HIP 7.2.70204, …` (an app's start-up checklist)
-            let v = v.strip_prefix("ROCm ").unwrap_or(v);
+            let v = rocm_part(v);
             // a wheel's version typed into a form's ROCm field (`2.10.0+rocm7.12.0a20260208`):
             // torch's, whose local tag names the ROCm it was built with, not the ROCm installed
             if version(v).is_some_and(|x| x.has("+rocm")) {
@@ -3844,6 +3869,21 @@ mod tests {
     }
 
     #[test]
+    fn a_file_name_after_the_letters_is_no_version() {
+        // a Windows form's `ROCm Version` answered with the runtime DLL's name first
+        assert_eq!(version("amdhip64_6.dll (3640.0)  HIP SDK (6.2.4)"), None);
+        assert_eq!(version("rocm7.2.1"), Some("7.2.1"));
+        assert_eq!(version("ROCm 6.4.3"), Some("6.4.3"));
+        assert_eq!(version("6.8.0-45-generic"), Some("6.8.0-45-generic"));
+        // the HIP SDK's release after the DLL's builds is the answer's ROCm (values ours)
+        let (_, s) = run(
+            read,
+            "### ROCm Version\n\namdhip64_6.dll (3610.0, 3602.0)  HIP SDK (6.2.4)\n",
+        );
+        assert_eq!(s.rocm.unwrap().v, "6.2.4");
+    }
+
+    #[test]
     fn sizes_under_their_keys_and_build_targets_in_assignments() {
         // a hand-made data block (values ours): a processor name, then sizes under their keys
         let t = "Ryzen AI 9 HX 370 w/ Radeon 890M\nsysfs VRAM total:   2.00 GiB\nsysfs GTT total:   48.00 GiB\n";
@@ -4809,6 +4849,13 @@ mod tests {
             Some(8 << 30)
         );
         assert_eq!(discrete_size_item("Radeon 8060S, 128 GB"), None);
+        // a thousands separator is no item boundary: 16,304 MiB, not 304 MiB
+        assert_eq!(
+            discrete_size_item("AMD Radeon RX 9070 XT, gfx1201, 16,304 MiB, single GPU"),
+            Some(16304 << 20)
+        );
+        assert_eq!(discrete_size_item("Radeon RX 7600, 8,192 MB"), Some(8192 << 20));
+        assert_eq!(discrete_size_item("Radeon RX 7600, 8, 192 MB"), None);
         assert_eq!(discrete_size_item("Radeon RX 6600, 8 GiB, 16 GiB"), None);
         assert_eq!(discrete_size_item("Radeon RX 6600, 8 GiB shared with others"), None);
     }

@@ -8,17 +8,12 @@
 
 use super::{Line, Seen, gfx_in, pci_id, size};
 use crate::triage::paste::Has;
-use crate::triage::{Agent, At, Src};
+use crate::triage::{At, Src};
 
 /// Reads Ollama log lines.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut idx = 0;
-    // `[N] ROCm …` lines: GPU N's agent, by index (a handful of GPUs)
-    let mut by_index: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
-    // the GPUs Ollama skipped, by their HIP index: none it computes on, whose `inference compute`
-    // id counts the GPUs it kept (a map, as `by_index`: a long log stays linear)
-    let mut skipped: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     for l in lines {
         let t = l.text.as_ref();
         if let Some(rest) = t.trim_start().strip_prefix('[')
@@ -30,18 +25,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 file: seen.file,
                 line: l.no,
             };
-            let pos = match by_index.get(&i) {
-                Some(p) => *p,
-                None => {
-                    seen.agents.push(Agent {
-                        reader: "ollama_log",
-                        src,
-                        index: Some(i),
-                        ..Agent::default()
-                    });
-                    by_index.insert(i, seen.agents.len() - 1);
-                    seen.agents.len() - 1
-                }
+            // `[N] ROCm …` lines: GPU N's agent, by index
+            let Some(pos) = seen.device_agent("ollama_log", "ollama_log", i, l.no) else {
+                continue;
             };
             let a = &mut seen.agents[pos];
             if let Some(name) = body.strip_prefix("device name: ") {
@@ -123,24 +109,17 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 .filter(|n| n.has("Radeon") || n.has("Instinct"));
             let Some(gfx) = gfx else { continue };
             let index = index.unwrap_or(idx);
-            idx = idx.max(index + 1);
+            idx = idx.max(index.saturating_add(1));
             // this input's agents by index (a map: a log of many devices stays linear); a GPU
             // Ollama skipped (`amdgpu is not supported`, its HIP index) is none it computes on,
             // whose `inference compute` id counts the GPUs it kept: another GPU
-            let skip = t.has("is not supported");
-            let map = if skip { &mut skipped } else { &mut by_index };
-            let p = match map.get(&index).copied() {
-                Some(p) => p,
-                None => {
-                    seen.agents.push(Agent {
-                        reader: "ollama_log",
-                        src,
-                        index: Some(index),
-                        ..Agent::default()
-                    });
-                    map.insert(index, seen.agents.len() - 1);
-                    seen.agents.len() - 1
-                }
+            let list = if t.has("is not supported") {
+                "ollama_skipped"
+            } else {
+                "ollama_log"
+            };
+            let Some(p) = seen.device_agent("ollama_log", list, index, l.no) else {
+                continue;
             };
             let a = &mut seen.agents[p];
             a.gfx.get_or_insert(At { v: gfx, src });

@@ -57,15 +57,27 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
             let at = seen.at(format!("{}.{}.{}", &c[1], &c[2], &c[3]), l.no);
             Seen::first(&mut seen.rocm, at);
-        } else if t.starts_with(['r', 'h'])
-            && let Some(v) = super::rpm_rocm_release(t)
-        {
+        } else if let Some(v) = rpm_row(t) {
             fired = true;
             let at = seen.at(v.to_string(), l.no);
             Seen::first(&mut seen.rocm, at);
         }
     }
     fired
+}
+
+/// An RPM row of ROCm's runtime (`rpm -qa`'s `rocm-hip-6.4.2-2.fc43.x86_64`), also as a list
+/// item in backticks (`` - `rocm-runtime-6.4.2-3.fc43.x86_64` ``, a form's package list): its
+/// release.
+fn rpm_row(t: &str) -> Option<&str> {
+    let item = t
+        .strip_prefix("- ")
+        .or_else(|| t.strip_prefix("* "))
+        .map_or(t, |i| i.trim().trim_matches('`'));
+    if !item.starts_with(['r', 'h']) {
+        return None;
+    }
+    super::rpm_rocm_release(item)
 }
 
 /// The version file named with its content on one line, as a report writes it
@@ -142,6 +154,15 @@ mod tests {
             "ii  rocm-core   6.2.4.60204-139~24.04  amd64  ROCm Runtime software stack\n",
         );
         assert_eq!(s.rocm.unwrap().v, "6.2.4");
+        // an RPM row as a form's list item in backticks (values ours); a package of another
+        // project is none
+        let (_, s) = run(
+            read,
+            "- `rocwmma-devel-6.4.0-3.fc43.x86_64`\n- `rocm-runtime-6.4.2-3.fc43.x86_64`\n",
+        );
+        assert_eq!(s.rocm.unwrap().v, "6.4.2");
+        let (_, s) = run(read, "- `rocm-clang-19-14.rocm6.4.2.fc43.x86_64`\n");
+        assert!(s.rocm.is_none());
         // the file and its content on one line (values ours)
         for (t, want) in [
             (

@@ -7,7 +7,7 @@
 //! <https://github.com/ROCm/rocminfo/blob/master/rocminfo.cc>.
 
 use super::{Line, Seen, gfx_in, kv, number, pci_id};
-use crate::triage::paste::trim;
+use crate::triage::paste::{Has, trim};
 use crate::triage::{Agent, Src};
 
 #[derive(Default)]
@@ -21,6 +21,19 @@ struct Block {
     fragment: bool,
     /// The `Agent N` header's number.
     number: Option<u32>,
+}
+
+/// rocminfo's headers, the line it closes its output with (a paste of a tail: pools, an empty
+/// `ISA Info:`, then `*** Done ***`), and its own failure line with its source file named (`hsa
+/// api call failure at: /…/rocminfo/rocminfo.cc:1306`, a conda build's `…/work/rocminfo.cc:1304`):
+/// rocminfo's output, whatever the path (the signatures read what failed).
+fn own_line(t: &str) -> bool {
+    t == "HSA Agents"
+        || t == "HSA System Attributes"
+        || t == "*** Done ***"
+        || (t.starts_with("hsa api call failure at:")
+            && t.ends_with(|c: char| c.is_ascii_digit())
+            && t.has("rocminfo.cc:"))
 }
 
 /// Reads rocminfo output.
@@ -41,9 +54,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             Seen::first(&mut seen.rock, at);
             continue;
         }
-        // the headers, and the line rocminfo closes its output with (a paste of a tail: pools,
-        // an empty `ISA Info:`, then `*** Done ***`)
-        if t == "HSA Agents" || t == "HSA System Attributes" || t == "*** Done ***" {
+        if own_line(t) {
             fired = true;
             continue;
         }
@@ -303,6 +314,14 @@ mod tests {
         assert!(fired);
         assert!(s.agents.is_empty());
         let (fired, _) = run(read, "    Pool 3\n      Size:   65536(0x10000) KB\n");
+        assert!(!fired);
+        // its failure line alone is rocminfo's output; another program's HSA failure is not
+        let (fired, _) = run(
+            read,
+            "hsa api call failure at: /b/conda-bld/rocminfo_1/work/rocminfo.cc:1304\n",
+        );
+        assert!(fired);
+        let (fired, _) = run(read, "hsa api call failure at: /src/tool/main.cc:88\n");
         assert!(!fired);
     }
 
