@@ -949,6 +949,10 @@ pub enum EventKind {
     /// The GPU's device node exists but does not open for this user (`Unable to open /dev/kfd
     /// read-write: Permission denied`, rocminfo's line): groups or container flags.
     DeviceAccessDenied,
+    /// The GPU's device node does not exist where the program ran (Docker's `error gathering
+    /// device information while adding custom device "/dev/kfd": no such file or directory`,
+    /// `ls: cannot access '/dev/kfd'`): the driver's KFD is not there, or a VM stands between.
+    DeviceNodeMissing,
 }
 
 /// How a container is started (devcontainer.json `runArgs`, a compose service): the settings

@@ -210,6 +210,34 @@ fn a_linux_only_known_issue_is_not_said_on_windows() {
     assert!(!gtt(&windows), "{:?}", codes(&windows));
 }
 
+/// RC302 from a paste (event class of schema 5): a line that says `/dev/kfd` does not exist on a
+/// Linux machine; not where the platform has no `/dev/kfd` (Windows' Docker Desktop, macOS), and
+/// not a program that only probes the path (values ours).
+#[test]
+fn a_missing_kfd_node_in_a_paste_is_rc302_on_linux_only() {
+    let docker = "docker: Error response from daemon: error gathering device information while adding custom device \"/dev/kfd\": no such file or directory.\n";
+    let linux = read("linux", &format!("$ uname -r\n6.18.2-arch1-1\n{docker}"));
+    assert!(codes(&linux).contains(&"RC302"), "{:?}", codes(&linux));
+    let ls = read(
+        "ls",
+        "$ zgrep CONFIG_HSA_AMD /proc/config.gz\nCONFIG_HSA_AMD=y\n$ ls -l /dev/kfd\nls: cannot access '/dev/kfd': No such file or directory\n",
+    );
+    assert!(codes(&ls).contains(&"RC302"), "{:?}", codes(&ls));
+    // no platform shown (a Docker Desktop on Windows or macOS says the same): nothing
+    let bare = read("bare", docker);
+    assert!(!codes(&bare).contains(&"RC302"), "{:?}", codes(&bare));
+    let windows = read(
+        "windows",
+        &format!("PS C:\\Users\\me> docker run --device=/dev/kfd img\n{docker}"),
+    );
+    assert!(!codes(&windows).contains(&"RC302"), "{:?}", codes(&windows));
+    let probe = read(
+        "probe",
+        "FileNotFoundError: [Errno 2] No such file or directory: '/dev/kfd'\nlibamd_comgr.dylib is in /opt/homebrew/lib\n",
+    );
+    assert!(!codes(&probe).contains(&"RC302"), "{:?}", codes(&probe));
+}
+
 /// Traps through the whole pipeline: rocm-smi's `gfx11002` and KFD's 90402.
 #[test]
 fn display_quirks_decode_to_real_targets() {

@@ -8,7 +8,7 @@ use crate::version::{Gfx, Range, Version};
 use std::collections::{BTreeMap, HashSet};
 
 /// The layout version this build of rocmcheck understands.
-pub const SCHEMA: u32 = 4;
+pub const SCHEMA: u32 = 5;
 
 /// The files a matrix consists of, in load order.
 pub const FILES: &[&str] = &[
@@ -1346,6 +1346,7 @@ const EVENT_NAMES: &[(&str, crate::facts::EventKind)] = {
         ("library-load-failed", E::LibraryLoadFailed),
         ("torch-cpu-build", E::TorchCpuBuild),
         ("device-access-denied", E::DeviceAccessDenied),
+        ("device-node-missing", E::DeviceNodeMissing),
     ]
 };
 

@@ -339,6 +339,10 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
             on(k, Hint::SharedObject),
         );
         let distro = on(k, Hint::Distro);
+        // a line that says a device node is not there (Docker's `… adding custom device
+        // "/dev/kfd": no such file or directory`, which Docker Desktop prints on Windows and
+        // macOS too) is no sign of Linux
+        let linux = linux && !(t.has("/dev/") && (t.has("o such file or directory") || t.has("cannot access")));
         if h.kernel_log.is_none() && kernel_log_line(t) {
             h.kernel_log = Some(src(l.no));
         }
@@ -1259,11 +1263,17 @@ mod tests {
             platform("libamd_comgr.dylib is installed in /opt/homebrew/lib\n"),
             Some(Platform::Macos)
         );
-        // a Linux path a program looked for beside macOS's names: no platform is said
+        // a Linux path a program looked for and did not find, beside macOS's names: macOS (the
+        // missing path is no sign of Linux)
         assert_eq!(
             platform(
                 "FileNotFoundError: No such file or directory: '/dev/kfd'\nlibamd_comgr.dylib is in /opt/homebrew/lib\n"
             ),
+            Some(Platform::Macos)
+        );
+        // one it opened: the hints disagree, nothing is said
+        assert_eq!(
+            platform("open /dev/kfd: ok\nlibamd_comgr.dylib is in /opt/homebrew/lib\n"),
             None
         );
         // a Windows release as a whole part of a line that lists a setup; not inside prose
@@ -1301,6 +1311,13 @@ mod tests {
         assert_eq!(
             platform("podman run --device /dev/kfd --device /dev/dri img\n"),
             Some(Platform::Linux)
+        );
+        // a node that is not there says nothing of the platform (Docker Desktop prints it too)
+        assert_eq!(
+            platform(
+                "Error response from daemon: error gathering device information while adding custom device \"/dev/kfd\": no such file or directory\n"
+            ),
+            None
         );
         assert_eq!(
             platform("Only the dGPU is in the box. Archlinux.\n"),

@@ -15,7 +15,11 @@ declare_rule! {
     /// ROCm opens `/dev/kfd` and a render node for every GPU. A container started without
     /// `--device=/dev/kfd --device=/dev/dri` sees the GPUs in sysfs and none at run time:
     /// `rocminfo` prints `Unable to open /dev/kfd read-write: No such file or directory` and torch
-    /// reports zero devices.
+    /// reports zero devices. In a paste (`rocmcheck triage`) the evidence is a line that says the
+    /// node does not exist (Docker's `error gathering device information while adding custom
+    /// device "/dev/kfd": no such file or directory`, `ls: cannot access '/dev/kfd'`), which a
+    /// signature recognises, where the paste shows Linux (Windows, macOS and WSL have no `/dev/kfd`
+    /// by design, and Docker Desktop there prints the same words).
     ///
     /// ## Example
     /// `docker run -it rocm/pytorch` (no `--device` flags) on a host with an RX 7900 XT.
@@ -46,7 +50,10 @@ impl Rule for KfdDeviceMissing {
 
     fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
         let f = cx.facts;
-        let Some(d) = &f.devices else { return };
+        let Some(d) = &f.devices else {
+            paste(f, out);
+            return;
+        };
         if f.gpus.is_empty() || (d.kfd_present && !d.render_nodes.is_empty()) {
             return;
         }
@@ -87,4 +94,39 @@ impl Rule for KfdDeviceMissing {
             .refs(["https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html"]),
         );
     }
+}
+
+/// A paste (`rocmcheck triage`): a line that says `/dev/kfd` does not exist where the program ran
+/// (Docker's refusal to pass it, an `ls` error), which a signature recognises, in a paste the
+/// platform of which is Linux. Windows, macOS and WSL have no `/dev/kfd` by design (Docker
+/// Desktop there says the same words), and where the paste does not show Linux the finding
+/// would be a guess.
+fn paste(f: &crate::facts::Facts, out: &mut Vec<Finding>) {
+    if !f
+        .platform
+        .as_ref()
+        .is_some_and(|p| p.value == crate::facts::Platform::Linux)
+    {
+        return;
+    }
+    let Some(e) = f
+        .events
+        .iter()
+        .find(|e| e.value.kind == crate::facts::EventKind::DeviceNodeMissing)
+    else {
+        return;
+    };
+    out.push(
+        Finding::new(
+            &KfdDeviceMissing::META,
+            "/dev/kfd does not exist where this ran: ROCm will see no GPU",
+            e.origin.clone(),
+        )
+        .evidence(e.value.text.clone())
+        .why("ROCm opens /dev/kfd, which the amdgpu driver creates when its KFD (compute) part starts. On a host it is missing when the driver is not loaded, the kernel was built without HSA_AMD, or KFD rejected the GPU; inside a container it is missing unless `--device=/dev/kfd` passed it; Docker Desktop's VM has none to pass.")
+        .fix(format!(
+            "on the host: `ls -l /dev/kfd /dev/dri; dmesg | grep -i kfd`, then load amdgpu (`sudo modprobe amdgpu`) or use a kernel with CONFIG_HSA_AMD; in a container: `{DOCKER_RUN_FIX}`; with Docker Desktop, run Docker Engine on the Linux host"
+        ))
+        .refs(["https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html"]),
+    );
 }
