@@ -567,7 +567,8 @@ fn html_block_tags(t: &str) -> Option<&str> {
     let mut s = t.trim();
     loop {
         let before = s.len();
-        for tag in ["<pre>", "<code>", "<PRE>", "<CODE>"] {
+        // and a list item's or paragraph's tags (a report written in HTML: `<li>OS: Windows</li>`)
+        for tag in ["<pre>", "<code>", "<PRE>", "<CODE>", "<li>", "<p>"] {
             s = s.strip_prefix(tag).unwrap_or(s);
         }
         if (s.starts_with("<pre ") || s.starts_with("<code "))
@@ -575,7 +576,9 @@ fn html_block_tags(t: &str) -> Option<&str> {
         {
             s = &s[e + 1..];
         }
-        for tag in ["</pre>", "</code>", "</PRE>", "</CODE>"] {
+        for tag in [
+            "</pre>", "</code>", "</PRE>", "</CODE>", "</li>", "</p>", "<br>", "<br/>", "<br />",
+        ] {
             s = s.strip_suffix(tag).unwrap_or(s);
         }
         if s.len() == before {
@@ -725,6 +728,13 @@ mod tests {
         );
         assert_eq!(html_block_tags("  Device 0: gfx1100"), None);
         assert_eq!(html_block_tags("<pre>"), Some(""));
+        // a report written in HTML: its list items' and paragraphs' text (values ours)
+        assert_eq!(html_block_tags("  <li>OS: Windows</li>"), Some("OS: Windows"));
+        assert_eq!(
+            html_block_tags("<p>GPU: AMD Radeon RX 7600<br>"),
+            Some("GPU: AMD Radeon RX 7600")
+        );
+        assert_eq!(html_block_tags("<ul>"), None);
     }
 
     #[test]
