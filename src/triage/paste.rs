@@ -479,11 +479,19 @@ fn strip_frame(t: &str) -> &str {
     {
         return "";
     }
-    if !SIDES.contains(&first) {
+    const BRANCHES: [char; 6] = ['├', '└', '┣', '┗', '┝', '┕'];
+    let boxed = |c: char| ('\u{2500}'..='\u{257f}').contains(&c);
+    if !(SIDES.contains(&first) || BRANCHES.contains(&first)) {
         return t;
     }
-    let inner = s[first.len_utf8()..].trim_end();
-    let inner = inner.strip_suffix(SIDES).unwrap_or(inner);
+    // a frame's side, or a tree's branches (`├─AMD RYZEN AI MAX+ 395 w/ Radeon 8060S:`, `│ │
+    // Summary: …` as fwupdmgr, lsblk and systemd draw them): the text after them
+    let inner = s.trim_start_matches(|c: char| c == ' ' || boxed(c)).trim_end();
+    let inner = if SIDES.contains(&first) {
+        inner.strip_suffix(SIDES).unwrap_or(inner)
+    } else {
+        inner
+    };
     inner.trim()
 }
 
@@ -835,7 +843,7 @@ mod tests {
     fn terminal_panel_frames_are_not_text() {
         // a border with a title keeps its title (text); a bare border is blank
         let l = lines(
-            "╭──── Hardware ────╮\n│ OS: linux          │\n┃ GPU 0: RX 7900 XTX\n╰──────────────────╯\n├── gfx1100\n| a | b |\n",
+            "╭──── Hardware ────╮\n│ OS: linux          │\n┃ GPU 0: RX 7900 XTX\n╰──────────────────╯\n├── gfx1100\n│ │     Summary:  AMD\n└─AMD RYZEN AI MAX+ 395 w/ Radeon 8060S:\n| a | b |\n",
         );
         let t: Vec<&str> = l.iter().map(|l| l.text.as_ref()).collect();
         assert_eq!(
@@ -845,7 +853,10 @@ mod tests {
                 "OS: linux",
                 "GPU 0: RX 7900 XTX",
                 "",
-                "├── gfx1100",
+                // a tree's branches (fwupdmgr's, lsblk's) are not text either
+                "gfx1100",
+                "Summary:  AMD",
+                "AMD RYZEN AI MAX+ 395 w/ Radeon 8060S:",
                 "| a | b |",
                 ""
             ]

@@ -245,10 +245,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // a line of amdgpu's own, with its prefix, also without the log's time stamps (a grep of
         // dmesg, `amdgpu: MES failed to respond …`): a kernel log line
         let msg = t.trim_start();
-        let msg = msg
-            .strip_prefix('[')
-            .and_then(|m| m.split_once("] "))
-            .map_or(msg, |(_, m)| m);
+        let stamp = msg.strip_prefix('[').and_then(|m| m.split_once("] "));
+        // dmesg's own time stamp (`[86592.369756] Loading firmware: amdgpu/psp_14_0_4_toc.bin`):
+        // a kernel log line that speaks of amdgpu, whatever its message
+        if stamp.is_some_and(|(s, _)| {
+            let s = s.trim_start();
+            s.split_once('.').is_some_and(|(a, b)| {
+                !a.is_empty() && !b.is_empty() && a.bytes().chain(b.bytes()).all(|c| c.is_ascii_digit())
+            })
+        }) {
+            fired = true;
+        }
+        let msg = stamp.map_or(msg, |(_, m)| m);
         if msg.starts_with("amdgpu: ") || msg.starts_with("amdgpu 0000:") {
             fired = true;
         }
@@ -489,6 +497,11 @@ mod tests {
         );
         assert!(fired);
         let (fired, _) = run(read, "I think amdgpu: is the module\n");
+        assert!(!fired);
+        // any message with dmesg's stamp that speaks of amdgpu (firmware loaded on suspend)
+        let (fired, _) = run(read, "[86592.369756] Loading firmware: amdgpu/psp_14_0_4_toc.bin\n");
+        assert!(fired);
+        let (fired, _) = run(read, "[note] see amdgpu/README\n[v1.2] amdgpu docs\n");
         assert!(!fired);
     }
 

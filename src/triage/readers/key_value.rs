@@ -3169,7 +3169,8 @@ fn take_gpu_one(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
 fn cpu_named_apu(lines: &[Line], seen: &mut Seen) -> bool {
     let matrix = crate::matrix::Matrix::embedded();
     for l in lines.iter().filter(|l| !l.command) {
-        let t = trim(&l.text);
+        // a device tree's node ends with a colon (fwupdmgr: `├─AMD RYZEN AI MAX+ 395 w/ Radeon 8060S:`)
+        let t = trim(&l.text).trim_end_matches(':');
         if t.len() > 200 || !(t.has("w/ Radeon") || t.has("with Radeon")) {
             continue;
         }
@@ -4293,6 +4294,13 @@ mod tests {
         assert_eq!(s.agents.len(), 1);
         assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon 8060S"));
         assert!(s.agents[0].gfx.is_none());
+        // a device tree's node with its colon (fwupdmgr's)
+        let (_, s) = run(
+            read,
+            "Framework Desktop\nAMD RYZEN AI MAX+ 395 w/ Radeon 8060S:\n  Vendor:   Advanced Micro Devices, Inc.\n",
+        );
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("Radeon 8060S"));
         // with its target written after the model, and next to a GPU another reader knows only
         // by its memory (values ours)
         let (_, s) = super::super::run(

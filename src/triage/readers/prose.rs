@@ -419,6 +419,20 @@ pub(crate) fn release_at(t: &str, from: usize) -> Option<&str> {
         .unwrap_or("")
         .trim_end_matches('.');
     let parts = v.split('.').count();
+    // a pre-release's tail after a full release (TheRock's nightly `7.13.0a20260314`, `7.12.0rc1`)
+    let tail = &t[from + v.len()..];
+    let mark = if tail.starts_with("rc") {
+        2
+    } else {
+        usize::from(tail.starts_with('a'))
+    };
+    let digits = tail[mark..].len() - tail[mark..].trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let pre = if mark > 0 && digits > 0 && parts == 3 {
+        mark + digits
+    } else {
+        0
+    };
+    let v = &t[from..from + v.len() + pre];
     let next = t[from + v.len()..].chars().next();
     ((2..=3).contains(&parts)
         && v.split('.').all(|x| !x.is_empty())
@@ -432,6 +446,15 @@ pub(crate) fn release_at(t: &str, from: usize) -> Option<&str> {
 /// has torch 2.11.0+rocm7.15.0a20260728 -- keeping it`, `PyTorch 2.9.1+rocm6.4`). Only ROCm
 /// builds, as for wheel names.
 fn word_torch(t: &str) -> Option<String> {
+    // an extension's load warning names the torch it was built for and, after `you have`, the
+    // user's (xFormers: `PyTorch 2.10.0+cu128 with CUDA 1208 (you have 2.11.0+rocm7.13.0)`): only
+    // the second is the installed torch
+    if let Some(i) = t.at("(you have ") {
+        let v = t[i + 10..]
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '+'))
+            .next()?;
+        return (v.as_bytes().first().is_some_and(u8::is_ascii_digit) && build_tagged(v)).then(|| v.to_string());
+    }
     let mut from = 0;
     while let Some(i) = t[from..].at("orch") {
         let start = from + i;
@@ -475,10 +498,22 @@ fn word_torch(t: &str) -> Option<String> {
             .unwrap_or("")
             .trim_end_matches('.');
         // a build tag says which build: ROCm's, CPU's (`torch 2.10.0+cpu detected`), CUDA's
-        let tagged = v.contains("+rocm")
-            || v.ends_with("+cpu")
-            || v.split_once("+cu")
-                .is_some_and(|(_, r)| r.len() >= 2 && r.bytes().all(|b| b.is_ascii_digit()));
+        let tagged = build_tagged(v);
+        // the torch a binary was built for or needs (`built for PyTorch 2.4.0+cu121`) is not the
+        // installed one
+        let before = t[..head].trim_end().to_ascii_lowercase();
+        if [
+            "built for",
+            "compiled for",
+            "compiled against",
+            "built against",
+            "requires",
+        ]
+        .iter()
+        .any(|w| before.ends_with(w))
+        {
+            continue;
+        }
         // a pin only as an inline code span of its own: a resolver's candidates, a command's
         // requirement and its comments name versions that are not installed
         let span = |end: usize| head > 0 && t.as_bytes()[head - 1] == b'`' && t.as_bytes().get(end) == Some(&b'`');
@@ -490,6 +525,14 @@ fn word_torch(t: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// A build tag names the build: ROCm's, CPU's (`2.10.0+cpu`), CUDA's (`+cu128`).
+fn build_tagged(v: &str) -> bool {
+    v.contains("+rocm")
+        || v.ends_with("+cpu")
+        || v.split_once("+cu")
+            .is_some_and(|(_, r)| r.len() >= 2 && r.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn kernel(t: &str) -> Option<String> {
@@ -736,6 +779,14 @@ mod tests {
             ("torch 2.9.1 installed", None),
             ("pytorch-triton 3.2.0+rocm6.3", None),
             ("mytorch 1.0+rocm6.0", None),
+            // an extension's build against the user's torch: the user's is after `you have`
+            (
+                "    PyTorch 2.10.0+cu128 with CUDA 1208 (you have 2.11.0+rocm7.13.0)",
+                Some("2.11.0+rocm7.13.0"),
+            ),
+            ("    PyTorch 2.4.0+cu121 with CUDA 1201 (you have 2.4.0)", None),
+            ("this wheel was built for PyTorch 2.4.0+cu121", None),
+            ("compiled against torch 2.5.1+rocm6.2 but", None),
         ] {
             assert_eq!(word_torch(text).as_deref(), want, "{text:?}");
         }
@@ -785,6 +836,10 @@ mod tests {
             // not after its verb, a preview's name, a multi-byte character before it
             ("the ROCm 7.0 docs say otherwise", None),
             ("with ROCm 7.10a", None),
+            // a nightly's pre-release tail belongs to the release (a typed software list)
+            ("ROCM 7.13.0a20260314 [nightly]", Some("7.13.0a20260314")),
+            ("running ROCm 7.12.0rc2 now", Some("7.12.0rc2")),
+            ("running ROCm 7.2.1and more", None),
             ("- ROCm **7.1.1** (`libamdhip64.so.7.1.70101`)", Some("7.1.1")),
             ("GPU 0: R9700 (ROCm 6.18.2-arch1-1, shared memory)", None),
             ("- **Mechanism** — ROCm 7.1", None),

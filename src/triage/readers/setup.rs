@@ -202,6 +202,8 @@ fn os_word(w: &str) -> bool {
             "stream",
             "pro",
             "home",
+            // os-release's `Debian GNU/Linux 12`
+            "gnu/linux",
         ]
         .iter()
         .any(|x| w.eq_ignore_ascii_case(x))
@@ -232,7 +234,20 @@ fn sentence_os(s: &str) -> Option<String> {
             crate::triage::platform::os_name(&name)
         };
         if named {
-            return Some(name);
+            // the release's codename in brackets after it, as os-release writes it (`Debian
+            // GNU/Linux 12 (bookworm)`)
+            let code = s
+                .find(&name)
+                .and_then(|p| s[p + name.len()..].strip_prefix(" ("))
+                .and_then(|r| {
+                    let (c, _) = r.split_once(')')?;
+                    (!c.is_empty() && c.len() <= 24 && c.bytes().all(|b| b.is_ascii_lowercase() || b == b' '))
+                        .then_some(c)
+                });
+            return Some(match code {
+                Some(c) => format!("{name} ({c})"),
+                None => name,
+            });
         }
     }
     None
@@ -527,6 +542,14 @@ mod tests {
         let (_, s) = run(read, "I use 780M, the crashes are rarer now.\nI use Arch Linux.\n");
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Arch Linux"));
         assert_eq!(s.agents[0].marketing.as_deref(), Some("780M"));
+        // os-release's name under a setup label, with its codename (a typed summary; values ours)
+        let (_, s) = run(read, "[System Information]\nSystem: Debian GNU/Linux 13 (trixie)\n");
+        assert_eq!(
+            s.os.as_ref().map(|o| o.v.as_str()),
+            Some("Debian GNU/Linux 13 (trixie)")
+        );
+        let (_, s) = run(read, "System: Debian GNU/Linux 13 (Trixie Beta, updated)\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Debian GNU/Linux 13"));
         let (_, s) = run(read, "On my PC I'm using Windows 11 Pro.\n");
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Windows 11 Pro"));
         // a setup label's first sentence, with the target written beside the name
