@@ -176,6 +176,8 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("Linux x86_64", Hint::Linux),
     ("Linux-x86_64", Hint::Linux),
     ("-linux-gnu", Hint::Linux),
+    // pytest's session header (`platform linux -- Python 3.11.13, pytest-9.0.2, …`)
+    ("platform linux -- Python", Hint::Linux),
     ("manylinux", Hint::Linux),
     ("] amdgpu ", Hint::Linux),
     ("kernel: amdgpu", Hint::Linux),
@@ -774,8 +776,11 @@ pub(crate) fn os_name(t: &str) -> bool {
         return false;
     }
     // a path is no name; `Debian GNU/Linux 12` (os-release's) is
+    // a possessive makes the name part of a sentence about something else (`Ubuntu 24.04's
+    // rocm-smi package`)
     if t.split_whitespace().count() > 4
-        || t.contains([':', '=', '(', '`'])
+        || t.contains([':', '=', '(', '`', '\u{2019}'])
+        || t.contains("'s ")
         || (t.contains('/') && !t.contains("GNU/Linux"))
     {
         return false;
@@ -1210,6 +1215,9 @@ mod tests {
             ),
             ("- Linux Mint 22.1", Some("Linux Mint 22.1")),
             ("see /usr/share/doc/GNU/Linux 2, then", None),
+            // a possessive: a sentence about the distribution's package, not the name
+            ("Ubuntu 24.04's rocm-smi package (5.7.0-1) reports 1.0.0", None),
+            ("Fedora 44’s own rocm build", None),
         ] {
             assert_eq!(item_os(t), want, "{t:?}");
         }

@@ -2580,7 +2580,14 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
             }
         }
     } else if let Some(p) = table_pair(t) {
-        pairs.push(p);
+        // a row of keys joined by ` - ` over values joined the same way (ROCm Validation
+        // Suite's summary: `| GPU Name - GPU ID | AMD Instinct MI210 - 35824 |`): each key its value
+        let (k, v) = p;
+        if k.has(" - ") && k.split(" - ").count() == v.split(" - ").count() {
+            pairs.extend(k.split(" - ").map(str::trim).zip(v.split(" - ").map(str::trim)));
+        } else {
+            pairs.push(p);
+        }
     } else if let Some(c) = memchr::memchr(b':', t.as_bytes())
         && c <= 40
         && memchr::memchr(b'/', &t.as_bytes()[..c]).is_some()
@@ -2870,10 +2877,12 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             } else {
                 v
             };
-            let v = match v.at(" / Linux ") {
-                Some(p) if linux_release(&v[p..]).is_some() => v[..p].trim(),
-                _ => v,
-            };
+            // the kernel joined on (`NixOS 26.05 / Linux 7.1.5`, `Arch Linux w/ Linux
+            // 6.19.0-2-cachyos`, `… with Linux 6.18.4`): the name before it
+            let v = [" / Linux ", " w/ Linux ", " with Linux ", " + Linux "]
+                .iter()
+                .find_map(|sep| v.at(sep).filter(|&p| linux_release(&v[p..]).is_some()))
+                .map_or(v, |p| v[..p].trim());
             // a parenthetical about the kernel (`Ubuntu 24.04 (Kernel 6.8+)`, `Fedora 44 (kernel
             // 7.1)`) is the kernel's, not part of the name (a bare release, `(6.19.10-1-cachyos
             // x86_64)`, is how fastfetch writes the name and stays)
@@ -3253,8 +3262,22 @@ fn banner_name(lines: &[Line], seen: &mut Seen) -> bool {
             if t.len() > 400 || !(t.has("MI") || t.has("Mi")) {
                 continue;
             }
+            let b = t.as_bytes();
+            let mut at = 0;
             for w in t.split(|c: char| !c.is_ascii_alphanumeric()) {
+                let (start, end) = (at, at + w.len());
+                at = end + 1;
                 if !(w.starts_with("MI") || w.starts_with("Mi")) || !instinct_model(&w.to_ascii_lowercase()) {
+                    continue;
+                }
+                // a part of a path or a name (`/workspace/debug_session_MI300/`, `mi300x_runs`,
+                // `bench-MI300X.log`): no GPU the sentence is about
+                let joined = |c: u8, next: Option<&u8>| {
+                    matches!(c, b'_' | b'/' | b'\\')
+                        || (matches!(c, b'-' | b'.') && next.is_some_and(u8::is_ascii_alphanumeric))
+                };
+                if (start > 0 && joined(b[start - 1], Some(&b'x'))) || (end < b.len() && joined(b[end], b.get(end + 1)))
+                {
                     continue;
                 }
                 let Some(name) = brandless_model(w) else { continue };
@@ -4153,6 +4176,10 @@ mod tests {
             // two models: which is the user's is not said; a word that only starts like one
             ("works on MI300X but not on MI250X\n", None),
             ("MIT license, MI9 and MIDI\n", None),
+            // a part of a path or a file's name is no GPU of the sentence
+            ("rootdir: /workspace/debug_session_MI300/rocm-jax/jax\n", None),
+            ("see bench-MI300X.log and results/MI250X/\n", None),
+            ("Tested on MI300X.\n", Some("AMD Instinct MI300X")),
         ] {
             let (_, s) = run(read, text);
             assert_eq!(s.agents.first().and_then(|a| a.marketing.as_deref()), want, "{text:?}");
@@ -4675,6 +4702,12 @@ mod tests {
         );
         let (_, s) = run(read, "    Distro: EndeavourOS base: Arch Linux\n");
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("EndeavourOS"));
+        // the kernel joined on with `w/` (a typed environment list; values ours)
+        let (_, s) = run(read, "- OS:  Arch Linux w/ Linux 6.18.7-3-cachyos\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Arch Linux"));
+        assert_eq!(s.kernel.as_ref().map(|o| o.v.as_str()), Some("6.18.7-3-cachyos"));
+        let (_, s) = run(read, "- OS: Fedora 44 with Linux 7.1.2\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Fedora 44"));
         let (_, s) = run(read, "- GPU model: ryzen 7840hs igpu + nvidia 4070 laptop gpu\n");
         assert!(s.nvidia.is_some());
     }
@@ -4730,6 +4763,18 @@ mod tests {
             let (_, s) = run(read, t);
             assert!(s.rocm.is_none(), "{t:?}");
         }
+    }
+
+    #[test]
+    fn a_row_of_joined_keys_over_joined_values() {
+        // a validation suite's summary box (values ours)
+        let t = "| Operating System   | Rocky Linux 9.6      |\n| GPU Name - GPU ID  | AMD Instinct MI250X - 12345 |\n| ID - Node ID - BDF | 0 - 2 - 0000:c1:00.0 |\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Instinct MI250X"));
+        // a value with its own dash keeps its key whole
+        let (_, s) = run(read, "| GPU - model | AMD Radeon RX 7900 XTX |\n");
+        assert!(s.agents.is_empty() || s.agents[0].marketing.as_deref() != Some("model"));
     }
 
     #[test]

@@ -347,8 +347,15 @@ fn sentence_rocm(t: &str) -> Option<&str> {
                 .next()
                 .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.'))
         });
+        // a target before it (`RX 7900 XTX (gfx1100 ROCm 7.14, MIOpen 3.5.2`): the GPU's stack
+        let after_target = before
+            .rsplit([' ', '('])
+            .next()
+            .and_then(|w| w.strip_prefix("gfx"))
+            .is_some_and(|r| (3..=4).contains(&r.len()) && r.bytes().all(|b| b.is_ascii_hexdigit()));
         let lead = before.is_empty()
             || numbered
+            || after_target
             || (before.ends_with([',', '|', ';', '(', '+', ':']) && !after_version)
             || [
                 "with",
@@ -378,6 +385,12 @@ fn sentence_rocm(t: &str) -> Option<&str> {
         if backend_list(t, start) {
             continue;
         }
+        // `ROCm version 6.3.1` (a typed answer without its colon), `ROCm nightly 7.13` (a
+        // nightly of that line), `ROCm release 7.2.1`
+        let from = ["version ", "nightly ", "release "]
+            .iter()
+            .find(|w| !glued && t.get(from..from + w.len()).is_some_and(|x| x.eq_ignore_ascii_case(w)))
+            .map_or(from, |w| from + w.len());
         if let Some(v) = release_at(t, from).filter(|v| !glued || v.split('.').count() == 3) {
             return Some(v);
         }
@@ -538,6 +551,16 @@ fn build_tagged(v: &str) -> bool {
 fn kernel(t: &str) -> Option<String> {
     for w in t.split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '`' | '"' | '\'')) {
         let w = w.trim_end_matches(['.', ':', ';']);
+        // Python's `platform.platform()` (`Linux-6.8.0-87-generic-x86_64-with-glibc2.35`, in
+        // pytest-metadata's dict): the release before the machine
+        let w = match w.strip_prefix("Linux-") {
+            Some(r) => ["-x86_64", "-aarch64"]
+                .iter()
+                .filter_map(|m| r.find(m))
+                .min()
+                .map_or(w, |e| &r[..e]),
+            None => w,
+        };
         let l = w.to_ascii_lowercase();
         if (l.ends_with("-microsoft-standard-wsl2") || l.ends_with("-microsoft-standard") || l.ends_with("-generic"))
             && super::free_form::kernel_release(w)
@@ -744,6 +767,14 @@ mod tests {
     }
 
     #[test]
+    fn pythons_platform_string_names_the_kernel() {
+        // pytest-metadata's dict (values ours)
+        let t = "metadata: {'Python': '3.12.3', 'Platform': 'Linux-6.8.0-90-generic-x86_64-with-glibc2.39'}";
+        assert_eq!(kernel(t).as_deref(), Some("6.8.0-90-generic"));
+        assert_eq!(kernel("Linux-x86_64 wheel").as_deref(), None);
+    }
+
+    #[test]
     fn torch_named_in_a_message() {
         for (text, want) in [
             (
@@ -836,6 +867,11 @@ mod tests {
             // not after its verb, a preview's name, a multi-byte character before it
             ("the ROCm 7.0 docs say otherwise", None),
             ("with ROCm 7.10a", None),
+            // a typed answer without its colon
+            ("ROCm version 6.3.1", Some("6.3.1")),
+            ("the ROCm version 6.3 docs", None),
+            ("on my RX 7900 XTX (gfx1100 ROCm 7.14, MIOpen 3.5.2.", Some("7.14")),
+            ("Board: Strix Halo gfx1151, 40 CUs, ROCm nightly 7.13.", Some("7.13")),
             // a nightly's pre-release tail belongs to the release (a typed software list)
             ("ROCM 7.13.0a20260314 [nightly]", Some("7.13.0a20260314")),
             ("running ROCm 7.12.0rc2 now", Some("7.12.0rc2")),
