@@ -176,6 +176,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("Linux x86_64", Hint::Linux),
     ("Linux-x86_64", Hint::Linux),
     ("-linux-gnu", Hint::Linux),
+    // ROCm's OpenCL driver version on Linux (`3581.0 (HSA1.1,LC)`; Windows' driver writes
+    // `(PAL,LC)`)
+    ("(HSA1.1,LC)", Hint::Linux),
     // pytest's session header (`platform linux -- Python 3.11.13, pytest-9.0.2, …`)
     ("platform linux -- Python", Hint::Linux),
     ("manylinux", Hint::Linux),
@@ -735,11 +738,35 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
     let parts = rest.split([',', '`', ';', '(', ')', '|']);
     // `Ubuntu 25.04 + kernel 6.19.2`: a ` + ` joins the parts of one's stack too (split only
     // where a `+` is: this runs on every line)
-    if memchr::memchr(b'+', rest.as_bytes()).is_none() {
+    let found = if memchr::memchr(b'+', rest.as_bytes()).is_none() {
         parts.map(clean).find(ok)
     } else {
         parts.flat_map(|p| p.split(" + ")).map(clean).find(ok)
-    }
+    }?;
+    // the release's codename in brackets after it, as os-release's PRETTY_NAME writes it (`Rocky
+    // Linux 9.8 (Blue Onyx)`): part of the name
+    let start = found.as_ptr() as usize - rest.as_ptr() as usize;
+    let end = start + found.len();
+    let code = rest[end..]
+        .strip_prefix(" (")
+        .and_then(|r| r.split_once(')'))
+        .map(|(c, _)| c)
+        .filter(|c| {
+            !c.is_empty()
+            && c.len() <= 24
+            && c.bytes().all(|b| b.is_ascii_alphabetic() || b == b' ')
+            // a remark in brackets is no codename (`(WSL)`, `(host)`, `(VM)`)
+            && !c.split(' ').any(|w| {
+                (w.len() >= 2 && w.bytes().all(|b| b.is_ascii_uppercase()))
+                    || ["host", "container", "guest", "native", "docker", "latest", "stable", "vm"]
+                        .iter()
+                        .any(|x| w.eq_ignore_ascii_case(x))
+            })
+        });
+    Some(match code {
+        Some(c) => &rest[start..end + 3 + c.len()],
+        None => found,
+    })
 }
 
 /// One item that is only a Linux distribution's name.
@@ -1218,6 +1245,14 @@ mod tests {
             // a possessive: a sentence about the distribution's package, not the name
             ("Ubuntu 24.04's rocm-smi package (5.7.0-1) reports 1.0.0", None),
             ("Fedora 44’s own rocm build", None),
+            // os-release's codename stays with the release (values ours)
+            (
+                "n1.example.org - Linux Rocky Linux 9.6 (Blue Onyx), x86_64, AMD EPYC 7763",
+                Some("Rocky Linux 9.6 (Blue Onyx)"),
+            ),
+            ("- Ubuntu 24.04.3 LTS (kernel 6.14)", Some("Ubuntu 24.04.3 LTS")),
+            ("- Ubuntu 24.04.3 LTS (WSL)", Some("Ubuntu 24.04.3 LTS")),
+            ("- Fedora 43 (host)", Some("Fedora 43")),
         ] {
             assert_eq!(item_os(t), want, "{t:?}");
         }

@@ -36,6 +36,18 @@ declare_rule! {
     }
 }
 
+/// How many devices a pasted GPU name stands for: its leading count (`2x AMD Radeon R9700`,
+/// `4 × MI300X`), else one.
+fn name_count(name: &str) -> usize {
+    let d = name.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = name[d..].trim_start();
+    let marked = ["x ", "X ", "\u{d7} "].iter().any(|m| rest.starts_with(m));
+    match name[..d].parse::<usize>() {
+        Ok(n) if (1..=64).contains(&n) && marked => n,
+        _ => 1,
+    }
+}
+
 impl Rule for IgpuDgpuMixed {
     fn meta(&self) -> &'static crate::rules::RuleMeta {
         &Self::META
@@ -64,14 +76,23 @@ impl Rule for IgpuDgpuMixed {
         let selected: Option<(&str, Vec<Option<usize>>)> = VARS
             .iter()
             .find_map(|v| f.env_var(v).map(|e| (*v, indices(&e.value.value))));
+        // the devices each GPU stands for: a pasted name with its count (`2x AMD Radeon R9700`)
+        // is that many devices, each with its own index
+        let counts: Vec<usize> = f.gpus.iter().map(|g| g.name.as_deref().map_or(1, name_count)).collect();
+        let first: Vec<usize> = counts
+            .iter()
+            .scan(0, |at, c| Some(std::mem::replace(at, *at + c)))
+            .collect();
+        let devices = |i: usize| first[i]..first[i] + counts[i];
         if let Some((_, sel)) = &selected {
             let sel: Vec<usize> = sel.iter().flatten().copied().collect();
-            if sel.is_empty() || !igpus.iter().any(|i| sel.contains(i)) || !dgpus.iter().any(|d| sel.contains(d)) {
+            let kept = |i: &usize| devices(*i).any(|d| sel.contains(&d));
+            if sel.is_empty() || !igpus.iter().any(kept) || !dgpus.iter().any(kept) {
                 return;
             }
             // GPUs named in text have no known index: a variable that keeps fewer than all of
             // them may be the one that hides the iGPU
-            if f.gpu_order_unknown && !(0..f.gpus.len()).all(|i| sel.contains(&i)) {
+            if f.gpu_order_unknown && !(0..counts.iter().sum()).all(|i| sel.contains(&i)) {
                 return;
             }
         }
@@ -88,7 +109,7 @@ impl Rule for IgpuDgpuMixed {
         };
         let ig: Vec<String> = igpus.iter().map(|i| name(*i)).collect();
         let dg: Vec<String> = dgpus.iter().map(|i| name(*i)).collect();
-        let keep: Vec<String> = dgpus.iter().map(|d| d.to_string()).collect();
+        let keep: Vec<String> = dgpus.iter().flat_map(|&d| devices(d)).map(|d| d.to_string()).collect();
         out.push(
             Finding::new(&Self::META, "An integrated GPU is visible next to the discrete GPU", Origin::Path {
                 path: format!("/sys/class/kfd/kfd/topology/nodes/{}/properties", f.gpus[igpus[0]].node),
@@ -188,5 +209,45 @@ mod tests {
             fix(&f).is_some(),
             "with enumerated GPUs, 0,1 keeps the iGPU 1 and the dGPU 0"
         );
+    }
+
+    #[test]
+    fn a_named_gpu_with_its_count_is_that_many_devices() {
+        // Values ours: a table's `2x AMD Radeon RX 7900 XTX` and an iGPU row; devices 0 and 1
+        // are the two dGPUs, so `HIP_VISIBLE_DEVICES=0,1` hides the iGPU (device 2)
+        assert_eq!(super::name_count("2x AMD Radeon RX 7900 XTX"), 2);
+        assert_eq!(super::name_count("4 \u{d7} MI300X"), 4);
+        assert_eq!(super::name_count("7900 XTX"), 1);
+        let mut f = Facts::new(Subject::Paste {
+            paths: vec!["-".into()],
+        });
+        f.gpus.push(Gpu {
+            gfx: Some("gfx1100".into()),
+            name: Some("2x AMD Radeon RX 7900 XTX".into()),
+            ..Gpu::default()
+        });
+        f.gpus.push(Gpu {
+            gfx: Some("gfx1036".into()),
+            apu: true,
+            ..Gpu::default()
+        });
+        f.gpu_order_unknown = true;
+        let rc308 = |f: &Facts| {
+            run(Scope::Env, f, Matrix::embedded())
+                .into_iter()
+                .any(|x| x.code == "RC308")
+        };
+        assert!(rc308(&f), "no variable: the iGPU is visible");
+        f.env.push(crate::facts::Sourced {
+            value: crate::facts::EnvVar {
+                name: "HIP_VISIBLE_DEVICES".into(),
+                value: "0,1".into(),
+                site: None,
+            },
+            origin: crate::facts::Origin::Path { path: "-".into() },
+        });
+        assert!(!rc308(&f), "0,1 are the two dGPUs");
+        f.env[0].value.value = "0,1,2".into();
+        assert!(rc308(&f), "0,1,2 keeps the iGPU");
     }
 }

@@ -494,6 +494,19 @@ fn name_version_item(t: &str) -> Option<(&str, &str)> {
         .or_else(|| t.strip_prefix("* "))
         .unwrap_or(t)
         .trim();
+    // a version in a code span after a name of up to three words (`PyTorch `2.13.0+rocm10.0.0``,
+    // `ROCm SDK `10.0.0``, a typed list's item): the span marks the value
+    if rest.ends_with('`')
+        && let Some((name, v)) = rest[..rest.len() - 1].rsplit_once(" `")
+        && !name.is_empty()
+        && name.split(' ').count() <= 3
+        && !name.contains('`')
+        && v.starts_with(|c: char| c.is_ascii_digit())
+        && v.contains('.')
+        && !v.contains([' ', '`'])
+    {
+        return Some((name, v));
+    }
     // two words: one blank between them (byte searches: this runs on most lines)
     let b = rest.as_bytes();
     let Some(sp) = memchr::memchr(b' ', b) else {
@@ -2042,11 +2055,14 @@ fn finish(lines: &[Line], seen: &mut Seen, mut st: State) -> bool {
     {
         seen.os = Some(seen.at(v, no));
     }
-    // no OS under a key: a distribution and release as one part of a list item
+    // no OS under a key: a distribution and release as one part of a list item (near the start,
+    // where a reporter describes the machine: a long log's later lines are not scanned, as in
+    // the setup reader)
     if seen.os.is_none()
         && let Some((no, v)) = lines
             .iter()
             .filter(|l| !l.command)
+            .take(2000)
             .find_map(|l| crate::triage::platform::item_os(&l.text).map(|v| (l.no, v.to_string())))
     {
         // `Linux 6.17.0` alone names the kernel, not a distribution
@@ -2603,6 +2619,18 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         let fields = label_fields(p);
         if fields.is_empty() {
             pairs.push(p);
+            // and a label over a list of `name version` items (`- runtime: PyTorch
+            // `2.13.0+rocm10.0.0`, HIP `7.15.26333`, ROCm SDK `10.0.0``): each item after it
+            let v = p.1.trim();
+            if v.len() <= 200 && v.contains(", ") {
+                let items: Vec<_> = v
+                    .split(", ")
+                    .map(|i| name_version_item(i.trim_end_matches(['.', ';'])))
+                    .collect();
+                if items.len() >= 2 && items.iter().all(Option::is_some) {
+                    pairs.extend(items.into_iter().flatten());
+                }
+            }
         }
         pairs.extend(fields);
     } else if let Some(p) = name_version_item(t) {
@@ -4763,6 +4791,22 @@ mod tests {
             let (_, s) = run(read, t);
             assert!(s.rocm.is_none(), "{t:?}");
         }
+    }
+
+    #[test]
+    fn a_label_over_name_version_items() {
+        // a PR's validation list (values ours): the items under the label, code spans or not
+        let (_, s) = run(
+            read,
+            "- runtime: PyTorch `2.12.0+rocm7.14.0`, HIP `7.14.26100`, ROCm SDK `7.14.0`\n",
+        );
+        assert_eq!(s.torch.as_ref().map(|t| t.v.as_str()), Some("2.12.0+rocm7.14.0"));
+        assert_eq!(s.rocm.as_ref().map(|t| t.v.as_str()), Some("7.14.0"));
+        let (_, s) = run(read, "- stack: torch 2.9.1+rocm7.1.1, HIP 7.1.52802\n");
+        assert_eq!(s.torch.as_ref().map(|t| t.v.as_str()), Some("2.9.1+rocm7.1.1"));
+        // a sentence's list is no label's
+        let (_, s) = run(read, "- note: works with torch 2.9.1+rocm7.1.1, not with 2.8\n");
+        assert!(s.rocm.is_none());
     }
 
     #[test]

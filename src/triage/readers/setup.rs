@@ -411,6 +411,28 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
             continue;
         }
+        // a setup label's item that is a platform's bare name (`**Rig:** RX 9060 XT, ROCm 7.13,
+        // torch …, Windows.`): where the user runs
+        if let Some(v) = labelled(t) {
+            let src = crate::triage::Src { file, line: l.no };
+            let h = &mut seen.platform_hints;
+            for item in v
+                .split([',', ';', '+'])
+                .map(|i| i.trim().trim_end_matches('.').trim_matches(['*', '_', ' ']))
+            {
+                let slot = match item.to_ascii_lowercase().as_str() {
+                    "windows" => &mut h.windows,
+                    "linux" => &mut h.linux,
+                    "wsl" | "wsl2" => &mut h.wsl,
+                    "macos" => &mut h.macos,
+                    _ => continue,
+                };
+                if slot.is_none() {
+                    *slot = Some(src);
+                    fired = true;
+                }
+            }
+        }
         if !may_be_setup(t) {
             continue;
         }
@@ -542,6 +564,11 @@ mod tests {
         let (_, s) = run(read, "I use 780M, the crashes are rarer now.\nI use Arch Linux.\n");
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Arch Linux"));
         assert_eq!(s.agents[0].marketing.as_deref(), Some("780M"));
+        // a setup label's bare platform item (values ours)
+        let (_, s) = run(read, "**Rig:** Radeon RX 7600 (gfx1102), ROCm 7.14, Windows.\n");
+        assert!(s.platform_hints.windows.is_some() && s.platform_hints.linux.is_none());
+        let (_, s) = run(read, "Setup: RX 7600 on Windows 11 with WSL2\n");
+        assert!(s.platform_hints.wsl.is_none());
         // os-release's name under a setup label, with its codename (a typed summary; values ours)
         let (_, s) = run(read, "[System Information]\nSystem: Debian GNU/Linux 13 (trixie)\n");
         assert_eq!(
