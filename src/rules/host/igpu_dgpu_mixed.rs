@@ -141,16 +141,14 @@ mod tests {
     use crate::matrix::Matrix;
     use crate::rules::{Scope, run};
 
-    #[test]
-    fn a_gpu_known_only_by_its_target_shows_no_device_id() {
-        // A paste that names the dGPU and only the iGPU's target (values ours): no `device
-        // 0x0000` in the evidence; a real id is shown.
+    /// A paste's facts with one named dGPU and an iGPU known by its target only.
+    fn dgpu_and_igpu(name: &str, gfx: &str) -> Facts {
         let mut f = Facts::new(Subject::Paste {
             paths: vec!["-".into()],
         });
         f.gpus.push(Gpu {
-            gfx: Some("gfx1201".into()),
-            name: Some("Radeon RX 9070 XT".into()),
+            gfx: Some(gfx.into()),
+            name: Some(name.into()),
             ..Gpu::default()
         });
         f.gpus.push(Gpu {
@@ -158,6 +156,14 @@ mod tests {
             apu: true,
             ..Gpu::default()
         });
+        f
+    }
+
+    #[test]
+    fn a_gpu_known_only_by_its_target_shows_no_device_id() {
+        // A paste that names the dGPU and only the iGPU's target (values ours): no `device
+        // 0x0000` in the evidence; a real id is shown.
+        let mut f = dgpu_and_igpu("Radeon RX 9070 XT", "gfx1201");
         let fs = run(Scope::Env, &f, Matrix::embedded());
         let e = &fs.iter().find(|x| x.code == "RC308").expect("RC308").evidence;
         assert!(e.contains("integrated: GPU 1 (gfx1036)"), "{e}");
@@ -218,19 +224,7 @@ mod tests {
         assert_eq!(super::name_count("2x AMD Radeon RX 7900 XTX"), 2);
         assert_eq!(super::name_count("4 \u{d7} MI300X"), 4);
         assert_eq!(super::name_count("7900 XTX"), 1);
-        let mut f = Facts::new(Subject::Paste {
-            paths: vec!["-".into()],
-        });
-        f.gpus.push(Gpu {
-            gfx: Some("gfx1100".into()),
-            name: Some("2x AMD Radeon RX 7900 XTX".into()),
-            ..Gpu::default()
-        });
-        f.gpus.push(Gpu {
-            gfx: Some("gfx1036".into()),
-            apu: true,
-            ..Gpu::default()
-        });
+        let mut f = dgpu_and_igpu("2x AMD Radeon RX 7900 XTX", "gfx1100");
         f.gpu_order_unknown = true;
         let rc308 = |f: &Facts| {
             run(Scope::Env, f, Matrix::embedded())
