@@ -467,6 +467,26 @@ fn unflatten(t: &str) -> Option<Vec<&str>> {
     )
 }
 
+/// A member line of a package's or an archive's listing (`dpkg -c`, `tar -tv`): a mode, an
+/// `owner/group` pair, and a path relative to the archive (`-rw-r--r-- root/root 4960656
+/// 2026-07-28 16:49 ./opt/rocm/core-7.15/lib/librocdxg.so.1.1.0`). The files are in a package,
+/// not installed on the machine the paste comes from.
+pub(crate) fn archive_member(t: &str) -> bool {
+    let t = t.trim_start();
+    let b = t.as_bytes();
+    b.len() > 12
+        && matches!(b[0], b'-' | b'd' | b'l')
+        && b[1..10]
+            .iter()
+            .all(|c| matches!(c, b'r' | b'w' | b'x' | b'-' | b's' | b'S' | b't' | b'T'))
+        && b[10] == b' '
+        && {
+            let mut w = t[11..].split_whitespace();
+            w.next().is_some_and(|o| o.contains('/')) && w.next().is_some_and(|n| n.bytes().all(|c| c.is_ascii_digit()))
+        }
+        && t.has(" ./")
+}
+
 /// A terminal panel's frame (rich's and other TUI libraries' box drawing): `│ OS: linux   │` is
 /// the line inside the frame, and a border line (`╭────╮`, `├──┤`) holds nothing.
 fn strip_frame(t: &str) -> &str {
@@ -861,6 +881,22 @@ mod tests {
                 ""
             ]
         );
+    }
+
+    #[test]
+    fn archive_listings_are_members_not_installed_files() {
+        // values ours
+        assert!(super::archive_member(
+            "-rw-r--r-- root/root   4960656 2026-07-28 16:49 ./opt/rocm/core-7.15/lib/librocdxg.so.1.1.0"
+        ));
+        assert!(super::archive_member(
+            "drwxr-xr-x root/root         0 2026-07-28 16:49 ./opt/rocm/"
+        ));
+        // `ls -l` of an installed tree: owner and group apart, an absolute path
+        assert!(!super::archive_member(
+            "-rw-r--r-- 1 root root 4960656 Jul 28 16:49 /opt/rocm/core-7.15/lib/librocdxg.so.1.1.0"
+        ));
+        assert!(!super::archive_member("drwxr-xr-x root/root see ./README"));
     }
 
     #[test]

@@ -105,6 +105,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut one_per_line = false;
     // whether any line names torch (looked for once, at the first bare `HIP:` label)
     let mut names_torch: Option<bool> = None;
+    // a `torch/version.py` is shown (its `__version__` line came first)
+    let mut version_py = false;
     for (i, l) in lines.iter().enumerate() {
         let t = trim(&l.text);
         if l.command || t.starts_with("python") || t.has("print(") {
@@ -156,11 +158,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             continue;
         }
-        // a torch build's version alone on a line (`2.8.0+cu128`, a script's bare print whose
-        // command was cut): its local tag is torch's own (`+cuNNN`, `+rocmX.Y`, `+cpu`)
-        if expect.is_empty() && seen.torch.is_none() && tagged_torch(t) {
+        if version_file(t, expect.is_empty(), &mut version_py, seen, l.no) {
             fired = true;
-            seen.torch = Some(seen.at(t.to_string(), l.no));
             continue;
         }
         if let Some(b) = availability_label(t) {
@@ -287,6 +286,39 @@ fn take_print(what: &str, tok: &str, no: u32, seen: &mut Seen) -> bool {
     true
 }
 
+/// A line of torch's own `torch/version.py` (`__version__ = '2.13.0a0+rocm7.14.0a20260527'`,
+/// then `hip: Optional[str] = '7.13.60850'`, older builds `hip = '6.2.41133-…'`): the `hip`
+/// line counts only after the `__version__` one (`seen_version`). Or, where no command's
+/// output is expected (`bare`), a torch build's version alone on a line (`2.8.0+cu128`, a
+/// script's bare print whose command was cut): its local tag is torch's own (`+cuNNN`,
+/// `+rocmX.Y`, `+cpu`).
+fn version_file(t: &str, bare: bool, seen_version: &mut bool, seen: &mut Seen, no: u32) -> bool {
+    if bare && seen.torch.is_none() && tagged_torch(t) {
+        seen.torch = Some(seen.at(t.to_string(), no));
+        return true;
+    }
+    if let Some(v) = t.strip_prefix("__version__ = '").and_then(|r| r.strip_suffix('\''))
+        && tagged_torch(v)
+    {
+        *seen_version = true;
+        let at = seen.at(v.to_string(), no);
+        Seen::first(&mut seen.torch, at);
+        return true;
+    }
+    if *seen_version
+        && let Some(v) = t
+            .strip_prefix("hip: Optional[str] = '")
+            .or_else(|| t.strip_prefix("hip = '"))
+            .and_then(|r| r.strip_suffix('\''))
+        && hip_version(v)
+    {
+        let at = seen.at(v.to_string(), no);
+        Seen::first(&mut seen.torch_hip, at);
+        return true;
+    }
+    false
+}
+
 /// A torch version with torch's own local tag (`2.8.0+cu128`, `2.9.1+rocm6.4`,
 /// `2.10.0+rocm7.2.0.git7e1940d4`, `2.7.0+cpu`), major 1 or more (torchvision's are 0.x); a
 /// tag with more after CUDA's number (`+cu12torch2.8cxx11abiFALSE`, flash-attn's) is not one.
@@ -305,7 +337,14 @@ fn tagged_torch(t: &str) -> bool {
                 digits(n) && (2..=3).contains(&n.len())
             } else if let Some(r) = tag.strip_prefix("rocm") {
                 let r = r.split(".git").next().unwrap_or(r);
-                r.split('.').all(digits)
+                // a TheRock nightly's release (`rocm7.14.0a20260527`, `rocm7.0.0rc20250917`)
+                let pre = |p: &str| {
+                    let n = p.bytes().take_while(u8::is_ascii_digit).count();
+                    n > 0 && ["a", "rc"].iter().any(|m| p[n..].strip_prefix(m).is_some_and(&digits))
+                };
+                let parts: Vec<&str> = r.split('.').collect();
+                parts.iter().all(|p| digits(p))
+                    || (parts.len() == 3 && parts[..2].iter().all(|p| digits(p)) && pre(parts[2]))
             } else {
                 false
             }
@@ -410,6 +449,28 @@ fn device_name_call(t: &str) -> Option<Option<u32>> {
 mod tests {
     use super::super::run;
     use super::{read, tagged_torch};
+
+    #[test]
+    fn torchs_version_file_shown() {
+        // `cat torch/version.py` (values ours)
+        let t = "__version__ = '2.12.0+rocm7.14.0'\ndebug = False\ncuda: Optional[str] = None\nhip: Optional[str] = '7.14.26100-abc1234'\n";
+        let (fired, s) = run(read, t);
+        assert!(fired);
+        assert_eq!(s.torch.as_ref().map(|v| v.v.as_str()), Some("2.12.0+rocm7.14.0"));
+        assert_eq!(s.torch_hip.as_ref().map(|v| v.v.as_str()), Some("7.14.26100-abc1234"));
+        // a nightly's version file
+        let (_, s) = run(
+            read,
+            "__version__ = '2.11.0a0+rocm7.12.0a20260301'\nhip: Optional[str] = '7.12.26050'\n",
+        );
+        assert_eq!(
+            s.torch.as_ref().map(|v| v.v.as_str()),
+            Some("2.11.0a0+rocm7.12.0a20260301")
+        );
+        // a hip line without the version file is no torch's
+        let (_, s) = run(read, "hip = '6.2.41133'\n");
+        assert!(s.torch_hip.is_none());
+    }
 
     #[test]
     fn version_scans_equal_the_regexes() {
