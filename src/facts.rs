@@ -946,6 +946,9 @@ pub enum EventKind {
     /// torch says it has no GPU backend (`Torch not compiled with CUDA enabled`): a CPU-only
     /// build (a ROCm build answers to `torch.cuda` through HIP and never says this).
     TorchCpuBuild,
+    /// torch's CUDA runtime found no NVIDIA driver (`Found no NVIDIA driver on your system`):
+    /// a CUDA build (a ROCm build says `No HIP GPUs are available` where it finds no GPU).
+    TorchCudaBuild,
     /// The GPU's device node exists but does not open for this user (`Unable to open /dev/kfd
     /// read-write: Permission denied`, rocminfo's line): groups or container flags.
     DeviceAccessDenied,

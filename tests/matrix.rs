@@ -118,7 +118,7 @@ fn schema_4_fields_are_checked() {
 
 #[test]
 fn newer_schema_is_refused_clearly() {
-    let d = broken("matrix.yaml", |t| t.replace("schema: 5", "schema: 99"));
+    let d = broken("matrix.yaml", |t| t.replace("schema: 6", "schema: 99"));
     assert!(
         d[0].starts_with("matrix.yaml:2:1 M002") || d[0].contains("M002"),
         "{d:?}"

@@ -238,6 +238,29 @@ fn a_missing_kfd_node_in_a_paste_is_rc302_on_linux_only() {
     assert!(!codes(&probe).contains(&"RC302"), "{:?}", codes(&probe));
 }
 
+/// RC304 from torch's own words (event class of schema 6): `Found no NVIDIA driver on your
+/// system` is a CUDA build's, also where pip's log shows the bare version it put in place of a
+/// ROCm wheel; not where the paste names ZLUDA (values ours, shapes of 2026 threads).
+#[test]
+fn found_no_nvidia_driver_is_a_cuda_build() {
+    let swap = "  Attempting uninstall: torch\n    Found existing installation: torch 2.11.0+rocm7.2\n    Uninstalling torch-2.11.0+rocm7.2:\n      Successfully uninstalled torch-2.11.0+rocm7.2\nSuccessfully installed torch-2.9.1 torchvision-0.24.1\n";
+    let err = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n";
+    let t = read("swap", &format!("{swap}{err}"));
+    assert_eq!(
+        t.summary.torch.as_deref(),
+        Some("2.9.1"),
+        "the installed torch, not the removed one"
+    );
+    assert!(codes(&t).contains(&"RC304"), "{:?}", codes(&t));
+    let alone = read("alone", err);
+    assert!(codes(&alone).contains(&"RC304"), "{:?}", codes(&alone));
+    let zluda = read("zluda", &format!("Using ZLUDA in C:\\ZLUDA\n{err}"));
+    assert!(!codes(&zluda).contains(&"RC304"), "{:?}", codes(&zluda));
+    // a ROCm build's version says which build it is: torch's message does not outrank it
+    let rocm = read("rocm", &format!("torch 2.9.1+rocm6.4\n{err}"));
+    assert!(!codes(&rocm).contains(&"RC304"), "{:?}", codes(&rocm));
+}
+
 /// Traps through the whole pipeline: rocm-smi's `gfx11002` and KFD's 90402.
 #[test]
 fn display_quirks_decode_to_real_targets() {

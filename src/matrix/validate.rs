@@ -8,7 +8,7 @@ use crate::version::{Gfx, Range, Version};
 use std::collections::{BTreeMap, HashSet};
 
 /// The layout version this build of rocmcheck understands.
-pub const SCHEMA: u32 = 5;
+pub const SCHEMA: u32 = 6;
 
 /// The files a matrix consists of, in load order.
 pub const FILES: &[&str] = &[
@@ -1345,6 +1345,7 @@ const EVENT_NAMES: &[(&str, crate::facts::EventKind)] = {
         ("no-device", E::NoDevice),
         ("library-load-failed", E::LibraryLoadFailed),
         ("torch-cpu-build", E::TorchCpuBuild),
+        ("torch-cuda-build", E::TorchCudaBuild),
         ("device-access-denied", E::DeviceAccessDenied),
         ("device-node-missing", E::DeviceNodeMissing),
     ]

@@ -62,6 +62,9 @@ pub struct Agent {
     pub vram: Option<At<u64>>,
     /// Bytes of GTT.
     pub gtt: Option<At<u64>>,
+    /// A label calls it the integrated GPU (`- iGPU: AMD Radeon Graphics / Granite Ridge`): its
+    /// kind where its target does not say one.
+    pub integrated: bool,
 }
 
 impl Agent {
@@ -130,6 +133,9 @@ pub struct Seen {
     pub rocm_core: Option<At<(String, String)>>,
     /// `torch.cuda.is_available()` as shown (collect_env's `Is CUDA available`, a print).
     pub torch_gpu_available: Option<At<bool>>,
+    /// The targets the torch build carries, as printed (`torch.cuda.get_arch_list()`'s list, a
+    /// line labelled as its arch list).
+    pub torch_arch: Option<At<Vec<String>>>,
     /// Run-time reports (HIP errors, GPU faults, a crashed report), in order, one per kind and
     /// target (the first line that shows it).
     pub events: Vec<At<crate::facts::RuntimeEvent>>,
@@ -528,8 +534,13 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
         router.scan(&lines, &mut seen);
         platform::scan(&lines, &mut seen);
         pci::scan(&lines, &mut seen);
-        // only where torch is a CUDA build: a pass over the lines for a rare word
-        let cuda_torch = seen.torch_cuda.is_some() || seen.torch.as_ref().is_some_and(|t| t.v.contains("+cu"));
+        // only where torch is (or says it is) a CUDA build: a pass over the lines for a rare word
+        let cuda_torch = seen.torch_cuda.is_some()
+            || seen.torch.as_ref().is_some_and(|t| t.v.contains("+cu"))
+            || seen
+                .events
+                .iter()
+                .any(|e| e.v.kind == crate::facts::EventKind::TorchCudaBuild);
         if cuda_torch && !seen.zluda {
             seen.zluda = lines.iter().any(|l| names_zluda(&l.text));
         }
@@ -897,10 +908,11 @@ fn merge(seen: &Seen, matrix: &Matrix) -> Vec<Merged> {
                 }
             }),
         };
-        let apu = hw
-            .as_ref()
-            .and_then(|h| matrix.gpu(&h.v))
-            .is_some_and(|g| g.kind == GpuKind::Apu);
+        // the target's kind, else what the paste's label calls it
+        let apu = match hw.as_ref().and_then(|h| matrix.gpu(&h.v)) {
+            Some(g) => g.kind == GpuKind::Apu,
+            None => a.integrated,
+        };
         out.push(Merged {
             agent: a,
             hw,
@@ -1444,6 +1456,7 @@ fn pip_and_torch_facts(seen: &Seen, f: &mut Facts, names: &[String], matrix: &Ma
                 cuda: seen.torch_cuda.as_ref().map(|t| t.v.clone()),
                 gpu_available: seen.torch_gpu_available.as_ref().map(|a| a.v),
                 zluda: seen.zluda,
+                arch_list: seen.torch_arch.as_ref().map(|a| a.v.clone()).unwrap_or_default(),
                 // a typed install step's index, where the step installs torch
                 index_urls: seen
                     .prose
@@ -1471,6 +1484,11 @@ fn names_zluda(t: &str) -> bool {
 fn env_facts(seen: &mut Seen, f: &mut Facts, names: &[String]) {
     let o = |s: Src| origin(names, s);
     for e in &seen.events {
+        // a paste that names ZLUDA runs a CUDA build on purpose: a CUDA build's words there are
+        // ZLUDA's matter, not a wheel installed by mistake
+        if seen.zluda && e.v.kind == crate::facts::EventKind::TorchCudaBuild {
+            continue;
+        }
         f.events.push(Sourced::new(e.v.clone(), o(e.src)));
     }
     for e in &seen.env {

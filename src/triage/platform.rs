@@ -113,6 +113,8 @@ enum Hint {
     SharedObject,
     /// A distribution's name: Linux if a version follows it ([`distro_version`]).
     Distro,
+    /// `manylinux`: Linux if a downloaded wheel's file name holds it ([`linux_wheel_fetched`]).
+    ManyLinux,
 }
 
 /// Every literal of the platform scan, with what it says. One automaton finds them all in one
@@ -171,6 +173,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     // /opt/homebrew/lib`); a path a program looks for (`/dev/kfd`) does not outrank them
     (".dylib", Hint::Macos),
     ("/opt/homebrew/", Hint::Macos),
+    // Vulkan on Apple's Metal (`ggml_vulkan: 0 = AMD Radeon RX 6900 XT (MoltenVK) | …`): the
+    // layer exists only for Apple's systems
+    ("MoltenVK", Hint::Macos),
     // Mesa's Vulkan driver on the amdgpu kernel driver (libdrm): Linux (WSL has no amdgpu)
     ("radv/amdgpu:", Hint::Linux),
     ("Linux x86_64", Hint::Linux),
@@ -181,7 +186,10 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("(HSA1.1,LC)", Hint::Linux),
     // pytest's session header (`platform linux -- Python 3.11.13, pytest-9.0.2, …`)
     ("platform linux -- Python", Hint::Linux),
-    ("manylinux", Hint::Linux),
+    // pip's and uv's download of a manylinux wheel (`Downloading torch-…-manylinux_2_28_x86_64.whl
+    // (3.1 GB)`); a tag named in a resolver's hint (`Wheels are available … on the following
+    // platform: `manylinux_2_28_x86_64``) is where a wheel exists, not where the user is
+    ("manylinux", Hint::ManyLinux),
     ("] amdgpu ", Hint::Linux),
     ("kernel: amdgpu", Hint::Linux),
     // strace's system calls relative to the working directory (`openat(AT_FDCWD, "…", O_RDONLY)`):
@@ -204,6 +212,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("/sys/class/drm/", Hint::Linux),
     ("/sys/module/amdgpu", Hint::Linux),
     ("/home/", Hint::Linux),
+    // Ollama's Linux install (its install script's `/usr/local/lib/ollama`, distributions'
+    // `/usr/lib/ollama`); on Windows it lives under `AppData`, on macOS in its app bundle
+    ("/lib/ollama/", Hint::Linux),
     // Linux distributions' own paths and tools: debug sources, multiarch and lib64 libraries,
     // glibc's backtrace frames (`libfoo.so(+0x108bd)`), apt's and dpkg's messages
     ("/usr/src/", Hint::Linux),
@@ -299,6 +310,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("PowerShell", Hint::Windows),
     // Windows' OpenCL-on-D3D12 layer and its software adapter
     ("OpenCLOn12", Hint::Windows),
+    // the Windows Display Driver Model a GPU's driver is written for (fastfetch's
+    // `"platformApi": "WDDM 3.2"`, nvidia-smi's driver-model column)
+    ("WDDM", Hint::Windows),
     ("Microsoft Basic Render Driver", Hint::Windows),
     // cmd's `pause`
     ("Press any key to continue . . .", Hint::Windows),
@@ -324,9 +338,9 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
     let h = &mut seen.platform_hints;
     let src = |no| Src { file, line: no };
     // one search over all lines: each line's hint kinds, a bit each
-    let mut kinds = vec![0u8; lines.len()];
-    super::paste::matches_by_line(lines, automaton(), |i, p| kinds[i] |= 1 << NEEDLES[p].1 as u8);
-    let on = |k: u8, h: Hint| k & (1 << h as u8) != 0;
+    let mut kinds = vec![0u16; lines.len()];
+    super::paste::matches_by_line(lines, automaton(), |i, p| kinds[i] |= 1 << NEEDLES[p].1 as u16);
+    let on = |k: u16, h: Hint| k & (1 << h as u16) != 0;
     for (l, &k) in lines.iter().zip(&kinds) {
         if h.wsl.is_some() && h.windows.is_some() && h.macos.is_some() && h.linux.is_some() && h.kernel_log.is_some() {
             break;
@@ -383,6 +397,7 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
         if h.linux.is_none()
             && (linux
                 || (so && shared_object(t))
+                || (on(k, Hint::ManyLinux) && linux_wheel_fetched(t))
                 || t.trim_start().starts_with("Singularity>")
                 || t.trim_start().starts_with("Apptainer>")
                 || lspci_line(t)
@@ -394,6 +409,13 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
             h.linux = Some(src(l.no));
         }
     }
+}
+
+/// A wheel file with a manylinux tag whose size follows it, as pip and uv print what they download
+/// or take from their cache (`…-manylinux_2_28_x86_64.whl (225.3 MB)`, `….whl.metadata (5.2 kB)`).
+fn linux_wheel_fetched(t: &str) -> bool {
+    t.find("manylinux")
+        .is_some_and(|p| t[p..].has(".whl (") || t[p..].has(".whl.metadata ("))
 }
 
 /// The reporter saying where they run (`I'm running under WSL on an AMD 7900 XTX.`, `I am running
@@ -712,6 +734,12 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
             (d > 0 && d <= 2).then(|| t[d..].strip_prefix(". ")).flatten()
         })
         .unwrap_or(t);
+    // a rolling distribution, which has no release to write (`- Arch Linux`, a form's answer
+    // `CachyOS`): the whole item is its name
+    let bare = rest.trim().trim_matches(['*', '_', '`']).trim().trim_end_matches('.');
+    if bare.len() <= 20 && ROLLING.iter().any(|n| bare.eq_ignore_ascii_case(n)) {
+        return Some(bare);
+    }
     // a long line only where it is a record, not sentences (a build bot's host line of 230
     // characters)
     if rest.len() > 400 || (rest.len() > 200 && rest.contains(". ")) || !rest.bytes().any(|b| b.is_ascii_digit()) {
@@ -772,6 +800,27 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
         None => found,
     })
 }
+
+/// Rolling distributions' names, which an OS item writes without a release.
+const ROLLING: &[&str] = &[
+    "Arch Linux",
+    "ArchLinux",
+    "Artix Linux",
+    "CachyOS",
+    "EndeavourOS",
+    "Garuda Linux",
+    "Manjaro",
+    "Manjaro Linux",
+    "openSUSE Tumbleweed",
+    "Gentoo",
+    "Gentoo Linux",
+    "Void Linux",
+    "Fedora Rawhide",
+    "Debian sid",
+    "Debian unstable",
+    "Debian testing",
+    "NixOS unstable",
+];
 
 /// One item that is only a Linux distribution's name.
 pub(crate) fn os_name(t: &str) -> bool {
@@ -1257,6 +1306,11 @@ mod tests {
             ("- Ubuntu 24.04.3 LTS (kernel 6.14)", Some("Ubuntu 24.04.3 LTS")),
             ("- Ubuntu 24.04.3 LTS (WSL)", Some("Ubuntu 24.04.3 LTS")),
             ("- Fedora 43 (host)", Some("Fedora 43")),
+            // a rolling distribution alone, without a release (a typed setup list)
+            ("- Arch Linux", Some("Arch Linux")),
+            ("**CachyOS**", Some("CachyOS")),
+            ("- Arch Linux is what I use, with an RX 7900 XTX", None),
+            ("- Archive", None),
         ] {
             assert_eq!(item_os(t), want, "{t:?}");
         }
@@ -1275,6 +1329,38 @@ mod tests {
         ] {
             assert_eq!(wsl_distro_line(t), want, "{t:?}");
         }
+    }
+
+    #[test]
+    fn a_wheel_tag_is_linux_only_where_a_wheel_was_fetched() {
+        // uv's resolver hint names where wheels exist; the tag it could not match is the user's
+        // (the shape of a 2026 pull request's quoted uv error; values ours)
+        let hint = "tag (e.g., `win_amd64`) and you require torch==2.9.1+rocm6.3\n\
+                    hint: Wheels are available for `torch` (v2.9.1+rocm6.3) on the following\n\
+                    platform: `manylinux_2_28_x86_64`\n";
+        assert_eq!(platform(hint), Some(Platform::Windows));
+        assert_eq!(
+            platform("  Downloading torch-2.9.1+rocm6.4-cp312-cp312-manylinux_2_28_x86_64.whl (4.1 GB)\n"),
+            Some(Platform::Linux)
+        );
+        assert_eq!(
+            platform("pip install torch-2.9.1-cp312-cp312-manylinux_2_28_x86_64.whl\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn moltenvk_and_ollama_paths_name_their_platform() {
+        // ggml's Vulkan device line on Apple's Vulkan layer; Ollama's bundled rocBLAS on Linux
+        // (shapes of 2026 threads; values ours)
+        assert_eq!(
+            platform("ggml_vulkan: 0 = AMD Radeon RX 6800 (MoltenVK) | uma: 0 | fp16: 1\n"),
+            Some(Platform::Macos)
+        );
+        assert_eq!(
+            platform("rocBLAS error: Cannot read /usr/local/lib/ollama/rocm/rocblas/library/TensileLibrary.dat\n"),
+            Some(Platform::Linux)
+        );
     }
 
     #[test]

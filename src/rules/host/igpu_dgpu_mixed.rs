@@ -100,7 +100,7 @@ impl Rule for IgpuDgpuMixed {
         // `device 0x0000` would be a wrong fact
         let name = |i: usize| {
             let g = &f.gpus[i];
-            let gfx = g.gfx.as_deref().unwrap_or("?");
+            let gfx = g.gfx.as_deref().unwrap_or("target not shown");
             match (&g.name, g.device_id) {
                 (Some(n), _) => format!("GPU {i} {n} ({gfx})"),
                 (None, 0) => format!("GPU {i} ({gfx})"),

@@ -10,11 +10,12 @@ declare_rule! {
     /// The torch imported by the Python probe has no `torch.version.hip`: it is a CUDA build
     /// (`+cu124`, `torch.version.cuda` set) or a CPU-only build. On a machine with AMD GPUs
     /// this is an error; on a machine without one it is reported as a warning, plainly, so
-    /// that nobody mistakes the setup for a ROCm one. In a paste that shows no version, torch's
-    /// own words for a build without a GPU backend (`Torch not compiled with CUDA enabled`, the
-    /// `torch-cpu-build` signatures) say it is a CPU-only build; not on macOS, where the Metal
-    /// build says the same. A CUDA build in a paste that names ZLUDA, which runs CUDA programs
-    /// on AMD GPUs, is not reported.
+    /// that nobody mistakes the setup for a ROCm one. In a paste that shows no version (or a
+    /// bare one, `2.9.1`, that does not say its build), torch's own words say which: `Torch not
+    /// compiled with CUDA enabled` (the `torch-cpu-build` signatures) a CPU-only build, not on
+    /// macOS, where the Metal build says the same; `Found no NVIDIA driver on your system` (the
+    /// `torch-cuda-build` signatures) a CUDA build. A CUDA build in a paste that names ZLUDA,
+    /// which runs CUDA programs on AMD GPUs, is not reported.
     ///
     /// ## Why it matters
     /// Only ROCm builds of torch drive AMD GPUs. `pip install torch` from PyPI gives a CUDA build
@@ -76,6 +77,9 @@ impl Rule for TorchNotRocmBuild {
             .and_then(|v| v.split_once('+'))
             .is_some_and(|(_, local)| local.to_ascii_lowercase().starts_with("cpu"));
         if kind == "cpu" && !says_cpu && t.value.hip.is_none() && t.value.cuda.is_none() {
+            // torch's own words may say which (`Found no NVIDIA driver on your system` after
+            // pip put PyPI's `torch-2.9.1` in place of a ROCm wheel)
+            cpu_build_reported(cx, out);
             return;
         }
         let v = t.value.version.as_deref().unwrap_or("?");
@@ -126,17 +130,26 @@ impl Rule for TorchNotRocmBuild {
     }
 }
 
-/// torch's own words for a build without a GPU backend (`Torch not compiled with CUDA enabled`,
-/// the `torch-cpu-build` signatures) where the paste shows no version: a CPU-only wheel. Not on
-/// macOS, where the same words come from the Metal build.
+/// torch's own words for a build without a ROCm backend where the paste shows no version (or
+/// one that does not say its build): `Torch not compiled with CUDA enabled` (the `torch-cpu-build`
+/// signatures), a CPU-only wheel, not on macOS, where the same words come from the Metal build;
+/// `Found no NVIDIA driver on your system` (`torch-cuda-build`), a CUDA wheel, not where the paste
+/// names ZLUDA.
 fn cpu_build_reported(cx: &Context, out: &mut Vec<Finding>) {
+    use crate::facts::EventKind;
     let f = cx.facts;
+    let zluda = f.torch.as_ref().is_some_and(|t| t.value.zluda);
     let Some(e) = f
         .events
         .iter()
-        .find(|e| e.value.kind == crate::facts::EventKind::TorchCpuBuild)
+        .find(|e| e.value.kind == EventKind::TorchCpuBuild || (e.value.kind == EventKind::TorchCudaBuild && !zluda))
     else {
         return;
+    };
+    let what = if e.value.kind == EventKind::TorchCudaBuild {
+        "a CUDA build"
+    } else {
+        "a CPU-only build"
     };
     if f.platform
         .as_ref()
@@ -165,7 +178,7 @@ fn cpu_build_reported(cx: &Context, out: &mut Vec<Finding>) {
     };
     let mut finding = Finding::new(
         &TorchNotRocmBuild::META,
-        "torch is a CPU-only build: it cannot use the AMD GPU",
+        format!("torch is {what}: it cannot use the AMD GPU"),
         e.origin.clone(),
     )
     .evidence(e.value.text.clone())

@@ -732,6 +732,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 continue;
             }
             let vram = device_line_size(t, name).map(|v| At { v, src });
+            let label = labelled(t).map(|(k, _)| k.to_ascii_lowercase());
+            let integrated = label
+                .as_deref()
+                .is_some_and(|k| matches!(k, "igpu" | "integrated gpu" | "integrated graphics" | "integrated"));
             seen.agents.push(Agent {
                 reader: "free_form",
                 src,
@@ -742,6 +746,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 // a device's label and index before the name (`HIP dev 1 : AMD Radeon …`) tie it
                 // to another reader's view of that device
                 index: labelled(t).and_then(|(k, _)| super::key_value::device_index_key(k)),
+                integrated,
                 ..Agent::default()
             });
         }

@@ -1047,8 +1047,19 @@ pub fn cut_tail(name: &str) -> &str {
         // letters or more is none, save a model suffix typed in lower case (`6800 xt`)
         let prose_word =
             w.len() >= 3 && w.bytes().all(|b| b.is_ascii_lowercase()) && !matches!(w, "xtx" | "gre" | "pro" | "max");
+        // a sentence's short word (`detected my Radeon 780M as gfx1103`) or a target after the
+        // name: no product writes either
+        let short_word = matches!(
+            w,
+            "as" | "is" | "in" | "at" | "to" | "by" | "or" | "of" | "vs" | "an" | "if" | "it" | "so" | "be"
+        );
+        let target = l
+            .strip_prefix("gfx")
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
         if size
             || prose_word
+            || short_word
+            || target
             || matches!(
                 l.as_str(),
                 "with" | "w/" | "and" | "on" | "for" | "using" | "has" | "gb" | "gib"
@@ -1729,6 +1740,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             {
                 continue;
             }
+            // a wheel's platform tag (uv's `Wheels are available … on the following platform:
+            // `manylinux_2_28_x86_64``) names where a file was built for, not the user's system
+            if fact == Fact::Os && wheel_platform_tag(norm_value(v)) {
+                continue;
+            }
             // `Platform: Framework Desktop`: `platform` is an OS only when its value names one
             if fact == Fact::Os && key == "platform" && crate::triage::platform::from_os_name(norm_value(v)).is_none() {
                 // a platform that is the GPU (`Platform: AMD MI355X`, an issue form's field)
@@ -1752,6 +1768,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     take_rows(&blocks.table_rows, seen, &mut st);
     seen.key_synonyms = syn;
     finish(lines, seen, st)
+}
+
+/// A Python wheel's platform tag (`manylinux_2_28_x86_64`, `musllinux_1_2_aarch64`,
+/// `linux_x86_64`, `win_amd64`, `macosx_14_0_arm64`): one word, a known prefix.
+fn wheel_platform_tag(v: &str) -> bool {
+    let v = v.trim_matches(|c: char| c == '`' || c == '\'' || c == '"');
+    !v.is_empty()
+        && !v.contains(char::is_whitespace)
+        && ["manylinux", "musllinux", "linux_", "win_", "win32", "macosx_"]
+            .iter()
+            .any(|p| v.starts_with(p))
+        && v.contains('_')
 }
 
 /// An issue form's question about the OS (`The OS that Immich Server is running on`, `Which
@@ -3850,6 +3878,11 @@ mod tests {
         assert_eq!(cut_tail("AMD Radeon RX 7800 XT 16 GB"), "AMD Radeon RX 7800 XT");
         assert_eq!(cut_tail("Radeon RX 580 8 gb"), "Radeon RX 580");
         assert_eq!(cut_tail("Radeon RX 6600 8GB"), "Radeon RX 6600");
+        // a sentence's short word or a target after the name (a 2026 comment's shape; values
+        // ours); a lower-case model suffix stays
+        assert_eq!(cut_tail("Radeon 780M as `gfx1103` on Windows 11"), "Radeon 780M");
+        assert_eq!(cut_tail("Radeon RX 6800 gfx1030"), "Radeon RX 6800");
+        assert_eq!(cut_tail("Radeon RX 6800 xt is fine"), "Radeon RX 6800 xt");
         // a GPU another reader saw by name only, its target written beside the name elsewhere
         let lines =
             crate::triage::paste::lines("**Machine**: Ryzen AI 9 HX 370 + Radeon 890M (**gfx1150**), Windows 11\n");

@@ -152,6 +152,14 @@ fn install_log(t: &str, no: u32, seen: &mut Seen) -> Option<bool> {
     let p = t.at("Successfully installed ")?;
     for w in t[p + 23..].split_whitespace() {
         let Some((name, v)) = w.rsplit_once('-') else { continue };
+        // the torch this install left (`… torch-2.9.1 torchvision-0.24.1`, after pip's
+        // `Successfully uninstalled torch-2.11.0.dev20260118+rocm7.1`): what runs from now on
+        if name == "torch" && v.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+            fired = true;
+            seen.torch = Some(seen.at(v.to_string(), no));
+            seen.torch_from_pip = true;
+            continue;
+        }
         if rocm_like(name) && v.as_bytes().first().is_some_and(u8::is_ascii_digit) {
             fired = true;
             push(seen, name, v, no);

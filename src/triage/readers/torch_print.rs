@@ -96,6 +96,59 @@ fn hipcc_version_line(lines: &[Line], i: usize) -> bool {
 
 /// Reads torch version prints.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
+    let fired = arch_list(lines, seen);
+    read_prints(lines, seen) || fired
+}
+
+/// The targets a torch build carries, as a paste prints them: `torch.cuda.get_arch_list()`'s
+/// list (`['gfx900', 'gfx1100']`, alone or after the versions on one line) where the paste shows
+/// the call, or a line labelled as the build's arch list (`arch list: gfx1030, gfx1031`, `kernels
+/// built for: …`). Every item must be a target: a list with anything else is not the arch list.
+fn arch_list(lines: &[Line], seen: &mut Seen) -> bool {
+    if seen.torch_arch.is_some() {
+        return false;
+    }
+    let asked = lines.iter().any(|l| l.text.has("get_arch_list"));
+    for l in lines {
+        let t = trim(&l.text);
+        if t.len() > 2000 || !t.has("gfx") {
+            continue;
+        }
+        let value = if let Some((_, v)) = t.split_once(':').filter(|(label, _)| {
+            let label = label.to_ascii_lowercase();
+            label.len() <= 40
+                && ["arch list", "arch_list", "archlist", "kernels built for", "kernels for"]
+                    .iter()
+                    .any(|w| label.has(w))
+        }) {
+            Some(v)
+        } else if asked && !l.command && !t.has("print(") {
+            t.find('[').and_then(|a| t[a..].find(']').map(|b| &t[a + 1..a + b]))
+        } else {
+            None
+        };
+        let Some(value) = value else { continue };
+        let items: Vec<&str> = value
+            .split([',', ' ', '[', ']', '\'', '"', '`'])
+            .filter(|s| !s.is_empty())
+            .collect();
+        if items.is_empty() || items.len() > 64 {
+            continue;
+        }
+        let targets: Option<Vec<String>> = items
+            .iter()
+            .map(|i| (i.starts_with("gfx") && crate::version::Gfx::parse(i).is_ok()).then(|| i.to_string()))
+            .collect();
+        if let Some(targets) = targets {
+            seen.torch_arch = Some(seen.at(targets, l.no));
+            return true;
+        }
+    }
+    false
+}
+
+/// Prints of torch's versions, availability and device names (the module's doc).
+fn read_prints(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut expect: Vec<&'static str> = Vec::new(); // what the last command prints, in order
     let mut want_name: Option<Option<u32>> = None; // a get_device_name print is next (device index)
@@ -699,6 +752,34 @@ mod tests {
         assert!(s.torch.is_none());
         let (_, s) = run(read, "Is CUDA available: False\n");
         assert!(s.torch_gpu_available.is_none(), "collect_env's line is collect_env's");
+    }
+
+    #[test]
+    fn the_build_s_arch_list_as_printed() {
+        // get_arch_list()'s list after its call, on the versions' line or its own (u/13 of the
+        // 2026 build sets; values ours)
+        let (_, s) = run(
+            read,
+            "python -c \"import torch; print(torch.__version__, torch.version.hip); print(torch.cuda.get_arch_list())\"\n2.11.0+rocm7.12.0 7.12.60610 ['gfx1151']\n",
+        );
+        assert_eq!(s.torch_arch.map(|a| a.v), Some(vec!["gfx1151".to_string()]));
+        let (_, s) = run(
+            read,
+            ">>> torch.cuda.get_arch_list()\n['gfx900', 'gfx906', 'gfx90a:xnack-']\n",
+        );
+        assert_eq!(s.torch_arch.map(|a| a.v.len()), Some(3));
+        // a script's labelled line (a 2026 issue's table; values ours)
+        let (_, s) = run(
+            read,
+            "torch 2.11.0+rocm7.13.0\nkernels built for: gfx1030, gfx1031, gfx1032\n",
+        );
+        assert_eq!(s.torch_arch.map(|a| a.v.len()), Some(3));
+        // without the call a bracketed list is some other list; an item that is no target is no
+        // arch list
+        let (_, s) = run(read, "GPU_TARGETS = ['gfx1100', 'gfx1101']\n");
+        assert!(s.torch_arch.is_none());
+        let (_, s) = run(read, "print(torch.cuda.get_arch_list())\n['gfx1100', 'sm_90']\n");
+        assert!(s.torch_arch.is_none());
     }
 
     #[test]
