@@ -115,6 +115,36 @@ enum Hint {
     Distro,
     /// `manylinux`: Linux if a downloaded wheel's file name holds it ([`linux_wheel_fetched`]).
     ManyLinux,
+    /// A Linux directory (`/home/`, `/opt/rocm`): Linux unless every one follows a drive letter
+    /// ([`posix_path`]; TheRock's Windows builds print their CI's `C:/home/runner/_work/…`).
+    PosixPath,
+}
+
+/// The needles of [`Hint::PosixPath`].
+const POSIX_DIRS: &[&str] = &[
+    "/var/lib/",
+    "/opt/rocm",
+    "/home/",
+    "/usr/src/",
+    "/root/",
+    "/lib64/",
+    "/media/",
+];
+
+/// A Linux directory in `t` that is not a Windows path's (`C:/home/runner/_work/…`).
+fn posix_path(t: &str) -> bool {
+    let b = t.as_bytes();
+    POSIX_DIRS.iter().any(|d| {
+        memchr::memmem::find_iter(b, d.as_bytes()).any(|p| {
+            // one letter and a colon, the letter a word of its own (`C:/home/…`, not
+            // `OLLAMA_MODELS:/root/…`)
+            let drive = p >= 2
+                && b[p - 1] == b':'
+                && b[p - 2].is_ascii_alphabetic()
+                && (p == 2 || !(b[p - 3].is_ascii_alphanumeric() || b[p - 3] == b'_'));
+            !drive
+        })
+    })
 }
 
 /// Every literal of the platform scan, with what it says. One automaton finds them all in one
@@ -143,6 +173,11 @@ const NEEDLES: &[(&str, Hint)] = &[
     (".bat", Hint::WindowsFile),
     (".BAT", Hint::WindowsFile),
     ("[MSC v.", Hint::Windows),
+    // Python's interactive banner names the platform it was built for (`Python 3.12.3 (main, …)
+    // [GCC 13.3.0] on linux`, `… [MSC v.1942 64 bit (AMD64)] on win32`, `… [Clang …] on darwin`)
+    ("] on win32", Hint::Windows),
+    ("] on darwin", Hint::Macos),
+    ("] on linux", Hint::Linux),
     ("win_amd64", Hint::Windows),
     ("%HIP_PATH%", Hint::Windows),
     ("for Windows AMD64", Hint::Windows),
@@ -203,21 +238,21 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("Kernel driver in use:", Hint::Linux),
     // Linux's own file systems, home directories and ROCm's prefix (WSL shows its own lines
     // and wins)
-    ("/var/lib/", Hint::Linux),
-    ("/opt/rocm", Hint::Linux),
+    ("/var/lib/", Hint::PosixPath),
+    ("/opt/rocm", Hint::PosixPath),
     // amdgpu's device nodes, as containers are given them (`--device /dev/kfd`)
     ("/dev/kfd", Hint::Linux),
     ("/dev/dri", Hint::Linux),
     ("/sys/class/kfd", Hint::Linux),
     ("/sys/class/drm/", Hint::Linux),
     ("/sys/module/amdgpu", Hint::Linux),
-    ("/home/", Hint::Linux),
+    ("/home/", Hint::PosixPath),
     // Ollama's Linux install (its install script's `/usr/local/lib/ollama`, distributions'
     // `/usr/lib/ollama`); on Windows it lives under `AppData`, on macOS in its app bundle
     ("/lib/ollama/", Hint::Linux),
     // Linux distributions' own paths and tools: debug sources, multiarch and lib64 libraries,
     // glibc's backtrace frames (`libfoo.so(+0x108bd)`), apt's and dpkg's messages
-    ("/usr/src/", Hint::Linux),
+    ("/usr/src/", Hint::PosixPath),
     // Debian's Python layout and root's home (containers)
     ("/dist-packages/", Hint::Linux),
     // a venv's POSIX layout (Windows writes `Lib\\site-packages`); macOS shows its own names
@@ -230,9 +265,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("~22.04", Hint::Linux),
     ("~24.04", Hint::Linux),
     ("~26.04", Hint::Linux),
-    ("/root/", Hint::Linux),
+    ("/root/", Hint::PosixPath),
     // removable and data disks as udisks mounts them (macOS mounts under `/Volumes/`)
-    ("/media/", Hint::Linux),
+    ("/media/", Hint::PosixPath),
     // distribution names that are nothing else; others only before a version (`Ubuntu 24.04`)
     ("CachyOS", Hint::Linux),
     ("EndeavourOS", Hint::Linux),
@@ -272,7 +307,7 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("RHEL ", Hint::Distro),
     ("Pop!_OS ", Hint::Distro),
     ("NixOS ", Hint::Distro),
-    ("/lib64/", Hint::Linux),
+    ("/lib64/", Hint::PosixPath),
     // Linux's boot configuration and amdgpu/TTM kernel parameters; Mesa's RADV Vulkan driver
     ("GRUB_CMDLINE_LINUX", Hint::Linux),
     ("amdgpu.gttsize=", Hint::Linux),
@@ -365,7 +400,8 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
         // a line that says a device node is not there (Docker's `… adding custom device
         // "/dev/kfd": no such file or directory`, which Docker Desktop prints on Windows and
         // macOS too) is no sign of Linux
-        let linux = linux && !(t.has("/dev/") && (t.has("o such file or directory") || t.has("cannot access")));
+        let linux = (linux || (on(k, Hint::PosixPath) && posix_path(t)))
+            && !(t.has("/dev/") && (t.has("o such file or directory") || t.has("cannot access")));
         if h.kernel_log.is_none() && kernel_log_line(t) {
             h.kernel_log = Some(src(l.no));
         }
@@ -657,7 +693,8 @@ fn windows_name_line(t: &str) -> bool {
     let t = match if labelled { t.split_once(": ") } else { None } {
         Some((label, v))
             if label.len() <= 12
-                && label.bytes().all(|b| b.is_ascii_alphabetic() || b == b'*')
+                && label.bytes().all(|b| b.is_ascii_alphabetic() || b == b'*' || b == b' ')
+                && label.split(' ').count() <= 2
                 && v.len() >= 10
                 && v.as_bytes()[..8].eq_ignore_ascii_case(b"windows ") =>
         {
@@ -1360,6 +1397,35 @@ mod tests {
         assert_eq!(
             platform("rocBLAS error: Cannot read /usr/local/lib/ollama/rocm/rocblas/library/TensileLibrary.dat\n"),
             Some(Platform::Linux)
+        );
+    }
+
+    #[test]
+    fn python_s_banner_and_windows_build_paths() {
+        // the REPL's banner names its platform; TheRock's Windows builds print their CI's
+        // `C:/home/runner/…` paths, which are no Linux directory; a key's `:/root/…` is one
+        // (shapes of 2026 issues; values ours)
+        assert_eq!(
+            platform("Python 3.12.3 (main, Mar  3 2026, 12:15:18) [GCC 13.3.0] on linux\n"),
+            Some(Platform::Linux)
+        );
+        assert_eq!(
+            platform("Python 3.12.10 (tags/v3.12.10:0cc8128, Apr  8 2025) [MSC v.1943 64 bit (AMD64)] on win32\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(
+            platform(
+                "MIOpen(HIP): Error [C:/home/runner/_work/x/src/a.hpp:62] Buffered to file: C:\\Users\\me\\AppData\\Local\\Temp\\m.log\n"
+            ),
+            Some(Platform::Windows)
+        );
+        assert_eq!(
+            platform("env=\"map[OLLAMA_MODELS:/root/.ollama/models]\"\n"),
+            Some(Platform::Linux)
+        );
+        assert_eq!(
+            platform("Tested on: Windows 11, RX 9070 XT (gfx1201)\n"),
+            Some(Platform::Windows)
         );
     }
 

@@ -802,6 +802,18 @@ fn shown_name(name: &str) -> &str {
         Some(p) if shown.ends_with(')') && size_note(&shown[p..]) => &shown[..p],
         _ => shown,
     };
+    // a device count or index in brackets after the name (SD.Next's `device: AMD Radeon 780M
+    // Graphics (1)`): the name alone
+    let shown = match shown.rfind(" (") {
+        Some(p)
+            if shown.ends_with(')')
+                && shown.len() - p > 3
+                && shown[p + 2..shown.len() - 1].bytes().all(|c| c.is_ascii_digit()) =>
+        {
+            &shown[..p]
+        }
+        _ => shown,
+    };
     let shown = size_cut(shown);
     let shown = attributes_cut(shown);
     // `AMD Radeon 860M (RDNA 3.5, gfx1152)` cut at its target: the name without the open
@@ -893,6 +905,14 @@ fn from_name_start(name: &str) -> (&str, bool) {
         .find(|v| p >= v.len() && word_at(p - v.len(), v))
     {
         p -= v.len();
+    }
+    // a quoted value of a logfmt field (`Torch detected: gpu="AMD Radeon 780M Graphics"
+    // vram=12794 arch=(11, 0)`, SD.Next's start-up line): the name is what the quotes hold
+    // (the line's first quoted value only: `card="3",…,type="AMD Instinct MI210"` names which GPU
+    // the line is before the name, and is kept whole below)
+    if p >= 2 && b[p - 1] == b'"' && matches!(b[p - 2], b'=' | b':' | b' ') && !name[..p - 1].contains('"') {
+        let end = name[p..].find('"').map_or(name.len(), |e| p + e);
+        return (&name[p..end], false);
     }
     // a vendor named before (lspci's `Advanced Micro Devices, Inc. [AMD/ATI] Krackan [Radeon
     // 840M / 860M Graphics]`): the die's name between is part of what names the product; so is
@@ -1320,6 +1340,21 @@ mod tests {
     fn a_count_before_the_name_is_cut() {
         // typed hardware lines (values ours)
         assert_eq!(super::shown_name("4\u{d7} Radeon PRO V620"), "Radeon PRO V620");
+        // a device count after the name (SD.Next's system info; values ours)
+        assert_eq!(
+            super::shown_name("AMD Radeon 780M Graphics (1)"),
+            "AMD Radeon 780M Graphics"
+        );
+        // a logfmt field's quoted value is the name; a line whose first field says which card
+        // keeps its prefix
+        assert_eq!(
+            super::from_name_start("gpu=\"AMD Radeon 780M Graphics\" vram=12794 arch=(11, 0)"),
+            ("AMD Radeon 780M Graphics", false)
+        );
+        assert_eq!(
+            super::from_name_start("card=\"3\",type=\"AMD Instinct MI210\"").0,
+            "card=\"3\",type=\"AMD Instinct MI210\""
+        );
         assert_eq!(super::shown_name("2x AMD Instinct MI210"), "AMD Instinct MI210");
         assert_eq!(super::shown_name("8 x MI300X"), "MI300X");
         // a model number that starts with a digit and an x-word are no count

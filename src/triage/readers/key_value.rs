@@ -398,8 +398,11 @@ fn without_wsl<'a>(v: &'a str, seen: &mut Seen, no: u32) -> &'a str {
 
 /// A label whose value is `key=value` fields (an app's start-up lines: `Python: version=3.12.10
 /// platform=Windows bin=…`): each field but a `version`, which is the label's product's (`ROCm:
-/// version=7.2` is what a launcher found, on Windows the HIP SDK, not the ROCm torch runs on).
-fn label_fields<'a>((_, v): (&'a str, &'a str)) -> Vec<(&'a str, &'a str)> {
+/// version=7.2` is what a launcher found, on Windows the HIP SDK, not the ROCm torch runs on),
+/// save torch's (`Torch backend: version="2.10.0+rocm7.12.0a20260228" type=ROCm`): the version
+/// of the torch the app imported.
+fn label_fields<'a>((label, v): (&'a str, &'a str)) -> Vec<(&'a str, &'a str)> {
+    let torch_label = label.trim().get(..5).is_some_and(|w| w.eq_ignore_ascii_case("torch"));
     let v = v.trim();
     let first = v.split(' ').next().unwrap_or("");
     let Some((k0, _)) = first.split_once('=') else {
@@ -421,8 +424,8 @@ fn label_fields<'a>((_, v): (&'a str, &'a str)) -> Vec<(&'a str, &'a str)> {
     }
     fields
         .into_iter()
-        .filter(|(k, x)| key(k) && *k != "version" && !x.is_empty())
-        .map(|(k, x)| (k, x.trim_end_matches([',', ';'])))
+        .filter(|(k, x)| key(k) && (*k != "version" || torch_label) && !x.is_empty())
+        .map(|(k, x)| (if k == "version" { "torch" } else { k }, x.trim_end_matches([',', ';'])))
         .collect()
 }
 
@@ -651,6 +654,24 @@ fn squashed(t: &str) -> Vec<&str> {
 
 /// A log line's level tag before its message (`[INFO] GPU arch: gfx1102`) is not part of a key.
 fn strip_log_level(t: &str) -> &str {
+    // a bare upper-case level padded to its column (Python's rich logging: `INFO     Torch
+    // backend: version=…`)
+    if t.as_bytes().first().is_some_and(u8::is_ascii_uppercase) {
+        for l in [
+            "INFO ",
+            "DEBUG ",
+            "WARNING ",
+            "WARN ",
+            "ERROR ",
+            "TRACE ",
+            "NOTICE ",
+            "CRITICAL ",
+        ] {
+            if let Some(rest) = t.strip_prefix(l) {
+                return rest.trim_start();
+            }
+        }
+    }
     let Some(rest) = t.strip_prefix('[') else { return t };
     let Some(end) = rest.find(']') else { return t };
     const LEVELS: &[&str] = &["info", "warn", "warning", "debug", "error", "notice", "trace"];
@@ -1048,10 +1069,10 @@ pub fn cut_tail(name: &str) -> &str {
         let prose_word =
             w.len() >= 3 && w.bytes().all(|b| b.is_ascii_lowercase()) && !matches!(w, "xtx" | "gre" | "pro" | "max");
         // a sentence's short word (`detected my Radeon 780M as gfx1103`) or a target after the
-        // name: no product writes either
+        // name: no product writes either (`or` and `vs` join two names, which stay unread)
         let short_word = matches!(
             w,
-            "as" | "is" | "in" | "at" | "to" | "by" | "or" | "of" | "vs" | "an" | "if" | "it" | "so" | "be"
+            "as" | "is" | "in" | "at" | "to" | "by" | "of" | "an" | "if" | "it" | "so" | "be"
         );
         let target = l
             .strip_prefix("gfx")
@@ -3377,6 +3398,24 @@ mod tests {
             assert!(fact(name).is_some(), "{name}");
             assert!(s.values().any(|x| x == name), "{name} has no key in keys.yaml");
         }
+    }
+
+    #[test]
+    fn an_app_s_log_fields_under_a_torch_label() {
+        // SD.Next's start-up lines behind Python's padded level (a 2026 issue's shape; values
+        // ours): torch's version is the `version` field of its label; `ROCm: version=` stays the
+        // launcher's
+        let (_, s) = run(
+            read,
+            "INFO     Torch backend: version=\"2.10.0+rocm7.12.0a20260228\" type=ROCm HIP=7.2.0\nINFO     ROCm: version=7.2, using agent gfx1103\n",
+        );
+        assert_eq!(
+            s.torch.as_ref().map(|t| t.v.as_str()),
+            Some("2.10.0+rocm7.12.0a20260228")
+        );
+        assert!(s.rocm.is_none(), "{:?}", s.rocm);
+        assert_eq!(strip_log_level("WARNING  GPU: gfx1100"), "GPU: gfx1100");
+        assert_eq!(strip_log_level("INFORMATION: x"), "INFORMATION: x");
     }
 
     #[test]
