@@ -372,7 +372,60 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
         out.push(Line { no, text, command });
     }
     cut_numbered_runs(&mut out, &numbered);
+    blank_package_listings(&mut out);
     out
+}
+
+/// A command that lists the files inside a package or archive file (`rpm -qlp x.rpm`, `dpkg -c
+/// x.deb`, `tar -tvf x.tar.gz`, `unzip -l x.zip`), typed at a prompt or bare: what it prints is
+/// what the file would install, not the machine's.
+fn package_file_listing(t: &str) -> bool {
+    let t = t.trim().trim_matches(['*', '`']).trim();
+    let t = t
+        .strip_prefix("$ ")
+        .or_else(|| t.strip_prefix("# "))
+        .unwrap_or(t)
+        .trim_start();
+    let t = t.strip_prefix("sudo ").unwrap_or(t);
+    let mut w = t.split_whitespace();
+    let (Some(cmd), Some(flags)) = (w.next(), w.next()) else {
+        return false;
+    };
+    let short =
+        |f: &str, all: &[char]| f.starts_with('-') && !f.starts_with("--") && all.iter().all(|c| f.contains(*c));
+    match cmd {
+        "rpm" => short(flags, &['q', 'l', 'p']),
+        "dpkg" | "dpkg-deb" => flags == "-c" || flags == "--contents",
+        "tar" => {
+            let f = flags.trim_start_matches('-');
+            !flags.starts_with("--") && f.contains('t') && !f.contains('x') && !f.contains('c')
+        }
+        "unzip" => flags == "-l",
+        _ => false,
+    }
+}
+
+/// The output of a package or archive file's listing ([`package_file_listing`]), up to a blank
+/// line, the next command or a cut (`...`): blanked, so that no reader takes the files it names
+/// (`/opt/rocm/core-7.11/lib/…` in `rpm -qlp amdrocm-profiler7.11-….rpm`) for installed ones.
+fn blank_package_listings(out: &mut [Line<'_>]) {
+    let mut i = 0;
+    while i < out.len() {
+        if out[i].text.len() > 300 || !package_file_listing(&out[i].text) {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < out.len() {
+            let t = out[j].text.trim();
+            if t.is_empty() || out[j].command || t == "..." || t == "…" || package_file_listing(t) {
+                break;
+            }
+            out[j].text = "".into();
+            j += 1;
+        }
+        i = j;
+    }
 }
 
 /// The string of a JSON object's member written on one line (`"output": "…",`), without its

@@ -211,6 +211,11 @@ const NEEDLES: &[(&str, Hint)] = &[
     // Vulkan on Apple's Metal (`ggml_vulkan: 0 = AMD Radeon RX 6900 XT (MoltenVK) | …`): the
     // layer exists only for Apple's systems
     ("MoltenVK", Hint::Macos),
+    // Metal, Apple's GPU API, and macOS's application bundles (`ggml_metal_device_init: GPU
+    // family: MTLGPUFamilyMetal3`, `/Applications/App.app/Contents/Resources/…`)
+    ("ggml_metal", Hint::Macos),
+    ("MTLGPUFamily", Hint::Macos),
+    (".app/Contents/", Hint::Macos),
     // Mesa's Vulkan driver on the amdgpu kernel driver (libdrm): Linux (WSL has no amdgpu)
     ("radv/amdgpu:", Hint::Linux),
     ("Linux x86_64", Hint::Linux),

@@ -223,10 +223,19 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
         Some(f) => (f, '：'.len_utf8()),
         None => (p, 1),
     };
-    let (k, mut v) = (&t[..p], &t[p + w..]);
+    let (mut k, mut v) = (&t[..p], &t[p + w..]);
     // `**Key:** value`: the closing emphasis after the colon
     v = v.trim_start_matches(['*', '_']);
-    let kk = k.trim().trim_matches(['*', '_']);
+    let mut kk = k.trim().trim_matches(['*', '_']);
+    // a long key's remark in brackets (`System-wide ROCm (Arch `rocm-hip-sdk` package, via
+    // pacman): 7.2.4`): the key before it
+    if kk.len() > 40
+        && kk.ends_with(')')
+        && let Some(b) = kk.find(" (")
+    {
+        kk = &kk[..b];
+        k = kk;
+    }
     // one slash between two words is a label for two things (`ROCm/HIP version`); a path is no key
     let slash = kk.bytes().filter(|&b| b == b'/').count();
     let path = slash > 1
@@ -1242,7 +1251,10 @@ fn spaced_key(key: &mut String, syn: &Synonyms) {
     // (`System ROCm Version`, `Installed PyTorch version`, `Bundled ROCm userspace`): the key
     if !syn.contains_key(key.as_str())
         && let Some((q, rest)) = key.split_once(' ')
-        && matches!(q, "system" | "installed" | "host" | "local" | "current" | "bundled")
+        && matches!(
+            q,
+            "system" | "system-wide" | "installed" | "host" | "local" | "current" | "bundled"
+        )
         && syn.contains_key(rest)
     {
         *key = rest.to_string();
@@ -2513,7 +2525,12 @@ fn prose_target(lines: &[Line], presented: Option<&str>) -> Result<(u32, String)
         {
             continue;
         }
-        for (_, g) in own_targets(t) {
+        for (at, g) in own_targets(t) {
+            // what the runtime wrongly shows (`the iGPU is misidentified as gfx1100`) is not the
+            // GPU's target
+            if misread_before(&t[..at]) {
+                continue;
+            }
             if presented == Some(g.as_str()) {
                 named_presented.get_or_insert((l.no, g));
                 continue;
@@ -2528,6 +2545,42 @@ fn prose_target(lines: &[Line], presented: Option<&str>) -> Result<(u32, String)
     // the presented target alone: an override of the GPU's own target (`HSA_OVERRIDE_GFX_VERSION
     // =11.5.1` on a gfx1151, RC211's case) as often as a GPU not named
     found.or(named_presented).ok_or(false)
+}
+
+/// Words before a target that say it is what something wrongly reported (`misidentified as`,
+/// `incorrectly detected as`, `mistaken for`). (A sentence in any script: its last 32 bytes are
+/// cut at a character's boundary.)
+fn misread_before(before: &str) -> bool {
+    let b = before.trim_end_matches([' ', '`', '*', '"', '\'']);
+    let mut from = b.len().saturating_sub(32);
+    while !b.is_char_boundary(from) {
+        from += 1;
+    }
+    let tail = &b[from..];
+    let low = tail.to_ascii_lowercase();
+    [
+        "misidentified as",
+        "misdetected as",
+        "mis-detected as",
+        "misreported as",
+        "mistaken for",
+    ]
+    .iter()
+    .any(|w| low.ends_with(w))
+        || [
+            "identified as",
+            "detected as",
+            "reported as",
+            "recognized as",
+            "recognised as",
+        ]
+        .iter()
+        .any(|w| {
+            low.ends_with(w)
+                && ["wrongly ", "incorrectly ", "falsely "]
+                    .iter()
+                    .any(|a| low[..low.len() - w.len()].ends_with(a))
+        })
 }
 
 /// A build tool's step (`[34941/35141] DL [gfx1152] link: device.elf`, ninja's and CMake's
@@ -3398,6 +3451,26 @@ mod tests {
             assert!(fact(name).is_some(), "{name}");
             assert!(s.values().any(|x| x == name), "{name} has no key in keys.yaml");
         }
+    }
+
+    #[test]
+    fn a_target_the_runtime_misreports_is_not_the_gpu_s() {
+        // a pull request's sentence (a 2026 shape; values ours): the GPU's target is the one the
+        // override names, not the misidentified one
+        let (_, s) = run(
+            read,
+            "Fix gfx1151 (Strix Halo) crashing by exporting HSA_OVERRIDE_GFX_VERSION=11.5.1, where the iGPU is misidentified as gfx1100.\n",
+        );
+        let g: Vec<_> = s
+            .agents
+            .iter()
+            .filter_map(|a| a.gfx.as_ref().map(|g| g.v.clone()))
+            .collect();
+        assert!(!g.contains(&"gfx1100".to_string()), "{g:?}");
+        assert!(misread_before("the card is incorrectly detected as "));
+        assert!(!misread_before("the card is detected as "));
+        // any script: the look-back is cut at a character's boundary
+        assert!(!misread_before("ROCm 6.3 的 CMake 模組內建了一個無效的 target "));
     }
 
     #[test]

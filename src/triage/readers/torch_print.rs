@@ -68,13 +68,16 @@ static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^((?i:torch|pytorch|torch\.__version__|torch version|hip|hip version|hip runtime|hip runtime version|torch\.version\.hip))\s*[:=]\s*'?([0-9][^\s',]*)").unwrap()
 });
 
-/// AMD_LOG_LEVEL lines (`:3:hip_context.cpp :49 : …`), Python warnings and the Windows HIP
-/// runtime's notice of the DLL it loaded (`HIP Library Path: C:\…\amdhip64_7.dll`): what prints
-/// between a command and its output.
+/// AMD_LOG_LEVEL lines (`:3:hip_context.cpp :49 : …`), Python warnings, the Windows HIP
+/// runtime's notice of the DLL it loaded (`HIP Library Path: C:\…\amdhip64_7.dll`) and libdrm's
+/// notice of its missing GPU name table (`/opt/amdgpu/share/libdrm/amdgpu.ids: No such file or
+/// directory`, printed by every process that opens the GPU): what prints between a command and
+/// its output.
 fn printed_between(t: &str) -> bool {
     (t.starts_with(':') && t.as_bytes().get(1).is_some_and(u8::is_ascii_digit))
         || t.has("Warning:")
         || t.starts_with("HIP Library Path:")
+        || (t.has("amdgpu.ids:") && t.has("No such file or directory"))
 }
 
 /// Whether a line of the paste names torch (`torch`, `Torch`, `PyTorch`, `TORCH`).

@@ -107,6 +107,11 @@ fn os_release_name(lines: &[Line], i: usize, t: &str) -> Option<String> {
     };
     let name = field(t, "NAME=")?;
     let next: Vec<&str> = lines[i + 1..].iter().take(8).map(|l| trim(&l.text)).collect();
+    // the file's own full name follows (`PRETTY_NAME="SUSE Linux Enterprise Server 15 SP7"`
+    // after `NAME="SLES"`): that line is read as itself
+    if next.iter().any(|n| n.starts_with("PRETTY_NAME=")) {
+        return None;
+    }
     let version = next
         .iter()
         .find_map(|n| field(n, "VERSION="))
@@ -118,6 +123,19 @@ fn os_release_name(lines: &[Line], i: usize, t: &str) -> Option<String> {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn os_release_s_pretty_name_over_name_and_version() {
+        // `cat /etc/os-release` on SLES (a 2026 issue's shape; values as os-release writes them)
+        let (_, s) = run(
+            read,
+            "NAME=\"SLES\"\nVERSION=\"15-SP7\"\nVERSION_ID=\"15.7\"\nPRETTY_NAME=\"SUSE Linux Enterprise Server 15 SP7\"\n",
+        );
+        assert_eq!(
+            s.os.map(|o| o.v).as_deref(),
+            Some("SUSE Linux Enterprise Server 15 SP7")
+        );
+    }
 
     #[test]
     fn uname_and_os_release() {
