@@ -261,6 +261,25 @@ fn found_no_nvidia_driver_is_a_cuda_build() {
     assert!(!codes(&rocm).contains(&"RC304"), "{:?}", codes(&rocm));
 }
 
+/// A new wording of a known failure is a signature only (`amdgpu-ring-reset` in
+/// `matrix/signatures.yaml`): amdgpu's ring reset, in a kernel log or quoted in a report's table,
+/// is RC315; a sentence that only contains the words is not (values ours).
+#[test]
+fn a_ring_reset_is_rc315_wherever_it_is_quoted() {
+    let table = read(
+        "table",
+        "| | Crash #1 |\n|---|---|\n| Ring reset outcome | `Ring comp_1.1.0 reset succeeded` |\n",
+    );
+    assert!(codes(&table).contains(&"RC315"), "{:?}", codes(&table));
+    let log = read(
+        "log",
+        "[ 812.204] amdgpu 0000:c4:00.0: amdgpu: Ring gfx_0.0.0 reset failed\n",
+    );
+    assert!(codes(&log).contains(&"RC315"), "{:?}", codes(&log));
+    let prose = read("prose", "the string during reset succeeded, as expected\n");
+    assert!(!codes(&prose).contains(&"RC315"), "{:?}", codes(&prose));
+}
+
 /// Traps through the whole pipeline: rocm-smi's `gfx11002` and KFD's 90402.
 #[test]
 fn display_quirks_decode_to_real_targets() {

@@ -937,6 +937,24 @@ mod tests {
     }
 
     #[test]
+    fn a_package_file_s_listing_is_blanked() {
+        // `rpm -qlp` of a package file, bare or at a prompt, up to the cut (a 2026 issue's
+        // shape; values ours); what follows the cut is read again
+        let t = "rpm -qlp amdrocm-profiler7.11-7.11.0-2.x86_64.rpm | grep dw\n/opt/rocm/core-7.11/lib/libdw.so\n...\n$ cat /opt/rocm/.info/version\n7.2.1\n";
+        let l = super::lines(t);
+        assert_eq!(l[1].text, "");
+        assert_eq!(l[4].text, "7.2.1");
+        let l = super::lines("$ tar -tzf rocm.tar.gz\nopt/rocm-7.11/bin/hipcc\n\nROCm 7.2.1\n");
+        assert_eq!(l[1].text, "");
+        assert_eq!(l[3].text, "ROCm 7.2.1");
+        // an installed package's files (`rpm -ql`, `dpkg -L`) are the machine's
+        let l = super::lines("rpm -ql rocm-core\n/opt/rocm-7.2.1/.info/version\n");
+        assert_eq!(l[1].text, "/opt/rocm-7.2.1/.info/version");
+        assert!(!super::package_file_listing("dpkg -L rocm-core"));
+        assert!(super::package_file_listing("**dpkg -c amdrocm-base_7.14.deb**"));
+    }
+
+    #[test]
     fn archive_listings_are_members_not_installed_files() {
         // values ours
         assert!(super::archive_member(
