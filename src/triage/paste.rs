@@ -380,6 +380,13 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
 /// x.deb`, `tar -tvf x.tar.gz`, `unzip -l x.zip`), typed at a prompt or bare: what it prints is
 /// what the file would install, not the machine's.
 fn package_file_listing(t: &str) -> bool {
+    // every line is asked: the command's first letter first
+    let first = t
+        .bytes()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'*' | b'`' | b'$' | b'#'));
+    if !matches!(first, Some(b'r' | b'd' | b't' | b'u' | b's')) {
+        return false;
+    }
     let t = t.trim().trim_matches(['*', '`']).trim();
     let t = t
         .strip_prefix("$ ")
