@@ -354,8 +354,11 @@ const NEEDLES: &[(&str, Hint)] = &[
     // `"platformApi": "WDDM 3.2"`, nvidia-smi's driver-model column)
     ("WDDM", Hint::Windows),
     ("Microsoft Basic Render Driver", Hint::Windows),
-    // cmd's `pause`
+    // cmd's `pause`, `timeout` and `copy`/`xcopy` (`Waiting for 3 seconds, press CTRL+C to quit
+    // ...`, `214 File(s) copied`)
     ("Press any key to continue . . .", Hint::Windows),
+    ("press CTRL+C to quit", Hint::Windows),
+    (" File(s) copied", Hint::Windows),
     // Python's OSError on Windows carries the Win32 error code (`[WinError 2] The system cannot
     // find the file specified`); no other platform's Python writes it
     ("[WinError ", Hint::Windows),

@@ -173,6 +173,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             if advice(&t[..at]) || comment.is_some_and(|c| c > at) {
                 continue;
             }
+            // a tried variant and its result (`HIP_LAUNCH_BLOCKING=1 -> fail`, a list of stress
+            // runs): one run's setting, not the environment
+            let after = t[at + name.len() + 1 + value.len()..].trim_start();
+            if ["-> ", "→ ", "=> "].iter().any(|a| after.starts_with(a)) {
+                continue;
+            }
             // an unquoted value written in a sentence ends before its punctuation (`(with
             // HSA_OVERRIDE_GFX_VERSION=11.0.0).`)
             let value = if value.starts_with(['"', '\'']) {
@@ -195,6 +201,18 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn a_tried_variant_and_its_result_is_no_setting() {
+        // an engineer's list of stress runs (a 2026 comment's shape; values ours)
+        let (_, s) = run(
+            read,
+            "baseline -> fail\nHIP_LAUNCH_BLOCKING=1 -> fail\nAMD_SERIALIZE_KERNEL=3 → pass\n",
+        );
+        assert!(s.env.iter().next().is_none());
+        let (_, s) = run(read, "export HIP_LAUNCH_BLOCKING=1\n");
+        assert_eq!(s.env.iter().count(), 1);
+    }
 
     #[test]
     fn inline_code_ends_an_unquoted_value() {

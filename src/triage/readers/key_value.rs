@@ -497,6 +497,59 @@ fn slash_pairs(t: &str) -> Option<Vec<(&str, &str)>> {
     .then(|| keys.into_iter().zip(vals).collect())
 }
 
+/// A value that is a version followed by `name version` items (`` `2.11.0+rocm7.13.0`, hip
+/// `7.13.99004`, HIP SDK 7.1 ``, a table cell): the items after the first, where every one is such
+/// an item; the first is the key's.
+fn items_after_first(v: &str) -> Vec<(&str, &str)> {
+    let v = v.trim();
+    if v.len() > 200 || !v.contains(", ") {
+        return Vec::new();
+    }
+    let mut parts = v.split(", ");
+    let first = parts.next().unwrap_or("").trim_matches('`');
+    if !first.starts_with(|c: char| c.is_ascii_digit()) {
+        return Vec::new();
+    }
+    parts
+        .filter_map(|i| name_version_item(i.trim().trim_end_matches(['.', ';'])))
+        .collect()
+}
+
+/// A heading's bracketed list of `name version` items (`### LUMI (MI250X, ROCm 6.2.4, PyTorch
+/// 2.7.1, transformers 5.5.4)`, a test report's section): the items that are such, where two or
+/// more are.
+fn heading_items(t: &str) -> Vec<(&str, &str)> {
+    if !t.starts_with('#') || t.len() > 200 {
+        return Vec::new();
+    }
+    let Some(open) = t.find('(') else { return Vec::new() };
+    let Some(close) = t[open..].find(')') else {
+        return Vec::new();
+    };
+    let items: Vec<(&str, &str)> = t[open + 1..open + close]
+        .split(", ")
+        .filter_map(|i| name_version_item(i.trim()))
+        .collect();
+    if items.len() >= 2 { items } else { Vec::new() }
+}
+
+/// Records a heading's bracketed items ([`heading_items`]) under their keys; whether it has two or
+/// more.
+fn take_heading_items(t: &str, no: u32, syn: &Synonyms, seen: &mut Seen, st: &mut State) -> bool {
+    let items = heading_items(t);
+    if items.len() < 2 {
+        return false;
+    }
+    let mut key = String::new();
+    for (k, v) in items {
+        known_key(k, v, &mut key, syn);
+        if let Some(fact) = syn.get(key.as_str()).and_then(|f| fact(f)) {
+            take(fact, v, no, seen, st);
+        }
+    }
+    true
+}
+
 /// A list item that is a name and a version only (`- ROCm 7.2.0`, `* PyTorch 2.9.1`), as in a
 /// typed list of one's setup; the name must still be a known key to become a fact.
 fn name_version_item(t: &str) -> Option<(&str, &str)> {
@@ -1687,6 +1740,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 Some((k, v)) if k.len() <= 30 && !v.trim().is_empty() && !k.contains(['`', '[']) => {}
                 // a heading that is a product and its version (`### ROCm 6.2.4`) is a pair
                 None if name_version_item(h.trim_matches('*')).is_some() => {}
+                // and one whose bracket lists such items (`### LUMI (MI250X, ROCm 6.2.4, PyTorch
+                // 2.7.1)`): the items, and the heading is still the next line's question
+                None if take_heading_items(t, l.no, &syn, seen, &mut st) => {
+                    pending = Some(h.to_string());
+                    continue;
+                }
                 _ => {
                     pending = Some(h.to_string());
                     continue;
@@ -2543,7 +2602,39 @@ fn prose_target(lines: &[Line], presented: Option<&str>) -> Result<(u32, String)
         }
     }
     // the presented target alone: an override of the GPU's own target (`HSA_OVERRIDE_GFX_VERSION
-    // =11.5.1` on a gfx1151, RC211's case) as often as a GPU not named
+    // =11.5.1` on a gfx1151, RC211's case) as often as a GPU not named; not where the paste names
+    // a product of another target (`… Radeon 780M …` then `treat the Phoenix APU as a supported
+    // gfx1100 target`: the override's target, the GPU's is the name's)
+    if found.is_none()
+        && let Some((_, p)) = &named_presented
+    {
+        let matrix = crate::matrix::Matrix::embedded();
+        let other = lines
+            .iter()
+            .filter(|l| !l.command && l.text.len() <= LONGEST_LINE && l.text.has("Radeon"))
+            .any(|l| {
+                // the name's words after `Radeon` (`Radeon 780M`, `Radeon RX 7600 XT`), wherever
+                // the sentence has them
+                let t: &str = &l.text;
+                t.match_indices("Radeon").any(|(i, _)| {
+                    let words: Vec<&str> = t[i..]
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == ' '))
+                        .next()
+                        .unwrap_or("")
+                        .split_whitespace()
+                        .take(4)
+                        .collect();
+                    (2..=words.len()).any(|k| {
+                        matrix
+                            .gpu_by_name(&words[..k].join(" "))
+                            .is_some_and(|(g, _)| g.gfx != *p)
+                    })
+                })
+            });
+        if other {
+            return Err(false);
+        }
+    }
     found.or(named_presented).ok_or(false)
 }
 
@@ -2705,6 +2796,9 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
             pairs.extend(k.split(" - ").map(str::trim).zip(v.split(" - ").map(str::trim)));
         } else {
             pairs.push(p);
+            // the row's version then `name version` items (`| torch | `2.11.0+rocm7.13.0`, hip
+            // `7.13.99004`, HIP SDK 7.1 |`): each item after the first
+            pairs.extend(items_after_first(v));
         }
     } else if let Some(c) = memchr::memchr(b':', t.as_bytes())
         && c <= 40
