@@ -373,7 +373,30 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
     }
     cut_numbered_runs(&mut out, &numbered);
     blank_package_listings(&mut out);
+    comment_outputs(&mut out);
     out
+}
+
+/// A command's output written as comments under it (`λ pip freeze | grep torch` then `#
+/// torch==2.9.1+rocm7.11.0a20260109`, a reporter's shell session): the output, where the
+/// comment lines follow a command typed at a prompt with no blank line between.
+fn comment_outputs(out: &mut [Line<'_>]) {
+    let mut after_command = false;
+    for l in out.iter_mut() {
+        if l.command {
+            after_command = true;
+            continue;
+        }
+        if !after_command {
+            continue;
+        }
+        match l.text.strip_prefix("# ") {
+            Some(rest) if !rest.trim().is_empty() => {
+                l.text = std::borrow::Cow::Owned(rest.to_string());
+            }
+            _ => after_command = false,
+        }
+    }
 }
 
 /// A command that lists the files inside a package or archive file (`rpm -qlp x.rpm`, `dpkg -c
@@ -941,6 +964,19 @@ mod tests {
                 ""
             ]
         );
+    }
+
+    #[test]
+    fn a_command_s_output_written_as_comments() {
+        // cmder's `λ` prompt, pip freeze's rows as `# ` comments (a 2026 PR's shape; values ours)
+        let l = super::lines(
+            "λ pip freeze | grep torch\n# torch==2.9.1+rocm7.11.0a20260109\n# torchvision==0.24.0\n\n# a note\n",
+        );
+        assert_eq!(l[1].text, "torch==2.9.1+rocm7.11.0a20260109");
+        assert_eq!(l[2].text, "torchvision==0.24.0");
+        assert_eq!(l[4].text, "# a note", "after a blank line a comment is a comment");
+        let l = super::lines("import torch\n# On Windows this may fail\n");
+        assert_eq!(l[1].text, "# On Windows this may fail");
     }
 
     #[test]
