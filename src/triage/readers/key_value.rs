@@ -1157,7 +1157,11 @@ pub fn cut_tail(name: &str) -> &str {
         }
         number_at = w.bytes().all(|b| b.is_ascii_digit()).then_some(at);
     }
-    name[..end].trim_end().trim_end_matches(['.', ','])
+    // and a separator the cut leaves (`AMD Radeon RX 9070 XT / gfx1201` → `AMD Radeon RX 9070 XT`)
+    name[..end]
+        .trim_end()
+        .trim_end_matches(['.', ',', '/', '|', ':', '-'])
+        .trim_end()
 }
 
 /// A Radeon model number standing alone (`6750xt`, `7900 XTX`): `Radeon RX 6750 XT`. Only the XT
@@ -4088,6 +4092,7 @@ mod tests {
         // ours); a lower-case model suffix stays
         assert_eq!(cut_tail("Radeon 780M as `gfx1103` on Windows 11"), "Radeon 780M");
         assert_eq!(cut_tail("Radeon RX 6800 gfx1030"), "Radeon RX 6800");
+        assert_eq!(cut_tail("AMD Radeon RX 9070 XT / gfx1201"), "AMD Radeon RX 9070 XT");
         assert_eq!(cut_tail("Radeon RX 6800 xt is fine"), "Radeon RX 6800 xt");
         // a GPU another reader saw by name only, its target written beside the name elsewhere
         let lines =
