@@ -157,12 +157,8 @@ fn cpu_build_reported(cx: &Context, out: &mut Vec<Finding>) {
     {
         return;
     }
-    let why = e
-        .value
-        .signature
-        .as_deref()
-        .and_then(|id| cx.matrix.signature(id))
-        .map_or("torch was built without a GPU backend.", |s| s.diagnosis.as_str());
+    let sig = e.value.signature.as_deref().and_then(|id| cx.matrix.signature(id));
+    let why = sig.map_or("torch was built without a GPU backend.", |s| s.diagnosis.as_str());
     let url = cx
         .best_stack(None, None)
         .map(|r| cx.matrix.index_url(&r.rocm, None))
@@ -187,5 +183,7 @@ fn cpu_build_reported(cx: &Context, out: &mut Vec<Finding>) {
     if f.gpus.is_empty() {
         finding = finding.severity(Severity::Warning);
     }
-    out.push(finding.refs(["https://pytorch.org/get-started/locally/"]));
+    // where the wording is documented (the signature's sources), then the install page
+    let refs = sig.map(|s| s.sources.clone()).unwrap_or_default();
+    out.push(finding.refs(refs).refs(["https://pytorch.org/get-started/locally/"]));
 }
