@@ -421,7 +421,9 @@ fn parse_local(l: &str) -> Result<TorchLocal, String> {
     if l == "cpu" {
         return Ok(TorchLocal::Cpu);
     }
-    if let Some(rest) = l.strip_prefix("rocm") {
+    // TheRock's developer builds tag the ROCm they were built with as `devrocm` (`2.10.0+devrocm
+    // 7.12.0.dev0.09ac57fc…`): a ROCm build all the same
+    if let Some(rest) = l.strip_prefix("rocm").or_else(|| l.strip_prefix("devrocm")) {
         // Version, then optionally `.extra`: `7.1.0.lw.git7a520360`.
         let mut end = 0;
         let b = rest.as_bytes();
@@ -812,6 +814,16 @@ mod tests {
             TorchLocal::Rocm {
                 rocm: v("7.1.0"),
                 extra: Some("lw.git7a520360".into())
+            }
+        );
+
+        // a TheRock developer build's tag (a 2026 CI log's shape; values ours)
+        let t = TorchVersion::parse("2.10.0+devrocm7.12.0.dev0.09ac57fcd4e7").unwrap();
+        assert_eq!(
+            t.local,
+            TorchLocal::Rocm {
+                rocm: v("7.12.0"),
+                extra: Some("dev0.09ac57fcd4e7".into())
             }
         );
 
