@@ -732,10 +732,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 continue;
             }
             let vram = device_line_size(t, name).map(|v| At { v, src });
-            let label = labelled(t).map(|(k, _)| k.to_ascii_lowercase());
-            let integrated = label
-                .as_deref()
-                .is_some_and(|k| matches!(k, "igpu" | "integrated gpu" | "integrated graphics" | "integrated"));
+            let integrated = integrated(t, name);
             seen.agents.push(Agent {
                 reader: "free_form",
                 src,
@@ -816,6 +813,12 @@ fn shown_name(name: &str) -> &str {
     };
     let shown = size_cut(shown);
     let shown = attributes_cut(shown);
+    // fastfetch's kind after the name (`GPU: AMD Radeon RX 9070 XT [Discrete]`, `GPU 2: AMD
+    // Radeon 780M [Integrated]`): the name alone ([`kind_tag`] keeps the kind)
+    let shown = match kind_tag(shown) {
+        Some((_, p)) => shown[..p].trim_end(),
+        None => shown,
+    };
     // `AMD Radeon 860M (RDNA 3.5, gfx1152)` cut at its target: the name without the open
     // parenthetical
     let shown = match shown.rfind(" (") {
@@ -845,6 +848,30 @@ fn shown_name(name: &str) -> &str {
         from = at + 2;
     }
     shown
+}
+
+/// Whether a GPU line says its GPU is integrated: by its label (`iGPU: …`) or by fastfetch's tag
+/// after the name (`… [Integrated]`).
+fn integrated(t: &str, name: &str) -> bool {
+    let label = labelled(t).map(|(k, _)| k.to_ascii_lowercase());
+    label
+        .as_deref()
+        .is_some_and(|k| matches!(k, "igpu" | "integrated gpu" | "integrated graphics" | "integrated"))
+        || kind_tag(count_cut(name)).is_some_and(|(i, _)| i)
+}
+
+/// The kind fastfetch writes after a GPU's name (`… [Discrete]`, `… [Integrated]`): whether it
+/// is integrated, and where the tag starts.
+fn kind_tag(name: &str) -> Option<(bool, usize)> {
+    let p = name.rfind(" [")?;
+    let tag = name[p + 2..].strip_suffix(']')?;
+    if tag.eq_ignore_ascii_case("integrated") {
+        Some((true, p))
+    } else if tag.eq_ignore_ascii_case("discrete") {
+        Some((false, p))
+    } else {
+        None
+    }
 }
 
 /// [`name_shown`], remembered: a log repeats its device lines, and each name is cut and looked
@@ -1249,6 +1276,36 @@ mod tests {
         // Vulkan's and OpenCL's indexes count in their own order: none
         assert_eq!(super::super::key_value::device_index_key("Vulkan dev 1"), None);
         assert_eq!(super::super::key_value::device_index_key("HIP dev 1"), Some(1));
+    }
+
+    #[test]
+    fn fastfetch_s_kind_tag_is_no_part_of_the_name() {
+        // fastfetch's `GPU:` lines, then a typed list naming the same card with its target
+        // (the shape of ROCm/legacy-rocm-build#6322; values ours)
+        let (_, s) = run(
+            read,
+            "GPU 1: AMD Radeon RX 7800 XT [Discrete]\nGPU 2: AMD Radeon 780M [Integrated]\n- GPU: AMD Radeon RX 7800 XT (Navi 32, **gfx1101**)\n",
+        );
+        let got: Vec<_> = s
+            .agents
+            .iter()
+            .map(|a| {
+                (
+                    a.marketing.clone().unwrap_or_default(),
+                    a.gfx.as_ref().map(|g| g.v.clone()),
+                    a.integrated,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("AMD Radeon RX 7800 XT".to_string(), Some("gfx1101".to_string()), false),
+                ("AMD Radeon 780M".to_string(), None, true),
+            ]
+        );
+        // another bracketed word stays
+        assert_eq!(super::kind_tag("AMD Radeon RX 7800 XT [Navi 32]"), None);
     }
 
     #[test]
