@@ -427,6 +427,11 @@ fn availability_label(t: &str) -> Option<bool> {
             _ => {}
         }
     }
+    // a script's own sentence, alone at the line's start (`CUDA is available! PyTorch can use
+    // your GPU.`, `GPU is not available, using CPU`): the sentence ends after it
+    if let Some(b) = availability_sentence(t) {
+        return Some(b);
+    }
     // a sentence's call and what it returns, first on a list item (`- torch.cuda.is_available()
     // returns True and …`)
     let item = t.trim_start_matches(['-', '*', ' ']).trim_start_matches('`');
@@ -491,6 +496,44 @@ fn availability_label(t: &str) -> Option<bool> {
         "False" | "false" => Some(false),
         _ => None,
     }
+}
+
+/// A script's print that says whether torch sees a GPU, as its first words (`CUDA is
+/// available!`, `ROCm GPU is not available.`): what follows must end the clause (nothing, or
+/// punctuation), so that a sentence about something else (`CUDA is available on the host but
+/// …`) is none.
+fn availability_sentence(t: &str) -> Option<bool> {
+    let first = t.as_bytes().first()?;
+    if !matches!(first, b'C' | b'G' | b'R' | b'H' | b'T') || t.len() > 120 {
+        return None;
+    }
+    let l = t.to_ascii_lowercase();
+    let subject = ["cuda", "gpu", "rocm", "hip", "rocm gpu", "torch gpu"]
+        .iter()
+        .find_map(|w| l.strip_prefix(w).and_then(|r| r.strip_prefix(" is ")))?;
+    let (value, rest) = if let Some(r) = subject.strip_prefix("available") {
+        (true, r)
+    } else if let Some(r) = subject
+        .strip_prefix("not available")
+        .or_else(|| subject.strip_prefix("unavailable"))
+    {
+        (false, r)
+    } else {
+        return None;
+    };
+    // what follows, as written (its case tells a new sentence from the same one)
+    let rest = &t[t.len() - rest.len()..];
+    let after = rest.trim_start_matches(['!', '.', ',', ':', ';']);
+    let punctuated = after.len() < rest.len();
+    let next = after.trim_start();
+    // nothing more; or punctuation and a new sentence (a capital) or the fallback (`, using CPU`)
+    let ends = rest.is_empty()
+        || punctuated
+            && (next.is_empty()
+                || after.starts_with(' ')
+                    && (!next.starts_with(|c: char| c.is_ascii_lowercase())
+                        || next.get(..9).is_some_and(|w| w.eq_ignore_ascii_case("using cpu"))));
+    ends.then_some(value)
 }
 
 /// `torch.cuda.get_device_name(1)` → Some(Some(1)); `get_device_name()` → Some(Some(0)) (the
@@ -693,6 +736,24 @@ mod tests {
         // more on the line: a sentence, not a print
         let (_, s) = run(read, "cuda.is_available True on my laptop but not here\n");
         assert!(s.torch_gpu_available.is_none());
+    }
+
+    #[test]
+    fn a_script_s_own_availability_sentence() {
+        // a quickstart script's prints (the shape of ROCm/legacy-rocm-build#5805; values ours)
+        for (t, want) in [
+            ("CUDA is available! PyTorch can use your GPU.\n", Some(true)),
+            ("GPU is not available, using CPU\n", Some(false)),
+            ("ROCm is available.\n", Some(true)),
+            ("CUDA is unavailable\n", Some(false)),
+            // a sentence about something else
+            ("CUDA is available on the host but not in the container\n", None),
+            ("GPU is available to other users\n", None),
+            ("The GPU is available\n", None),
+        ] {
+            let (_, s) = run(read, t);
+            assert_eq!(s.torch_gpu_available.as_ref().map(|a| a.v), want, "{t}");
+        }
     }
 
     #[test]
