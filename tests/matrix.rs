@@ -357,7 +357,8 @@ fn product_names_map_exactly_or_not_at_all() {
         // generic names (APUs) and names of targets outside the matrix never map
         ("AMD Radeon Graphics", None),
         ("AMD Radeon(TM) Graphics", None),
-        ("AMD Radeon 760M", None),
+        ("AMD Radeon 760M", Some("gfx1103")),
+        ("AMD Radeon 680M", None),
         ("Radeon Vega", None),
         ("Fiji [Radeon R9 FURY / NANO Series]", None),
         ("Radeon R9 FURY X", None),
