@@ -64,6 +64,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         {
             kernel = Some(t.to_string());
         }
+        // `modinfo amdgpu`'s first line names the module file of the running kernel (modinfo
+        // looks under `/lib/modules/$(uname -r)` unless told `-k`): `filename:
+        // /lib/modules/6.8.0-100-generic/updates/dkms/amdgpu.ko.zst`
+        if kernel.is_none() {
+            kernel = modinfo_release(t).map(str::to_string);
+        }
         if let Some(k) = kernel {
             fired = true;
             if k.to_ascii_lowercase().has("microsoft") {
@@ -86,6 +92,21 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
     }
     fired
+}
+
+/// The kernel release in `modinfo`'s `filename:` line (a module file under
+/// `/lib/modules/<release>/`); nothing for another path or a built-in module (`(builtin)`).
+fn modinfo_release(t: &str) -> Option<&str> {
+    let path = t.strip_prefix("filename:")?.trim();
+    let rest = path
+        .strip_prefix("/lib/modules/")
+        .or_else(|| path.strip_prefix("/usr/lib/modules/"))?;
+    let (release, file) = rest.split_once('/')?;
+    let module = file.rsplit('/').next()?;
+    let ko = [".ko", ".ko.xz", ".ko.zst", ".ko.gz"]
+        .iter()
+        .any(|e| module.ends_with(e));
+    (ko && RELEASE.is_match(release)).then_some(release)
 }
 
 /// The command typed as a label over its output, without a prompt (`uname -r`, `` `uname -a` ``,
@@ -123,6 +144,26 @@ fn os_release_name(lines: &[Line], i: usize, t: &str) -> Option<String> {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn modinfo_s_module_file_names_the_running_kernel() {
+        // `modinfo amdgpu` of a DKMS build (the shape of ROCm/rocm-systems#3191; values ours)
+        let (fired, s) = run(
+            read,
+            "filename:       /lib/modules/6.11.0-29-generic/updates/dkms/amdgpu.ko.zst\nversion:        6.12.12\n",
+        );
+        assert!(fired);
+        assert_eq!(s.kernel.map(|k| k.v).as_deref(), Some("6.11.0-29-generic"));
+        for t in [
+            "filename:       (builtin)\n",
+            "filename:       /home/u/build/amdgpu.ko\n",
+            "filename: /lib/modules/extra/amdgpu.ko\n",
+            "Installing to /lib/modules/6.11.0-29-generic/updates/dkms/amdgpu.ko.zst\n",
+        ] {
+            let (_, s) = run(read, t);
+            assert!(s.kernel.is_none(), "{t}");
+        }
+    }
 
     #[test]
     fn os_release_s_pretty_name_over_name_and_version() {
