@@ -1841,8 +1841,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             if fact == Fact::Os && wheel_platform_tag(norm_value(v)) {
                 continue;
             }
-            // `Platform: Framework Desktop`: `platform` is an OS only when its value names one
-            if fact == Fact::Os && key == "platform" && crate::triage::platform::from_os_name(norm_value(v)).is_none() {
+            // `Platform: Framework Desktop`, `Edition: Community`: `platform` and `edition` are an
+            // OS only when the value names one
+            if fact == Fact::Os
+                && matches!(key.as_str(), "platform" | "edition")
+                && crate::triage::platform::from_os_name(norm_value(v)).is_none()
+            {
                 // a platform that is the GPU (`Platform: AMD MI355X`, an issue form's field)
                 let v = norm_value(v);
                 if gpu_name(v) || brandless_model(v).is_some() {
