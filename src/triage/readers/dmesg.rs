@@ -114,6 +114,15 @@ fn linux(t: &str) -> Option<&str> {
     })
 }
 
+/// The release of `/proc/version` written without its blanks (`Linuxversion7.0.12-101.fc43.x86_64(
+/// mockbuild@…)`): the word between `Linuxversion` and the bracket, when it is a release.
+fn squashed_linux(t: &str) -> Option<&str> {
+    let p = t.at("Linuxversion")? + "Linuxversion".len();
+    let rest = &t[p..];
+    let release = &rest[..rest.find('(')?];
+    super::free_form::kernel_release(release).then_some(release)
+}
+
 /// The running kernel's release in a warning's or oops' header (`CPU: 4 UID: 0 PID: 30969 Comm:
 /// kworker/u128:0 Tainted: G  E  6.18.19-mesfix1 #1 PREEMPT(lazy)`, `… Not tainted
 /// 6.8.0-45-generic #45-Ubuntu`): the word before ` #` after the taint mark.
@@ -233,9 +242,11 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
         }
         if !(t.has("amdgpu") || t.has("ttm") || t.has("Linux version")) {
-            // a warning's or oops' header gives the running kernel
+            // a warning's or oops' header gives the running kernel, as does `/proc/version`
+            // with its blanks taken out (EasyBuild's test report writes it as the in-kernel
+            // driver's version: `driver: Linuxversion7.0.11-arch1-1(linux@archlinux)(gcc…`)
             if seen.kernel.is_none()
-                && let Some(release) = oops_release(t)
+                && let Some(release) = oops_release(t).or_else(|| squashed_linux(t))
             {
                 fired = true;
                 seen.kernel = Some(seen.at(release.to_string(), l.no));
@@ -465,6 +476,20 @@ mod tests {
             }
         }
         lines
+    }
+
+    #[test]
+    fn proc_version_without_its_blanks() {
+        // an EasyBuild test report's host line (the shape of easybuilders' 2026 reports; values
+        // ours)
+        let (fired, s) = run(
+            read,
+            "h1 - Linux Fedora Linux 43, x86_64, 1 x AMD Krackan (device id: 0x1114, gfx: gfx1152, driver: Linuxversion6.19.3-200.fc43.x86_64(mockbuild@x)(gcc(GCC)15.2.1)#1SMP), Python 3.14.5\n",
+        );
+        assert!(fired);
+        assert_eq!(s.kernel.map(|k| k.v).as_deref(), Some("6.19.3-200.fc43.x86_64"));
+        let (_, s) = run(read, "driver: Linuxversion(none)\n");
+        assert!(s.kernel.is_none());
     }
 
     #[test]
