@@ -154,6 +154,12 @@ fn labelled(t: &str) -> Option<(&str, &str)> {
     if value.starts_with("cuda:") {
         return None;
     }
+    // a print's bracketed field (`gfx=[gfx1151]  name=[AMD Radeon Graphics]`, a probe's
+    // before/after lines): the field's value ends at its bracket
+    let value = match value.strip_prefix('[') {
+        Some(inner) if t.as_bytes()[p] == b'=' => inner.split(']').next().unwrap_or(inner),
+        _ => value,
+    };
     Some((label, value))
 }
 
@@ -1276,6 +1282,28 @@ mod tests {
         // Vulkan's and OpenCL's indexes count in their own order: none
         assert_eq!(super::super::key_value::device_index_key("Vulkan dev 1"), None);
         assert_eq!(super::super::key_value::device_index_key("HIP dev 1"), Some(1));
+    }
+
+    #[test]
+    fn a_print_s_bracketed_fields_end_at_their_bracket() {
+        // a probe's before/after print (the shape of unslothai/unsloth#9498; values ours)
+        let (_, s) = run(
+            read,
+            "base 1a2b3c   gfx=[gfx1151]  name=[AMD RYZEN AI MAX+ 395 w/ Radeon 8060S]   <- the CPU\nhead 4d5e6f   gfx=[gfx1151]  name=[AMD Radeon Graphics]   <- the GPU\n",
+        );
+        assert!(
+            s.agents
+                .iter()
+                .all(|a| a.marketing.as_deref().is_none_or(|m| !m.contains(['[', ']']))),
+            "{:?}",
+            s.agents
+        );
+        assert_eq!(super::labelled("gfx=[gfx1151]  name=[x]"), Some(("gfx", "gfx1151")));
+        // a colon's value keeps its brackets (lspci's vendor in a typed list)
+        assert_eq!(
+            super::labelled("GPU: [AMD/ATI] Navi 31").map(|(_, v)| v),
+            Some("[AMD/ATI] Navi 31")
+        );
     }
 
     #[test]
