@@ -2824,15 +2824,17 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         if fields.is_empty() {
             pairs.push(p);
             // and a label over a list of `name version` items (`- runtime: PyTorch
-            // `2.13.0+rocm10.0.0`, HIP `7.15.26333`, ROCm SDK `10.0.0``): each item after it
+            // `2.13.0+rocm10.0.0`, HIP `7.15.26333`, ROCm SDK `10.0.0``), also among other
+            // items (`Host: Radeon 8060S Graphics, gfx1151, torch 2.11.0+rocm7.13.0, HIP
+            // 7.13.99004, Linux`): each such item, where two or more are
             let v = p.1.trim();
             if v.len() <= 200 && v.contains(", ") {
                 let items: Vec<_> = v
                     .split(", ")
-                    .map(|i| name_version_item(i.trim_end_matches(['.', ';'])))
+                    .filter_map(|i| name_version_item(i.trim_end_matches(['.', ';'])))
                     .collect();
-                if items.len() >= 2 && items.iter().all(Option::is_some) {
-                    pairs.extend(items.into_iter().flatten());
+                if items.len() >= 2 {
+                    pairs.extend(items);
                 }
             }
         }
