@@ -796,6 +796,7 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
         (os_name(p) || (p.starts_with("Windows ") && windows_name(p)))
             && p.bytes().any(|b| b.is_ascii_digit())
             && !p.contains("kernel")
+            && !package_revision(p)
     };
     // a sentence's full stop after the name (`…, Fedora 44 Kinoite.`) is not part of it; a host
     // before ` - ` (`node7 - Linux Debian GNU/Linux 12, x86_64, …`, a build bot's report) is not
@@ -843,6 +844,18 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
     Some(match code {
         Some(c) => &rest[start..end + 3 + c.len()],
         None => found,
+    })
+}
+
+/// A package's version with a Debian or Ubuntu revision (`13.2.0-23ubuntu4`, gcc's `gcc (Ubuntu
+/// 13.2.0-23ubuntu4) 13.2.0`; `12.2.0-14+deb12u1`): a compiler or package, not the distribution's
+/// release, which has none (`24.04.3`, `12`). A kernel's release (`6.8.0-45-generic`) is not one.
+fn package_revision(p: &str) -> bool {
+    p.split_whitespace().any(|w| {
+        w.starts_with(|c: char| c.is_ascii_digit())
+            && w.split_once('-').is_some_and(|(_, r)| {
+                r.starts_with(|c: char| c.is_ascii_digit()) && (r.contains("ubuntu") || r.contains("+deb"))
+            })
     })
 }
 
@@ -1089,7 +1102,7 @@ pub fn from_os_name(os: &str) -> Option<Platform> {
     let l = os.to_ascii_lowercase();
     if l.has("wsl") {
         Some(Platform::Wsl)
-    } else if l.has("windows") {
+    } else if l.has("windows") || win_short(&l) {
         Some(Platform::Windows)
     } else if l.has("macos") || l.has("mac os") || l.has("darwin") {
         Some(Platform::Macos)
@@ -1105,6 +1118,13 @@ pub fn from_os_name(os: &str) -> Option<Platform> {
     } else {
         None
     }
+}
+
+/// Windows' release written short, as issue forms get it (`Win 11 10.0.26200`, `Win10 x64`).
+fn win_short(l: &str) -> bool {
+    let words: Vec<&str> = l.split([' ', ',', '(', ')']).filter(|w| !w.is_empty()).collect();
+    words.iter().any(|w| matches!(*w, "win10" | "win11"))
+        || words.windows(2).any(|w| w[0] == "win" && matches!(w[1], "10" | "11"))
 }
 
 /// The platform the inputs show, with the line that shows it.
@@ -1265,6 +1285,18 @@ mod tests {
     }
 
     #[test]
+    fn windows_written_short() {
+        // an issue form's `### Operating System` answers (the shape of ComfyUI-era 2026 forms;
+        // values ours)
+        for t in ["Win 11 10.0.26200", "Win10 x64", "win 11 pro"] {
+            assert_eq!(from_os_name(t), Some(Platform::Windows), "{t}");
+        }
+        for t in ["Win 2 (beta)", "winter 11", "darwin11"] {
+            assert_ne!(from_os_name(t), Some(Platform::Windows), "{t}");
+        }
+    }
+
+    #[test]
     fn a_distribution_written_as_two_words() {
         for t in ["Cachy OS", "Endeavour OS 2026.01", "open SUSE Tumbleweed"] {
             assert_eq!(from_os_name(t), Some(Platform::Linux), "{t}");
@@ -1356,6 +1388,12 @@ mod tests {
             ("**CachyOS**", Some("CachyOS")),
             ("- Arch Linux is what I use, with an RX 7900 XTX", None),
             ("- Archive", None),
+            // a compiler's version line and a package's: the distribution's revision is no
+            // release (`gcc --version`, a boot log's `Linux version …` line; values ours)
+            ("gcc (Ubuntu 13.2.0-23ubuntu4) 13.2.0", None),
+            ("x86_64-linux-gnu-gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0", None),
+            ("- Debian 12, gcc 12.2.0-14+deb12u1", Some("Debian 12")),
+            ("- Linux 6.17.0-1020-oem (Ubuntu 24.04)", Some("Linux 6.17.0-1020-oem")),
         ] {
             assert_eq!(item_os(t), want, "{t:?}");
         }
