@@ -1580,8 +1580,10 @@ pub fn product_in(t: &str) -> Option<&str> {
     let p = t.at("Radeon").or_else(|| t.at("Instinct"))?;
     let start = if t[..p].ends_with("AMD ") { p - 4 } else { p };
     let before = t[..start].trim_end().to_ascii_lowercase();
-    // a `/` or `+` separates a processor from the GPU named after it (`Ryzen AI 7 350 / Radeon 860M`)
-    let separated = (before.ends_with('/') && !before.ends_with("w/")) || before.ends_with('+');
+    // a `/`, `+` or comma separates a processor from the GPU named after it (`Ryzen AI 7 350 /
+    // Radeon 860M`, `- AMD Ryzen AI Max "Strix Halo", Radeon 8060S Graphics`)
+    let separated =
+        (before.ends_with('/') && !before.ends_with("w/")) || before.ends_with('+') || before.ends_with(',');
     if !separated && (before.ends_with("with") || before.ends_with("w/") || before.has("ryzen")) {
         return None;
     }
@@ -5388,5 +5390,12 @@ mod tests {
         );
         // a generic name still names a GPU (its target unknown)
         assert_eq!(product_in("Device 0: AMD Radeon Graphics"), Some("AMD Radeon Graphics"));
+        // a processor, then a comma and its GPU (the shape of a 2026 hardware list; values ours);
+        // the processor's own `with` stays no GPU of its own
+        assert_eq!(
+            product_in("- AMD Ryzen AI Max \"Strix Halo\", Radeon 8060S Graphics (`radeonsi`)"),
+            Some("Radeon 8060S Graphics")
+        );
+        assert_eq!(product_in("AMD Ryzen 7 5700U with Radeon Graphics"), None);
     }
 }
