@@ -820,7 +820,10 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
         parts.map(clean).find(ok)
     } else {
         parts.flat_map(|p| p.split(" + ")).map(clean).find(ok)
-    }?;
+    };
+    let Some(found) = found else {
+        return rolling_part(rest);
+    };
     // the release's codename in brackets after it, as os-release's PRETTY_NAME writes it (`Rocky
     // Linux 9.8 (Blue Onyx)`): part of the name
     let start = found.as_ptr() as usize - rest.as_ptr() as usize;
@@ -857,6 +860,23 @@ fn package_revision(p: &str) -> bool {
                 r.starts_with(|c: char| c.is_ascii_digit()) && (r.contains("ubuntu") || r.contains("+deb"))
             })
     })
+}
+
+/// A rolling distribution's name as one comma-separated part of a setup list, a remark in
+/// brackets after it (`- Python 3.12.13, Arch Linux (kernel 7.1.3-zen1)`).
+fn rolling_part(rest: &str) -> Option<&str> {
+    if rest.len() > 200 {
+        return None;
+    }
+    rest.split(", ")
+        .map(|p| {
+            let p = p.trim().trim_end_matches('.');
+            match p.find(" (") {
+                Some(b) if p.ends_with(')') => &p[..b],
+                _ => p,
+            }
+        })
+        .find(|p| p.len() <= 20 && ROLLING.iter().any(|n| p.eq_ignore_ascii_case(n)))
 }
 
 /// Rolling distributions' names, which an OS item writes without a release.
@@ -1388,6 +1408,9 @@ mod tests {
             ("**CachyOS**", Some("CachyOS")),
             ("- Arch Linux is what I use, with an RX 7900 XTX", None),
             ("- Archive", None),
+            ("- Python 3.12.13, Arch Linux (kernel 7.1.3-zen1)", Some("Arch Linux")),
+            ("- works on Ubuntu, not Arch Linux, for me", None),
+            ("- Ubuntu 24.04, Arch Linux", Some("Ubuntu 24.04")),
             // a compiler's version line and a package's: the distribution's revision is no
             // release (`gcc --version`, a boot log's `Linux version …` line; values ours)
             ("gcc (Ubuntu 13.2.0-23ubuntu4) 13.2.0", None),
