@@ -1056,6 +1056,14 @@ fn generic_os(v: &str) -> bool {
     )
 }
 
+/// An OS named without a release (`Linux/Ubuntu`, `Ubuntu`) where a later value names one of the
+/// same platform (`Ubuntu 24.04`).
+fn unreleased_os(old: &str, new: &str) -> bool {
+    use crate::triage::platform::from_os_name;
+    let digit = |v: &str| v.bytes().any(|b| b.is_ascii_digit());
+    !digit(old) && digit(new) && from_os_name(new).is_some() && from_os_name(old) == from_os_name(new)
+}
+
 /// A workstation or Instinct model written without its brand words (`AMD MI355X`, `AMD R9700 AI
 /// PRO`, `W7900`): the product's name, when the matrix knows it and the value names one model.
 fn brandless_model(v: &str) -> Option<String> {
@@ -2591,6 +2599,11 @@ fn prose_target(lines: &[Line], presented: Option<&str>) -> Result<(u32, String)
                 .any(|n| t.has(n)))
             || t.has("--offload-arch ")
             || build_step(t)
+            // a JSON record of builds that names a build family (`{"family": "gfx120X-all"},
+            // {"family": "gfx1151"}`, a CI job's variants) is about builds, not the GPU; a
+            // sentence beside a family (`gfx110X-all (gfx1102)`, `installed for gfx1200`) still
+            // names the GPU
+            || (t.has("\": \"") && family_line(t))
         {
             continue;
         }
@@ -2646,6 +2659,18 @@ fn prose_target(lines: &[Line], presented: Option<&str>) -> Result<(u32, String)
         }
     }
     found.or(named_presented).ok_or(false)
+}
+
+/// Whether a line names a build family of targets (`gfx110X-all`, `gfx120X`, `gfx94X-dcgpu`, as
+/// TheRock's builds, CI matrices and package indexes write them): a line about builds.
+fn family_line(t: &str) -> bool {
+    t.match_indices("gfx").any(|(p, _)| {
+        let rest = &t.as_bytes()[p + 3..];
+        let n = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        (2..=4).contains(&n)
+            && matches!(rest.get(n), Some(b'X' | b'x'))
+            && !rest.get(n + 1).is_some_and(u8::is_ascii_alphanumeric)
+    })
 }
 
 /// Words before a target that say it is what something wrongly reported (`misidentified as`,
@@ -3135,9 +3160,14 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 _ => v,
             };
             if !v.is_empty() && v.len() <= 80 {
-                // a form's family answer (`Linux`, `Other Linux (specify below)`) gives way to
-                // the release a later field names (`OS Details: Ubuntu 26.04 LTS`)
-                if seen.os.as_ref().is_some_and(|o| generic_os(&o.v)) && !generic_os(v) {
+                // a form's family answer (`Linux`, `Other Linux (specify below)`, `Linux/Ubuntu`)
+                // gives way to the release a later field names (`OS Details: Ubuntu 26.04 LTS`)
+                if seen
+                    .os
+                    .as_ref()
+                    .is_some_and(|o| generic_os(&o.v) || unreleased_os(&o.v, v))
+                    && !generic_os(v)
+                {
                     seen.os = None;
                 }
                 let a = at(seen, v);
@@ -3557,6 +3587,24 @@ mod tests {
             assert!(fact(name).is_some(), "{name}");
             assert!(s.values().any(|x| x == name), "{name} has no key in keys.yaml");
         }
+    }
+
+    #[test]
+    fn a_line_of_build_families_names_no_gpu() {
+        // a CI job's variants printed as JSON (the shape of ROCm/TheRock's workflow outputs;
+        // values ours): the families it builds are no GPU of the reporter's
+        let (_, s) = run(
+            read,
+            "OUTPUT variants=[{\"family\": \"gfx120X-all\"}, {\"runs-on\": \"linux-gfx1151-gpu\", \"family\": \"gfx1151\"}]\n",
+        );
+        assert!(s.agents.is_empty(), "{:?}", s.agents);
+        assert!(family_line("{\"family\": \"gfx110X-all\"}"));
+        assert!(family_line("pip install --index-url https://x.org/gfx120X/ torch"));
+        assert!(!family_line("my gfx1100 and an Xbox"));
+        assert!(!family_line("gfx90a:xnack-"));
+        // a sentence's quoted target stays the GPU's
+        let (_, s) = run(read, "rocminfo says \"gfx1151\" for this box\n");
+        assert_eq!(s.agents.len(), 1, "{:?}", s.agents);
     }
 
     #[test]
@@ -4275,13 +4323,18 @@ mod tests {
         for text in [
             "### Operating System\n\nLinux\n\n### OS Details (if \"Other\" or additional info)\n\nFedora 43\n",
             "OS: Other Linux (specify below)\nOS details: Fedora 43\n",
+            // a platform answer that names the distribution without its release (the shape of
+            // lemonade's 2026 form; values ours)
+            "### Platform\n\nLinux/Fedora\n\n- Host OS: Fedora 43\n",
         ] {
             let (_, s) = run(read, text);
             assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Fedora 43"), "{text:?}");
         }
-        // a release first stays
+        // a release first stays; another platform's release does not replace a name
         let (_, s) = run(read, "OS: Fedora 43\nPlatform: Linux\n");
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Fedora 43"));
+        let (_, s) = run(read, "OS: Ubuntu\nGuest OS: Windows 11\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Ubuntu"));
     }
 
     #[test]
