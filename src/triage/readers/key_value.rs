@@ -1678,8 +1678,12 @@ fn mem_key(key: &str) -> Option<bool> {
         | "dedicated video memory"
         // Steam's system information (`Primary VRAM: 16384 MB`)
         | "primary vram"
+        // rocm-smi's `--showmeminfo` key, quoted outside its table (`VRAM Total Memory (B):
+        // 103079215104`)
+        | "vram total memory (b)"
+        | "vram total memory"
         | "mem_info_vram_total" => Some(true),
-        "gtt" | "gtt total" | "gtt size" | "sysfs gtt total" | "mem_info_gtt_total" => Some(false),
+        "gtt" | "gtt total" | "gtt size" | "sysfs gtt total" | "gtt total memory (b)" | "gtt total memory" | "mem_info_gtt_total" => Some(false),
         _ => None,
     }
 }
@@ -5032,6 +5036,16 @@ mod tests {
         assert_eq!(
             s.agents.first().and_then(|a| a.vram.as_ref()).map(|v| v.v >> 20),
             Some(16384)
+        );
+        // rocm-smi's `--showmeminfo vram` key quoted beside a name (a 2026 report's shape;
+        // values ours): bytes
+        let (_, s) = run(
+            read,
+            "- GPU: AMD Radeon 8060S\n- VRAM Total Memory (B): 103079215104\n",
+        );
+        assert_eq!(
+            s.agents.first().and_then(|a| a.vram.as_ref()).map(|v| v.v >> 30),
+            Some(96)
         );
         let (_, s) = run(read, "    Distro: EndeavourOS base: Arch Linux\n");
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("EndeavourOS"));
