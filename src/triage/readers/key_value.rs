@@ -5039,10 +5039,7 @@ mod tests {
         );
         // rocm-smi's `--showmeminfo vram` key quoted beside a name (a 2026 report's shape;
         // values ours): bytes
-        let (_, s) = run(
-            read,
-            "- GPU: AMD Radeon 8060S\n- VRAM Total Memory (B): 103079215104\n",
-        );
+        let (_, s) = run(read, "- GPU: AMD Radeon 8060S\n- VRAM Total Memory (B): 103079215104\n");
         assert_eq!(
             s.agents.first().and_then(|a| a.vram.as_ref()).map(|v| v.v >> 30),
             Some(96)
