@@ -1208,6 +1208,57 @@ fn conflicting_targets_note(seen: &mut Seen, merged: &[Merged]) {
 }
 
 /// No target for a GPU: say why a printed product name did not settle it.
+/// A GPU's name as the report shows it: what a reader cut from its line, without the markup,
+/// the target or the next field a typed line wrote after it (`AMD Radeon 8060S Graphics,
+/// **gfx1151**`, `Radeon 890M)`, `AMD Radeon RX 9070 XT" … total="15.9 GiB`). Shown only: every
+/// lookup used the name as read. None where nothing of a name is left (`(gfx950`).
+fn display_name(n: &str) -> Option<String> {
+    let mut s: String = n.replace("**", "").replace('`', "");
+    // a quote ends a name (a log's quoted field, then the next fields)
+    if let Some(q) = s.find('"') {
+        s.truncate(q);
+    }
+    // a close bracket nothing opened ends it (`Radeon 890M)`, `… MI50]`, `MI300A), amdgcn-…`)
+    let mut depth = (0i32, 0i32);
+    if let Some(c) = s.char_indices().find_map(|(i, c)| {
+        match c {
+            '(' => depth.0 += 1,
+            '[' => depth.1 += 1,
+            ')' if depth.0 == 0 => return Some(i),
+            ']' if depth.1 == 0 => return Some(i),
+            ')' => depth.0 -= 1,
+            ']' => depth.1 -= 1,
+            _ => {}
+        }
+        None
+    }) {
+        s.truncate(c);
+    }
+    // a target written after the name (`, gfx1151`, ` / gfx1201`, ` [gfx1103]`, `(gfx1151)`);
+    // inside a parenthetical, the parenthetical goes with it (`16 GB (RDNA 4 / gfx12xx)`)
+    if let Some(p) = s.find("gfx").filter(|&p| {
+        let before = s[..p].trim_end();
+        before.is_empty() || before.ends_with([',', '/', '[', '('])
+    }) {
+        let open = s[..p].rfind('(').filter(|&o| !s[o..p].contains(')'));
+        s.truncate(open.unwrap_or(p));
+    }
+    // what the cut left at the end: separators, a rule of dashes after a blank, a lone bracket
+    loop {
+        let t = s.trim_end_matches([' ', '\u{b7}', ',', '/', ';', ':', '[', '(']);
+        let t = match t.trim_end_matches('-') {
+            d if d.len() < t.len() && (d.ends_with(' ') || t.len() - d.len() >= 3) => d,
+            _ => t,
+        };
+        if t.len() == s.len() {
+            break;
+        }
+        s = t.to_string();
+    }
+    let s = s.trim();
+    (s.len() >= 2 && s.bytes().any(|b| b.is_ascii_alphabetic())).then(|| s.to_string())
+}
+
 fn unknown_target_note(notes: &mut Vec<At<String>>, a: &Agent, matrix: &Matrix) {
     // No target: say why a printed product name did not settle it.
     if let Some(name) = &a.marketing
@@ -1263,7 +1314,7 @@ fn gpu_facts(
             gfx_target_version: 0,
             vendor_id: 0x1002,
             device_id: a.device_id.as_ref().map(|d| d.v).unwrap_or(0),
-            name: a.marketing.clone(),
+            name: a.marketing.as_deref().and_then(display_name),
             pci_address: None,
             render_minor: None,
             simd_count: 0,
@@ -1692,4 +1743,65 @@ fn missing(seen: &Seen, merged: &[Merged], f: &Facts, plat: Option<Platform>) ->
         );
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::display_name;
+
+    #[test]
+    fn a_gpu_s_shown_name_without_what_followed_it() {
+        // names as readers cut them from 2026 pastes (values ours)
+        for (read, shown) in [
+            (
+                "AMD Radeon 8060S Graphics, **gfx1151**",
+                Some("AMD Radeon 8060S Graphics"),
+            ),
+            ("AMD Radeon AI PRO R9700**", Some("AMD Radeon AI PRO R9700")),
+            ("Radeon 890M)", Some("Radeon 890M")),
+            ("AMD Radeon 780M Graphics [gfx1103])", Some("AMD Radeon 780M Graphics")),
+            (
+                "Radeon Pro VII/Radeon Instinct MI50]",
+                Some("Radeon Pro VII/Radeon Instinct MI50"),
+            ),
+            (
+                "AMD Radeon RX 9070 XT\" ... total=\"15.9 GiB",
+                Some("AMD Radeon RX 9070 XT"),
+            ),
+            (
+                "AMD Radeon(TM) 8060S Graphics ----------",
+                Some("AMD Radeon(TM) 8060S Graphics"),
+            ),
+            ("Radeon AI PRO R9700 / `gfx1201", Some("Radeon AI PRO R9700")),
+            ("AMD Instinct **MI300X**", Some("AMD Instinct MI300X")),
+            ("(gfx950:sramecc+:xnack-)", None),
+            ("(", None),
+            ("3\",driver_ver=\"6.16.13\",type=\"AMD Instinct MI210\"", None),
+            // what stays: brackets that close, a tool's own suffix, a truncated name
+            (
+                "Arcturus GL-XL [AMD Instinct MI100]",
+                Some("Arcturus GL-XL [AMD Instinct MI100]"),
+            ),
+            (
+                "AMD Radeon 8060S Graphics (RADV GFX1151)",
+                Some("AMD Radeon 8060S Graphics (RADV GFX1151)"),
+            ),
+            ("...Radeon AI PRO R9700", Some("...Radeon AI PRO R9700")),
+            ("780M", Some("780M")),
+            (
+                "AMD Radeon RX 9060 XT 16 GB (RDNA 4 / gfx12xx)",
+                Some("AMD Radeon RX 9060 XT 16 GB"),
+            ),
+            (
+                "AMD Instinct MI300A), amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-",
+                Some("AMD Instinct MI300A"),
+            ),
+            (
+                "AMD Radeon Pro W7900 gfx1100:xnack-",
+                Some("AMD Radeon Pro W7900 gfx1100:xnack-"),
+            ),
+        ] {
+            assert_eq!(display_name(read).as_deref(), shown, "{read:?}");
+        }
+    }
 }
