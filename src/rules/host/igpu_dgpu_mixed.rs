@@ -159,6 +159,18 @@ mod tests {
         f
     }
 
+    /// `HIP_VISIBLE_DEVICES` set to `v`, as a paste's environment listing gives it.
+    fn visible(v: &str) -> crate::facts::Sourced<crate::facts::EnvVar> {
+        crate::facts::Sourced {
+            value: crate::facts::EnvVar {
+                name: "HIP_VISIBLE_DEVICES".into(),
+                value: v.into(),
+                site: None,
+            },
+            origin: crate::facts::Origin::Path { path: "-".into() },
+        }
+    }
+
     #[test]
     fn a_gpu_known_only_by_its_target_shows_no_device_id() {
         // A paste that names the dGPU and only the iGPU's target (values ours): no `device
@@ -201,14 +213,7 @@ mod tests {
             "{named}"
         );
         // a variable that keeps two of three named GPUs may be the one that hides the iGPU
-        f.env.push(crate::facts::Sourced {
-            value: crate::facts::EnvVar {
-                name: "HIP_VISIBLE_DEVICES".into(),
-                value: "0,1".into(),
-                site: None,
-            },
-            origin: crate::facts::Origin::Path { path: "-".into() },
-        });
+        f.env.push(visible("0,1"));
         assert_eq!(fix(&f), None);
         f.gpu_order_unknown = false;
         assert!(
@@ -232,14 +237,7 @@ mod tests {
                 .any(|x| x.code == "RC308")
         };
         assert!(rc308(&f), "no variable: the iGPU is visible");
-        f.env.push(crate::facts::Sourced {
-            value: crate::facts::EnvVar {
-                name: "HIP_VISIBLE_DEVICES".into(),
-                value: "0,1".into(),
-                site: None,
-            },
-            origin: crate::facts::Origin::Path { path: "-".into() },
-        });
+        f.env.push(visible("0,1"));
         assert!(!rc308(&f), "0,1 are the two dGPUs");
         f.env[0].value.value = "0,1,2".into();
         assert!(rc308(&f), "0,1,2 keeps the iGPU");
