@@ -533,13 +533,9 @@ fn heading_items(t: &str) -> Vec<(&str, &str)> {
     if items.len() >= 2 { items } else { Vec::new() }
 }
 
-/// Records a heading's bracketed items ([`heading_items`]) under their keys; whether it has two or
-/// more.
-fn take_heading_items(t: &str, no: u32, syn: &Synonyms, seen: &mut Seen, st: &mut State) -> bool {
+/// Records a heading's bracketed items ([`heading_items`], two or more) under their keys.
+fn take_heading_items(t: &str, no: u32, syn: &Synonyms, seen: &mut Seen, st: &mut State) {
     let items = heading_items(t);
-    if items.len() < 2 {
-        return false;
-    }
     let mut key = String::new();
     for (k, v) in items {
         known_key(k, v, &mut key, syn);
@@ -547,7 +543,6 @@ fn take_heading_items(t: &str, no: u32, syn: &Synonyms, seen: &mut Seen, st: &mu
             take(fact, v, no, seen, st);
         }
     }
-    true
 }
 
 /// A list item that is a name and a version only (`- ROCm 7.2.0`, `* PyTorch 2.9.1`), as in a
@@ -1758,13 +1753,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 Some((k, v)) if k.len() <= 30 && !v.trim().is_empty() && !k.contains(['`', '[']) => {}
                 // a heading that is a product and its version (`### ROCm 6.2.4`) is a pair
                 None if name_version_item(h.trim_matches('*')).is_some() => {}
-                // and one whose bracket lists such items (`### LUMI (MI250X, ROCm 6.2.4, PyTorch
-                // 2.7.1)`): the items, and the heading is still the next line's question
-                None if take_heading_items(t, l.no, &syn, seen, &mut st) => {
-                    pending = Some(h.to_string());
-                    continue;
-                }
-                _ => {
+                split => {
+                    // one whose bracket lists such items (`### LUMI (MI250X, ROCm 6.2.4, PyTorch
+                    // 2.7.1)`) gives the items; any heading is the next line's question
+                    if split.is_none() {
+                        take_heading_items(t, l.no, &syn, seen, &mut st);
+                    }
                     pending = Some(h.to_string());
                     continue;
                 }
