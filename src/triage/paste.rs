@@ -435,13 +435,18 @@ fn package_file_listing(t: &str) -> bool {
     }
 }
 
-/// The output of a package or archive file's listing ([`package_file_listing`]), up to a blank
-/// line, the next command or a cut (`...`): blanked, so that no reader takes the files it names
-/// (`/opt/rocm/core-7.11/lib/…` in `rpm -qlp amdrocm-profiler7.11-….rpm`) for installed ones.
+/// A package's or archive's listing, blanked so that no reader takes the files it names
+/// (`/opt/rocm/core-7.11/lib/…` in `rpm -qlp amdrocm-profiler7.11-….rpm`) for installed ones:
+/// the output of a listing command ([`package_file_listing`]) up to a blank line, the next command
+/// or a cut (`...`), and any member line of its own shape ([`archive_member`], a `dpkg -c` or
+/// `tar -tv` row pasted without its command).
 fn blank_package_listings(out: &mut [Line<'_>]) {
     let mut i = 0;
     while i < out.len() {
         if out[i].text.len() > 300 || !package_file_listing(&out[i].text) {
+            if archive_member(&out[i].text) {
+                out[i].text = "".into();
+            }
             i += 1;
             continue;
         }
@@ -554,7 +559,7 @@ fn unflatten(t: &str) -> Option<Vec<&str>> {
 /// `owner/group` pair, and a path relative to the archive (`-rw-r--r-- root/root 4960656
 /// 2026-07-28 16:49 ./opt/rocm/core-7.15/lib/librocdxg.so.1.1.0`). The files are in a package,
 /// not installed on the machine the paste comes from.
-pub(crate) fn archive_member(t: &str) -> bool {
+fn archive_member(t: &str) -> bool {
     let t = t.trim_start();
     let b = t.as_bytes();
     b.len() > 12
@@ -1011,6 +1016,13 @@ mod tests {
             "-rw-r--r-- 1 root root 4960656 Jul 28 16:49 /opt/rocm/core-7.15/lib/librocdxg.so.1.1.0"
         ));
         assert!(!super::archive_member("drwxr-xr-x root/root see ./README"));
+        // pasted without its command, a member line is blanked all the same; an installed
+        // tree's `ls -l` stays
+        let l = super::lines(
+            "-rw-r--r-- root/root   4960656 2026-07-28 16:49 ./opt/rocm/core-7.15/lib/librocdxg.so.1.1.0\n-rw-r--r-- 1 root root 4960656 Jul 28 16:49 /opt/rocm/core-7.15/lib/librocdxg.so.1.1.0\n",
+        );
+        assert_eq!(l[0].text, "");
+        assert!(l[1].text.starts_with("-rw-r--r-- 1 root root"));
     }
 
     #[test]

@@ -389,10 +389,6 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
             break;
         }
         let t = l.text.as_ref();
-        // a package's listing names files it would install, not where the paste comes from
-        if k != 0 && super::paste::archive_member(t) {
-            continue;
-        }
         let (wsl, windows, macos, linux) = (
             on(k, Hint::Wsl),
             on(k, Hint::Windows),

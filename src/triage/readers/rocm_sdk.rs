@@ -124,7 +124,6 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
         }
         if t.has("/opt/rocm/core-")
-            && !crate::triage::paste::archive_member(t)
             && let Some((v, p)) = core_prefix(t)
         {
             fired = true;
