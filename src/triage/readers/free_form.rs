@@ -614,6 +614,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut late_targets: Vec<String> = Vec::new();
     let mut shown_memo: foldhash::HashMap<(&str, bool), Option<&str>> = foldhash::HashMap::default();
     let mut generic_memo: foldhash::HashMap<String, bool> = foldhash::HashMap::default();
+    let mut key_memo: foldhash::HashMap<&str, String> = foldhash::HashMap::default();
     let mut fired = false;
     for l in lines {
         if l.command {
@@ -687,7 +688,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             fired = true;
             // one GPU per product, however each print writes its name (`AMD Radeon(TM) 860M
             // Graphics`, `AMD Radeon 860M`)
-            let key = crate::matrix::product_key(shown).unwrap_or_else(|| shown.to_string());
+            let key = product_key(&mut key_memo, shown);
             // a product already seen (a log repeats its GPU lines): nothing new, and no name
             // lookup (they were 40 % of a collect_env listing's time)
             if names.contains(&key) {
@@ -858,6 +859,20 @@ fn generic(memo: &mut foldhash::HashMap<String, bool>, name: &str) -> bool {
         memo.insert(name.to_string(), g);
     }
     g
+}
+
+/// A shown name's product key (`crate::matrix::product_key`, the name itself where it has
+/// none), remembered like [`generic`]: a log repeats its device lines (the keys were a
+/// fortieth of a llama.cpp log of devices). At most 4096 names are kept.
+fn product_key<'t>(memo: &mut foldhash::HashMap<&'t str, String>, shown: &'t str) -> String {
+    if let Some(k) = memo.get(shown) {
+        return k.clone();
+    }
+    let k = crate::matrix::product_key(shown).unwrap_or_else(|| shown.to_string());
+    if memo.len() < 4096 {
+        memo.insert(shown, k.clone());
+    }
+    k
 }
 
 /// [`name_shown`], remembered: a log repeats its device lines, and each name is cut and looked

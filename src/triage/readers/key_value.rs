@@ -1342,6 +1342,28 @@ fn known_key(k: &str, v: &str, key: &mut String, syn: &Synonyms) {
     os_or_kernel_key(key, v, syn);
 }
 
+/// A key as written → its normalised, spaced spelling ([`known_key`]'s first steps, which
+/// depend on the key alone).
+type KeyMemo = foldhash::HashMap<String, String>;
+
+/// [`known_key`], its key-only steps remembered: a log repeats its keys on every line, and
+/// normalising one cost a thousand instructions or more (a sixth of the reader's time on a log
+/// of device lines). At most 4096 keys are kept.
+fn known_key_memo(memo: &mut KeyMemo, k: &str, v: &str, key: &mut String, syn: &Synonyms) {
+    if let Some(n) = memo.get(k) {
+        key.clear();
+        key.push_str(n);
+    } else {
+        norm_key_into(k, key);
+        spaced_key(key, syn);
+        if memo.len() < 4096 {
+            memo.insert(k.to_string(), key.clone());
+        }
+    }
+    joined_torch_key(key, v, syn);
+    os_or_kernel_key(key, v, syn);
+}
+
 /// A label for an operating system and its kernel joined by a slash (`Linux Distribution/Kernel:
 /// Fedora 44`, an issue form's field): the key of what the value is, a kernel release when it
 /// starts with a digit, else the system's name.
@@ -1707,6 +1729,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     // the pending key is a bare label (no colon): its answer must be a short value
     let mut bare = false;
     let mut key = String::new();
+    let mut key_memo = KeyMemo::default();
     // uv's install log: ` - name==v` is a package it removed where ` + name==v` lines are
     let uv_log = lines.iter().any(|l| l.text.starts_with(" + "));
     let block = assignment_block(lines);
@@ -1790,7 +1813,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         };
         line_gpus(t, l.no, &mut all, seen, &mut st);
         for (k, v) in all {
-            known_key(k, v, &mut key, &syn);
+            known_key_memo(&mut key_memo, k, v, &mut key, &syn);
             if let Some(p) = blocks.parents.last() {
                 let whole = format!("{p} {key}");
                 if syn.contains_key(whole.as_str()) {

@@ -269,6 +269,44 @@ const GATES: &[(&str, &[&str])] = &[
             "Unable to find code object",
         ],
     ),
+    // ComfyUI's lines as the reader strips them (a log's stamp and tags): their prefixes are in
+    // the line as written unless Markdown's `**` is cut out of it (the issue template's
+    // `**PyTorch Version:** …`), so any `**` opens the gate
+    (
+        "comfyui_log",
+        &[
+            "**",
+            "ComfyUI startup time:",
+            "ComfyUI Path:",
+            "ComfyUI version:",
+            "Total VRAM ",
+            "VRAM Total: ",
+            "pytorch version: ",
+            "PyTorch Version: ",
+            "AMD arch: ",
+            "AMD Arch: ",
+            "ROCm version: (",
+            "Device: ",
+            "Name: ",
+            "cuda:",
+            "Set vram state to:",
+            "Set cuda device to:",
+            "To see the GUI go to:",
+        ],
+    ),
+    // vLLM's platform lines and its logger's `… [file.py:N]` lines
+    (
+        "vllm_log",
+        &[
+            "Automatically detected platform rocm",
+            "Confirmed ROCm platform is available",
+            ".py:",
+        ],
+    ),
+    // the only keys the reader reads
+    ("kfd_properties", &["gfx_target_version", "device_id"]),
+    // NVML's start-up line; every other shape holds the vendor's name
+    ("nvidia_smi", &["NVML initialized", "NVIDIA"]),
 ];
 
 /// [`GATES`] whose literals are matched in any ASCII case: readers that lower-case what they
