@@ -219,7 +219,7 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
     let t = strip_log_level(t);
     let p = t.find(':')?;
     // a full-width colon (`**HIP SDK**：…`, CJK text) before the first ASCII one ends the key
-    let (p, w) = match memchr::memmem::find(&t.as_bytes()[..p], "：".as_bytes()) {
+    let (p, w) = match t[..p].at("：") {
         Some(f) => (f, '：'.len_utf8()),
         None => (p, 1),
     };
@@ -446,12 +446,13 @@ fn label_fields<'a>((label, v): (&'a str, &'a str)) -> Vec<(&'a str, &'a str)> {
 fn aligned_pair(t: &str) -> Option<(&str, &str)> {
     let t = t.trim();
     let b = t.as_bytes();
-    let p = match (memchr::memmem::find(b, b"  "), memchr::memchr(b'\t', b)) {
+    // (`Has::at`, not `memmem::find`: that builds a searcher per call, on every line of a log)
+    let p = match (t.at("  "), memchr::memchr(b'\t', b)) {
         (Some(a), Some(c)) => a.min(c),
         (a, c) => a.or(c)?,
     };
     let (k, v) = (t[..p].trim(), t[p..].trim());
-    let one_value = !v.is_empty() && memchr::memmem::find(v.as_bytes(), b"  ").is_none() && !v.contains('\t');
+    let one_value = !v.is_empty() && !v.has("  ") && !v.contains('\t');
     if k.is_empty()
         || k.len() > 30
         || !k.starts_with(char::is_alphabetic)
