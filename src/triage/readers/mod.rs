@@ -307,11 +307,21 @@ const GATES: &[(&str, &[&str])] = &[
     ("kfd_properties", &["gfx_target_version", "device_id"]),
     // NVML's start-up line; every other shape holds the vendor's name
     ("nvidia_smi", &["NVML initialized", "NVIDIA"]),
+    // WSL's banner, `uname -a`'s `Linux …`, a release after a `uname` command, os-release's
+    // `NAME=`/`PRETTY_NAME=` and lsb_release's `Description:`
+    (
+        "uname",
+        &["WSL environment detected.", "Linux ", "uname", "NAME=", "Description:"],
+    ),
 ];
 
 /// [`GATES`] whose literals are matched in any ASCII case: readers that lower-case what they
 /// look at (a label, `torch`/`hip` at a line's start).
 const GATES_ANY_CASE: &[(&str, &[&str])] = &[
+    // the banner (`AMDSMI Tool:`, `AMDSMI Library version`), the box table's rows (`| AMD-SMI …`,
+    // `| 0000:c3:00.0 …`), a GPU's index (`GPU: 0`, `--json`'s `"gpu": 0`) that every other key
+    // is read under, and `OS_KERNEL_VERSION`
+    ("amd_smi", &["AMDSMI", "|", "gpu", "os_kernel_version"]),
     // a print's call (`__version__`, `version.hip`, `version.cuda`, `is_available`,
     // `get_device_name(`) that makes the next lines its output, torch's version file (`+rocm`,
     // `+cpu`, `+cu128`, `+xpu` tags), availability labels (`GPU available: True`, `ROCm
