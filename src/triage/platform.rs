@@ -640,7 +640,15 @@ fn kernel_log_line(t: &str) -> bool {
             .is_some_and(|m| m.len() >= 16 && m.iter().filter(|&&c| c == b' ').count() >= 2 && !m.starts_with(b" "))
         // the driver's message behind any other prefix (a remote console's `node: kern: info:
         // [stamp]: `, `grep -n`'s line number): only the Linux kernel writes `amdgpu <PCI address>:`
-        || memchr::memmem::find_iter(b, b" amdgpu ").any(|p| pci_address_colon(&b[p + 8..]))
+        // (one searcher for all lines: `memmem::find_iter` builds one per call, a twentieth of
+        // a log of short lines)
+        || amdgpu_word().find_iter(b).any(|p| pci_address_colon(&b[p + 8..]))
+}
+
+/// The searcher for ` amdgpu ` in [`kernel_log_line`], built once.
+fn amdgpu_word() -> &'static memchr::memmem::Finder<'static> {
+    static FINDER: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
+    FINDER.get_or_init(|| memchr::memmem::Finder::new(b" amdgpu "))
 }
 
 /// `0000:03:00.0:` (a PCI domain, bus, device and function, then a colon) at the start of `b`.

@@ -8,6 +8,7 @@
 //! the regex cost about 2 M instructions, a fifth of a short `triage` run.
 
 use super::{Line, Seen};
+use crate::triage::paste::Has;
 
 /// Name prefixes kept (each followed by `_`), besides `CUDA_VISIBLE_DEVICES`.
 const PREFIXES: &[&str] = &[
@@ -134,7 +135,7 @@ fn advice(before: &str) -> bool {
 /// pwilkin/strix-halo#5): where it starts on the line, which disowns the settings before it
 /// (searched once per line: a line of many settings stays linear).
 fn disowned(t: &str) -> Option<usize> {
-    let p = memchr::memmem::find(t.as_bytes(), b" #")?;
+    let p = t.at(" #")?;
     let c = t[p + 2..].to_ascii_lowercase();
     [
         "not set",

@@ -619,6 +619,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     // an inventory's targets that follow its names on the line
     let mut late_targets: Vec<String> = Vec::new();
     let mut shown_memo: foldhash::HashMap<(&str, bool), Option<&str>> = foldhash::HashMap::default();
+    let mut generic_memo: foldhash::HashMap<String, bool> = foldhash::HashMap::default();
+    let mut key_memo: foldhash::HashMap<&str, String> = foldhash::HashMap::default();
     let mut fired = false;
     for l in lines {
         if l.command {
@@ -685,15 +687,14 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             // a target no GPU has beside a product the matrix knows: the product's target is
             // the GPU's, from its name
             if let Some(g) = &gfx {
-                let matrix = crate::matrix::Matrix::embedded();
-                if matrix.gpu(g).is_none() && matrix.gpu_by_name(shown).is_some() {
+                if crate::matrix::Matrix::embedded().gpu(g).is_none() && !generic(&mut generic_memo, shown) {
                     gfx = None;
                 }
             }
             fired = true;
             // one GPU per product, however each print writes its name (`AMD Radeon(TM) 860M
             // Graphics`, `AMD Radeon 860M`)
-            let key = crate::matrix::product_key(shown).unwrap_or_else(|| shown.to_string());
+            let key = product_key(&mut key_memo, shown);
             // a product already seen (a log repeats its GPU lines): nothing new, and no name
             // lookup (they were 40 % of a collect_env listing's time)
             if names.contains(&key) {
@@ -719,14 +720,13 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             // a generic name (`AMD Radeon Graphics gcnArchName=gfx906`) with a target another name
             // of this print already has is that GPU, in either order
             if let Some(g) = &gfx {
-                let matrix = crate::matrix::Matrix::embedded();
-                let generic = |n: &str| matrix.gpu_by_name(n).is_none();
+                let mut generic = |n: &str| generic(&mut generic_memo, n);
                 if let Some(i) =
                     (start..seen.agents.len()).find(|&i| seen.agents[i].gfx.as_ref().is_some_and(|a| &a.v == g))
                 {
                     let a = &mut seen.agents[i];
-                    if generic(shown) || a.marketing.as_deref().is_some_and(generic) {
-                        if a.marketing.as_deref().is_some_and(generic) && !generic(shown) {
+                    if generic(shown) || a.marketing.as_deref().is_some_and(&mut generic) {
+                        if a.marketing.as_deref().is_some_and(&mut generic) && !generic(shown) {
                             a.marketing = Some(shown.to_string());
                             a.name_src = Some(src);
                         }
@@ -878,6 +878,34 @@ fn kind_tag(name: &str) -> Option<(bool, usize)> {
     } else {
         None
     }
+}
+
+/// Whether the matrix knows no GPU by this name (a generic name: `AMD Radeon Graphics`),
+/// remembered: a log repeats its device lines, and each lookup walks the matrix's GPUs (a tenth
+/// of a llama.cpp log of devices, three lookups a line). At most 4096 names are kept.
+fn generic(memo: &mut foldhash::HashMap<String, bool>, name: &str) -> bool {
+    if let Some(&g) = memo.get(name) {
+        return g;
+    }
+    let g = crate::matrix::Matrix::embedded().gpu_by_name(name).is_none();
+    if memo.len() < 4096 {
+        memo.insert(name.to_string(), g);
+    }
+    g
+}
+
+/// A shown name's product key (`crate::matrix::product_key`, the name itself where it has
+/// none), remembered like [`generic`]: a log repeats its device lines (the keys were a
+/// fortieth of a llama.cpp log of devices). At most 4096 names are kept.
+fn product_key<'t>(memo: &mut foldhash::HashMap<&'t str, String>, shown: &'t str) -> String {
+    if let Some(k) = memo.get(shown) {
+        return k.clone();
+    }
+    let k = crate::matrix::product_key(shown).unwrap_or_else(|| shown.to_string());
+    if memo.len() < 4096 {
+        memo.insert(shown, k.clone());
+    }
+    k
 }
 
 /// [`name_shown`], remembered: a log repeats its device lines, and each name is cut and looked

@@ -219,7 +219,7 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
     let t = strip_log_level(t);
     let p = t.find(':')?;
     // a full-width colon (`**HIP SDK**：…`, CJK text) before the first ASCII one ends the key
-    let (p, w) = match memchr::memmem::find(&t.as_bytes()[..p], "：".as_bytes()) {
+    let (p, w) = match t[..p].at("：") {
         Some(f) => (f, '：'.len_utf8()),
         None => (p, 1),
     };
@@ -446,12 +446,13 @@ fn label_fields<'a>((label, v): (&'a str, &'a str)) -> Vec<(&'a str, &'a str)> {
 fn aligned_pair(t: &str) -> Option<(&str, &str)> {
     let t = t.trim();
     let b = t.as_bytes();
-    let p = match (memchr::memmem::find(b, b"  "), memchr::memchr(b'\t', b)) {
+    // (`Has::at`, not `memmem::find`: that builds a searcher per call, on every line of a log)
+    let p = match (t.at("  "), memchr::memchr(b'\t', b)) {
         (Some(a), Some(c)) => a.min(c),
         (a, c) => a.or(c)?,
     };
     let (k, v) = (t[..p].trim(), t[p..].trim());
-    let one_value = !v.is_empty() && memchr::memmem::find(v.as_bytes(), b"  ").is_none() && !v.contains('\t');
+    let one_value = !v.is_empty() && !v.has("  ") && !v.contains('\t');
     if k.is_empty()
         || k.len() > 30
         || !k.starts_with(char::is_alphabetic)
@@ -1345,6 +1346,28 @@ fn known_key(k: &str, v: &str, key: &mut String, syn: &Synonyms) {
     os_or_kernel_key(key, v, syn);
 }
 
+/// A key as written → its normalised, spaced spelling ([`known_key`]'s first steps, which
+/// depend on the key alone).
+type KeyMemo = foldhash::HashMap<String, String>;
+
+/// [`known_key`], its key-only steps remembered: a log repeats its keys on every line, and
+/// normalising one cost a thousand instructions or more (a sixth of the reader's time on a log
+/// of device lines). At most 4096 keys are kept.
+fn known_key_memo(memo: &mut KeyMemo, k: &str, v: &str, key: &mut String, syn: &Synonyms) {
+    if let Some(n) = memo.get(k) {
+        key.clear();
+        key.push_str(n);
+    } else {
+        norm_key_into(k, key);
+        spaced_key(key, syn);
+        if memo.len() < 4096 {
+            memo.insert(k.to_string(), key.clone());
+        }
+    }
+    joined_torch_key(key, v, syn);
+    os_or_kernel_key(key, v, syn);
+}
+
 /// A label for an operating system and its kernel joined by a slash (`Linux Distribution/Kernel:
 /// Fedora 44`, an issue form's field): the key of what the value is, a kernel release when it
 /// starts with a digit, else the system's name.
@@ -1716,6 +1739,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     // the pending key is a bare label (no colon): its answer must be a short value
     let mut bare = false;
     let mut key = String::new();
+    let mut key_memo = KeyMemo::default();
     // uv's install log: ` - name==v` is a package it removed where ` + name==v` lines are
     let uv_log = lines.iter().any(|l| l.text.starts_with(" + "));
     let block = assignment_block(lines);
@@ -1798,7 +1822,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         };
         line_gpus(t, l.no, &mut all, seen, &mut st);
         for (k, v) in all {
-            known_key(k, v, &mut key, &syn);
+            known_key_memo(&mut key_memo, k, v, &mut key, &syn);
             if let Some(p) = blocks.parents.last() {
                 let whole = format!("{p} {key}");
                 if syn.contains_key(whole.as_str()) {

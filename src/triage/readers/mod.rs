@@ -145,29 +145,255 @@ const GATES: &[(&str, &[&str])] = &[
             "rocm/rocm-terminal:",
         ],
     ),
+    // `ROCk module`, the headers and closing line, `Agent N`, and the keys that open an agent
+    // (`Name`, `Marketing Name`, `Vendor Name`, `Device Type`, `Chip ID`, `Compute Unit`)
+    (
+        "rocminfo",
+        &[
+            "ROCk module",
+            "HSA Agents",
+            "HSA System Attributes",
+            "*** Done ***",
+            "hsa api call failure at:",
+            "Agent ",
+            "Name",
+            "Device Type",
+            "Chip ID",
+            "Compute Unit",
+        ],
+    ),
+    // the report's banner, a frame of collect_env.py, and the keys it reads (`OS` only where
+    // another key fired or the value ends in the machine's architecture)
+    (
+        "collect_env",
+        &[
+            "Collecting environment information",
+            "collect_env.py",
+            "PyTorch version",
+            "ROCM used to build PyTorch",
+            "HIP runtime version",
+            "ROCM Version",
+            "CUDA used to build PyTorch",
+            "(x86_64)",
+            "(aarch64)",
+            "Python platform",
+            "GPU models and configuration",
+            "Is CUDA available",
+            "Nvidia driver version",
+        ],
+    ),
+    // the NVIDIA driver's lines, `[drm] `, the amdgpu/ttm/`Linux version` lines the messages
+    // are read from, an oops's `Comm: ` line (its kernel release) and `/proc/version` without
+    // its blanks (`Linuxversion…`)
+    (
+        "dmesg",
+        &[
+            "NVRM: ",
+            "nvidia 0000:",
+            "[drm] ",
+            "amdgpu",
+            "ttm",
+            "Linux version",
+            "Linuxversion",
+            "Comm: ",
+        ],
+    ),
+    // `--json`'s cards, the banner, `--csv`'s header, `GPU[N]` rows, the concise table's
+    // header (`… Node  IDs …`) and `--showhw`'s (`GPU … DID …`)
+    (
+        "rocm_smi",
+        &[
+            "\"card",
+            "ROCm System Management Interface",
+            "device,",
+            "GPU[",
+            " IDs",
+            "DID",
+        ],
+    ),
+    // `[N] ROCm …`, the structured lines (`level=`), the server's env map, `inference compute`'s
+    // `library=`, and the skipped GPU's `gpu_type=`
+    (
+        "ollama_log",
+        &[
+            "] ROCm ",
+            "level=",
+            "env=\"map[",
+            "library=CUDA",
+            "library=cuda",
+            "library=rocm",
+            "library=ROCm",
+            "gpu_type=",
+        ],
+    ),
+    // `llama_model_loader:` and the other `llama_` modules, `ggml_cuda_init:`/`ggml_vulkan:`/
+    // `ggml_backend_cuda`, device lines, `--list-devices` rows (`… MiB free)`), the memory
+    // breakdown, vulkaninfo's `deviceName`, and `ROCm error:`/`load_backend: loaded ROCm`
+    (
+        "llama_log",
+        &[
+            "llama_",
+            "ggml_",
+            "Device ",
+            "free)",
+            "memory_breakdown_print: ",
+            "deviceName",
+            "ROCm error:",
+            "load_backend: loaded ROCm",
+        ],
+    ),
+    (
+        "lmstudio_log",
+        &[
+            "gpuInfo",
+            "\"gpuSurveyResult\"",
+            "lms runtime survey",
+            "No ROCm GPUs detected",
+            "No GPUs detected of supported targets",
+        ],
+    ),
+    // AMD_LOG_LEVEL lines (`:3:rocdevice.cpp :…`), the code-object report, ISA strings,
+    // rocBLAS's `TensileLibrary … GPU arch`, and the error wordings that make the format
+    (
+        "hip_log",
+        &[
+            ".cpp",
+            ".hpp",
+            "Bundled Code Objects:",
+            "amdgcn-amd-amdhsa--",
+            "TensileLibrary",
+            "HIP error",
+            "hipError",
+            "rocBLAS error",
+            "Memory access fault by GPU",
+            "no ROCm-capable device",
+            "invalid device function",
+            "Unable to find code object",
+        ],
+    ),
+    // ComfyUI's lines as the reader strips them (a log's stamp and tags): their prefixes are in
+    // the line as written unless Markdown's `**` is cut out of it (the issue template's
+    // `**PyTorch Version:** …`), so any `**` opens the gate
+    (
+        "comfyui_log",
+        &[
+            "**",
+            "ComfyUI startup time:",
+            "ComfyUI Path:",
+            "ComfyUI version:",
+            "Total VRAM ",
+            "VRAM Total: ",
+            "pytorch version: ",
+            "PyTorch Version: ",
+            "AMD arch: ",
+            "AMD Arch: ",
+            "ROCm version: (",
+            "Device: ",
+            "Name: ",
+            "cuda:",
+            "Set vram state to:",
+            "Set cuda device to:",
+            "To see the GUI go to:",
+        ],
+    ),
+    // vLLM's platform lines and its logger's `… [file.py:N]` lines
+    (
+        "vllm_log",
+        &[
+            "Automatically detected platform rocm",
+            "Confirmed ROCm platform is available",
+            ".py:",
+        ],
+    ),
+    // the only keys the reader reads
+    ("kfd_properties", &["gfx_target_version", "device_id"]),
+    // NVML's start-up line; every other shape holds the vendor's name
+    ("nvidia_smi", &["NVML initialized", "NVIDIA"]),
+    // WSL's banner, `uname -a`'s `Linux …`, a release after a `uname` command, os-release's
+    // `NAME=`/`PRETTY_NAME=`, lsb_release's `Description:` and modinfo's `filename:`
+    (
+        "uname",
+        &[
+            "WSL environment detected.",
+            "Linux ",
+            "uname",
+            "NAME=",
+            "Description:",
+            "filename:",
+        ],
+    ),
 ];
+
+/// [`GATES`] whose literals are matched in any ASCII case: readers that lower-case what they
+/// look at (a label, `torch`/`hip` at a line's start).
+const GATES_ANY_CASE: &[(&str, &[&str])] = &[
+    // the banner (`AMDSMI Tool:`, `AMDSMI Library version`), the box table's rows (`| AMD-SMI …`,
+    // `| 0000:c3:00.0 …`), a GPU's index (`GPU: 0`, `--json`'s `"gpu": 0`) that every other key
+    // is read under, and `OS_KERNEL_VERSION`
+    ("amd_smi", &["AMDSMI", "|", "gpu", "os_kernel_version"]),
+    // a print's call (`__version__`, `version.hip`, `version.cuda`, `is_available`,
+    // `get_device_name(`) that makes the next lines its output, torch's version file (`+rocm`,
+    // `+cpu`, `+cu128`, `+xpu` tags), availability labels (`GPU available: True`, `ROCm
+    // detected`), `torch`/`hip` labels, and the arch list's labels and call
+    (
+        "torch_print",
+        &[
+            "torch",
+            "hip",
+            "__version__",
+            "version.cuda",
+            "is_available",
+            "get_device_name(",
+            "+c",
+            "+xpu",
+            "+rocm",
+            "available",
+            "visible",
+            "detected",
+            "arch list",
+            "arch_list",
+            "archlist",
+            "kernels built for",
+            "kernels for",
+        ],
+    ),
+];
+
+/// The gate of a reader: its index into [`GATES`] followed by [`GATES_ANY_CASE`].
+fn gate_of(name: &str) -> Option<usize> {
+    GATES.iter().chain(GATES_ANY_CASE).position(|(g, _)| *g == name)
+}
 
 /// Runs every reader over one input.
 pub fn read_all(lines: &[Line], seen: &mut Seen) {
-    static GATE: std::sync::OnceLock<(aho_corasick::AhoCorasick, Vec<usize>)> = std::sync::OnceLock::new();
+    // one automaton in any ASCII case for both lists; a match of a case-sensitive literal is
+    // checked on its line (a gate opens once, so a few checks a paste)
+    type Gate = (aho_corasick::AhoCorasick, Vec<(usize, Option<&'static str>)>);
+    static GATE: std::sync::OnceLock<Gate> = std::sync::OnceLock::new();
     let (ac, owner) = GATE.get_or_init(|| {
         let mut pats = Vec::new();
         let mut owner = Vec::new();
-        for (i, (_, needles)) in GATES.iter().enumerate() {
+        for (i, (_, needles)) in GATES.iter().chain(GATES_ANY_CASE).enumerate() {
             for n in *needles {
                 pats.push(*n);
-                owner.push(i);
+                owner.push((i, (i < GATES.len()).then_some(*n)));
             }
         }
-        (
-            aho_corasick::AhoCorasick::new(pats).expect("the reader gates compile"),
-            owner,
-        )
+        let ac = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(pats)
+            .expect("the reader gates compile");
+        (ac, owner)
     });
-    let mut open = vec![false; GATES.len()];
-    super::paste::matches_by_line(lines, ac, |_, p| open[owner[p]] = true);
+    let mut open = vec![false; GATES.len() + GATES_ANY_CASE.len()];
+    super::paste::matches_by_line(lines, ac, |i, p| {
+        let (g, exact) = owner[p];
+        if !open[g] && exact.is_none_or(|n| lines[i].text.has(n)) {
+            open[g] = true;
+        }
+    });
     for (name, read) in READERS {
-        if GATES.iter().position(|(g, _)| g == name).is_some_and(|i| !open[i]) {
+        if gate_of(name).is_some_and(|i| !open[i]) {
             continue;
         }
         if read(lines, seen) {
@@ -689,10 +915,19 @@ mod tests {
         }
         assert!(texts.len() > 1000, "the corpus was found: {}", texts.len());
         let mut closed = 0;
-        for (name, needles) in GATES {
+        let lower: Vec<String> = texts.iter().map(|t| t.to_ascii_lowercase()).collect();
+        let gates = GATES
+            .iter()
+            .map(|g| (g, false))
+            .chain(GATES_ANY_CASE.iter().map(|g| (g, true)));
+        for ((name, needles), any_case) in gates {
             let read = READERS.iter().find(|(n, _)| n == name).unwrap().1;
-            for t in &texts {
-                if needles.iter().any(|n| t.contains(n)) {
+            for (t, low) in texts.iter().zip(&lower) {
+                let holds = |n: &&str| match any_case {
+                    true => low.contains(&n.to_ascii_lowercase()),
+                    false => t.contains(n),
+                };
+                if needles.iter().any(holds) {
                     continue;
                 }
                 closed += 1;
