@@ -305,6 +305,9 @@ const GATES: &[(&str, &[&str])] = &[
             ".py:",
         ],
     ),
+    // `/proc/meminfo`'s `MemTotal:`, `free`'s `Mem:` row and amd-ttm's `Current TTM pages
+    // limit:` (the reader only reads lines starting with the first two or holding the third)
+    ("memory", &["MemTotal:", "Mem:", "TTM pages"]),
     // the only keys the reader reads
     ("kfd_properties", &["gfx_target_version", "device_id"]),
     // NVML's start-up line; every other shape holds the vendor's name
