@@ -1697,11 +1697,10 @@ fn mem_key(key: &str) -> Option<bool> {
         // Steam's system information (`Primary VRAM: 16384 MB`)
         | "primary vram"
         // rocm-smi's `--showmeminfo` key, quoted outside its table (`VRAM Total Memory (B):
-        // 103079215104`)
-        | "vram total memory (b)"
+        // 103079215104`; the key arrives without its bracketed unit)
         | "vram total memory"
         | "mem_info_vram_total" => Some(true),
-        "gtt" | "gtt total" | "gtt size" | "sysfs gtt total" | "gtt total memory (b)" | "gtt total memory" | "mem_info_gtt_total" => Some(false),
+        "gtt" | "gtt total" | "gtt size" | "sysfs gtt total" | "gtt total memory" | "mem_info_gtt_total" => Some(false),
         _ => None,
     }
 }
