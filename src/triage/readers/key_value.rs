@@ -4354,7 +4354,7 @@ mod tests {
         // a release first stays; another platform's release does not replace a name
         let (_, s) = run(read, "OS: Fedora 43\nPlatform: Linux\n");
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Fedora 43"));
-        let (_, s) = run(read, "OS: Ubuntu\nGuest OS: Windows 11\n");
+        let (_, s) = run(read, "OS: Ubuntu\nOS details: Windows 11\n");
         assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Ubuntu"));
     }
 
