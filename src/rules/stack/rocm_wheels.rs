@@ -71,10 +71,10 @@ declare_rule! {
     /// ROCm or torch installed from one of AMD's *per-family* package indexes
     /// (`https://repo.amd.com/rocm/whl/<family>/`, `https://rocm.nightlies.amd.com/v2/<family>/`)
     /// whose family does not include a target in scope (`--gfx`, `targets:` in `.rocmcheck.yaml`,
-    /// `PYTORCH_ROCM_ARCH`, or the GPUs `env` detects). Without a target in scope it only says
-    /// which targets the index serves; when the family serves every target in scope it says (as
-    /// info) that per-family indexes are legacy: AMD replaced them with multi-arch releases, no new
-    /// per-family releases are generated and old ones may be deleted. On a machine, an integrated
+    /// `PYTORCH_ROCM_ARCH`, or the GPUs `env` detects); a family the matrix does not know is said
+    /// as info. Without a target in scope there is nothing to mismatch, and a family that serves
+    /// every target in scope is no error either: RC112 says which targets the index serves and
+    /// that it is legacy. On a machine, an integrated
     /// GPU beside a discrete one is not a target the index must serve: RC308 says to hide it.
     ///
     /// ## Why it matters
@@ -131,29 +131,8 @@ impl Rule for FamilyIndexMismatch {
             }
             let Some(fam) = &m.family else { continue };
             let serves = fam.gfx.join(", ");
-            // Per-family indexes are the legacy layout: no new releases are published there.
-            let legacy = match d.stable_multi_arch() {
-                Some(mu) => format!(
-                    "per-family indexes are legacy (replaced by multi-arch releases; no new per-family releases, old ones may be deleted): prefer {} with a device extra",
-                    mu.url
-                ),
-                None => "per-family indexes are legacy (replaced by multi-arch releases; no new per-family releases, old ones may be deleted)".to_string(),
-            };
-            if targets.is_empty() {
-                out.push(
-                    Finding::new(
-                        &Self::META,
-                        format!("the index serves only the {} family ({serves})", fam.name),
-                        origin.clone(),
-                    )
-                    .severity(Severity::Info)
-                    .evidence(format!("{url}: per-family index of {}", fam.name))
-                    .why(format!("Per-family indexes carry device code for their family only; no target is declared, so the GPU cannot be checked against it. Also, {legacy}."))
-                    .fix("declare the target (`--gfx`, or `targets:` in .rocmcheck.yaml) to have it checked")
-                    .refs(refs),
-                );
-                continue;
-            }
+            // no target in scope: nothing to mismatch (RC112 says the index is legacy and which
+            // targets it serves)
             for gfx in targets.iter().filter(|g| !fam.gfx.contains(g)) {
                 let better: Vec<String> = d
                     .families_for(gfx)
@@ -195,7 +174,8 @@ declare_rule! {
     /// ## What it checks
     /// ROCm or torch installed from one of AMD's *per-family* package indexes
     /// (`https://repo.amd.com/rocm/whl/<family>/`, `https://rocm.nightlies.amd.com/v2/<family>/`)
-    /// whose family serves the targets in scope (a family that does not is RC109's).
+    /// whose family serves the targets in scope (a family that does not is RC109's), or with no
+    /// target in scope (then it also says which targets the index serves).
     ///
     /// ## Why it matters
     /// AMD replaced per-family releases with multi-arch releases: no new per-family releases are
@@ -230,8 +210,29 @@ impl Rule for FamilyIndexLegacy {
         let targets: Vec<String> = cx.wheel_targets().map(|(t, _)| t.runtime_gfx().to_string()).collect();
         for (url, origin, m) in per_family_indexes(cx) {
             let Some(fam) = &m.family else { continue };
-            // a family that misses a target in scope is RC109's error; no target: RC109's info
-            if targets.is_empty() || !targets.iter().all(|g| fam.gfx.contains(g)) {
+            // a family that misses a target in scope is RC109's error
+            if !targets.iter().all(|g| fam.gfx.contains(g)) {
+                continue;
+            }
+            let serves = fam.gfx.join(", ");
+            if targets.is_empty() {
+                out.push(
+                    Finding::new(
+                        &Self::META,
+                        format!("the {} index is a legacy per-family index: it serves only {serves}, and AMD publishes no new releases there", fam.name),
+                        origin,
+                    )
+                    .evidence(format!("{url}: per-family index of {} ({serves})", fam.name))
+                    .why("AMD replaced per-family releases with multi-arch releases: no new per-family releases are generated and previous ones may be deleted. A per-family index carries device code for its family only; no target is declared, so the GPU cannot be checked against it.")
+                    .fix(match d.stable_multi_arch() {
+                        Some(mu) => format!(
+                            "install from {} with the GPU's device extra (\"torch[device-gfxNNNN]\"), and declare the target (`--gfx`, or `targets:` in .rocmcheck.yaml) to have it checked",
+                            mu.url
+                        ),
+                        None => "declare the target (`--gfx`, or `targets:` in .rocmcheck.yaml) to have it checked".into(),
+                    })
+                    .refs(m.index.sources.clone()),
+                );
                 continue;
             }
             out.push(

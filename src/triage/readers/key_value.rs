@@ -491,10 +491,25 @@ fn slash_pairs(t: &str) -> Option<Vec<(&str, &str)>> {
     // each value a name and its version, set apart as the keys are (`**Driver / ROCm**:
     // amdgpu-dkms 6.19.14 / ROCm 7.14.0`)
     let vals: Vec<&str> = v.split(" / ").map(str::trim).collect();
+    if vals.len() == 2
+        && vals
+            .iter()
+            .all(|x| x.len() <= 40 && x.bytes().any(|c| c.is_ascii_digit()))
+    {
+        return Some(keys.into_iter().zip(vals).collect());
+    }
+    // or set apart by one comma, a closing parenthetical aside (`**Platform / arch:** Windows,
+    // gfx110X-all (runner: …, device: …)`)
+    let v = v.trim().trim_start_matches(['*', '_']).trim_start();
+    let v = match v.rfind(" (") {
+        Some(o) if v.ends_with(')') => &v[..o],
+        _ => v,
+    };
+    let vals: Vec<&str> = v.split(", ").map(str::trim).collect();
     (vals.len() == 2
         && vals
             .iter()
-            .all(|x| x.len() <= 40 && x.bytes().any(|c| c.is_ascii_digit())))
+            .all(|x| !x.is_empty() && x.len() <= 40 && !x.contains(['(', ')'])))
     .then(|| keys.into_iter().zip(vals).collect())
 }
 
@@ -531,6 +546,26 @@ fn heading_items(t: &str) -> Vec<(&str, &str)> {
         .split(", ")
         .filter_map(|i| name_version_item(i.trim()))
         .collect();
+    if items.len() >= 2 { items } else { Vec::new() }
+}
+
+/// A value's closing parenthetical of items that are each `name version` or `key = version`
+/// (an issue form's answer `7.14.0  (torch 2.12.0+rocm7.14.0, torch.version.hip = 7.14.60850)`):
+/// the items, where two or more are such and no other item stands beside them.
+fn paren_items(v: &str) -> Vec<(&str, &str)> {
+    let v = v.trim_end();
+    if v.len() > 200 || !v.ends_with(')') || !v.contains(", ") {
+        return Vec::new();
+    }
+    let Some(open) = v.rfind('(') else { return Vec::new() };
+    let inner = &v[open + 1..v.len() - 1];
+    let mut items = Vec::new();
+    for i in inner.split(", ").map(str::trim) {
+        match name_version_item(i).or_else(|| assigned_item(i)) {
+            Some(p) => items.push(p),
+            None => return Vec::new(),
+        }
+    }
     if items.len() >= 2 { items } else { Vec::new() }
 }
 
@@ -1217,9 +1252,10 @@ fn xt_model(t: &str) -> Option<String> {
         }
         // `RX 6600`, `RX 7900 GRE`: the series word just before a bare number
         // (a product the matrix knows: `rx9700` is a machine's nickname, no product)
-        if l.len() == 4 && series {
+        // (also the GRE suffix glued on: `rx7900gre`)
+        if series && (l.len() == 4 || &l[4..] == "gre") {
             let name = match suffix.as_str() {
-                "gre" => format!("Radeon RX {l} GRE"),
+                "gre" => format!("Radeon RX {} GRE", &l[..4]),
                 _ => format!("Radeon RX {l}"),
             };
             if crate::matrix::Matrix::embedded().gpu_by_name(&name).is_some() {
@@ -2834,6 +2870,7 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         && !t.starts_with(['|', '-', '*', '`', '<'])
     {
         pairs.push((k, t));
+        pairs.extend(paren_items(t));
     }
     if let Some(inner) = boxed(t) {
         // a tool's boxed header (`| AMD-SMI 26.2.0   amdgpu version: 6.16.6   ROCm version:
@@ -2871,6 +2908,7 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         let fields = label_fields(p);
         if fields.is_empty() {
             pairs.push(p);
+            pairs.extend(paren_items(p.1));
             // and a label over a list of `name version` items (`- runtime: PyTorch
             // `2.13.0+rocm10.0.0`, HIP `7.15.26333`, ROCm SDK `10.0.0``), also among other
             // items (`Host: Radeon 8060S Graphics, gfx1151, torch 2.11.0+rocm7.13.0, HIP
@@ -4495,6 +4533,16 @@ mod tests {
         // a path or a sentence with a slash is no such label
         let (_, s) = run(read, "see /opt/rocm/bin: 2 files 3 dirs\n");
         assert!(s.torch.is_none() && s.rocm.is_none());
+        // values set apart by one comma, a closing parenthetical aside (values ours)
+        let (_, s) = run(
+            read,
+            "- **OS / kernel:** Ubuntu 24.04.3 LTS, 6.17.0-8-generic (runner: `ci-07`, 2 GPUs)\n",
+        );
+        assert_eq!(s.os.as_ref().map(|t| t.v.as_str()), Some("Ubuntu 24.04.3 LTS"));
+        assert_eq!(s.kernel.as_ref().map(|t| t.v.as_str()), Some("6.17.0-8-generic"));
+        // three items for two keys: none
+        let (_, s) = run(read, "- **OS / kernel:** Ubuntu, 24.04, 6.17.0-8-generic\n");
+        assert!(s.os.is_none() && s.kernel.is_none());
     }
 
     #[test]
@@ -5337,6 +5385,25 @@ mod tests {
     }
 
     #[test]
+    fn a_value_s_parenthetical_of_versions_gives_each() {
+        // Values of our own: a form's answer and a `Key: value` line whose closing parenthetical
+        // holds two or more version items; one item, or another word beside them, gives none.
+        let (_, s) = run(
+            read,
+            "### ROCm Version\n\n10.1.0  (torch 2.15.0+rocm10.1.0, torch.version.hip = 10.1.26401)\n",
+        );
+        assert_eq!(s.torch_hip.as_ref().map(|h| h.v.as_str()), Some("10.1.26401"));
+        let (_, s) = run(read, "ROCm: 10.1.0 (PyTorch 2.15.0, HIP 10.1.26401)\n");
+        assert_eq!(s.torch_hip.as_ref().map(|h| h.v.as_str()), Some("10.1.26401"));
+        assert_eq!(paren_items("24.04 (kernel 6.8)"), Vec::new());
+        assert_eq!(paren_items("7.1 (HIP 7.1.25424, built by me)"), Vec::new());
+        assert_eq!(
+            paren_items("x (torch 2.15.0, torch.version.hip = 10.1.26401)"),
+            vec![("torch", "2.15.0"), ("torch.version.hip", "10.1.26401")]
+        );
+    }
+
+    #[test]
     fn an_assignment_with_blanks_or_double_equals() {
         // Values of our own: list items in any spacing and in inline code, a line that is only a
         // version's assignment; prose and code that assign no version are not pairs.
@@ -5386,6 +5453,8 @@ mod tests {
         assert_eq!(xt_model("rx9060xt").as_deref(), Some("Radeon RX 9060 XT"));
         assert_eq!(xt_model("RX7900XTX 24GB").as_deref(), Some("Radeon RX 7900 XTX"));
         assert_eq!(xt_model("rxvt terminal"), None);
+        assert_eq!(xt_model("works on my rx7900gre").as_deref(), Some("Radeon RX 7900 GRE"));
+        assert_eq!(xt_model("works on my rx7900abc"), None);
         // the series word before a bare number (values ours); NVIDIA's series and a number
         // without the series word are none
         assert_eq!(
