@@ -26,6 +26,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             && !next.text.trim_start().starts_with('[')
             && !trim(&next.text).is_empty()
             && !next.command
+            // a line of its own (`PyTorch: 2.10.0…`, `HIP: 7.1…` after the command line) is no
+            // wrapped rest: a cut token holds no colon
+            && !trim(&next.text).split_whitespace().next().is_some_and(|w| w.contains(':'))
         {
             joined = format!("{t}{}", next.text.trim_end());
             joined.as_str()
@@ -121,5 +124,22 @@ mod tests {
         );
         assert_eq!(s.params[2].src.line, 2);
         assert!(s.notes[0].v.contains("amdgpu.gtt_size"));
+    }
+
+    #[test]
+    fn a_wrapped_command_line_joins_its_rest_but_not_the_next_key() {
+        // values ours: a terminal's wrap cut a token; a `Key: value` line after a whole line
+        let (_, s) = run(
+            read,
+            "BOOT_IMAGE=/vmlinuz-7.0.0 ro amdgpu.cwsr_ena\nble=0 ttm.pages_limit=1\n",
+        );
+        let p: Vec<(&str, &str)> = s.params.iter().map(|p| (p.v.0.as_str(), p.v.1.as_str())).collect();
+        assert_eq!(p, [("amdgpu.cwsr_enable", "0"), ("ttm.pages_limit", "1")]);
+        let (_, s) = run(
+            read,
+            "BOOT_IMAGE=/vmlinuz-7.0.0 ro amdgpu.cwsr_enable=0\nPyTorch: 2.15.0+rocm10.1.0\n",
+        );
+        let p: Vec<(&str, &str)> = s.params.iter().map(|p| (p.v.0.as_str(), p.v.1.as_str())).collect();
+        assert_eq!(p, [("amdgpu.cwsr_enable", "0")]);
     }
 }

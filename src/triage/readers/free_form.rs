@@ -31,7 +31,7 @@ const OWNED: &[&str] = &[
 ];
 
 /// The words [`gpu_name`] looks for, in one case-insensitive pass.
-const NAME_WORDS: [&str; 11] = [
+const NAME_WORDS: [&str; 12] = [
     // a URL or a file name that mentions AMD's site (`//repo.radeon.com/…/torch-…whl`) is not
     // a product name (corpus case 53: `wget https://repo.radeon.com/…` split at `https:`)
     "//",
@@ -48,13 +48,16 @@ const NAME_WORDS: [&str; 11] = [
     "threadripper",
     "processor",
     " w/ ",
+    // the GPU's HDMI/DP audio function (lspci's `Audio device: … [AMD/ATI] Radeon High
+    // Definition Audio Controller`): no GPU
+    "audio",
 ];
 
 /// A product-name-looking value: names AMD's GPU lines, not a processor.
 fn gpu_name(v: &str) -> bool {
     // one case-insensitive pass for every word the test asks about (a lower-cased copy and a
     // search per word cost a tenth of a log of names)
-    const WORDS: [&str; 11] = NAME_WORDS;
+    const WORDS: [&str; 12] = NAME_WORDS;
     static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
     let ac = AC.get_or_init(|| {
         aho_corasick::AhoCorasick::builder()
@@ -80,7 +83,8 @@ fn gpu_name(v: &str) -> bool {
     let url = hit & 0b1111 != 0;
     let family = hit & 0b11_0000 != 0;
     let cpu = hit & 0b111_1100_0000 != 0;
-    family && !url && !cpu
+    let audio = hit & 0b1000_0000_0000 != 0;
+    family && !url && !cpu && !audio
 }
 
 /// `AMD Radeon RX 6600 XT` out of `'AMD Radeon RX 6600 XT',`, `"…"`, `… : native`.
@@ -1270,7 +1274,16 @@ mod tests {
 
     #[test]
     fn the_processor_words_are_the_shared_list() {
-        assert_eq!(super::NAME_WORDS[6..], super::super::PROCESSOR_WORDS);
+        assert_eq!(super::NAME_WORDS[6..11], super::super::PROCESSOR_WORDS);
+    }
+
+    #[test]
+    fn the_gpu_s_audio_function_is_no_gpu() {
+        // lspci's two functions of one card (values ours): the audio one names no GPU
+        assert!(!super::gpu_name(
+            "c3:00.1 Audio device: Advanced Micro Devices, Inc. [AMD/ATI] Radeon High Definition Audio Controller [Navi 31]"
+        ));
+        assert!(super::gpu_name("AMD Radeon RX 7900 XTX"));
     }
 
     #[test]

@@ -388,6 +388,61 @@ fn without_remark(v: &str) -> &str {
     }
 }
 
+/// [`os_release_fields`], also after a label of their own (`OS: NAME="Ubuntu" VERSION=…` as a
+/// form's answer).
+fn os_release_answer(v: &str) -> Option<String> {
+    os_release_fields(v).or_else(|| {
+        v.split_once(": ")
+            .filter(|(k, _)| k.len() <= 20 && !k.contains(' '))
+            .and_then(|(_, r)| os_release_fields(r))
+    })
+}
+
+/// Whether a value starts with a processor's or a GPU's name (`AMD Ryzen AI MAX+ 395 / Radeon
+/// 8060S`, `AMD EPYC 9654`): hardware, no operating system.
+fn hardware_first(v: &str) -> bool {
+    const WORDS: [&str; 12] = [
+        "AMD Ryzen",
+        "AMD EPYC",
+        "AMD Radeon",
+        "AMD Instinct",
+        "Ryzen ",
+        "EPYC ",
+        "Xeon",
+        "Intel Core",
+        "Intel(R)",
+        "Radeon ",
+        "NVIDIA",
+        "GeForce",
+    ];
+    WORDS
+        .iter()
+        .any(|w| v.get(..w.len()).is_some_and(|h| h.eq_ignore_ascii_case(w)))
+}
+
+/// An OS value without what a combined answer adds after the name: the kernel with its word
+/// (`Linux Mint 22 (Ubuntu 24.04 Noble base) Kernel:  7.0.0-28-generic`, `Ubuntu 26.04
+/// (Resolute) / Kernel 7.0.0-15-generic`) or the processor after ` & ` (`Rocky Linux release
+/// 9.7 (Blue Onyx) & AMD EPYC 9654 96-Core Processor`, a form's `Operating System & CPU`
+/// answer); a value that is hardware alone is none (`""`).
+fn without_kernel_or_hardware(v: &str) -> &str {
+    if hardware_first(v) {
+        return "";
+    }
+    let v = match v.at(" & ") {
+        Some(p) if hardware_first(&v[p + 3..]) => v[..p].trim(),
+        _ => v,
+    };
+    let kernel = v.at(" Kernel").or_else(|| v.at(" kernel")).filter(|&p| {
+        let rest = v[p + 7..].trim_start_matches([':', ' ']);
+        rest.starts_with(|c: char| c.is_ascii_digit())
+    });
+    match kernel {
+        Some(p) if p > 0 => v[..p].trim_end_matches([' ', '/', ',', ';', '-', '|']).trim(),
+        _ => v,
+    }
+}
+
 /// An OS value without the platform in a trailing parenthetical (`Ubuntu 24.04.3 LTS (WSL2)`,
 /// `(wsl)`): where the system runs, not part of its name; a hint of WSL in any case.
 fn without_wsl<'a>(v: &'a str, seen: &mut Seen, no: u32) -> &'a str {
@@ -3161,7 +3216,7 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             }
             // `/etc/os-release`'s fields grepped onto the key's line (`OS: NAME="Ubuntu"
             // VERSION="22.04.5 LTS (Jammy Jellyfish)"`): the name they give together
-            let fields = os_release_fields(v);
+            let fields = os_release_answer(v);
             let v = fields.as_deref().unwrap_or(v);
             // the name, not what a typed list adds after it (`Fedora 44, kernel 7.1.8-200.fc44`,
             // `NixOS 26.05 / Linux 7.1.5`)
@@ -3203,6 +3258,7 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 .iter()
                 .find_map(|sep| v.at(sep).filter(|&p| linux_release(&v[p..]).is_some()))
                 .map_or(v, |p| v[..p].trim());
+            let v = without_kernel_or_hardware(v);
             // a parenthetical about the kernel (`Ubuntu 24.04 (Kernel 6.8+)`, `Fedora 44 (kernel
             // 7.1)`) is the kernel's, not part of the name (a bare release, `(6.19.10-1-cachyos
             // x86_64)`, is how fastfetch writes the name and stays)
@@ -4521,6 +4577,45 @@ mod tests {
             crate::matrix::product_key(name),
             crate::matrix::product_key("Radeon RX 7900 XTX"),
             "{name}"
+        );
+    }
+
+    #[test]
+    fn an_os_answer_without_its_kernel_or_processor() {
+        // values ours: combined answers of a form's OS field
+        for (t, want) in [
+            (
+                "OS: Linux Mint 22.3 (Ubuntu 24.04 base) Kernel:  7.0.0-31-generic\n",
+                Some("Linux Mint 22.3 (Ubuntu 24.04 base)"),
+            ),
+            (
+                "- **OS**: Ubuntu 26.04 (Resolute) / Kernel 7.0.0-22-generic\n",
+                Some("Ubuntu 26.04 (Resolute)"),
+            ),
+            (
+                "OS: Rocky Linux release 9.7 (Blue Onyx) & AMD EPYC 9654 96-Core Processor\n",
+                Some("Rocky Linux release 9.7 (Blue Onyx)"),
+            ),
+            ("OS: CachyOS (Linux-Zen Kernel)\n", Some("CachyOS (Linux-Zen Kernel)")),
+            (
+                "OS: AMD Ryzen AI MAX+ 395 / Radeon 8060S, 128 GB, Linux 7.0.0-31\n",
+                None,
+            ),
+            (
+                "OS: NAME=\"Ubuntu\" VERSION=\"24.04.4 LTS (Noble Numbat)\"\n",
+                Some("Ubuntu 24.04.4 LTS (Noble Numbat)"),
+            ),
+        ] {
+            let (_, s) = run(read, t);
+            assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), want, "{t:?}");
+        }
+        let (_, s) = run(
+            read,
+            "### Operating System\n\nOS: NAME=\"Ubuntu\" VERSION=\"22.04.5 LTS (Jammy Jellyfish)\"\n",
+        );
+        assert_eq!(
+            s.os.as_ref().map(|o| o.v.as_str()),
+            Some("Ubuntu 22.04.5 LTS (Jammy Jellyfish)")
         );
     }
 
