@@ -1742,6 +1742,8 @@ struct State {
     /// VRAM and GTT sizes under their keys, for the input's one GPU once all readers ran.
     vram: Option<crate::triage::At<u64>>,
     gtt: Option<crate::triage::At<u64>>,
+    /// OpenCL's `Global memory size` (clinfo): the VRAM of a discrete GPU, an APU's share of RAM.
+    global_mem: Option<crate::triage::At<u64>>,
     /// A second GPU name under a key (the layer keeps one GPU; sizes are then no one's).
     second_name: bool,
     fired: bool,
@@ -1764,6 +1766,7 @@ impl State {
             hip_version: None,
             vram: None,
             gtt: None,
+            global_mem: None,
             second_name: false,
             fired: false,
         }
@@ -1793,6 +1796,21 @@ fn mem_key(key: &str) -> Option<bool> {
         | "mem_info_vram_total" => Some(true),
         "gtt" | "gtt total" | "gtt size" | "sysfs gtt total" | "gtt total memory" | "mem_info_gtt_total" => Some(false),
         _ => None,
+    }
+}
+
+/// A size under its key: the GPU's VRAM or GTT, or OpenCL's global memory (clinfo's `Global
+/// memory size`, the VRAM only of a discrete card).
+fn size_pair(key: &str, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
+    let Some(b) = mem_value(norm_value(v)) else { return };
+    if let Some(is_vram) = mem_key(key) {
+        let a = seen.at(b, no);
+        let slot = if is_vram { &mut st.vram } else { &mut st.gtt };
+        slot.get_or_insert(a);
+        st.fired = true;
+    } else if key == "global memory size" {
+        let a = seen.at(b, no);
+        st.global_mem.get_or_insert(a);
     }
 }
 
@@ -1939,14 +1957,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             };
             let found = found.filter(|f| !block[i] || upper_case_fact(k, *f));
             let Some(fact) = found else {
-                if let Some(is_vram) = mem_key(&key)
-                    && let Some(b) = mem_value(norm_value(v))
-                {
-                    let a = seen.at(b, l.no);
-                    let slot = if is_vram { &mut st.vram } else { &mut st.gtt };
-                    slot.get_or_insert(a);
-                    st.fired = true;
-                }
+                size_pair(&key, v, l.no, seen, &mut st);
                 continue;
             };
             // under a HIP key only a runtime build (`HIP 7.13.26154`) is read: a release there
@@ -2356,13 +2367,24 @@ fn finish(lines: &[Line], seen: &mut Seen, mut st: State) -> bool {
     let mut mine = seen.agents.iter_mut().filter(|a| a.src.file == file);
     if let (Some(a), None, false) = (mine.next(), mine.next(), st.second_name) {
         if a.vram.is_none() {
-            a.vram = st.vram;
+            a.vram = st.vram.or_else(|| st.global_mem.filter(|_| discrete(a)));
         }
         if a.gtt.is_none() {
             a.gtt = st.gtt;
         }
     }
     st.fired
+}
+
+/// The GPU is a discrete one by the product its name gives (the matrix's kind): where OpenCL's
+/// global memory is the card's own.
+fn discrete(a: &crate::triage::Agent) -> bool {
+    let m = crate::matrix::Matrix::embedded();
+    let by_gfx = a.gfx.as_ref().and_then(|g| m.gpu(&g.v));
+    let by_name = || a.marketing.as_deref().and_then(|n| m.gpu_by_name(n)).map(|(g, _)| g);
+    by_gfx
+        .or_else(by_name)
+        .is_some_and(|g| g.kind != crate::matrix::GpuKind::Apu)
 }
 
 /// amdgpu's `mem_info_vram_total` and `mem_info_gtt_total` (bytes) with the value on the same
@@ -3258,22 +3280,7 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 .iter()
                 .find_map(|sep| v.at(sep).filter(|&p| linux_release(&v[p..]).is_some()))
                 .map_or(v, |p| v[..p].trim());
-            let v = without_kernel_or_hardware(v);
-            // a parenthetical about the kernel (`Ubuntu 24.04 (Kernel 6.8+)`, `Fedora 44 (kernel
-            // 7.1)`) is the kernel's, not part of the name (a bare release, `(6.19.10-1-cachyos
-            // x86_64)`, is how fastfetch writes the name and stays)
-            // or the family word and a kernel release (`Arch Linux (Linux 6.19.12-arch1-1)`)
-            let v = match v.find(" (") {
-                Some(p)
-                    if v[p + 2..].get(..6).is_some_and(|w| w.eq_ignore_ascii_case("kernel"))
-                        || v[p + 2..]
-                            .strip_prefix("Linux ")
-                            .is_some_and(|r| r.strip_suffix(')').is_some_and(super::free_form::kernel_release)) =>
-                {
-                    v[..p].trim()
-                }
-                _ => v,
-            };
+            let v = os_name_end(v);
             if !v.is_empty() && v.len() <= 80 {
                 // a form's family answer (`Linux`, `Other Linux (specify below)`, `Linux/Ubuntu`)
                 // gives way to the release a later field names (`OS Details: Ubuntu 26.04 LTS`)
@@ -3291,6 +3298,34 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             }
         }
         Fact::Gfx | Fact::Gpu => take_gpu(fact, v, no, seen, st),
+    }
+}
+
+/// The OS name without the kernel or hardware after it, nor a kernel's parenthetical; empty where
+/// the value is a version number alone.
+fn os_name_end(v: &str) -> &str {
+    let v = without_kernel_or_hardware(v);
+    // a parenthetical about the kernel (`Ubuntu 24.04 (Kernel 6.8+)`, `Fedora 44 (kernel
+    // 7.1)`) is the kernel's, not part of the name (a bare release, `(6.19.10-1-cachyos
+    // x86_64)`, is how fastfetch writes the name and stays)
+    // or the family word and a kernel release (`Arch Linux (Linux 6.19.12-arch1-1)`)
+    let v = match v.find(" (") {
+        Some(p)
+            if v[p + 2..].get(..6).is_some_and(|w| w.eq_ignore_ascii_case("kernel"))
+                || v[p + 2..]
+                    .strip_prefix("Linux ")
+                    .is_some_and(|r| r.strip_suffix(')').is_some_and(super::free_form::kernel_release)) =>
+        {
+            v[..p].trim()
+        }
+        _ => v,
+    };
+    // a version number alone (`OS Version: 10.0.26200`, a Windows build under an
+    // installer's key, with the name under the next key) names no system
+    if v.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        ""
+    } else {
+        v
     }
 }
 
@@ -4578,6 +4613,36 @@ mod tests {
             crate::matrix::product_key("Radeon RX 7900 XTX"),
             "{name}"
         );
+    }
+
+    #[test]
+    fn a_version_number_alone_is_no_os_and_the_name_under_the_next_key_is() {
+        // values ours: an installer's system summary (a Windows build, then its name)
+        let (_, s) = run(
+            read,
+            "OS Version: 10.0.22631\n  OS Name: Microsoft Windows 11 Pro\n  OS Architecture: 64-bit\n",
+        );
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Microsoft Windows 11 Pro"));
+        let (_, s) = run(read, "OS Version: 22.04\n");
+        assert_eq!(s.os, None, "a bare number is no system's name");
+        let (_, s) = run(read, "OS Version: Ubuntu 22.04\n");
+        assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some("Ubuntu 22.04"));
+    }
+
+    #[test]
+    fn clinfo_s_board_name_and_a_discrete_card_s_global_memory() {
+        // values ours, in AMD's clinfo layout: the board name is the GPU; OpenCL's global memory
+        // is a discrete card's VRAM
+        let t = "  Device Type:  CL_DEVICE_TYPE_GPU\n  Board name:  AMD Radeon RX 7600\n  Global memory size:  8573157376\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].marketing.as_deref(), Some("AMD Radeon RX 7600"));
+        assert_eq!(s.agents[0].vram.as_ref().map(|v| v.v), Some(8_573_157_376));
+        // an APU's global memory is its share of system RAM, not VRAM
+        let t = "  Device Type:  CL_DEVICE_TYPE_GPU\n  Board name:  AMD Radeon 780M Graphics\n  Global memory size:  17179869184\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1);
+        assert_eq!(s.agents[0].vram, None);
     }
 
     #[test]

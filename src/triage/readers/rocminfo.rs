@@ -36,6 +36,15 @@ fn own_line(t: &str) -> bool {
             && t.has("rocminfo.cc:"))
 }
 
+/// A key of an agent's body, where a paste starts inside an agent (its Name cut off); OpenCL's
+/// device type (clinfo's `Device Type:  CL_DEVICE_TYPE_GPU`) is clinfo's layout, not rocminfo's.
+fn fragment_start(k: &str, v: &str) -> bool {
+    matches!(
+        k,
+        "Device Type" | "Chip ID" | "Compute Unit" | "Marketing Name" | "Vendor Name"
+    ) && !v.starts_with("CL_DEVICE_TYPE")
+}
+
 /// Reads rocminfo output.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
@@ -103,12 +112,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     }
                 }
                 _ => {
-                    if blocks.is_empty()
-                        && matches!(
-                            k,
-                            "Device Type" | "Chip ID" | "Compute Unit" | "Marketing Name" | "Vendor Name"
-                        )
-                    {
+                    if blocks.is_empty() && fragment_start(k, v) {
                         // A paste that starts inside an agent: its Name was cut off.
                         fired = true;
                         blocks.push(Block {
@@ -437,6 +441,15 @@ Agent 2
         assert_eq!(s.agents.len(), 1);
         assert!(s.agents[0].gfx.is_none());
         assert_eq!(s.agents[0].device_id.as_ref().unwrap().v, 0x15bf);
+    }
+
+    #[test]
+    fn clinfo_s_device_type_is_no_rocminfo_agent() {
+        // values ours, in AMD's clinfo layout: OpenCL's device, which the key/value layer reads
+        let t = "  Platform Name:   AMD Accelerated Parallel Processing\n  Device Type:   CL_DEVICE_TYPE_GPU\n  Vendor ID:   1002h\n  Board name:   AMD Radeon RX 7600\n";
+        let (fired, s) = run(read, t);
+        assert!(!fired);
+        assert!(s.agents.is_empty());
     }
 
     #[test]
