@@ -150,6 +150,26 @@ fn disowned(t: &str) -> Option<usize> {
     .then_some(p)
 }
 
+/// The settings are the subject of a tried run's outcome (`` `AMD_SERIALIZE_KERNEL=3` /
+/// `HIP_LAUNCH_BLOCKING=1` still fault``, `X=1 didn't help`): after the settings and their
+/// separators, the sentence goes on with `still` or a negated verb. What a run with them did,
+/// not the environment.
+fn outcome_after(after: &str) -> bool {
+    let mut words = after
+        .split_whitespace()
+        .map(|w| w.trim_matches(['`', '*', '"', '\'', ',', ';']))
+        .filter(|w| !w.is_empty() && !w.contains('=') && !matches!(*w, "/" | "+" | "&" | "and" | "or"));
+    let Some(first) = words.next() else { return false };
+    let first = first.to_ascii_lowercase();
+    match first.as_str() {
+        "still" | "didn't" | "doesn't" | "don't" => true,
+        "did" | "does" | "do" | "made" | "makes" | "had" | "has" => words
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case("not") || w.eq_ignore_ascii_case("no")),
+        _ => false,
+    }
+}
+
 /// Reads environment variable settings.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
@@ -177,7 +197,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             // a tried variant and its result (`HIP_LAUNCH_BLOCKING=1 -> fail`, a list of stress
             // runs): one run's setting, not the environment
             let after = t[at + name.len() + 1 + value.len()..].trim_start();
-            if ["-> ", "→ ", "=> "].iter().any(|a| after.starts_with(a)) {
+            if ["-> ", "→ ", "=> "].iter().any(|a| after.starts_with(a)) || outcome_after(after) {
                 continue;
             }
             // an unquoted value written in a sentence ends before its punctuation (`(with
@@ -202,6 +222,23 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 mod tests {
     use super::super::run;
     use super::read;
+
+    #[test]
+    fn settings_a_sentence_says_a_run_was_tried_with_are_no_settings() {
+        // values ours: the settings are the subject of what the run did
+        for t in [
+            "`AMD_SERIALIZE_KERNEL=3` / `HIP_LAUNCH_BLOCKING=1` still fault, so it is no race.\n",
+            "HIP_LAUNCH_BLOCKING=1 didn't help either.\n",
+            "With `HSA_OVERRIDE_GFX_VERSION=11.0.0` it does not start.\n",
+        ] {
+            let (_, s) = run(read, t);
+            let n = s.env.iter().count();
+            assert_eq!(n, usize::from(t.starts_with("With")), "{t:?}");
+        }
+        // a setting followed by other words is still the environment
+        let (_, s) = run(read, "export HIP_LAUNCH_BLOCKING=1 before running\n");
+        assert_eq!(s.env.iter().count(), 1);
+    }
 
     #[test]
     fn a_tried_variant_and_its_result_is_no_setting() {

@@ -2519,8 +2519,17 @@ fn prose_gpu(lines: &[Line], seen: &mut Seen) -> bool {
         .map(|g| g.as_str().to_string());
     let (no, g) = match prose_target(lines, presented.as_deref()) {
         Ok(t) => t,
-        // two targets or more: a sentence may pair each with its GPU
-        Err(true) => return paired_gpus(lines, seen, &mine),
+        // two targets or more: the one GPU's own target written on its name's line (`On
+        // gfx1200 (RX 9060 XT) …`, another report's target named later) is written, not
+        // inferred; else a sentence may pair each with its GPU
+        Err(true) => {
+            if let [i] = mine[..]
+                && name_target_written(lines, seen, i)
+            {
+                return true;
+            }
+            return paired_gpus(lines, seen, &mine);
+        }
         Err(false) => return false,
     };
     let matrix = crate::matrix::Matrix::embedded();
@@ -2616,6 +2625,29 @@ fn lspci_names(lines: &[Line], seen: &mut Seen) -> bool {
 /// target of the line must be so paired, in a parenthetical right after a GPU word or after `=`
 /// that follows a GPU's name, and the paste writes no other target (`from gfx1200 (same bundle as
 /// gfx1201)` pairs nothing: a target compared is no GPU).
+/// The GPU `i`, known by name only, has its name's target written as a word of its own on the
+/// line its name was read from: that target is shown there (it was inferred before).
+fn name_target_written(lines: &[Line], seen: &mut Seen, i: usize) -> bool {
+    let a = &seen.agents[i];
+    let Some((g, _)) = a
+        .marketing
+        .as_deref()
+        .and_then(|n| crate::matrix::Matrix::embedded().gpu_by_name(n))
+    else {
+        return false;
+    };
+    let no = a.name_src.unwrap_or(a.src).line;
+    let written = lines
+        .iter()
+        .find(|l| l.no == no)
+        .is_some_and(|l| !l.command && own_targets(&l.text).any(|(_, t)| t == g.gfx));
+    if written {
+        let at = seen.at(g.gfx.clone(), no);
+        seen.agents[i].gfx = Some(at);
+    }
+    written
+}
+
 fn paired_gpus(lines: &[Line], seen: &mut Seen, mine: &[usize]) -> bool {
     let matrix = crate::matrix::Matrix::embedded();
     let mut all: Vec<String> = Vec::new();

@@ -50,6 +50,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     let mut blocks: Vec<Block> = Vec::new();
     let mut gpu_index = 0u32;
+    // rocprofv3's per-agent listings (`GPU     :\t0` then `Name    :\tgfx1201`, once per
+    // sampling method): the number on the line before a `Name:` line is the agent's, so the
+    // same agent listed twice is one
+    let mut numbered: Option<(u32, u32)> = None;
     for l in lines {
         let t = trim(&l.text);
         if t.starts_with("ROCk module") {
@@ -92,6 +96,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                         // Grepped output: a `Name:` line starts the next agent.
                         blocks.push(Block {
                             a: new_agent(seen, l.no),
+                            number: numbered.filter(|&(_, no)| no + 1 == l.no).map(|(n, _)| n),
                             ..Block::default()
                         });
                     }
@@ -110,6 +115,9 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                     } else if v == "gfx000" || !v.is_empty() {
                         b.cpu = !v.to_ascii_lowercase().starts_with("gfx");
                     }
+                }
+                "GPU" if v.parse::<u32>().is_ok() => {
+                    numbered = v.parse().ok().map(|n| (n, l.no));
                 }
                 _ => {
                     if blocks.is_empty() && fragment_start(k, v) {
@@ -450,6 +458,17 @@ Agent 2
         let (fired, s) = run(read, t);
         assert!(!fired);
         assert!(s.agents.is_empty());
+    }
+
+    #[test]
+    fn rocprofv3_s_listings_of_one_agent_are_one_gpu() {
+        // values ours, in rocprofv3's PC-sampling listing: agent 0 once per sampling method
+        let t = "GPU     :\t0\nName    :\tgfx1201\nconfigs :\n\nGPU     :\t0\nName    :\tgfx1201\nconfigs :\n";
+        let (_, s) = run(read, t);
+        assert_eq!(s.agents.len(), 1);
+        // two numbers are two agents
+        let (_, s) = run(read, &t.replacen(":\t0\nName", ":\t1\nName", 1));
+        assert_eq!(s.agents.len(), 2);
     }
 
     #[test]
