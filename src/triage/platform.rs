@@ -200,6 +200,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     // cp312-cp312-linux_x86_64.whl (225.3 MB)`): pip fetches only wheels of its own platform; a
     // file name typed in a command has no size after it
     ("-linux_x86_64.whl (", Hint::Linux),
+    // pip freeze's direct reference to the wheel a package was installed from (`torch @
+    // https://…/torch-…-linux_x86_64.whl#sha256=…`): a Linux wheel installs only on Linux
+    ("-linux_x86_64.whl#sha256=", Hint::Linux),
     ("-linux_aarch64.whl (", Hint::Linux),
     // Apple's OpenCL platform, which only macOS has (an OpenCL enumeration's `Platform name:
     // Apple`; Linux on Apple silicon lists Mesa's rusticl)
@@ -1602,6 +1605,11 @@ mod tests {
         assert_eq!(
             platform("pip install torch-2.10.0-cp312-cp312-linux_x86_64.whl\n"),
             None
+        );
+        // pip freeze's direct reference to the installed wheel (values ours)
+        assert_eq!(
+            platform("torch @ https://x.example/rel/torch-2.9.1-cp312-cp312-linux_x86_64.whl#sha256=00\n"),
+            Some(Platform::Linux)
         );
         assert_eq!(
             platform(

@@ -332,6 +332,17 @@ fn value_name(v: &str) -> Option<String> {
             }
             _ => n,
         };
+        // lspci's shape, a die's codename and the product in brackets (`Arcturus GL-XL [AMD
+        // Instinct MI100]`): the product, where the matrix knows it
+        let n = match v[n.len()..].strip_prefix('[').and_then(|r| r.split(']').next()) {
+            Some(product)
+                if super::from_family_word(n).is_none()
+                    && crate::matrix::Matrix::embedded().gpu_by_name(product.trim()).is_some() =>
+            {
+                product.trim()
+            }
+            _ => n,
+        };
         let n = n.split(" - ").next().unwrap_or(n);
         // a target written after the name (`Radeon 8060S, gfx1151`, `RX 7900 XTX / gfx1100`)
         let n = match n.at("gfx").or_else(|| n.at("GFX")) {
@@ -2519,16 +2530,11 @@ fn prose_gpu(lines: &[Line], seen: &mut Seen) -> bool {
         .map(|g| g.as_str().to_string());
     let (no, g) = match prose_target(lines, presented.as_deref()) {
         Ok(t) => t,
-        // two targets or more: the one GPU's own target written on its name's line (`On
-        // gfx1200 (RX 9060 XT) …`, another report's target named later) is written, not
-        // inferred; else a sentence may pair each with its GPU
+        // two targets or more: a sentence may pair each with its GPU; else the one GPU's own
+        // target written on its name's line (`On gfx1200 (RX 9060 XT) …`, another report's
+        // target named later) is written, not inferred
         Err(true) => {
-            if let [i] = mine[..]
-                && name_target_written(lines, seen, i)
-            {
-                return true;
-            }
-            return paired_gpus(lines, seen, &mine);
+            return paired_gpus(lines, seen, &mine) || matches!(mine[..], [i] if name_target_written(lines, seen, i));
         }
         Err(false) => return false,
     };
@@ -4648,6 +4654,20 @@ mod tests {
     }
 
     #[test]
+    fn lspci_s_codename_and_bracketed_product_under_a_gpu_key() {
+        // values ours: a form's answer copied from lspci
+        assert_eq!(
+            value_name("Arcturus GL-XL [AMD Instinct MI100]").as_deref(),
+            Some("AMD Instinct MI100")
+        );
+        // a name before the bracket stays the name
+        assert_eq!(
+            value_name("Radeon RX 7900 XTX [Navi 31]").as_deref(),
+            Some("Radeon RX 7900 XTX")
+        );
+    }
+
+    #[test]
     fn a_version_number_alone_is_no_os_and_the_name_under_the_next_key_is() {
         // values ours: an installer's system summary (a Windows build, then its name)
         let (_, s) = run(
@@ -5107,11 +5127,20 @@ mod tests {
         for t in [
             "Data point from gfx1200 (same bundle as gfx1201), no flags.\n",
             "Built for gfx1100 and gfx1030 (the GPU (gfx1100) is mine)\n",
-            "one GPU (RX 7800 XT, gfx1101) and integrated graphics (7950X, gfx1036)\nalso tried gfx1030\n",
         ] {
             let (_, s) = run(read, t);
             assert!(s.agents.iter().all(|a| a.gfx.is_none()), "{t:?}: {:?}", s.agents);
         }
+        // a third target: no pairs; the named GPU's own target, written beside its name, is
+        // shown (not inferred), and the iGPU named by its processor only is no GPU
+        let t = "one GPU (RX 7800 XT, gfx1101) and integrated graphics (7950X, gfx1036)\nalso tried gfx1030\n";
+        let (_, s) = run(read, t);
+        let got: Vec<(Option<&str>, Option<&str>)> = s
+            .agents
+            .iter()
+            .map(|a| (a.marketing.as_deref(), a.gfx.as_ref().map(|g| g.v.as_str())))
+            .collect();
+        assert_eq!(got, [(Some("Radeon RX 7800 XT"), Some("gfx1101"))], "{t:?}");
     }
 
     #[test]

@@ -38,6 +38,17 @@ fn list_version(t: &str) -> Option<&str> {
 }
 
 /// A name a ROCm package may have (the matrix decides): `rocm…`, `amd…`.
+/// pip freeze's direct reference to the wheel torch was installed from (`torch @
+/// https://…/torch-2.9.1+rocm7.2.0.lw.git7e1940d4-cp312-cp312-linux_x86_64.whl#sha256=…`): the
+/// version in the wheel's file name.
+fn direct_url_version(t: &str) -> Option<&str> {
+    let url = t.strip_prefix("torch @ ")?.trim();
+    let file = url.split('#').next()?.rsplit('/').next()?;
+    let v = file.strip_prefix("torch-")?.split("-cp").next()?;
+    // a `+` is written `%2B` in a URL
+    (v.as_bytes().first().is_some_and(u8::is_ascii_digit) && !v.contains('%') && file.ends_with(".whl")).then_some(v)
+}
+
 fn rocm_like(name: &str) -> bool {
     name.starts_with("rocm") || name.starts_with("amd")
 }
@@ -285,6 +296,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             .then(|| FREEZE.captures(t).and_then(|c| c.get(1)).map(|m| m.as_str()))
             .flatten()
             .or_else(|| list_version(t))
+            .or_else(|| direct_url_version(t))
             // a version that ends a clause (`torch 2.7.0+rocm6.3, HIP 6.3.42131`, a script's
             // print) is no list row: the prose and key/value readers take such lines
             .filter(|c| !c.ends_with([',', ';']));
@@ -351,7 +363,25 @@ mod tests {
     }
 
     use super::super::run;
-    use super::read;
+    use super::{direct_url_version, read};
+
+    #[test]
+    fn freeze_s_direct_url_line() {
+        // values ours, in pip freeze's `name @ URL` shape
+        let (fired, s) = run(
+            read,
+            "numpy==2.4.1\ntorch @ https://x.example/rel/torch-2.9.1+rocm7.2.0.lw.gitabc-cp312-cp312-linux_x86_64.whl#sha256=00\n",
+        );
+        assert!(fired);
+        assert_eq!(
+            s.torch.as_ref().map(|v| v.v.as_str()),
+            Some("2.9.1+rocm7.2.0.lw.gitabc")
+        );
+        assert_eq!(
+            direct_url_version("torch @ git+https://github.com/pytorch/pytorch@main"),
+            None
+        );
+    }
 
     #[test]
     fn freeze_list_and_collect_env() {

@@ -163,6 +163,8 @@ fn read_prints(lines: &[Line], seen: &mut Seen) -> bool {
     let mut names_torch: Option<bool> = None;
     // a `torch/version.py` is shown (its `__version__` line came first)
     let mut version_py = false;
+    // the line of a colon-less `torch <version>` print (its `available True` follows)
+    let mut bare_torch_line: Option<u32> = None;
     for (i, l) in lines.iter().enumerate() {
         let t = trim(&l.text);
         if l.command || t.starts_with("python") || t.has("print(") {
@@ -192,26 +194,7 @@ fn read_prints(lines: &[Line], seen: &mut Seen) -> bool {
             && !printed_between(t)
         {
             want_name = None;
-            let name = t.trim_matches(['\'', '"']).trim();
-            let plausible = name.len() <= 120
-                && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
-                && !name.contains("Error")
-                && !name.starts_with("Traceback");
-            if plausible {
-                fired = true;
-                let src = Src {
-                    file: seen.file,
-                    line: l.no,
-                };
-                seen.agents.push(Agent {
-                    reader: "torch_print",
-                    src,
-                    index,
-                    marketing: Some(name.to_string()),
-                    name_src: Some(src),
-                    ..Agent::default()
-                });
-            }
+            fired |= device_name(t, index, l.no, seen);
             continue;
         }
         if version_file(t, expect.is_empty(), &mut version_py, seen, l.no) {
@@ -253,6 +236,16 @@ fn read_prints(lines: &[Line], seen: &mut Seen) -> bool {
             } else {
                 Seen::first(&mut seen.torch, at);
             }
+            continue;
+        }
+        // a script's print of labels and values without colons (`torch 2.13.0+rocm7.2 hip
+        // 7.2.53211`, or one per line: `torch       2.9.1+rocm7.2.0…`, `hip         7.2.26015-…`,
+        // `available   True`)
+        if (starts("torch") || starts("hip") || (starts("available") && bare_torch_line.is_some_and(|n| n + 4 >= l.no)))
+            && let Some(pairs) = bare_pairs(t)
+        {
+            let torch_named = *names_torch.get_or_insert_with(|| paste_names_torch(lines));
+            fired |= take_bare(&pairs, torch_named, l.no, seen, &mut bare_torch_line);
             continue;
         }
         if expect.is_empty() || t.is_empty() {
@@ -316,6 +309,83 @@ fn read_prints(lines: &[Line], seen: &mut Seen) -> bool {
             fired |= take_print(what, tok, l.no, seen);
         }
         expect.clear();
+    }
+    fired
+}
+
+/// `get_device_name()`'s printed name (device `index`), where the line is a plausible name: the
+/// GPU. False where it is not one (an error, a traceback).
+fn device_name(t: &str, index: Option<u32>, no: u32, seen: &mut Seen) -> bool {
+    let name = t.trim_matches(['\'', '"']).trim();
+    let plausible = name.len() <= 120
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && !name.contains("Error")
+        && !name.starts_with("Traceback");
+    if plausible {
+        let src = Src {
+            file: seen.file,
+            line: no,
+        };
+        seen.agents.push(Agent {
+            reader: "torch_print",
+            src,
+            index,
+            marketing: Some(name.to_string()),
+            name_src: Some(src),
+            ..Agent::default()
+        });
+    }
+    plausible
+}
+
+/// A line that is only labels and their values, without colons (`torch 2.13.0+rocm7.2 hip
+/// 7.2.53211`, `hip         7.2.26015-fc0010cf6a`, `available   True`): each label one of
+/// torch's prints and each value of its shape, else none (a sentence's `torch 2.9 is …`).
+fn bare_pairs(t: &str) -> Option<Vec<(&'static str, &str)>> {
+    let toks: Vec<&str> = t.split_whitespace().collect();
+    if toks.is_empty() || !toks.len().is_multiple_of(2) || toks.len() > 8 {
+        return None;
+    }
+    toks.chunks(2)
+        .map(|p| {
+            let (k, v) = (p[0], p[1]);
+            let what = match k.to_ascii_lowercase().as_str() {
+                "torch" if torch_version(v) => "torch",
+                "hip" if hip_version(v) => "hip",
+                "available" if v == "True" || v == "False" => "avail",
+                _ => return None,
+            };
+            Some((what, v))
+        })
+        .collect()
+}
+
+/// Takes a colon-less print's pairs (see [`bare_pairs`]); a `hip` value only where the paste
+/// names torch. Notes the line of a torch value (a lone `torch X` pair is only noted).
+fn take_bare(
+    pairs: &[(&'static str, &str)],
+    torch_named: bool,
+    no: u32,
+    seen: &mut Seen,
+    torch_line: &mut Option<u32>,
+) -> bool {
+    // `torch 2.9.1+rocm6.4` alone is as often a pip list's row (the pip reader's): only where
+    // the print goes on (`hip …`, `available …` next) is it this print's
+    if let [("torch", _)] = pairs {
+        *torch_line = Some(no);
+        return false;
+    }
+    let mut fired = false;
+    for &(k, v) in pairs {
+        if k == "hip" && !torch_named {
+            continue;
+        }
+        if take_print(k, v, no, seen) {
+            fired = true;
+            if k == "torch" {
+                *torch_line = Some(no);
+            }
+        }
     }
     fired
 }
@@ -546,6 +616,23 @@ fn device_name_call(t: &str) -> Option<Option<u32>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_print_of_labels_and_values_without_colons() {
+        // values ours: one line, then one value per line
+        let (_, s) = run(read, "torch 2.13.0+rocm7.2 hip 7.2.53211\n");
+        assert_eq!(s.torch.as_ref().map(|v| v.v.as_str()), Some("2.13.0+rocm7.2"));
+        assert_eq!(s.torch_hip.as_ref().map(|v| v.v.as_str()), Some("7.2.53211"));
+        let (_, s) = run(
+            read,
+            "torch       2.9.1+rocm7.2.0.git7e1940d4\nhip         7.2.26015-fc0010cf6a\ncuda        None\navailable   True\n",
+        );
+        assert_eq!(s.torch_hip.as_ref().map(|v| v.v.as_str()), Some("7.2.26015-fc0010cf6a"));
+        assert_eq!(s.torch_gpu_available.as_ref().map(|v| v.v), Some(true));
+        // a sentence, and `available` without a torch print before it, are none
+        let (_, s) = run(read, "torch 2.9.1 is what I run\navailable True\n");
+        assert!(s.torch.is_none() && s.torch_gpu_available.is_none());
+    }
+
     use super::super::run;
     use super::{read, tagged_torch};
 
