@@ -289,6 +289,12 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             ),
             _ => text,
         };
+        // HTML inline tags of a comment posted as rendered HTML (`… build <code>2b22ab01</code> …`)
+        let text = if text.has("</") {
+            strip_inline_tags(&text).map_or(text, std::borrow::Cow::Owned)
+        } else {
+            text
+        };
         // a JSON report's member that holds the command a tool ran (`"command": "free -b",`): the
         // command, so that the output after it is read as that command's
         let json_command = {
@@ -672,8 +678,9 @@ fn trailing_comment_at(t: &str) -> Option<&str> {
     None
 }
 
-/// The line without the HTML code-block tags at its start and end (`<pre>`, `<pre class="…">`,
-/// `<code>` and their closing tags), where it has any.
+/// The line without the HTML block tags at its start and end (`<pre>`, `<pre class="…">`,
+/// `<code>`, `<p>`, `<li>`, `<h2 dir="ltr">`, `<div>` and their closing tags), where it has any:
+/// a report written in HTML, or a comment posted as GitHub's rendered HTML.
 fn html_block_tags(t: &str) -> Option<&str> {
     let lead = t.trim_start();
     let tail = t.trim_end();
@@ -683,25 +690,79 @@ fn html_block_tags(t: &str) -> Option<&str> {
     let mut s = t.trim();
     loop {
         let before = s.len();
-        // and a list item's or paragraph's tags (a report written in HTML: `<li>OS: Windows</li>`)
-        for tag in ["<pre>", "<code>", "<PRE>", "<CODE>", "<li>", "<p>"] {
-            s = s.strip_prefix(tag).unwrap_or(s);
-        }
-        if (s.starts_with("<pre ") || s.starts_with("<code "))
-            && let Some(e) = s.find('>')
+        if let Some(rest) = s.strip_prefix('<')
+            && let Some(e) = rest.find('>')
+            && block_tag(&rest[..e])
         {
-            s = &s[e + 1..];
+            s = &rest[e + 1..];
         }
-        for tag in [
-            "</pre>", "</code>", "</PRE>", "</CODE>", "</li>", "</p>", "<br>", "<br/>", "<br />",
-        ] {
+        for tag in ["<br>", "<br/>", "<br />"] {
             s = s.strip_suffix(tag).unwrap_or(s);
+        }
+        if let Some(open) = s.strip_suffix('>')
+            && let Some(b) = open.rfind("</")
+            && block_tag(&open[b + 2..])
+        {
+            s = &s[..b];
         }
         if s.len() == before {
             break;
         }
     }
     (s.len() != t.trim().len()).then_some(s)
+}
+
+/// An HTML block element's tag with its attributes (`h2 dir="ltr"`, `pre class="x"`, `li`).
+fn block_tag(tag: &str) -> bool {
+    let name = tag.split(' ').next().unwrap_or("");
+    const BLOCK: [&str; 16] = [
+        "pre",
+        "code",
+        "li",
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "div",
+        "blockquote",
+        "td",
+        "th",
+        "tr",
+        "dd",
+    ];
+    BLOCK.iter().any(|b| name.eq_ignore_ascii_case(b)) && (name.len() == tag.len() || !tag.contains('<'))
+}
+
+/// The text without HTML inline tags (`<code>2b22ab01</code>`, `<strong>`, `<em>`, `<a href=…>`)
+/// where the line closes one: a comment posted as rendered HTML.
+fn strip_inline_tags(t: &str) -> Option<String> {
+    const INLINE: [&str; 8] = ["code", "strong", "em", "b", "i", "kbd", "span", "a"];
+    let closes = |name: &str| INLINE.iter().any(|n| name.eq_ignore_ascii_case(n));
+    let mut out = String::with_capacity(t.len());
+    let mut rest = t;
+    let mut changed = false;
+    while let Some(p) = rest.find('<') {
+        let after = &rest[p + 1..];
+        let end = after.find('>');
+        let tag = end.map(|e| &after[..e]);
+        let name = tag.map(|g| g.trim_start_matches('/').split(' ').next().unwrap_or(""));
+        match (end, name) {
+            (Some(e), Some(n)) if closes(n) && !after[..e].contains('<') => {
+                out.push_str(&rest[..p]);
+                rest = &after[e + 1..];
+                changed = true;
+            }
+            _ => {
+                out.push_str(&rest[..=p]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
 }
 
 fn is_turn_marker(t: &str) -> bool {
@@ -851,6 +912,19 @@ mod tests {
             Some("GPU: AMD Radeon RX 7600")
         );
         assert_eq!(html_block_tags("<ul>"), None);
+        // a comment posted as GitHub's rendered HTML (values ours)
+        assert_eq!(
+            html_block_tags("<h2 dir=\"ltr\">gfx1030 data point</h2>"),
+            Some("gfx1030 data point")
+        );
+        assert_eq!(html_block_tags("<div dir=\"ltr\">"), Some(""));
+        assert_eq!(html_block_tags("<section>"), None);
+        assert_eq!(
+            strip_inline_tags("same build <code>abc</code> is <strong>quiet</strong> <x>").as_deref(),
+            Some("same build abc is quiet <x>")
+        );
+        assert_eq!(strip_inline_tags("a < b and c > d"), None);
+        assert_eq!(strip_inline_tags("Vec<String> </br>"), None);
     }
 
     #[test]

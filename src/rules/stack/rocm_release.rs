@@ -30,13 +30,15 @@ fn rocm_versions(cx: &Context) -> Vec<(Version, Origin, &'static str)> {
 }
 
 /// A pre-release version as TheRock's pip wheels carry it (`7.0.0rc20250731`,
-/// `7.15.0a20260630`, `7.10.0.dev0`): the numbers, then `rc`/`a`/`b`/`dev` and digits.
+/// `7.15.0a20260630`, `7.10.0.dev0`): the numbers, then `rc`/`a`/`b`/`dev` and digits, or the
+/// tag alone at the end (`7.14.0a`, PEP 440's implicit `a0`, as a reporter writes a nightly).
 fn prerelease(raw: &str) -> bool {
     let rest = raw.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
     let tag = rest.trim_start_matches(|c: char| c.is_ascii_alphabetic());
     let word = &rest[..rest.len() - tag.len()];
     matches!(word, "rc" | "a" | "b" | "dev" | "alpha" | "beta")
-        && tag.bytes().next().is_some_and(|b| b.is_ascii_digit())
+        && raw.starts_with(|c: char| c.is_ascii_digit())
+        && (tag.is_empty() || tag.bytes().next().is_some_and(|b| b.is_ascii_digit()))
 }
 
 fn source(r: &RocmRelease) -> Vec<String> {

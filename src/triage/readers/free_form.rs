@@ -121,11 +121,36 @@ fn clean(v: &str) -> &str {
         _ => v,
     };
 
+    // further `key=value` fields after the name (SD.Next's `device=AMD Radeon RX 9060 XT n=1
+    // hip=…`): the name ends before them, unless one names its target (`…  arch=gfx1100`)
+    let v = match field_start(v) {
+        Some(p) if super::gfx_tokens(&v[p..]).next().is_none() => &v[..p],
+        _ => v,
+    };
     let v = v.trim().trim_end_matches([',', ';', '.']).trim();
     // a template's placeholder with the value typed inside (`< AMD Radeon RX 9070 XT> -->`)
     let v = super::key_value::placeholder_filled(v);
     let v = v.trim_matches(['\'', '"', '`', '*']).trim();
     v.trim_end_matches(',').trim()
+}
+
+/// Where a ` key=` field starts in `v` (a blank, a lower-case word of letters and `_`, then `=`
+/// not followed by `=`).
+fn field_start(v: &str) -> Option<usize> {
+    let b = v.as_bytes();
+    let mut from = 0;
+    while let Some(q) = memchr::memchr(b'=', &b[from..]).map(|q| q + from) {
+        let w = b[..q]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_lowercase() || **c == b'_')
+            .count();
+        if w > 0 && q > w && b[q - w - 1] == b' ' && b.get(q + 1) != Some(&b'=') {
+            return Some(q - w - 1);
+        }
+        from = q + 1;
+    }
+    None
 }
 
 /// The label and value of `Label: value` / `label = value` (the first `:` or `=`), when the
@@ -158,6 +183,11 @@ fn labelled(t: &str) -> Option<(&str, &str)> {
     if value.starts_with("cuda:") {
         return None;
     }
+    // a field of the same name inside (`Device: device=AMD Radeon RX 9060 XT n=1`): its value
+    let value = match value.split_once('=') {
+        Some((k, v)) if k.eq_ignore_ascii_case(label) && !v.starts_with('=') => v.trim_start_matches('"'),
+        _ => value,
+    };
     // a print's bracketed field (`gfx=[gfx1151]  name=[AMD Radeon Graphics]`, a probe's
     // before/after lines): the field's value ends at its bracket
     let value = match value.strip_prefix('[') {

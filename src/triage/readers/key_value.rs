@@ -77,9 +77,12 @@ fn norm_value(v: &str) -> &str {
 }
 
 /// The size written before the word `VRAM` in a GPU's value (`…, 16304 MiB VRAM`, `(32GB VRAM)`,
-/// `24 GB VRAM`), at least 256 MiB.
+/// `24 GB VRAM`), or before the memory's type (`288 GiB HBM3e each`, `16 GB GDDR6`), at least
+/// 256 MiB.
 fn vram_in_value(v: &str) -> Option<u64> {
-    let p = v.at("VRAM")?;
+    let (p, word) = ["VRAM", "HBM", "GDDR"]
+        .iter()
+        .find_map(|w| v.at(w).map(|p| (p, w.len())))?;
     let before = v[..p].trim_end().trim_end_matches(['*', '`']).trim_end();
     let mut words = before.rsplit([' ', '(', ',']).filter(|w| !w.is_empty());
     let last = words.next()?;
@@ -102,7 +105,7 @@ fn vram_in_value(v: &str) -> Option<u64> {
     let rounded = super::size(num, unit).filter(|&b| b >= 256 << 20)?;
     // the exact figure in parentheses after the word (`16 GB VRAM (`16304 MiB`)`): the driver's
     // total, where it agrees with the rounded one to a tenth
-    let exact = v[p + 4..]
+    let exact = v[p + word..]
         .trim_start()
         .strip_prefix('(')
         .and_then(|r| r.split_once(')'))
@@ -249,6 +252,15 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
     // a URL (`https://…`) is not a pair
     if v.starts_with("//") {
         return None;
+    }
+    // a package's `pip show` field typed after its name (`torch : Version: 2.9.1+rocm…`): the version
+    let lead = v.trim_start();
+    if let Some(after) = lead
+        .strip_prefix("Version: ")
+        .or_else(|| lead.strip_prefix("version: "))
+        && after.starts_with(|c: char| c.is_ascii_digit())
+    {
+        v = after;
     }
     Some((k, v))
 }
@@ -479,6 +491,19 @@ fn without_wsl<'a>(v: &'a str, seen: &mut Seen, no: u32) -> &'a str {
 fn label_fields<'a>((label, v): (&'a str, &'a str)) -> Vec<(&'a str, &'a str)> {
     let torch_label = label.trim().get(..5).is_some_and(|w| w.eq_ignore_ascii_case("torch"));
     let v = v.trim();
+    // a Python dict or JSON object printed under the label (SD.Next's `Torch backend: {'version':
+    // '…', 'type': 'rocm', 'hip': '…'}`): its members; under a torch label its `hip` is torch's
+    if v.starts_with('{') {
+        return dict_members(v)
+            .into_iter()
+            .filter(|(k, x)| (*k != "version" || torch_label) && !x.is_empty())
+            .map(|(k, x)| match k {
+                "version" => ("torch", x),
+                "hip" if torch_label => ("torch hip", x),
+                _ => (k, x),
+            })
+            .collect();
+    }
     let first = v.split(' ').next().unwrap_or("");
     let Some((k0, _)) = first.split_once('=') else {
         return Vec::new();
@@ -492,16 +517,129 @@ fn label_fields<'a>((label, v): (&'a str, &'a str)) -> Vec<(&'a str, &'a str)> {
     if !key(k0) {
         return Vec::new();
     }
-    // logfmt's quoted values where there are several fields, else the one field
+    // logfmt's quoted values where there are several fields, else the fields with values of
+    // several words unquoted (SD.Next's `Device: device=AMD Radeon RX 9060 XT n=1 hip=…`)
     let mut fields = logfmt(v);
-    if fields.is_empty() {
-        fields = v.split(' ').filter_map(|f| f.split_once('=')).collect();
+    if fields.is_empty() || fields.iter().any(|(_, x)| spaced_field(v, x)) {
+        fields = unquoted_fields(v, key);
     }
     fields
         .into_iter()
         .filter(|(k, x)| key(k) && (*k != "version" || torch_label) && !x.is_empty())
         .map(|(k, x)| (if k == "version" { "torch" } else { k }, x.trim_end_matches([',', ';'])))
         .collect()
+}
+
+/// Whether the unquoted field value `x` (a slice of `v`) runs on in words without `=` (a value of
+/// several words that its printer did not quote).
+fn spaced_field(v: &str, x: &str) -> bool {
+    let end = x.as_ptr() as usize - v.as_ptr() as usize + x.len();
+    v[end..]
+        .strip_prefix(' ')
+        .and_then(|rest| rest.split(' ').next())
+        .is_some_and(|w| !w.is_empty() && !w.contains('='))
+}
+
+/// `k=v` fields whose values may hold blanks: a word with `=` after a key starts a field, a word
+/// without one continues the value before it (`device=AMD Radeon RX 9060 XT n=1`).
+fn unquoted_fields(v: &str, key: impl Fn(&str) -> bool) -> Vec<(&str, &str)> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    // the last field still takes words (a `,` or `;` ends it: `version=7.2, using agent …`)
+    let mut open = false;
+    for w in v.split(' ') {
+        let ws = w.as_ptr() as usize - v.as_ptr() as usize;
+        match w.split_once('=') {
+            Some((k, _)) if key(k) => {
+                out.push((k, &v[ws + k.len() + 1..ws + w.len()]));
+                open = true;
+            }
+            _ if open && !w.is_empty() => {
+                if let Some(last) = out.last_mut() {
+                    let vs = last.1.as_ptr() as usize - v.as_ptr() as usize;
+                    last.1 = &v[vs..ws + w.len()];
+                }
+            }
+            _ => {}
+        }
+        open = open && !w.ends_with([',', ';']);
+    }
+    out
+}
+
+/// Code spans that each hold one lower-case `key=value` field (a report's sentence: `` passed with
+/// `torch=2.9.1+rocm7.2.1`, `hip=7.2.53211-…` ``): their fields.
+fn span_fields(t: &str) -> Vec<(&str, &str)> {
+    let mut out = Vec::new();
+    for (i, span) in t.split('`').enumerate() {
+        if i % 2 == 0 || span.contains(' ') {
+            continue;
+        }
+        if let Some((k, v)) = span.split_once('=')
+            && !k.is_empty()
+            && k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+            && !v.is_empty()
+            && !v.starts_with('=')
+        {
+            out.push((k, v));
+        }
+    }
+    out
+}
+
+/// The members of a Python dict or JSON object on one line (`{'version': '2.11.0', 'hip':
+/// '7.2.0'}`, `{"gpu": "gfx1100", "n": 1}`): keys quoted, values quoted or bare, no nesting.
+fn dict_members(v: &str) -> Vec<(&str, &str)> {
+    let Some(inner) = v.strip_prefix('{').and_then(|i| i.trim_end().strip_suffix('}')) else {
+        return Vec::new();
+    };
+    if inner.contains(['{', '[']) {
+        return Vec::new();
+    }
+    let b = inner.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let quoted = |i: usize| -> Option<(usize, usize, usize)> {
+        let q = *b.get(i)?;
+        if q != b'\'' && q != b'"' {
+            return None;
+        }
+        let e = i + 1 + memchr::memchr(q, &b[i + 1..])?;
+        Some((i + 1, e, e + 1))
+    };
+    while i < b.len() {
+        while i < b.len() && matches!(b[i], b' ' | b',') {
+            i += 1;
+        }
+        if i >= b.len() {
+            break;
+        }
+        let Some((ks, ke, next)) = quoted(i) else {
+            return Vec::new();
+        };
+        i = next;
+        while i < b.len() && b[i] == b' ' {
+            i += 1;
+        }
+        if b.get(i) != Some(&b':') {
+            return Vec::new();
+        }
+        i += 1;
+        while i < b.len() && b[i] == b' ' {
+            i += 1;
+        }
+        let (vs, ve) = if let Some((vs, ve, next)) = quoted(i) {
+            i = next;
+            (vs, ve)
+        } else {
+            let vs = i;
+            while i < b.len() && b[i] != b',' {
+                i += 1;
+            }
+            (vs, i)
+        };
+        out.push((&inner[ks..ke], inner[vs..ve].trim()));
+    }
+    out
 }
 
 /// A key and its value set apart by a run of blanks or a tab, with no colon (a rendered table
@@ -1053,10 +1191,20 @@ fn assignment_block(lines: &[Line]) -> Vec<bool> {
 fn version(v: &str) -> Option<&str> {
     // the product's name before its version (`ROCm 7.2.0`, `PyTorch 2.9.1`, `Kernel 6.8.0-45-generic`)
     let v = v.trim_start();
-    // or glued to it (`TheRock7.11 nightly`, `ROCm7.2`)
+    // or glued to it (`TheRock7.11 nightly`, `ROCm7.2`), or by a hyphen as a distribution's file
+    // names it (`` `rocm-7.14.0a20260603` wheels``)
+    let v = v.trim_start_matches('`');
     let letters = v.bytes().take_while(u8::is_ascii_alphabetic).count();
-    let v = if (3..=10).contains(&letters) && v.as_bytes().get(letters).is_some_and(u8::is_ascii_digit) {
+    let b = v.as_bytes();
+    let v = if (3..=10).contains(&letters) && b.get(letters).is_some_and(u8::is_ascii_digit) {
         &v[letters..]
+    } else if b.get(letters) == Some(&b'-')
+        && b.get(letters + 1).is_some_and(u8::is_ascii_digit)
+        && ["rocm", "torch", "pytorch", "hip", "linux"]
+            .iter()
+            .any(|p| v[..letters].eq_ignore_ascii_case(p))
+    {
+        &v[letters + 1..]
     } else {
         v
     };
@@ -1071,16 +1219,23 @@ fn version(v: &str) -> Option<&str> {
         _ => v,
     };
     // `7.1.1/7.1.52802-9999` (a release and its HIP build, as a typed list writes both)
-    let w = v
-        .split([' ', ',', ';', '/'])
-        .next()?
-        .trim_end_matches([')', '.', '`', '"', '*']);
+    let w = v.split([' ', ',', ';', '/']).next()?;
+    // a version cut short by its writer (`'7.1.25...'`, `6.4.43…`) is not the version
+    if w.trim_end_matches([')', '`', '"', '\'', '*']).ends_with("..") || w.contains('…') {
+        return None;
+    }
+    let w = w.trim_end_matches([')', '.', '`', '"', '*']);
     let w = w.strip_prefix('v').unwrap_or(w);
     // a release's major number has one or two digits: `1900.72` in a benchmark table's cell
     // (`| ROCm (patched) | 1900.72 ± 33.74 t/s |`) or a date (`2026.01.05`) is none
     let major = w.bytes().take_while(u8::is_ascii_digit).count();
     // and a dot right after it: a file name's digits (`amdhip64_6.dll` after its letters) are none
-    (w.starts_with(|c: char| c.is_ascii_digit()) && major <= 2 && w.as_bytes().get(major) == Some(&b'.')).then_some(w)
+    // and a digit after that dot: a library's file name (`libamdhip64.so.7`) is none
+    (w.starts_with(|c: char| c.is_ascii_digit())
+        && major <= 2
+        && w.as_bytes().get(major) == Some(&b'.')
+        && w.as_bytes().get(major + 1).is_some_and(u8::is_ascii_digit))
+    .then_some(w)
 }
 
 /// A GPU product name: names a Radeon or Instinct, not a processor or a URL.
@@ -1604,7 +1759,37 @@ fn table_pair(t: &str) -> Option<(&str, &str)> {
     if k.is_empty() || v.is_empty() || k.chars().all(|c| matches!(c, '-' | ':' | ' ')) {
         return None;
     }
+    // a table that sets machines or runs side by side (`| GPU | 2x RX 7900 XTX | 4x Radeon AI PRO
+    // R9700 |`, `| Original report | This system |`): which column is the reporter's is said by
+    // its head only, so the row is no pair
+    if cells.next().is_some_and(|w| parallel_cells(v, w)) {
+        return None;
+    }
     Some((k, v))
+}
+
+/// A Markdown table row whose value cells set two machines or runs side by side.
+fn comparison_row(t: &str) -> bool {
+    let Some(body) = t.strip_prefix('|') else { return false };
+    let mut cells = body.split('|').map(str::trim).skip(1);
+    matches!((cells.next(), cells.next()), (Some(v), Some(w)) if parallel_cells(v, w))
+}
+
+/// Two cells of one row that hold values of one kind and differ: both a number or version first,
+/// both a gfx target, or both text with a number in it (`Ubuntu 22.04` | `Ubuntu 24.04`); a note
+/// beside a value (`2.11.0+rocm7.12.0` | `TheRock nightly`) is not.
+fn parallel_cells(v: &str, w: &str) -> bool {
+    let bare = |c: &str| c.trim_matches(['`', '*', '_', ' ']).to_string();
+    let (v, w) = (bare(v), bare(w));
+    if v.is_empty() || w.is_empty() || v.eq_ignore_ascii_case(&w) || ["-", "—", "n/a", "N/A"].contains(&w.as_str()) {
+        return false;
+    }
+    let digit_first = |c: &str| c.starts_with(|c: char| c.is_ascii_digit());
+    let gfx = |c: &str| gfx_in(c).is_some();
+    let digit = |c: &str| c.bytes().any(|b| b.is_ascii_digit());
+    (digit_first(&v) && digit_first(&w))
+        || (gfx(&v) && gfx(&w))
+        || (!digit_first(&v) && !digit_first(&w) && digit(&v) && digit(&w))
 }
 
 /// A release without its package revision: `10.0.0-4` (a `.deb`/`.rpm` revision) → `10.0.0`.
@@ -1829,6 +2014,21 @@ fn size_pair(key: &str, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
 /// `8176 MiB`, `16GB`); nothing else on the line but a parenthetical.
 fn mem_value(v: &str) -> Option<u64> {
     let v = v.split(" (").next().unwrap_or(v).trim();
+    // a total beside what is free of it (`93.0 GiB total, 92.8 GiB available`, Ollama's figures
+    // retyped): the total
+    let v = match v.split_once(", ") {
+        Some((total, rest))
+            if total.ends_with(" total")
+                && rest
+                    .split_whitespace()
+                    .nth(2)
+                    .is_some_and(|w| matches!(w, "available" | "free" | "used")) =>
+        {
+            total
+        }
+        _ => v,
+    };
+    let v = v.strip_suffix(" total").unwrap_or(v);
     if let Some(n) = super::number(v) {
         return (n >= 1 << 20).then_some(n);
     }
@@ -3030,8 +3230,10 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
             // 7.13.99004, Linux`): each such item, where two or more are
             let v = p.1.trim();
             if v.len() <= 200 && v.contains(", ") {
+                // (an item of two joined by ` + `: `PyTorch 2.12 + ROCm 7.13`)
                 let items: Vec<_> = v
                     .split(", ")
+                    .flat_map(|i| i.split(" + "))
                     .filter_map(|i| name_version_item(i.trim_end_matches(['.', ';'])))
                     .collect();
                 if items.len() >= 2 {
@@ -3068,6 +3270,9 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
     }
     if pairs.is_empty() && t.has("=") {
         pairs = logfmt(t);
+        if pairs.is_empty() && t.has("`") {
+            pairs = span_fields(t);
+        }
     }
     // a Go map printed with `%v` (`Devices map: map[0000:07:00.0:map[card:1 productName:AMD_Instinct_MI300X_OAM …]]`,
     // a Kubernetes plugin's klog line): its `key:value` fields
@@ -3668,6 +3873,11 @@ fn cpu_named_apu(lines: &[Line], seen: &mut Seen) -> bool {
 /// when nothing labelled one.
 fn banner_name(lines: &[Line], seen: &mut Seen) -> bool {
     let mut found: Option<(u32, String, Option<String>)> = None;
+    // a row of a table that sets machines side by side names none of them as the reporter's
+    let lines: Vec<&Line> = lines
+        .iter()
+        .filter(|l| !l.command && !comparison_row(trim(&l.text)))
+        .collect();
     // the target the matrix gives a name (none for a generic `AMD Radeon(TM) Graphics`)
     let target = |n: &str| {
         let m = crate::matrix::Matrix::embedded();
@@ -3676,7 +3886,7 @@ fn banner_name(lines: &[Line], seen: &mut Seen) -> bool {
             .map(|(g, _)| g.gfx.clone())
     };
     let mut first_target = None;
-    for l in lines.iter().filter(|l| !l.command) {
+    for l in &lines {
         let t = trim(&l.text);
         if let Some((name, gfx)) = named_target(t) {
             let this = target(name);
@@ -3697,7 +3907,7 @@ fn banner_name(lines: &[Line], seen: &mut Seen) -> bool {
     }
     // a model number alone (`on 1031 (6750xt)`), when no line names the product
     if found.is_none() {
-        for l in lines.iter().filter(|l| !l.command) {
+        for l in &lines {
             let t = trim(&l.text);
             if t.len() <= 400
                 && let Some(name) = xt_model(t)
@@ -3711,7 +3921,7 @@ fn banner_name(lines: &[Line], seen: &mut Seen) -> bool {
     // names one model and the matrix knows it
     if found.is_none() {
         let mut model: Option<(u32, String)> = None;
-        for l in lines.iter().filter(|l| !l.command) {
+        for l in &lines {
             let t = trim(&l.text);
             if t.len() > 400 || !(t.has("MI") || t.has("Mi")) {
                 continue;
@@ -3813,6 +4023,55 @@ mod tests {
         assert!(!misread_before("the card is detected as "));
         // any script: the look-back is cut at a character's boundary
         assert!(!misread_before("ROCm 6.3 的 CMake 模組內建了一個無效的 target "));
+    }
+
+    #[test]
+    fn a_dict_and_unquoted_fields_under_a_label() {
+        // SD.Next's platform block (a 2026 issue's shape; values ours): torch's build as a Python
+        // dict under its label, the device as fields whose value holds blanks
+        let (_, s) = run(
+            read,
+            "Torch backend: {'version': '2.10.0+rocm7.12.0a20260301', 'type': 'rocm', 'hip': '7.1.0'}\nDevice: device=AMD Radeon RX 7600 n=1 hip=7.1.0\n",
+        );
+        assert_eq!(
+            s.torch.as_ref().map(|t| t.v.as_str()),
+            Some("2.10.0+rocm7.12.0a20260301")
+        );
+        assert_eq!(s.torch_hip.as_ref().map(|t| t.v.as_str()), Some("7.1.0"));
+        assert_eq!(
+            dict_members("{'a': '1', \"b\": 2, 'c': 'x, y'}"),
+            vec![("a", "1"), ("b", "2"), ("c", "x, y")]
+        );
+        assert!(dict_members("{'a': {'b': 1}}").is_empty());
+        assert!(dict_members("{a: 1}").is_empty());
+        let key = |k: &str| k.bytes().all(|b| b.is_ascii_lowercase());
+        assert_eq!(
+            unquoted_fields("device=AMD Radeon RX 7600 n=1 hip=7.1.0", key),
+            vec![("device", "AMD Radeon RX 7600"), ("n", "1"), ("hip", "7.1.0")]
+        );
+        assert_eq!(
+            span_fields("passed with `torch=2.9.1+rocm7.2.1`, `hip=7.2.1-x`, `a == b`, `HSA_X=1`"),
+            vec![("torch", "2.9.1+rocm7.2.1"), ("hip", "7.2.1-x")]
+        );
+        // a table of two machines side by side names neither as the reporter's
+        assert_eq!(table_pair("| GPU | 2x RX 6800 | 1x RX 7600 |"), None);
+        assert_eq!(table_pair("| OS | Ubuntu 22.04 | Fedora 42 |"), None);
+        assert_eq!(table_pair("| Arch | gfx1030 (RDNA2) | gfx1102 (RDNA3) |"), None);
+        assert_eq!(
+            table_pair("| **PyTorch** | `2.10.0+rocm7.1` | TheRock nightly |"),
+            Some(("**PyTorch**", "`2.10.0+rocm7.1`"))
+        );
+        assert_eq!(table_pair("| ROCm | 7.1.1 | 7.1.1 |"), Some(("ROCm", "7.1.1")));
+        assert_eq!(table_pair("| ROCm | 7.1.1 | — |"), Some(("ROCm", "7.1.1")));
+        // a library's file name and a version cut short are no version
+        assert_eq!(version("libamdhip64.so.7, libhsa-runtime64.so.1"), None);
+        assert_eq!(version("'7.1.25...'"), None);
+        assert_eq!(version("`rocm-7.14.0a20260603` wheels"), Some("7.14.0a20260603"));
+        // a comma ends a field: the words after it are prose
+        assert_eq!(
+            unquoted_fields("version=7.2, using agent gfx1103", key),
+            vec![("version", "7.2,")]
+        );
     }
 
     #[test]
