@@ -210,6 +210,29 @@ fn a_linux_only_known_issue_is_not_said_on_windows() {
     assert!(!gtt(&windows), "{:?}", codes(&windows));
 }
 
+/// A known issue about overriding a target (`gfx: [gfx1103]` with the override set) is about a
+/// GPU of that target: not said of a gfx1102 that an override makes present gfx1103, and said of
+/// a gfx1103 overridden to gfx1100 (values ours).
+#[test]
+fn an_override_issue_is_about_the_gpu_s_own_target() {
+    let hang = |t: &triage::Triage| {
+        rules::run(Scope::Env, &t.facts, Matrix::embedded())
+            .iter()
+            .any(|f| f.code == "RC100" && f.title.contains("hang"))
+    };
+    let presented = read(
+        "presented",
+        "- GPU: AMD Radeon RX 7600 (`gfx1102`), run via `HSA_OVERRIDE_GFX_VERSION=11.0.3` so it presents as `gfx1103`\n",
+    );
+    assert_eq!(presented.facts.targets.len(), 1, "{:?}", presented.facts.targets);
+    assert!(!hang(&presented), "{:?}", codes(&presented));
+    let own = read(
+        "own",
+        "Name: gfx1103\nMarketing Name: AMD Radeon 780M\nHSA_OVERRIDE_GFX_VERSION=11.0.0\n",
+    );
+    assert!(hang(&own), "{:?}", codes(&own));
+}
+
 /// RC302 from a paste (event class of schema 5): a line that says `/dev/kfd` does not exist on a
 /// Linux machine; not where the platform has no `/dev/kfd` (Windows' Docker Desktop, macOS), and
 /// not a program that only probes the path (values ours).

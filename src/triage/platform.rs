@@ -254,6 +254,8 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("/sys/class/kfd", Hint::Linux),
     ("/sys/class/drm/", Hint::Linux),
     ("/sys/module/amdgpu", Hint::Linux),
+    // the amdkfd driver's ioctls (`AMDKFD_IOC_CREATE_QUEUE` returning `EINVAL`), Linux's only
+    ("AMDKFD_IOC_", Hint::Linux),
     ("/home/", Hint::PosixPath),
     // Ollama's Linux install (its install script's `/usr/local/lib/ollama`, distributions'
     // `/usr/lib/ollama`); on Windows it lives under `AppData`, on macOS in its app bundle
@@ -315,6 +317,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     ("RHEL ", Hint::Distro),
     ("Pop!_OS ", Hint::Distro),
     ("NixOS ", Hint::Distro),
+    // NixOS's rebuild of the system (`nixos-rebuild switch`, `Building NixOS configuration`)
+    ("nixos-rebuild", Hint::Linux),
+    ("NixOS configuration", Hint::Linux),
     ("/lib64/", Hint::PosixPath),
     // Linux's boot configuration and amdgpu/TTM kernel parameters; Mesa's RADV Vulkan driver
     ("GRUB_CMDLINE_LINUX", Hint::Linux),
@@ -1218,6 +1223,15 @@ mod tests {
             Some(Platform::Linux)
         );
         assert_eq!(platform("## SteamOS Software\n"), Some(Platform::Linux));
+        // amdkfd's ioctls and NixOS's rebuild are Linux's alone (values ours)
+        assert_eq!(
+            platform("The failure is `AMDKFD_IOC_CREATE_QUEUE` returning `EINVAL`.\n"),
+            Some(Platform::Linux)
+        );
+        assert_eq!(
+            platform("$ sudo nixos-rebuild switch\nerror: …\n"),
+            Some(Platform::Linux)
+        );
     }
 
     #[test]

@@ -83,8 +83,12 @@ pub(crate) fn matches(cx: &Context, w: &Condition) -> Option<(Origin, Vec<String
         return None;
     }
     if !w.gfx.is_empty() {
+        // an issue about overriding a target (`gfx: [gfx1103]` with the override set) is about a
+        // GPU of that target, not one an override makes present it (a gfx1102 run as gfx1103)
+        let own_only = w.env_set.iter().any(|v| v == "HSA_OVERRIDE_GFX_VERSION");
         let (t, o) = cx.targets().find(|(t, _)| {
-            w.gfx.iter().any(|g| g == t.runtime_gfx() || g == &t.gfx) && !(dgpu_on_machine && cx.is_apu(t))
+            w.gfx.iter().any(|g| g == &t.gfx || (!own_only && g == t.runtime_gfx()))
+                && !(dgpu_on_machine && cx.is_apu(t))
         })?;
         // matched through an override: say which target the issue is about
         if t.runtime_gfx() != t.gfx && !w.gfx.contains(&t.gfx) {

@@ -1205,6 +1205,10 @@ fn nvidia_card(t: &str) -> Option<&str> {
     let card = match w {
         "RTX" | "GTX" => words.next().is_some_and(|m| model(m) || m.starts_with('A')),
         "Quadro" | "Tesla" | "TITAN" | "Titan" => words.next().is_some(),
+        // an installer's or launcher's detection line (`gpu   NVIDIA GPU detected`)
+        "GPU" => words
+            .next()
+            .is_some_and(|m| matches!(m, "detected" | "detected." | "found" | "found.")),
         _ => {
             let w = w.trim_end_matches([',', ')', '.']);
             matches!(
@@ -1673,6 +1677,7 @@ mod tests {
             "- NVIDIA RTX 4070 SUPER (CUDA0) — not affected",
             "second card: NVIDIA GeForce RTX 3090",
             "NVIDIA H100, for comparison runs",
+            "  gpu            NVIDIA GPU detected",
         ] {
             assert!(super::nvidia_card(t).is_some(), "{t:?}");
         }
@@ -1683,6 +1688,7 @@ mod tests {
             "I switched from an NVIDIA RTX 3090 to this card",
             "works without an NVIDIA GeForce RTX card",
             "Supported platforms: NVIDIA (CUDA), AMD (ROCm)",
+            "checking for an NVIDIA GPU...",
         ] {
             assert!(super::nvidia_card(t).is_none(), "{t:?}");
         }

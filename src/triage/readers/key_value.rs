@@ -3374,6 +3374,42 @@ fn rocm_part(v: &str) -> &str {
     }
 }
 
+/// The release of `uname -a`'s line given as a kernel's value (`Linux archlinux 7.1.3-arch2-2 #1
+/// SMP PREEMPT_DYNAMIC … x86_64 GNU/Linux`): the word after the host name.
+fn uname_release(v: &str) -> Option<&str> {
+    let rest = v.strip_prefix("Linux ")?;
+    let (host, rest) = rest.split_once(' ')?;
+    let (release, after) = rest.split_once(' ')?;
+    (!host.is_empty()
+        && !host.starts_with(|c: char| c.is_ascii_digit())
+        && release.starts_with(|c: char| c.is_ascii_digit())
+        && release.contains('.')
+        && after.starts_with('#'))
+    .then_some(release)
+}
+
+/// A ROCm value whose release follows words that say which build it is (`therock gfx1151
+/// 7.14.0a20260607`, `TheRock nightly 7.13.0a…`, `rocm tarball 7.11.0`): the release. Up to three
+/// such words, each a build's kind or a target.
+fn after_build_words(v: &str) -> &str {
+    const KIND: [&str; 10] = [
+        "therock", "rocm", "amd", "nightly", "preview", "tarball", "release", "build", "sdk", "core",
+    ];
+    let mut rest = v.trim_start();
+    for _ in 0..3 {
+        let Some((w, r)) = rest.split_once(' ') else { return v };
+        let word = KIND.iter().any(|k| w.eq_ignore_ascii_case(k)) || (gfx_in(w).is_some() && !w.contains(['(', ')']));
+        if !word {
+            return v;
+        }
+        rest = r.trim_start();
+        if rest.starts_with(|c: char| c.is_ascii_digit()) {
+            return rest;
+        }
+    }
+    v
+}
+
 /// Records one pair's fact, if its value looks like one.
 fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     let v = placeholder_filled(v);
@@ -3381,6 +3417,7 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
     match fact {
         Fact::Rocm => {
             let v = rocm_part(v);
+            let v = after_build_words(v);
             // a wheel's version typed into a form's ROCm field (`2.10.0+rocm7.12.0a20260208`):
             // torch's, whose local tag names the ROCm it was built with, not the ROCm installed
             if version(v).is_some_and(|x| x.has("+rocm")) {
@@ -3412,7 +3449,7 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
         Fact::Torch | Fact::TorchHip | Fact::Kernel => {
             // fastfetch's `Kernel: Linux 6.19.9`
             let v = if fact == Fact::Kernel {
-                v.strip_prefix("Linux ").unwrap_or(v)
+                uname_release(norm_value(v)).unwrap_or_else(|| v.strip_prefix("Linux ").unwrap_or(v))
             } else {
                 v
             };
@@ -4067,6 +4104,21 @@ mod tests {
         assert_eq!(version("libamdhip64.so.7, libhsa-runtime64.so.1"), None);
         assert_eq!(version("'7.1.25...'"), None);
         assert_eq!(version("`rocm-7.14.0a20260603` wheels"), Some("7.14.0a20260603"));
+        assert_eq!(
+            uname_release("Linux box 6.18.2-arch1-1 #1 SMP PREEMPT_DYNAMIC Thu x86_64 GNU/Linux"),
+            Some("6.18.2-arch1-1")
+        );
+        assert_eq!(uname_release("Linux 6.18.2-arch1-1"), None);
+        assert_eq!(after_build_words("therock gfx1151 7.14.0a20260610"), "7.14.0a20260610");
+        assert_eq!(
+            after_build_words("TheRock nightly 7.13.0a20260101 wheels"),
+            "7.13.0a20260101 wheels"
+        );
+        assert_eq!(
+            after_build_words("not installed, 6.4 from pip"),
+            "not installed, 6.4 from pip"
+        );
+        assert_eq!(after_build_words("7.2.1"), "7.2.1");
         // a comma ends a field: the words after it are prose
         assert_eq!(
             unquoted_fields("version=7.2, using agent gfx1103", key),

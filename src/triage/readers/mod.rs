@@ -640,9 +640,29 @@ pub(crate) fn targeted_parts(v: &str) -> Option<Vec<&str>> {
         }
     }
     parts.push(v[from..].trim().trim_end_matches([',', ' ']));
+    // a part that says what an override makes the GPU present (`run via
+    // `HSA_OVERRIDE_GFX_VERSION=11.0.3` so it presents as `gfx1103``) names no GPU of its own
+    parts.retain(|p| !presented_part(p));
     let targets: Vec<Option<String>> = parts.iter().map(|p| gfx_in(p)).collect();
     (parts.len() >= 2 && targets.iter().all(Option::is_some) && targets.windows(2).all(|w| w[0] != w[1]))
         .then_some(parts)
+}
+
+/// A part of a value that names the target an override or a spoof makes the runtime show.
+fn presented_part(p: &str) -> bool {
+    let low = p.to_ascii_lowercase();
+    low.has("hsa_override_gfx_version")
+        || [
+            "presents as",
+            "present as",
+            "appears as",
+            "shows up as",
+            "pretends to be",
+            "spoof",
+            "masquerad",
+        ]
+        .iter()
+        .any(|w| low.has(w))
 }
 
 /// An RPM of ROCm's runtime or of the `rocm` meta package, as `rpm -qa` or a form's answer names
@@ -795,6 +815,13 @@ mod tests {
             Some(vec!["RX 7800 XT (gfx1101)", "also an RX 6600 XT (gfx1032)"])
         );
         assert_eq!(targeted_parts("MI50 (gfx906), MI50 (gfx906)"), None);
+        // what an override makes the card present is no second card (values ours)
+        assert_eq!(
+            targeted_parts(
+                "RX 6700 (`gfx1031`), run via `HSA_OVERRIDE_GFX_VERSION=10.3.0` so it presents as `gfx1030`"
+            ),
+            None
+        );
         assert_eq!(targeted_parts("RX 7900 XTX (gfx1100), Ryzen 9 7950X (16 cores)"), None);
         assert_eq!(targeted_parts("RX 7900 XTX (gfx1100)"), None);
         assert_eq!(

@@ -32,6 +32,9 @@ const MINE: &[&str] = &[
     "my system is ",
     "my system: ",
     "the system is ",
+    "system is ",
+    "my os: ",
+    "the os is ",
     "my setup is ",
     "my setup: ",
     "my machine is ",
@@ -174,6 +177,8 @@ fn may_be_setup(t: &str) -> bool {
         || t.has("he system")
         || t.has("he System")
         || t.has("he graphics")
+        || t.has("System is ")
+        || t.has("he OS is ")
         || (memchr::memchr(b':', b).is_some_and(|c| c <= 24) && labelled(t).is_some())
 }
 
@@ -398,7 +403,14 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         .agents
         .iter()
         .any(|a| a.src.file == file && (a.marketing.is_some() || a.device_id.is_some()));
-    if seen.os.is_some() && has_gpu {
+    // a form's answer that names only the platform (`### Operating systems` / `Linux`): a
+    // distribution the sentence names is the fuller answer
+    let bare_linux = |seen: &Seen| {
+        seen.os
+            .as_ref()
+            .is_some_and(|o| o.v.eq_ignore_ascii_case("linux") || o.v.eq_ignore_ascii_case("gnu/linux"))
+    };
+    if seen.os.is_some() && !bare_linux(seen) && has_gpu {
         return false;
     }
     let mut fired = false;
@@ -437,8 +449,10 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             continue;
         }
         for s in setup_sentences(t) {
-            if seen.os.is_none()
+            if (seen.os.is_none() || bare_linux(seen))
                 && let Some(os) = sentence_os(s)
+                && (seen.os.is_none()
+                    || crate::triage::platform::from_os_name(&os) == Some(crate::facts::Platform::Linux))
             {
                 seen.os = Some(seen.at(os, l.no));
                 fired = true;
@@ -469,7 +483,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 }
             }
         }
-        if seen.os.is_some() && gpus_done {
+        if seen.os.is_some() && !bare_linux(seen) && gpus_done {
             break;
         }
     }
@@ -516,6 +530,26 @@ mod tests {
         ] {
             assert_eq!(super::upgraded_to(t), want, "{t}");
         }
+    }
+
+    #[test]
+    fn a_form_s_bare_linux_gives_way_to_the_sentence_s_distribution() {
+        // a bug form's platform answer, then the reporter's sentence (llama.cpp's form; values ours)
+        let mut seen = Seen::default();
+        seen.os = Some(seen.at("Linux".to_string(), 2));
+        let lines = crate::triage::paste::lines(
+            "### Operating systems\nLinux\nBuilding from git. System is Fedora 43, using ROCm 7.2.\n",
+        );
+        read(&lines, &mut seen);
+        assert_eq!(seen.os.as_ref().map(|o| o.v.as_str()), Some("Fedora 43"));
+        // a named system is not replaced, nor a bare Linux by another platform's name
+        let mut seen = Seen::default();
+        seen.os = Some(seen.at("Linux".to_string(), 2));
+        let lines = crate::triage::paste::lines("System is Windows 11.\n");
+        read(&lines, &mut seen);
+        assert_eq!(seen.os.as_ref().map(|o| o.v.as_str()), Some("Linux"));
+        let (_, s) = run(read, "The build system is CMake 3.31.\n");
+        assert!(s.os.is_none(), "{:?}", s.os);
     }
 
     #[test]
