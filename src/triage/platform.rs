@@ -13,6 +13,7 @@
 use super::paste::{Has, Line};
 use super::{At, Seen, Src};
 use crate::facts::Platform;
+use crate::triage::paste::TrimSet;
 
 /// The first line of each platform's hints, per kind of evidence.
 #[derive(Debug, Clone, Default)]
@@ -457,7 +458,7 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
 /// A wheel file with a manylinux tag whose size follows it, as pip and uv print what they download
 /// or take from their cache (`…-manylinux_2_28_x86_64.whl (225.3 MB)`, `….whl.metadata (5.2 kB)`).
 fn linux_wheel_fetched(t: &str) -> bool {
-    t.find("manylinux")
+    t.at("manylinux")
         .is_some_and(|p| t[p..].has(".whl (") || t[p..].has(".whl.metadata ("))
 }
 
@@ -679,7 +680,7 @@ fn lspci_line(t: &str) -> bool {
         && b.get(at + 6).is_some_and(|c| (b'0'..=b'7').contains(c))
         && b.get(at + 7) == Some(&b' ')
         && b.get(at + 8).is_some_and(u8::is_ascii_uppercase)
-        && t[at + 8..].find(": ").is_some_and(|p| {
+        && t[at + 8..].at(": ").is_some_and(|p| {
             // a device class as lspci names them (`VGA compatible controller`, `PCI bridge`,
             // `Audio device`, `Non-Essential Instrumentation`)
             let class = &t[at + 8..at + 8 + p];
@@ -705,7 +706,7 @@ fn windows_name_line(t: &str) -> bool {
     let t = super::paste::trim(t).trim_start_matches(['-', '*', '+', ' ']);
     let labelled = t.len() >= 12 && (t.has(": Windows ") || t.has(": windows "));
     // (split only a labelled line: a searcher built per line costs a per cent of a log)
-    let t = match if labelled { t.split_once(": ") } else { None } {
+    let t = match if labelled { t.split_on(": ") } else { None } {
         Some((label, v))
             if label.len() <= 12
                 && label.bytes().all(|b| b.is_ascii_alphabetic() || b == b'*' || b == b' ')
@@ -766,7 +767,7 @@ pub(crate) fn windows_name(t: &str) -> bool {
         .is_some_and(|v| matches!(v.trim_end_matches(','), "10" | "11" | "10/11"))
         && words.clone().count() <= 7
         && words.all(|w| {
-            let w = w.trim_matches([',', '(', ')', ';']);
+            let w = w.trim_set(b",();");
             w.is_empty() || w.bytes().any(|c| c.is_ascii_digit()) || WORDS.iter().any(|x| x.eq_ignore_ascii_case(w))
         })
 }
@@ -788,13 +789,13 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
         .unwrap_or(t);
     // a rolling distribution, which has no release to write (`- Arch Linux`, a form's answer
     // `CachyOS`): the whole item is its name
-    let bare = rest.trim().trim_matches(['*', '_', '`']).trim().trim_end_matches('.');
+    let bare = rest.trim_ws().trim_set(b"*_`").trim_ws().trim_end_matches('.');
     if bare.len() <= 20 && ROLLING.iter().any(|n| bare.eq_ignore_ascii_case(n)) {
         return Some(bare);
     }
     // a long line only where it is a record, not sentences (a build bot's host line of 230
     // characters)
-    if rest.len() > 400 || (rest.len() > 200 && rest.contains(". ")) || !rest.bytes().any(|b| b.is_ascii_digit()) {
+    if rest.len() > 400 || (rest.len() > 200 && rest.has(". ")) || !rest.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
     // or a Windows release (`Windows 11, Firefox 152.0.1, AMD 5600X, RX9060XT 16GB`, a form's
@@ -802,7 +803,7 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
     let ok = |p: &&str| {
         (os_name(p) || (p.starts_with("Windows ") && windows_name(p)))
             && p.bytes().any(|b| b.is_ascii_digit())
-            && !p.contains("kernel")
+            && !p.has("kernel")
             && !package_revision(p)
     };
     // a sentence's full stop after the name (`…, Fedora 44 Kinoite.`) is not part of it; a host
@@ -810,8 +811,8 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
     // either, nor the family before its distribution (`Linux SLES 15.6`, Python's system name
     // then the distribution's)
     let clean = |p: &'a str| {
-        let p = p.trim().trim_matches(['*', '_']).trim().trim_end_matches('.');
-        let p = match p.rfind(" - ") {
+        let p = p.trim_ws().trim_set(b"*_").trim_ws().trim_end_matches('.');
+        let p = match p.rat(" - ") {
             Some(i) if !ok(&p) => p[i + 3..].trim_start(),
             _ => p,
         };
@@ -837,7 +838,7 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
     let end = start + found.len();
     let code = rest[end..]
         .strip_prefix(" (")
-        .and_then(|r| r.split_once(')'))
+        .and_then(|r| r.split_on(")"))
         .map(|(c, _)| c)
         .filter(|c| {
             !c.is_empty()
@@ -863,9 +864,8 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
 fn package_revision(p: &str) -> bool {
     p.split_whitespace().any(|w| {
         w.starts_with(|c: char| c.is_ascii_digit())
-            && w.split_once('-').is_some_and(|(_, r)| {
-                r.starts_with(|c: char| c.is_ascii_digit()) && (r.contains("ubuntu") || r.contains("+deb"))
-            })
+            && w.split_on("-")
+                .is_some_and(|(_, r)| r.starts_with(|c: char| c.is_ascii_digit()) && (r.has("ubuntu") || r.has("+deb")))
     })
 }
 
@@ -877,8 +877,8 @@ fn rolling_part(rest: &str) -> Option<&str> {
     }
     rest.split(", ")
         .map(|p| {
-            let p = p.trim().trim_end_matches('.');
-            match p.find(" (") {
+            let p = p.trim_ws().trim_end_matches('.');
+            match p.at(" (") {
                 Some(b) if p.ends_with(')') => &p[..b],
                 _ => p,
             }
@@ -945,8 +945,8 @@ pub(crate) fn os_name(t: &str) -> bool {
     // rocm-smi package`)
     if t.split_whitespace().count() > 4
         || t.contains([':', '=', '(', '`', '\u{2019}'])
-        || t.contains("'s ")
-        || (t.contains('/') && !t.contains("GNU/Linux"))
+        || t.has("'s ")
+        || (t.has("/") && !t.has("GNU/Linux"))
     {
         return false;
     }
@@ -1023,7 +1023,7 @@ pub(crate) fn distro_after_wsl(v: &str) -> Option<usize> {
     for word in v[w..].split_whitespace() {
         let at = pos + v[pos..].find(word).unwrap_or(0);
         pos = at + word.len();
-        let l = word.trim_matches(['(', ')', ',', ';']).to_ascii_lowercase();
+        let l = word.trim_set(b"(),;").to_ascii_lowercase();
         if l != "linux" && distro_word(l.as_bytes()) {
             return Some(at);
         }
@@ -1342,7 +1342,7 @@ mod tests {
     #[test]
     fn the_distribution_words_are_the_list() {
         // `distro_word` is `DISTROS`' one-word names as a `match`: the two must not drift
-        for d in DISTROS.iter().filter(|d| !d.contains(' ')) {
+        for d in DISTROS.iter().filter(|d| !d.has(" ")) {
             assert!(distro_word(d.as_bytes()), "{d}");
         }
         assert!(!distro_word(b"windows"));

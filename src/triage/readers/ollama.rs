@@ -52,7 +52,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let body = &t[p + 9..];
             let body = body.split("]\"").next().unwrap_or(body);
             for tok in body.split_whitespace() {
-                let Some((k, v)) = tok.split_once(':') else { continue };
+                let Some((k, v)) = tok.split_on(":") else { continue };
                 let related = ["HSA_", "HIP_", "ROCR_", "ROCM_", "GPU_", "CUDA_VISIBLE", "AMD_"]
                     .iter()
                     .any(|p| k.starts_with(p));
