@@ -699,35 +699,40 @@ pub fn norm_key_into(k: &str, out: &mut String) {
 /// normalises every pair's key). ASCII white space is what `char::is_whitespace` holds below
 /// 128: U+0009 to U+000D and the blank.
 fn norm_ascii_key_into(k: &[u8], out: &mut String) {
-    let ws = |c: &u8| matches!(c, b'\t'..=b'\r' | b' ');
-    let trim_by = |b: &[u8], cut: &dyn Fn(&u8) -> bool, front: bool| -> std::ops::Range<usize> {
+    fn ws(c: u8) -> bool {
+        matches!(c, b'\t'..=b'\r' | b' ')
+    }
+    // `k` without the bytes `cut` holds at its end, and at its start where `front`
+    fn trim_by(k: &[u8], cut: impl Fn(u8) -> bool, front: bool) -> &[u8] {
         let start = if front {
-            b.iter().position(|c| !cut(c)).unwrap_or(b.len())
+            k.iter().position(|&c| !cut(c)).unwrap_or(k.len())
         } else {
             0
         };
-        let end = b[start..]
+        let end = k[start..]
             .iter()
-            .rposition(|c| !cut(c))
+            .rposition(|&c| !cut(c))
             .map_or(start, |e| start + e + 1);
-        start..end
-    };
-    let k = &k[trim_by(k, &ws, true)];
-    let k = &k[trim_by(k, &|c| matches!(c, b'*' | b'_' | b'`' | b'"' | b'\''), true)];
-    let k = &k[trim_by(k, &ws, true)];
+        &k[start..end]
+    }
+    let k = trim_by(k, ws, true);
+    let k = trim_by(k, |c| matches!(c, b'*' | b'_' | b'`' | b'"' | b'\''), true);
+    let k = trim_by(k, ws, true);
     let k = match k.iter().position(|&c| c == b'(') {
-        Some(p) if p > 0 && k[trim_by(k, &ws, false)].ends_with(b")") => &k[..p],
+        Some(p) if p > 0 && trim_by(k, ws, false).ends_with(b")") => &k[..p],
         _ => k,
     };
-    let k = &k[trim_by(k, &ws, true)];
-    let k = &k[trim_by(k, &|c| matches!(c, b':' | b'.' | b'*'), false)];
-    let k = &k[trim_by(k, &ws, true)];
+    let k = trim_by(k, ws, true);
+    let k = trim_by(k, |c| matches!(c, b':' | b'.' | b'*'), false);
+    let k = trim_by(k, ws, true);
     // lower case, inner blanks collapsed
-    for w in k.split(ws).filter(|w| !w.is_empty()) {
+    for w in k.split(|&c| ws(c)).filter(|w| !w.is_empty()) {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.extend(w.iter().map(|c| char::from(c.to_ascii_lowercase())));
+        let from = out.len();
+        out.push_str(std::str::from_utf8(w).expect("an ASCII key"));
+        out[from..].make_ascii_lowercase();
     }
 }
 
@@ -1116,21 +1121,16 @@ impl Distribution {
 
     /// Reads a pip distribution name (normalised as PEP 503: case, `_`/`.` → `-`).
     pub fn package(&self, name: &str) -> Option<PackageMatch> {
-        let name = name.trim();
-        let dash = |c: char| {
-            if c == '_' || c == '.' {
-                '-'
-            } else {
-                c.to_ascii_lowercase()
+        // `_` and `.` become `-` in place after lower-casing (all three are one ASCII byte):
+        // triage and the wheel rules ask for every pip line's package, and collecting the name
+        // char by char was most of a lookup
+        let mut n = name.trim().to_ascii_lowercase().into_bytes();
+        for b in &mut n {
+            if matches!(*b, b'_' | b'.') {
+                *b = b'-';
             }
-        };
-        // an ASCII name byte by byte: triage and the wheel rules ask for every pip line's
-        // package, and decoding it char by char was most of a lookup
-        let n: String = if name.is_ascii() {
-            name.bytes().map(|b| dash(char::from(b))).collect()
-        } else {
-            name.chars().map(dash).collect()
-        };
+        }
+        let n = String::from_utf8(n).expect("ASCII bytes replaced by ASCII bytes");
         if let Some(p) = self.packages.iter().find(|p| p.name.as_deref() == Some(n.as_str())) {
             return Some(PackageMatch {
                 role: p.role,

@@ -460,10 +460,18 @@ fn comment_outputs(out: &mut [Line<'_>]) {
 /// what the file would install, not the machine's.
 fn package_file_listing(t: &str) -> bool {
     // every line is asked: the command's first letter first
-    let first = t
+    // (what the trims and prefixes below leave starts at the first byte they may cut not, so
+    // the command or `sudo` starts there)
+    let Some(first) = t
         .bytes()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'*' | b'`' | b'$' | b'#'));
-    if !matches!(first, Some(b'r' | b'd' | b't' | b'u' | b's')) {
+        .position(|b| !matches!(b, b' ' | b'\t' | b'*' | b'`' | b'$' | b'#'))
+    else {
+        return false;
+    };
+    if !["rpm", "dpkg", "tar", "unzip", "sudo"]
+        .iter()
+        .any(|w| t.as_bytes()[first..].starts_with(w.as_bytes()))
+    {
         return false;
     }
     let t = t.trim().trim_set(b"*`").trim();
