@@ -134,6 +134,8 @@ pub trait TrimSet {
     /// be Unicode white space), `str::trim` decides. Unlike [`trim`], it cuts U+000B too, as
     /// `str::trim` does. (`str::trim` decodes char by char: 4 % of a 1 MB llama.cpp log.)
     fn trim_ws(&self) -> &str;
+    /// `self.trim_start()`, byte-wise as [`TrimSet::trim_ws`].
+    fn trim_start_ws(&self) -> &str;
 }
 
 impl TrimSet for str {
@@ -147,6 +149,22 @@ impl TrimSet for str {
             .rposition(|c| !set.contains(c))
             .map_or(start, |e| start + e + 1);
         &self[start..end]
+    }
+
+    #[inline]
+    fn trim_start_ws(&self) -> &str {
+        let b = self.as_bytes();
+        let start = b
+            .iter()
+            .position(|c| !matches!(c, b'\t'..=b'\r' | b' '))
+            .unwrap_or(b.len());
+        let t = &self[start..];
+        // a first char left that is not ASCII may be white space
+        if t.as_bytes().first().is_some_and(|c| !c.is_ascii()) {
+            t.trim_start()
+        } else {
+            t
+        }
     }
 
     #[inline]
@@ -294,7 +312,7 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             });
             continue;
         };
-        let trimmed = t.trim_start();
+        let trimmed = t.trim_start_ws();
         // A backtick fence's info string holds no backtick (CommonMark): "```text```" on one line
         // is a code span around the text, which is kept without its backticks.
         if let Some(inner) = trimmed.strip_prefix("```")

@@ -419,7 +419,7 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
         }
         // a code comment in a traceback (`# On Windows, this may fail if x.dll …`) is no output
         let comment = {
-            let s = t.trim_start();
+            let s = t.trim_start_ws();
             s.starts_with("# ") || s.starts_with("// ")
         };
         let own = own_platform(t);
@@ -442,8 +442,8 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
             && (linux
                 || (so && shared_object(t))
                 || (on(k, Hint::ManyLinux) && linux_wheel_fetched(t))
-                || t.trim_start().starts_with("Singularity>")
-                || t.trim_start().starts_with("Apptainer>")
+                || t.trim_start_ws().starts_with("Singularity>")
+                || t.trim_start_ws().starts_with("Apptainer>")
                 || lspci_line(t)
                 || (distro && distro_version(t))
                 || os_name_line(t)
@@ -609,7 +609,7 @@ fn distro_version(t: &str) -> bool {
 /// A kernel log line by its time stamp: dmesg's `[  123.456789] `, `dmesg -T`'s `[Fri Apr 17
 /// 19:56:16 2026] `, or a journal's `Sep 03 21:38:54 host `.
 fn kernel_log_line(t: &str) -> bool {
-    let b = t.trim_start().as_bytes();
+    let b = t.trim_start_ws().as_bytes();
     let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
     let clock = |s: &[u8]| {
         s.len() == 8 && s[2] == b':' && s[5] == b':' && digits(&s[..2]) && digits(&s[3..5]) && digits(&s[6..])
@@ -813,7 +813,7 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
     let clean = |p: &'a str| {
         let p = p.trim_ws().trim_set(b"*_").trim_ws().trim_end_matches('.');
         let p = match p.rat(" - ") {
-            Some(i) if !ok(&p) => p[i + 3..].trim_start(),
+            Some(i) if !ok(&p) => p[i + 3..].trim_start_ws(),
             _ => p,
         };
         match p.strip_prefix("Linux ") {
@@ -956,7 +956,7 @@ pub(crate) fn os_name(t: &str) -> bool {
         .iter()
         .any(|w| first.eq_ignore_ascii_case(w))
         && !t[first.len()..]
-            .trim_start()
+            .trim_start_ws()
             .get(..5)
             .is_some_and(|w| w.eq_ignore_ascii_case("linux"))
     {

@@ -17,7 +17,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     for l in lines {
         let t = l.text.as_ref();
         if let Some(rest) = t.trim_start().strip_prefix('[')
-            && let Some((n, body)) = rest.split_once("] ROCm ")
+            && let Some((n, body)) = rest.split_on("] ROCm ")
             && let Ok(i) = n.parse::<u32>()
         {
             fired = true;
