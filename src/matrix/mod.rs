@@ -669,6 +669,10 @@ pub fn norm_key(k: &str) -> String {
 /// allocation a key was a tenth of a log of pairs).
 pub fn norm_key_into(k: &str, out: &mut String) {
     out.clear();
+    if k.is_ascii() {
+        norm_ascii_key_into(k.as_bytes(), out);
+        return;
+    }
     let k = k.trim().trim_matches(['*', '_', '`', '"', '\'']).trim();
     let k = match k.find('(') {
         Some(p) if p > 0 && k.trim_end().ends_with(')') => &k[..p],
@@ -687,6 +691,48 @@ pub fn norm_key_into(k: &str, out: &mut String) {
         } else {
             out.extend(w.chars().map(|c| c.to_ascii_lowercase()));
         }
+    }
+}
+
+/// [`norm_key_into`] of an ASCII key, byte by byte (the same steps; `str::trim`, char-array
+/// trims and `split_whitespace` decode char by char, which was most of a key's cost: triage
+/// normalises every pair's key). ASCII white space is what `char::is_whitespace` holds below
+/// 128: U+0009 to U+000D and the blank.
+fn norm_ascii_key_into(k: &[u8], out: &mut String) {
+    fn ws(c: u8) -> bool {
+        matches!(c, b'\t'..=b'\r' | b' ')
+    }
+    // `k` without the bytes `cut` holds at its end, and at its start where `front`
+    fn trim_by(k: &[u8], cut: impl Fn(u8) -> bool, front: bool) -> &[u8] {
+        let start = if front {
+            k.iter().position(|&c| !cut(c)).unwrap_or(k.len())
+        } else {
+            0
+        };
+        let end = k[start..]
+            .iter()
+            .rposition(|&c| !cut(c))
+            .map_or(start, |e| start + e + 1);
+        &k[start..end]
+    }
+    let k = trim_by(k, ws, true);
+    let k = trim_by(k, |c| matches!(c, b'*' | b'_' | b'`' | b'"' | b'\''), true);
+    let k = trim_by(k, ws, true);
+    let k = match k.iter().position(|&c| c == b'(') {
+        Some(p) if p > 0 && trim_by(k, ws, false).ends_with(b")") => &k[..p],
+        _ => k,
+    };
+    let k = trim_by(k, ws, true);
+    let k = trim_by(k, |c| matches!(c, b':' | b'.' | b'*'), false);
+    let k = trim_by(k, ws, true);
+    // lower case, inner blanks collapsed
+    for w in k.split(|&c| ws(c)).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let from = out.len();
+        out.push_str(std::str::from_utf8(w).expect("an ASCII key"));
+        out[from..].make_ascii_lowercase();
     }
 }
 
@@ -1075,17 +1121,16 @@ impl Distribution {
 
     /// Reads a pip distribution name (normalised as PEP 503: case, `_`/`.` → `-`).
     pub fn package(&self, name: &str) -> Option<PackageMatch> {
-        let n: String = name
-            .trim()
-            .chars()
-            .map(|c| {
-                if c == '_' || c == '.' {
-                    '-'
-                } else {
-                    c.to_ascii_lowercase()
-                }
-            })
-            .collect();
+        // `_` and `.` become `-` in place after lower-casing (all three are one ASCII byte):
+        // triage and the wheel rules ask for every pip line's package, and collecting the name
+        // char by char was most of a lookup
+        let mut n = name.trim().to_ascii_lowercase().into_bytes();
+        for b in &mut n {
+            if matches!(*b, b'_' | b'.') {
+                *b = b'-';
+            }
+        }
+        let n = String::from_utf8(n).expect("ASCII bytes replaced by ASCII bytes");
         if let Some(p) = self.packages.iter().find(|p| p.name.as_deref() == Some(n.as_str())) {
             return Some(PackageMatch {
                 role: p.role,
@@ -1136,8 +1181,11 @@ impl Distribution {
 /// → `vii`): die names that rocm-smi and Ollama print for iGPUs.
 pub fn product_key(name: &str) -> Option<String> {
     let mut s = name.to_ascii_lowercase();
+    // each mark starts with `(` or is not ASCII: most names hold none, and four substring
+    // searches a name were a fifth of a lookup
+    let marked = s.as_bytes().contains(&b'(') || !s.is_ascii();
     for mark in ["(tm)", "(r)", "\u{2122}", "\u{ae}"] {
-        if s.contains(mark) {
+        if marked && s.contains(mark) {
             s = s.replace(mark, " ");
         }
     }
@@ -1245,13 +1293,12 @@ fn strip_parens(name: &str) -> String {
     let mut depth = 0usize;
     let mut rest = name;
     while let Some(c) = rest.chars().next() {
-        let lower = rest.get(..4).map(|x| x.to_ascii_lowercase());
-        if depth == 0
-            && c == '('
-            && (lower.as_deref() == Some("(tm)") || rest.get(..3).is_some_and(|x| x.eq_ignore_ascii_case("(r)")))
-        {
+        // the marks compared in place at a parenthesis only (a lower-cased copy at every char
+        // was most of a name lookup's allocations)
+        let tm = c == '(' && rest.get(..4).is_some_and(|x| x.eq_ignore_ascii_case("(tm)"));
+        if depth == 0 && c == '(' && (tm || rest.get(..3).is_some_and(|x| x.eq_ignore_ascii_case("(r)"))) {
             out.push(' ');
-            rest = &rest[if lower.as_deref() == Some("(tm)") { 4 } else { 3 }..];
+            rest = &rest[if tm { 4 } else { 3 }..];
             continue;
         }
         match c {

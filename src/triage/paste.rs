@@ -28,12 +28,31 @@ pub trait Has {
     fn has(&self, needle: &str) -> bool {
         self.at(needle).is_some()
     }
+    /// `split_once(needle)`, found by [`Has::at`].
+    fn split_on(&self, needle: &str) -> Option<(&str, &str)>;
+    /// Where `needle` last occurs (`rfind`): the last byte of the needle's first byte by
+    /// `memrchr`, then a compare.
+    fn rat(&self, needle: &str) -> Option<usize>;
 }
 
 /// Lines up to this many bytes are searched without `memchr`.
 const SHORT: usize = 32;
 
 impl Has for str {
+    #[inline]
+    fn split_on(&self, needle: &str) -> Option<(&str, &str)> {
+        let p = self.at(needle)?;
+        Some((&self[..p], &self[p + needle.len()..]))
+    }
+
+    #[inline]
+    fn rat(&self, needle: &str) -> Option<usize> {
+        let (h, n) = (self.as_bytes(), needle.as_bytes());
+        let Some(&first) = n.first() else { return Some(h.len()) };
+        let last = h.len().checked_sub(n.len())?;
+        memchr::memrchr_iter(first, &h[..=last]).find(|&s| h[s..].starts_with(n))
+    }
+
     #[inline]
     fn at(&self, needle: &str) -> Option<usize> {
         let (h, n) = (self.as_bytes(), needle.as_bytes());
@@ -101,6 +120,61 @@ pub fn trim(s: &str) -> &str {
         (Some(a), Some(b)) if a.is_ascii() && b.is_ascii() => t,
         (None, _) | (_, None) => t,
         _ => t.trim(),
+    }
+}
+
+/// `trim_matches` for a set of ASCII characters, byte-wise: `trim_matches` with a char array
+/// decodes and compares char by char (the key/value layer trims every key and value this way;
+/// it was 6 % of a 1 MB llama.cpp log). An ASCII byte is never part of a multi-byte character,
+/// so the cut is a char boundary and the result is `trim_matches`'s.
+pub trait TrimSet {
+    /// `self.trim_matches(set)`, `set` ASCII.
+    fn trim_set(&self, set: &[u8]) -> &str;
+    /// `self.trim()`, the ASCII white space cut byte-wise; where an end left is not ASCII (it may
+    /// be Unicode white space), `str::trim` decides. Unlike [`trim`], it cuts U+000B too, as
+    /// `str::trim` does. (`str::trim` decodes char by char: 4 % of a 1 MB llama.cpp log.)
+    fn trim_ws(&self) -> &str;
+    /// `self.trim_start()`, byte-wise as [`TrimSet::trim_ws`].
+    fn trim_start_ws(&self) -> &str;
+}
+
+impl TrimSet for str {
+    #[inline]
+    fn trim_set(&self, set: &[u8]) -> &str {
+        debug_assert!(set.is_ascii());
+        let b = self.as_bytes();
+        let start = b.iter().position(|c| !set.contains(c)).unwrap_or(b.len());
+        let end = b[start..]
+            .iter()
+            .rposition(|c| !set.contains(c))
+            .map_or(start, |e| start + e + 1);
+        &self[start..end]
+    }
+
+    #[inline]
+    fn trim_start_ws(&self) -> &str {
+        let b = self.as_bytes();
+        let start = b
+            .iter()
+            .position(|c| !matches!(c, b'\t'..=b'\r' | b' '))
+            .unwrap_or(b.len());
+        let t = &self[start..];
+        // a first char left that is not ASCII may be white space
+        if t.as_bytes().first().is_some_and(|c| !c.is_ascii()) {
+            t.trim_start()
+        } else {
+            t
+        }
+    }
+
+    #[inline]
+    fn trim_ws(&self) -> &str {
+        // U+0009..=U+000D and U+0020: the ASCII characters that `char::is_whitespace` holds
+        let t = self.trim_set(b"\t\n\x0b\x0c\r ");
+        match (t.as_bytes().first(), t.as_bytes().last()) {
+            (Some(a), Some(z)) if !a.is_ascii() || !z.is_ascii() => t.trim(),
+            _ => t,
+        }
     }
 }
 
@@ -238,7 +312,7 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             });
             continue;
         };
-        let trimmed = t.trim_start();
+        let trimmed = t.trim_start_ws();
         // A backtick fence's info string holds no backtick (CommonMark): "```text```" on one line
         // is a code span around the text, which is kept without its backticks.
         if let Some(inner) = trimmed.strip_prefix("```")
@@ -410,13 +484,21 @@ fn comment_outputs(out: &mut [Line<'_>]) {
 /// what the file would install, not the machine's.
 fn package_file_listing(t: &str) -> bool {
     // every line is asked: the command's first letter first
-    let first = t
+    // (what the trims and prefixes below leave starts at the first byte they may cut not, so
+    // the command or `sudo` starts there)
+    let Some(first) = t
         .bytes()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'*' | b'`' | b'$' | b'#'));
-    if !matches!(first, Some(b'r' | b'd' | b't' | b'u' | b's')) {
+        .position(|b| !matches!(b, b' ' | b'\t' | b'*' | b'`' | b'$' | b'#'))
+    else {
+        return false;
+    };
+    if !["rpm", "dpkg", "tar", "unzip", "sudo"]
+        .iter()
+        .any(|w| t.as_bytes()[first..].starts_with(w.as_bytes()))
+    {
         return false;
     }
-    let t = t.trim().trim_matches(['*', '`']).trim();
+    let t = t.trim().trim_set(b"*`").trim();
     let t = t
         .strip_prefix("$ ")
         .or_else(|| t.strip_prefix("# "))

@@ -6,6 +6,7 @@
 
 use super::paste::{Has, Line};
 use super::{At, Seen, Src};
+use crate::triage::paste::TrimSet;
 
 /// Distinct ids kept per paste (a listing of every PCI function of a server is not a GPU list).
 const MAX_IDS: usize = 16;
@@ -115,7 +116,7 @@ fn sysfs_ids(lines: &[Line], i: usize) -> Option<(u32, u32)> {
     let out: Vec<&Line> = lines[i + 1..]
         .iter()
         .take_while(|l| !l.command)
-        .filter(|l| !l.text.trim().is_empty())
+        .filter(|l| !l.text.trim_ws().is_empty())
         .take(files.len())
         .collect();
     if out.len() != files.len() {

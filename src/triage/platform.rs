@@ -13,6 +13,7 @@
 use super::paste::{Has, Line};
 use super::{At, Seen, Src};
 use crate::facts::Platform;
+use crate::triage::paste::TrimSet;
 
 /// The first line of each platform's hints, per kind of evidence.
 #[derive(Debug, Clone, Default)]
@@ -423,7 +424,7 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
         }
         // a code comment in a traceback (`# On Windows, this may fail if x.dll …`) is no output
         let comment = {
-            let s = t.trim_start();
+            let s = t.trim_start_ws();
             s.starts_with("# ") || s.starts_with("// ")
         };
         let own = own_platform(t);
@@ -446,8 +447,8 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
             && (linux
                 || (so && shared_object(t))
                 || (on(k, Hint::ManyLinux) && linux_wheel_fetched(t))
-                || t.trim_start().starts_with("Singularity>")
-                || t.trim_start().starts_with("Apptainer>")
+                || t.trim_start_ws().starts_with("Singularity>")
+                || t.trim_start_ws().starts_with("Apptainer>")
                 || lspci_line(t)
                 || (distro && distro_version(t))
                 || os_name_line(t)
@@ -462,7 +463,7 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
 /// A wheel file with a manylinux tag whose size follows it, as pip and uv print what they download
 /// or take from their cache (`…-manylinux_2_28_x86_64.whl (225.3 MB)`, `….whl.metadata (5.2 kB)`).
 fn linux_wheel_fetched(t: &str) -> bool {
-    t.find("manylinux")
+    t.at("manylinux")
         .is_some_and(|p| t[p..].has(".whl (") || t[p..].has(".whl.metadata ("))
 }
 
@@ -613,7 +614,7 @@ fn distro_version(t: &str) -> bool {
 /// A kernel log line by its time stamp: dmesg's `[  123.456789] `, `dmesg -T`'s `[Fri Apr 17
 /// 19:56:16 2026] `, or a journal's `Sep 03 21:38:54 host `.
 fn kernel_log_line(t: &str) -> bool {
-    let b = t.trim_start().as_bytes();
+    let b = t.trim_start_ws().as_bytes();
     let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
     let clock = |s: &[u8]| {
         s.len() == 8 && s[2] == b':' && s[5] == b':' && digits(&s[..2]) && digits(&s[3..5]) && digits(&s[6..])
@@ -684,7 +685,7 @@ fn lspci_line(t: &str) -> bool {
         && b.get(at + 6).is_some_and(|c| (b'0'..=b'7').contains(c))
         && b.get(at + 7) == Some(&b' ')
         && b.get(at + 8).is_some_and(u8::is_ascii_uppercase)
-        && t[at + 8..].find(": ").is_some_and(|p| {
+        && t[at + 8..].at(": ").is_some_and(|p| {
             // a device class as lspci names them (`VGA compatible controller`, `PCI bridge`,
             // `Audio device`, `Non-Essential Instrumentation`)
             let class = &t[at + 8..at + 8 + p];
@@ -710,7 +711,7 @@ fn windows_name_line(t: &str) -> bool {
     let t = super::paste::trim(t).trim_start_matches(['-', '*', '+', ' ']);
     let labelled = t.len() >= 12 && (t.has(": Windows ") || t.has(": windows "));
     // (split only a labelled line: a searcher built per line costs a per cent of a log)
-    let t = match if labelled { t.split_once(": ") } else { None } {
+    let t = match if labelled { t.split_on(": ") } else { None } {
         Some((label, v))
             if label.len() <= 12
                 && label.bytes().all(|b| b.is_ascii_alphabetic() || b == b'*' || b == b' ')
@@ -771,7 +772,7 @@ pub(crate) fn windows_name(t: &str) -> bool {
         .is_some_and(|v| matches!(v.trim_end_matches(','), "10" | "11" | "10/11"))
         && words.clone().count() <= 7
         && words.all(|w| {
-            let w = w.trim_matches([',', '(', ')', ';']);
+            let w = w.trim_set(b",();");
             w.is_empty() || w.bytes().any(|c| c.is_ascii_digit()) || WORDS.iter().any(|x| x.eq_ignore_ascii_case(w))
         })
 }
@@ -793,13 +794,13 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
         .unwrap_or(t);
     // a rolling distribution, which has no release to write (`- Arch Linux`, a form's answer
     // `CachyOS`): the whole item is its name
-    let bare = rest.trim().trim_matches(['*', '_', '`']).trim().trim_end_matches('.');
+    let bare = rest.trim_ws().trim_set(b"*_`").trim_ws().trim_end_matches('.');
     if bare.len() <= 20 && ROLLING.iter().any(|n| bare.eq_ignore_ascii_case(n)) {
         return Some(bare);
     }
     // a long line only where it is a record, not sentences (a build bot's host line of 230
     // characters)
-    if rest.len() > 400 || (rest.len() > 200 && rest.contains(". ")) || !rest.bytes().any(|b| b.is_ascii_digit()) {
+    if rest.len() > 400 || (rest.len() > 200 && rest.has(". ")) || !rest.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
     // or a Windows release (`Windows 11, Firefox 152.0.1, AMD 5600X, RX9060XT 16GB`, a form's
@@ -807,7 +808,7 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
     let ok = |p: &&str| {
         (os_name(p) || (p.starts_with("Windows ") && windows_name(p)))
             && p.bytes().any(|b| b.is_ascii_digit())
-            && !p.contains("kernel")
+            && !p.has("kernel")
             && !package_revision(p)
     };
     // a sentence's full stop after the name (`…, Fedora 44 Kinoite.`) is not part of it; a host
@@ -815,9 +816,9 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
     // either, nor the family before its distribution (`Linux SLES 15.6`, Python's system name
     // then the distribution's)
     let clean = |p: &'a str| {
-        let p = p.trim().trim_matches(['*', '_']).trim().trim_end_matches('.');
-        let p = match p.rfind(" - ") {
-            Some(i) if !ok(&p) => p[i + 3..].trim_start(),
+        let p = p.trim_ws().trim_set(b"*_").trim_ws().trim_end_matches('.');
+        let p = match p.rat(" - ") {
+            Some(i) if !ok(&p) => p[i + 3..].trim_start_ws(),
             _ => p,
         };
         match p.strip_prefix("Linux ") {
@@ -842,7 +843,7 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
     let end = start + found.len();
     let code = rest[end..]
         .strip_prefix(" (")
-        .and_then(|r| r.split_once(')'))
+        .and_then(|r| r.split_on(")"))
         .map(|(c, _)| c)
         .filter(|c| {
             !c.is_empty()
@@ -868,9 +869,8 @@ pub fn item_os<'a>(t: &'a str) -> Option<&'a str> {
 fn package_revision(p: &str) -> bool {
     p.split_whitespace().any(|w| {
         w.starts_with(|c: char| c.is_ascii_digit())
-            && w.split_once('-').is_some_and(|(_, r)| {
-                r.starts_with(|c: char| c.is_ascii_digit()) && (r.contains("ubuntu") || r.contains("+deb"))
-            })
+            && w.split_on("-")
+                .is_some_and(|(_, r)| r.starts_with(|c: char| c.is_ascii_digit()) && (r.has("ubuntu") || r.has("+deb")))
     })
 }
 
@@ -882,8 +882,8 @@ fn rolling_part(rest: &str) -> Option<&str> {
     }
     rest.split(", ")
         .map(|p| {
-            let p = p.trim().trim_end_matches('.');
-            match p.find(" (") {
+            let p = p.trim_ws().trim_end_matches('.');
+            match p.at(" (") {
                 Some(b) if p.ends_with(')') => &p[..b],
                 _ => p,
             }
@@ -950,8 +950,8 @@ pub(crate) fn os_name(t: &str) -> bool {
     // rocm-smi package`)
     if t.split_whitespace().count() > 4
         || t.contains([':', '=', '(', '`', '\u{2019}'])
-        || t.contains("'s ")
-        || (t.contains('/') && !t.contains("GNU/Linux"))
+        || t.has("'s ")
+        || (t.has("/") && !t.has("GNU/Linux"))
     {
         return false;
     }
@@ -961,7 +961,7 @@ pub(crate) fn os_name(t: &str) -> bool {
         .iter()
         .any(|w| first.eq_ignore_ascii_case(w))
         && !t[first.len()..]
-            .trim_start()
+            .trim_start_ws()
             .get(..5)
             .is_some_and(|w| w.eq_ignore_ascii_case("linux"))
     {
@@ -1028,7 +1028,7 @@ pub(crate) fn distro_after_wsl(v: &str) -> Option<usize> {
     for word in v[w..].split_whitespace() {
         let at = pos + v[pos..].find(word).unwrap_or(0);
         pos = at + word.len();
-        let l = word.trim_matches(['(', ')', ',', ';']).to_ascii_lowercase();
+        let l = word.trim_set(b"(),;").to_ascii_lowercase();
         if l != "linux" && distro_word(l.as_bytes()) {
             return Some(at);
         }
@@ -1356,7 +1356,7 @@ mod tests {
     #[test]
     fn the_distribution_words_are_the_list() {
         // `distro_word` is `DISTROS`' one-word names as a `match`: the two must not drift
-        for d in DISTROS.iter().filter(|d| !d.contains(' ')) {
+        for d in DISTROS.iter().filter(|d| !d.has(" ")) {
             assert!(distro_word(d.as_bytes()), "{d}");
         }
         assert!(!distro_word(b"windows"));

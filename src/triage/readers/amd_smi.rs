@@ -82,7 +82,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             }
             if let (Some(i), Some(last)) = (cur, cells.iter().rev().find(|c| !c.is_empty()))
                 && let Some(mem) = last.strip_suffix(" MB")
-                && let Some((_, total)) = mem.rsplit(' ').next().unwrap_or("").split_once('/')
+                && let Some((_, total)) = mem.rsplit(' ').next().unwrap_or("").split_on("/")
                 && seen.agents[i].vram.is_none()
             {
                 let src = Src {
@@ -239,7 +239,7 @@ fn json_field(t: &str) -> Option<(&str, &str)> {
     let rest = t.strip_prefix('"')?;
     let q = rest.find("\":")?;
     let key = &rest[..q];
-    if key.is_empty() || key.len() > 40 || key.contains(' ') {
+    if key.is_empty() || key.len() > 40 || key.has(" ") {
         return None;
     }
     let v = rest[q + 2..].trim().trim_end_matches(',').trim();

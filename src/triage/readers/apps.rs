@@ -32,7 +32,7 @@ fn first_agent<'a>(seen: &'a mut Seen, slot: &mut Option<usize>, reader: &'stati
 /// `cuda:0 AMD Radeon RX 7900 XTX : native` → (0, `AMD Radeon RX 7900 XTX`).
 fn comfy_device(v: &str) -> Option<(u32, &str)> {
     let rest = v.trim().strip_prefix("cuda:")?;
-    let (idx, name) = rest.split_once(' ')?;
+    let (idx, name) = rest.split_on(" ")?;
     let i = idx.parse().ok()?;
     let name = name.rsplit_once(" : ").map(|(n, _)| n).unwrap_or(name).trim();
     Some((i, name))
@@ -84,7 +84,7 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
         let mut t = super::strip_stamp(t);
         while let Some(p) = t.at("] ")
             && p < 40
-            && (t.starts_with('[') || !t[..p].contains(' '))
+            && (t.starts_with('[') || !t[..p].has(" "))
         {
             t = t[p + 2..].trim_start();
         }
@@ -150,7 +150,7 @@ pub fn comfyui(lines: &[Line], seen: &mut Seen) -> bool {
         } else if let Some(v) = t2.strip_prefix("VRAM Total: ")
             // bytes (the issue template), or a size (`23.98 GB`, the copied system info)
             && let Some(b) = super::number(v).or_else(|| {
-                let (n, u) = v.trim().split_once(' ')?;
+                let (n, u) = v.trim().split_on(" ")?;
                 size(n, u)
             })
         {

@@ -14,6 +14,7 @@
 use super::{Line, Seen, gfx_in, kv};
 use crate::triage::Agent;
 use crate::triage::paste::Has;
+use crate::triage::paste::TrimSet;
 use crate::triage::paste::trim;
 
 const NA: &[&str] = &["N/A", "Could not collect", "None", "No CUDA", "No HIP", ""];
@@ -77,7 +78,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         if in_gpus {
             if let Some(rest) = t.strip_prefix("GPU ")
-                && let Some((idx, name)) = rest.split_once(':')
+                && let Some((idx, name)) = rest.split_on(":")
                 && let Ok(i) = idx.trim().parse::<u32>()
             {
                 gpu(seen, name.trim(), Some(i), l.no);
@@ -93,7 +94,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         let Some((k, v)) = kv(t) else { continue };
         // Markdown around a typed copy (`* **PyTorch version:** `2.12.0+rocm7.2``) and a wheel's
         // file name given as the version (`…+rocm7.2-cp312-cp312-manylinux_2_28_x86_64.whl`)
-        let v = v.trim_start_matches(['*', '_']).trim().trim_matches(['`', '*']).trim();
+        let v = v.trim_start_matches(['*', '_']).trim().trim_set(b"`*").trim();
         let v = match (k, v.at("-cp3")) {
             ("PyTorch version", Some(p)) if v.ends_with(".whl") => &v[..p],
             _ => v,
@@ -206,12 +207,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
 /// `AttributeError: module 'torch' has no attribute …`, `RuntimeError: …`: the last line of a
 /// Python traceback.
 fn exception_line(t: &str) -> bool {
-    let Some((name, _)) = t.split_once(':') else {
+    let Some((name, _)) = t.split_on(":") else {
         return false;
     };
     !name.is_empty()
         && name.len() < 60
-        && !name.contains(' ')
+        && !name.has(" ")
         && (name.ends_with("Error") || name.ends_with("Exception") || name.ends_with("Interrupt"))
         && name
             .bytes()

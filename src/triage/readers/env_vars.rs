@@ -9,6 +9,7 @@
 
 use super::{Line, Seen};
 use crate::triage::paste::Has;
+use crate::triage::paste::TrimSet;
 
 /// Name prefixes kept (each followed by `_`), besides `CUDA_VISIBLE_DEVICES`.
 const PREFIXES: &[&str] = &[
@@ -157,8 +158,8 @@ fn disowned(t: &str) -> Option<usize> {
 fn outcome_after(after: &str) -> bool {
     let mut words = after
         .split_whitespace()
-        .map(|w| w.trim_matches(['`', '*', '"', '\'', ',', ';']))
-        .filter(|w| !w.is_empty() && !w.contains('=') && !matches!(*w, "/" | "+" | "&" | "and" | "or"));
+        .map(|w| w.trim_set(b"`*\"',;"))
+        .filter(|w| !w.is_empty() && !w.has("=") && !matches!(*w, "/" | "+" | "&" | "and" | "or"));
     let Some(first) = words.next() else { return false };
     let first = first.to_ascii_lowercase();
     match first.as_str() {
@@ -175,15 +176,15 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     let mut fired = false;
     for l in lines {
         let t = l.text.as_ref();
-        if !t.contains('=') {
+        if !t.has("=") {
             continue;
         }
         // Ollama's structured logs quote what it does itself inside `msg="…"` (`msg="ROCm
         // integrated GPU detected - ROCR_VISIBLE_DEVICES=0"`: its own setting for its runner,
         // not the user's); attributes outside the message are the user's environment
-        let msg = t.find("msg=\"").map(|p| {
+        let msg = t.at("msg=\"").map(|p| {
             let s = p + 5;
-            (s, t[s..].find('"').map_or(t.len(), |e| s + e))
+            (s, t[s..].at("\"").map_or(t.len(), |e| s + e))
         });
         let comment = disowned(t);
         for (name, value) in settings(t) {
@@ -209,7 +210,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 // X=11.0.0`**`)
                 value.trim_end_matches(['.', ',', ')', ':', '`', '*'])
             };
-            let v = value.trim_matches(['"', '\'']).to_string();
+            let v = value.trim_set(b"\"'").to_string();
             fired = true;
             let at = seen.at((name.to_string(), v), l.no);
             seen.env.set(at);

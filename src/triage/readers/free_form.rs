@@ -11,6 +11,7 @@
 //! llama.cpp's `Device N: …, gfxNNNN` and ComfyUI's `Device: cuda:0 …`.
 
 use super::{Line, Seen, gfx_in};
+use crate::triage::paste::TrimSet;
 use crate::triage::paste::{Has, trim};
 use crate::triage::{Agent, At, Src};
 
@@ -94,7 +95,7 @@ fn gpu_name(v: &str) -> bool {
 /// a line; other commas stay (a part of another kind may be a second name).
 fn attributes_cut(name: &str) -> &str {
     let mut from = 0;
-    while let Some(p) = name[from..].find(", ").map(|p| p + from) {
+    while let Some(p) = name[from..].at(", ").map(|p| p + from) {
         let part = name[p + 2..].trim_start();
         let low = part.get(..part.len().min(8)).unwrap_or("").to_ascii_lowercase();
         if part.starts_with(|c: char| c.is_ascii_digit())
@@ -104,11 +105,11 @@ fn attributes_cut(name: &str) -> &str {
             .iter()
             .any(|w| low.starts_with(w))
         {
-            return name[..p].trim();
+            return name[..p].trim_ws();
         }
         from = p + 2;
     }
-    name.trim()
+    name.trim_ws()
 }
 
 fn clean(v: &str) -> &str {
@@ -116,7 +117,7 @@ fn clean(v: &str) -> &str {
     let v = v.split('|').next().unwrap_or(v);
     // a system-info tool's clock after the name (fastfetch's `AMD Radeon RX 9070 XT @ 2.57 GHz
     // (15.92 GiB) [Discrete]`)
-    let v = match v.find(" @ ") {
+    let v = match v.at(" @ ") {
         Some(p) if v[p + 3..].starts_with(|c: char| c.is_ascii_digit()) => &v[..p],
         _ => v,
     };
@@ -127,11 +128,11 @@ fn clean(v: &str) -> &str {
         Some(p) if super::gfx_tokens(&v[p..]).next().is_none() => &v[..p],
         _ => v,
     };
-    let v = v.trim().trim_end_matches([',', ';', '.']).trim();
+    let v = v.trim_ws().trim_end_matches([',', ';', '.']).trim_ws();
     // a template's placeholder with the value typed inside (`< AMD Radeon RX 9070 XT> -->`)
     let v = super::key_value::placeholder_filled(v);
-    let v = v.trim_matches(['\'', '"', '`', '*']).trim();
-    v.trim_end_matches(',').trim()
+    let v = v.trim_set(b"'\"`*").trim_ws();
+    v.trim_end_matches(',').trim_ws()
 }
 
 /// Where a ` key=` field starts in `v` (a blank, a lower-case word of letters and `_`, then `=`
@@ -156,9 +157,10 @@ fn field_start(v: &str) -> Option<usize> {
 /// The label and value of `Label: value` / `label = value` (the first `:` or `=`), when the
 /// label is short and names no known tool's field.
 fn labelled(t: &str) -> Option<(&str, &str)> {
-    let p = t.find([':', '='])?;
-    let label = t[..p].trim().trim_matches(['"', '\'', '*', '-', '#', ' ']);
-    if label.is_empty() || label.len() > 40 || label.contains('[') || label.contains('(') {
+    // the first `:` or `=`, one pass for both (a char array's search decodes char by char)
+    let p = memchr::memchr2(b':', b'=', t.as_bytes())?;
+    let label = t[..p].trim_ws().trim_set(b"\"'*-# ");
+    if label.is_empty() || label.len() > 40 || label.has("[") || label.has("(") {
         return None;
     }
     let low = label.to_ascii_lowercase();
@@ -166,14 +168,15 @@ fn labelled(t: &str) -> Option<(&str, &str)> {
         return None;
     }
     // llama.cpp `Device 0: NAME, gfx1100 (0x1100), VMM: no` is llama_log's
-    let value = t[p + 1..].trim_start_matches(['=', ':']).trim();
+    let value = t[p + 1..].trim_start_matches(['=', ':']).trim_ws();
     // further keys on the line (inxi's `API: OpenGL v: 4.6 vendor: amd mesa … renderer: AMD Radeon
     // RX 7900 XTX`): the last key's value
-    let value = match value.rfind(": ") {
+    let value = match value.rat(": ") {
         Some(q)
-            if value[..q].ends_with(|c: char| c.is_ascii_alphabetic()) && value[..q].matches(": ").nth(1).is_some() =>
+            if value[..q].ends_with(|c: char| c.is_ascii_alphabetic())
+                && value[..q].at(": ").is_some_and(|a| value[a + 2..q].has(": ")) =>
         {
-            value[q + 2..].trim()
+            value[q + 2..].trim_ws()
         }
         _ => value,
     };
@@ -201,7 +204,7 @@ fn labelled(t: &str) -> Option<(&str, &str)> {
 /// `--->  gfx1032`, `* gfx90a:sramecc+:xnack-`.
 fn bare_gfx(t: &str) -> Option<String> {
     let rest = t.trim_start_matches(['-', '=', '>', '*', ' ', '\t', '|']);
-    if !rest.starts_with("gfx") || rest.len() > 40 || rest.contains(' ') {
+    if !rest.starts_with("gfx") || rest.len() > 40 || rest.has(" ") {
         return None;
     }
     let head = rest.split(':').next().unwrap_or(rest);
@@ -320,7 +323,7 @@ fn boot_image_kernel(t: &str) -> Option<&str> {
 /// The kernel release written after the word `kernel`.
 fn kernel_after_word(t: &str) -> Option<&str> {
     let mut from = 0;
-    while let Some(p) = t[from..].find("ernel") {
+    while let Some(p) = t[from..].at("ernel") {
         let k = from + p;
         from = k + 5;
         if k == 0
@@ -379,7 +382,7 @@ fn labelled_names(v: &str) -> Vec<&str> {
     if gfx_in(v).is_some() {
         for sep in [" / ", " with ", " w/ ", " + "] {
             if let Some(p) = v.find(sep) {
-                let rest = v[p + sep.len()..].trim();
+                let rest = v[p + sep.len()..].trim_ws();
                 if rest.starts_with("Radeon") && gpu_name(rest) {
                     return vec![rest];
                 }
@@ -393,12 +396,12 @@ fn labelled_names(v: &str) -> Vec<&str> {
 /// Ubuntu, ROCm 7.2.x.`); none when no part is one.
 fn item_names(t: &str) -> Option<Vec<&str>> {
     let rest = t.strip_prefix("- ").or_else(|| t.strip_prefix("* "))?;
-    if rest.len() > 200 || !rest.contains(", ") {
+    if rest.len() > 200 || !rest.has(", ") {
         return None;
     }
     let parts: Vec<&str> = rest
         .split(", ")
-        .map(|p| p.trim().trim_end_matches('.'))
+        .map(|p| p.trim_ws().trim_end_matches('.'))
         .filter(|p| {
             let starts_ci = |x: &str| {
                 p.as_bytes()
@@ -512,7 +515,7 @@ fn joined_inventory<'t>(t: &'t str, seen: &mut Seen, no: u32) -> Option<Inventor
         // with the target written in parentheses after it (`AMD Radeon RX 9070 (gfx1201)`)
         let name = name.map(|(from, text)| {
             let after = &part[from + text.len()..];
-            match after.strip_prefix(" (").and_then(|r| r.find(')')) {
+            match after.strip_prefix(" (").and_then(|r| r.at(")")) {
                 Some(c) if gfx_in(&after[..c + 3]).is_some() => &part[from..from + text.len() + c + 3],
                 _ => text,
             }
@@ -822,26 +825,26 @@ fn shown_name(name: &str) -> &str {
     let name = count_cut(name);
     // the name before a parenthetical that holds its target, however marked up (`(gfx1101)`,
     // ``(`gfx1101`)``, `(**gfx1103**)`)
-    let shown = match name.find(" (") {
+    let shown = match name.at(" (") {
         Some(p) if gfx_in(&name[p..]).is_some() => &name[..p],
         _ => name,
     };
     let shown = &shown[..before(shown, " (gfx")];
     // a bench's device line writes the target after the name (`Device ID 0 : AMD Radeon
     // RX 6900 XT gfx1030`): the name alone
-    let shown = match shown.rfind(" gfx") {
-        Some(p) if gfx_in(&shown[p..]).is_some() && !shown[p + 1..].contains(' ') => shown[..p].trim_end(),
+    let shown = match shown.rat(" gfx") {
+        Some(p) if gfx_in(&shown[p..]).is_some() && !shown[p + 1..].has(" ") => shown[..p].trim_end(),
         _ => shown,
     };
     // a size a tool prints after the name (`AMD Radeon 780M Graphics (15704 MiB, 19035 MiB
     // free)`, `R9700 (32GB VRAM)`): the name alone
-    let shown = match shown.rfind(" (") {
+    let shown = match shown.rat(" (") {
         Some(p) if shown.ends_with(')') && size_note(&shown[p..]) => &shown[..p],
         _ => shown,
     };
     // a device count or index in brackets after the name (SD.Next's `device: AMD Radeon 780M
     // Graphics (1)`): the name alone
-    let shown = match shown.rfind(" (") {
+    let shown = match shown.rat(" (") {
         Some(p)
             if shown.ends_with(')')
                 && shown.len() - p > 3
@@ -861,13 +864,13 @@ fn shown_name(name: &str) -> &str {
     };
     // `AMD Radeon 860M (RDNA 3.5, gfx1152)` cut at its target: the name without the open
     // parenthetical
-    let shown = match shown.rfind(" (") {
-        Some(p) if p > 0 && !shown[p..].contains(')') => shown[..p].trim(),
+    let shown = match shown.rat(" (") {
+        Some(p) if p > 0 && !shown[p..].has(")") => shown[..p].trim_ws(),
         _ => shown,
     };
     // what a tool adds after a dash (`AMD Instinct MI300X — detected_gfx_target gfx943`),
     // a print's further columns (`AMD Radeon Graphics  arch=gfx900:xnack-  CUs=8`)
-    let shown = shown.split(['—', '–', '\u{b7}']).next().unwrap_or(shown).trim();
+    let shown = shown.split(['—', '–', '\u{b7}']).next().unwrap_or(shown).trim_ws();
     // a separator the cut left at the end (`AMD Radeon 8060S / gfx1151 (Strix Halo)` → `AMD
     // Radeon 8060S /`)
     let shown = shown.trim_end_matches([' ', '/', ',', ';', '|']);
@@ -903,7 +906,7 @@ fn integrated(t: &str, name: &str) -> bool {
 /// The kind fastfetch writes after a GPU's name (`… [Discrete]`, `… [Integrated]`): whether it
 /// is integrated, and where the tag starts.
 fn kind_tag(name: &str) -> Option<(bool, usize)> {
-    let p = name.rfind(" [")?;
+    let p = name.rat(" [")?;
     let tag = name[p + 2..].strip_suffix(']')?;
     if tag.eq_ignore_ascii_case("integrated") {
         Some((true, p))
@@ -974,7 +977,7 @@ fn name_shown(name: &str, has_gfx: bool) -> Option<&str> {
         return Some(shown);
     }
     let matrix = crate::matrix::Matrix::embedded();
-    let shown = match shown.rfind(" (") {
+    let shown = match shown.rat(" (") {
         Some(p) if shown.ends_with(')') && matrix.gpu_by_name(&shown[..p]).is_some() => &shown[..p],
         _ => shown,
     };
@@ -1005,8 +1008,8 @@ fn from_name_start(name: &str) -> (&str, bool) {
     // vram=12794 arch=(11, 0)`, SD.Next's start-up line): the name is what the quotes hold
     // (the line's first quoted value only: `card="3",…,type="AMD Instinct MI210"` names which GPU
     // the line is before the name, and is kept whole below)
-    if p >= 2 && b[p - 1] == b'"' && matches!(b[p - 2], b'=' | b':' | b' ') && !name[..p - 1].contains('"') {
-        let end = name[p..].find('"').map_or(name.len(), |e| p + e);
+    if p >= 2 && b[p - 1] == b'"' && matches!(b[p - 2], b'=' | b':' | b' ') && !name[..p - 1].has("\"") {
+        let end = name[p..].at("\"").map_or(name.len(), |e| p + e);
         return (&name[p..end], false);
     }
     // a vendor named before (lspci's `Advanced Micro Devices, Inc. [AMD/ATI] Krackan [Radeon
@@ -1021,7 +1024,7 @@ fn from_name_start(name: &str) -> (&str, bool) {
     let count = name[..p]
         .trim_end()
         .trim_end_matches(['x', 'X', '×'])
-        .trim()
+        .trim_ws()
         .bytes()
         .all(|c| c.is_ascii_digit());
     if vendor || count || name[..p].contains(['=', '"', '{']) {
@@ -1058,7 +1061,7 @@ fn line_kernel(t: &str, seen: &mut Seen, no: u32) -> Kernel {
         return Kernel::Long(false);
     }
     if let Some(v) = t.strip_prefix("Kernel: ") {
-        let v = v.trim().strip_prefix("Linux ").unwrap_or(v.trim());
+        let v = v.trim_ws().strip_prefix("Linux ").unwrap_or(v.trim_ws());
         if kernel_release(v) {
             let at = seen.at(v.to_string(), no);
             Seen::first(&mut seen.kernel, at);
@@ -1090,8 +1093,8 @@ fn fuller_release<'a>(t: &'a str, v: &'a str) -> &'a str {
 /// `device` and lists a target or a compute-unit count beside it (a device line, not a sentence).
 fn device_line_size(t: &str, name: &str) -> Option<u64> {
     let at = name.as_ptr() as usize - t.as_ptr() as usize;
-    let head = at + name.find(", ")?;
-    if head > t.len() || !t[..head].to_ascii_lowercase().contains("device") {
+    let head = at + name.at(", ")?;
+    if head > t.len() || !t[..head].to_ascii_lowercase().has("device") {
         return None;
     }
     let parts: Vec<&str> = name.split(", ").skip(1).map(str::trim).collect();
@@ -1099,7 +1102,7 @@ fn device_line_size(t: &str, name: &str) -> Option<u64> {
         return None;
     }
     parts.iter().find_map(|p| {
-        let (n, unit) = p.split_once(' ')?;
+        let (n, unit) = p.split_on(" ")?;
         let mult: u64 = match unit {
             "MB" | "MiB" => 1 << 20,
             "GB" | "GiB" => 1 << 30,
@@ -1147,7 +1150,7 @@ fn item_target(t: &str) -> Option<(String, Option<String>)> {
     let at = words.iter().position(|w| gfx_in(w).is_some())?;
     let head = words[..at].join(" ");
     let low = head.to_ascii_lowercase();
-    if head.contains(':')
+    if head.has(":")
         || ["target", "build", "support", "compil", "arch"]
             .iter()
             .any(|w| low.contains(w))
@@ -1156,7 +1159,7 @@ fn item_target(t: &str) -> Option<(String, Option<String>)> {
     }
     let named = words[..at].iter().any(|w| {
         matches!(
-            w.trim_matches(['*', '(', ',']),
+            w.trim_set(b"*(,"),
             "AMD" | "Radeon" | "Ryzen" | "Instinct" | "GPU" | "iGPU" | "dGPU" | "APU"
         )
     });

@@ -12,7 +12,7 @@
 
 use super::{Line, Seen, gfx_in};
 use crate::matrix::{norm_key, norm_key_into};
-use crate::triage::paste::{Has, trim};
+use crate::triage::paste::{Has, TrimSet, trim};
 use crate::triage::{Agent, Src};
 use std::collections::{BTreeMap, HashMap};
 
@@ -62,16 +62,16 @@ pub fn synonyms(keys: &BTreeMap<String, Vec<String>>) -> Synonyms {
 
 /// A value without emphasis, backticks or quotes.
 fn norm_value(v: &str) -> &str {
-    let v = v.trim();
+    let v = v.trim_ws();
     // a value inside a struct's print ends with its field's comma (`"AMD Radeon 860M",`)
     let v = match v.strip_suffix(',') {
         Some(q) if q.starts_with('"') && q.ends_with('"') => q,
         _ => v,
     };
-    let v = v.trim_matches(['*', '`', '"', '\'']).trim();
+    let v = v.trim_set(b"*`\"'").trim_ws();
     // a value in square brackets (`GPU: [AMD Radeon RX 6950 XT]`, a typed list's markup)
     match v.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-        Some(inner) if !inner.contains(['[', ']']) => inner.trim(),
+        Some(inner) if !inner.contains(['[', ']']) => inner.trim_ws(),
         _ => v,
     }
 }
@@ -108,16 +108,16 @@ fn vram_in_value(v: &str) -> Option<u64> {
     let exact = v[p + word..]
         .trim_start()
         .strip_prefix('(')
-        .and_then(|r| r.split_once(')'))
+        .and_then(|r| r.split_on(")"))
         .and_then(|(inner, _)| {
-            let inner = inner.trim().trim_matches('`').trim();
-            let (n, u) = inner.split_once(' ').unwrap_or_else(|| {
+            let inner = inner.trim_ws().trim_matches('`').trim_ws();
+            let (n, u) = inner.split_on(" ").unwrap_or_else(|| {
                 let s = inner
                     .find(|c: char| !(c.is_ascii_digit() || c == '.'))
                     .unwrap_or(inner.len());
                 inner.split_at(s)
             });
-            super::size(n.trim(), u.trim())
+            super::size(n.trim_ws(), u.trim_ws())
         })
         .filter(|&e| e.abs_diff(rounded) <= rounded / 10);
     Some(exact.unwrap_or(rounded))
@@ -156,7 +156,7 @@ fn discrete_size_item(v: &str) -> Option<u64> {
         let (num, unit) = (w.next()?, w.next()?);
         // a thousands separator splits one size in two items (`16,304 MiB`): the number is both
         // parts; a bare number before a three-digit item is one
-        let before = items[i - 1].trim();
+        let before = items[i - 1].trim_ws();
         if before.len() <= 3 && !before.is_empty() && before.bytes().all(|c| c.is_ascii_digit()) {
             if item.starts_with(' ') || num.len() != 3 {
                 return None;
@@ -184,10 +184,10 @@ fn discrete_size_item(v: &str) -> Option<u64> {
 /// An issue template's placeholder with the reporter's value typed inside it, the template's
 /// comment end left behind (`< AMD Radeon RX 9070 XT> -->`, `<6.17.0-14-generic>`): the value.
 pub(crate) fn placeholder_filled(v: &str) -> &str {
-    let t = v.trim();
+    let t = v.trim_ws();
     let t = t.strip_suffix("-->").map_or(t, str::trim_end);
     match t.strip_prefix('<').and_then(|x| x.strip_suffix('>')) {
-        Some(inner) if !inner.trim().is_empty() && !inner.contains(['<', '>']) => inner.trim(),
+        Some(inner) if !inner.trim_ws().is_empty() && !inner.contains(['<', '>']) => inner.trim_ws(),
         _ => v,
     }
 }
@@ -196,13 +196,13 @@ pub(crate) fn placeholder_filled(v: &str) -> &str {
 /// host list, noamsto/nix-amd-ai docs/therock-eval-results.md): the output, when what stands
 /// before the arrow is one inline-code span.
 fn command_output(v: &str) -> &str {
-    let Some(p) = v.find('→') else { return v };
-    let cmd = v[..p].trim();
-    let out = v[p + '→'.len_utf8()..].trim();
+    let Some(p) = v.at("→") else { return v };
+    let cmd = v[..p].trim_ws();
+    let out = v[p + '→'.len_utf8()..].trim_ws();
     if cmd.len() >= 2
         && cmd.starts_with('`')
         && cmd.ends_with('`')
-        && cmd[1..cmd.len() - 1].find('`').is_none()
+        && cmd[1..cmd.len() - 1].at("`").is_none()
         && !out.is_empty()
     {
         out
@@ -220,7 +220,7 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
         .unwrap_or(t)
         .trim_start();
     let t = strip_log_level(t);
-    let p = t.find(':')?;
+    let p = t.at(":")?;
     // a full-width colon (`**HIP SDK**：…`, CJK text) before the first ASCII one ends the key
     let (p, w) = match t[..p].at("：") {
         Some(f) => (f, '：'.len_utf8()),
@@ -229,12 +229,12 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
     let (mut k, mut v) = (&t[..p], &t[p + w..]);
     // `**Key:** value`: the closing emphasis after the colon
     v = v.trim_start_matches(['*', '_']);
-    let mut kk = k.trim().trim_matches(['*', '_']);
+    let mut kk = k.trim_ws().trim_set(b"*_");
     // a long key's remark in brackets (`System-wide ROCm (Arch `rocm-hip-sdk` package, via
     // pacman): 7.2.4`): the key before it
     if kk.len() > 40
         && kk.ends_with(')')
-        && let Some(b) = kk.find(" (")
+        && let Some(b) = kk.at(" (")
     {
         kk = &kk[..b];
         k = kk;
@@ -244,9 +244,9 @@ fn colon_pair(t: &str) -> Option<(&str, &str)> {
     let path = slash > 1
         || (slash == 1
             && kk
-                .split_once('/')
+                .split_on("/")
                 .is_some_and(|(a, b)| !a.ends_with(char::is_alphanumeric) || !b.starts_with(char::is_alphanumeric)));
-    if kk.is_empty() || kk.len() > 40 || kk.contains(['=', '[', '{', '\\', '<']) || path || v.trim().is_empty() {
+    if kk.is_empty() || kk.len() > 40 || kk.contains(['=', '[', '{', '\\', '<']) || path || v.trim_ws().is_empty() {
         return None;
     }
     // a URL (`https://…`) is not a pair
@@ -278,13 +278,15 @@ fn bar_fields(t: &str) -> Option<Vec<(&str, &str)>> {
     let mut out: Vec<(&str, &str)> = Vec::new();
     let mut fields = 0;
     for f in t.split(" | ") {
-        let Some((k, v)) = colon_pair(f.trim()) else { continue };
+        let Some((k, v)) = colon_pair(f.trim_ws()) else {
+            continue;
+        };
         fields += 1;
         out.push((k, v));
         // a label for the whole line before its first field (`**Context:** OS: linuxmint (22.3)
         // | Recent scripts: ROCm`, an app's generated bug report): the field too
         if fields == 1
-            && let Some(inner) = colon_pair(v.trim())
+            && let Some(inner) = colon_pair(v.trim_ws())
         {
             out.push(inner);
         }
@@ -306,7 +308,7 @@ fn loaded_rocm_module(t: &str) -> Option<&str> {
         return None;
     }
     let v = t[p + 7..].split_whitespace().next()?;
-    (v.starts_with(|c: char| c.is_ascii_digit()) && v.contains('.')).then_some(v)
+    (v.starts_with(|c: char| c.is_ascii_digit()) && v.has(".")).then_some(v)
 }
 
 /// A line that is only a size in binary units and `VRAM` or `GTT` (`4096 MiB VRAM`, `- 16 GiB
@@ -339,7 +341,7 @@ fn value_name(v: &str) -> Option<String> {
         // a target with its name as a remark (`gfx1151 (Strix Halo iGPU, Radeon 8060S)`): the
         // remark's item that is a product
         let n = match v[n.len()..].strip_prefix('(') {
-            Some(r) if !n.trim().contains(' ') && gfx_in(n).is_some() => {
+            Some(r) if !n.trim_ws().has(" ") && gfx_in(n).is_some() => {
                 r.split([',', ')']).map(str::trim).find(|i| gpu_name(i)).unwrap_or(n)
             }
             _ => n,
@@ -349,9 +351,11 @@ fn value_name(v: &str) -> Option<String> {
         let n = match v[n.len()..].strip_prefix('[').and_then(|r| r.split(']').next()) {
             Some(product)
                 if super::from_family_word(n).is_none()
-                    && crate::matrix::Matrix::embedded().gpu_by_name(product.trim()).is_some() =>
+                    && crate::matrix::Matrix::embedded()
+                        .gpu_by_name(product.trim_ws())
+                        .is_some() =>
             {
-                product.trim()
+                product.trim_ws()
             }
             _ => n,
         };
@@ -363,11 +367,11 @@ fn value_name(v: &str) -> Option<String> {
             }
             _ => n,
         };
-        Some(cut_tail(n.trim()).to_string())
+        Some(cut_tail(n.trim_ws()).to_string())
     } else {
         apu_model(v).or_else(|| brandless_model(v)).or_else(|| {
             // a name the matrix lists as it is (an iGPU's die name: `AMD Raphael`)
-            let n = cut_tail(v[..name_end(v, |c| matches!(c, '(' | '[' | '—' | '–'))].trim());
+            let n = cut_tail(v[..name_end(v, |c| matches!(c, '(' | '[' | '—' | '–'))].trim_ws());
             crate::matrix::Matrix::embedded()
                 .gpu_by_name(n)
                 .is_some()
@@ -405,7 +409,7 @@ fn without_remark(v: &str) -> &str {
                 && v[..p].matches('(').count() == v[..p].matches(')').count()
                 && crate::triage::platform::from_os_name(&v[p..]).is_none() =>
         {
-            v[..p].trim()
+            v[..p].trim_ws()
         }
         _ => v,
     }
@@ -415,8 +419,8 @@ fn without_remark(v: &str) -> &str {
 /// form's answer).
 fn os_release_answer(v: &str) -> Option<String> {
     os_release_fields(v).or_else(|| {
-        v.split_once(": ")
-            .filter(|(k, _)| k.len() <= 20 && !k.contains(' '))
+        v.split_on(": ")
+            .filter(|(k, _)| k.len() <= 20 && !k.has(" "))
             .and_then(|(_, r)| os_release_fields(r))
     })
 }
@@ -453,7 +457,7 @@ fn without_kernel_or_hardware(v: &str) -> &str {
         return "";
     }
     let v = match v.at(" & ") {
-        Some(p) if hardware_first(&v[p + 3..]) => v[..p].trim(),
+        Some(p) if hardware_first(&v[p + 3..]) => v[..p].trim_ws(),
         _ => v,
     };
     let kernel = v.at(" Kernel").or_else(|| v.at(" kernel")).filter(|&p| {
@@ -461,7 +465,7 @@ fn without_kernel_or_hardware(v: &str) -> &str {
         rest.starts_with(|c: char| c.is_ascii_digit())
     });
     match kernel {
-        Some(p) if p > 0 => v[..p].trim_end_matches([' ', '/', ',', ';', '-', '|']).trim(),
+        Some(p) if p > 0 => v[..p].trim_end_matches([' ', '/', ',', ';', '-', '|']).trim_ws(),
         _ => v,
     }
 }
@@ -477,7 +481,7 @@ fn without_wsl<'a>(v: &'a str, seen: &mut Seen, no: u32) -> &'a str {
                     line: no,
                 });
             }
-            name.trim()
+            name.trim_ws()
         }
         _ => v,
     }
@@ -489,8 +493,11 @@ fn without_wsl<'a>(v: &'a str, seen: &mut Seen, no: u32) -> &'a str {
 /// save torch's (`Torch backend: version="2.10.0+rocm7.12.0a20260228" type=ROCm`): the version
 /// of the torch the app imported.
 fn label_fields<'a>((label, v): (&'a str, &'a str)) -> Vec<(&'a str, &'a str)> {
-    let torch_label = label.trim().get(..5).is_some_and(|w| w.eq_ignore_ascii_case("torch"));
-    let v = v.trim();
+    let torch_label = label
+        .trim_ws()
+        .get(..5)
+        .is_some_and(|w| w.eq_ignore_ascii_case("torch"));
+    let v = v.trim_ws();
     // a Python dict or JSON object printed under the label (SD.Next's `Torch backend: {'version':
     // '…', 'type': 'rocm', 'hip': '…'}`): its members; under a torch label its `hip` is torch's
     if v.starts_with('{') {
@@ -505,7 +512,7 @@ fn label_fields<'a>((label, v): (&'a str, &'a str)) -> Vec<(&'a str, &'a str)> {
             .collect();
     }
     let first = v.split(' ').next().unwrap_or("");
-    let Some((k0, _)) = first.split_once('=') else {
+    let Some((k0, _)) = first.split_on("=") else {
         return Vec::new();
     };
     // lower-case keys (os-release's `NAME="Debian GNU/Linux" VERSION=…` is read as such)
@@ -648,15 +655,15 @@ fn dict_members(v: &str) -> Vec<(&str, &str)> {
 /// kinds facts have (a version, an operating system's name, a GPU's name or target), so that a
 /// header's `Platform    Status` is no operating system.
 fn aligned_pair(t: &str) -> Option<(&str, &str)> {
-    let t = t.trim();
+    let t = t.trim_ws();
     let b = t.as_bytes();
     // (`Has::at`, not `memmem::find`: that builds a searcher per call, on every line of a log)
     let p = match (t.at("  "), memchr::memchr(b'\t', b)) {
         (Some(a), Some(c)) => a.min(c),
         (a, c) => a.or(c)?,
     };
-    let (k, v) = (t[..p].trim(), t[p..].trim());
-    let one_value = !v.is_empty() && !v.has("  ") && !v.contains('\t');
+    let (k, v) = (t[..p].trim_ws(), t[p..].trim_ws());
+    let one_value = !v.is_empty() && !v.has("  ") && !v.has("\t");
     if k.is_empty()
         || k.len() > 30
         || !k.starts_with(char::is_alphabetic)
@@ -680,8 +687,8 @@ fn aligned_pair(t: &str) -> Option<(&str, &str)> {
 /// a probe script's print): each key with its value, when the counts agree.
 fn slash_pairs(t: &str) -> Option<Vec<(&str, &str)>> {
     let t = t.strip_prefix("- ").unwrap_or(t).trim_start();
-    let (k, v) = t.split_once(':')?;
-    let keys: Vec<&str> = k.trim().trim_matches(['*', '_']).split('/').map(str::trim).collect();
+    let (k, v) = t.split_on(":")?;
+    let keys: Vec<&str> = k.trim_ws().trim_set(b"*_").split('/').map(str::trim).collect();
     let word = |w: &str| {
         !w.is_empty() && w.len() <= 20 && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
     };
@@ -704,8 +711,8 @@ fn slash_pairs(t: &str) -> Option<Vec<(&str, &str)>> {
     }
     // or set apart by one comma, a closing parenthetical aside (`**Platform / arch:** Windows,
     // gfx110X-all (runner: …, device: …)`)
-    let v = v.trim().trim_start_matches(['*', '_']).trim_start();
-    let v = match v.rfind(" (") {
+    let v = v.trim_ws().trim_start_matches(['*', '_']).trim_start();
+    let v = match v.rat(" (") {
         Some(o) if v.ends_with(')') => &v[..o],
         _ => v,
     };
@@ -721,8 +728,8 @@ fn slash_pairs(t: &str) -> Option<Vec<(&str, &str)>> {
 /// `7.13.99004`, HIP SDK 7.1 ``, a table cell): the items after the first, where every one is such
 /// an item; the first is the key's.
 fn items_after_first(v: &str) -> Vec<(&str, &str)> {
-    let v = v.trim();
-    if v.len() > 200 || !v.contains(", ") {
+    let v = v.trim_ws();
+    if v.len() > 200 || !v.has(", ") {
         return Vec::new();
     }
     let mut parts = v.split(", ");
@@ -731,7 +738,7 @@ fn items_after_first(v: &str) -> Vec<(&str, &str)> {
         return Vec::new();
     }
     parts
-        .filter_map(|i| name_version_item(i.trim().trim_end_matches(['.', ';'])))
+        .filter_map(|i| name_version_item(i.trim_ws().trim_end_matches(['.', ';'])))
         .collect()
 }
 
@@ -742,13 +749,13 @@ fn heading_items(t: &str) -> Vec<(&str, &str)> {
     if !t.starts_with('#') || t.len() > 200 {
         return Vec::new();
     }
-    let Some(open) = t.find('(') else { return Vec::new() };
-    let Some(close) = t[open..].find(')') else {
+    let Some(open) = t.at("(") else { return Vec::new() };
+    let Some(close) = t[open..].at(")") else {
         return Vec::new();
     };
     let items: Vec<(&str, &str)> = t[open + 1..open + close]
         .split(", ")
-        .filter_map(|i| name_version_item(i.trim()))
+        .filter_map(|i| name_version_item(i.trim_ws()))
         .collect();
     if items.len() >= 2 { items } else { Vec::new() }
 }
@@ -758,10 +765,10 @@ fn heading_items(t: &str) -> Vec<(&str, &str)> {
 /// the items, where two or more are such and no other item stands beside them.
 fn paren_items(v: &str) -> Vec<(&str, &str)> {
     let v = v.trim_end();
-    if v.len() > 200 || !v.ends_with(')') || !v.contains(", ") {
+    if v.len() > 200 || !v.ends_with(')') || !v.has(", ") {
         return Vec::new();
     }
-    let Some(open) = v.rfind('(') else { return Vec::new() };
+    let Some(open) = v.rat("(") else { return Vec::new() };
     let inner = &v[open + 1..v.len() - 1];
     let mut items = Vec::new();
     for i in inner.split(", ").map(str::trim) {
@@ -793,16 +800,16 @@ fn name_version_item(t: &str) -> Option<(&str, &str)> {
         .strip_prefix("- ")
         .or_else(|| t.strip_prefix("* "))
         .unwrap_or(t)
-        .trim();
+        .trim_ws();
     // a version in a code span after a name of up to three words (`PyTorch `2.13.0+rocm10.0.0``,
     // `ROCm SDK `10.0.0``, a typed list's item): the span marks the value
     if rest.ends_with('`')
         && let Some((name, v)) = rest[..rest.len() - 1].rsplit_once(" `")
         && !name.is_empty()
         && name.split(' ').count() <= 3
-        && !name.contains('`')
+        && !name.has("`")
         && v.starts_with(|c: char| c.is_ascii_digit())
-        && v.contains('.')
+        && v.has(".")
         && !v.contains([' ', '`'])
     {
         return Some((name, v));
@@ -816,7 +823,7 @@ fn name_version_item(t: &str) -> Option<(&str, &str)> {
         return None;
     }
     let (name, version) = (&rest[..sp], &rest[sp + 1..]);
-    (!name.is_empty() && version.starts_with(|c: char| c.is_ascii_digit()) && version.contains('.'))
+    (!name.is_empty() && version.starts_with(|c: char| c.is_ascii_digit()) && version.has("."))
         .then_some((name, version))
 }
 
@@ -834,7 +841,7 @@ fn glued_item(t: &str) -> Option<(&str, &str)> {
     let parts = version.split(['+', '-']).next().unwrap_or(version).split('.').count();
     (name.len() >= 2
         && name.bytes().all(|c| c.is_ascii_alphabetic())
-        && version.contains('.')
+        && version.has(".")
         && (hyphen.is_some() || parts >= 3)
         && version
             .bytes()
@@ -859,7 +866,7 @@ fn cmake_status(t: &str) -> &str {
         return t;
     };
     let r = r.trim_start();
-    if r.starts_with(|c: char| c.is_ascii_alphabetic()) && r.contains(" : ") {
+    if r.starts_with(|c: char| c.is_ascii_alphabetic()) && r.has(" : ") {
         r.trim_end_matches('`')
     } else {
         t
@@ -878,24 +885,22 @@ fn assigned_item(t: &str) -> Option<(&str, &str)> {
         Some(r) => (r, true),
         None => (t, false),
     };
-    let rest = rest.trim().trim_matches('`').trim();
+    let rest = rest.trim_ws().trim_matches('`').trim_ws();
     // a line of its own needs blanks around the sign: `rocm==10.1.0` is a package list's line
     // (pip's reader), not a statement of the installed ROCm
-    if !item && !rest.contains(" = ") && !rest.contains(" == ") {
+    if !item && !rest.has(" = ") && !rest.has(" == ") {
         return None;
     }
-    let (k, v) = match rest.split_once("==") {
-        Some((k, v)) => (k.trim(), v.trim()),
+    let (k, v) = match rest.split_on("==") {
+        Some((k, v)) => (k.trim_ws(), v.trim_ws()),
         None => {
-            let (k, v) = rest.split_once('=')?;
-            (k.trim(), v.trim())
+            let (k, v) = rest.split_on("=")?;
+            (k.trim_ws(), v.trim_ws())
         }
     };
     let plain = |w: &str| !w.is_empty() && !w.contains(char::is_whitespace);
-    (plain(k)
-        && plain(v)
-        && (item || (k.len() <= 40 && v.starts_with(|c: char| c.is_ascii_digit()) && !v.contains('='))))
-    .then_some((k, v))
+    (plain(k) && plain(v) && (item || (k.len() <= 40 && v.starts_with(|c: char| c.is_ascii_digit()) && !v.has("="))))
+        .then_some((k, v))
 }
 
 /// The `"key":"value"` string pairs of a JSON line (at most 500; keys of at most 40 bytes,
@@ -904,17 +909,17 @@ fn json_pairs(t: &str) -> Vec<(&str, &str)> {
     let mut out = Vec::new();
     let mut from = 0;
     while out.len() < 500
-        && let Some(p) = t[from..].find("\":")
+        && let Some(p) = t[from..].at("\":")
     {
         let colon = from + p + 1;
         from = colon + 1;
-        let Some(open) = t[..colon - 1].rfind('"') else {
+        let Some(open) = t[..colon - 1].rat("\"") else {
             continue;
         };
         let k = &t[open + 1..colon - 1];
         let rest = t[colon + 1..].trim_start();
         let Some(v) = rest.strip_prefix('"') else { continue };
-        let Some(end) = v.find('"') else { break };
+        let Some(end) = v.at("\"") else { break };
         if !k.is_empty() && k.len() <= 40 && end <= 200 {
             out.push((k, &v[..end]));
         }
@@ -970,11 +975,11 @@ fn strip_log_level(t: &str) -> &str {
         }
     }
     let Some(rest) = t.strip_prefix('[') else { return t };
-    let Some(end) = rest.find(']') else { return t };
+    let Some(end) = rest.at("]") else { return t };
     const LEVELS: &[&str] = &["info", "warn", "warning", "debug", "error", "notice", "trace"];
     // `[INFO]`, or a component's tag with its level (`[Crystools INFO]`)
     // `[info ]`: a padded level
-    let tag = rest[..end].trim();
+    let tag = rest[..end].trim_ws();
     let level = tag.rsplit(' ').next().unwrap_or(tag);
     if tag.len() <= 32 && LEVELS.iter().any(|l| level.eq_ignore_ascii_case(l)) {
         rest[end + 1..].trim_start()
@@ -997,7 +1002,7 @@ fn go_map(t: &str) -> Vec<(&str, &str)> {
     let out: Vec<(&str, &str)> = t[p..]
         .split([' ', '['])
         .filter_map(|f| {
-            let (k, v) = f.split_once(':')?;
+            let (k, v) = f.split_on(":")?;
             let v = v.trim_end_matches(']');
             (k.len() <= 40
                 && k.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -1019,7 +1024,7 @@ fn go_map_devices(t: &str) -> Vec<&str> {
     let mut rest = &t[p + 4..];
     while let Some(q) = rest.at(":map[") {
         let body = &rest[q + 5..];
-        let end = body.find(']').unwrap_or(body.len());
+        let end = body.at("]").unwrap_or(body.len());
         if let Some(name) = body[..end].split(' ').find_map(|f| f.strip_prefix("productName:")) {
             out.push(name);
         }
@@ -1062,7 +1067,7 @@ fn line_gpus<'a>(t: &str, no: u32, all: &mut Vec<(&'a str, &'a str)>, seen: &mut
 /// `HIP dev 1`): the index. A runtime's name before the label is HIP's or CUDA's (whose indexes
 /// are HIP's under ROCm), never Vulkan's or OpenCL's, which count devices in their own order.
 pub(crate) fn device_index_key(k: &str) -> Option<u32> {
-    let k = k.trim().trim_matches(['*', '`']);
+    let k = k.trim_ws().trim_set(b"*`");
     let digits = k.bytes().rev().take_while(u8::is_ascii_digit).count();
     if digits == 0 || digits > 3 {
         return None;
@@ -1135,7 +1140,7 @@ fn logfmt(t: &str) -> Vec<(&str, &str)> {
         i += 1;
         let v = if i < b.len() && b[i] == b'"' {
             let vs = i + 1;
-            let ve = t[vs..].find('"').map_or(b.len(), |e| vs + e);
+            let ve = t[vs..].at("\"").map_or(b.len(), |e| vs + e);
             i = (ve + 1).min(b.len());
             &t[vs..ve]
         } else {
@@ -1154,7 +1159,7 @@ fn logfmt(t: &str) -> Vec<(&str, &str)> {
 /// A line that is one `key=value` and nothing else (`arch=gfx1030`, `hip=7.15.26290`,
 /// `TORCH_VERSION=2.12.0+rocm7.14.0`).
 fn bare_assignment(t: &str) -> Option<(&str, &str)> {
-    let (k, v) = t.split_once('=')?;
+    let (k, v) = t.split_on("=")?;
     // a probe's lower-case names (`arch=`, `hip=`), or an environment dump's or a build's
     // upper-case variables (which [`upper_case_fact`] limits to versions)
     let key_ok = (1..=30).contains(&k.len())
@@ -1208,7 +1213,7 @@ fn version(v: &str) -> Option<&str> {
     } else {
         v
     };
-    let v = match v.split_once(' ') {
+    let v = match v.split_on(" ") {
         Some((w, rest))
             if ["rocm", "pytorch", "torch", "hip", "linux", "kernel", "version"]
                 .iter()
@@ -1281,7 +1286,7 @@ pub(crate) fn apu_model(v: &str) -> Option<String> {
 
 /// An Instinct model written without the brand word (`MI325X`, `mi300a`, `Mi325`) and alone.
 fn instinct_model(l: &str) -> bool {
-    let l = l.trim();
+    let l = l.trim_ws();
     l.len() <= 6
         && l.strip_prefix("mi").is_some_and(|r| {
             let d = r.bytes().take_while(u8::is_ascii_digit).count();
@@ -1301,7 +1306,7 @@ fn container_platform(v: &str) -> bool {
 /// An OS value that names only the family (`Linux`, `linux`, `Other Linux (specify below)`,
 /// `Windows`): an issue form's choice, which a typed release refines.
 fn generic_os(v: &str) -> bool {
-    let v = v.split(" (").next().unwrap_or(v).trim().to_ascii_lowercase();
+    let v = v.split(" (").next().unwrap_or(v).trim_ws().to_ascii_lowercase();
     matches!(
         v.as_str(),
         "linux" | "other linux" | "other" | "gnu/linux" | "linux (other)" | "windows" | "macos" | "mac"
@@ -1361,7 +1366,7 @@ fn rx_model(l: &str) -> bool {
     let spaced = if let Some(r) = l.strip_prefix("rx ") {
         Some(r)
     } else {
-        l.find(" rx ").map(|p| &l[p + 4..])
+        l.at(" rx ").map(|p| &l[p + 4..])
     };
     if let Some(r) = spaced {
         return four(r);
@@ -1430,11 +1435,11 @@ pub fn cut_tail(name: &str) -> &str {
 fn xt_model(t: &str) -> Option<String> {
     // the suffix or the series word is on the line, or there is nothing to find (this runs on
     // every line of a paste that names no GPU)
-    if !t
-        .as_bytes()
-        .windows(2)
-        .any(|w| w.eq_ignore_ascii_case(b"xt") || w.eq_ignore_ascii_case(b"rx"))
-    {
+    // (found from its `x`, one byte search, not a compare at every byte)
+    let b = t.as_bytes();
+    if !memchr::memchr2_iter(b'x', b'X', b).any(|i| {
+        (i > 0 && b[i - 1].eq_ignore_ascii_case(&b'r')) || b.get(i + 1).is_some_and(|c| c.eq_ignore_ascii_case(&b't'))
+    }) {
         return None;
     }
     let words: Vec<&str> = t
@@ -1501,10 +1506,10 @@ fn os_release_fields(v: &str) -> Option<String> {
             if p == 0 || v.as_bytes()[p - 1] == b' ' {
                 let r = &v[from..];
                 let val = match r.strip_prefix('"') {
-                    Some(q) => &q[..q.find('"').unwrap_or(q.len())],
+                    Some(q) => &q[..q.at("\"").unwrap_or(q.len())],
                     None => r.split(' ').next().unwrap_or(""),
                 };
-                return Some(val.trim()).filter(|x| !x.is_empty());
+                return Some(val.trim_ws()).filter(|x| !x.is_empty());
             }
         }
         None
@@ -1522,7 +1527,7 @@ fn os_release_fields(v: &str) -> Option<String> {
 /// A Markdown heading's text (`### GPU` → `GPU`), if the line is one.
 fn heading(t: &str) -> Option<&str> {
     let h = t.trim_start_matches('#');
-    (h.len() < t.len() && t.len() - h.len() <= 6 && h.starts_with(' ')).then(|| h.trim())
+    (h.len() < t.len() && t.len() - h.len() <= 6 && h.starts_with(' ')).then(|| h.trim_ws())
 }
 
 /// The product a heading is about, by its first product word (`4. **PyTorch with ROCm**` →
@@ -1541,7 +1546,7 @@ fn section_product(h: &str) -> Option<&'static str> {
 /// A tool's snake_case key (`rocm_version: 7.14.0`, rocprofv3 --version) that is a known key
 /// spaced: the spaced one.
 fn spaced_key(key: &mut String, syn: &Synonyms) {
-    if !syn.contains_key(key.as_str()) && key.contains('_') {
+    if !syn.contains_key(key.as_str()) && key.has("_") {
         let spaced = key.replace('_', " ");
         if syn.contains_key(spaced.as_str()) {
             *key = spaced;
@@ -1551,8 +1556,8 @@ fn spaced_key(key: &mut String, syn: &Synonyms) {
     // `ROCm/HIP version`, a probe's labels written for both builds): the key of both when
     // both name the same fact, else none
     if !syn.contains_key(key.as_str())
-        && let Some((head, rest)) = key.split_once(' ')
-        && let Some((a, b)) = head.split_once('/')
+        && let Some((head, rest)) = key.split_on(" ")
+        && let Some((a, b)) = head.split_on("/")
         && !a.is_empty()
         && !b.is_empty()
     {
@@ -1568,7 +1573,7 @@ fn spaced_key(key: &mut String, syn: &Synonyms) {
     // a known key after a word that only says it is this machine's or the program's own
     // (`System ROCm Version`, `Installed PyTorch version`, `Bundled ROCm userspace`): the key
     if !syn.contains_key(key.as_str())
-        && let Some((q, rest)) = key.split_once(' ')
+        && let Some((q, rest)) = key.split_on(" ")
         && matches!(
             q,
             "system" | "system-wide" | "installed" | "host" | "local" | "current" | "bundled"
@@ -1582,7 +1587,7 @@ fn spaced_key(key: &mut String, syn: &Synonyms) {
     if !syn.contains_key(key.as_str()) && !key.is_ascii() {
         for word in ["版本", "버전", "のバージョン", "バージョン"] {
             if let Some(product) = key.strip_suffix(word) {
-                let product = product.trim();
+                let product = product.trim_ws();
                 if !product.is_empty() && product.is_ascii() {
                     let english = format!("{product} version");
                     if syn.contains_key(english.as_str()) {
@@ -1632,8 +1637,8 @@ fn os_or_kernel_key(key: &mut String, v: &str, syn: &Synonyms) {
     if syn.contains_key(key.as_str()) {
         return;
     }
-    let Some((a, b)) = key.split_once('/') else { return };
-    let (a, b) = (a.trim(), b.trim());
+    let Some((a, b)) = key.split_on("/") else { return };
+    let (a, b) = (a.trim_ws(), b.trim_ws());
     let fact = |k: &str| syn.get(k).map(String::as_str);
     let (os, kernel) = match (fact(a), fact(b)) {
         (Some("os"), Some("kernel")) => (a, b),
@@ -1652,11 +1657,11 @@ fn os_or_kernel_key(key: &mut String, v: &str, syn: &Synonyms) {
 /// version`) over a torch build's version (`2.10.0+rocm7.12.0a20260303`): torch's key, since
 /// the build names its ROCm itself.
 fn joined_torch_key(key: &mut String, v: &str, syn: &Synonyms) {
+    if syn.contains_key(key.as_str()) {
+        return;
+    }
     let v = norm_value(v);
-    if syn.contains_key(key.as_str())
-        || !v.starts_with(|c: char| c.is_ascii_digit())
-        || !v.split_whitespace().next().is_some_and(|w| w.contains("+rocm"))
-    {
+    if !v.starts_with(|c: char| c.is_ascii_digit()) || !v.split_whitespace().next().is_some_and(|w| w.has("+rocm")) {
         return;
     }
     let parts: Vec<&str> = key
@@ -1690,7 +1695,7 @@ fn bare_label<'a>(t: &'a str, syn: &Synonyms, k: &mut String) -> Option<&'a str>
     if t.len() > 40 || t.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
-    let q = t.trim_matches(['*', '_', ' ']);
+    let q = t.trim_set(b"*_ ");
     // and starts with a letter
     if q.is_empty()
         || q.len() > 30
@@ -1712,7 +1717,7 @@ fn json_open(t: &str) -> Option<&str> {
         .strip_suffix(':')?
         .trim_end();
     let k = inner.strip_suffix('"')?;
-    (!k.is_empty() && k.len() <= 40 && !k.contains('"')).then_some(k)
+    (!k.is_empty() && k.len() <= 40 && !k.has("\"")).then_some(k)
 }
 
 /// A key with nothing after its colon, alone on its line (`**Operating system and version:**`,
@@ -1728,7 +1733,7 @@ fn question(t: &str) -> Option<&str> {
     {
         return Some(k);
     }
-    let q = t.trim_matches(['*', '_', ' ']);
+    let q = t.trim_set(b"*_ ");
     // a bold question (`**Which operating system?**`, LM Studio's bug template)
     let asked = t.starts_with("**") && t.ends_with("?**");
     let q = match q.strip_suffix(':') {
@@ -1736,7 +1741,7 @@ fn question(t: &str) -> Option<&str> {
         None if asked => q.strip_suffix('?')?,
         None => return None,
     }
-    .trim_matches(['*', '_', ' ']);
+    .trim_set(b"*_ ");
     (!q.is_empty()
         && q.len() <= 60
         && q.starts_with(|c: char| c.is_alphabetic())
@@ -1747,7 +1752,7 @@ fn question(t: &str) -> Option<&str> {
 /// The text of a one-cell framed line (`| … |`, no inner bar).
 fn boxed(t: &str) -> Option<&str> {
     let inner = t.strip_prefix('|')?.strip_suffix('|')?;
-    (!inner.contains('|') && inner.has(": ")).then(|| inner.trim())
+    (!inner.has("|") && inner.has(": ")).then(|| inner.trim_ws())
 }
 
 /// A Markdown table row's first two cells (`| **Kernel** | `6.8.0` |`), unless it is the
@@ -1795,7 +1800,7 @@ fn parallel_cells(v: &str, w: &str) -> bool {
 /// A release without its package revision: `10.0.0-4` (a `.deb`/`.rpm` revision) → `10.0.0`.
 /// A HIP build number (`6.4.43482-0f2d60242`) is left whole.
 pub(crate) fn package_release(v: &str) -> &str {
-    match v.split_once('-') {
+    match v.split_on("-") {
         Some((r, rev))
             if !rev.is_empty()
                 && ((rev.len() <= 4 && rev.bytes().all(|b| b.is_ascii_digit()))
@@ -1914,7 +1919,7 @@ pub fn product_in(t: &str) -> Option<&str> {
     // a sentence's end (`… an Radeon RX 7800 XT GPU. ComfyUI was installed …`): the next
     // sentence is no part of the name
     let end = rest[..end].at(". ").unwrap_or(end);
-    let name = cut_tail(rest[..end].trim());
+    let name = cut_tail(rest[..end].trim_ws());
     // ROCm's own expanded name (`Radeon Open Compute ROCm software stack`, a package's
     // description) names no GPU
     let rocm_name = name
@@ -1998,8 +2003,13 @@ fn mem_key(key: &str) -> Option<bool> {
 /// A size under its key: the GPU's VRAM or GTT, or OpenCL's global memory (clinfo's `Global
 /// memory size`, the VRAM only of a discrete card).
 fn size_pair(key: &str, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
+    // the key first: most pairs' keys are no size's, and reading the value is the dearer test
+    let is_mem = mem_key(key);
+    if is_mem.is_none() && key != "global memory size" {
+        return;
+    }
     let Some(b) = mem_value(norm_value(v)) else { return };
-    if let Some(is_vram) = mem_key(key) {
+    if let Some(is_vram) = is_mem {
         let a = seen.at(b, no);
         let slot = if is_vram { &mut st.vram } else { &mut st.gtt };
         slot.get_or_insert(a);
@@ -2013,10 +2023,10 @@ fn size_pair(key: &str, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
 /// A size value: bytes (a bare integer of at least 1 MiB) or a number with a unit (`0.50 GiB`,
 /// `8176 MiB`, `16GB`); nothing else on the line but a parenthetical.
 fn mem_value(v: &str) -> Option<u64> {
-    let v = v.split(" (").next().unwrap_or(v).trim();
+    let v = v.split(" (").next().unwrap_or(v).trim_ws();
     // a total beside what is free of it (`93.0 GiB total, 92.8 GiB available`, Ollama's figures
     // retyped): the total
-    let v = match v.split_once(", ") {
+    let v = match v.split_on(", ") {
         Some((total, rest))
             if total.ends_with(" total")
                 && rest
@@ -2033,8 +2043,8 @@ fn mem_value(v: &str) -> Option<u64> {
         return (n >= 1 << 20).then_some(n);
     }
     let split = v.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
-    let (num, unit) = (&v[..split], v[split..].trim());
-    if num.is_empty() || unit.eq_ignore_ascii_case("b") || unit.contains(' ') {
+    let (num, unit) = (&v[..split], v[split..].trim_ws());
+    if num.is_empty() || unit.eq_ignore_ascii_case("b") || unit.has(" ") {
         return None;
     }
     super::size(num, unit).filter(|&b| b >= 1 << 20)
@@ -2092,8 +2102,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // header), which is a pair
         if let Some(h) = heading(t) {
             section = section_product(h);
-            match h.split_once(": ") {
-                Some((k, v)) if k.len() <= 30 && !v.trim().is_empty() && !k.contains(['`', '[']) => {}
+            match h.split_on(": ") {
+                Some((k, v)) if k.len() <= 30 && !v.trim_ws().is_empty() && !k.contains(['`', '[']) => {}
                 // a heading that is a product and its version (`### ROCm 6.2.4`) is a pair
                 None if name_version_item(h.trim_matches('*')).is_some() => {}
                 split => {
@@ -2223,7 +2233,7 @@ fn wheel_platform_tag(v: &str) -> bool {
         && ["manylinux", "musllinux", "linux_", "win_", "win32", "macosx_"]
             .iter()
             .any(|p| v.starts_with(p))
-        && v.contains('_')
+        && v.has("_")
 }
 
 /// An issue form's question about the OS (`The OS that Immich Server is running on`, `Which
@@ -2233,7 +2243,7 @@ fn wheel_platform_tag(v: &str) -> bool {
 fn os_question(key: &str, v: &str) -> bool {
     key.len() <= 60
         && (key.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == "os")
-            || key.contains("operating system")
+            || key.has("operating system")
             || (key == "host" && host_os(norm_value(v))))
         && crate::triage::platform::from_os_name(norm_value(v)).is_some()
 }
@@ -2270,7 +2280,7 @@ fn launcher_agents(list: &str, no: u32, seen: &mut Seen, st: &mut State) {
         line: no,
     };
     for item in list.split(',').take(super::super::MAX_GPUS) {
-        if let Some(g) = gfx_in(item.trim().trim_matches(['\'', '"']))
+        if let Some(g) = gfx_in(item.trim_ws().trim_set(b"'\""))
             && crate::matrix::Matrix::embedded().gpu(&g).is_some()
         {
             seen.agents.push(Agent {
@@ -2288,9 +2298,9 @@ fn launcher_agents(list: &str, no: u32, seen: &mut Seen, st: &mut State) {
 /// An OS value's first item, or the distribution after a generic one (`Linux, Ubuntu 24.04.1`).
 fn first_os_item(v: &str) -> &str {
     let mut items = v.split(", ");
-    let first = items.next().unwrap_or(v).trim();
+    let first = items.next().unwrap_or(v).trim_ws();
     match items.next() {
-        Some(d) if generic_os(first) && crate::triage::platform::from_os_name(d).is_some() => d.trim(),
+        Some(d) if generic_os(first) && crate::triage::platform::from_os_name(d).is_some() => d.trim_ws(),
         _ => first,
     }
 }
@@ -2300,8 +2310,8 @@ fn first_os_item(v: &str) -> &str {
 /// (Proxmox 9.x, …, Debian 12)`), a CPU (`AMD Ryzen 9 3900X, Linux`) or an architecture (`Linux
 /// x86_64`).
 fn host_os(v: &str) -> bool {
-    let first = v.split([',', '(']).next().unwrap_or(v).trim();
-    !v.contains(':')
+    let first = v.split([',', '(']).next().unwrap_or(v).trim_ws();
+    !v.has(":")
         && first
             .split_whitespace()
             .any(|w| !matches!(w, "x86_64" | "aarch64" | "amd64" | "arm64") && w.bytes().any(|b| b.is_ascii_digit()))
@@ -2310,9 +2320,9 @@ fn host_os(v: &str) -> bool {
 
 /// The kernel as an item of an OS's value (`Ubuntu 24.04 LTS, kernel 6.14`).
 fn kernel_item(v: &str) -> Option<&str> {
-    let (_, k) = v.split_once(", kernel ")?;
+    let (_, k) = v.split_on(", kernel ")?;
     let k = k.split([',', ' ', ';', ')']).next()?;
-    (k.starts_with(|c: char| c.is_ascii_digit()) && k.contains('.')).then_some(k)
+    (k.starts_with(|c: char| c.is_ascii_digit()) && k.has(".")).then_some(k)
 }
 
 /// What [`read`] follows over several lines: the multi-line JSON objects a line is inside, and
@@ -2375,7 +2385,7 @@ fn is_separator_row(t: &str) -> bool {
 fn cells(t: &str) -> impl Iterator<Item = &str> {
     let t = t.strip_prefix('|').unwrap_or(t);
     let t = t.strip_suffix('|').unwrap_or(t);
-    t.split('|').map(|c| c.trim().trim_matches(['*', '_', '`']).trim())
+    t.split('|').map(|c| c.trim_ws().trim_set(b"*_`").trim_ws())
 }
 
 /// A GPU table's head: its target column, the columns whose key names a GPU (`device`, `card`,
@@ -2647,10 +2657,10 @@ fn sysfs_memory(lines: &[Line], seen: &mut Seen) -> bool {
             let next = || {
                 lines.get(i + 1).filter(|n| !n.command).and_then(|n| {
                     let t: &str = &n.text;
-                    number(t.split_once(" #").map_or(t, |(v, _)| v))
+                    number(t.split_on(" #").map_or(t, |(v, _)| v))
                 })
             };
-            let Some(b) = on_line.or_else(|| (l.command || after.trim().is_empty()).then(next).flatten()) else {
+            let Some(b) = on_line.or_else(|| (l.command || after.trim_ws().is_empty()).then(next).flatten()) else {
                 continue;
             };
             if let Some(c) = card(&t[..p]) {
@@ -2795,12 +2805,12 @@ fn lspci_names(lines: &[Line], seen: &mut Seen) -> bool {
             (None, Some(p)) => &t[p + 10..],
             _ => continue,
         };
-        let name = rest[..rest.at(" (rev").or_else(|| rest.at(" (prog-if")).unwrap_or(rest.len())].trim();
+        let name = rest[..rest.at(" (rev").or_else(|| rest.at(" (prog-if")).unwrap_or(rest.len())].trim_ws();
         // the marketing names in brackets first, then the chip's name
         let bracket = name
-            .find('[')
-            .and_then(|a| name[a + 1..].find(']').map(|b| &name[a + 1..a + 1 + b]));
-        let chip = name.split(" [").next().unwrap_or(name).trim();
+            .at("[")
+            .and_then(|a| name[a + 1..].at("]").map(|b| &name[a + 1..a + 1 + b]));
+        let chip = name.split(" [").next().unwrap_or(name).trim_ws();
         let hit = bracket
             .and_then(|b| matrix.gpu_by_name(b))
             .or_else(|| matrix.gpu_by_name(chip));
@@ -2912,8 +2922,8 @@ fn paired_gpus(lines: &[Line], seen: &mut Seen, mine: &[usize]) -> bool {
 fn paired_at(t: &str, start: usize) -> bool {
     const GPU_WORDS: [&str; 6] = ["gpu", "igpu", "dgpu", "apu", "graphics", "card"];
     let before = &t[..start];
-    if let Some(open) = before.rfind('(')
-        && !before[open..].contains(')')
+    if let Some(open) = before.rat("(")
+        && !before[open..].has(")")
     {
         let word = before[..open]
             .trim_end()
@@ -2942,7 +2952,7 @@ fn paired_at(t: &str, start: usize) -> bool {
             _ => {}
         }
     }
-    let name = named[cut..].trim().trim_matches(['`', '*']).trim();
+    let name = named[cut..].trim_ws().trim_set(b"`*").trim_ws();
     let name = name.strip_prefix("integrated ").unwrap_or(name).trim_matches('`');
     name.has("Radeon") || name.has("Instinct") || matrix_name(name)
 }
@@ -3139,7 +3149,7 @@ fn written_target(lines: &[Line]) -> Option<(u32, String, String)> {
     lines.iter().filter(|l| !l.command).find_map(|l| {
         // only a line with a target in parentheses can write one (the name analysis is the
         // costly part; a log of many names and no target was a quarter of its triage time)
-        if !l.text.contains('(') || super::gfx_tokens(&l.text).next().is_none() {
+        if !l.text.has("(") || super::gfx_tokens(&l.text).next().is_none() {
             return None;
         }
         let t = trim(&l.text);
@@ -3148,7 +3158,7 @@ fn written_target(lines: &[Line]) -> Option<(u32, String, String)> {
             // a model without its family word before the parenthetical (a table cell's `RX
             // 7800 XT (Navi 32, `gfx1101`)`)
             None => {
-                let p = t.find(" (")?;
+                let p = t.at(" (")?;
                 let inside = t[p + 2..].split(')').next()?;
                 let g = gfx_in(&inside.replace(['*', '`'], ""))?;
                 let before = &t[..p];
@@ -3191,7 +3201,7 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
         // a tool's boxed header (`| AMD-SMI 26.2.0   amdgpu version: 6.16.6   ROCm version:
         // 7.1.1 |`, `| Platform: Linux Baremetal |`): `Key: value` fields set apart by blanks
         for field in inner.split("   ").map(str::trim).filter(|f| !f.is_empty()) {
-            if let Some((k, v)) = field.rsplit_once(": ").filter(|(k, _)| !k.contains(": ")) {
+            if let Some((k, v)) = field.rsplit_once(": ").filter(|(k, _)| !k.has(": ")) {
                 let k = k.rsplit("  ").next().unwrap_or(k);
                 pairs.push((k, v));
             }
@@ -3228,8 +3238,8 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
             // `2.13.0+rocm10.0.0`, HIP `7.15.26333`, ROCm SDK `10.0.0``), also among other
             // items (`Host: Radeon 8060S Graphics, gfx1151, torch 2.11.0+rocm7.13.0, HIP
             // 7.13.99004, Linux`): each such item, where two or more are
-            let v = p.1.trim();
-            if v.len() <= 200 && v.contains(", ") {
+            let v = p.1.trim_ws();
+            if v.len() <= 200 && v.has(", ") {
                 // (an item of two joined by ` + `: `PyTorch 2.12 + ROCm 7.13`)
                 let items: Vec<_> = v
                     .split(", ")
@@ -3263,7 +3273,7 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
     if let Some(last) = rfind_colon_blank(t)
         && let Some(prev) = rfind_colon_blank(&t[..last])
     {
-        let k = t[prev + 2..last].trim();
+        let k = t[prev + 2..last].trim_ws();
         if !k.is_empty() && k.len() <= 40 {
             pairs.push((k, &t[last + 2..]));
         }
@@ -3279,7 +3289,7 @@ fn pairs<'a>(t: &'a str, answer: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
     if t.has("map[") {
         let more = go_map(t);
         if !more.is_empty() {
-            pairs.retain(|(k, _)| !k.contains("map["));
+            pairs.retain(|(k, _)| !k.has("map["));
             pairs.extend(more);
         }
     }
@@ -3303,7 +3313,7 @@ fn word_pairs(t: &str) -> Option<Vec<(&str, &str)>> {
         if b.get(p + 1) != Some(&b' ') {
             continue;
         }
-        let start = t[..p].rfind(' ').map_or(0, |s| s + 1);
+        let start = t[..p].rat(" ").map_or(0, |s| s + 1);
         let w = &t[start..p];
         if w.is_empty()
             || w.len() > 20
@@ -3326,7 +3336,7 @@ fn word_pairs(t: &str) -> Option<Vec<(&str, &str)>> {
     let mut out = Vec::with_capacity(keys.len());
     for (i, &(start, colon)) in keys.iter().enumerate() {
         let end = keys.get(i + 1).map_or(t.len(), |n| n.0);
-        let v = t[colon + 1..end].trim();
+        let v = t[colon + 1..end].trim_ws();
         if !v.is_empty() {
             out.push((&t[start..colon], v));
         }
@@ -3363,7 +3373,7 @@ fn rocm_part(v: &str) -> &str {
         v.split(" / ")
             .find(|p| p.trim_start().starts_with("ROCm "))
             .unwrap_or(v)
-            .trim()
+            .trim_ws()
     } else {
         v
     };
@@ -3535,8 +3545,8 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             let v = without_remark(first_os_item(v));
             // a parenthetical the comma cut open (`Pop!_OS 24.04 (COSMIC desktop, Wayland)`): the
             // name before it
-            let v = match v.find(" (") {
-                Some(p) if !v[p..].contains(')') => v[..p].trim(),
+            let v = match v.at(" (") {
+                Some(p) if !v[p..].has(")") => v[..p].trim_ws(),
                 _ => v,
             };
             let v = without_wsl(v, seen, no);
@@ -3559,7 +3569,7 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
             let v = [" / Linux ", " w/ Linux ", " with Linux ", " + Linux "]
                 .iter()
                 .find_map(|sep| v.at(sep).filter(|&p| linux_release(&v[p..]).is_some()))
-                .map_or(v, |p| v[..p].trim());
+                .map_or(v, |p| v[..p].trim_ws());
             let v = os_name_end(v);
             if !v.is_empty() && v.len() <= 80 {
                 // a form's family answer (`Linux`, `Other Linux (specify below)`, `Linux/Ubuntu`)
@@ -3589,14 +3599,14 @@ fn os_name_end(v: &str) -> &str {
     // 7.1)`) is the kernel's, not part of the name (a bare release, `(6.19.10-1-cachyos
     // x86_64)`, is how fastfetch writes the name and stays)
     // or the family word and a kernel release (`Arch Linux (Linux 6.19.12-arch1-1)`)
-    let v = match v.find(" (") {
+    let v = match v.at(" (") {
         Some(p)
             if v[p + 2..].get(..6).is_some_and(|w| w.eq_ignore_ascii_case("kernel"))
                 || v[p + 2..]
                     .strip_prefix("Linux ")
                     .is_some_and(|r| r.strip_suffix(')').is_some_and(super::free_form::kernel_release)) =>
         {
-            v[..p].trim()
+            v[..p].trim_ws()
         }
         _ => v,
     };

@@ -6,6 +6,7 @@
 //! and ggml-vulkan.cpp (<https://github.com/ggml-org/llama.cpp>).
 
 use super::{Line, Seen, gfx_in};
+use crate::triage::paste::TrimSet;
 use crate::triage::paste::{Has, trim};
 use crate::triage::{Agent, At, Src};
 
@@ -34,7 +35,7 @@ fn agent(seen: &mut Seen, index: u32, src: Src) -> &mut Agent {
 }
 
 fn set_name(a: &mut Agent, name: &str, src: Src) {
-    let name = name.trim();
+    let name = name.trim_ws();
     if a.marketing.is_none() && !name.is_empty() {
         a.marketing = Some(name.to_string());
         a.name_src = Some(src);
@@ -48,9 +49,9 @@ fn breakdown_row(t: &str) -> Option<(u32, u64)> {
     let rest = row.strip_prefix("ROCm").or_else(|| row.strip_prefix("Vulkan"))?;
     let d = rest.find(|c: char| !c.is_ascii_digit()).filter(|d| *d > 0)?;
     let i = rest[..d].parse::<u32>().ok()?;
-    let (_, cells) = rest.split_once(" | ")?;
-    let (total, _) = cells.trim_start().split_once(" = ")?;
-    Some((i, total.trim().parse::<u64>().ok()?))
+    let (_, cells) = rest.split_on(" | ")?;
+    let (total, _) = cells.trim_start().split_on(" = ")?;
+    Some((i, total.trim_ws().parse::<u64>().ok()?))
 }
 
 /// Reads llama.cpp/ggml log lines.
@@ -91,7 +92,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             if let Some(p) = t.at("found 1 ROCm devices (Total VRAM: ") {
                 let v = &t[p + 34..];
                 let v = v.split(')').next().unwrap_or(v);
-                one_total = v.split_once(' ').and_then(|(n, u)| super::size(n, u)).map(|b| (b, src));
+                one_total = v.split_on(" ").and_then(|(n, u)| super::size(n, u)).map(|b| (b, src));
             }
             continue;
         }
@@ -107,17 +108,17 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             None => None,
         };
         if let Some(rest) = dev
-            && let Some((idx, body)) = rest.split_once(": ")
+            && let Some((idx, body)) = rest.split_on(": ")
             && let Ok(i) = idx.parse::<u32>()
             && (cuda_init || body.has(", gfx"))
         {
             fired = true;
-            let (name, after) = body.split_once(", ").unwrap_or((body, ""));
+            let (name, after) = body.split_on(", ").unwrap_or((body, ""));
             let gfx = after.split([' ', ',']).next().and_then(gfx_in);
             // newer builds end the line with `…, VRAM: 8176 MiB`
             let vram = after.split(", ").find_map(|f| {
                 let v = f.strip_prefix("VRAM: ")?;
-                let (n, u) = v.split_once(' ')?;
+                let (n, u) = v.split_on(" ")?;
                 super::size(n, u)
             });
             let a = agent(seen, i, src);
@@ -133,12 +134,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         // `ggml_vulkan: 0 = AMD Radeon 8060S Graphics (RADV GFX1151) | uma: 1 | fp16: 1 | …`
         if let Some(p) = t.at("ggml_vulkan: ") {
             let rest = &t[p + 13..];
-            if let Some((idx, body)) = rest.split_once(" = ")
-                && let Ok(i) = idx.trim().parse::<u32>()
+            if let Some((idx, body)) = rest.split_on(" = ")
+                && let Ok(i) = idx.trim_ws().parse::<u32>()
             {
                 fired = true;
                 let body = body.split(" | ").next().unwrap_or(body);
-                let (name, drv) = match body.find(" (") {
+                let (name, drv) = match body.at(" (") {
                     Some(q) => (&body[..q], &body[q..]),
                     None => (body, ""),
                 };
@@ -163,12 +164,12 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             _ => t,
         };
         if let Some(rest) = t.strip_prefix("ROCm").or_else(|| t.strip_prefix("Vulkan"))
-            && let Some((idx, body)) = rest.split_once(": ")
+            && let Some((idx, body)) = rest.split_on(": ")
             && let Ok(i) = idx.trim_end().parse::<u32>()
             && body.ends_with("free)")
         {
             fired = true;
-            let q = body.rfind(" (").unwrap_or(body.len());
+            let q = body.rat(" (").unwrap_or(body.len());
             let (name, mem) = (&body[..q], &body[q..]);
             let total = mem
                 .trim_start_matches([' ', '('])
@@ -200,8 +201,8 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             && v.has("(RADV ")
         {
             fired = true;
-            let v = v.trim();
-            let (name, drv) = v.split_at(v.find(" (").unwrap_or(v.len()));
+            let v = v.trim_ws();
+            let (name, drv) = v.split_at(v.at(" (").unwrap_or(v.len()));
             let a = agent(seen, 0, src);
             set_name(a, name, src);
             if let Some(g) = gfx_in(drv) {

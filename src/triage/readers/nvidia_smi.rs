@@ -3,6 +3,7 @@
 
 use super::{Line, Seen};
 use crate::triage::paste::Has;
+use crate::triage::paste::TrimSet;
 
 /// Reads nvidia-smi output.
 pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
@@ -68,7 +69,7 @@ fn labelled_device(t: &str) -> Option<&str> {
         .filter_map(|n| t.find(n))
         .min()?;
     // a list item's mark before its label (`- dGPU: `NVIDIA GeForce …``)
-    let label = t[..p].trim_end().trim_matches(['\'', '"', '`']).trim_end();
+    let label = t[..p].trim_end().trim_set(b"'\"`").trim_end();
     let label = label.strip_prefix(['-', '*']).map_or(label, str::trim_start);
     let labelled = label.is_empty()
         || (label.len() <= 40 && label.ends_with([':', '=']) && !label[..label.len() - 1].contains([':', '=']));

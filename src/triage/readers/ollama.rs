@@ -17,7 +17,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
     for l in lines {
         let t = l.text.as_ref();
         if let Some(rest) = t.trim_start().strip_prefix('[')
-            && let Some((n, body)) = rest.split_once("] ROCm ")
+            && let Some((n, body)) = rest.split_on("] ROCm ")
             && let Ok(i) = n.parse::<u32>()
         {
             fired = true;
@@ -52,7 +52,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let body = &t[p + 9..];
             let body = body.split("]\"").next().unwrap_or(body);
             for tok in body.split_whitespace() {
-                let Some((k, v)) = tok.split_once(':') else { continue };
+                let Some((k, v)) = tok.split_on(":") else { continue };
                 let related = ["HSA_", "HIP_", "ROCR_", "ROCM_", "GPU_", "CUDA_VISIBLE", "AMD_"]
                     .iter()
                     .any(|p| k.starts_with(p));

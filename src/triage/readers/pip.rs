@@ -46,7 +46,7 @@ fn direct_url_version(t: &str) -> Option<&str> {
     let file = url.split('#').next()?.rsplit('/').next()?;
     let v = file.strip_prefix("torch-")?.split("-cp").next()?;
     // a `+` is written `%2B` in a URL
-    (v.as_bytes().first().is_some_and(u8::is_ascii_digit) && !v.contains('%') && file.ends_with(".whl")).then_some(v)
+    (v.as_bytes().first().is_some_and(u8::is_ascii_digit) && !v.has("%") && file.ends_with(".whl")).then_some(v)
 }
 
 fn rocm_like(name: &str) -> bool {
@@ -71,7 +71,7 @@ fn requirement(s: &str, version_required: bool) -> Option<(PipLine, &str)> {
     }
     let mut extras = Vec::new();
     if let Some(r) = rest.strip_prefix('[') {
-        let end = r.find(']')?;
+        let end = r.at("]")?;
         extras = r[..end]
             .split(',')
             .map(|e| e.trim().to_string())
@@ -145,7 +145,7 @@ fn install_log(t: &str, no: u32, seen: &mut Seen) -> Option<bool> {
             .strip_suffix(')')
             .and_then(|x| x.rsplit_once('('))
             .map(|(_, v)| v.trim())
-            .filter(|v| v.as_bytes().first().is_some_and(u8::is_ascii_digit) && !v.contains(' '));
+            .filter(|v| v.as_bytes().first().is_some_and(u8::is_ascii_digit) && !v.has(" "));
         if let Some(v) = v {
             if name == "torch" {
                 fired = true;
@@ -210,7 +210,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         let t = t
             .strip_prefix('`')
             .and_then(|x| x.strip_suffix('`'))
-            .filter(|x| !x.contains('`'))
+            .filter(|x| !x.has("`"))
             .unwrap_or(t);
         // uv's install log: ` + torch==2.7.1+rocm7.0.0rc20250731` (installed), ` - …` (removed)
         let t = match t.strip_prefix("+ ") {
@@ -284,7 +284,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
                 }
                 continue;
             }
-            show_torch = !t.is_empty() && t.contains(':');
+            show_torch = !t.is_empty() && t.has(":");
         }
         if !t.has("torch") {
             continue;

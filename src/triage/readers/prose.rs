@@ -9,6 +9,7 @@
 
 use super::{Line, Seen};
 use crate::triage::paste::Has;
+use crate::triage::paste::TrimSet;
 
 /// The ROCm version of the first `/opt/rocm-X.Y[.Z]` in `t`.
 fn opt_rocm(t: &str) -> Option<String> {
@@ -78,7 +79,7 @@ fn missing_prefix(t: &str) -> bool {
 fn image_rocm(t: &str) -> Option<String> {
     let p = t.at("rocm/")?;
     let rest = &t[p + 5..];
-    let colon = rest.find(':')?;
+    let colon = rest.at(":")?;
     // the repository's name, then its tag
     let repo = &rest[..colon];
     if colon == 0 || repo.contains([' ', '/']) {
@@ -103,7 +104,7 @@ fn apt_rocm(t: &str) -> Option<String> {
     let p = t.at("repo.radeon.com/rocm/")?;
     let rest = &t[p + 21..];
     // the distribution's folder (`apt`, `rhel9`, `zyp`, `el8`), then the release
-    let (_, rest) = rest.split_once('/')?;
+    let (_, rest) = rest.split_on("/")?;
     let v: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
     let after = rest[v.len()..].chars().next();
     ((2..=3).contains(&v.split('.').count())
@@ -138,7 +139,7 @@ fn index_url(t: &str) -> Option<String> {
 fn installs_torch(t: &str) -> bool {
     t.has("install")
         && t.split_whitespace().any(|w| {
-            let w = w.trim_matches(['"', '\'', '`']);
+            let w = w.trim_set(b"\"'`");
             w.strip_prefix("torch")
                 .is_some_and(|r| r.is_empty() || r.starts_with(['=', '>', '<', '~', '!', '[']))
         })
@@ -165,7 +166,7 @@ fn spack_rocm(t: &str) -> Option<String> {
             let start = from + i + pkg.len();
             from = start;
             let seg = t[start..].split('/').next().unwrap_or("");
-            let Some((v, hash)) = seg.split_once('-') else { continue };
+            let Some((v, hash)) = seg.split_on("-") else { continue };
             let parts: Vec<&str> = v.split('.').collect();
             if parts.len() == 3
                 && parts
@@ -233,7 +234,7 @@ fn wheel_torch(t: &str) -> Option<String> {
         };
         let v = name[..end].replace("%2B", "+").replace("%2b", "+");
         let ok = v.as_bytes().first().is_some_and(u8::is_ascii_digit)
-            && (v.contains("+rocm") || v.contains("+cu") || v.contains("+cpu"))
+            && (v.has("+rocm") || v.has("+cu") || v.has("+cpu"))
             && v.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+'));
         if ok && name[end..].has(".whl") {
             return Some(v);
@@ -252,7 +253,7 @@ fn therock_build(t: &str) -> Option<String> {
         // a file name, not the folder of a URL (`…/gfx103X-all/rocm-7.13.0a….tar.gz` names an
         // index folder and a `rocm` sdist, not a TheRock build)
         let tok = tok.rsplit(['/', '\\']).next().unwrap_or(tok);
-        let Some(g) = tok.find("gfx") else { continue };
+        let Some(g) = tok.at("gfx") else { continue };
         let Some((_, v)) = tok[g..].rsplit_once('-') else {
             continue;
         };
@@ -345,7 +346,7 @@ fn sentence_rocm(t: &str) -> Option<&str> {
             b.trim_end()
                 .rsplit(' ')
                 .next()
-                .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.'))
+                .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()) && w.has("."))
         });
         // a target before it (`RX 7900 XTX (gfx1100 ROCm 7.14, MIOpen 3.5.2`): the GPU's stack
         let after_target = before
@@ -407,13 +408,13 @@ fn backend_list(t: &str, start: usize) -> bool {
     let close = t[start..].find([')', ']']).map_or(t.len(), |p| start + p);
     // the comma items next to the ROCm's own: an earlier item of a long sentence (`CPU Ryzen 9,
     // then ROCm 7.2.1 …`, no bracket) is no backend beside it
-    let before = t[open..start].rfind(',').map(|p| open + p);
-    let after = t[start..close].find(',').map(|p| start + p);
-    let prev = before.map(|b| &t[t[open..b].rfind(',').map_or(open, |p| open + p + 1)..b]);
-    let next = after.map(|a| &t[a + 1..t[a + 1..close].find(',').map_or(close, |p| a + 1 + p)]);
+    let before = t[open..start].rat(",").map(|p| open + p);
+    let after = t[start..close].at(",").map(|p| start + p);
+    let prev = before.map(|b| &t[t[open..b].rat(",").map_or(open, |p| open + p + 1)..b]);
+    let next = after.map(|a| &t[a + 1..t[a + 1..close].at(",").map_or(close, |p| a + 1 + p)]);
     [prev, next].into_iter().flatten().any(|item| {
         // an item after the list's label (`runtimes: CUDA 12.8`)
-        let item = item.trim();
+        let item = item.trim_ws();
         let item = item.rsplit(": ").next().unwrap_or(item);
         let w = item.split_whitespace().next().unwrap_or("");
         matches!(w, "Vulkan" | "CUDA" | "Metal" | "SYCL" | "CPU" | "OpenCL")
@@ -533,7 +534,7 @@ fn word_torch(t: &str) -> Option<String> {
         if pin && !span(t.len() - rest.len() + v.len()) {
             continue;
         }
-        if v.as_bytes().first().is_some_and(u8::is_ascii_digit) && v.contains('.') && tagged {
+        if v.as_bytes().first().is_some_and(u8::is_ascii_digit) && v.has(".") && tagged {
             return Some(v.to_string());
         }
     }
@@ -542,9 +543,9 @@ fn word_torch(t: &str) -> Option<String> {
 
 /// A build tag names the build: ROCm's, CPU's (`2.10.0+cpu`), CUDA's (`+cu128`).
 fn build_tagged(v: &str) -> bool {
-    v.contains("+rocm")
+    v.has("+rocm")
         || v.ends_with("+cpu")
-        || v.split_once("+cu")
+        || v.split_on("+cu")
             .is_some_and(|(_, r)| r.len() >= 2 && r.bytes().all(|b| b.is_ascii_digit()))
 }
 

@@ -250,7 +250,7 @@ fn fields(t: &str) -> Vec<&str> {
             && b[i] != b' '
             && t.is_char_boundary(i)
             && KEYS.iter().any(|k| t[i..].starts_with(k))
-            && t[start..i].contains(':')
+            && t[start..i].has(":")
         {
             out.push(t[start..i].trim_end());
             start = i;

@@ -13,6 +13,7 @@
 
 use super::{Line, Seen};
 use crate::triage::paste::Has;
+use crate::triage::paste::TrimSet;
 use crate::triage::{Agent, Src};
 
 /// Words that say the sentence describes the user's own machine (lower case, matched at a
@@ -96,8 +97,8 @@ const LABELS: &[&str] = &["setup", "my setup", "system", "hardware", "machine", 
 /// The label a line opens with (Markdown's marks around it allowed), and the text after it.
 fn labelled(t: &str) -> Option<&str> {
     let t = t.trim_start_matches(['-', '*', '#', '_', ' ']);
-    let (k, v) = t.split_once(':')?;
-    let k = k.trim().trim_matches(['*', '_']).trim();
+    let (k, v) = t.split_on(":")?;
+    let k = k.trim_ws().trim_set(b"*_").trim_ws();
     LABELS
         .iter()
         .any(|l| k.eq_ignore_ascii_case(l))
@@ -245,7 +246,7 @@ fn sentence_os(s: &str) -> Option<String> {
                 .find(&name)
                 .and_then(|p| s[p + name.len()..].strip_prefix(" ("))
                 .and_then(|r| {
-                    let (c, _) = r.split_once(')')?;
+                    let (c, _) = r.split_on(")")?;
                     (!c.is_empty() && c.len() <= 24 && c.bytes().all(|b| b.is_ascii_lowercase() || b == b' '))
                         .then_some(c)
                 });
@@ -430,7 +431,7 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
             let h = &mut seen.platform_hints;
             for item in v
                 .split([',', ';', '+'])
-                .map(|i| i.trim().trim_end_matches('.').trim_matches(['*', '_', ' ']))
+                .map(|i| i.trim_ws().trim_end_matches('.').trim_set(b"*_ "))
             {
                 let slot = match item.to_ascii_lowercase().as_str() {
                     "windows" => &mut h.windows,

@@ -7,6 +7,7 @@
 
 use super::{Line, Seen};
 use crate::triage::paste::Has;
+use crate::triage::paste::TrimSet;
 use crate::triage::paste::trim;
 use crate::triage::{Agent, Src};
 use regex_lite::Regex;
@@ -117,7 +118,7 @@ fn arch_list(lines: &[Line], seen: &mut Seen) -> bool {
         if t.len() > 2000 || !t.has("gfx") {
             continue;
         }
-        let value = if let Some((_, v)) = t.split_once(':').filter(|(label, _)| {
+        let value = if let Some((_, v)) = t.split_on(":").filter(|(label, _)| {
             let label = label.to_ascii_lowercase();
             label.len() <= 40
                 && ["arch list", "arch_list", "archlist", "kernels built for", "kernels for"]
@@ -126,7 +127,7 @@ fn arch_list(lines: &[Line], seen: &mut Seen) -> bool {
         }) {
             Some(v)
         } else if asked && !l.command && !t.has("print(") {
-            t.find('[').and_then(|a| t[a..].find(']').map(|b| &t[a + 1..a + b]))
+            t.at("[").and_then(|a| t[a..].at("]").map(|b| &t[a + 1..a + b]))
         } else {
             None
         };
@@ -257,7 +258,7 @@ fn read_prints(lines: &[Line], seen: &mut Seen) -> bool {
             Some(r) => {
                 let r = r.trim_start_matches(['>', ' ']);
                 // a label of a few words before a colon (`Output:`, `It should say:`, `Expected:`)
-                match r.split_once(':') {
+                match r.split_on(":") {
                     Some((label, v))
                         if !label.is_empty()
                             && label.len() <= 32
@@ -284,7 +285,7 @@ fn read_prints(lines: &[Line], seen: &mut Seen) -> bool {
         after_warning = false;
         let toks: Vec<&str> = t
             .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
-            .map(|s| s.trim_matches(['\'', '"']))
+            .map(|s| s.trim_set(b"'\""))
             .filter(|s| !s.is_empty())
             .collect();
         // more tokens than prints: what another print on the line added (`…; print(
@@ -316,7 +317,7 @@ fn read_prints(lines: &[Line], seen: &mut Seen) -> bool {
 /// `get_device_name()`'s printed name (device `index`), where the line is a plausible name: the
 /// GPU. False where it is not one (an error, a traceback).
 fn device_name(t: &str, index: Option<u32>, no: u32, seen: &mut Seen) -> bool {
-    let name = t.trim_matches(['\'', '"']).trim();
+    let name = t.trim_set(b"'\"").trim();
     let plausible = name.len() <= 120
         && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
         && !name.contains("Error")
@@ -449,7 +450,7 @@ fn version_file(t: &str, bare: bool, seen_version: &mut bool, seen: &mut Seen, n
 /// `2.10.0+rocm7.2.0.git7e1940d4`, `2.7.0+cpu`), major 1 or more (torchvision's are 0.x); a
 /// tag with more after CUDA's number (`+cu12torch2.8cxx11abiFALSE`, flash-attn's) is not one.
 fn tagged_torch(t: &str) -> bool {
-    let Some((v, tag)) = t.split_once('+') else {
+    let Some((v, tag)) = t.split_on("+") else {
         return false;
     };
     if !torch_version(t) || v.starts_with('0') {
@@ -527,7 +528,7 @@ fn availability_label(t: &str) -> Option<bool> {
     // `:` or `=`, or an arrow after the call (a report's `- `torch.cuda.is_available()` →
     // **True**`)
     let called = t.has("is_available()");
-    let arrow = if called { t.find('→') } else { None };
+    let arrow = if called { t.at("→") } else { None };
     let (p, sep) = match (t.find([':', '=']), arrow) {
         (_, Some(a)) if t[..a].has("is_available()") => (a, '→'.len_utf8()),
         (Some(p), _) => (p, 1),
@@ -535,9 +536,7 @@ fn availability_label(t: &str) -> Option<bool> {
     };
     let (label, value) = (t[..p].trim().to_ascii_lowercase(), t[p + sep..].trim());
     // Markdown around the label (`- `torch.cuda.is_available()`: `True` (a note)`)
-    let label = label
-        .trim_start_matches(['*', '-', '#', ' '])
-        .trim_matches(['*', '`', ' ']);
+    let label = label.trim_start_matches(['*', '-', '#', ' ']).trim_set(b"*` ");
     const LABELS: &[&str] = &[
         "cuda available",
         "gpu available",

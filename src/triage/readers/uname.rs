@@ -3,6 +3,7 @@
 
 use super::{Line, Seen};
 use crate::triage::paste::Has;
+use crate::triage::paste::TrimSet;
 use crate::triage::paste::trim;
 use regex_lite::Regex;
 use std::sync::LazyLock;
@@ -112,7 +113,7 @@ fn modinfo_release(t: &str) -> Option<&str> {
 /// The command typed as a label over its output, without a prompt (`uname -r`, `` `uname -a` ``,
 /// `uname -r:`, a report's heading line).
 fn typed_uname(t: &str) -> bool {
-    let t = trim(t).trim_matches(['`', '*', '#', ' ']).trim_end_matches(':');
+    let t = trim(t).trim_set(b"`*# ").trim_end_matches(':');
     matches!(t, "uname -r" | "uname -a" | "uname -sr" | "uname -rv")
 }
 
