@@ -12,7 +12,7 @@ for f in files:
     row=[]
     for b in bins:
         best=1e9
-        for _ in range(5):
+        for _ in range(int(os.environ.get("RUNS","5"))):
             t=time.perf_counter(); subprocess.run([b,"triage","--format","json",f],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL); e=time.perf_counter()-t
             best=min(best,e)
         row.append(f"{size/1e6/best:.1f}")

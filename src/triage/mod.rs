@@ -392,6 +392,37 @@ impl Seen {
         );
         self.events.push(e);
     }
+    /// Takes what the line scans (signatures, platform, PCI ids) recorded in a scratch record of
+    /// the same input, as if they had run on this record after the readers: an event whose kind,
+    /// target and library are already here is not added again, a platform hint or an id keeps
+    /// its first line.
+    fn merge_scans(&mut self, s: Seen) {
+        for e in s.events {
+            if !self
+                .events
+                .iter()
+                .any(|x| x.v.kind == e.v.kind && x.v.gfx == e.v.gfx && x.v.library == e.v.library)
+            {
+                self.events.push(e);
+            }
+        }
+        self.formats.extend(s.formats);
+        let (h, x) = (&mut self.platform_hints, s.platform_hints);
+        for (mine, theirs) in [
+            (&mut h.linux, x.linux),
+            (&mut h.wsl, x.wsl),
+            (&mut h.windows, x.windows),
+            (&mut h.macos, x.macos),
+            (&mut h.kernel_log, x.kernel_log),
+        ] {
+            if mine.is_none() {
+                *mine = theirs;
+            }
+        }
+        for p in s.pci_ids {
+            pci::record(self, p.v, p.src.line);
+        }
+    }
     /// Records a note.
     pub fn note(&mut self, line: u32, s: impl Into<String>) {
         let n = self.at(s.into(), line);
@@ -526,14 +557,45 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
         key_synonyms: readers::key_value::synonyms(&matrix.keys),
         ..Seen::default()
     };
-    let router = signatures::Router::new(&matrix.signatures);
+    // The signatures' router, the platform's and the PCI ids' scans read the lines only: a
+    // second thread runs them (and builds their automata, and the readers' gate automaton while
+    // the lines are cut) beside the readers, into a scratch record merged after, in the order
+    // the one-thread run kept (readers first). Same output, less wall-clock time on more than
+    // one core (benches/RESULTS-triage.md).
+    let router: std::sync::OnceLock<signatures::Router> = std::sync::OnceLock::new();
     for (i, input) in inputs.iter().enumerate() {
         seen.file = i;
-        let lines = paste::lines(&input.text);
-        readers::read_all(&lines, &mut seen);
-        router.scan(&lines, &mut seen);
-        platform::scan(&lines, &mut seen);
-        pci::scan(&lines, &mut seen);
+        let len = input.text.len();
+        let lines = std::thread::scope(|sc| {
+            let warm = sc.spawn(|| {
+                readers::warm(len);
+                platform::warm();
+                router.get_or_init(|| signatures::Router::new(&matrix.signatures));
+            });
+            let lines = paste::lines(&input.text);
+            let _ = warm.join();
+            lines
+        });
+        let side = std::thread::scope(|sc| {
+            let side = sc.spawn(|| {
+                let mut s = Seen {
+                    file: i,
+                    ..Seen::default()
+                };
+                router
+                    .get_or_init(|| signatures::Router::new(&matrix.signatures))
+                    .scan(&lines, &mut s);
+                platform::scan(&lines, &mut s);
+                pci::scan(&lines, &mut s);
+                s
+            });
+            readers::read_all(&lines, &mut seen);
+            side.join()
+        });
+        match side {
+            Ok(s) => seen.merge_scans(s),
+            Err(p) => std::panic::resume_unwind(p),
+        }
         // only where torch is (or says it is) a CUDA build: a pass over the lines for a rare word
         let cuda_torch = seen.torch_cuda.is_some()
             || seen.torch.as_ref().is_some_and(|t| t.v.contains("+cu"))
@@ -1748,6 +1810,46 @@ fn missing(seen: &Seen, merged: &[Merged], f: &Facts, plat: Option<Platform>) ->
 #[cfg(test)]
 mod tests {
     use super::display_name;
+
+    #[test]
+    fn scans_beside_the_readers_record_what_they_recorded_after_them() {
+        use super::*;
+        // values ours: a reader's and a signature's event of one kind and target, a platform
+        // hint a reader also sets (a setup label's `Windows`), PCI ids, a WSL line
+        let text = "**Rig:** RX 7900 XTX, ROCm 7.2, Windows.\n\
+            HIP error: invalid device function\n\
+            rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1100\n\
+            03:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 [1002:744c]\n\
+            C:\\Users\\me> wsl --version\n\
+            [    1.234567] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout\n";
+        let m = crate::matrix::Matrix::embedded();
+        let t = triage(
+            &[Input {
+                name: "p".into(),
+                text: text.into(),
+            }],
+            m,
+        );
+        // the one-thread order: readers, then the scans on the same record
+        let lines = paste::lines(text);
+        let mut s = Seen {
+            key_synonyms: readers::key_value::synonyms(&m.keys),
+            ..Seen::default()
+        };
+        readers::read_all(&lines, &mut s);
+        signatures::Router::new(&m.signatures).scan(&lines, &mut s);
+        platform::scan(&lines, &mut s);
+        pci::scan(&lines, &mut s);
+        let events = |s: &Seen| format!("{:?}", s.events);
+        assert!(!s.events.is_empty() && !s.pci_ids.is_empty());
+        assert_eq!(events(&t.seen), events(&s));
+        assert_eq!(
+            format!("{:?}", t.seen.platform_hints),
+            format!("{:?}", s.platform_hints)
+        );
+        assert_eq!(format!("{:?}", t.seen.pci_ids), format!("{:?}", s.pci_ids));
+        assert_eq!(t.seen.formats, s.formats);
+    }
 
     #[test]
     fn a_gpu_s_shown_name_without_what_followed_it() {

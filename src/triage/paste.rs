@@ -330,6 +330,10 @@ pub fn lines(text: &str) -> Vec<Line<'_>> {
             // a whole line that is one code span (`` `Linux host 6.12.74 #1 SMP … GNU/Linux` ``, a
             // command's output quoted inline): the output without its backticks
             t = inner;
+        } else if let Some(info) = fence_text(trimmed) {
+            // an opening fence with the first line of the output on it (```` ```> Building NixOS
+            // configuration ````): the text, without the fence
+            t = info;
         } else if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             out.push(Line {
                 no,
@@ -847,6 +851,22 @@ fn strip_inline_tags(t: &str) -> Option<String> {
     changed.then_some(out)
 }
 
+/// The text on an opening fence's line where it is no info string: a line of output or a prompt
+/// typed right after the backticks (```` ```> Building NixOS configuration ````, ```` ```$ rocminfo
+/// ````, ```` ```Traceback (most recent call last): ````). An info string is a language's name,
+/// perhaps with attributes (```` ```python ````, ```` ```{.bash} ````, ```` ```console title="x" ````).
+fn fence_text(t: &str) -> Option<&str> {
+    let info = t.strip_prefix("```").or_else(|| t.strip_prefix("~~~"))?;
+    let info = info.trim_start_matches(['`', '~']).trim_ws();
+    let first = info.chars().next()?;
+    if info.contains('`') {
+        return None;
+    }
+    let not_a_name = !(first.is_alphanumeric() || matches!(first, '{' | '.' | '-' | '_' | '+'));
+    let prose = info.split_whitespace().count() >= 3 && !info.contains('=');
+    (not_a_name || prose).then_some(info)
+}
+
 fn is_turn_marker(t: &str) -> bool {
     t.starts_with('[') && t.trim_end().ends_with("continued]") && t.len() < 80
 }
@@ -1233,6 +1253,29 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn text_typed_on_an_opening_fence_is_kept() {
+        // shapes of the 2026 held-out set ma (a nixos-rebuild log opened on the fence's line)
+        let l = lines(
+            "```> Building NixOS configuration\nerror:\n```\n```$ rocminfo\n```Traceback (most recent call last):\n",
+        );
+        assert_eq!(l[0].text, "> Building NixOS configuration");
+        assert_eq!(l[2].text, "");
+        assert_eq!(l[3].text, "rocminfo");
+        assert_eq!(l[4].text, "Traceback (most recent call last):");
+        // info strings stay fences
+        for f in [
+            "```python",
+            "```{.bash}",
+            "```console title=\"out.txt\"",
+            "~~~~~~~~",
+            "```text ",
+            "``` bash",
+        ] {
+            assert_eq!(fence_text(f), None, "{f}");
+        }
+    }
 
     #[test]
     fn a_one_line_code_span_in_fence_backticks_keeps_its_text() {

@@ -159,7 +159,7 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
 }
 
 /// Keeps the first line of a distinct id, up to [`MAX_IDS`].
-fn record(seen: &mut Seen, id: u32, line: u32) {
+pub(crate) fn record(seen: &mut Seen, id: u32, line: u32) {
     if seen.pci_ids.len() < MAX_IDS && !seen.pci_ids.iter().any(|p| p.v == id) {
         let src = Src { file: seen.file, line };
         seen.pci_ids.push(At { v: id, src });

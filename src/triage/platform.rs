@@ -384,6 +384,11 @@ fn automaton() -> &'static aho_corasick::AhoCorasick {
     })
 }
 
+/// Builds the scan's automaton (on a second thread, while the lines are cut).
+pub fn warm() {
+    automaton();
+}
+
 /// Records the platform hints of one input.
 pub fn scan(lines: &[Line], seen: &mut Seen) {
     let file = seen.file;

@@ -111,6 +111,11 @@ const ADVICE: &[&str] = &[
     "if you ",
 ];
 
+/// Builds the advice words' automaton.
+pub(super) fn warm() {
+    advice("");
+}
+
 /// The text before a setting on its line advises it (see [`ADVICE`]). Only the last 160 bytes
 /// are looked at, so a line of many settings costs linear time.
 fn advice(before: &str) -> bool {

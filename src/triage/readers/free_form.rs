@@ -54,6 +54,11 @@ const NAME_WORDS: [&str; 12] = [
     "audio",
 ];
 
+/// Builds the product-name words' automaton.
+pub(super) fn warm() {
+    gpu_name("");
+}
+
 /// A product-name-looking value: names AMD's GPU lines, not a processor.
 fn gpu_name(v: &str) -> bool {
     // one case-insensitive pass for every word the test asks about (a lower-cased copy and a

@@ -410,6 +410,14 @@ fn gate_automaton(len: usize) -> &'static aho_corasick::AhoCorasick {
 /// instructions to build, 34 M a megabyte saved).
 const GATE_DFA_FROM: usize = 512 * 1024;
 
+/// Builds the automata the readers search with, for a paste of about `len` bytes (on a second
+/// thread, while the lines are cut).
+pub fn warm(len: usize) {
+    gate_automaton(len);
+    free_form::warm();
+    env_vars::warm();
+}
+
 /// Runs every reader over one input.
 pub fn read_all(lines: &[Line], seen: &mut Seen) {
     // one automaton in any ASCII case for both lists; a match of a case-sensitive literal is
