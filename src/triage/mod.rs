@@ -576,24 +576,37 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
             let _ = warm.join();
             lines
         });
-        let side = std::thread::scope(|sc| {
+        // the prose reader too (it records only into `prose`, which no other reader reads),
+        // from what earlier inputs left there; kept where its gate is open
+        let prose_before = seen.prose.clone();
+        let (side, prose_open) = std::thread::scope(|sc| {
             let side = sc.spawn(|| {
                 let mut s = Seen {
                     file: i,
+                    prose: prose_before,
                     ..Seen::default()
                 };
+                let prose_fired = readers::prose(&lines, &mut s);
                 router
                     .get_or_init(|| signatures::Router::new(&matrix.signatures))
                     .scan(&lines, &mut s);
                 platform::scan(&lines, &mut s);
                 pci::scan(&lines, &mut s);
-                s
+                (s, prose_fired)
             });
-            readers::read_all(&lines, &mut seen);
-            side.join()
+            let open = readers::read_all_but(&lines, &mut seen, "prose");
+            (side.join(), open)
         });
         match side {
-            Ok(s) => seen.merge_scans(s),
+            Ok((mut s, prose_fired)) => {
+                if prose_open {
+                    seen.prose = std::mem::take(&mut s.prose);
+                    if prose_fired {
+                        seen.formats.insert("prose");
+                    }
+                }
+                seen.merge_scans(s);
+            }
             Err(p) => std::panic::resume_unwind(p),
         }
         // only where torch is (or says it is) a CUDA build: a pass over the lines for a rare word
@@ -1812,7 +1825,7 @@ mod tests {
     use super::display_name;
 
     #[test]
-    fn scans_beside_the_readers_record_what_they_recorded_after_them() {
+    fn scans_and_prose_beside_the_readers_record_what_they_recorded_in_order() {
         use super::*;
         // values ours: a reader's and a signature's event of one kind and target, a platform
         // hint a reader also sets (a setup label's `Windows`), PCI ids, a WSL line
@@ -1821,7 +1834,8 @@ mod tests {
             rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1100\n\
             03:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 [1002:744c]\n\
             C:\\Users\\me> wsl --version\n\
-            [    1.234567] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout\n";
+            [    1.234567] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout\n\
+            the libraries are in /opt/rocm-7.1.1/lib as usual\n";
         let m = crate::matrix::Matrix::embedded();
         let t = triage(
             &[Input {
@@ -1849,6 +1863,9 @@ mod tests {
         );
         assert_eq!(format!("{:?}", t.seen.pci_ids), format!("{:?}", s.pci_ids));
         assert_eq!(t.seen.formats, s.formats);
+        // the prose reader's record, run beside the others
+        assert!(s.prose.rocm.is_some());
+        assert_eq!(format!("{:?}", t.seen.prose), format!("{:?}", s.prose));
     }
 
     #[test]

@@ -420,6 +420,12 @@ pub fn warm(len: usize) {
 
 /// Runs every reader over one input.
 pub fn read_all(lines: &[Line], seen: &mut Seen) {
+    read_all_but(lines, seen, "");
+}
+
+/// [`read_all`] without the reader named `left` (which another thread runs): whether its gate
+/// is open, that is whether `read_all` would have run it.
+pub fn read_all_but(lines: &[Line], seen: &mut Seen, left: &str) -> bool {
     // one automaton in any ASCII case for both lists; a match of a case-sensitive literal is
     // checked on its line (a gate opens once, so a few checks a paste)
     let ac = gate_automaton(lines.iter().map(|l| l.text.len() + 1).sum());
@@ -431,14 +437,26 @@ pub fn read_all(lines: &[Line], seen: &mut Seen) {
             open[g] = true;
         }
     });
+    let mut left_open = false;
     for (name, read) in READERS {
         if gate_of(name).is_some_and(|i| !open[i]) {
+            continue;
+        }
+        if *name == left {
+            left_open = true;
             continue;
         }
         if read(lines, seen) {
             seen.formats.insert(name);
         }
     }
+    left_open
+}
+
+/// The prose reader, which records only into [`Seen::prose`] and reads nothing another reader
+/// records: it can run beside the others.
+pub fn prose(lines: &[Line], seen: &mut Seen) -> bool {
+    prose::read(lines, seen)
 }
 
 /// `Key:   value` → (`Key`, `value`), both trimmed.
