@@ -283,6 +283,10 @@ pub struct Prose {
     /// That line installs torch (`pip install --index-url https://…/gfx1151/ torch torchvision`):
     /// the index is the one torch was installed from, as the reporter wrote the step.
     pub index_for_torch: bool,
+    /// A package index named outside a command (`install the AMD ROCm packages from:` then the
+    /// URL, a list item's `wheels from https://…/gfx120X-all/`): where the paste's ROCm build of
+    /// torch came from, when the matrix knows the URL as one of AMD's indexes.
+    pub named_index: Option<At<String>>,
 }
 
 /// One package line: name as printed, version (or specifier), extras.
@@ -587,6 +591,8 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
                     ..Seen::default()
                 };
                 let prose_fired = readers::prose(&lines, &mut s);
+                // ungated: kept whether or not the prose reader's gate opens
+                readers::named_index(&lines, &mut s);
                 router
                     .get_or_init(|| signatures::Router::new(&matrix.signatures))
                     .scan(&lines, &mut s);
@@ -599,12 +605,14 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
         });
         match side {
             Ok((mut s, prose_fired)) => {
+                let named = s.prose.named_index.take();
                 if prose_open {
                     seen.prose = std::mem::take(&mut s.prose);
                     if prose_fired {
                         seen.formats.insert("prose");
                     }
                 }
+                seen.prose.named_index = named;
                 seen.merge_scans(s);
             }
             Err(p) => std::panic::resume_unwind(p),
@@ -1583,12 +1591,18 @@ fn pip_and_torch_facts(seen: &Seen, f: &mut Facts, names: &[String], matrix: &Ma
                 gpu_available: seen.torch_gpu_available.as_ref().map(|a| a.v),
                 zluda: seen.zluda,
                 arch_list: seen.torch_arch.as_ref().map(|a| a.v.clone()).unwrap_or_default(),
-                // a typed install step's index, where the step installs torch
+                // a typed install step's index, where the step installs torch; else an index of
+                // AMD's named in the text, where torch is a ROCm build
                 index_urls: seen
                     .prose
                     .index_url
                     .as_ref()
                     .filter(|_| seen.prose.index_for_torch)
+                    .or(seen.prose.named_index.as_ref().filter(|u| {
+                        seen.prose.index_url.is_none()
+                            && seen.torch.as_ref().is_some_and(|t| t.v.contains("+rocm"))
+                            && matrix.distribution.classify_index(&u.v).is_some()
+                    }))
                     .map(|u| vec![u.v.clone()])
                     .unwrap_or_default(),
                 ..TorchFacts::default()

@@ -134,6 +134,37 @@ fn index_url(t: &str) -> Option<String> {
     u.starts_with("http").then_some(u)
 }
 
+/// The first URL naming ROCm in its path, written anywhere (a scan of its own, not a reader: it
+/// names no format and counts only where torch's facts take it as an index of AMD's).
+pub fn named_index(lines: &[Line], seen: &mut Seen) {
+    if seen.prose.named_index.is_some() {
+        return;
+    }
+    for l in lines {
+        let t = l.text.as_ref();
+        if t.has("https://")
+            && let Some(u) = named_url(t)
+        {
+            seen.prose.named_index = Some(seen.at(u, l.no));
+            return;
+        }
+    }
+}
+
+/// The first `https://` URL of a line that names ROCm in its path (`…/rocm/whl/gfx110X-all/`,
+/// `rocm.nightlies…/v2/gfx120X-all/`), without the Markdown or quotes around it: an index the
+/// triage's build checks against the matrix's.
+fn named_url(t: &str) -> Option<String> {
+    let p = t.at("https://")?;
+    let u: String = t[p..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '`' | ']' | '>' | '(' | ')' | ','))
+        .take(300)
+        .collect();
+    let u = u.trim_end_matches(['.', ':', ';']);
+    u.to_ascii_lowercase().has("rocm").then(|| u.to_string())
+}
+
 /// A `pip install` / `uv pip install` line that names torch among its requirements (`torch`,
 /// `torch==2.9.1`, `"torch[device-gfx1151]"`), not only torchvision or another package.
 fn installs_torch(t: &str) -> bool {
@@ -951,6 +982,27 @@ mod tests {
             Some("2.9.1+cpu")
         );
         assert_eq!(wheel_torch("torch-2.9.1+git1234-cp312-cp312-linux_x86_64.whl"), None);
+    }
+
+    #[test]
+    fn an_index_named_outside_a_command() {
+        // values ours: an installer's step, the URL on its own line in a text block
+        let (_, s) = run(
+            |l, s| {
+                named_index(l, s);
+                false
+            },
+            "2. The installer installs the ROCm packages from:\n   ```text\n   https://repo.amd.com/rocm/whl/gfx110X-all/\n   ```\n",
+        );
+        assert_eq!(
+            s.prose.named_index.map(|u| u.v).as_deref(),
+            Some("https://repo.amd.com/rocm/whl/gfx110X-all/")
+        );
+        assert_eq!(
+            named_url("see https://github.com/ROCm/TheRock/issues/1."),
+            Some("https://github.com/ROCm/TheRock/issues/1".into())
+        );
+        assert_eq!(named_url("see https://pytorch.org/get-started/"), None);
     }
 
     #[test]
