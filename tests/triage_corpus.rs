@@ -4,7 +4,7 @@
 //! `[facts]` must match exactly, every `[findings] codes` entry must appear and every `absent`
 //! one must not. A table (file, expected, got) is printed; any mismatch fails the test.
 //! By default the corpus and the 2026 build and held-out sets (`tests/triage/dev-2026`,
-//! `tests/triage/heldout-2026`, `tests/triage/heldout-2026c` to `heldout-2026z`, `heldout-2026aa` to `heldout-2026az`, `heldout-2026ha` to `heldout-2026hz`, `heldout-2026ia` to `heldout-2026iy`, `heldout-2026ja`, `heldout-2026jc`, `heldout-2026je` to `heldout-2026jn`, `heldout-2026jp`, `heldout-2026jt` to `heldout-2026kc`, `heldout-2026ke` to `heldout-2026km`, `heldout-2026kq` to `heldout-2026kx`, `heldout-2026le` to `heldout-2026lz`, `heldout-2026ma`, `heldout-2026mb`) are run, each with its own table; a case marked `known_miss = "why"` must still miss (and is listed as such); `ROCMCHECK_TRIAGE_CORPUS=DIR`
+//! `tests/triage/heldout-2026`, `tests/triage/heldout-2026c` to `heldout-2026z`, `heldout-2026aa` to `heldout-2026az`, `heldout-2026ha` to `heldout-2026hz`, `heldout-2026ia` to `heldout-2026iy`, `heldout-2026ja`, `heldout-2026jc`, `heldout-2026je` to `heldout-2026jn`, `heldout-2026jp`, `heldout-2026jt` to `heldout-2026kc`, `heldout-2026ke` to `heldout-2026km`, `heldout-2026kq` to `heldout-2026kx`, `heldout-2026le` to `heldout-2026lz`, `heldout-2026ma` to `heldout-2026mh`) are run, each with its own table; a case marked `known_miss = "why"` must still miss (and is listed as such); `ROCMCHECK_TRIAGE_CORPUS=DIR`
 //! runs the harness over that directory alone.
 
 use rocmcheck::matrix::Matrix;
@@ -171,6 +171,12 @@ const DIRS: &[&str] = &[
     "heldout-2026lz",
     "heldout-2026ma",
     "heldout-2026mb",
+    "heldout-2026mc",
+    "heldout-2026md",
+    "heldout-2026me",
+    "heldout-2026mf",
+    "heldout-2026mg",
+    "heldout-2026mh",
 ];
 
 fn corpus_dirs() -> Vec<PathBuf> {
