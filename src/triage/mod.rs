@@ -283,9 +283,9 @@ pub struct Prose {
     /// That line installs torch (`pip install --index-url https://…/gfx1151/ torch torchvision`):
     /// the index is the one torch was installed from, as the reporter wrote the step.
     pub index_for_torch: bool,
-    /// A package index named outside a command (`install the AMD ROCm packages from:` then the
-    /// URL, a list item's `wheels from https://…/gfx120X-all/`): where the paste's ROCm build of
-    /// torch came from, when the matrix knows the URL as one of AMD's indexes.
+    /// The first URL the matrix knows as a package index, named outside a command (`install the
+    /// AMD ROCm packages from:` then the URL, a list item's `wheels from https://…/gfx120X-all/`):
+    /// where the paste's ROCm build of torch came from, where no install command named one.
     pub named_index: Option<At<String>>,
 }
 
@@ -590,9 +590,11 @@ pub fn triage(inputs: &[Input], matrix: &Matrix) -> Triage {
                     prose: prose_before,
                     ..Seen::default()
                 };
-                let prose_fired = readers::prose(&lines, &mut s);
+                // the prose reader records only into `prose` and reads nothing another reader
+                // records
+                let prose_fired = readers::prose::read(&lines, &mut s);
                 // ungated: kept whether or not the prose reader's gate opens
-                readers::named_index(&lines, &mut s);
+                readers::prose::named_index(&lines, &mut s, &|u| matrix.distribution.classify_index(u).is_some());
                 router
                     .get_or_init(|| signatures::Router::new(&matrix.signatures))
                     .scan(&lines, &mut s);
@@ -1598,10 +1600,8 @@ fn pip_and_torch_facts(seen: &Seen, f: &mut Facts, names: &[String], matrix: &Ma
                     .index_url
                     .as_ref()
                     .filter(|_| seen.prose.index_for_torch)
-                    .or(seen.prose.named_index.as_ref().filter(|u| {
-                        seen.prose.index_url.is_none()
-                            && seen.torch.as_ref().is_some_and(|t| t.v.contains("+rocm"))
-                            && matrix.distribution.classify_index(&u.v).is_some()
+                    .or(seen.prose.named_index.as_ref().filter(|_| {
+                        seen.prose.index_url.is_none() && seen.torch.as_ref().is_some_and(|t| t.v.contains("+rocm"))
                     }))
                     .map(|u| vec![u.v.clone()])
                     .unwrap_or_default(),

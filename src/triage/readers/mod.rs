@@ -453,17 +453,6 @@ pub fn read_all_but(lines: &[Line], seen: &mut Seen, left: &str) -> bool {
     left_open
 }
 
-/// The prose reader, which records only into [`Seen::prose`] and reads nothing another reader
-/// records: it can run beside the others.
-pub fn prose(lines: &[Line], seen: &mut Seen) -> bool {
-    prose::read(lines, seen)
-}
-
-/// A URL naming ROCm written anywhere ([`prose::named_index`]): ungated, on the second thread.
-pub fn named_index(lines: &[Line], seen: &mut Seen) {
-    prose::named_index(lines, seen);
-}
-
 /// `Key:   value` → (`Key`, `value`), both trimmed.
 pub fn kv(t: &str) -> Option<(&str, &str)> {
     let (k, v) = t.split_on(":")?;

@@ -134,35 +134,38 @@ fn index_url(t: &str) -> Option<String> {
     u.starts_with("http").then_some(u)
 }
 
-/// The first URL naming ROCm in its path, written anywhere (a scan of its own, not a reader: it
-/// names no format and counts only where torch's facts take it as an index of AMD's).
-pub fn named_index(lines: &[Line], seen: &mut Seen) {
+/// The first URL written anywhere that `is_index` (the matrix's index table) knows as a package
+/// index (an installer's step, a list item, pip's `Looking in indexes:`): a scan of its own, not a
+/// reader, that names no format and counts only where torch's facts take it. Links before it (a
+/// thread, the docs) are passed over.
+pub fn named_index(lines: &[Line], seen: &mut Seen, is_index: &dyn Fn(&str) -> bool) {
     if seen.prose.named_index.is_some() {
         return;
     }
     for l in lines {
         let t = l.text.as_ref();
-        if t.has("https://")
-            && let Some(u) = named_url(t)
-        {
-            seen.prose.named_index = Some(seen.at(u, l.no));
-            return;
+        let mut from = 0;
+        while let Some(p) = t[from..].at("https://") {
+            let u = url_at(&t[from + p..]);
+            from += p + 8;
+            if is_index(u) {
+                seen.prose.named_index = Some(seen.at(u.to_string(), l.no));
+                return;
+            }
         }
     }
 }
 
-/// The first `https://` URL of a line that names ROCm in its path (`…/rocm/whl/gfx110X-all/`,
-/// `rocm.nightlies…/v2/gfx120X-all/`), without the Markdown or quotes around it: an index the
-/// triage's build checks against the matrix's.
-fn named_url(t: &str) -> Option<String> {
-    let p = t.at("https://")?;
-    let u: String = t[p..]
-        .chars()
-        .take_while(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '`' | ']' | '>' | '(' | ')' | ','))
-        .take(300)
-        .collect();
-    let u = u.trim_end_matches(['.', ':', ';']);
-    u.to_ascii_lowercase().has("rocm").then(|| u.to_string())
+/// The URL `t` starts with, without the Markdown, quotes or punctuation after it.
+fn url_at(t: &str) -> &str {
+    let end = t
+        .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | ']' | '>' | '(' | ')' | ','))
+        .unwrap_or(t.len());
+    // an index's URL is short; a longer run is no index (and is not cut inside a character)
+    if end > 300 {
+        return "";
+    }
+    t[..end].trim_end_matches(['.', ':', ';'])
 }
 
 /// A `pip install` / `uv pip install` line that names torch among its requirements (`torch`,
@@ -986,23 +989,29 @@ mod tests {
 
     #[test]
     fn an_index_named_outside_a_command() {
-        // values ours: an installer's step, the URL on its own line in a text block
-        let (_, s) = run(
-            |l, s| {
-                named_index(l, s);
-                false
-            },
-            "2. The installer installs the ROCm packages from:\n   ```text\n   https://repo.amd.com/rocm/whl/gfx110X-all/\n   ```\n",
-        );
+        // values ours: a thread's link, then an installer's step with the URL on its own line in
+        // a text block; the matrix's index table decides what an index is
+        fn named(text: &str) -> Option<String> {
+            let m = crate::matrix::Matrix::embedded();
+            let lines = crate::triage::paste::lines(text);
+            let mut s = Seen::default();
+            named_index(&lines, &mut s, &|u| m.distribution.classify_index(u).is_some());
+            s.prose.named_index.map(|u| u.v)
+        }
+        let step = "See https://github.com/ROCm/TheRock/issues/1.\n2. The installer installs the ROCm packages from:\n   ```text\n   https://repo.amd.com/rocm/whl/gfx110X-all/\n   ```\n";
         assert_eq!(
-            s.prose.named_index.map(|u| u.v).as_deref(),
+            named(step).as_deref(),
             Some("https://repo.amd.com/rocm/whl/gfx110X-all/")
         );
+        // the second URL of a line
         assert_eq!(
-            named_url("see https://github.com/ROCm/TheRock/issues/1."),
-            Some("https://github.com/ROCm/TheRock/issues/1".into())
+            named("docs: https://rocm.docs.amd.com/ wheels: `https://repo.amd.com/rocm/whl/gfx1151/`\n").as_deref(),
+            Some("https://repo.amd.com/rocm/whl/gfx1151/")
         );
-        assert_eq!(named_url("see https://pytorch.org/get-started/"), None);
+        assert_eq!(
+            named("see https://pytorch.org/get-started/ and https://github.com/ROCm/ROCm\n"),
+            None
+        );
     }
 
     #[test]
