@@ -1234,6 +1234,28 @@ mod tests {
                 assert_eq!(h.at(n), h.find(n), "{h:?} {n:?}");
             }
         }
+        // long lines: haystacks and needles of a small alphabet (blanks, common and rare bytes),
+        // matches at the ends, overlapping and repeated (a fixed pseudo-random sequence)
+        let alphabet = b" aeA:Z(q";
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |m: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m as u64) as usize
+        };
+        for _ in 0..4000 {
+            let hl = 30 + next(70);
+            let h: String = (0..hl).map(|_| alphabet[next(alphabet.len())] as char).collect();
+            let nl = 1 + next(5);
+            let n: String = if next(2) == 0 {
+                let s = next(hl - nl);
+                h[s..s + nl].to_string()
+            } else {
+                (0..nl).map(|_| alphabet[next(alphabet.len())] as char).collect()
+            };
+            assert_eq!(h.at(&n), h.find(n.as_str()), "{h:?} {n:?}");
+        }
     }
 
     #[test]

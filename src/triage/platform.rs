@@ -371,6 +371,9 @@ const NEEDLES: &[(&str, Hint)] = &[
     // Python's OSError on Windows carries the Win32 error code (`[WinError 2] The system cannot
     // find the file specified`); no other platform's Python writes it
     ("[WinError ", Hint::Windows),
+    // the Windows debuggers' banner (WinDbg and cdb: `Microsoft (R) Windows Debugger Version
+    // 10.0.26100.1 AMD64`), printed where a crash dump of a Windows process is opened
+    ("Microsoft (R) Windows Debugger", Hint::Windows),
 ];
 
 fn automaton() -> &'static aho_corasick::AhoCorasick {
@@ -439,6 +442,7 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
                 || (drive && drive_path(t))
                 || (file_name && windows_file(t))
                 || windows_name_line(t)
+                || setx_command(t)
                 || own == Some(Hint::Windows)
                 || running == Some(Hint::Windows))
         {
@@ -463,6 +467,15 @@ pub fn scan(lines: &[Line], seen: &mut Seen) {
             h.linux = Some(src(l.no));
         }
     }
+}
+
+/// cmd's `setx NAME value` typed as a step (`setx HIP_VISIBLE_DEVICES 1`): Windows' own command
+/// that stores a variable for later sessions; no other platform has it.
+fn setx_command(t: &str) -> bool {
+    let t = t.trim_start_ws().trim_start_matches(['`', '>', '$']).trim_start_ws();
+    t.strip_prefix("setx ")
+        .and_then(|r| r.split_whitespace().next())
+        .is_some_and(|name| name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') && name.len() >= 2)
 }
 
 /// A wheel file with a manylinux tag whose size follows it, as pip and uv print what they download
@@ -1522,6 +1535,22 @@ mod tests {
             platform("Tested on: Windows 11, RX 9070 XT (gfx1201)\n"),
             Some(Platform::Windows)
         );
+    }
+
+    #[test]
+    fn cmd_s_setx_and_the_windows_debugger_are_windows() {
+        // a numbered step's typed command and a crash dump's banner (values ours)
+        assert_eq!(
+            platform("2. Set it first:\n\n   setx HIP_VISIBLE_DEVICES 1\n"),
+            Some(Platform::Windows)
+        );
+        assert_eq!(
+            platform("Microsoft (R) Windows Debugger Version 10.0.26100.1 AMD64\n"),
+            Some(Platform::Windows)
+        );
+        // the word inside prose or another name is none
+        assert_eq!(platform("the setx step did nothing here\n"), None);
+        assert_eq!(platform("resetx HIP_VISIBLE_DEVICES 1\n"), None);
     }
 
     #[test]

@@ -3570,6 +3570,19 @@ fn take(fact: Fact, v: &str, no: u32, seen: &mut Seen, st: &mut State) {
                 .iter()
                 .find_map(|sep| v.at(sep).filter(|&p| linux_release(&v[p..]).is_some()))
                 .map_or(v, |p| v[..p].trim_ws());
+            // the release's codename after a slash (`Ubuntu 24.04.4 LTS / noble`, as
+            // `lsb_release -sc` prints it): the name before it
+            let v = match v.rsplit_once(" / ") {
+                Some((name, code))
+                    if !code.is_empty()
+                        && code.len() <= 16
+                        && code.bytes().all(|b| b.is_ascii_lowercase())
+                        && name.bytes().any(|b| b.is_ascii_digit()) =>
+                {
+                    name.trim_ws()
+                }
+                _ => v,
+            };
             let v = os_name_end(v);
             if !v.is_empty() && v.len() <= 80 {
                 // a form's family answer (`Linux`, `Other Linux (specify below)`, `Linux/Ubuntu`)
@@ -4261,6 +4274,9 @@ mod tests {
             // the platform in parentheses after the name (values ours); an edition stays
             ("Operating System: Ubuntu 24.04.3 LTS (WSL2)\n", "Ubuntu 24.04.3 LTS"),
             ("OS: Fedora Linux 44 (KDE Plasma)\n", "Fedora Linux 44 (KDE Plasma)"),
+            // the release's codename after a slash (values ours); a name of two words stays
+            ("- OS: Ubuntu 24.04.4 LTS / noble\n", "Ubuntu 24.04.4 LTS"),
+            ("OS: Windows 11 / WSL2\n", "Windows 11 / WSL2"),
         ] {
             let (_, s) = run(read, t);
             assert_eq!(s.os.as_ref().map(|o| o.v.as_str()), Some(os), "{t}");
@@ -5772,6 +5788,9 @@ mod tests {
         // an environment list's `ROCm packages` with the package revision (values ours)
         let (_, s) = run(read, "- ROCm packages: `7.14.0-2`\n");
         assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("7.14.0"));
+        // the rocm-core package's version, the host's, with Debian's revision (values ours)
+        let (_, s) = run(read, "- Host ROCm core: `7.2.0.70200-43~24.04`\n");
+        assert_eq!(s.rocm.as_ref().map(|r| r.v.as_str()), Some("7.2.0"));
         // a check script's Chinese label for torch.cuda.is_available()
         let (_, s) = run(read, "是否支持 CUDA: False\n");
         assert_eq!(s.torch_gpu_available.as_ref().map(|a| a.v), Some(false));

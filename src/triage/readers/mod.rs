@@ -312,7 +312,7 @@ const GATES: &[(&str, &[&str])] = &[
     // the only keys the reader reads
     ("kfd_properties", &["gfx_target_version", "device_id"]),
     // NVML's start-up line; every other shape holds the vendor's name
-    ("nvidia_smi", &["NVML initialized", "NVIDIA"]),
+    ("nvidia_smi", &["NVML initialized", "NVIDIA", "CUDA Version:"]),
     // WSL's banner, `uname -a`'s `Linux …`, a release after a `uname` command, os-release's
     // `NAME=`/`PRETTY_NAME=`, lsb_release's `Description:` and modinfo's `filename:`
     (

@@ -20,6 +20,16 @@ pub fn read(lines: &[Line], seen: &mut Seen) -> bool {
         }
         // one search a line: the other shapes hold the vendor's name
         if !t.has("NVIDIA") {
+            // nvidia-smi's header fields typed without its banner (`Driver Version: 580.126.09
+            // CUDA Version: 13.0`): the CUDA version the installed NVIDIA driver supports, a
+            // pair no other tool prints
+            if let Some(p) = t.at("Driver Version:")
+                && t[p..].has("CUDA Version:")
+            {
+                let at = seen.at(t[p..].trim().trim_matches('|').trim().to_string(), l.no);
+                Seen::first(&mut seen.nvidia, at);
+                return true;
+            }
             continue;
         }
         if t.has("NVIDIA-SMI ") && t.has("Driver Version") {
@@ -97,6 +107,16 @@ mod tests {
         assert!(fired);
         assert_eq!(s.nvidia.unwrap().src.line, 2);
         assert!(!run(read, "no nvidia here\n").0);
+        // the header's fields typed alone, under an environment heading (values ours)
+        let (fired, s) = run(
+            read,
+            "### Environment\nDriver Version: 580.00.01     CUDA Version: 13.0\n",
+        );
+        assert!(fired);
+        assert_eq!(s.nvidia.unwrap().v, "Driver Version: 580.00.01     CUDA Version: 13.0");
+        // either field alone says nothing of NVIDIA (AMD's driver has a version too)
+        assert!(!run(read, "Driver Version: 6.16.6\n").0);
+        assert!(!run(read, "CUDA Version: 12.4 (toolkit)\n").0);
         // lspci's device name, alone or beside an AMD one (values ours)
         let (fired, s) = run(
             read,
