@@ -1032,6 +1032,15 @@ fn from_name_start(name: &str) -> (&str, bool) {
         .trim_ws()
         .bytes()
         .all(|c| c.is_ascii_digit());
+    // a device's index before the name (ggml's Vulkan devices: `ggml_vulkan: 3 = AMD Radeon
+    // 8060S Graphics (RADV GFX1151)`) is which device, not part of its name
+    let index = name[..p]
+        .trim_end()
+        .strip_suffix('=')
+        .is_some_and(|i| !i.trim_ws().is_empty() && i.trim_ws().bytes().all(|c| c.is_ascii_digit()));
+    if index {
+        return (&name[p..], true);
+    }
     if vendor || count || name[..p].contains(['=', '"', '{']) {
         return (name, false);
     }
@@ -1313,6 +1322,18 @@ fn one_per_target(seen: &mut Seen, start: usize) {
 mod tests {
     use super::super::run;
     use super::{fuller_release, read};
+
+    #[test]
+    fn a_device_index_before_a_name_is_not_part_of_it() {
+        // ggml's Vulkan device line (values ours): the name after the index, as for a name alone
+        assert_eq!(
+            super::from_name_start("3 = AMD Radeon 8060S Graphics (RADV GFX1151)").0,
+            "AMD Radeon 8060S Graphics (RADV GFX1151)"
+        );
+        // a structured prefix stays (which GPU the line is)
+        let t = "card=\"3\",type=\"AMD Instinct MI210\"";
+        assert_eq!(super::from_name_start(t).0, t);
+    }
 
     #[test]
     fn the_processor_words_are_the_shared_list() {
