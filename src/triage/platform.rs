@@ -1170,10 +1170,13 @@ pub fn from_os_name(os: &str) -> Option<Platform> {
     }
 }
 
-/// Windows' release written short, as issue forms get it (`Win 11 10.0.26200`, `Win10 x64`).
+/// Windows' release written short, as issue forms get it (`Win 11 10.0.26200`, `Win10 x64`,
+/// `Win-11`).
 fn win_short(l: &str) -> bool {
     let words: Vec<&str> = l.split([' ', ',', '(', ')']).filter(|w| !w.is_empty()).collect();
-    words.iter().any(|w| matches!(*w, "win10" | "win11"))
+    words
+        .iter()
+        .any(|w| matches!(*w, "win10" | "win11" | "win-10" | "win-11"))
         || words.windows(2).any(|w| w[0] == "win" && matches!(w[1], "10" | "11"))
 }
 
@@ -1345,6 +1348,9 @@ mod tests {
 
     #[test]
     fn windows_written_short() {
+        // with a hyphen, as an app's debug form gets it (values ours)
+        assert_eq!(from_os_name("Win-11"), Some(Platform::Windows));
+        assert_eq!(from_os_name("twin-11 setup"), None);
         // an issue form's `### Operating System` answers (the shape of ComfyUI-era 2026 forms;
         // values ours)
         for t in ["Win 11 10.0.26200", "Win10 x64", "win 11 pro"] {
